@@ -1,0 +1,100 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// One set of settings for every target, so strictness never differs between modules.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "listd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "listd", targets: ["listd"]),
+        .executable(name: "listctl", targets: ["listctl"]),
+        .library(name: "ListClient", targets: ["ListClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // Values and rules. No I/O: every confirm/deny decision is made here.
+        .target(name: "ListModel", swiftSettings: swiftSettings),
+        // The hand-editable Markdown list file <-> ListBook, on strings only.
+        .target(name: "ListFileFormat", dependencies: ["ListModel"], swiftSettings: swiftSettings),
+        // JSON-RPC 2.0 envelope, methods, notifications and error codes.
+        .target(name: "ListRPC", dependencies: ["ListModel"], swiftSettings: swiftSettings),
+        // Newline framing with a length cap, shared by daemon and client.
+        .target(
+            name: "ListRPCTransport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ListDaemon",
+            dependencies: [
+                "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ListClient",
+            dependencies: [
+                "ListModel", "ListRPC", "ListRPCTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "listd",
+            dependencies: [
+                "ListDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "listctl",
+            dependencies: [
+                "ListClient", "ListModel", "ListRPC",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "ListModelTests", dependencies: ["ListModel"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ListFileFormatTests",
+            dependencies: ["ListFileFormat", "ListModel"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ListRPCTests",
+            dependencies: [
+                "ListRPC", "ListModel", "ListRPCTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Drive the real listd and listctl binaries over a real socket.
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["ListClient", "ListModel", "ListRPC"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,178 @@
+/// Every list the daemon owns, in order, with the counters that make ids and revisions unique.
+///
+/// `apply` is the single place where an edit is confirmed or denied: it either returns the change
+/// it made, or throws why not and leaves the book untouched.
+public struct ListBook: Hashable, Sendable {
+    public private(set) var lists: [ShoppingList]
+    /// The revision of the last applied change; 0 when nothing ever changed.
+    public private(set) var revision: Revision
+    /// The id the next created list gets. Ids of deleted lists are never handed out again.
+    public private(set) var nextID: ListID
+
+    public init() {
+        self.lists = []
+        self.revision = 0
+        self.nextID = 1
+    }
+
+    /// A book restored from storage. Callers (the file format) have validated the lists.
+    public init(lists: [ShoppingList], revision: Revision, nextID: ListID) {
+        self.lists = lists
+        self.revision = max(revision, lists.map(\.revision).max() ?? 0)
+        self.nextID = max(nextID, (lists.map(\.id).max() ?? 0) + 1)
+    }
+
+    /// The list a reference names, or `listNotFound`.
+    public func list(_ reference: ListReference) throws(ListError) -> ShoppingList {
+        try lists[position(of: reference)]
+    }
+
+    func position(of reference: ListReference) throws(ListError) -> Int {
+        let found: Int?
+        switch reference {
+        case .id(let id):
+            found = lists.firstIndex { $0.id == id }
+        case .name(let name):
+            let key = ListText.key(name)
+            found = lists.firstIndex { ListText.key($0.name) == key }
+        }
+        guard let found else { throw .listNotFound(reference) }
+        return found
+    }
+
+    /// Checks `edit` against every rule and applies it.
+    ///
+    /// - Parameters:
+    ///   - ifRevision: when given, the edit is denied with `conflict` unless the target list's
+    ///     revision equals it (compare-and-swap). For `createList` it is compared with the book's
+    ///     revision.
+    ///   - time: the `edited` stamp the changed list gets.
+    /// - Returns: the change, or `nil` when the edit is valid but changes nothing (replacing an item
+    ///   with identical text, renaming a list to its own name): nothing to store or notify.
+    public mutating func apply(
+        _ edit: ListEdit,
+        ifRevision: Revision? = nil,
+        at time: Timestamp,
+        origin: ChangeOrigin
+    ) throws(ListError) -> ListChange? {
+        switch edit {
+        case .createList(let rawName, let rawItems):
+            let name = try validName(rawName)
+            if let expected = ifRevision, expected != revision {
+                throw .conflict(list: "The lists", expected: expected, actual: revision)
+            }
+            if let existing = lists.first(where: { ListText.key($0.name) == ListText.key(name) }) {
+                throw .listExists(name: existing.name)
+            }
+            var items: [String] = []
+            var keys: Set<String> = []
+            for rawItem in rawItems {
+                let item = try validItem(rawItem)
+                guard keys.insert(ListText.key(item)).inserted else {
+                    throw .itemExists(item: item, list: name)
+                }
+                items.append(item)
+            }
+            let list = ShoppingList(id: nextID, name: name, edited: time, revision: revision + 1, items: items)
+            nextID += 1
+            lists.append(list)
+            revision += 1
+            return ListChange(kind: .created, revision: revision, list: list, steps: [], origin: origin)
+
+        case .renameList(let reference, let rawName):
+            let index = try position(of: reference)
+            let name = try validName(rawName)
+            try check(ifRevision, against: lists[index])
+            if let other = lists.first(where: { $0.id != lists[index].id && ListText.key($0.name) == ListText.key(name) }) {
+                throw .listExists(name: other.name)
+            }
+            let old = lists[index].name
+            if old == name { return nil }
+            return commit(.renamed, at: index, time: time, origin: origin, step: .rename(from: old, to: name)) {
+                $0.name = name
+            }
+
+        case .deleteList(let reference):
+            let index = try position(of: reference)
+            try check(ifRevision, against: lists[index])
+            let removed = lists.remove(at: index)
+            revision += 1
+            return ListChange(kind: .deleted, revision: revision, list: removed, steps: [], origin: origin)
+
+        case .addItem(let rawItem, let reference):
+            let index = try position(of: reference)
+            let item = try validItem(rawItem)
+            try check(ifRevision, against: lists[index])
+            if let existing = lists[index].index(ofItem: item) {
+                throw .itemExists(item: lists[index].items[existing], list: lists[index].name)
+            }
+            return commit(.updated, at: index, time: time, origin: origin, step: .add(item: item)) {
+                $0.items.append(item)
+            }
+
+        case .replaceItem(let rawItem, let rawReplacement, let reference):
+            let index = try position(of: reference)
+            let list = lists[index]
+            guard let position = list.index(ofItem: rawItem) else {
+                throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
+            }
+            let replacement = try validItem(rawReplacement)
+            try check(ifRevision, against: list)
+            if let clash = list.index(ofItem: replacement), clash != position {
+                throw .itemExists(item: list.items[clash], list: list.name)
+            }
+            let old = list.items[position]
+            if old == replacement { return nil }
+            return commit(.updated, at: index, time: time, origin: origin, step: .replace(item: old, with: replacement)) {
+                $0.items[position] = replacement
+            }
+
+        case .removeItem(let rawItem, let reference):
+            let index = try position(of: reference)
+            let list = lists[index]
+            guard let position = list.index(ofItem: rawItem) else {
+                throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
+            }
+            try check(ifRevision, against: list)
+            let old = list.items[position]
+            return commit(.updated, at: index, time: time, origin: origin, step: .remove(item: old)) {
+                $0.items.remove(at: position)
+            }
+        }
+    }
+
+    private mutating func commit(
+        _ kind: ListChange.Kind,
+        at index: Int,
+        time: Timestamp,
+        origin: ChangeOrigin,
+        step: ListChange.Step,
+        _ mutate: (inout ShoppingList) -> Void
+    ) -> ListChange {
+        revision += 1
+        mutate(&lists[index])
+        lists[index].revision = revision
+        lists[index].edited = time
+        return ListChange(kind: kind, revision: revision, list: lists[index], steps: [step], origin: origin)
+    }
+
+    private func check(_ expected: Revision?, against list: ShoppingList) throws(ListError) {
+        if let expected, expected != list.revision {
+            throw .conflict(list: list.name, expected: expected, actual: list.revision)
+        }
+    }
+}
+
+private func validName(_ text: String) throws(ListError) -> String {
+    switch ListText.validated(text) {
+    case .success(let name): name
+    case .failure(let violation): throw .invalidName(text, violation)
+    }
+}
+
+private func validItem(_ text: String) throws(ListError) -> String {
+    switch ListText.validated(text) {
+    case .success(let item): item
+    case .failure(let violation): throw .invalidItem(text, violation)
+    }
+}

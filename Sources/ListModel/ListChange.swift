@@ -1,0 +1,78 @@
+/// What one applied edit did, as subscribers and the journal are told.
+public struct ListChange: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable, CaseIterable, Codable {
+        case created, updated, renamed, deleted
+    }
+
+    /// One step inside a change.
+    public enum Step: Hashable, Sendable {
+        case add(item: String)
+        case replace(item: String, with: String)
+        case remove(item: String)
+        case rename(from: String, to: String)
+    }
+
+    public var kind: Kind
+    /// The daemon-wide revision this change produced: exactly one more than the change before.
+    public var revision: Revision
+    /// The list after the change; for a delete, its last state.
+    public var list: ShoppingList
+    public var steps: [Step]
+    public var origin: ChangeOrigin
+
+    public init(kind: Kind, revision: Revision, list: ShoppingList, steps: [Step], origin: ChangeOrigin) {
+        self.kind = kind
+        self.revision = revision
+        self.list = list
+        self.steps = steps
+        self.origin = origin
+    }
+}
+
+extension ListChange.Step: Codable {
+    private enum CodingKeys: String, CodingKey { case op, item, with, from, to }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(String.self, forKey: .op) {
+        case "add": self = .add(item: try container.decode(String.self, forKey: .item))
+        case "remove": self = .remove(item: try container.decode(String.self, forKey: .item))
+        case "replace":
+            self = .replace(
+                item: try container.decode(String.self, forKey: .item),
+                with: try container.decode(String.self, forKey: .with)
+            )
+        case "rename":
+            self = .rename(
+                from: try container.decode(String.self, forKey: .from),
+                to: try container.decode(String.self, forKey: .to)
+            )
+        case let other:
+            throw DecodingError.dataCorruptedError(
+                forKey: .op,
+                in: container,
+                debugDescription: "unknown change “\(other)”"
+            )
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .add(let item):
+            try container.encode("add", forKey: .op)
+            try container.encode(item, forKey: .item)
+        case .remove(let item):
+            try container.encode("remove", forKey: .op)
+            try container.encode(item, forKey: .item)
+        case .replace(let item, let with):
+            try container.encode("replace", forKey: .op)
+            try container.encode(item, forKey: .item)
+            try container.encode(with, forKey: .with)
+        case .rename(let from, let to):
+            try container.encode("rename", forKey: .op)
+            try container.encode(from, forKey: .from)
+            try container.encode(to, forKey: .to)
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/// A proposed change to the lists, from any source: a client, or (later) the list file.
+public enum ListEdit: Hashable, Sendable {
+    case createList(name: String, items: [String])
+    case renameList(ListReference, to: String)
+    case deleteList(ListReference)
+    case addItem(String, to: ListReference)
+    case replaceItem(String, with: String, on: ListReference)
+    case removeItem(String, from: ListReference)
+
+    /// The list the edit targets, when it targets an existing one.
+    public var target: ListReference? {
+        switch self {
+        case .createList: nil
+        case .renameList(let list, _), .deleteList(let list), .addItem(_, let list),
+            .replaceItem(_, _, let list), .removeItem(_, let list):
+            list
+        }
+    }
+}

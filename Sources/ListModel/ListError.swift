@@ -1,0 +1,67 @@
+/// Why an edit is denied. Each case has a stable reason word (the protocol's `data.reason`) and
+/// a human sentence.
+public enum ListError: Error, Hashable, Sendable {
+    case itemExists(item: String, list: String)
+    case itemNotFound(item: String, list: String)
+    case listExists(name: String)
+    case listNotFound(ListReference)
+    case invalidName(String, ListText.Violation)
+    case invalidItem(String, ListText.Violation)
+    /// The list changed since the revision the client based its edit on.
+    case conflict(list: String, expected: Revision, actual: Revision)
+
+    /// Stable word clients can branch on.
+    public var reason: String {
+        switch self {
+        case .itemExists: "itemExists"
+        case .itemNotFound: "itemNotFound"
+        case .listExists: "listExists"
+        case .listNotFound: "listNotFound"
+        case .invalidName: "invalidName"
+        case .invalidItem: "invalidItem"
+        case .conflict: "conflict"
+        }
+    }
+
+    /// One sentence for a person.
+    public var message: String {
+        switch self {
+        case .itemExists(let item, let list):
+            "“\(item)” is already on \(list)."
+        case .itemNotFound(let item, let list):
+            "“\(item)” is not on \(list)."
+        case .listExists(let name):
+            "There is already a list called “\(name)”."
+        case .listNotFound(let reference):
+            switch reference {
+            case .id(let id): "There is no list with id \(id)."
+            case .name(let name): "There is no list called “\(ListText.trimmed(name))”."
+            }
+        case .invalidName(let text, let violation):
+            "“\(abbreviated(text))” is not a valid list name: \(violation.explanation)."
+        case .invalidItem(let text, let violation):
+            "“\(abbreviated(text))” is not a valid item: \(violation.explanation)."
+        case .conflict(let list, let expected, let actual):
+            "\(list) has changed since revision \(expected) (it is at revision \(actual)); reload it and try again."
+        }
+    }
+}
+
+extension ListError: CustomStringConvertible {
+    public var description: String { message }
+}
+
+/// Keeps denial messages one readable line even for a 100 kB item.
+private func abbreviated(_ text: String) -> String {
+    let printable = String(
+        String.UnicodeScalarView(
+            text.unicodeScalars.map { scalar in
+                switch scalar.properties.generalCategory {
+                case .control, .lineSeparator, .paragraphSeparator: "\u{FFFD}"
+                default: scalar
+                }
+            }
+        )
+    )
+    return printable.count > 60 ? printable.prefix(57) + "…" : printable
+}

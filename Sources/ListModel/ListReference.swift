@@ -1,0 +1,39 @@
+/// How a request names a list: by its id or by its name (compared like names are).
+public enum ListReference: Hashable, Sendable {
+    case id(ListID)
+    case name(String)
+}
+
+extension ListReference: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .id(let id): "#\(id)"
+        case .name(let name): "“\(name)”"
+        }
+    }
+}
+
+extension ListReference: Codable {
+    /// A JSON number is an id, a JSON string is a name.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let id = try? container.decode(Int.self) {
+            self = .id(id)
+        } else if let name = try? container.decode(String.self) {
+            self = .name(name)
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "a list is named by its id (a number) or its name (a string)"
+            )
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .id(let id): try container.encode(id)
+        case .name(let name): try container.encode(name)
+        }
+    }
+}

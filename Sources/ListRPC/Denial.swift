@@ -1,0 +1,41 @@
+import ListModel
+
+/// The numeric JSON-RPC error code of every deny reason. Codes are stable; reasons only ever get
+/// added. Application codes sit outside the -32768…-32000 range JSON-RPC reserves.
+public enum DenialCode {
+    public static let byReason: [String: Int] = [
+        "itemExists": 1001,
+        "itemNotFound": 1002,
+        "listExists": 1003,
+        "listNotFound": 1004,
+        "invalidName": 1005,
+        "invalidItem": 1006,
+        "conflict": 1007,
+        "storageFailed": 1100,
+    ]
+
+    public static func code(for reason: String) -> Int { byReason[reason] ?? 1000 }
+}
+
+extension RPCError {
+    /// The deny a client receives for a rule the edit broke.
+    public init(_ error: ListError) {
+        var data: [String: JSONValue] = ["reason": .string(error.reason)]
+        if case .conflict(_, _, let actual) = error {
+            data["revision"] = .integer(Int64(actual))
+        }
+        self.init(code: DenialCode.code(for: error.reason), message: error.message, data: .object(data))
+    }
+
+    /// The edit was valid but could not be made durable, so it was not applied.
+    public static func storageFailed(_ detail: String) -> RPCError {
+        RPCError(
+            code: DenialCode.code(for: "storageFailed"),
+            message: "The change was not saved: \(detail)",
+            data: .object(["reason": .string("storageFailed")])
+        )
+    }
+
+    /// True for a listd denial (an application error with a reason word) rather than a protocol error.
+    public var isDenial: Bool { code >= 1000 && reason != nil }
+}

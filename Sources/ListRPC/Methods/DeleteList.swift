@@ -1,0 +1,17 @@
+import ListModel
+
+public enum DeleteList: RPCMethod {
+    public static let name = "deleteList"
+
+    public struct Params: Codable, Sendable, Hashable {
+        public var list: ListReference
+        public var ifRevision: Revision?
+        public init(list: ListReference, ifRevision: Revision? = nil) {
+            self.list = list
+            self.ifRevision = ifRevision
+        }
+    }
+
+    /// The list as it was just before it was deleted.
+    public typealias Result = ShoppingList
+}

@@ -1,0 +1,5 @@
+public enum GetLists: RPCMethod {
+    public static let name = "getLists"
+    public typealias Params = NoParams
+    public typealias Result = ListsSnapshot
+}

@@ -1,0 +1,26 @@
+import ListModel
+
+/// Start hearing changes: the reply is a snapshot, and every change after its revision is then
+/// notified exactly once, in order.
+public enum Subscribe: RPCMethod {
+    public static let name = "subscribe"
+
+    public struct Params: Codable, Sendable, Hashable {
+        /// Only these notifications (names from `ListEventName`); all when absent.
+        public var events: [String]?
+        /// Only changes to these lists; all when absent.
+        public var lists: [ListReference]?
+        public init(events: [String]? = nil, lists: [ListReference]? = nil) {
+            self.events = events
+            self.lists = lists
+        }
+    }
+
+    public typealias Result = ListsSnapshot
+}
+
+public enum Unsubscribe: RPCMethod {
+    public static let name = "unsubscribe"
+    public typealias Params = NoParams
+    public typealias Result = EmptyResult
+}

@@ -1,0 +1,39 @@
+/// A JSON-RPC 2.0 error object: the standard protocol errors and listd's denials alike.
+public struct RPCError: Error, Hashable, Sendable, Codable {
+    public var code: Int
+    public var message: String
+    public var data: JSONValue?
+
+    public init(code: Int, message: String, data: JSONValue? = nil) {
+        self.code = code
+        self.message = message
+        self.data = data
+    }
+
+    /// `data.reason`, the stable word of a denial.
+    public var reason: String? { data?["reason"]?.stringValue }
+
+    public static func parseError(_ detail: String) -> RPCError {
+        RPCError(code: -32700, message: "Parse error: \(detail)")
+    }
+
+    public static func invalidRequest(_ detail: String) -> RPCError {
+        RPCError(code: -32600, message: "Invalid request: \(detail)")
+    }
+
+    public static func methodNotFound(_ method: String) -> RPCError {
+        RPCError(code: -32601, message: "Method not found: “\(method)” is not a listd method.")
+    }
+
+    public static func invalidParams(_ detail: String) -> RPCError {
+        RPCError(code: -32602, message: "Invalid params: \(detail)")
+    }
+
+    public static func internalError(_ detail: String) -> RPCError {
+        RPCError(code: -32603, message: "Internal error: \(detail)")
+    }
+}
+
+extension RPCError: CustomStringConvertible {
+    public var description: String { message }
+}

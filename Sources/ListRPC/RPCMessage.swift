@@ -1,0 +1,218 @@
+import Foundation
+
+/// A request's id: JSON-RPC allows a string or a number; `null` is discouraged but legal and
+/// still gets a reply (unlike a missing id, which makes a notification).
+public enum RPCRequestID: Hashable, Sendable, Codable {
+    case number(Int64)
+    case string(String)
+    case null
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let number = try? container.decode(Int64.self) {
+            self = .number(number)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .number(let number): try container.encode(number)
+        case .string(let string): try container.encode(string)
+        case .null: try container.encodeNil()
+        }
+    }
+}
+
+/// A request (with an id) or a notification (without).
+public struct RPCRequest: Sendable, Hashable {
+    public var id: RPCRequestID?
+    public var method: String
+    public var params: JSONValue?
+
+    public init(id: RPCRequestID?, method: String, params: JSONValue?) {
+        self.id = id
+        self.method = method
+        self.params = params
+    }
+
+    public var isNotification: Bool { id == nil }
+}
+
+/// A reply to a request: its result or its error.
+public struct RPCResponse: Sendable, Hashable {
+    public var id: RPCRequestID?
+    public var outcome: Result<JSONValue, RPCError>
+
+    public init(id: RPCRequestID?, outcome: Result<JSONValue, RPCError>) {
+        self.id = id
+        self.outcome = outcome
+    }
+}
+
+/// One element of what arrived on a line.
+public enum RPCMessage: Sendable, Hashable {
+    case request(RPCRequest)
+    case response(RPCResponse)
+}
+
+/// Everything one line can hold, after validation against JSON-RPC 2.0.
+public enum RPCLine: Sendable {
+    /// A single message, or why it is not a valid one (and the id to answer with, if readable).
+    case single(Result<RPCMessage, InvalidMessage>)
+    /// A batch: each element validated on its own, as the spec says.
+    case batch([Result<RPCMessage, InvalidMessage>])
+    /// Blank line: ignored.
+    case empty
+
+    public struct InvalidMessage: Error, Sendable {
+        public var id: RPCRequestID?
+        public var error: RPCError
+    }
+}
+
+extension RPCLine {
+    /// Reads one line (without its `\n`).
+    public static func parse(_ bytes: some Collection<UInt8>) -> RPCLine {
+        let data = Data(bytes)
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .empty }
+        guard String(data: data, encoding: .utf8) != nil else {
+            return .single(.failure(.init(id: nil, error: .parseError("the line is not valid UTF-8."))))
+        }
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            return .single(.failure(.init(id: nil, error: .parseError("the line is not valid JSON."))))
+        }
+        if case .array(let elements) = value {
+            if elements.isEmpty {
+                return .single(.failure(.init(id: nil, error: .invalidRequest("a batch must not be empty."))))
+            }
+            return .batch(elements.map(message(from:)))
+        }
+        return .single(message(from: value))
+    }
+
+    static func message(from value: JSONValue) -> Result<RPCMessage, InvalidMessage> {
+        guard case .object(let object) = value else {
+            return .failure(.init(id: nil, error: .invalidRequest("a message must be a JSON object.")))
+        }
+        var id: RPCRequestID?
+        switch object["id"] {
+        case nil: id = nil
+        case .null?: id = .null
+        case .integer(let number)?: id = .number(number)
+        case .string(let string)?: id = .string(string)
+        default:
+            return .failure(.init(id: nil, error: .invalidRequest("“id” must be a string, an integer or null.")))
+        }
+        guard object["jsonrpc"] == .string("2.0") else {
+            return .failure(.init(id: id, error: .invalidRequest("“jsonrpc” must be \"2.0\".")))
+        }
+        if let method = object["method"] {
+            guard case .string(let name) = method else {
+                return .failure(.init(id: id, error: .invalidRequest("“method” must be a string.")))
+            }
+            let params = object["params"]
+            switch params {
+            case nil, .object?, .array?: break
+            default:
+                return .failure(.init(id: id, error: .invalidRequest("“params” must be an object or an array.")))
+            }
+            return .success(.request(RPCRequest(id: id, method: name, params: params)))
+        }
+        if let result = object["result"] {
+            return .success(.response(RPCResponse(id: id, outcome: .success(result))))
+        }
+        if let errorValue = object["error"],
+            case .object(let error) = errorValue,
+            case .integer(let code)? = error["code"],
+            case .string(let message)? = error["message"]
+        {
+            return .success(.response(RPCResponse(id: id, outcome: .failure(RPCError(code: Int(code), message: message, data: error["data"])))))
+        }
+        return .failure(.init(id: id, error: .invalidRequest("a message needs “method”, “result” or “error”.")))
+    }
+}
+
+/// Builds the bytes of outgoing messages, each a complete line ending in `\n`.
+public enum RPCEncoding {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+
+    public static func json(_ value: some Encodable) throws -> Data {
+        try encoder.encode(value)
+    }
+
+    /// `value` decoded from a JSON value (params and results arrive as `JSONValue`).
+    public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue?) throws -> T {
+        let data = try encoder.encode(value ?? .object([:]))
+        return try JSONDecoder().decode(T.self, from: data)
+    }
+
+    private struct ResultEnvelope<R: Encodable>: Encodable {
+        var jsonrpc = "2.0"
+        var id: IDField
+        var result: R
+    }
+
+    private struct ErrorEnvelope: Encodable {
+        var jsonrpc = "2.0"
+        var id: IDField
+        var error: RPCError
+    }
+
+    private struct RequestEnvelope<P: Encodable>: Encodable {
+        var jsonrpc = "2.0"
+        var id: RPCRequestID?
+        var method: String
+        var params: P
+    }
+
+    /// Encodes an id, writing `null` for a missing one (responses always carry `id`).
+    struct IDField: Encodable {
+        var id: RPCRequestID?
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            if let id {
+                try container.encode(id)
+            } else {
+                try container.encodeNil()
+            }
+        }
+    }
+
+    /// A result reply, without the trailing newline (so replies can be joined into a batch).
+    public static func result(id: RPCRequestID?, _ result: some Encodable) throws -> Data {
+        try json(ResultEnvelope(id: IDField(id: id), result: result))
+    }
+
+    public static func error(id: RPCRequestID?, _ error: RPCError) -> Data {
+        // Encoding plain strings and numbers cannot fail.
+        (try? json(ErrorEnvelope(id: IDField(id: id), error: error))) ?? Data()
+    }
+
+    /// A request (with id) or notification (without).
+    public static func request(id: RPCRequestID?, method: String, params: some Encodable) throws -> Data {
+        try json(RequestEnvelope(id: id, method: method, params: params))
+    }
+
+    /// Joins single replies into one batch reply.
+    public static func batch(_ replies: [Data]) -> Data {
+        var data = Data("[".utf8)
+        for (index, reply) in replies.enumerated() {
+            if index > 0 { data.append(UInt8(ascii: ",")) }
+            data.append(reply)
+        }
+        data.append(UInt8(ascii: "]"))
+        return data
+    }
+}

@@ -1,0 +1,30 @@
+import ListModel
+
+/// One request of the protocol: its name and the shapes of its params and result. The daemon's
+/// dispatch table and the client's typed calls are both built from these.
+public protocol RPCMethod: Sendable {
+    associatedtype Params: Codable & Sendable
+    associatedtype Result: Codable & Sendable
+    static var name: String { get }
+}
+
+/// For methods that take no params: accepts a missing `params` or `{}`.
+public struct NoParams: Codable, Sendable, Hashable {
+    public init() {}
+}
+
+/// `{}`.
+public struct EmptyResult: Codable, Sendable, Hashable {
+    public init() {}
+}
+
+/// Every list at one revision: the reply to `getLists` and `subscribe`.
+public struct ListsSnapshot: Codable, Sendable, Hashable {
+    public var revision: Revision
+    public var lists: [ShoppingList]
+
+    public init(revision: Revision, lists: [ShoppingList]) {
+        self.revision = revision
+        self.lists = lists
+    }
+}
