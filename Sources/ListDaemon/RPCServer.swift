@@ -1,0 +1,204 @@
+import Foundation
+import Glibc
+import ListModel
+import ListRPC
+import ListRPCTransport
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// Serves the JSON-RPC protocol on a Unix-domain stream socket.
+public final class RPCServer: Service, Sendable {
+    public struct Configuration: Sendable {
+        public var socketPath: String
+        public var maximumLineLength: Int
+        public var version: String
+
+        public init(socketPath: String, maximumLineLength: Int = LineFraming.defaultMaximumLineLength, version: String) {
+            self.socketPath = socketPath
+            self.maximumLineLength = maximumLineLength
+            self.version = version
+        }
+    }
+
+    private struct AcceptedConnection: Sendable {
+        var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        var credentials: PeerCredentials
+    }
+
+    private let configuration: Configuration
+    private let store: ListStore
+    private let logger: Logger
+    private let methods: MethodTable
+    private let onReady: @Sendable () -> Void
+    private let nextConnectionID = Atomic<Int>(1)
+    private let openChannels = Mutex<[Int: any Channel]>([:])
+
+    /// - Parameter onReady: called once the socket accepts connections.
+    public init(
+        configuration: Configuration,
+        store: ListStore,
+        logger: Logger,
+        onReady: @escaping @Sendable () -> Void = {}
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.logger = logger
+        self.methods = .listd(store: store, version: configuration.version)
+        self.onReady = onReady
+    }
+
+    public func run() async throws {
+        let path = configuration.socketPath
+        try makeDirectories(directoryName(of: path), mode: 0o700)
+        try Self.removeStaleSocket(at: path)
+        let maximumLineLength = configuration.maximumLineLength
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(unixDomainSocketPath: path) { channel in
+                PeerCredentials.of(channel).flatMapThrowing { credentials in
+                    AcceptedConnection(
+                        channel: try LineFraming.wrap(channel, maximumLineLength: maximumLineLength),
+                        credentials: credentials
+                    )
+                }
+            }
+        // Only the owner may connect until issue-level access control widens it.
+        chmod(path, 0o600)
+        logger.info("listening on \(path)")
+        onReady()
+
+        try await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                do {
+                    try await listener.executeThenClose { connections in
+                        for try await connection in connections {
+                            group.addTask { await self.serve(connection) }
+                        }
+                    }
+                } catch {
+                    logger.error("listening socket failed", metadata: ["error": "\(error)"])
+                }
+            }
+        } onGracefulShutdown: {
+            // Stop accepting, then end every connection once its current request is answered.
+            listener.channel.close(promise: nil)
+            let channels = self.openChannels.withLock { Array($0.values) }
+            for channel in channels { channel.close(mode: .input, promise: nil) }
+        }
+        unlink(path)
+    }
+
+    private func serve(_ connection: AcceptedConnection) async {
+        let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
+        var session = Session(id: id, credentials: connection.credentials, outbox: Outbox())
+        let outbox = session.outbox
+        openChannels.withLock { $0[id] = connection.channel.channel }
+        logger.debug("client connected", metadata: ["client_pid": "\(connection.credentials.pid)", "client_uid": "\(connection.credentials.uid)"])
+        defer {
+            store.unsubscribe(connection: id)
+            openChannels.withLock { _ = $0.removeValue(forKey: id) }
+        }
+        do {
+            try await connection.channel.executeThenClose { inbound, outbound in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await buffer in outbox.stream {
+                            try await outbound.write(buffer)
+                        }
+                    }
+                    do {
+                        for try await line in inbound {
+                            await self.handle(line, session: &session)
+                        }
+                    } catch where LineFraming.isLineTooLong(error) {
+                        let limit = self.configuration.maximumLineLength
+                        outbox.sendReply(line(RPCEncoding.error(id: nil, .invalidRequest("a line is longer than \(limit) bytes; closing the connection."))))
+                    } catch {
+                        self.logger.debug("connection ended", metadata: ["error": "\(error)"])
+                    }
+                    self.store.unsubscribe(connection: id)
+                    outbox.finish()
+                    try await group.waitForAll()
+                }
+            }
+        } catch {
+            logger.debug("connection closed with an error", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func handle(_ buffer: ByteBuffer, session: inout Session) async {
+        switch RPCLine.parse(buffer.readableBytesView) {
+        case .empty:
+            return
+        case .single(let message):
+            if let reply = await respond(to: message, session: &session) {
+                session.outbox.sendReply(line(reply))
+            }
+        case .batch(let messages):
+            var replies: [Data] = []
+            for message in messages {
+                if let reply = await respond(to: message, session: &session) { replies.append(reply) }
+            }
+            // A batch of notifications gets no reply at all, as JSON-RPC says.
+            if !replies.isEmpty { session.outbox.sendReply(line(RPCEncoding.batch(replies))) }
+        }
+        // A subscribe reply (alone or in a batch) has gone out: held notifications may follow.
+        session.outbox.release()
+    }
+
+    /// The reply to one message, or nil when none is due (a notification or a response).
+    private func respond(to message: Result<RPCMessage, RPCLine.InvalidMessage>, session: inout Session) async -> Data? {
+        switch message {
+        case .failure(let invalid):
+            return RPCEncoding.error(id: invalid.id, invalid.error)
+        case .success(.response):
+            // listd asks clients nothing yet; a stray response needs no answer.
+            return nil
+        case .success(.request(let request)):
+            guard let handler = methods.handler(for: request.method) else {
+                return request.id == nil ? nil : RPCEncoding.error(id: request.id, .methodNotFound(request.method))
+            }
+            let outcome = await handler(request.params, request.id, &session)
+            guard request.id != nil else { return nil }
+            switch outcome {
+            case .success(let reply): return reply
+            case .failure(let error): return RPCEncoding.error(id: request.id, error)
+            }
+        }
+    }
+
+    /// Replaces a socket file left by a listd that is gone; refuses when one still answers or
+    /// when the path is something else.
+    static func removeStaleSocket(at path: String) throws(DaemonError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { throw .socketPathOccupied(socketPath: path) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            let bytes = Array(path.utf8.prefix(buffer.count - 1))
+            buffer.copyBytes(from: bytes)
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if connected == 0 { throw .alreadyRunning(socketPath: path) }
+        unlink(path)
+    }
+}
+
+/// A message plus its terminating newline, ready for the wire.
+private func line(_ data: Data) -> ByteBuffer {
+    var buffer = ByteBuffer()
+    buffer.reserveCapacity(data.count + 1)
+    buffer.writeBytes(data)
+    buffer.writeInteger(UInt8(ascii: "\n"))
+    return buffer
+}

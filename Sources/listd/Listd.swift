@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import ListDaemon
+import ListRPCTransport
+import Logging
+import ServiceLifecycle
+
+@main
+struct Listd: AsyncParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "listd",
+        abstract: "The shopping-list daemon: owns the lists, confirms or denies every edit, tells subscribers every change.",
+        discussion: """
+            listd serves newline-delimited JSON-RPC 2.0 on a Unix-domain socket and keeps the lists \
+            in a Markdown file. See docs/protocol.md and docs/file-format.md.
+            """,
+        version: version
+    )
+
+    @Option(help: ArgumentHelp("Unix socket to serve (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock).", valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("List file (default: $LISTD_FILE, else $XDG_DATA_HOME/listd/lists.md).", valueName: "path"))
+    var file: String?
+
+    @Option(help: "Least severe log level written: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        if Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("“\(logLevel)” is not a log level; use trace, debug, info, notice, warning, error or critical.")
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let socketPath = ListdPaths.socket(option: socket, environment: environment)
+        let filePath = ListdPaths.file(option: file, environment: environment)
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "listd")
+
+        do {
+            let store = try ListStore(filePath: filePath, logger: logger)
+            logger.info("loaded \(store.snapshot.lists.count) list(s) from \(filePath) at revision \(store.snapshot.revision)")
+            let server = RPCServer(
+                configuration: .init(socketPath: socketPath, version: Self.version),
+                store: store,
+                logger: logger
+            )
+            // Reverse order on shutdown: the server stops taking requests before the store stops.
+            let group = ServiceGroup(
+                services: [store, server],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                cancellationSignals: [],
+                logger: logger
+            )
+            try await group.run()
+        } catch let error as DaemonError {
+            logger.critical("\(error)")
+            throw ExitCode.failure
+        } catch let error as ServiceGroupError {
+            logger.critical("\(error)")
+            throw ExitCode.failure
+        }
+    }
+}
