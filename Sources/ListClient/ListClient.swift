@@ -1,0 +1,242 @@
+import Foundation
+import ListModel
+import ListRPC
+import ListRPCTransport
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A connection to listd: one async method per request, change events as an `AsyncSequence`
+/// and through closure handlers.
+///
+/// ```swift
+/// try await ListClient.withConnection(socketPath: path, name: "shopper") { client in
+///     client.on(.didUpdateShoppingList) { event in print(event.list.items) }
+///     _ = try await client.subscribe()
+///     _ = try await client.addItem("milk", to: .name("Groceries"))
+/// }
+/// ```
+public final class ListClient: Sendable {
+    public typealias EventHandler = @Sendable (ListEvent) -> Void
+
+    private struct State {
+        var nextID: Int64 = 1
+        var waiting: [RPCRequestID: EventLoopPromise<Result<JSONValue, RPCError>>] = [:]
+        var closed = false
+        var handlers: [(name: ListEventName?, handler: EventHandler)] = []
+        var streams: [Int: AsyncStream<ListEvent>.Continuation] = [:]
+        var nextStreamID = 0
+    }
+
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private let eventLoop: any EventLoop
+    private let state = Mutex(State())
+
+    private init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, eventLoop: any EventLoop) {
+        self.outbound = outbound
+        self.eventLoop = eventLoop
+    }
+
+    /// Connects, runs `body` with the client, and closes the connection when `body` returns.
+    ///
+    /// - Parameter name: shown in the origin of every change this client makes.
+    public static func withConnection<Result: Sendable>(
+        socketPath: String,
+        name: String? = nil,
+        _ body: (ListClient) async throws -> Result
+    ) async throws -> Result {
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: socketPath) { channel in
+                    channel.eventLoop.makeCompletedFuture { try LineFraming.wrap(channel) }
+                }
+        } catch {
+            throw ListClientError.cannotConnect(socketPath: socketPath, detail: connectionFailure(error))
+        }
+        return try await channel.executeThenClose { inbound, outbound in
+            let client = ListClient(outbound: outbound, eventLoop: channel.channel.eventLoop)
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.read(inbound) }
+                defer { group.cancelAll() }
+                if let name { _ = try await client.call(Hello.self, .init(name: name)) }
+                return try await body(client)
+            }
+        }
+    }
+
+    // MARK: Calls
+
+    /// Sends one request and waits for its reply.
+    public func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params) async throws(ListClientError) -> M.Result {
+        let id = nextID()
+        let reply: Result<JSONValue, RPCError>
+        do {
+            let data = try RPCEncoding.request(id: id, method: M.name, params: params)
+            reply = try await send(data, awaiting: [id])[0]
+        } catch let error as ListClientError {
+            throw error
+        } catch {
+            throw .invalidReply("\(error)")
+        }
+        return try decode(M.Result.self, reply)
+    }
+
+    /// Sends one JSON-RPC batch of the same method and returns each element's outcome, in order.
+    public func batch<M: RPCMethod>(
+        _ method: M.Type,
+        _ params: [M.Params]
+    ) async throws(ListClientError) -> [Result<M.Result, ListClientError>] {
+        guard !params.isEmpty else { return [] }
+        let ids = params.map { _ in nextID() }
+        let replies: [Result<JSONValue, RPCError>]
+        do {
+            let elements = try zip(ids, params).map { try RPCEncoding.request(id: $0, method: M.name, params: $1) }
+            replies = try await send(RPCEncoding.batch(elements), awaiting: ids)
+        } catch let error as ListClientError {
+            throw error
+        } catch {
+            throw .invalidReply("\(error)")
+        }
+        return replies.map { reply in
+            do throws(ListClientError) {
+                return .success(try decode(M.Result.self, reply))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ reply: Result<JSONValue, RPCError>) throws(ListClientError) -> T {
+        switch reply {
+        case .failure(let error):
+            throw ListClientError(error)
+        case .success(let value):
+            do {
+                return try RPCEncoding.decode(T.self, from: value)
+            } catch {
+                throw .invalidReply("\(error)")
+            }
+        }
+    }
+
+    private func nextID() -> RPCRequestID {
+        state.withLock { state in
+            defer { state.nextID += 1 }
+            return .number(state.nextID)
+        }
+    }
+
+    /// Writes `data` as one line and waits for the replies with `ids`.
+    private func send(_ data: Data, awaiting ids: [RPCRequestID]) async throws -> [Result<JSONValue, RPCError>] {
+        // Register every reply before writing, so no reply can arrive unclaimed.
+        let promises = ids.map { _ in eventLoop.makePromise(of: Result<JSONValue, RPCError>.self) }
+        let closed = state.withLock { state in
+            if state.closed { return true }
+            for (id, promise) in zip(ids, promises) { state.waiting[id] = promise }
+            return false
+        }
+        if closed {
+            for promise in promises { promise.fail(ListClientError.connectionClosed) }
+            throw ListClientError.connectionClosed
+        }
+        var line = ByteBuffer(bytes: data)
+        line.writeInteger(UInt8(ascii: "\n"))
+        do {
+            try await outbound.write(line)
+        } catch {
+            failAll(with: .connectionClosed)
+        }
+        var replies: [Result<JSONValue, RPCError>] = []
+        for promise in promises { replies.append(try await promise.futureResult.get()) }
+        return replies
+    }
+
+    // MARK: Subscriptions and events
+
+    /// Starts notifications; returns the snapshot they continue from.
+    public func subscribe(events: [ListEventName]? = nil, lists: [ListReference]? = nil) async throws(ListClientError) -> ListsSnapshot {
+        try await call(Subscribe.self, .init(events: events?.map(\.rawValue), lists: lists))
+    }
+
+    public func unsubscribe() async throws(ListClientError) {
+        _ = try await call(Unsubscribe.self, NoParams())
+    }
+
+    /// Every change notification received from now on, until the connection closes.
+    public func events() -> AsyncStream<ListEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ListEvent.self)
+        let closed = state.withLock { state in
+            if state.closed { return true }
+            state.streams[state.nextStreamID] = continuation
+            state.nextStreamID += 1
+            return false
+        }
+        if closed { continuation.finish() }
+        return stream
+    }
+
+    /// Calls `handler` for every notification named `name` (every notification when nil).
+    public func on(_ name: ListEventName? = nil, _ handler: @escaping EventHandler) {
+        state.withLock { $0.handlers.append((name, handler)) }
+    }
+
+    // MARK: Reading
+
+    private func read(_ inbound: NIOAsyncChannelInboundStream<ByteBuffer>) async {
+        do {
+            for try await line in inbound {
+                switch RPCLine.parse(line.readableBytesView) {
+                case .empty: continue
+                case .single(let message): deliver(message)
+                case .batch(let messages): messages.forEach(deliver)
+                }
+            }
+        } catch {}
+        failAll(with: .connectionClosed)
+    }
+
+    private func deliver(_ message: Result<RPCMessage, RPCLine.InvalidMessage>) {
+        switch message {
+        case .success(.response(let response)):
+            guard let id = response.id else { return }
+            let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
+            continuation?.succeed(response.outcome)
+        case .success(.request(let request)):
+            guard request.id == nil, let name = ListEventName(rawValue: request.method),
+                let params = try? RPCEncoding.decode(ListChangeParams.self, from: request.params)
+            else { return }
+            let event = ListEvent(name: name, params: params)
+            let (handlers, streams) = state.withLock { ($0.handlers, Array($0.streams.values)) }
+            for entry in handlers where entry.name == nil || entry.name == name { entry.handler(event) }
+            for stream in streams { stream.yield(event) }
+        case .failure(let invalid):
+            // A reply listd could not even frame: fail the request it names, if any.
+            if let id = invalid.id {
+                let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
+                continuation?.succeed(.failure(invalid.error))
+            }
+        }
+    }
+
+    private func failAll(with error: ListClientError) {
+        let (waiting, streams) = state.withLock { state in
+            state.closed = true
+            defer {
+                state.waiting = [:]
+                state.streams = [:]
+            }
+            return (Array(state.waiting.values), Array(state.streams.values))
+        }
+        for promise in waiting { promise.fail(error) }
+        for stream in streams { stream.finish() }
+    }
+}
+
+/// A connect failure as a short phrase ("no such file", "connection refused").
+private func connectionFailure(_ error: any Error) -> String {
+    if let error = error as? IOError {
+        return String(cString: strerror(error.errnoCode)).lowercased()
+    }
+    return "\(error)"
+}

@@ -1,0 +1,53 @@
+import ListRPC
+
+/// listd's refusal of an edit: a stable reason word and a sentence for a person.
+public struct ListDenial: Error, Hashable, Sendable, CustomStringConvertible {
+    /// `itemExists`, `itemNotFound`, `listExists`, `listNotFound`, `invalidName`, `invalidItem`,
+    /// `conflict`, `storageFailed`, …
+    public var reason: String
+    public var message: String
+    public var code: Int
+    public var data: JSONValue?
+
+    public var description: String { message }
+
+    init?(_ error: RPCError) {
+        guard error.isDenial, let reason = error.reason else { return nil }
+        self.reason = reason
+        self.message = error.message
+        self.code = error.code
+        self.data = error.data
+    }
+}
+
+/// Why a call did not return a result.
+public enum ListClientError: Error, Sendable, CustomStringConvertible {
+    /// listd denied the request.
+    case denied(ListDenial)
+    /// listd answered with a protocol error (bad params, unknown method, …).
+    case protocolError(RPCError)
+    /// No listd answers at the socket path.
+    case cannotConnect(socketPath: String, detail: String)
+    /// The connection ended before the reply arrived.
+    case connectionClosed
+    /// listd's reply could not be read as the expected type.
+    case invalidReply(String)
+
+    public var description: String {
+        switch self {
+        case .denied(let denial): denial.message
+        case .protocolError(let error): error.message
+        case .cannotConnect(let path, let detail): "cannot reach listd at \(path): \(detail)"
+        case .connectionClosed: "the connection to listd closed before it replied"
+        case .invalidReply(let detail): "listd sent a reply that could not be read: \(detail)"
+        }
+    }
+
+    init(_ error: RPCError) {
+        if let denial = ListDenial(error) {
+            self = .denied(denial)
+        } else {
+            self = .protocolError(error)
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import ArgumentParser
+import ListClient
+import ListModel
+import ListRPC
+
+extension Listctl {
+    struct Lists: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show every list, with its id and number of items.")
+        @OptionGroup var options: ConnectionOptions
+
+        func run() async throws {
+            try await options.withClient { client in
+                let snapshot = try await client.lists()
+                if options.json { return printJSON(snapshot) }
+                if snapshot.lists.isEmpty {
+                    print("No lists yet. Create one with: listctl create NAME [ITEM…]")
+                }
+                let width = snapshot.lists.map(\.name.count).max() ?? 0
+                for list in snapshot.lists {
+                    let padding = String(repeating: " ", count: width - list.name.count)
+                    print("\(list.name)\(padding)  \(plural(list.items.count, "item"))  (id \(list.id))")
+                }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one list's items.")
+        @OptionGroup var options: ConnectionOptions
+        @Argument(help: "The list's name or id.") var list: String
+
+        func run() async throws {
+            try await options.withClient { client in
+                let list = try await client.list(reference(list))
+                if options.json { return printJSON(list) }
+                printList(list)
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a list, optionally with items.")
+        @OptionGroup var options: ConnectionOptions
+        @Argument(help: "The new list's name.") var name: String
+        @Argument(help: "Items to start with.") var items: [String] = []
+
+        func run() async throws {
+            try await options.withClient { client in
+                let list = try await client.createList(name, items: items)
+                if options.json { return printJSON(list) }
+                print("Created \(list.name) (id \(list.id)) with \(plural(list.items.count, "item")).")
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a list.")
+        @OptionGroup var options: ConnectionOptions
+        @Argument(help: "The list's name or id.") var list: String
+        @Argument(help: "Its new name.") var newName: String
+
+        func run() async throws {
+            try await options.withClient { client in
+                let before = try await client.list(reference(list))
+                let after = try await client.renameList(.id(before.id), to: newName, ifRevision: before.revision)
+                if options.json { return printJSON(after) }
+                print("Renamed \(before.name) to \(after.name).")
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a list and its items.")
+        @OptionGroup var options: ConnectionOptions
+        @Argument(help: "The list's name or id.") var list: String
+
+        func run() async throws {
+            try await options.withClient { client in
+                let deleted = try await client.deleteList(reference(list))
+                if options.json { return printJSON(deleted) }
+                print("Deleted \(deleted.name) (\(plural(deleted.items.count, "item"))).")
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add items to a list.",
+            discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
+        )
+        @OptionGroup var options: ConnectionOptions
+        @Argument(help: "The list's name or id.") var list: String
+        @Argument(help: "The items to add.") var items: [String]
+
+        func validate() throws {
+            if items.isEmpty { throw ValidationError("Name at least one item to add.") }
+        }
+
+        func run() async throws {
+            let target = reference(list)
+            try await editEach(items, options: options, verb: "Added", preposition: "to") { client in
+                try await client.batch(AddItem.self, items.map { AddItem.Params(list: target, item: $0) })
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove items from a list.",
+            discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
+        )
+        @OptionGroup var options: ConnectionOptions
+        @Argument(help: "The list's name or id.") var list: String
+        @Argument(help: "The items to remove.") var items: [String]
+
+        func validate() throws {
+            if items.isEmpty { throw ValidationError("Name at least one item to remove.") }
+        }
+
+        func run() async throws {
+            let target = reference(list)
+            try await editEach(items, options: options, verb: "Removed", preposition: "from") { client in
+                try await client.batch(RemoveItem.self, items.map { RemoveItem.Params(list: target, item: $0) })
+            }
+        }
+    }
+
+    struct Replace: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Replace an item's text, keeping its place.")
+        @OptionGroup var options: ConnectionOptions
+        @Argument(help: "The list's name or id.") var list: String
+        @Argument(help: "The item to replace.") var item: String
+        @Argument(help: "Its new text.") var newText: String
+
+        func run() async throws {
+            try await options.withClient { client in
+                let list = try await client.replaceItem(item, with: newText, on: reference(list))
+                if options.json { return printJSON(list) }
+                print("Replaced “\(ListText.trimmed(item))” with “\(ListText.trimmed(newText))” on \(list.name).")
+            }
+        }
+    }
+}
+
+/// One item's outcome as `add --json` and `remove --json` print it.
+private struct ItemOutcome: Encodable {
+    var item: String
+    var confirmed: Bool
+    var list: ShoppingList?
+    var denied: DenialOutput.Denied?
+}
+
+/// Sends one request per item in a single batch and reports each outcome; exits 1 when any was
+/// denied.
+private func editEach(
+    _ items: [String],
+    options: ConnectionOptions,
+    verb: String,
+    preposition: String,
+    _ send: @escaping (ListClient) async throws -> [Result<ShoppingList, ListClientError>]
+) async throws {
+    var anyDenied = false
+    try await options.withClient { client in
+        let results = try await send(client)
+        var outcomes: [ItemOutcome] = []
+        for (item, result) in zip(items, results) {
+            switch result {
+            case .success(let list):
+                outcomes.append(ItemOutcome(item: item, confirmed: true, list: list))
+                if !options.json { print("\(verb) “\(ListText.trimmed(item))” \(preposition) \(list.name).") }
+            case .failure(.denied(let denial)):
+                anyDenied = true
+                outcomes.append(ItemOutcome(item: item, confirmed: false, denied: DenialOutput(denial).denied))
+                writeError("listctl: denied: \(denial.message)")
+            case .failure(let error):
+                throw error
+            }
+        }
+        if options.json { printJSON(outcomes) }
+    }
+    if anyDenied { throw ExitCode(ListctlExit.denied.rawValue) }
+}
+
+func printList(_ list: ShoppingList) {
+    print("\(list.name) (id \(list.id), revision \(list.revision), edited \(list.edited))")
+    if list.items.isEmpty { print("  (no items)") }
+    for item in list.items { print("  - \(item)") }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import ListClient
+import ListModel
+import ListRPC
+import ListRPCTransport
+
+struct Listctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listctl",
+        abstract: "Read and edit the shopping lists that listd keeps.",
+        discussion: """
+            Every edit is confirmed or denied by listd. Exit status: 0 all confirmed, 1 something \
+            denied (the reason is on stderr), 2 usage error, 3 listd cannot be reached, 4 any other \
+            failure. Shell completions: listctl --generate-completion-script bash|zsh|fish.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            Lists.self, Show.self, Create.self, Rename.self, Delete.self,
+            Add.self, Replace.self, Remove.self, Watch.self,
+        ]
+    )
+}
+
+/// Options every subcommand takes.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("listd's socket (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock).", valueName: "path"))
+    var socket: String?
+
+    @Flag(help: "Print JSON for scripts instead of text for people.")
+    var json = false
+
+    var socketPath: String {
+        ListdPaths.socket(option: socket, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Connects, runs `body`, and turns connection and protocol failures into listctl's exit
+    /// statuses with a message on stderr.
+    func withClient(_ body: (ListClient) async throws -> Void) async throws {
+        let path = socketPath
+        do {
+            try await ListClient.withConnection(socketPath: path, name: "listctl") { client in
+                try await body(client)
+            }
+        } catch let error as ListClientError {
+            switch error {
+            case .cannotConnect(let path, let detail):
+                writeError(
+                    """
+                    listctl: cannot reach listd at \(path): \(detail).
+                    Start it with `listd` (or `systemctl --user start listd.socket`), or point --socket or LISTD_SOCKET at its socket.
+                    """
+                )
+                throw ExitCode(ListctlExit.unreachable.rawValue)
+            case .denied(let denial):
+                report(denial)
+                throw ExitCode(ListctlExit.denied.rawValue)
+            default:
+                writeError("listctl: \(error)")
+                throw ExitCode(ListctlExit.failed.rawValue)
+            }
+        }
+    }
+
+    func report(_ denial: ListDenial) {
+        if json {
+            printJSON(DenialOutput(denial))
+        }
+        writeError("listctl: denied: \(denial.message)")
+    }
+}
+
+/// A deny as --json prints it.
+struct DenialOutput: Encodable {
+    struct Denied: Encodable {
+        var reason: String
+        var message: String
+        var code: Int
+    }
+
+    var denied: Denied
+
+    init(_ denial: ListDenial) {
+        denied = Denied(reason: denial.reason, message: denial.message, code: denial.code)
+    }
+}
+
+func printJSON(_ value: some Encodable) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    if let data = try? encoder.encode(value), let text = String(data: data, encoding: .utf8) {
+        print(text)
+    }
+}
+
+/// How a list is named on the command line: digits are an id, anything else a name.
+func reference(_ text: String) -> ListReference {
+    if let id = Int(text), !text.hasPrefix("+") { return .id(id) }
+    return .name(text)
+}
+
+func plural(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+}

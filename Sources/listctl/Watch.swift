@@ -1,0 +1,87 @@
+import ArgumentParser
+import ListClient
+import ListModel
+import ListRPC
+
+extension Listctl {
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print every change to the lists as it happens, until interrupted.",
+            discussion: "With --json, one JSON object per line: {event, revision, list, origin, changes}."
+        )
+        @OptionGroup var options: ConnectionOptions
+
+        @Option(name: .customLong("list"), help: ArgumentHelp("Only changes to this list (name or id); repeatable.", valueName: "list"))
+        var lists: [String] = []
+
+        @Option(name: .customLong("event"), help: ArgumentHelp("Only this notification, e.g. didUpdateShoppingList; repeatable.", valueName: "event"))
+        var events: [String] = []
+
+        func validate() throws {
+            for event in events where ListEventName(rawValue: event) == nil {
+                let known = ListEventName.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("“\(event)” is not an event; listd sends \(known).")
+            }
+        }
+
+        func run() async throws {
+            try await options.withClient { client in
+                let stream = client.events()
+                let snapshot = try await client.subscribe(
+                    events: events.isEmpty ? nil : events.compactMap(ListEventName.init(rawValue:)),
+                    lists: lists.isEmpty ? nil : lists.map(reference)
+                )
+                if !options.json {
+                    print("Watching \(plural(snapshot.lists.count, "list")) from revision \(snapshot.revision); Ctrl-C to stop.")
+                }
+                for await event in stream {
+                    if options.json {
+                        printJSON(WatchLine(event))
+                    } else {
+                        print(describe(event))
+                    }
+                }
+                writeError("listctl: listd closed the connection.")
+                throw ExitCode(ListctlExit.failed.rawValue)
+            }
+        }
+    }
+}
+
+/// One `watch --json` line.
+private struct WatchLine: Encodable {
+    var event: String
+    var revision: Revision
+    var list: ShoppingList
+    var origin: ChangeOrigin
+    var changes: [ListChange.Step]
+
+    init(_ event: ListEvent) {
+        self.event = event.name.rawValue
+        self.revision = event.revision
+        self.list = event.list
+        self.origin = event.origin
+        self.changes = event.changes
+    }
+}
+
+/// `#12 Groceries: added “milk” (by listctl (pid 4242, uid 1000))`
+func describe(_ event: ListEvent) -> String {
+    let what: String
+    switch event.name {
+    case .didCreateShoppingList:
+        what = "created with \(plural(event.list.items.count, "item"))"
+    case .didDeleteShoppingList:
+        what = "deleted"
+    case .didRenameShoppingList, .didUpdateShoppingList:
+        what = event.changes.map { step in
+            switch step {
+            case .add(let item): "added “\(item)”"
+            case .remove(let item): "removed “\(item)”"
+            case .replace(let item, let with): "replaced “\(item)” with “\(with)”"
+            case .rename(let from, _): "renamed from \(from)"
+            }
+        }.joined(separator: ", ")
+    }
+    return "#\(event.revision) \(event.list.name): \(what) (by \(event.origin))"
+}
