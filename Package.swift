@@ -87,6 +87,7 @@ let package = Package(
                 "ListRPC", "ListModel", "ListRPCTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

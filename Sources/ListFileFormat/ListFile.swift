@@ -39,9 +39,10 @@ public enum ListFile {
         var nextID = 1
         var sections: [Section] = []
 
-        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character in Swift, so both line ends are separators.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        for (offset, line) in lines.enumerated() {
             let number = offset + 1
-            let line = rawLine.last == "\r" ? rawLine.dropLast() : rawLine
             if let heading = Heading(line) {
                 sections.append(Section(heading: heading, line: number))
             } else if let item = itemText(line) {
