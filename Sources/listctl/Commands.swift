@@ -92,10 +92,6 @@ extension Listctl {
         @Argument(help: "The list's name or id.") var list: String
         @Argument(help: "The items to add.") var items: [String]
 
-        func validate() throws {
-            if items.isEmpty { throw ValidationError("Name at least one item to add.") }
-        }
-
         func run() async throws {
             let target = reference(list)
             try await editEach(items, options: options, verb: "Added", preposition: "to") { client in
@@ -112,10 +108,6 @@ extension Listctl {
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.") var list: String
         @Argument(help: "The items to remove.") var items: [String]
-
-        func validate() throws {
-            if items.isEmpty { throw ValidationError("Name at least one item to remove.") }
-        }
 
         func run() async throws {
             let target = reference(list)

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+/// listctl as a person and a script use it: exact output and exit statuses.
+@Suite struct ListctlTests {
+    @Test func humanOutputAndExitStatuses() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+
+        var run = try listctl(["lists"], socket: socket)
+        #expect(run.status == 0)
+        #expect(run.stdout == "No lists yet. Create one with: listctl create NAME [ITEM…]\n")
+
+        run = try listctl(["create", "Groceries", "milk", "eggs"], socket: socket)
+        #expect(run.status == 0)
+        #expect(run.stdout == "Created Groceries (id 1) with 2 items.\n")
+
+        run = try listctl(["add", "Groceries", "bread", "Milk", "jam"], socket: socket)
+        #expect(run.status == 1)
+        #expect(run.stdout == "Added “bread” to Groceries.\nAdded “jam” to Groceries.\n")
+        #expect(run.stderr == "listctl: denied: “milk” is already on Groceries.\n")
+
+        run = try listctl(["replace", "groceries", "jam", "marmalade"], socket: socket)
+        #expect(run.status == 0)
+        #expect(run.stdout == "Replaced “jam” with “marmalade” on Groceries.\n")
+
+        run = try listctl(["remove", "1", "eggs", "caviar"], socket: socket)
+        #expect(run.status == 1)
+        #expect(run.stdout == "Removed “eggs” from Groceries.\n")
+        #expect(run.stderr == "listctl: denied: “caviar” is not on Groceries.\n")
+
+        run = try listctl(["show", "Groceries"], socket: socket)
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("Groceries (id 1, revision 5, edited ") == true)
+        #expect(lines.dropFirst() == ["  - milk", "  - bread", "  - marmalade"])
+
+        run = try listctl(["create", "Hardware"], socket: socket)
+        run = try listctl(["rename", "Hardware", "Tools"], socket: socket)
+        #expect(run.stdout == "Renamed Hardware to Tools.\n")
+        run = try listctl(["rename", "Tools", "groceries"], socket: socket)
+        #expect(run.status == 1)
+        #expect(run.stderr == "listctl: denied: There is already a list called “Groceries”.\n")
+
+        run = try listctl(["lists"], socket: socket)
+        #expect(run.stdout == "Groceries  3 items  (id 1)\nTools      0 items  (id 2)\n")
+
+        run = try listctl(["delete", "Tools"], socket: socket)
+        #expect(run.status == 0)
+        #expect(run.stdout == "Deleted Tools (0 items).\n")
+        run = try listctl(["delete", "Tools"], socket: socket)
+        #expect(run.status == 1)
+        #expect(run.stderr == "listctl: denied: There is no list called “Tools”.\n")
+    }
+
+    @Test func jsonOutputForScripts() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        var run = try listctl(["create", "--json", "Groceries", "milk"], socket: socket)
+        let created = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(created["id"] as? Int == 1)
+        #expect(created["items"] as? [String] == ["milk"])
+
+        run = try listctl(["add", "--json", "Groceries", "eggs", "MILK"], socket: socket)
+        #expect(run.status == 1)
+        let outcomes = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+        #expect(outcomes.map { $0["confirmed"] as? Bool } == [true, false])
+        #expect(outcomes.map { $0["item"] as? String } == ["eggs", "MILK"])
+        #expect((outcomes[1]["denied"] as? [String: Any])?["reason"] as? String == "itemExists")
+
+        run = try listctl(["show", "--json", "Nope"], socket: socket)
+        #expect(run.status == 1)
+        let denial = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect((denial["denied"] as? [String: Any])?["reason"] as? String == "listNotFound")
+
+        run = try listctl(["lists", "--json"], socket: socket)
+        let snapshot = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(snapshot["revision"] as? Int == 2)
+    }
+
+    @Test func usageErrorsExitWith2() throws {
+        let run = try listctl(["add", "Groceries"], socket: "/nonexistent")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("Missing expected argument '<items> ...'"))
+        #expect(try listctl(["frobnicate"], socket: "/nonexistent").status == 2)
+        #expect(try listctl(["watch", "--event", "didExplode"], socket: "/nonexistent").status == 2)
+        let help = try listctl(["add", "--help"], socket: "/nonexistent")
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: listctl add"))
+    }
+
+    @Test func unreachableListdExitsWith3AndSaysWhereAndHow() throws {
+        let sandbox = try Sandbox()
+        let run = try listctl(["lists"], socket: sandbox.socket)
+        #expect(run.status == 3)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("cannot reach listd at \(sandbox.socket)"))
+        #expect(run.stderr.contains("Start it with `listd`"))
+        // The default path comes from XDG_RUNTIME_DIR when no socket is given.
+        let defaulted = try listctl(["lists"], socket: nil, environment: ["XDG_RUNTIME_DIR": sandbox.path])
+        #expect(defaulted.status == 3)
+        #expect(defaulted.stderr.contains("\(sandbox.path)/listd/listd.sock"))
+    }
+
+    @Test func watchPrintsEveryChangeWithItsOrigin() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        let watch = Process()
+        watch.executableURL = Binaries.listctl
+        watch.arguments = ["watch", "--json", "--socket", socket]
+        let out = Pipe()
+        watch.standardOutput = out
+        try watch.run()
+        defer { watch.terminate() }
+        let human = Process()
+        human.executableURL = Binaries.listctl
+        human.arguments = ["watch", "--socket", socket, "--event", "didUpdateShoppingList"]
+        let humanOut = Pipe()
+        human.standardOutput = humanOut
+        try human.run()
+        defer { human.terminate() }
+        // Wait until both watchers are subscribed: a subscriber count is not exposed, so retry.
+        let probe = try LineConnection(path: socket)
+        Thread.sleep(forTimeInterval: 1)
+        _ = try probe.result("createList", ["name": "Groceries"])
+        let add = try listctl(["add", "Groceries", "milk"], socket: socket)
+        #expect(add.status == 0)
+
+        let reader = LineReader(out.fileHandleForReading)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(try reader.line().utf8)) as? [String: Any])
+        #expect(first["event"] as? String == "didCreateShoppingList")
+        #expect(first["revision"] as? Int == 1)
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(try reader.line().utf8)) as? [String: Any])
+        #expect(second["event"] as? String == "didUpdateShoppingList")
+        #expect((second["origin"] as? [String: Any])?["name"] as? String == "listctl")
+        #expect(second["changes"] as? [[String: String]] == [["op": "add", "item": "milk"]])
+
+        let humanReader = LineReader(humanOut.fileHandleForReading)
+        #expect(try humanReader.line().hasPrefix("Watching 0 lists from revision 0"))
+        let line = try humanReader.line()
+        #expect(line.hasPrefix("#2 Groceries: added “milk” (by listctl (pid "))
+    }
+}
+
+/// Reads lines from a pipe with a timeout.
+final class LineReader: @unchecked Sendable {
+    private let handle: FileHandle
+    private var buffer = Data()
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    func line(timeout: Double = 10) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer = Data(buffer[(newline + 1)...])
+                return line
+            }
+            guard Date() < deadline else { throw TestFailure("no line within \(timeout) s") }
+            var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 100) > 0 {
+                let chunk = handle.availableData
+                if chunk.isEmpty { throw TestFailure("pipe closed") }
+                buffer.append(chunk)
+            }
+        }
+    }
+}

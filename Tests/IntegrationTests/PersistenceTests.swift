@@ -1,0 +1,122 @@
+import Foundation
+import Glibc
+import Testing
+
+@Suite struct PersistenceTests {
+    @Test func aRestartKeepsEveryConfirmedEditEvenAfterSIGKILL() throws {
+        let sandbox = try Sandbox()
+        let daemon = try Daemon.start(in: sandbox)
+        let client = try LineConnection(path: sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": ["milk"]])
+        _ = try client.result("createList", ["name": "Doomed"])
+        for index in 0..<50 { _ = try client.result("addItem", ["list": 1, "item": "item \(index)"]) }
+        _ = try client.result("replaceItem", ["list": 1, "item": "milk", "with": "oat milk"])
+        _ = try client.result("renameList", ["list": 1, "name": "Food"])
+        _ = try client.result("deleteList", ["list": 2])
+        let before = try client.result("getLists")
+        daemon.kill()
+
+        try daemon.start()
+        let after = try LineConnection(path: sandbox.socket).result("getLists")
+        #expect(NSDictionary(dictionary: before) == NSDictionary(dictionary: after))
+        // Ids are never reused, across restarts too.
+        let created = try LineConnection(path: sandbox.socket).result("createList", ["name": "New"])
+        #expect(created["id"] as? Int == 3)
+        #expect(created["revision"] as? Int == (before["revision"] as? Int).map { $0 + 1 })
+    }
+
+    @Test func aConfirmIsOnDiskBeforeItIsSent() throws {
+        let sandbox = try Sandbox()
+        let daemon = try Daemon.start(in: sandbox)
+        let client = try LineConnection(path: sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries"])
+        for index in 0..<20 {
+            _ = try client.result("addItem", ["list": 1, "item": "thing \(index)"])
+            #expect(try sandbox.read().contains("\n- thing \(index)\n"))
+        }
+        _ = daemon
+    }
+
+    @Test func theFileIsReadableMarkdownAndHandEditsAreLoaded() throws {
+        let sandbox = try Sandbox()
+        try """
+            # Groceries
+            - milk
+            - eggs
+
+            # Hardware
+            - nails
+            """.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let daemon = try Daemon.start(in: sandbox)
+        let client = try LineConnection(path: sandbox.socket)
+        let lists = try #require(try client.result("getLists")["lists"] as? [[String: Any]])
+        #expect(lists.map { $0["name"] as? String } == ["Groceries", "Hardware"])
+        #expect(lists[0]["items"] as? [String] == ["milk", "eggs"])
+        _ = try client.result("addItem", ["list": "Hardware", "item": "screws"])
+        let text = try sandbox.read()
+        #expect(text.contains("# Groceries <!-- listd id=1 "))
+        #expect(text.contains("- nails\n- screws\n"))
+        _ = daemon
+    }
+
+    @Test func aFileThatBreaksTheRulesIsNotClobbered() throws {
+        let sandbox = try Sandbox()
+        let original = "# Groceries\n- milk\n- MILK\n"
+        try original.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let refused = Daemon(sandbox)
+        #expect(try refused.startExpectingExit() == 1)
+        #expect(refused.logOutput.contains("line 3: “milk” is already on Groceries."))
+        #expect(try sandbox.read() == original)
+
+        try Data([0x23, 0x20, 0xFF, 0x0A]).write(to: URL(fileURLWithPath: sandbox.file))
+        let daemon = Daemon(sandbox)
+        #expect(try daemon.startExpectingExit() == 1)
+        #expect(daemon.logOutput.contains("offset 2"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.file)) == Data([0x23, 0x20, 0xFF, 0x0A]))
+    }
+
+    @Test func missingDirectoriesAreCreated() throws {
+        let sandbox = try Sandbox()
+        sandbox.socket = sandbox.path + "/run/deep/listd.sock"
+        sandbox.file = sandbox.path + "/data/deep/lists.md"
+        let daemon = try Daemon.start(in: sandbox)
+        #expect(FileManager.default.fileExists(atPath: sandbox.file))
+        var info = stat()
+        #expect(stat(sandbox.path + "/run/deep", &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o700)
+        _ = daemon
+    }
+}
+
+@Suite struct SingleInstanceTests {
+    @Test func aSecondListdOnTheSameSocketIsRefused() throws {
+        let sandbox = try Sandbox()
+        let first = try Daemon.start(in: sandbox)
+        let second = Daemon(sandbox)
+        #expect(try second.startExpectingExit() == 1)
+        #expect(second.logOutput.contains("another listd is already serving \(sandbox.socket)"))
+        // The first one still serves.
+        #expect(try LineConnection(path: sandbox.socket).result("getLists")["revision"] as? Int == 0)
+        _ = first
+    }
+
+    @Test func aStaleSocketIsReplacedAndACleanStopRemovesIt() throws {
+        let sandbox = try Sandbox()
+        let first = try Daemon.start(in: sandbox)
+        first.kill()
+        #expect(FileManager.default.fileExists(atPath: sandbox.socket))
+        let second = try Daemon.start(in: sandbox)
+        #expect(try LineConnection(path: sandbox.socket).result("getLists")["revision"] as? Int == 0)
+        #expect(second.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.socket))
+    }
+
+    @Test func aFileInTheWayOfTheSocketIsNotDeleted() throws {
+        let sandbox = try Sandbox()
+        try "precious".write(toFile: sandbox.socket, atomically: true, encoding: .utf8)
+        let daemon = Daemon(sandbox)
+        #expect(try daemon.startExpectingExit() == 1)
+        #expect(daemon.logOutput.contains("exists and is not a socket"))
+        #expect(try sandbox.read("listd.sock") == "precious")
+    }
+}

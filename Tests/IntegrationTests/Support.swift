@@ -1,0 +1,297 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The directory holding the binaries `swift build` made next to this test bundle.
+enum Binaries {
+    static let directory: URL = {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return executable.deletingLastPathComponent()
+    }()
+
+    static var listd: URL { directory.appendingPathComponent("listd") }
+    static var listctl: URL { directory.appendingPathComponent("listctl") }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A fresh private directory for one test's socket and list file, removed at the end.
+final class Sandbox: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/listd-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
+        path = String(cString: made)
+        socket = path + "/listd.sock"
+        file = path + "/lists.md"
+    }
+
+    var socket: String
+    var file: String
+
+    func read(_ name: String = "lists.md") throws -> String {
+        try String(contentsOfFile: path + "/" + name, encoding: .utf8)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// The real listd binary, running on a sandbox's socket and file.
+final class Daemon: @unchecked Sendable {
+    let sandbox: Sandbox
+    private(set) var process: Process?
+    private var logText = Data()
+    private let logLock = NSLock()
+    private var logPipe: Pipe?
+
+    init(_ sandbox: Sandbox) {
+        self.sandbox = sandbox
+    }
+
+    /// Everything listd wrote to stderr so far, across restarts.
+    var logOutput: String {
+        logLock.lock()
+        defer { logLock.unlock() }
+        return String(decoding: logText, as: UTF8.self)
+    }
+
+    /// Starts listd and waits until its socket accepts connections.
+    static func start() throws -> Daemon {
+        try start(in: try Sandbox())
+    }
+
+    static func start(in sandbox: Sandbox, arguments: [String] = []) throws -> Daemon {
+        let daemon = Daemon(sandbox)
+        try daemon.start(arguments: arguments)
+        return daemon
+    }
+
+    private func launch(arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = Binaries.listd
+        process.arguments = ["--socket", sandbox.socket, "--file", sandbox.file] + arguments
+        let pipe = Pipe()
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.logLock.lock()
+            self.logText.append(data)
+            self.logLock.unlock()
+        }
+        logPipe?.fileHandleForReading.readabilityHandler = nil
+        logPipe = pipe
+        process.standardError = pipe
+        process.standardOutput = pipe
+        try process.run()
+        self.process = process
+        return process
+    }
+
+    /// Starts (or restarts) listd and waits until it, this very process, answers on the socket.
+    func start(arguments: [String] = []) throws {
+        let process = try launch(arguments: arguments)
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if !process.isRunning {
+                process.waitUntilExit()
+                throw TestFailure("listd exited with \(process.terminationStatus): \(logOutput)")
+            }
+            if let connection = try? LineConnection(path: sandbox.socket),
+                let hello = try? connection.result("hello"),
+                hello["pid"] as? Int32 == process.processIdentifier
+            {
+                return
+            }
+            usleep(20_000)
+        }
+        throw TestFailure("listd did not start listening within 15 s: \(logOutput)")
+    }
+
+    /// Runs listd expecting it to refuse to start; returns its exit status.
+    func startExpectingExit(arguments: [String] = [], timeout: Double = 15) throws -> Int32 {
+        let process = try launch(arguments: arguments)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() > deadline {
+                kill()
+                throw TestFailure("listd kept running")
+            }
+            usleep(20_000)
+        }
+        process.waitUntilExit()
+        usleep(50_000)  // let the log pipe drain
+        return process.terminationStatus
+    }
+
+    /// SIGTERM, then wait; returns the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        guard let process, process.isRunning else { return process?.terminationStatus ?? 0 }
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// SIGKILL: no chance to flush or clean up.
+    func kill() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit {
+        kill()
+        logPipe?.fileHandleForReading.readabilityHandler = nil
+    }
+}
+
+/// A plain blocking Unix-socket connection that speaks lines: the test's own client, sharing no
+/// code with listd or ListClient.
+final class LineConnection: @unchecked Sendable {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket() failed") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8.prefix(raw.count - 1)))
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 {
+            let code = errno
+            close(fd)
+            throw TestFailure("connect(\(path)): \(String(cString: strerror(code)))")
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) throws {
+        try sendBytes(Array((text + "\n").utf8))
+    }
+
+    func sendBytes(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 { throw TestFailure("send: \(String(cString: strerror(errno)))") }
+            sent += count
+        }
+    }
+
+    /// The next line, or nil when the peer closed; throws after `timeout` seconds of silence.
+    func readLine(timeout: Double = 10) throws -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { throw TestFailure("no line within \(timeout) s") }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, Int32(remaining * 1000)) <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count <= 0 { return nil }
+            buffer += chunk[..<count]
+        }
+    }
+
+    /// True when nothing arrives within `seconds`.
+    func isQuiet(for seconds: Double) throws -> Bool {
+        do {
+            _ = try readLine(timeout: seconds)
+            return false
+        } catch is TestFailure {
+            return true
+        }
+    }
+
+    /// The next line as a JSON value.
+    func readJSON(timeout: Double = 10) throws -> Any {
+        guard let line = try readLine(timeout: timeout) else { throw TestFailure("connection closed") }
+        return try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed])
+    }
+
+    func readObject(timeout: Double = 10) throws -> [String: Any] {
+        let value = try readJSON(timeout: timeout)
+        guard let object = value as? [String: Any] else { throw TestFailure("not an object: \(value)") }
+        return object
+    }
+
+    private var nextID = 1
+
+    /// Sends a request and returns its reply (skipping notifications that arrive first).
+    func call(_ method: String, _ params: [String: Any]? = nil) throws -> [String: Any] {
+        let id = nextID
+        nextID += 1
+        var message: [String: Any] = ["jsonrpc": "2.0", "id": id, "method": method]
+        if let params { message["params"] = params }
+        try send(String(decoding: try JSONSerialization.data(withJSONObject: message), as: UTF8.self))
+        while true {
+            let reply = try readObject()
+            if reply["method"] != nil { continue }
+            guard (reply["id"] as? Int) == id else { throw TestFailure("reply for another id: \(reply)") }
+            return reply
+        }
+    }
+
+    /// The `result` of a call that must succeed.
+    func result(_ method: String, _ params: [String: Any]? = nil) throws -> [String: Any] {
+        let reply = try call(method, params)
+        guard let result = reply["result"] as? [String: Any] else { throw TestFailure("\(method) failed: \(reply)") }
+        return result
+    }
+
+    /// The `error` of a call that must fail.
+    func error(_ method: String, _ params: [String: Any]? = nil) throws -> [String: Any] {
+        let reply = try call(method, params)
+        guard let error = reply["error"] as? [String: Any] else { throw TestFailure("\(method) did not fail: \(reply)") }
+        return error
+    }
+}
+
+/// The outcome of running listctl.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the real listctl against `socket`.
+func listctl(_ arguments: [String], socket: String?, environment: [String: String] = [:]) throws -> Run {
+    let process = Process()
+    process.executableURL = Binaries.listctl
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env["LISTD_SOCKET"] = socket
+    if socket == nil { env.removeValue(forKey: "LISTD_SOCKET") }
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(
+        status: process.terminationStatus,
+        stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self)
+    )
+}
