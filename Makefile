@@ -34,7 +34,6 @@ run: build
 	$(DEBUG_BIN)/listd
 
 test: deps
-	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
 clean:

@@ -87,6 +87,9 @@ import Testing
         let help = try listctl(["add", "--help"], socket: "/nonexistent")
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: listctl add"))
+        let completion = try listctl(["--generate-completion-script", "bash"], socket: "/nonexistent")
+        #expect(completion.status == 0)
+        #expect(completion.stdout.contains("complete -o filenames -F _listctl listctl") || completion.stdout.contains("_listctl"))
     }
 
     @Test func unreachableListdExitsWith3AndSaysWhereAndHow() throws {

@@ -120,3 +120,25 @@ import Testing
         #expect(try sandbox.read("listd.sock") == "precious")
     }
 }
+
+@Suite struct ShutdownTests {
+    @Test func sigtermWithClientsConnectedExitsZeroAndKeepsEverything() throws {
+        let sandbox = try Sandbox()
+        let daemon = try Daemon.start(in: sandbox)
+        let subscriber = try LineConnection(path: sandbox.socket)
+        _ = try subscriber.result("subscribe")
+        let idle = try LineConnection(path: sandbox.socket)
+        let editor = try LineConnection(path: sandbox.socket)
+        _ = try editor.result("createList", ["name": "Groceries", "items": ["milk"]])
+        _ = try subscriber.readObject()
+
+        #expect(daemon.stop() == 0)
+        #expect(try subscriber.readLine() == nil)
+        #expect(try idle.readLine() == nil)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.socket))
+
+        try daemon.start()
+        let lists = try LineConnection(path: sandbox.socket).result("getLists")
+        #expect((lists["lists"] as? [[String: Any]])?.first?["items"] as? [String] == ["milk"])
+    }
+}

@@ -1,0 +1,104 @@
+import ListClient
+import ListModel
+import ListRPC
+import Synchronization
+import Testing
+
+/// The Swift library other programs use, against the real listd.
+@Suite struct ListClientTests {
+    @Test func typedCallsAndTypedDenials() async throws {
+        let daemon = try Daemon.start()
+        try await ListClient.withConnection(socketPath: daemon.sandbox.socket, name: "library-test") { client in
+            let created = try await client.createList("Groceries", items: ["milk"])
+            #expect(created.id == 1)
+            #expect(created.items == ["milk"])
+            let added = try await client.addItem("eggs", to: .name("groceries"))
+            #expect(added.items == ["milk", "eggs"])
+            #expect(try await client.replaceItem("eggs", with: "duck eggs", on: .id(1)).items == ["milk", "duck eggs"])
+            #expect(try await client.removeItem("milk", from: .id(1)).items == ["duck eggs"])
+            #expect(try await client.renameList(.id(1), to: "Food").name == "Food")
+            #expect(try await client.list(.name("food")).revision == 5)
+            #expect(try await client.lists().revision == 5)
+
+            await #expect {
+                try await client.addItem("DUCK EGGS", to: .id(1))
+            } throws: { error in
+                guard case ListClientError.denied(let denial) = error else { return false }
+                return denial.reason == "itemExists" && denial.message == "“duck eggs” is already on Food." && denial.code == 1001
+            }
+            await #expect {
+                try await client.addItem("x", to: .id(1), ifRevision: 1)
+            } throws: { error in
+                guard case ListClientError.denied(let denial) = error else { return false }
+                return denial.reason == "conflict"
+            }
+            let outcomes = try await client.batch(AddItem.self, [.init(list: .id(1), item: "a"), .init(list: .id(1), item: "A")])
+            #expect((try? outcomes[0].get())?.items == ["duck eggs", "a"])
+            guard case .failure(.denied(let denial)) = outcomes[1] else {
+                Issue.record("the second add should be denied: \(outcomes[1])")
+                return
+            }
+            #expect(denial.reason == "itemExists")
+            #expect(try await client.deleteList(.id(1)).name == "Food")
+        }
+    }
+
+    @Test func closureHandlersAndEventStreamsHearChanges() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        let updates = Mutex<[Revision]>([])
+        let everything = Mutex<[ListEventName]>([])
+        try await ListClient.withConnection(socketPath: socket) { watcher in
+            watcher.on(.didUpdateShoppingList) { event in updates.withLock { $0.append(event.revision) } }
+            watcher.on { event in everything.withLock { $0.append(event.name) } }
+            let stream = watcher.events()
+            _ = try await watcher.subscribe()
+            try await ListClient.withConnection(socketPath: socket, name: "editor") { editor in
+                _ = try await editor.createList("Groceries")
+                _ = try await editor.addItem("milk", to: .id(1))
+                _ = try await editor.addItem("eggs", to: .id(1))
+                _ = try await editor.deleteList(.id(1))
+            }
+            var seen: [ListEvent] = []
+            for await event in stream {
+                seen.append(event)
+                if seen.count == 4 { break }
+            }
+            #expect(seen.map(\.name) == [.didCreateShoppingList, .didUpdateShoppingList, .didUpdateShoppingList, .didDeleteShoppingList])
+            #expect(seen[1].changes == [.add(item: "milk")])
+            guard case .client(_, _, let name) = seen[1].origin else {
+                Issue.record("origin should be a client")
+                return
+            }
+            #expect(name == "editor")
+        }
+        #expect(updates.withLock { $0 } == [2, 3])
+        #expect(everything.withLock { $0 }.count == 4)
+    }
+
+    @Test func connectingToNothingIsATypedError() async throws {
+        let sandbox = try Sandbox()
+        await #expect {
+            try await ListClient.withConnection(socketPath: sandbox.socket) { _ in }
+        } throws: { error in
+            guard case ListClientError.cannotConnect(let path, _) = error else { return false }
+            return path == sandbox.socket
+        }
+    }
+
+    @Test func aStopEndsEventStreamsAndFailsCallsCleanly() async throws {
+        let daemon = try Daemon.start()
+        try await ListClient.withConnection(socketPath: daemon.sandbox.socket) { client in
+            let stream = client.events()
+            _ = try await client.subscribe()
+            #expect(daemon.stop() == 0)
+            for await _ in stream {}
+            await #expect {
+                try await client.lists()
+            } throws: { error in
+                guard case ListClientError.connectionClosed = error else { return false }
+                return true
+            }
+        }
+    }
+}
