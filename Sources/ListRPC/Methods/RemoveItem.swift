@@ -2,17 +2,6 @@ import ListModel
 
 public enum RemoveItem: RPCMethod {
     public static let name = "removeItem"
-
-    public struct Params: Codable, Sendable, Hashable {
-        public var list: ListReference
-        public var item: String
-        public var ifRevision: Revision?
-        public init(list: ListReference, item: String, ifRevision: Revision? = nil) {
-            self.list = list
-            self.item = item
-            self.ifRevision = ifRevision
-        }
-    }
-
+    public typealias Params = ListItemParams
     public typealias Result = ShoppingList
 }
