@@ -7,7 +7,7 @@ extension Listctl {
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print every change to the lists as it happens, until interrupted.",
-            discussion: "With --json, one JSON object per line: {event, revision, list, origin, changes}."
+            discussion: "With --json, one JSON object per line: first {event: \"subscribed\", revision, lists}, then {event, revision, list, origin, changes} per change."
         )
         @OptionGroup var options: ConnectionOptions
 
@@ -31,7 +31,10 @@ extension Listctl {
                     events: events.isEmpty ? nil : events.compactMap(ListEventName.init(rawValue:)),
                     lists: lists.isEmpty ? nil : lists.map(reference)
                 )
-                if !options.json {
+                if options.json {
+                    // The starting point, so a script knows the state each change applies to.
+                    printJSON(SubscribedLine(revision: snapshot.revision, lists: snapshot.lists))
+                } else {
                     print("Watching \(plural(snapshot.lists.count, "list")) from revision \(snapshot.revision); Ctrl-C to stop.")
                 }
                 for await event in stream {
@@ -46,6 +49,13 @@ extension Listctl {
             }
         }
     }
+}
+
+/// The first `watch --json` line.
+private struct SubscribedLine: Encodable {
+    var event = "subscribed"
+    var revision: Revision
+    var lists: [ShoppingList]
 }
 
 /// One `watch --json` line.

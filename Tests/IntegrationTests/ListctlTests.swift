@@ -122,14 +122,19 @@ import Testing
         human.standardOutput = humanOut
         try human.run()
         defer { human.terminate() }
-        // Wait until both watchers are subscribed: a subscriber count is not exposed, so retry.
+        // Both watchers print a first line once subscribed.
+        let reader = LineReader(out.fileHandleForReading)
+        let subscribed = try #require(try JSONSerialization.jsonObject(with: Data(try reader.line().utf8)) as? [String: Any])
+        #expect(subscribed["event"] as? String == "subscribed")
+        #expect(subscribed["revision"] as? Int == 0)
+        let humanReader = LineReader(humanOut.fileHandleForReading)
+        #expect(try humanReader.line().hasPrefix("Watching 0 lists from revision 0"))
+
         let probe = try LineConnection(path: socket)
-        Thread.sleep(forTimeInterval: 1)
         _ = try probe.result("createList", ["name": "Groceries"])
         let add = try listctl(["add", "Groceries", "milk"], socket: socket)
         #expect(add.status == 0)
 
-        let reader = LineReader(out.fileHandleForReading)
         let first = try #require(try JSONSerialization.jsonObject(with: Data(try reader.line().utf8)) as? [String: Any])
         #expect(first["event"] as? String == "didCreateShoppingList")
         #expect(first["revision"] as? Int == 1)
@@ -138,8 +143,6 @@ import Testing
         #expect((second["origin"] as? [String: Any])?["name"] as? String == "listctl")
         #expect(second["changes"] as? [[String: String]] == [["op": "add", "item": "milk"]])
 
-        let humanReader = LineReader(humanOut.fileHandleForReading)
-        #expect(try humanReader.line().hasPrefix("Watching 0 lists from revision 0"))
         let line = try humanReader.line()
         #expect(line.hasPrefix("#2 Groceries: added “milk” (by listctl (pid "))
     }
