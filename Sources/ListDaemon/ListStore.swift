@@ -238,7 +238,7 @@ public final class ListStore: Service, Sendable {
         var metadata = Self.metadata(proposal.origin)
         metadata["reason"] = "\(denial.reason)"
         switch proposal.edit {
-        case .addItem(let item, _), .removeItem(let item, _), .replaceItem(let item, _, _):
+        case .addItem(let item, _, _), .removeItem(let item, _), .replaceItem(let item, _, _):
             metadata["item"] = "\(item)"
         default: break
         }

@@ -99,7 +99,7 @@ public struct ListBook: Hashable, Sendable {
             revision += 1
             return ListChange(kind: .deleted, revision: revision, list: removed, steps: [], origin: origin)
 
-        case .addItem(let rawItem, let reference):
+        case .addItem(let rawItem, let reference, let insertionIndex):
             let index = try position(of: reference)
             let item = try validItem(rawItem)
             try check(ifRevision, against: lists[index])
@@ -107,7 +107,7 @@ public struct ListBook: Hashable, Sendable {
                 throw .itemExists(item: lists[index].items[existing], list: lists[index].name)
             }
             return commit(.updated, at: index, time: time, origin: origin, step: .add(item: item)) {
-                $0.items.append(item)
+                $0.items.insert(item, at: min(max(insertionIndex ?? $0.items.count, 0), $0.items.count))
             }
 
         case .replaceItem(let rawItem, let rawReplacement, let reference):
@@ -139,6 +139,17 @@ public struct ListBook: Hashable, Sendable {
                 $0.items.remove(at: position)
             }
         }
+    }
+
+    /// Puts the lists in the order of `ids` (the order a person gave them in the file); lists not
+    /// named keep their relative order after the named ones. Order is presentation, not a change:
+    /// no revision.
+    public mutating func reorder(by ids: [ListID]) {
+        let rank = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let ordered = lists.enumerated().sorted { lhs, rhs in
+            (rank[lhs.element.id] ?? ids.count + lhs.offset, lhs.offset) < (rank[rhs.element.id] ?? ids.count + rhs.offset, rhs.offset)
+        }
+        lists = ordered.map(\.element)
     }
 
     private mutating func commit(

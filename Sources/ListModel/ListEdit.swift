@@ -3,7 +3,9 @@ public enum ListEdit: Hashable, Sendable {
     case createList(name: String, items: [String])
     case renameList(ListReference, to: String)
     case deleteList(ListReference)
-    case addItem(String, to: ListReference)
+    /// Appends, or inserts at `position` (clamped to the list's length) when given: the list
+    /// file places items where the person typed them.
+    case addItem(String, to: ListReference, at: Int? = nil)
     case replaceItem(String, with: String, on: ListReference)
     case removeItem(String, from: ListReference)
 
@@ -11,8 +13,8 @@ public enum ListEdit: Hashable, Sendable {
     public var target: ListReference? {
         switch self {
         case .createList: nil
-        case .renameList(let list, _), .deleteList(let list), .addItem(_, let list),
-            .replaceItem(_, _, let list), .removeItem(_, let list):
+        case .renameList(let list, _), .deleteList(let list),
+            .replaceItem(_, _, let list), .removeItem(_, let list), .addItem(_, let list, _):
             list
         }
     }

@@ -1,0 +1,85 @@
+/// How an old sequence of texts becomes a new one, in the fewest, finest steps: texts that stay
+/// (compared by `ListText.key`) are kept, a text changed at the same position is a replace, and
+/// the rest are removes and inserts.
+///
+/// Used both ways: to turn a person's edit of the file into list edits, and to write the lists
+/// back into the person's file while touching as few lines as possible.
+public enum ItemAlignment {
+    public enum Step: Hashable, Sendable {
+        /// `old[oldIndex]` stays as `new[newIndex]` (the spelling may differ in case or spacing).
+        case keep(oldIndex: Int, newIndex: Int)
+        /// `old[oldIndex]` was edited in place into `new[newIndex]`.
+        case replace(oldIndex: Int, newIndex: Int)
+        case remove(oldIndex: Int)
+        case insert(newIndex: Int)
+    }
+
+    /// Steps in order of position: walking them reproduces `new` from `old`.
+    public static func align(old: [String], new: [String]) -> [Step] {
+        let oldKeys = old.map(ListText.key)
+        let newKeys = new.map(ListText.key)
+        let anchors = longestCommonSubsequence(oldKeys, newKeys)
+        var steps: [Step] = []
+        var oldIndex = 0
+        var newIndex = 0
+        for (oldAnchor, newAnchor) in anchors + [(old.count, new.count)] {
+            // Between anchors: pair positions as in-place edits, then the surplus.
+            let removed = oldAnchor - oldIndex
+            let inserted = newAnchor - newIndex
+            let paired = min(removed, inserted)
+            for offset in 0..<paired {
+                steps.append(.replace(oldIndex: oldIndex + offset, newIndex: newIndex + offset))
+            }
+            for offset in paired..<removed { steps.append(.remove(oldIndex: oldIndex + offset)) }
+            for offset in paired..<inserted { steps.append(.insert(newIndex: newIndex + offset)) }
+            if oldAnchor < old.count {
+                steps.append(.keep(oldIndex: oldAnchor, newIndex: newAnchor))
+            }
+            oldIndex = oldAnchor + 1
+            newIndex = newAnchor + 1
+        }
+        return steps
+    }
+
+    /// Index pairs of one longest common subsequence. Quadratic in the worst case, but common
+    /// prefixes and suffixes (almost everything, for one person's save) are matched first.
+    static func longestCommonSubsequence(_ a: [String], _ b: [String]) -> [(Int, Int)] {
+        var prefix = 0
+        while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < a.count - prefix, suffix < b.count - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] {
+            suffix += 1
+        }
+        let middleA = Array(a[prefix..<(a.count - suffix)])
+        let middleB = Array(b[prefix..<(b.count - suffix)])
+        var pairs: [(Int, Int)] = (0..<prefix).map { ($0, $0) }
+        if !middleA.isEmpty, !middleB.isEmpty {
+            let n = middleA.count
+            let m = middleB.count
+            // lengths[i][j]: LCS length of middleA[i...] and middleB[j...]
+            var lengths = [[Int32]](repeating: [Int32](repeating: 0, count: m + 1), count: n + 1)
+            for i in stride(from: n - 1, through: 0, by: -1) {
+                for j in stride(from: m - 1, through: 0, by: -1) {
+                    lengths[i][j] = middleA[i] == middleB[j] ? lengths[i + 1][j + 1] + 1 : max(lengths[i + 1][j], lengths[i][j + 1])
+                }
+            }
+            var i = 0
+            var j = 0
+            while i < n, j < m {
+                if middleA[i] == middleB[j] {
+                    pairs.append((prefix + i, prefix + j))
+                    i += 1
+                    j += 1
+                } else if lengths[i + 1][j] >= lengths[i][j + 1] {
+                    i += 1
+                } else {
+                    j += 1
+                }
+            }
+        }
+        for offset in 0..<suffix {
+            pairs.append((a.count - suffix + offset, b.count - suffix + offset))
+        }
+        return pairs
+    }
+}
