@@ -28,6 +28,8 @@ let package = Package(
         .target(name: "ListFileFormat", dependencies: ["ListModel"], swiftSettings: swiftSettings),
         // JSON-RPC 2.0 envelope, methods, notifications and error codes.
         .target(name: "ListRPC", dependencies: ["ListModel"], swiftSettings: swiftSettings),
+        // Owns an inotify descriptor; events delivered as the kernel has them.
+        .target(name: "Inotify", swiftSettings: swiftSettings),
         // Newline framing with a length cap, shared by daemon and client.
         .target(
             name: "ListRPCTransport",
@@ -40,7 +42,7 @@ let package = Package(
         .target(
             name: "ListDaemon",
             dependencies: [
-                "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport",
+                "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport", "Inotify",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,6 +78,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "InotifyTests", dependencies: ["Inotify"], swiftSettings: swiftSettings),
+        .testTarget(name: "ListDaemonTests", dependencies: ["ListDaemon"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListFileFormatTests",
             dependencies: ["ListFileFormat", "ListModel"],

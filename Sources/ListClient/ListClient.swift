@@ -25,6 +25,8 @@ public final class ListClient: Sendable {
         var closed = false
         var handlers: [(name: ListEventName?, handler: EventHandler)] = []
         var streams: [Int: AsyncStream<ListEvent>.Continuation] = [:]
+        var rejectionHandlers: [@Sendable (FileRejectionParams) -> Void] = []
+        var rejectionStreams: [Int: AsyncStream<FileRejectionParams>.Continuation] = [:]
         var nextStreamID = 0
     }
 
@@ -176,7 +178,26 @@ public final class ListClient: Sendable {
         return stream
     }
 
-    /// Calls `handler` for every notification named `name` (every notification when nil).
+    /// Every `didRejectFileEdit` received from now on: what a person's save of the list file had
+    /// that listd could not take.
+    public func fileRejections() -> AsyncStream<FileRejectionParams> {
+        let (stream, continuation) = AsyncStream.makeStream(of: FileRejectionParams.self)
+        let closed = state.withLock { state in
+            if state.closed { return true }
+            state.rejectionStreams[state.nextStreamID] = continuation
+            state.nextStreamID += 1
+            return false
+        }
+        if closed { continuation.finish() }
+        return stream
+    }
+
+    /// Calls `handler` for every `didRejectFileEdit`.
+    public func onFileRejection(_ handler: @escaping @Sendable (FileRejectionParams) -> Void) {
+        state.withLock { $0.rejectionHandlers.append(handler) }
+    }
+
+    /// Calls `handler` for every change notification named `name` (every one when nil).
     public func on(_ name: ListEventName? = nil, _ handler: @escaping EventHandler) {
         state.withLock { $0.handlers.append((name, handler)) }
     }
@@ -202,6 +223,11 @@ public final class ListClient: Sendable {
             guard let id = response.id else { return }
             let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
             continuation?.succeed(response.outcome)
+        case .success(.request(let request)) where request.method == ListEventName.didRejectFileEdit.rawValue:
+            guard let params = try? RPCEncoding.decode(FileRejectionParams.self, from: request.params) else { return }
+            let (handlers, streams) = state.withLock { ($0.rejectionHandlers, Array($0.rejectionStreams.values)) }
+            for handler in handlers { handler(params) }
+            for stream in streams { stream.yield(params) }
         case .success(.request(let request)):
             guard request.id == nil, let name = ListEventName(rawValue: request.method),
                 let params = try? RPCEncoding.decode(ListChangeParams.self, from: request.params)
@@ -225,11 +251,13 @@ public final class ListClient: Sendable {
             defer {
                 state.waiting = [:]
                 state.streams = [:]
+                state.rejectionStreams = [:]
             }
-            return (Array(state.waiting.values), Array(state.streams.values))
+            return (Array(state.waiting.values), (Array(state.streams.values), Array(state.rejectionStreams.values)))
         }
         for promise in waiting { promise.fail(error) }
-        for stream in streams { stream.finish() }
+        for stream in streams.0 { stream.finish() }
+        for stream in streams.1 { stream.finish() }
     }
 }
 

@@ -4,8 +4,7 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
     case socketPathOccupied(socketPath: String)
     case cannotCreateDirectory(path: String, errno: Int32)
     case cannotReadListFile(path: String, errno: Int32)
-    case listFileNotUTF8(path: String, byteOffset: Int)
-    case listFileHasErrors(path: String, problems: [String])
+    case unreadableState(path: String, detail: String)
     case cannotWriteListFile(path: String, step: String, errno: Int32)
 
     public var description: String {
@@ -18,11 +17,8 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
             "cannot create the directory \(path): \(errorText(errno))"
         case .cannotReadListFile(let path, let errno):
             "cannot read the list file \(path): \(errorText(errno))"
-        case .listFileNotUTF8(let path, let offset):
-            "the list file \(path) is not UTF-8 text (first bad byte at offset \(offset)); listd will not overwrite it, fix or move it"
-        case .listFileHasErrors(let path, let problems):
-            "the list file \(path) breaks the list rules, and listd will not drop what you typed; fix these lines:\n  "
-                + problems.joined(separator: "\n  ")
+        case .unreadableState(let path, let detail):
+            "the state file \(path) cannot be read (\(detail)); rebuilding it from the list file"
         case .cannotWriteListFile(let path, let step, let errno):
             "cannot save the list file \(path) (\(step)): \(errorText(errno))"
         }

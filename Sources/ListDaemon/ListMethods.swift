@@ -76,6 +76,7 @@ extension ListStore {
         switch await self.edit(edit, ifRevision: ifRevision, origin: session.origin) {
         case .success(let list): return list
         case .failure(.denied(let error)): throw RPCError(error)
+        case .failure(.fileInvalid(let path, let offset)): throw .fileInvalid(path: path, byteOffset: offset)
         case .failure(.storageFailed(let detail)): throw .storageFailed(detail)
         case .failure(.shuttingDown): throw .internalError("listd is shutting down; the change was not applied.")
         }

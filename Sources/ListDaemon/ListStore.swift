@@ -8,18 +8,21 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 
-/// The sole owner of the lists. Every edit, whatever its source, goes through `edit`, is checked
-/// by the model, made durable, and only then confirmed and announced to subscribers.
+/// The sole owner of the lists. Every edit, whatever its source (a client, or a person saving
+/// the list file), goes through one loop: checked by the model, made durable, and only then
+/// confirmed and announced to subscribers.
 ///
-/// Edits are queued and applied by one loop (`run`), so they are serialised without an actor's
-/// reentrancy; edits that queue up while the file is being written are written together (one
-/// fsync for many confirms). Reads and subscriptions take a lock on the committed state, and
-/// fan-out happens under that same lock: a subscriber's snapshot and the notifications after it
-/// can neither miss nor repeat a revision.
+/// Edits are queued and applied by `run`, so they are serialised without an actor's reentrancy;
+/// edits that queue up while the files are being written are written together (one fsync for
+/// many confirms). Before every write the loop looks at the list file: a person's save that
+/// landed in the meantime is taken in first, and listd's edit goes on top. Reads and
+/// subscriptions take a lock on the committed state, and fan-out happens under that same lock:
+/// a subscriber's snapshot and the notifications after it can neither miss nor repeat a revision.
 public final class ListStore: Service, Sendable {
     /// Why the store did not apply an edit.
     public enum EditFailure: Error, Sendable {
         case denied(ListError)
+        case fileInvalid(path: String, byteOffset: Int)
         case storageFailed(String)
         case shuttingDown
     }
@@ -35,6 +38,20 @@ public final class ListStore: Service, Sendable {
     private struct State {
         var book: ListBook
         var subscribers: [Int: Subscription] = [:]
+        /// Set while the list file is not UTF-8: edits are denied so the file is not clobbered.
+        var invalidFileOffset: Int?
+    }
+
+    /// What the loop knows about the list file; touched only by the loop.
+    private struct FileState {
+        /// The file as listd last read or wrote it, tied to list ids.
+        var reading: ListFileReading?
+        /// Its exact bytes: a read that finds the same bytes is listd's own write (no echo).
+        var bytes: [UInt8]?
+        /// When the file was first seen empty (a truncate whose write has not come yet).
+        var emptySince: ContinuousClock.Instant?
+        /// The invalid content already reported, so it is reported once.
+        var reportedInvalid: [UInt8]?
     }
 
     private struct PendingEdit: Sendable {
@@ -44,19 +61,83 @@ public final class ListStore: Service, Sendable {
         var continuation: CheckedContinuation<Result<ShoppingList, EditFailure>, Never>
     }
 
+    private struct Pending {
+        var edits: [PendingEdit] = []
+        var fileTouched = false
+        var accepting = true
+    }
+
+    /// The outcome of one pass of the loop, computed off the event loops.
+    private struct Pass {
+        var changes: [ListChange] = []
+        var outcomes: [Result<ShoppingList, EditFailure>] = []
+        var rejection: FileRejectionParams?
+        var invalidFileOffset: Int??
+        var book: ListBook?
+    }
+
+    /// How long an emptied list file is given to be filled before listd writes the lists back.
+    static let emptyFileGrace: Duration = .seconds(2)
+
     private let state: Mutex<State>
-    private let pending = Mutex<(edits: [PendingEdit], accepting: Bool)>(([], true))
+    private let fileState: Mutex<FileState>
+    private let pending = Mutex(Pending())
     private let wakeStream: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
-    private let fileStore: ListFileStore
+    private let storage: ListFileStorage
     private let logger: Logger
+    /// Tells the store when a person's save has settled.
+    public let watcher: FileWatcher
 
-    /// Loads the list file (creating it when missing).
-    public init(filePath: String, logger: Logger) throws(DaemonError) {
-        self.fileStore = ListFileStore(path: filePath)
+    /// The list file listd works on (a symlink resolved to its target).
+    public var filePath: String { storage.path }
+
+    /// Loads the lists: from the state file and the list file, taking in whatever the person
+    /// changed in the file while listd was not running.
+    public init(filePath: String, quietPeriod: Duration = .milliseconds(30), logger: Logger) throws(DaemonError) {
+        try makeDirectories(directoryName(of: filePath), mode: 0o700)
+        let storage = ListFileStorage(path: filePath)
+        self.storage = storage
         self.logger = logger
-        self.state = Mutex(State(book: try fileStore.load()))
+        self.watcher = FileWatcher(path: storage.path, quietPeriod: quietPeriod, logger: logger)
         (wakeStream, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+
+        var book = ListBook()
+        var fileState = FileState()
+        var firstStart = true
+        switch try storage.readState() {
+        case .success(let saved)?:
+            book = saved.book
+            firstStart = false
+            fileState.bytes = nil
+            if let bytes = try storage.read(storage.path), digest(bytes) == saved.listFileDigest,
+                let text = String(validating: bytes, as: UTF8.self)
+            {
+                // Unchanged since listd last saw it.
+                fileState.reading = ListFileReading(ListDocument(parsing: text), known: book)
+                fileState.bytes = bytes
+            }
+        case .failure(let error)?:
+            logger.warning("\(error)")
+        case nil:
+            break
+        }
+        self.state = Mutex(State(book: book))
+        self.fileState = Mutex(fileState)
+
+        if firstStart, try storage.read(storage.path) == nil {
+            // A new file tells the person what it is.
+            let welcome = "<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- item` lines below it. -->\n"
+            try storage.write(Array(welcome.utf8), to: storage.path)
+        }
+        let pass = try synchronise(edits: [], firstStart: firstStart)
+        state.withLock { state in
+            if let book = pass.book { state.book = book }
+            if let offset = pass.invalidFileOffset { state.invalidFileOffset = offset }
+        }
+        if let rejection = pass.rejection { log(rejection) }
+        for change in pass.changes { log(change) }
+        watcher.setHandler { [weak self] in self?.fileTouched() }
     }
 
     // MARK: Reads
@@ -119,82 +200,232 @@ public final class ListStore: Service, Sendable {
         }
     }
 
+    /// The list file changed on disk (called by the watcher once a save has settled).
+    func fileTouched() {
+        pending.withLock { $0.fileTouched = true }
+        wake.yield()
+    }
+
     public func run() async throws {
         for await _ in wakeStream.cancelOnGracefulShutdown() {
-            await applyPending()
+            await processPending()
         }
         // Shutting down: finish every edit already accepted, refuse the rest.
         pending.withLock { $0.accepting = false }
-        await applyPending()
+        await processPending()
     }
 
-    private func applyPending() async {
+    private func processPending() async {
         while true {
-            let batch = pending.withLock { pending in
-                defer { pending.edits.removeAll() }
-                return pending.edits
-            }
-            if batch.isEmpty { return }
-            await apply(batch)
-        }
-    }
-
-    private func apply(_ batch: [PendingEdit]) async {
-        var book = state.withLock { $0.book }
-        let now = Timestamp.now()
-        var outcomes: [Result<ShoppingList, EditFailure>] = []
-        var changes: [ListChange] = []
-        for proposal in batch {
-            do throws(ListError) {
-                if let change = try book.apply(proposal.edit, ifRevision: proposal.ifRevision, at: now, origin: proposal.origin) {
-                    changes.append(change)
-                    outcomes.append(.success(change.list))
-                } else {
-                    // Valid but changes nothing: confirm with the list as it is.
-                    outcomes.append(.success(try book.list(proposal.edit.target!)))
+            let (batch, fileTouched) = pending.withLock { pending in
+                defer {
+                    pending.edits.removeAll()
+                    pending.fileTouched = false
                 }
-            } catch {
-                outcomes.append(.failure(.denied(error)))
-                log(denial: error, of: proposal)
+                return (pending.edits, pending.fileTouched)
             }
-        }
-
-        if !changes.isEmpty {
-            let fileStore = self.fileStore
-            let bookToSave = book
+            if batch.isEmpty, !fileTouched { return }
+            // Never read the file in the middle of a person's save.
+            await watcher.waitUntilSettled()
+            let proposals = batch.map { ($0.edit, $0.ifRevision, $0.origin) }
+            let pass: Pass
             do {
-                try await NIOThreadPool.singleton.runIfActive { try fileStore.save(bookToSave) }
+                pass = try await NIOThreadPool.singleton.runIfActive { try self.synchronise(edits: proposals, firstStart: false) }
             } catch {
-                logger.error("could not save the list file; \(changes.count) change(s) not applied", metadata: ["error": "\(error)"])
-                for (index, outcome) in outcomes.enumerated() {
-                    if case .success = outcome {
-                        outcomes[index] = .failure(.storageFailed("\(error)"))
-                    }
-                }
-                for (index, proposal) in batch.enumerated() { proposal.continuation.resume(returning: outcomes[index]) }
-                return
+                logger.error("could not save the lists; \(batch.count) edit(s) not applied", metadata: ["error": "\(error)"])
+                for proposal in batch { proposal.continuation.resume(returning: .failure(.storageFailed("\(error)"))) }
+                continue
             }
             state.withLock { state in
-                state.book = book
-                for change in changes { Self.broadcast(change, to: state.subscribers) }
+                if let book = pass.book { state.book = book }
+                if let offset = pass.invalidFileOffset { state.invalidFileOffset = offset }
+                for change in pass.changes { Self.broadcast(change, to: state.subscribers) }
+                if let rejection = pass.rejection { Self.broadcast(rejection, to: state.subscribers) }
             }
-            for change in changes { log(change) }
-        }
-        for (index, proposal) in batch.enumerated() {
-            proposal.continuation.resume(returning: outcomes[index])
+            if let rejection = pass.rejection { log(rejection) }
+            for change in pass.changes { log(change) }
+            for (index, proposal) in batch.enumerated() {
+                if case .failure(.denied(let error)) = pass.outcomes[index] { log(denial: error, of: proposal) }
+                proposal.continuation.resume(returning: pass.outcomes[index])
+            }
         }
     }
+
+    /// One pass, blocking: take in the list file if a person changed it, apply `edits` on top,
+    /// write what changed, and say what to announce. Nothing is committed to `state` here; the
+    /// caller does that once this returns (after both files are durable).
+    private func synchronise(edits: [(ListEdit, Revision?, ChangeOrigin)], firstStart: Bool) throws(DaemonError) -> Pass {
+        try fileState.withLock { file throws(DaemonError) -> Pass in
+            var pass = Pass()
+            let committed = state.withLock { $0.book }
+            var book = committed
+            var rejected: [Int: String] = [:]
+            var mustWrite = false
+            let now = Timestamp.now()
+            let path = storage.path
+
+            // 1. The file as it is now.
+            let bytes = try storage.read(path)
+            if let bytes, bytes == file.bytes {
+                // Unchanged: listd's own write, or nothing new.
+                file.emptySince = nil
+            } else if bytes == nil || bytes?.isEmpty == true {
+                let emptied = bytes != nil
+                let since = file.emptySince ?? .now
+                file.emptySince = since
+                if !emptied || ContinuousClock.now - since >= Self.emptyFileGrace || file.bytes == nil {
+                    // Deleted (or left empty): the lists are not deleted with it; write them back.
+                    if file.bytes != nil || !firstStart {
+                        logger.warning(
+                            "the list file \(path) was \(emptied ? "emptied" : "deleted"); writing the lists back. To remove a list, delete its heading and items from the file."
+                        )
+                    }
+                    mustWrite = true
+                    file.emptySince = nil
+                } else {
+                    // Probably a truncate whose write is still to come: look again later.
+                    watcher.recheck(after: Self.emptyFileGrace)
+                }
+            } else if let bytes, let text = String(validating: bytes, as: UTF8.self) {
+                file.emptySince = nil
+                file.reportedInvalid = nil
+                if committed.lists.isEmpty && firstStart {
+                    var reading = ListFileReading(ListDocument(parsing: text), known: nil)
+                    book = reading.book(at: now)
+                    file.reading = reading
+                    rejected = reading.rejectedLines
+                    pass.rejection = Self.rejection(reading.diagnostics)
+                } else {
+                    let ingested = ingest(text, into: &book, at: now)
+                    file.reading = ingested.reading
+                    rejected = ingested.rejected
+                    pass.changes = ingested.changes
+                    pass.rejection = ingested.rejection
+                }
+                file.bytes = bytes
+                pass.invalidFileOffset = .some(nil)
+            } else if let bytes {
+                // Not UTF-8: keep the last good state, never overwrite, deny edits until fixed.
+                let offset = firstInvalidUTF8Offset(bytes)
+                pass.invalidFileOffset = .some(offset)
+                if file.reportedInvalid != bytes {
+                    file.reportedInvalid = bytes
+                    pass.rejection = FileRejectionParams(
+                        reason: "fileInvalid",
+                        message: "The list file \(path) is not UTF-8 text (first bad byte at offset \(offset)); listd keeps the lists as they were and will not write the file until it is fixed.",
+                        lines: [],
+                        byteOffset: offset
+                    )
+                }
+                let failure = EditFailure.fileInvalid(path: path, byteOffset: offset)
+                pass.outcomes = edits.map { _ in .failure(failure) }
+                return pass
+            }
+
+            // 2. The edits, on top of the person's version.
+            var appliedEdits = false
+            for (edit, ifRevision, origin) in edits {
+                do throws(ListError) {
+                    if let change = try book.apply(edit, ifRevision: ifRevision, at: now, origin: origin) {
+                        pass.changes.append(change)
+                        pass.outcomes.append(.success(change.list))
+                        appliedEdits = true
+                    } else {
+                        pass.outcomes.append(.success(try book.list(edit.target!)))
+                    }
+                } catch {
+                    pass.outcomes.append(.failure(.denied(error)))
+                }
+            }
+
+            // 3. Write what changed: the list file only when its text must change, the state
+            //    whenever the lists did.
+            let text = ListFileWriter.text(for: book, onto: file.reading, rejected: rejected)
+            let newBytes = Array(text.utf8)
+            if mustWrite || newBytes != bytes {
+                do throws(DaemonError) {
+                    try storage.write(newBytes, to: path)
+                } catch {
+                    file.bytes = nil  // unknown now: read it again next time
+                    throw error
+                }
+                file.bytes = newBytes
+                file.reading = ListFileReading(ListDocument(parsing: text), known: book)
+            }
+            if book != committed || appliedEdits || firstStart || mustWrite || pass.rejection != nil {
+                try storage.writeState(PersistedState(book: book, listFile: file.bytes ?? newBytes))
+            }
+            pass.book = book
+            return pass
+        }
+    }
+
+    /// Takes in a person's save: the finest edits from `book` to the file, each applied through
+    /// the rules with origin `file`; lines not taken are returned for the file and the report.
+    private func ingest(
+        _ text: String,
+        into book: inout ListBook,
+        at now: Timestamp
+    ) -> (reading: ListFileReading, changes: [ListChange], rejected: [Int: String], rejection: FileRejectionParams?) {
+        var reading = ListFileReading(ListDocument(parsing: text), known: book)
+        var diagnostics = reading.diagnostics
+        var changes: [ListChange] = []
+        for fileEdit in reading.edits(from: book) {
+            do throws(ListError) {
+                let change = try book.apply(fileEdit.edit, at: now, origin: .file)
+                if case .createList = fileEdit.edit, let section = fileEdit.section {
+                    reading.sections[section].id = change?.list.id
+                }
+                if let change { changes.append(change) }
+            } catch {
+                guard fileEdit.line >= 0 else { continue }
+                let lines = reading.document.lines
+                diagnostics.append(ListFileDiagnostic(line: fileEdit.line + 1, text: lines[fileEdit.line].raw, problem: .denied(error)))
+                if case .createList = fileEdit.edit, let section = fileEdit.section {
+                    for item in reading.sections[section].items {
+                        diagnostics.append(
+                            ListFileDiagnostic(line: item.line + 1, text: lines[item.line].raw, problem: .underRejectedHeading(headingLine: fileEdit.line + 1))
+                        )
+                    }
+                }
+            }
+        }
+        book.reorder(by: reading.sections.compactMap(\.id))
+        diagnostics.sort { $0.line < $1.line }
+        reading.diagnostics = diagnostics
+        return (reading, changes, reading.rejectedLines, Self.rejection(diagnostics))
+    }
+
+    private static func rejection(_ diagnostics: [ListFileDiagnostic]) -> FileRejectionParams? {
+        guard !diagnostics.isEmpty else { return nil }
+        let count = diagnostics.count
+        return FileRejectionParams(
+            reason: "linesNotTaken",
+            message: "\(count) line\(count == 1 ? "" : "s") of the list file could not be taken; the rest was applied. Each is marked in the file.",
+            lines: diagnostics.map { .init(line: $0.line, text: $0.text, reason: $0.reason, message: $0.explanation) }
+        )
+    }
+
+    // MARK: Fan-out
 
     /// Encodes the notification once and hands the same bytes to every interested subscriber.
     private static func broadcast(_ change: ListChange, to subscribers: [Int: Subscription]) {
-        guard !subscribers.isEmpty else { return }
         let name = ListEventName(change.kind)
+        broadcast(name, ListChangeParams(change), listID: change.list.id, to: subscribers)
+    }
+
+    private static func broadcast(_ rejection: FileRejectionParams, to subscribers: [Int: Subscription]) {
+        broadcast(.didRejectFileEdit, rejection, listID: nil, to: subscribers)
+    }
+
+    private static func broadcast(_ name: ListEventName, _ params: some Encodable, listID: ListID?, to subscribers: [Int: Subscription]) {
+        guard !subscribers.isEmpty else { return }
         var bytes: ByteBuffer?
         for subscription in subscribers.values {
             guard subscription.events.contains(name) else { continue }
-            if let lists = subscription.lists, !lists.contains(change.list.id) { continue }
+            if let listID, let lists = subscription.lists, !lists.contains(listID) { continue }
             if bytes == nil {
-                var data = (try? RPCEncoding.request(id: nil, method: name.rawValue, params: ListChangeParams(change))) ?? Data()
+                var data = (try? RPCEncoding.request(id: nil, method: name.rawValue, params: params)) ?? Data()
                 data.append(UInt8(ascii: "\n"))
                 bytes = ByteBuffer(bytes: data)
             }
@@ -249,6 +480,18 @@ public final class ListStore: Service, Sendable {
             }
         }
         logger.notice("denied: \(denial.message) (by \(proposal.origin))", metadata: metadata)
+    }
+
+    private func log(_ rejection: FileRejectionParams) {
+        var metadata: Logger.Metadata = ["origin": "file", "reason": "\(rejection.reason)"]
+        if let offset = rejection.byteOffset { metadata["byte_offset"] = "\(offset)" }
+        logger.warning("\(rejection.message)", metadata: metadata)
+        for line in rejection.lines {
+            logger.warning(
+                "not taken from the list file, line \(line.line): \(line.message)",
+                metadata: ["origin": "file", "reason": "\(line.reason)", "line": "\(line.line)", "text": "\(line.text)"]
+            )
+        }
     }
 
     private static func metadata(_ origin: ChangeOrigin) -> Logger.Metadata {

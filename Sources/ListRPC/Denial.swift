@@ -11,6 +11,7 @@ public enum DenialCode {
         "invalidName": 1005,
         "invalidItem": 1006,
         "conflict": 1007,
+        "fileInvalid": 1008,
         "storageFailed": 1100,
     ]
 
@@ -33,6 +34,16 @@ extension RPCError {
             code: DenialCode.code(for: "storageFailed"),
             message: "The change was not saved: \(detail)",
             data: .object(["reason": .string("storageFailed")])
+        )
+    }
+
+    /// Edits wait while the list file cannot be read, so that the person's file is never
+    /// overwritten with listd's older copy.
+    public static func fileInvalid(path: String, byteOffset: Int) -> RPCError {
+        RPCError(
+            code: DenialCode.code(for: "fileInvalid"),
+            message: "The list file \(path) is not UTF-8 text (first bad byte at offset \(byteOffset)); fix it, then try again.",
+            data: .object(["reason": .string("fileInvalid"), "byteOffset": .integer(Int64(byteOffset))])
         )
     }
 

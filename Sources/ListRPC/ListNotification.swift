@@ -6,6 +6,8 @@ public enum ListEventName: String, Codable, Sendable, CaseIterable, Hashable {
     case didUpdateShoppingList
     case didRenameShoppingList
     case didDeleteShoppingList
+    /// A save of the list file that listd could not take (wholly or in part).
+    case didRejectFileEdit
 
     public init(_ kind: ListChange.Kind) {
         switch kind {
@@ -47,4 +49,39 @@ public struct ListEvent: Sendable, Hashable {
     public var list: ShoppingList { params.list }
     public var origin: ChangeOrigin { params.origin }
     public var changes: [ListChange.Step] { params.changes }
+}
+
+/// The params of `didRejectFileEdit`: what in a person's save of the list file was not taken.
+public struct FileRejectionParams: Codable, Sendable, Hashable {
+    public struct RejectedLine: Codable, Sendable, Hashable {
+        /// 1-based line number in the file as the person saved it.
+        public var line: Int
+        /// The line as the person typed it.
+        public var text: String
+        /// A stable word: `itemExists`, `invalidItem`, `listExists`, `itemOutsideList`, …
+        public var reason: String
+        public var message: String
+
+        public init(line: Int, text: String, reason: String, message: String) {
+            self.line = line
+            self.text = text
+            self.reason = reason
+            self.message = message
+        }
+    }
+
+    /// `linesNotTaken` (some lines broke a rule; the rest was applied) or `fileInvalid` (the file
+    /// is not UTF-8 text; nothing was applied and listd will not write it until it is fixed).
+    public var reason: String
+    public var message: String
+    public var lines: [RejectedLine]
+    /// For `fileInvalid`: the offset of the first byte that is not UTF-8.
+    public var byteOffset: Int?
+
+    public init(reason: String, message: String, lines: [RejectedLine], byteOffset: Int? = nil) {
+        self.reason = reason
+        self.message = message
+        self.lines = lines
+        self.byteOffset = byteOffset
+    }
 }

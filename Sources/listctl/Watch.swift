@@ -27,6 +27,21 @@ extension Listctl {
         func run() async throws {
             try await options.withClient { client in
                 let stream = client.events()
+                let json = options.json
+                client.on { event in
+                    if json {
+                        printJSON(WatchLine(event))
+                    } else {
+                        print(describe(event))
+                    }
+                }
+                client.onFileRejection { rejection in
+                    if json {
+                        printJSON(RejectionLine(rejection))
+                    } else {
+                        print(describe(rejection))
+                    }
+                }
                 let snapshot = try await client.subscribe(
                     events: events.isEmpty ? nil : events.compactMap(ListEventName.init(rawValue:)),
                     lists: lists.isEmpty ? nil : lists.map(reference)
@@ -37,13 +52,9 @@ extension Listctl {
                 } else {
                     print("Watching \(plural(snapshot.lists.count, "list")) from revision \(snapshot.revision); Ctrl-C to stop.")
                 }
-                for await event in stream {
-                    if options.json {
-                        printJSON(WatchLine(event))
-                    } else {
-                        print(describe(event))
-                    }
-                }
+                // Handlers run in the order listd sent the notifications; the stream only tells
+                // when the connection ends.
+                for await _ in stream {}
                 writeError("listctl: listd closed the connection.")
                 throw ExitCode(ListctlExit.failed.rawValue)
             }
@@ -83,6 +94,8 @@ func describe(_ event: ListEvent) -> String {
         what = "created with \(plural(event.list.items.count, "item"))"
     case .didDeleteShoppingList:
         what = "deleted"
+    case .didRejectFileEdit:
+        what = "file edit not taken"
     case .didRenameShoppingList, .didUpdateShoppingList:
         what = event.changes.map { step in
             switch step {
@@ -94,4 +107,26 @@ func describe(_ event: ListEvent) -> String {
         }.joined(separator: ", ")
     }
     return "#\(event.revision) \(event.list.name): \(what) (by \(event.origin))"
+}
+
+/// A `didRejectFileEdit` as `watch --json` prints it.
+private struct RejectionLine: Encodable {
+    var event = ListEventName.didRejectFileEdit.rawValue
+    var reason: String
+    var message: String
+    var lines: [FileRejectionParams.RejectedLine]
+    var byteOffset: Int?
+
+    init(_ rejection: FileRejectionParams) {
+        reason = rejection.reason
+        message = rejection.message
+        lines = rejection.lines
+        byteOffset = rejection.byteOffset
+    }
+}
+
+/// `List file edit not taken: line 4: “milk” is already on Groceries.` (one line per rejected line)
+func describe(_ rejection: FileRejectionParams) -> String {
+    if rejection.lines.isEmpty { return "List file edit not taken: \(rejection.message)" }
+    return rejection.lines.map { "List file edit not taken: line \($0.line): \($0.message)" }.joined(separator: "\n")
 }

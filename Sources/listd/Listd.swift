@@ -25,10 +25,16 @@ struct Listd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("List file (default: $LISTD_FILE, else $XDG_DATA_HOME/listd/lists.md).", valueName: "path"))
     var file: String?
 
+    @Option(help: ArgumentHelp("How long the list file must be left alone after a save before listd reads it.", valueName: "milliseconds"))
+    var settleMs: Int = 30
+
     @Option(help: "Least severe log level written: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
     func validate() throws {
+        if settleMs < 0 || settleMs > 10_000 {
+            throw ValidationError("--settle-ms must be between 0 and 10000.")
+        }
         if Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("“\(logLevel)” is not a log level; use trace, debug, info, notice, warning, error or critical.")
         }
@@ -47,8 +53,8 @@ struct Listd: AsyncParsableCommand {
         let logger = Logger(label: "listd")
 
         do {
-            let store = try ListStore(filePath: filePath, logger: logger)
-            logger.info("loaded \(store.snapshot.lists.count) list(s) from \(filePath) at revision \(store.snapshot.revision)")
+            let store = try ListStore(filePath: filePath, quietPeriod: .milliseconds(settleMs), logger: logger)
+            logger.info("loaded \(store.snapshot.lists.count) list(s) from \(store.filePath) at revision \(store.snapshot.revision)")
             let server = RPCServer(
                 configuration: .init(socketPath: socketPath, version: Self.version),
                 store: store,
@@ -56,7 +62,7 @@ struct Listd: AsyncParsableCommand {
             )
             // Reverse order on shutdown: the server stops taking requests before the store stops.
             let group = ServiceGroup(
-                services: [store, server],
+                services: [store, store.watcher, server],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 cancellationSignals: [],
                 logger: logger

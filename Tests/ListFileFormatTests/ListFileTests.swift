@@ -3,41 +3,48 @@ import ListModel
 import Testing
 
 private let t0 = Timestamp(millisecondsSinceEpoch: 1_795_330_023_123)
-private let me = ChangeOrigin.client(pid: 1, uid: 1, name: nil)
 
-@Suite struct ListFileTests {
-    @Test func rendersReadableMarkdownWithMetadataInComments() throws {
-        var book = ListBook()
-        _ = try book.apply(.createList(name: "Groceries", items: ["milk", "eggs"]), at: t0, origin: me)
-        _ = try book.apply(.createList(name: "Hardware", items: []), at: t0, origin: me)
-        #expect(
-            ListFile.render(book) == """
-                <!-- listd revision=2 next-id=3 -->
+/// Reads `text` as a first start would and returns the book with its reading.
+private func firstStart(_ text: String) -> (ListBook, ListFileReading) {
+    var reading = ListFileReading(ListDocument(parsing: text), known: nil)
+    let book = reading.book(at: t0)
+    return (book, reading)
+}
 
-                # Groceries <!-- listd id=1 revision=1 edited=2026-11-22T06:47:03.123Z -->
-                - milk
-                - eggs
+/// Applies a person's save to `book` the way listd does, returning the edits and the new book.
+private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], ListBook, ListFileReading) {
+    var reading = ListFileReading(ListDocument(parsing: text), known: book)
+    var book = book
+    var edits: [ListEdit] = []
+    for fileEdit in reading.edits(from: book) {
+        let change = try book.apply(fileEdit.edit, at: t0, origin: .file)
+        if let section = fileEdit.section, case .createList = fileEdit.edit { reading.sections[section].id = change?.list.id }
+        edits.append(fileEdit.edit)
+    }
+    return (edits, book, reading)
+}
 
-                # Hardware <!-- listd id=2 revision=2 edited=2026-11-22T06:47:03.123Z -->
-
-                """
-        )
+@Suite struct ListDocumentTests {
+    @Test(arguments: [
+        "",
+        "# A\n- x\n",
+        "# A\n- x",
+        "notes\n\n# A <!-- listd id=3 -->\n  * x\n+ y\n\n<!-- mine -->\n",
+    ])
+    func textRoundTripsExactly(_ text: String) {
+        #expect(ListDocument(parsing: text).text == text)
     }
 
-    @Test func roundTripKeepsIDsRevisionsStampsAndOrder() throws {
-        var book = ListBook()
-        _ = try book.apply(.createList(name: "B-list", items: ["# not a heading", "- dash", "<!-- listd x -->"]), at: t0, origin: me)
-        _ = try book.apply(.createList(name: "A <!-- listd id=7 -->", items: []), at: t0, origin: me)
-        _ = try book.apply(.deleteList(.id(1)), at: t0, origin: me)
-        _ = try book.apply(.createList(name: "Café ☕️", items: ["x"]), at: t0, origin: me)
-        let parsed = ListFile.parse(ListFile.render(book), at: .epoch)
-        #expect(parsed.diagnostics.isEmpty)
-        #expect(parsed.book == book)
-        #expect(parsed.book.nextID == 4)
+    @Test func windowsLineEndingsAreRead() {
+        let (book, _) = firstStart("# A\r\n- milk\r\n")
+        #expect(book.lists.first?.name == "A")
+        #expect(book.lists.first?.items == ["milk"])
     }
+}
 
+@Suite struct FirstStartTests {
     @Test func handTypedListsGetFreshIDsAndTheLoadTime() {
-        let parsed = ListFile.parse(
+        let (book, reading) = firstStart(
             """
             Some notes a person wrote.
 
@@ -46,22 +53,35 @@ private let me = ChangeOrigin.client(pid: 1, uid: 1, name: nil)
             * eggs
             + bread
 
-            # Hardware <!-- listd id=4 revision=2 edited=2026-01-01T00:00:00Z -->
+            # Hardware <!-- listd id=4 -->
               - nails
-            """,
-            at: t0
+            """
         )
-        #expect(parsed.diagnostics.isEmpty)
-        #expect(parsed.book.lists.map(\.name) == ["Groceries", "Hardware"])
-        #expect(parsed.book.lists.map(\.id) == [5, 4])
-        #expect(parsed.book.lists[0].items == ["milk", "eggs", "bread"])
-        #expect(parsed.book.lists[0].edited == t0)
-        #expect(parsed.book.lists[1].items == ["nails"])
-        #expect(parsed.book.nextID == 6)
+        #expect(reading.diagnostics.isEmpty)
+        #expect(book.lists.map(\.name) == ["Groceries", "Hardware"])
+        #expect(book.lists.map(\.id) == [5, 4])
+        #expect(book.lists[0].items == ["milk", "eggs", "bread"])
+        #expect(book.lists[0].edited == t0)
+        #expect(book.nextID == 6)
+    }
+
+    @Test func aFileFromTheEarlierFormatKeepsItsNumbers() {
+        let (book, _) = firstStart(
+            """
+            <!-- listd revision=12 next-id=9 -->
+
+            # Groceries <!-- listd id=1 revision=9 edited=2026-11-22T06:47:03.123Z -->
+            - milk
+            """
+        )
+        #expect(book.revision == 12)
+        #expect(book.nextID == 9)
+        #expect(book.lists[0].revision == 9)
+        #expect(book.lists[0].edited == t0)
     }
 
     @Test func linesThatBreakRulesAreReportedWithTheirNumbers() {
-        let parsed = ListFile.parse(
+        let (book, reading) = firstStart(
             """
             - stray
             # Groceries
@@ -69,31 +89,162 @@ private let me = ChangeOrigin.client(pid: 1, uid: 1, name: nil)
             - Milk
             -
             # groceries
+            - under a rejected heading
             # \(String(repeating: "n", count: 1001))
-            """,
-            at: t0
-        )
-        #expect(parsed.diagnostics.map(\.line) == [1, 4, 5, 6, 7])
-        #expect(parsed.diagnostics.map(\.reason) == ["itemOutsideList", "itemExists", "invalidItem", "listExists", "invalidName"])
-        #expect(parsed.diagnostics[1].message == "line 4: “milk” is already on Groceries.")
-        #expect(parsed.book.lists.count == 1)
-        #expect(parsed.book.lists[0].items == ["milk"])
-    }
-
-    @Test func duplicateIDsInMetadataDoNotMergeLists() {
-        let parsed = ListFile.parse(
             """
-            # A <!-- listd id=1 -->
-            # B <!-- listd id=1 -->
-            """,
-            at: t0
         )
-        #expect(Set(parsed.book.lists.map(\.id)).count == 2)
+        #expect(reading.diagnostics.map(\.line) == [1, 4, 5, 6, 7, 8])
+        #expect(reading.diagnostics.map(\.reason) == ["itemOutsideList", "itemExists", "invalidItem", "listExists", "listRejected", "invalidName"])
+        #expect(reading.diagnostics[1].message == "line 4: “milk” is already on Groceries.")
+        #expect(book.lists.count == 1)
+        #expect(book.lists[0].items == ["milk"])
     }
 
-    @Test func windowsLineEndingsAreRead() {
-        let parsed = ListFile.parse("# A\r\n- milk\r\n", at: t0)
-        #expect(parsed.book.lists.first?.items == ["milk"])
-        #expect(parsed.book.lists.first?.name == "A")
+    @Test func duplicateIDsInCommentsDoNotMergeLists() {
+        let (book, _) = firstStart("# A <!-- listd id=1 -->\n# B <!-- listd id=1 -->\n")
+        #expect(Set(book.lists.map(\.id)).count == 2)
+    }
+}
+
+@Suite struct ListFileWriterTests {
+    @Test func aNewFileIsPlainMarkdownWithIDsInComments() throws {
+        var book = ListBook()
+        _ = try book.apply(.createList(name: "Groceries", items: ["milk", "eggs"]), at: t0, origin: .file)
+        _ = try book.apply(.createList(name: "Hardware", items: []), at: t0, origin: .file)
+        #expect(
+            ListFileWriter.text(for: book, onto: nil) == """
+                # Groceries <!-- listd id=1 -->
+                - milk
+                - eggs
+
+                # Hardware <!-- listd id=2 -->
+
+                """
+        )
+    }
+
+    @Test func anUnchangedBookWritesTheFileBackByteForByte() {
+        let text = """
+            My lists. Edit freely.
+
+            #   Groceries   <!-- listd id=1 -->
+              * milk  
+            * eggs
+            <!-- my own comment -->
+
+            # Hardware <!-- listd id=2 -->
+            - nails
+            """
+        var (book, reading) = firstStart(text)
+        #expect(ListFileWriter.text(for: book, onto: reading) == text)
+        // Reading it again against the book changes nothing either.
+        reading = ListFileReading(ListDocument(parsing: text), known: book)
+        #expect(reading.edits(from: book).isEmpty)
+        book.reorder(by: [])
+        #expect(ListFileWriter.text(for: book, onto: reading) == text)
+    }
+
+    @Test func socketEditsTouchOnlyTheirLinesAndKeepNotes() throws {
+        let text = """
+            Notes at the top.
+
+            # Groceries <!-- listd id=1 -->
+            * milk
+            (buy the big one)
+            * eggs
+
+            # Hardware <!-- listd id=2 -->
+            - nails
+            Notes at the end.
+
+            """
+        var (book, reading) = firstStart(text)
+        _ = try book.apply(.addItem("bread", to: .id(1)), at: t0, origin: .file)
+        _ = try book.apply(.replaceItem("milk", with: "oat milk", on: .id(1)), at: t0, origin: .file)
+        _ = try book.apply(.renameList(.id(2), to: "Tools"), at: t0, origin: .file)
+        _ = try book.apply(.removeItem("nails", from: .id(2)), at: t0, origin: .file)
+        _ = try book.apply(.createList(name: "Party", items: ["cake"]), at: t0, origin: .file)
+        #expect(
+            ListFileWriter.text(for: book, onto: reading) == """
+                Notes at the top.
+
+                # Groceries <!-- listd id=1 -->
+                * oat milk
+                (buy the big one)
+                * eggs
+                * bread
+
+                # Tools <!-- listd id=2 -->
+                Notes at the end.
+
+                # Party <!-- listd id=3 -->
+                - cake
+
+                """
+        )
+        _ = try book.apply(.deleteList(.id(1)), at: t0, origin: .file)
+        reading = ListFileReading(ListDocument(parsing: ListFileWriter.text(for: book, onto: reading)), known: book)
+        #expect(ListFileWriter.text(for: book, onto: reading).hasPrefix("Notes at the top.\n\n(buy the big one)\n\n# Tools"))
+    }
+
+    @Test func rejectedLinesBecomeCommentsThatKeepWhatWasTyped() throws {
+        let (book, reading) = firstStart("# Groceries\n- milk\n  * MILK\n- eggs\n")
+        #expect(
+            ListFileWriter.text(for: book, onto: reading, rejected: reading.rejectedLines) == """
+                # Groceries <!-- listd id=1 -->
+                - milk
+                <!-- listd: not taken: “milk” is already on Groceries. You wrote:   * MILK -->
+                - eggs
+
+                """
+        )
+        #expect(ListFileWriter.annotation("why", "- a --> b <!-- c") == "<!-- listd: not taken: why You wrote: - a -- > b <! -- c -->")
+        // The annotation is then a note like any other.
+        let again = ListFileReading(ListDocument(parsing: ListFileWriter.text(for: book, onto: reading, rejected: reading.rejectedLines)), known: book)
+        #expect(again.diagnostics.isEmpty)
+        #expect(again.edits(from: book).isEmpty)
+    }
+}
+
+@Suite struct PersonsSaveTests {
+    private func start() throws -> ListBook {
+        firstStart("# Groceries <!-- listd id=1 -->\n- milk\n- eggs\n\n# Hardware <!-- listd id=2 -->\n- nails\n").0
+    }
+
+    @Test func itemEditsBecomeTheFinestEditsInFileOrder() throws {
+        let (edits, book, _) = try save(
+            "# Groceries <!-- listd id=1 -->\n- bread\n- milk\n- duck eggs\n\n# Hardware <!-- listd id=2 -->\n",
+            over: try start()
+        )
+        #expect(edits == [
+            .addItem("bread", to: .id(1), at: 0),
+            .replaceItem("eggs", with: "duck eggs", on: .id(1)),
+            .removeItem("nails", from: .id(2)),
+        ])
+        #expect(try book.list(.id(1)).items == ["bread", "milk", "duck eggs"])
+    }
+
+    @Test func aChangedHeadingIsARenameOfTheSameList() throws {
+        let (edits, book, _) = try save("# Food <!-- listd id=1 -->\n- milk\n- eggs\n\n# Hardware <!-- listd id=2 -->\n- nails\n", over: try start())
+        #expect(edits == [.renameList(.id(1), to: "Food")])
+        #expect(try book.list(.id(1)).name == "Food")
+    }
+
+    @Test func aRetypedHeadingWithoutItsCommentIsMatchedByName() throws {
+        let (edits, _, reading) = try save("# groceries\n- milk\n- eggs\n\n# Hardware <!-- listd id=2 -->\n- nails\n", over: try start())
+        #expect(edits == [.renameList(.id(1), to: "groceries")])
+        #expect(reading.sections.map(\.id) == [1, 2])
+    }
+
+    @Test func newAndRemovedHeadingsAreCreatesAndDeletesInFileOrder() throws {
+        let (edits, book, reading) = try save("# Party\n- cake\n\n# Hardware <!-- listd id=2 -->\n- nails\n", over: try start())
+        #expect(edits == [.createList(name: "Party", items: ["cake"]), .deleteList(.id(1))] || edits == [.deleteList(.id(1)), .createList(name: "Party", items: ["cake"])])
+        #expect(book.lists.map(\.name) == ["Hardware", "Party"])
+        #expect(reading.sections.map(\.id) == [3, 2])
+    }
+
+    @Test func aChangeOfSpellingIsAReplace() throws {
+        let (edits, _, _) = try save("# Groceries <!-- listd id=1 -->\n- Milk\n- eggs\n\n# Hardware <!-- listd id=2 -->\n- nails\n", over: try start())
+        #expect(edits == [.replaceItem("milk", with: "Milk", on: .id(1))])
     }
 }

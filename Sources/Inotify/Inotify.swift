@@ -1,0 +1,53 @@
+import Dispatch
+import Glibc
+
+/// An inotify instance: owns the descriptor, adds watches, and delivers events on a dispatch
+/// queue as the kernel makes them readable (no polling).
+public final class Inotify: @unchecked Sendable {
+    /// A failed system call, with the errno it returned.
+    public struct Error: Swift.Error, CustomStringConvertible, Sendable {
+        public var call: String
+        public var errno: Int32
+        public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+    }
+
+    private let descriptor: Int32
+    private let source: any DispatchSourceRead
+
+    /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`; `handler` runs on `queue` with every batch of
+    /// events read.
+    public init(queue: DispatchQueue, handler: @escaping @Sendable ([InotifyEvent]) -> Void) throws(Error) {
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { throw Error(call: "inotify_init1", errno: errno) }
+        descriptor = fd
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler {
+            // Large enough for many events; one event needs at most 16 + NAME_MAX + 1 bytes.
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    handler(InotifyEvent.parse(buffer[..<count]))
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    return  // EAGAIN: drained
+                }
+            }
+        }
+        source.setCancelHandler { close(fd) }
+    }
+
+    /// `inotify_add_watch`; returns the watch descriptor.
+    @discardableResult
+    public func addWatch(path: String, mask: UInt32) throws(Error) -> Int32 {
+        let watch = inotify_add_watch(descriptor, path, mask)
+        guard watch >= 0 else { throw Error(call: "inotify_add_watch(\(path))", errno: errno) }
+        return watch
+    }
+
+    public func start() { source.resume() }
+
+    /// Stops delivery and closes the descriptor.
+    public func stop() { source.cancel() }
+}

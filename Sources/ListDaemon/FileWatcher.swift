@@ -1,0 +1,112 @@
+import Dispatch
+import Glibc
+import Inotify
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Watches the list file's directory (not the file's inode, which editors replace) and says when
+/// a person's save has settled.
+public final class FileWatcher: Service, Sendable {
+    private struct State {
+        var tracker: SettleTracker
+        var onSettled: (@Sendable () -> Void)?
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var eventCount = 0
+    }
+
+    let path: String
+    private let directory: String
+    private let fileName: String
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "listd.file-watcher")
+    private let state: Mutex<State>
+
+    /// - Parameter quietPeriod: how long the file must be left alone before it is read.
+    public init(path: String, quietPeriod: Duration, logger: Logger) {
+        self.path = path
+        self.directory = directoryName(of: path)
+        self.fileName = String(path.split(separator: "/").last ?? "")
+        self.logger = logger
+        self.state = Mutex(State(tracker: SettleTracker(quietPeriod: quietPeriod)))
+    }
+
+    public var quietPeriod: Duration { state.withLock { $0.tracker.quietPeriod } }
+
+    /// What to call once a save has settled.
+    func setHandler(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onSettled = handler }
+    }
+
+    /// Returns at once when no save is in progress, else once it has settled: listd never reads
+    /// a file in the middle of a save, not even to check it before its own write.
+    func waitUntilSettled() async {
+        await withCheckedContinuation { continuation in
+            let settled = state.withLock { state in
+                if state.tracker.isSettled { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if settled { continuation.resume() }
+        }
+    }
+
+    /// Asks for another look after `delay` (an emptied file is given time to be filled).
+    func recheck(after delay: Duration) {
+        queue.asyncAfter(deadline: .now() + dispatchInterval(delay)) { [self] in
+            let handler = state.withLock { $0.onSettled }
+            handler?()
+        }
+    }
+
+    public func run() async throws {
+        let inotify = try Inotify(queue: queue) { [self] events in handle(events) }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_MODIFY | IN_ONLYDIR)
+        try inotify.addWatch(path: directory, mask: mask)
+        inotify.start()
+        logger.debug("watching \(directory) for changes to \(fileName)")
+        try? await gracefulShutdown()
+        inotify.stop()
+    }
+
+    private func handle(_ events: [InotifyEvent]) {
+        var relevant = false
+        for event in events {
+            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                logger.warning("the inotify queue overflowed; re-reading the list file in full")
+                relevant = true
+            } else if event.name == fileName {
+                relevant = true
+            }
+        }
+        guard relevant else { return }
+        let action = state.withLock { state in
+            state.eventCount += 1
+            return state.tracker.touched(at: .now)
+        }
+        perform(action)
+    }
+
+    private func perform(_ action: SettleTracker.Action) {
+        switch action {
+        case .none:
+            return
+        case .checkAt(let instant):
+            queue.asyncAfter(deadline: .now() + dispatchInterval(ContinuousClock.now.duration(to: instant))) { [self] in
+                perform(state.withLock { $0.tracker.check(at: .now) })
+            }
+        case .read:
+            let (handler, waiters) = state.withLock { state in
+                defer { state.waiters = [] }
+                return (state.onSettled, state.waiters)
+            }
+            handler?()
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+}
+
+func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+    let (seconds, attoseconds) = duration.components
+    return .nanoseconds(max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+}

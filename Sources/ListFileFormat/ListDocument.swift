@@ -1,0 +1,127 @@
+import ListModel
+
+/// The list file as lines, each classified but kept verbatim, so that listd can write the file
+/// back changing only the lines whose meaning changed. Notes, blank lines and a person's own
+/// comments are `text` lines and survive every rewrite.
+public struct ListDocument: Hashable, Sendable {
+    public enum Line: Hashable, Sendable {
+        /// `# Name <!-- listd id=1 -->`: starts a list.
+        case heading(Heading)
+        /// `- item` (also `*`, `+`, indented).
+        case item(Item)
+        /// The `<!-- listd revision=… next-id=… -->` line earlier versions wrote; read for its
+        /// numbers, never written again.
+        case legacyHeader([String: String])
+        /// Anything else: kept as the person wrote it.
+        case text(String)
+    }
+
+    public struct Heading: Hashable, Sendable {
+        /// The text after `# `, without listd's comment.
+        public var name: String
+        /// The fields of listd's trailing `<!-- listd … -->` comment, when there is one.
+        public var metadata: [String: String]?
+        public var raw: String
+
+        public var id: ListID? { metadata?["id"].flatMap { Int($0) } }
+    }
+
+    public struct Item: Hashable, Sendable {
+        /// Indentation and bullet: `"- "`, `"  * "`.
+        public var prefix: String
+        public var text: String
+        public var raw: String { prefix + text }
+    }
+
+    public var lines: [Line]
+    /// Whether the text ended with a line break; kept so an untouched file is written identically.
+    public var endsWithNewline: Bool
+
+    public init() {
+        lines = []
+        endsWithNewline = true
+    }
+
+    public init(parsing text: String) {
+        // "\r\n" is one Character in Swift, so both line ends are separators.
+        var rawLines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        endsWithNewline = text.isEmpty || rawLines.last?.isEmpty == true
+        if endsWithNewline, !rawLines.isEmpty { rawLines.removeLast() }
+        var sawHeading = false
+        lines = rawLines.map { raw in
+            let line = Self.classify(raw, beforeFirstHeading: !sawHeading)
+            if case .heading = line { sawHeading = true }
+            return line
+        }
+    }
+
+    /// The document as text.
+    public var text: String {
+        var text = lines.map(\.raw).joined(separator: "\n")
+        if endsWithNewline, !lines.isEmpty { text += "\n" }
+        return text
+    }
+
+    static let marker = "<!-- listd"
+
+    static func classify(_ raw: Substring, beforeFirstHeading: Bool) -> Line {
+        if raw.hasPrefix("# ") || raw == "#" {
+            var name = raw.dropFirst()
+            var metadata: [String: String]?
+            if raw.hasSuffix("-->"), let start = lastMarker(in: name), let fields = fields(of: name[start...]) {
+                metadata = fields
+                name = name[..<start]
+            }
+            return .heading(Heading(name: String(name), metadata: metadata, raw: String(raw)))
+        }
+        let body = raw.drop { $0 == " " || $0 == "\t" }
+        if let bullet = body.first, "-*+".contains(bullet) {
+            let rest = body.dropFirst()
+            if rest.isEmpty {
+                return .item(Item(prefix: String(raw), text: ""))
+            }
+            if rest.first == " " || rest.first == "\t" {
+                let textStart = rest.index(after: rest.startIndex)
+                return .item(Item(prefix: String(raw[..<textStart]), text: String(raw[textStart...])))
+            }
+        }
+        if beforeFirstHeading, let fields = fields(of: raw), fields["revision"] != nil || fields["next-id"] != nil {
+            return .legacyHeader(fields)
+        }
+        return .text(String(raw))
+    }
+
+    /// Where the last `<!-- listd` in `line` starts.
+    static func lastMarker(in line: Substring) -> Substring.Index? {
+        var index = line.endIndex
+        while index > line.startIndex {
+            index = line.index(before: index)
+            if line[index...].hasPrefix(marker) { return index }
+        }
+        return nil
+    }
+
+    /// The `key=value` fields of a `<!-- listd … -->` comment.
+    static func fields(of text: Substring) -> [String: String]? {
+        let trimmed = Substring(ListText.trimmed(String(text)))
+        guard trimmed.hasPrefix(marker), trimmed.hasSuffix("-->") else { return nil }
+        var fields: [String: String] = [:]
+        for token in trimmed.dropFirst(marker.count).dropLast(3).split(separator: " ") {
+            guard let equals = token.firstIndex(of: "=") else { continue }
+            fields[String(token[..<equals])] = String(token[token.index(after: equals)...])
+        }
+        return fields
+    }
+}
+
+extension ListDocument.Line {
+    public var raw: String {
+        switch self {
+        case .heading(let heading): heading.raw
+        case .item(let item): item.raw
+        case .legacyHeader(let fields):
+            ListDocument.marker + " " + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + " -->"
+        case .text(let text): text
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ListModel
+
+/// One edit a person made by saving the file, with the line it came from.
+public struct FileEdit: Hashable, Sendable {
+    public var edit: ListEdit
+    /// Index in the document of the line that asks for it (the heading for list edits).
+    public var line: Int
+    /// Index of the section in the reading (to tie a created list to its heading).
+    public var section: Int?
+}
+
+extension ListFileReading {
+    /// The finest edits that turn `known` into what this reading says, in file order: per list,
+    /// a create (with its items) or a rename then item adds, replaces and removes; a list that
+    /// is no longer in the file is deleted where it used to be.
+    public func edits(from known: ListBook) -> [FileEdit] {
+        var edits: [FileEdit] = []
+        let present = Set(sections.compactMap(\.id))
+        let knownOrder = Dictionary(known.lists.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var deletions = known.lists.enumerated().filter { !present.contains($0.element.id) }.map { (position: $0.offset, list: $0.element) }
+
+        func deleteLists(before position: Int) {
+            while let first = deletions.first, first.position < position {
+                // The line the list's heading was on is gone; report against the line where it stood.
+                edits.append(FileEdit(edit: .deleteList(.id(first.list.id)), line: -1, section: nil))
+                deletions.removeFirst()
+            }
+        }
+
+        for (index, section) in sections.enumerated() {
+            guard let id = section.id, let old = try? known.list(.id(id)) else {
+                edits.append(
+                    FileEdit(edit: .createList(name: section.name, items: section.items.map(\.text)), line: section.headingLine, section: index)
+                )
+                continue
+            }
+            deleteLists(before: knownOrder[id] ?? 0)
+            if old.name != section.name {
+                edits.append(FileEdit(edit: .renameList(.id(id), to: section.name), line: section.headingLine, section: index))
+            }
+            var position = 0
+            for step in ItemAlignment.align(old: old.items, new: section.items.map(\.text)) {
+                switch step {
+                case .keep(let oldIndex, let newIndex):
+                    let line = section.items[newIndex]
+                    if old.items[oldIndex] != line.text {
+                        // Same item, new spelling.
+                        edits.append(FileEdit(edit: .replaceItem(old.items[oldIndex], with: line.text, on: .id(id)), line: line.line, section: index))
+                    }
+                    position += 1
+                case .replace(let oldIndex, let newIndex):
+                    let line = section.items[newIndex]
+                    edits.append(FileEdit(edit: .replaceItem(old.items[oldIndex], with: line.text, on: .id(id)), line: line.line, section: index))
+                    position += 1
+                case .remove(let oldIndex):
+                    edits.append(FileEdit(edit: .removeItem(old.items[oldIndex], from: .id(id)), line: section.headingLine, section: index))
+                case .insert(let newIndex):
+                    let line = section.items[newIndex]
+                    edits.append(FileEdit(edit: .addItem(line.text, to: .id(id), at: position), line: line.line, section: index))
+                    position += 1
+                }
+            }
+        }
+        deleteLists(before: Int.max)
+        return edits
+    }
+}

@@ -1,0 +1,181 @@
+import ListModel
+
+/// What a list file says, checked against the list rules: the lists it holds (each tied to a
+/// list id where one can be found) and every line that could not be taken.
+public struct ListFileReading: Sendable {
+    public struct Section: Hashable, Sendable {
+        /// Index of the heading in `document.lines`.
+        public var headingLine: Int
+        public var name: String
+        /// The list this section is; nil for a list the file adds.
+        public var id: ListID?
+        /// The items taken, with their line indexes.
+        public var items: [ItemLine]
+    }
+
+    public struct ItemLine: Hashable, Sendable {
+        public var line: Int
+        public var text: String
+    }
+
+    public var document: ListDocument
+    public var sections: [Section]
+    /// Lines not taken, in line order.
+    public var diagnostics: [ListFileDiagnostic]
+
+    /// Reads `document`.
+    ///
+    /// - Parameter known: the lists listd holds. A heading is tied to a known list by the id in
+    ///   its listd comment, else by its name; a heading that matches nothing is a new list.
+    ///   Without `known` (first start), the ids in the comments are taken as they are.
+    public init(_ document: ListDocument, known: ListBook?) {
+        self.document = document
+        var diagnostics: [ListFileDiagnostic] = []
+        var sections: [Section] = []
+        var usedNames: [String: String] = [:]
+        var rejectedHeading: Int?
+
+        for (index, line) in document.lines.enumerated() {
+            switch line {
+            case .heading(let heading):
+                switch ListText.validated(heading.name) {
+                case .failure(let violation):
+                    diagnostics.append(.init(line: index + 1, text: line.raw, problem: .rule(.invalidName(heading.name, violation))))
+                    rejectedHeading = index
+                case .success(let name):
+                    if let existing = usedNames[ListText.key(name)] {
+                        diagnostics.append(.init(line: index + 1, text: line.raw, problem: .rule(.listExists(name: existing))))
+                        rejectedHeading = index
+                    } else {
+                        usedNames[ListText.key(name)] = name
+                        sections.append(Section(headingLine: index, name: name, id: heading.id, items: []))
+                        rejectedHeading = nil
+                    }
+                }
+            case .item(let item):
+                if let heading = rejectedHeading {
+                    diagnostics.append(.init(line: index + 1, text: line.raw, problem: .underRejectedHeading(headingLine: heading + 1)))
+                    continue
+                }
+                guard !sections.isEmpty else {
+                    diagnostics.append(.init(line: index + 1, text: line.raw, problem: .itemOutsideList))
+                    continue
+                }
+                let listName = sections[sections.count - 1].name
+                switch ListText.validated(item.text) {
+                case .failure(let violation):
+                    diagnostics.append(.init(line: index + 1, text: line.raw, problem: .rule(.invalidItem(item.text, violation))))
+                case .success(let text):
+                    if let existing = sections[sections.count - 1].items.first(where: { ListText.key($0.text) == ListText.key(text) }) {
+                        diagnostics.append(
+                            .init(line: index + 1, text: line.raw, problem: .rule(.itemExists(item: existing.text, list: listName)))
+                        )
+                    } else {
+                        sections[sections.count - 1].items.append(ItemLine(line: index, text: text))
+                    }
+                }
+            case .legacyHeader, .text:
+                continue
+            }
+        }
+
+        // Tie sections to lists: ids first, then names, each list at most once.
+        var claimed: Set<ListID> = []
+        let knownIDs = known.map { Set($0.lists.map(\.id)) }
+        for index in sections.indices {
+            guard let id = sections[index].id, knownIDs?.contains(id) ?? true, claimed.insert(id).inserted else {
+                sections[index].id = nil
+                continue
+            }
+        }
+        if let known {
+            for index in sections.indices where sections[index].id == nil {
+                let key = ListText.key(sections[index].name)
+                if let list = known.lists.first(where: { !claimed.contains($0.id) && ListText.key($0.name) == key }) {
+                    sections[index].id = list.id
+                    claimed.insert(list.id)
+                }
+            }
+        }
+        self.sections = sections
+        self.diagnostics = diagnostics
+    }
+
+    /// The numbers a file written by an earlier listd carries in its first comment.
+    var legacyHeader: [String: String] {
+        for line in document.lines {
+            if case .legacyHeader(let fields) = line { return fields }
+        }
+        return [:]
+    }
+
+    /// The lists of a file read on a first start (no state to compare with): sections without an
+    /// id get fresh ones, and this reading's sections are updated to them.
+    public mutating func book(at time: Timestamp) -> ListBook {
+        let header = legacyHeader
+        let revision = header["revision"].flatMap { Int($0) } ?? 0
+        var nextID = max(header["next-id"].flatMap { Int($0) } ?? 1, (sections.compactMap(\.id).max() ?? 0) + 1)
+        var lists: [ShoppingList] = []
+        for index in sections.indices {
+            if sections[index].id == nil {
+                sections[index].id = nextID
+                nextID += 1
+            }
+            var edited = time
+            var listRevision = revision
+            if case .heading(let heading) = document.lines[sections[index].headingLine], let metadata = heading.metadata {
+                edited = metadata["edited"].flatMap { Timestamp(rfc3339: $0) } ?? time
+                listRevision = min(metadata["revision"].flatMap { Int($0) } ?? revision, revision)
+            }
+            lists.append(
+                ShoppingList(id: sections[index].id!, name: sections[index].name, edited: edited, revision: listRevision, items: sections[index].items.map(\.text))
+            )
+        }
+        return ListBook(lists: lists, revision: revision, nextID: nextID)
+    }
+}
+
+/// One line of the list file that was not taken, and why.
+public struct ListFileDiagnostic: Hashable, Sendable {
+    public enum Problem: Hashable, Sendable {
+        /// The line breaks a list rule (duplicate, empty, too long, control character).
+        case rule(ListError)
+        /// An item line before the first `# heading`: it belongs to no list.
+        case itemOutsideList
+        /// An item under a heading that was not taken (1-based line of that heading).
+        case underRejectedHeading(headingLine: Int)
+        /// The change the line asks for was denied when applied.
+        case denied(ListError)
+    }
+
+    /// 1-based line number.
+    public var line: Int
+    /// The line as the person wrote it.
+    public var text: String
+    public var problem: Problem
+
+    public init(line: Int, text: String, problem: Problem) {
+        self.line = line
+        self.text = text
+        self.problem = problem
+    }
+
+    public var reason: String {
+        switch problem {
+        case .rule(let error), .denied(let error): error.reason
+        case .itemOutsideList: "itemOutsideList"
+        case .underRejectedHeading: "listRejected"
+        }
+    }
+
+    /// Without the line number: what the file's annotation says.
+    public var explanation: String {
+        switch problem {
+        case .rule(let error), .denied(let error): error.message
+        case .itemOutsideList: "An item before the first # heading is on no list."
+        case .underRejectedHeading(let heading): "The heading on line \(heading) was not taken, so neither are its items."
+        }
+    }
+
+    public var message: String { "line \(line): \(explanation)" }
+}

@@ -1,0 +1,64 @@
+import Dispatch
+import Foundation
+import Glibc
+import Inotify
+import Synchronization
+import Testing
+
+@Suite struct InotifyEventParserTests {
+    private func record(watch: Int32, mask: UInt32, cookie: UInt32, name: String, padTo length: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for value in [UInt32(bitPattern: watch), mask, cookie, UInt32(length)] {
+            bytes += withUnsafeBytes(of: value.littleEndian, Array.init)
+        }
+        var nameBytes = Array(name.utf8)
+        nameBytes += [UInt8](repeating: 0, count: length - nameBytes.count)
+        return bytes + nameBytes
+    }
+
+    @Test func parsesConsecutiveRecordsWithPaddedNames() {
+        let bytes = record(watch: 1, mask: 0x100, cookie: 0, name: "lists.md", padTo: 16)
+            + record(watch: 1, mask: 0x80, cookie: 7, name: "4913", padTo: 16)
+            + record(watch: -1, mask: 0x4000, cookie: 0, name: "", padTo: 0)
+        #expect(InotifyEvent.parse(bytes) == [
+            InotifyEvent(watch: 1, mask: 0x100, cookie: 0, name: "lists.md"),
+            InotifyEvent(watch: 1, mask: 0x80, cookie: 7, name: "4913"),
+            InotifyEvent(watch: -1, mask: 0x4000, cookie: 0, name: ""),
+        ])
+    }
+
+    @Test func aTruncatedRecordIsNotReadPastTheBuffer() {
+        let bytes = record(watch: 1, mask: 2, cookie: 0, name: "a", padTo: 16)
+        #expect(InotifyEvent.parse(bytes.dropLast(4)).isEmpty)
+        #expect(InotifyEvent.parse(bytes.prefix(10)).isEmpty)
+    }
+}
+
+@Suite struct InotifyTests {
+    @Test func reportsARenameIntoTheWatchedDirectory() async throws {
+        let directory = NSTemporaryDirectory() + "inotify-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let seen = Mutex<[InotifyEvent]>([])
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        let inotify = try Inotify(queue: DispatchQueue(label: "test")) { events in
+            seen.withLock { $0 += events }
+            continuation.yield()
+        }
+        try inotify.addWatch(path: directory, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE))
+        inotify.start()
+        defer { inotify.stop() }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(10))
+            continuation.finish()
+        }
+        defer { timeout.cancel() }
+        try "x".write(toFile: directory + "/tmp", atomically: false, encoding: .utf8)
+        rename(directory + "/tmp", directory + "/lists.md")
+        for await _ in stream {
+            if seen.withLock({ $0.contains { $0.name == "lists.md" && $0.mask & UInt32(IN_MOVED_TO) != 0 } }) { break }
+        }
+        #expect(seen.withLock { $0.contains { $0.name == "lists.md" && $0.mask & UInt32(IN_MOVED_TO) != 0 } })
+        #expect(seen.withLock { $0.contains { $0.name == "tmp" && $0.mask & UInt32(IN_CLOSE_WRITE) != 0 } })
+    }
+}

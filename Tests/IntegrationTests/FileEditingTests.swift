@@ -1,0 +1,373 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The list file as a person edits it, with real tools, under a running listd.
+@Suite struct FileEditingTests {
+    /// What a person wrote before listd ever ran.
+    static let handWritten = """
+        Notes at the top.
+
+        # Groceries
+        - milk
+        - eggs
+
+        Between lists: remember the coupons.
+
+        # Hardware
+        - nails
+
+        """
+
+    /// The same file once listd has tied each heading to its list.
+    static let base = """
+        Notes at the top.
+
+        # Groceries <!-- listd id=1 -->
+        - milk
+        - eggs
+
+        Between lists: remember the coupons.
+
+        # Hardware <!-- listd id=2 -->
+        - nails
+
+        """
+
+    /// A running listd on the hand-written file, and a subscriber that has seen nothing yet.
+    struct Setup {
+        var sandbox: Sandbox
+        var daemon: Daemon
+        var subscriber: LineConnection
+
+        init() throws {
+            sandbox = try Sandbox()
+            try FileEditingTests.handWritten.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+            daemon = try Daemon.start(in: sandbox)
+            subscriber = try LineConnection(path: sandbox.socket)
+            #expect(try subscriber.result("subscribe")["revision"] as? Int == 0)
+            #expect(try sandbox.read() == FileEditingTests.base)
+        }
+
+        /// Exactly `count` notifications, then nothing more for a while.
+        func notifications(_ count: Int) throws -> [[String: Any]] {
+            var notes: [[String: Any]] = []
+            for _ in 0..<count { notes.append(try subscriber.readObject()) }
+            #expect(try subscriber.isQuiet(for: 0.5), "more notifications than \(count)")
+            return notes
+        }
+
+        /// Runs a shell command line the way a person would.
+        func shell(_ command: String) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", command]
+            process.currentDirectoryURL = URL(fileURLWithPath: sandbox.path)
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(command)")
+        }
+
+        func lists() throws -> [[String: Any]] {
+            try LineConnection(path: sandbox.socket).result("getLists")["lists"] as? [[String: Any]] ?? []
+        }
+    }
+
+    static func summary(_ note: [String: Any]) -> String {
+        let params = note["params"] as? [String: Any] ?? [:]
+        let list = params["list"] as? [String: Any] ?? [:]
+        let changes = (params["changes"] as? [[String: Any]] ?? []).map { change in
+            change.keys.sorted().filter { $0 != "op" }.map { "\($0)=\(change[$0]!)" }.joined(separator: ",")
+        }
+        let origin = (params["origin"] as? [String: Any])?["kind"] as? String ?? "?"
+        return "\(note["method"]!) #\(params["revision"]!) \(list["name"]!) \(changes.joined(separator: ";")) by \(origin)"
+    }
+
+    @Test func vimWithBackupcopyYesReplacesAnItemInPlace() throws {
+        let setup = try Setup()
+        try setup.shell("vim -Nu NONE -n -es -c 'set backupcopy=yes' -c '%s/^- eggs$/- duck eggs/' -c 'wq' lists.md")
+        let notes = try setup.notifications(1)
+        #expect(notes.map(Self.summary) == ["didUpdateShoppingList #1 Groceries item=eggs,with=duck eggs by file"])
+        // listd did not need to rewrite the file: it is exactly what vim wrote.
+        #expect(try setup.sandbox.read() == Self.base.replacingOccurrences(of: "- eggs", with: "- duck eggs"))
+    }
+
+    @Test func vimWithBackupcopyNoAddsAnItemWhereItWasTyped() throws {
+        let setup = try Setup()
+        try setup.shell("vim -Nu NONE -n -es -c 'set backupcopy=no writebackup' -c '/^- milk/s/$/\\r- bread/' -c 'wq' lists.md")
+        let notes = try setup.notifications(1)
+        #expect(notes.map(Self.summary) == ["didUpdateShoppingList #1 Groceries item=bread by file"])
+        #expect(try setup.lists().first?["items"] as? [String] == ["milk", "bread", "eggs"])
+        #expect(try setup.sandbox.read() == Self.base.replacingOccurrences(of: "- milk\n", with: "- milk\n- bread\n"))
+        #expect(!FileManager.default.fileExists(atPath: setup.sandbox.path + "/lists.md~"))
+    }
+
+    @Test func sedInPlaceRemovesAnItem() throws {
+        let setup = try Setup()
+        try setup.shell("sed -i '/^- nails$/d' lists.md")
+        #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Hardware item=nails by file"])
+        #expect(((try setup.notifications(0)).isEmpty))
+        #expect(try setup.lists().last?["items"] as? [String] == [])
+    }
+
+    @Test func aChangedHeadingIsARenameOfTheSameList() throws {
+        let setup = try Setup()
+        try setup.shell("sed -i 's/^# Groceries/# Food/' lists.md")
+        let notes = try setup.notifications(1)
+        #expect(notes.map(Self.summary) == ["didRenameShoppingList #1 Food from=Groceries,to=Food by file"])
+        #expect(try setup.lists().first?["id"] as? Int == 1)
+    }
+
+    @Test func mvOverTheFileAppliesEveryChangeInFileOrder() throws {
+        let setup = try Setup()
+        let edited = Self.base
+            .replacingOccurrences(of: "# Hardware <!-- listd id=2 -->\n- nails", with: "# Tools <!-- listd id=2 -->\n- hammer\n- nails")
+            .replacingOccurrences(of: "- milk\n", with: "")
+        try edited.write(toFile: setup.sandbox.path + "/draft.md", atomically: false, encoding: .utf8)
+        try setup.shell("mv draft.md lists.md")
+        #expect(try setup.notifications(3).map(Self.summary) == [
+            "didUpdateShoppingList #1 Groceries item=milk by file",
+            "didRenameShoppingList #2 Tools from=Hardware,to=Tools by file",
+            "didUpdateShoppingList #3 Tools item=hammer by file",
+        ])
+        #expect(try setup.sandbox.read() == edited)
+    }
+
+    @Test func cpOverTheFileCreatesAList() throws {
+        let setup = try Setup()
+        try (Self.base + "\n# Party\n- cake\n- balloons\n").write(toFile: setup.sandbox.path + "/other.md", atomically: false, encoding: .utf8)
+        try setup.shell("cp other.md lists.md")
+        let notes = try setup.notifications(1)
+        #expect(notes.map(Self.summary) == ["didCreateShoppingList #1 Party  by file"])
+        let list = (notes[0]["params"] as? [String: Any])?["list"] as? [String: Any]
+        #expect(list?["items"] as? [String] == ["cake", "balloons"])
+        #expect(list?["id"] as? Int == 3)
+        // The new heading is tied to its list in the file.
+        #expect(try setup.sandbox.read() == Self.base + "\n# Party <!-- listd id=3 -->\n- cake\n- balloons\n")
+    }
+
+    @Test func aTruncateFollowedByADelayedWriteNeverMakesListsVanish() throws {
+        let setup = try Setup()
+        let edited = Self.base.replacingOccurrences(of: "- eggs\n", with: "- eggs\n- jam\n")
+        try edited.write(toFile: setup.sandbox.path + "/new.md", atomically: false, encoding: .utf8)
+        try setup.shell(": > lists.md; sleep 0.6; cat new.md > lists.md")
+        #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Groceries item=jam by file"])
+        #expect(try setup.sandbox.read() == edited)
+    }
+
+    @Test func deletingTheFileDoesNotDeleteTheLists() throws {
+        let setup = try Setup()
+        try setup.shell("rm lists.md")
+        var restored = false
+        for _ in 0..<100 where !restored {
+            usleep(50_000)
+            restored = (try? setup.sandbox.read()) == Self.base
+        }
+        #expect(restored)
+        #expect(try setup.notifications(0).isEmpty)
+        #expect(try setup.lists().count == 2)
+        #expect(setup.daemon.logOutput.contains("was deleted; writing the lists back"))
+    }
+
+    @Test func aDuplicateTypedByHandIsReportedAndMarkedInTheFile() throws {
+        let setup = try Setup()
+        try setup.shell("sed -i 's/^- eggs$/- eggs\\n- MILK \\n- bread/' lists.md")
+        let notes = try setup.notifications(2)
+        #expect(Self.summary(notes[0]) == "didUpdateShoppingList #1 Groceries item=bread by file")
+        #expect(notes[1]["method"] as? String == "didRejectFileEdit")
+        let params = try #require(notes[1]["params"] as? [String: Any])
+        #expect(params["reason"] as? String == "linesNotTaken")
+        let line = try #require((params["lines"] as? [[String: Any]])?.first)
+        #expect(line["line"] as? Int == 6)
+        #expect(line["text"] as? String == "- MILK ")
+        #expect(line["reason"] as? String == "itemExists")
+        #expect(line["message"] as? String == "“milk” is already on Groceries.")
+        #expect(
+            try setup.sandbox.read() == Self.base.replacingOccurrences(
+                of: "- eggs\n",
+                with: "- eggs\n<!-- listd: not taken: “milk” is already on Groceries. You wrote: - MILK  -->\n- bread\n"
+            )
+        )
+        #expect(setup.daemon.logOutput.contains("not taken from the list file, line 6: “milk” is already on Groceries."))
+    }
+
+    @Test func aFileThatIsNotUTF8IsNeverOverwrittenAndEditsWaitForTheFix() throws {
+        let setup = try Setup()
+        var bad = Array(Self.base.utf8)
+        bad.insert(0xFF, at: 20)
+        try Data(bad).write(to: URL(fileURLWithPath: setup.sandbox.path + "/bad.md"))
+        try setup.shell("cp bad.md lists.md")
+        let notes = try setup.notifications(1)
+        #expect(notes[0]["method"] as? String == "didRejectFileEdit")
+        let params = notes[0]["params"] as? [String: Any]
+        #expect(params?["reason"] as? String == "fileInvalid")
+        #expect(params?["byteOffset"] as? Int == 20)
+        #expect(setup.daemon.logOutput.contains("offset 20"))
+
+        let client = try LineConnection(path: setup.sandbox.socket)
+        let denial = try client.error("addItem", ["list": 1, "item": "tea"])
+        #expect(denial["code"] as? Int == 1008)
+        #expect((denial["data"] as? [String: Any])?["reason"] as? String == "fileInvalid")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: setup.sandbox.file)) == Data(bad))
+        // Reads still work, from the last good state.
+        #expect(try client.result("getList", ["list": 1])["items"] as? [String] == ["milk", "eggs"])
+
+        // The person fixes the file (and adds an item): listd takes it in and edits work again.
+        try Self.base.replacingOccurrences(of: "- nails", with: "- nails\n- glue").write(toFile: setup.sandbox.file, atomically: false, encoding: .utf8)
+        #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Hardware item=glue by file"])
+        _ = try client.result("addItem", ["list": 1, "item": "tea"])
+    }
+
+    @Test func notesAndOrderSurviveEditsFromBothSides() throws {
+        let setup = try Setup()
+        let client = try LineConnection(path: setup.sandbox.socket)
+        _ = try client.result("addItem", ["list": "Groceries", "item": "bread"])
+        _ = try client.result("removeItem", ["list": "Hardware", "item": "nails"])
+        _ = try client.result("createList", ["name": "Party", "items": ["cake"]])
+        #expect(try setup.notifications(3).count == 3)
+        let expected = """
+            Notes at the top.
+
+            # Groceries <!-- listd id=1 -->
+            - milk
+            - eggs
+            - bread
+
+            Between lists: remember the coupons.
+
+            # Hardware <!-- listd id=2 -->
+
+            # Party <!-- listd id=3 -->
+            - cake
+
+            """
+        #expect(try setup.sandbox.read() == expected)
+        // A person's edit between the lists keeps everything else as it was.
+        try setup.shell("sed -i 's/^Between lists: remember the coupons./Between lists: coupons are in the drawer./' lists.md")
+        #expect(try setup.notifications(0).isEmpty)
+        _ = try client.result("deleteList", ["list": "Hardware"])
+        #expect(try setup.notifications(1).count == 1)
+        #expect(try setup.sandbox.read() == expected
+            .replacingOccurrences(of: "remember the coupons.", with: "coupons are in the drawer.")
+            .replacingOccurrences(of: "# Hardware <!-- listd id=2 -->\n\n", with: ""))
+    }
+
+    @Test func aHundredSavesInABurstAreEachApplied() throws {
+        let setup = try Setup()
+        try setup.shell("for i in $(seq 1 100); do printf -- '- item %s\\n' $i >> lists.md; done")
+        let notes = try setup.notifications(100)
+        #expect(notes.map(Self.summary) == (1...100).map { "didUpdateShoppingList #\($0) Hardware item=item \($0) by file" })
+        #expect(try setup.sandbox.read() == Self.base + (1...100).map { "- item \($0)\n" }.joined())
+    }
+
+    @Test func listdsOwnWritesAreNotEchoed() throws {
+        let setup = try Setup()
+        let client = try LineConnection(path: setup.sandbox.socket)
+        for item in ["tea", "coffee", "cocoa"] { _ = try client.result("addItem", ["list": 1, "item": item]) }
+        let notes = try setup.notifications(3)
+        #expect(notes.map(Self.summary) == [
+            "didUpdateShoppingList #1 Groceries item=tea by client",
+            "didUpdateShoppingList #2 Groceries item=coffee by client",
+            "didUpdateShoppingList #3 Groceries item=cocoa by client",
+        ])
+    }
+
+    @Test func aPersonsSaveIsTakenInBeforeListdsOwnEdit() throws {
+        let setup = try Setup()
+        let client = try LineConnection(path: setup.sandbox.socket)
+        // The save and the edit land together; neither may be lost.
+        try Self.base.replacingOccurrences(of: "- nails", with: "- nails\n- glue").write(toFile: setup.sandbox.file, atomically: false, encoding: .utf8)
+        let reply = try client.result("addItem", ["list": "Groceries", "item": "tea"])
+        #expect(reply["items"] as? [String] == ["milk", "eggs", "tea"])
+        let notes = try setup.notifications(2).map(Self.summary)
+        #expect(notes.contains("didUpdateShoppingList #1 Hardware item=glue by file") || notes.contains("didUpdateShoppingList #2 Hardware item=glue by file"))
+        let text = try setup.sandbox.read()
+        #expect(text.contains("- nails\n- glue\n"))
+        #expect(text.contains("- eggs\n- tea\n"))
+    }
+
+    @Test func aSymlinkedListFileIsFollowedAndStaysALink() throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/real", withIntermediateDirectories: true)
+        try Self.handWritten.write(toFile: sandbox.path + "/real/lists.md", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.file, withDestinationPath: sandbox.path + "/real/lists.md")
+        let daemon = try Daemon.start(in: sandbox)
+        let client = try LineConnection(path: sandbox.socket)
+        _ = try client.result("subscribe")
+        try Self.base.replacingOccurrences(of: "- nails", with: "- glue").write(toFile: sandbox.path + "/real/lists.md", atomically: true, encoding: .utf8)
+        let note = try client.readObject()
+        #expect(Self.summary(note) == "didUpdateShoppingList #1 Hardware item=nails,with=glue by file")
+        _ = try client.result("addItem", ["list": 1, "item": "tea"])
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: sandbox.file) == sandbox.path + "/real/lists.md")
+        #expect(try sandbox.read().contains("- eggs\n- tea\n"))
+        _ = daemon
+    }
+
+    @Test func editsMadeWhileListdWasStoppedAreTakenInAtStart() throws {
+        let setup = try Setup()
+        #expect(setup.daemon.stop() == 0)
+        try setup.shell("sed -i 's/^- milk$/- oat milk/' lists.md")
+        try setup.daemon.start()
+        let client = try LineConnection(path: setup.sandbox.socket)
+        let lists = try client.result("getLists")
+        #expect(lists["revision"] as? Int == 1)
+        #expect((lists["lists"] as? [[String: Any]])?.first?["items"] as? [String] == ["oat milk", "eggs"])
+        #expect(setup.daemon.logOutput.contains("replaced “milk” with “oat milk” on Groceries (revision 1, by the list file)"))
+    }
+
+    @Test func listctlWatchShowsFileMadeChangesWithTheirOrigin() throws {
+        let setup = try Setup()
+        let watch = Process()
+        watch.executableURL = Binaries.listctl
+        watch.arguments = ["watch", "--socket", setup.sandbox.socket]
+        let out = Pipe()
+        watch.standardOutput = out
+        try watch.run()
+        defer { watch.terminate() }
+        let reader = LineReader(out.fileHandleForReading)
+        #expect(try reader.line().hasPrefix("Watching 2 lists"))
+        try setup.shell("sed -i 's/^- eggs$/- eggs\\n- eggs/' lists.md && sed -i 's/^- nails$/- screws/' lists.md")
+        var lines: [String] = []
+        for _ in 0..<2 { lines.append(try reader.line()) }
+        #expect(lines.contains("List file edit not taken: line 6: “eggs” is already on Groceries."))
+        #expect(lines.contains("#1 Hardware: replaced “nails” with “screws” (by the list file)"))
+    }
+}
+
+/// A queue overflow makes listd re-read the whole file: nothing is missed.
+@Suite(.serialized) struct InotifyOverflowTests {
+    static let limitPath = "/proc/sys/fs/inotify/max_queued_events"
+    static var canLowerTheLimit: Bool { access(limitPath, W_OK) == 0 }
+
+    @Test(.enabled(if: canLowerTheLimit, "needs root to lower fs.inotify.max_queued_events"))
+    func anOverflowedQueueStillMissesNoChange() throws {
+        let sandbox = try Sandbox()
+        try FileEditingTests.handWritten.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let original = try String(contentsOfFile: Self.limitPath, encoding: .utf8)
+        // The limit applies to inotify instances created while it is set: only this listd's.
+        try "4\n".write(toFile: Self.limitPath, atomically: false, encoding: .utf8)
+        let daemon: Daemon
+        do {
+            daemon = try Daemon.start(in: sandbox, arguments: ["--settle-ms", "200"])
+        } catch {
+            try original.write(toFile: Self.limitPath, atomically: false, encoding: .utf8)
+            throw error
+        }
+        try original.write(toFile: Self.limitPath, atomically: false, encoding: .utf8)
+
+        let client = try LineConnection(path: sandbox.socket)
+        _ = try client.result("subscribe")
+        let script = "for i in $(seq 1 50); do printf -- '- item %s\\n' $i >> \(sandbox.file); done"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        try process.run()
+        process.waitUntilExit()
+        var revisions: [Int] = []
+        for _ in 0..<50 {
+            revisions.append(try #require(((try client.readObject())["params"] as? [String: Any])?["revision"] as? Int))
+        }
+        #expect(revisions == Array(1...50))
+        #expect(daemon.logOutput.contains("inotify queue overflowed"))
+    }
+}
