@@ -12,7 +12,10 @@ public final class FileWatcher: Service, Sendable {
         var tracker: SettleTracker
         var onSettled: (@Sendable () -> Void)?
         var waiters: [CheckedContinuation<Void, Never>] = []
-        var eventCount = 0
+        /// The burst being settled: when it began and how many events it had (for the log).
+        var burstStart: ContinuousClock.Instant?
+        var burstEvents = 0
+        var burstEnd: ContinuousClock.Instant?
     }
 
     let path: String
@@ -70,19 +73,23 @@ public final class FileWatcher: Service, Sendable {
     }
 
     private func handle(_ events: [InotifyEvent]) {
-        var relevant = false
+        var relevant = 0
         for event in events {
             if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                // Events were lost; listd always reads the whole file, so reading it is enough.
                 logger.warning("the inotify queue overflowed; re-reading the list file in full")
-                relevant = true
+                relevant += 1
             } else if event.name == fileName {
-                relevant = true
+                relevant += 1
             }
         }
-        guard relevant else { return }
+        guard relevant > 0 else { return }
         let action = state.withLock { state in
-            state.eventCount += 1
-            return state.tracker.touched(at: .now)
+            let now = ContinuousClock.now
+            if state.burstStart == nil { state.burstStart = now }
+            state.burstEvents += relevant
+            state.burstEnd = now
+            return state.tracker.touched(at: now)
         }
         perform(action)
     }
@@ -96,9 +103,17 @@ public final class FileWatcher: Service, Sendable {
                 perform(state.withLock { $0.tracker.check(at: .now) })
             }
         case .read:
-            let (handler, waiters) = state.withLock { state in
-                defer { state.waiters = [] }
-                return (state.onSettled, state.waiters)
+            let (handler, waiters, burst) = state.withLock { state in
+                defer {
+                    state.waiters = []
+                    state.burstStart = nil
+                    state.burstEvents = 0
+                }
+                return (state.onSettled, state.waiters, (state.burstStart, state.burstEnd, state.burstEvents))
+            }
+            if let start = burst.0, let end = burst.1 {
+                // How long the save itself took, first event to last: what the quiet period must cover.
+                logger.debug("list file settled", metadata: ["events": "\(burst.2)", "save_span": "\(end - start)"])
             }
             handler?()
             for waiter in waiters { waiter.resume() }
