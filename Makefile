@@ -3,8 +3,8 @@
 #   make test   install what is missing, build, run every test
 
 SWIFT ?= swift
-# System packages the build and the tests need (Debian names).
-APT_PACKAGES := libsystemd-dev pkg-config
+# System packages the build and the tests need (Debian names); the tests edit the list file with vim.
+APT_PACKAGES := libsystemd-dev pkg-config vim
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 DEBUG_BIN := .build/debug
 
