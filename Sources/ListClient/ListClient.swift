@@ -167,24 +167,23 @@ public final class ListClient: Sendable {
 
     /// Every change notification received from now on, until the connection closes.
     public func events() -> AsyncStream<ListEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ListEvent.self)
-        let closed = state.withLock { state in
-            if state.closed { return true }
-            state.streams[state.nextStreamID] = continuation
-            state.nextStreamID += 1
-            return false
-        }
-        if closed { continuation.finish() }
-        return stream
+        makeStream { state, continuation in state.streams[state.nextStreamID] = continuation }
     }
 
     /// Every `didRejectFileEdit` received from now on: what a person's save of the list file had
     /// that listd could not take.
     public func fileRejections() -> AsyncStream<FileRejectionParams> {
-        let (stream, continuation) = AsyncStream.makeStream(of: FileRejectionParams.self)
+        makeStream { state, continuation in state.rejectionStreams[state.nextStreamID] = continuation }
+    }
+
+    /// A stream that `register` files in the state; finished at once when the connection is gone.
+    private func makeStream<Element>(
+        _ register: (inout State, AsyncStream<Element>.Continuation) -> Void
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
         let closed = state.withLock { state in
             if state.closed { return true }
-            state.rejectionStreams[state.nextStreamID] = continuation
+            register(&state, continuation)
             state.nextStreamID += 1
             return false
         }

@@ -102,3 +102,21 @@ import Testing
         }
     }
 }
+
+@Suite struct ListClientFileRejectionTests {
+    @Test func fileRejectionsArriveAsTypedValues() async throws {
+        let sandbox = try Sandbox()
+        try "# Groceries\n- milk\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let daemon = try Daemon.start(in: sandbox)
+        try await ListClient.withConnection(socketPath: sandbox.socket) { client in
+            let rejections = client.fileRejections()
+            _ = try await client.subscribe(events: [.didRejectFileEdit])
+            try "# Groceries <!-- listd id=1 -->\n- milk\n- MILK\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+            var iterator = rejections.makeAsyncIterator()
+            let rejection = try #require(await iterator.next())
+            #expect(rejection.reason == "linesNotTaken")
+            #expect(rejection.lines == [.init(line: 3, text: "- MILK", reason: "itemExists", message: "“milk” is already on Groceries.")])
+        }
+        _ = daemon
+    }
+}
