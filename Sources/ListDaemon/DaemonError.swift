@@ -5,6 +5,8 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
     case cannotCreateDirectory(path: String, errno: Int32)
     case cannotReadListFile(path: String, errno: Int32)
     case unreadableState(path: String, detail: String)
+    /// A person saved the file while listd was writing it; listd's write was not made.
+    case changedWhileWriting(path: String)
     case cannotWriteListFile(path: String, step: String, errno: Int32)
 
     public var description: String {
@@ -17,6 +19,8 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
             "cannot create the directory \(path): \(errorText(errno))"
         case .cannotReadListFile(let path, let errno):
             "cannot read the list file \(path): \(errorText(errno))"
+        case .changedWhileWriting(let path):
+            "\(path) was saved by someone else while listd was writing it; taking that save in first"
         case .unreadableState(let path, let detail):
             "the state file \(path) cannot be read (\(detail)); rebuilding it from the list file"
         case .cannotWriteListFile(let path, let step, let errno):

@@ -73,25 +73,27 @@ public final class FileWatcher: Service, Sendable {
     }
 
     private func handle(_ events: [InotifyEvent]) {
-        var relevant = 0
+        var observed: [SettleTracker.Event] = []
         for event in events {
             if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
                 // Events were lost; listd always reads the whole file, so reading it is enough.
                 logger.warning("the inotify queue overflowed; re-reading the list file in full")
-                relevant += 1
+                observed.append(.overflowed)
             } else if event.name == fileName {
-                relevant += 1
+                let completes = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
+                observed.append(event.mask & completes != 0 ? .completed : .written)
             }
         }
-        guard relevant > 0 else { return }
-        let action = state.withLock { state in
+        guard !observed.isEmpty else { return }
+        var actions: [SettleTracker.Action] = []
+        state.withLock { state in
             let now = ContinuousClock.now
             if state.burstStart == nil { state.burstStart = now }
-            state.burstEvents += relevant
+            state.burstEvents += observed.count
             state.burstEnd = now
-            return state.tracker.touched(at: now)
+            for event in observed { actions.append(state.tracker.record(event, at: now)) }
         }
-        perform(action)
+        actions.forEach(perform)
     }
 
     private func perform(_ action: SettleTracker.Action) {

@@ -51,7 +51,11 @@ struct ListFileStorage: Sendable {
     /// Replaces `path` so that no reader ever sees it half-written and a crash at any moment
     /// leaves the old or the new content: temp file in the same directory, fsync, rename over,
     /// fsync the directory. An existing file keeps its permissions; a new one is 0600.
-    func write(_ bytes: [UInt8], to path: String) throws(DaemonError) {
+    ///
+    /// - Parameter expected: when given, the content `path` must still have (nil: must not exist)
+    ///   just before the rename; otherwise nothing is replaced and `changedWhileWriting` is thrown,
+    ///   so a person's save that lands while listd writes is never overwritten.
+    func write(_ bytes: [UInt8], to path: String, expecting expected: [UInt8]?? = .none) throws(DaemonError) {
         let directory = directoryName(of: path)
         let temporary = directory + "/.listd-" + String(getpid()) + ".tmp"
         var mode: mode_t = 0o600
@@ -75,6 +79,19 @@ struct ListFileStorage: Sendable {
         if failure == nil, fchmod(fd, mode) != 0 { failure = ("chmod", errno) }
         if failure == nil, fsync(fd) != 0 { failure = ("fsync", errno) }
         close(fd)
+        if failure == nil, case .some(let expected) = expected {
+            let current: [UInt8]?
+            do throws(DaemonError) {
+                current = try read(path)
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+            if current != expected {
+                unlink(temporary)
+                throw .changedWhileWriting(path: path)
+            }
+        }
         if failure == nil, rename(temporary, path) != 0 { failure = ("rename", errno) }
         if let failure {
             unlink(temporary)

@@ -74,6 +74,8 @@ public final class ListStore: Service, Sendable {
         var rejection: FileRejectionParams?
         var invalidFileOffset: Int??
         var book: ListBook?
+        /// The file changed under listd's write: nothing was applied; take the save in and retry.
+        var retry = false
     }
 
     /// How long an emptied list file is given to be filled before listd writes the lists back.
@@ -225,12 +227,17 @@ public final class ListStore: Service, Sendable {
                 return (pending.edits, pending.fileTouched)
             }
             if batch.isEmpty, !fileTouched { return }
-            // Never read the file in the middle of a person's save.
-            await watcher.waitUntilSettled()
             let proposals = batch.map { ($0.edit, $0.ifRevision, $0.origin) }
-            let pass: Pass
+            var pass = Pass()
             do {
-                pass = try await NIOThreadPool.singleton.runIfActive { try self.synchronise(edits: proposals, firstStart: false) }
+                for attempt in 1...20 {
+                    // Never read the file in the middle of a person's save.
+                    await watcher.waitUntilSettled()
+                    pass = try await NIOThreadPool.singleton.runIfActive { try self.synchronise(edits: proposals, firstStart: false) }
+                    guard pass.retry else { break }
+                    logger.notice("the list file was saved while listd was writing it; taking that save in first (attempt \(attempt))")
+                }
+                if pass.retry { throw DaemonError.changedWhileWriting(path: storage.path) }
             } catch {
                 logger.error("could not save the lists; \(batch.count) edit(s) not applied", metadata: ["error": "\(error)"])
                 for proposal in batch { proposal.continuation.resume(returning: .failure(.storageFailed("\(error)"))) }
@@ -256,6 +263,7 @@ public final class ListStore: Service, Sendable {
     /// caller does that once this returns (after both files are durable).
     private func synchronise(edits: [(ListEdit, Revision?, ChangeOrigin)], firstStart: Bool) throws(DaemonError) -> Pass {
         try fileState.withLock { file throws(DaemonError) -> Pass in
+            let before = file
             var pass = Pass()
             let committed = state.withLock { $0.book }
             var book = committed
@@ -344,7 +352,13 @@ public final class ListStore: Service, Sendable {
             let newBytes = Array(text.utf8)
             if mustWrite || newBytes != bytes {
                 do throws(DaemonError) {
-                    try storage.write(newBytes, to: path)
+                    // Replace only the content read at the start of this pass.
+                    try storage.write(newBytes, to: path, expecting: .some(bytes))
+                } catch .changedWhileWriting {
+                    file = before
+                    pass = Pass()
+                    pass.retry = true
+                    return pass
                 } catch {
                     file.bytes = nil  // unknown now: read it again next time
                     throw error

@@ -59,13 +59,8 @@ import Testing
 
         /// Runs a shell command line the way a person would.
         func shell(_ command: String) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command]
-            process.currentDirectoryURL = URL(fileURLWithPath: sandbox.path)
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(command)")
+            let run = try ChildProcess.run("/bin/sh", ["-c", "cd '\(sandbox.path)' && \(command)"])
+            #expect(run.status == 0, "\(command): \(run.stderr)")
         }
 
         func lists() throws -> [[String: Any]] {
@@ -152,6 +147,18 @@ import Testing
         try edited.write(toFile: setup.sandbox.path + "/new.md", atomically: false, encoding: .utf8)
         try setup.shell(": > lists.md; sleep 0.6; cat new.md > lists.md")
         #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Groceries item=jam by file"])
+        #expect(try setup.sandbox.read() == edited)
+    }
+
+    @Test func aWriterThatPausesMidSaveIsWaitedFor() throws {
+        let setup = try Setup()
+        let edited = Self.base.replacingOccurrences(of: "- nails\n", with: "- nails\n- glue\n")
+        let middle = edited.index(edited.startIndex, offsetBy: edited.count / 2)
+        try String(edited[..<middle]).write(toFile: setup.sandbox.path + "/part1", atomically: false, encoding: .utf8)
+        try String(edited[middle...]).write(toFile: setup.sandbox.path + "/part2", atomically: false, encoding: .utf8)
+        // Half the file, a pause far longer than the quiet period, the rest, then the close.
+        try setup.shell("exec 3>lists.md; cat part1 >&3; sleep 0.5; cat part2 >&3; exec 3>&-")
+        #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Hardware item=glue by file"])
         #expect(try setup.sandbox.read() == edited)
     }
 
@@ -317,14 +324,9 @@ import Testing
 
     @Test func listctlWatchShowsFileMadeChangesWithTheirOrigin() throws {
         let setup = try Setup()
-        let watch = Process()
-        watch.executableURL = Binaries.listctl
-        watch.arguments = ["watch", "--socket", setup.sandbox.socket]
-        let out = Pipe()
-        watch.standardOutput = out
-        try watch.run()
-        defer { watch.terminate() }
-        let reader = LineReader(out.fileHandleForReading)
+        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--socket", setup.sandbox.socket])
+        defer { watch.signal(SIGTERM) }
+        let reader = LineReader(watch.stdout)
         #expect(try reader.line().hasPrefix("Watching 2 lists"))
         try setup.shell("sed -i 's/^- eggs$/- eggs\\n- eggs/' lists.md && sed -i 's/^- nails$/- screws/' lists.md")
         var lines: [String] = []
@@ -358,11 +360,7 @@ import Testing
         let client = try LineConnection(path: sandbox.socket)
         _ = try client.result("subscribe")
         let script = "for i in $(seq 1 50); do printf -- '- item %s\\n' $i >> \(sandbox.file); done"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        try process.run()
-        process.waitUntilExit()
+        #expect(try ChildProcess.run("/bin/sh", ["-c", script]).status == 0)
         var revisions: [Int] = []
         for _ in 0..<50 {
             revisions.append(try #require(((try client.readObject())["params"] as? [String: Any])?["revision"] as? Int))

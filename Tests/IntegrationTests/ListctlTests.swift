@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// listctl as a person and a script use it: exact output and exit statuses.
@@ -108,26 +109,16 @@ import Testing
     @Test func watchPrintsEveryChangeWithItsOrigin() throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
-        let watch = Process()
-        watch.executableURL = Binaries.listctl
-        watch.arguments = ["watch", "--json", "--socket", socket]
-        let out = Pipe()
-        watch.standardOutput = out
-        try watch.run()
-        defer { watch.terminate() }
-        let human = Process()
-        human.executableURL = Binaries.listctl
-        human.arguments = ["watch", "--socket", socket, "--event", "didUpdateShoppingList"]
-        let humanOut = Pipe()
-        human.standardOutput = humanOut
-        try human.run()
-        defer { human.terminate() }
+        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--json", "--socket", socket])
+        defer { watch.signal(SIGTERM) }
+        let human = try ChildProcess(Binaries.listctl.path, ["watch", "--socket", socket, "--event", "didUpdateShoppingList"])
+        defer { human.signal(SIGTERM) }
         // Both watchers print a first line once subscribed.
-        let reader = LineReader(out.fileHandleForReading)
+        let reader = LineReader(watch.stdout)
         let subscribed = try #require(try JSONSerialization.jsonObject(with: Data(try reader.line().utf8)) as? [String: Any])
         #expect(subscribed["event"] as? String == "subscribed")
         #expect(subscribed["revision"] as? Int == 0)
-        let humanReader = LineReader(humanOut.fileHandleForReading)
+        let humanReader = LineReader(human.stdout)
         #expect(try humanReader.line().hasPrefix("Watching 0 lists from revision 0"))
 
         let probe = try LineConnection(path: socket)
@@ -148,28 +139,3 @@ import Testing
     }
 }
 
-/// Reads lines from a pipe with a timeout.
-final class LineReader: @unchecked Sendable {
-    private let handle: FileHandle
-    private var buffer = Data()
-
-    init(_ handle: FileHandle) { self.handle = handle }
-
-    func line(timeout: Double = 10) throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer = Data(buffer[(newline + 1)...])
-                return line
-            }
-            guard Date() < deadline else { throw TestFailure("no line within \(timeout) s") }
-            var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, 100) > 0 {
-                let chunk = handle.availableData
-                if chunk.isEmpty { throw TestFailure("pipe closed") }
-                buffer.append(chunk)
-            }
-        }
-    }
-}

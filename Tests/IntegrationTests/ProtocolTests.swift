@@ -11,7 +11,7 @@ import Testing
         let hello = try client.result("hello", ["name": "tester"])
         #expect(hello["server"] as? String == "listd")
         #expect(hello["protocolVersion"] as? Int == 1)
-        #expect(hello["pid"] as? Int32 == daemon.process?.processIdentifier)
+        #expect(hello["pid"] as? Int32 == daemon.pid)
 
         let empty = try client.result("getLists")
         #expect(empty["revision"] as? Int == 0)

@@ -45,17 +45,19 @@ final class Sandbox: @unchecked Sendable {
 /// The real listd binary, running on a sandbox's socket and file.
 final class Daemon: @unchecked Sendable {
     let sandbox: Sandbox
-    private(set) var process: Process?
+    private(set) var child: ChildProcess?
     private var logText = Data()
     private let logLock = NSLock()
-    private var logPipe: Pipe?
 
     init(_ sandbox: Sandbox) {
         self.sandbox = sandbox
     }
 
+    var pid: Int32? { child?.pid }
+
     /// Everything listd wrote to stderr so far, across restarts.
     var logOutput: String {
+        usleep(20_000)  // let the log reader catch up
         logLock.lock()
         defer { logLock.unlock() }
         return String(decoding: logText, as: UTF8.self)
@@ -72,39 +74,40 @@ final class Daemon: @unchecked Sendable {
         return daemon
     }
 
-    private func launch(arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = Binaries.listd
-        process.arguments = ["--socket", sandbox.socket, "--file", sandbox.file] + arguments
-        let pipe = Pipe()
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.logLock.lock()
-            self.logText.append(data)
-            self.logLock.unlock()
+    private func launch(arguments: [String]) throws -> ChildProcess {
+        let child = try ChildProcess(
+            Binaries.listd.path,
+            ["--socket", sandbox.socket, "--file", sandbox.file] + arguments,
+            mergeOutput: true
+        )
+        self.child = child
+        let fd = child.stdout
+        // Collect the log on a thread of its own; it ends when listd closes its end.
+        Thread.detachNewThread { [weak self] in
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = read(fd, &chunk, chunk.count)
+                if count <= 0 { return }
+                guard let self else { return }
+                self.logLock.lock()
+                self.logText.append(contentsOf: chunk[..<count])
+                self.logLock.unlock()
+            }
         }
-        logPipe?.fileHandleForReading.readabilityHandler = nil
-        logPipe = pipe
-        process.standardError = pipe
-        process.standardOutput = pipe
-        try process.run()
-        self.process = process
-        return process
+        return child
     }
 
     /// Starts (or restarts) listd and waits until it, this very process, answers on the socket.
     func start(arguments: [String] = []) throws {
-        let process = try launch(arguments: arguments)
+        let child = try launch(arguments: arguments)
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
-            if !process.isRunning {
-                process.waitUntilExit()
-                throw TestFailure("listd exited with \(process.terminationStatus): \(logOutput)")
+            if let status = child.exitStatus {
+                throw TestFailure("listd exited with \(status): \(logOutput)")
             }
             if let connection = try? LineConnection(path: sandbox.socket),
                 let hello = try? connection.result("hello"),
-                hello["pid"] as? Int32 == process.processIdentifier
+                hello["pid"] as? Int32 == child.pid
             {
                 return
             }
@@ -115,39 +118,35 @@ final class Daemon: @unchecked Sendable {
 
     /// Runs listd expecting it to refuse to start; returns its exit status.
     func startExpectingExit(arguments: [String] = [], timeout: Double = 15) throws -> Int32 {
-        let process = try launch(arguments: arguments)
+        let child = try launch(arguments: arguments)
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
+        while !child.hasExited {
             if Date() > deadline {
                 kill()
                 throw TestFailure("listd kept running")
             }
             usleep(20_000)
         }
-        process.waitUntilExit()
-        usleep(50_000)  // let the log pipe drain
-        return process.terminationStatus
+        return child.wait()
     }
 
     /// SIGTERM, then wait; returns the exit status.
     @discardableResult
     func stop() -> Int32 {
-        guard let process, process.isRunning else { return process?.terminationStatus ?? 0 }
-        process.terminate()
-        process.waitUntilExit()
-        return process.terminationStatus
+        guard let child else { return 0 }
+        child.signal(SIGTERM)
+        return child.wait()
     }
 
     /// SIGKILL: no chance to flush or clean up.
     func kill() {
-        guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        guard let child else { return }
+        child.signal(SIGKILL)
+        child.wait()
     }
 
     deinit {
         kill()
-        logPipe?.fileHandleForReading.readabilityHandler = nil
     }
 }
 
@@ -273,25 +272,9 @@ struct Run {
 
 /// Runs the real listctl against `socket`.
 func listctl(_ arguments: [String], socket: String?, environment: [String: String] = [:]) throws -> Run {
-    let process = Process()
-    process.executableURL = Binaries.listctl
-    process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env["LISTD_SOCKET"] = socket
     if socket == nil { env.removeValue(forKey: "LISTD_SOCKET") }
     for (key, value) in environment { env[key] = value }
-    process.environment = env
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Run(
-        status: process.terminationStatus,
-        stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self)
-    )
+    return try ChildProcess.run(Binaries.listctl.path, arguments, environment: env)
 }

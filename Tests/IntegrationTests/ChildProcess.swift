@@ -1,0 +1,153 @@
+import Foundation
+import Glibc
+
+/// A child process started with posix_spawn and reaped with waitpid by this type alone.
+///
+/// Foundation's `Process` is not used: with many children started from parallel tests, its
+/// `waitUntilExit` was seen here spinning forever on a child that had already exited.
+final class ChildProcess: @unchecked Sendable {
+    let pid: pid_t
+    /// Read ends of the child's stdout and stderr pipes (the same pipe when merged).
+    let stdout: Int32
+    let stderr: Int32
+    private let lock = NSLock()
+    private var status: Int32?
+    private static let spawnLock = NSLock()
+
+    /// Starts `executable`. With `mergeOutput`, stderr goes to the stdout pipe.
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, mergeOutput: Bool = false) throws {
+        // Other tests spawn children at the same time: a pipe end must be close-on-exec before
+        // any child can be spawned, or it leaks into a child that outlives its test.
+        Self.spawnLock.lock()
+        defer { Self.spawnLock.unlock() }
+        var outPipe: [Int32] = [0, 0]
+        var errPipe: [Int32] = [0, 0]
+        guard pipe(&outPipe) == 0 else { throw TestFailure("pipe failed") }
+        if mergeOutput {
+            errPipe = outPipe
+        } else {
+            guard pipe(&errPipe) == 0 else { throw TestFailure("pipe failed") }
+        }
+        for fd in Set(outPipe + errPipe) { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { env.forEach { free($0) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, executable, &actions, nil, argv, env)
+        close(outPipe[1])
+        if !mergeOutput { close(errPipe[1]) }
+        guard result == 0 else {
+            close(outPipe[0])
+            if !mergeOutput { close(errPipe[0]) }
+            throw TestFailure("posix_spawn \(executable): \(String(cString: strerror(result)))")
+        }
+        pid = child
+        stdout = outPipe[0]
+        stderr = errPipe[0]
+    }
+
+    deinit {
+        if !hasExited {
+            Glibc.kill(pid, SIGKILL)
+            _ = wait()
+        }
+        close(stdout)
+        if stderr != stdout { close(stderr) }
+    }
+
+    /// The exit status (128 + signal for a signalled child), once it has exited.
+    var exitStatus: Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let status { return status }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+        status = Self.decode(raw)
+        return status
+    }
+
+    var hasExited: Bool { exitStatus != nil }
+
+    /// Blocks until the child exits; returns its status.
+    @discardableResult
+    func wait() -> Int32 {
+        lock.lock()
+        defer { lock.unlock() }
+        if let status { return status }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 {
+            if errno != EINTR { return -1 }
+        }
+        status = Self.decode(raw)
+        return status!
+    }
+
+    func signal(_ signal: Int32) {
+        if !hasExited { Glibc.kill(pid, signal) }
+    }
+
+    private static func decode(_ raw: Int32) -> Int32 {
+        let signal = raw & 0x7F
+        return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+    }
+
+    /// Runs to completion, collecting stdout and stderr.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Run {
+        let child = try ChildProcess(executable, arguments, environment: environment)
+        var out: [UInt8] = []
+        var err: [UInt8] = []
+        var open: [Int32: Bool] = [child.stdout: true, child.stderr: true]
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while open.values.contains(true) {
+            var fds = open.filter(\.value).map { pollfd(fd: $0.key, events: Int16(POLLIN), revents: 0) }
+            if poll(&fds, nfds_t(fds.count), 30_000) <= 0 { continue }
+            for entry in fds where entry.revents != 0 {
+                let count = read(entry.fd, &chunk, chunk.count)
+                if count <= 0 {
+                    open[entry.fd] = false
+                } else if entry.fd == child.stdout {
+                    out += chunk[..<count]
+                } else {
+                    err += chunk[..<count]
+                }
+            }
+        }
+        let status = child.wait()
+        return Run(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+}
+
+/// Reads lines from a file descriptor with a timeout.
+final class LineReader: @unchecked Sendable {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(_ fd: Int32) { self.fd = fd }
+
+    func line(timeout: Double = 10) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            guard Date() < deadline else { throw TestFailure("no line within \(timeout) s") }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 100) > 0 {
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                let count = read(fd, &chunk, chunk.count)
+                if count <= 0 { throw TestFailure("pipe closed") }
+                buffer += chunk[..<count]
+            }
+        }
+    }
+}
