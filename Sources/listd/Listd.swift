@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import ListDaemon
 import ListRPCTransport
 import Logging
@@ -41,6 +42,8 @@ struct Listd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A closed stderr (or any pipe) must fail a write, not kill the daemon.
+        signal(SIGPIPE, SIG_IGN)
         let environment = ProcessInfo.processInfo.environment
         let socketPath = ListdPaths.socket(option: socket, environment: environment)
         let filePath = ListdPaths.file(option: file, environment: environment)

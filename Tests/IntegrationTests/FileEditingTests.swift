@@ -346,16 +346,15 @@ import Testing
         let sandbox = try Sandbox()
         try FileEditingTests.handWritten.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
         let original = try String(contentsOfFile: Self.limitPath, encoding: .utf8)
-        // The limit applies to inotify instances created while it is set: only this listd's.
+        // The limit applies to inotify instances created while it is set: only this listd's,
+        // as other tests wait for the lock before making theirs.
+        let lock = InotifyLimitLock(.exclusive)
         try "4\n".write(toFile: Self.limitPath, atomically: false, encoding: .utf8)
-        let daemon: Daemon
-        do {
-            daemon = try Daemon.start(in: sandbox, arguments: ["--settle-ms", "200"])
-        } catch {
-            try original.write(toFile: Self.limitPath, atomically: false, encoding: .utf8)
-            throw error
-        }
+        let daemon = Daemon(sandbox)
+        let started = Result { try daemon.startWithoutLock(arguments: ["--settle-ms", "200"]) }
         try original.write(toFile: Self.limitPath, atomically: false, encoding: .utf8)
+        lock.release()
+        try started.get()
 
         let client = try LineConnection(path: sandbox.socket)
         _ = try client.result("subscribe")

@@ -99,6 +99,14 @@ final class Daemon: @unchecked Sendable {
 
     /// Starts (or restarts) listd and waits until it, this very process, answers on the socket.
     func start(arguments: [String] = []) throws {
+        // listd makes its inotify instance while starting: not while a test has lowered the
+        // system's inotify queue limit for its own listd.
+        let lock = InotifyLimitLock(.shared)
+        defer { lock.release() }
+        try startWithoutLock(arguments: arguments)
+    }
+
+    func startWithoutLock(arguments: [String] = []) throws {
         let child = try launch(arguments: arguments)
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
@@ -157,21 +165,24 @@ final class LineConnection: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket() failed") }
+        // Close on failure here, before `fd` is set: a throwing init that had set it would also
+        // run deinit, and a second close could hit a descriptor another test just opened.
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw TestFailure("socket() failed") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: Array(path.utf8.prefix(raw.count - 1)))
         }
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         if result != 0 {
             let code = errno
-            close(fd)
+            close(descriptor)
             throw TestFailure("connect(\(path)): \(String(cString: strerror(code)))")
         }
+        fd = descriptor
     }
 
     deinit { close(fd) }
@@ -277,4 +288,21 @@ func listctl(_ arguments: [String], socket: String?, environment: [String: Strin
     if socket == nil { env.removeValue(forKey: "LISTD_SOCKET") }
     for (key, value) in environment { env[key] = value }
     return try ChildProcess.run(Binaries.listctl.path, arguments, environment: env)
+}
+
+/// Serialises lowering fs.inotify.max_queued_events (exclusive) with making inotify instances
+/// (shared), across test targets, through flock on a file.
+struct InotifyLimitLock {
+    enum Mode { case shared, exclusive }
+    private let fd: Int32
+
+    init(_ mode: Mode) {
+        fd = open("/tmp/listd-tests-inotify.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+        while flock(fd, mode == .shared ? LOCK_SH : LOCK_EX) != 0, errno == EINTR {}
+    }
+
+    func release() {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
 }
