@@ -58,7 +58,10 @@ import Testing
             continuation.finish()
         }
         defer { timeout.cancel() }
-        try "x".write(toFile: directory + "/tmp", atomically: false, encoding: .utf8)
+        // Plain system calls, so the close surely happens before the rename.
+        let fd = open(directory + "/tmp", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        #expect(write(fd, "x", 1) == 1)
+        close(fd)
         rename(directory + "/tmp", directory + "/lists.md")
         for await _ in stream {
             if seen.withLock({ $0.contains { $0.name == "lists.md" && $0.mask & UInt32(IN_MOVED_TO) != 0 } }) { break }
