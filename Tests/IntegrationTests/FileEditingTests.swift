@@ -97,6 +97,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: setup.sandbox.path + "/lists.md~"))
     }
 
+    @Test func vimWithItsDefaultsProbesWith4913AndIsSeenOnce() throws {
+        let setup = try Setup()
+        // backupcopy=auto: vim first creates and deletes a file named 4913 to test the directory.
+        try setup.shell("vim -Nu NONE -n -es -c '%s/^- milk$/- whole milk/' -c 'wq' lists.md")
+        #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Groceries item=milk,with=whole milk by file"])
+        #expect(try setup.sandbox.read() == Self.base.replacingOccurrences(of: "- milk", with: "- whole milk"))
+        #expect(!FileManager.default.fileExists(atPath: setup.sandbox.path + "/4913"))
+    }
+
     @Test func sedInPlaceRemovesAnItem() throws {
         let setup = try Setup()
         try setup.shell("sed -i '/^- nails$/d' lists.md")
