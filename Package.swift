@@ -28,6 +28,14 @@ let package = Package(
         .target(name: "ListFileFormat", dependencies: ["ListModel"], swiftSettings: swiftSettings),
         // JSON-RPC 2.0 envelope, methods, notifications and error codes.
         .target(name: "ListRPC", dependencies: ["ListModel"], swiftSettings: swiftSettings),
+        // libsystemd, found through pkg-config (Debian: libsystemd-dev).
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // sd_notify, sd_listen_fds, the watchdog and a journald LogHandler, with typed errors.
+        .target(
+            name: "Systemd",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         // Owns an inotify descriptor; events delivered as the kernel has them.
         .target(name: "Inotify", swiftSettings: swiftSettings),
         // Newline framing with a length cap, shared by daemon and client.
@@ -62,7 +70,8 @@ let package = Package(
         .executableTarget(
             name: "listd",
             dependencies: [
-                "ListDaemon",
+                "ListDaemon", "Systemd",
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -79,6 +88,11 @@ let package = Package(
         ),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel"], swiftSettings: swiftSettings),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SystemdTests",
+            dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "ListDaemonTests", dependencies: ["ListDaemon"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListFileFormatTests",

@@ -40,6 +40,7 @@ public final class ListStore: Service, Sendable {
         var subscribers: [Int: Subscription] = [:]
         /// Set while the list file is not UTF-8: edits are denied so the file is not clobbered.
         var invalidFileOffset: Int?
+        var lastChange: ListChange?
     }
 
     /// What the loop knows about the list file; touched only by the loop.
@@ -65,6 +66,8 @@ public final class ListStore: Service, Sendable {
         var edits: [PendingEdit] = []
         var fileTouched = false
         var accepting = true
+        /// Callers of `reload` waiting for the pass that re-reads the file.
+        var reloads: [CheckedContinuation<Void, Never>] = []
     }
 
     /// The outcome of one pass of the loop, computed off the event loops.
@@ -84,6 +87,7 @@ public final class ListStore: Service, Sendable {
     private let state: Mutex<State>
     private let fileState: Mutex<FileState>
     private let pending = Mutex(Pending())
+    private let commitObserver = Mutex<(@Sendable (String) -> Void)?>(nil)
     private let wakeStream: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let storage: ListFileStorage
@@ -208,6 +212,37 @@ public final class ListStore: Service, Sendable {
         wake.yield()
     }
 
+    /// Reads the list file again from scratch (SIGHUP) and returns once that is done.
+    public func reload() async {
+        fileState.withLock { $0.bytes = nil }
+        await withCheckedContinuation { continuation in
+            pending.withLock { pending in
+                pending.reloads.append(continuation)
+                pending.fileTouched = true
+            }
+            wake.yield()
+        }
+    }
+
+    /// Called after every pass that changed something, with a one-line summary (for a service
+    /// manager's status line).
+    public func onCommit(_ observer: @escaping @Sendable (String) -> Void) {
+        commitObserver.withLock { $0 = observer }
+    }
+
+    /// `3 lists, 2 subscribers, last change: revision 41 by the list file at 2026-11-22T07:19:34.038Z`
+    public var summary: String {
+        state.withLock { state in
+            let lists = state.book.lists.count
+            var text = "\(lists) list\(lists == 1 ? "" : "s"), \(state.subscribers.count) subscriber\(state.subscribers.count == 1 ? "" : "s")"
+            if let last = state.lastChange {
+                text += ", last change: revision \(last.revision) by \(last.origin) at \(last.list.edited)"
+            }
+            if let offset = state.invalidFileOffset { text += "; the list file is not UTF-8 (offset \(offset)), edits wait" }
+            return text
+        }
+    }
+
     public func run() async throws {
         for await _ in wakeStream.cancelOnGracefulShutdown() {
             await processPending()
@@ -219,14 +254,16 @@ public final class ListStore: Service, Sendable {
 
     private func processPending() async {
         while true {
-            let (batch, fileTouched) = pending.withLock { pending in
+            let (batch, fileTouched, reloads) = pending.withLock { pending in
                 defer {
                     pending.edits.removeAll()
                     pending.fileTouched = false
+                    pending.reloads.removeAll()
                 }
-                return (pending.edits, pending.fileTouched)
+                return (pending.edits, pending.fileTouched, pending.reloads)
             }
             if batch.isEmpty, !fileTouched { return }
+            defer { reloads.forEach { $0.resume() } }
             let proposals = batch.map { ($0.edit, $0.ifRevision, $0.origin) }
             var pass = Pass()
             do {
@@ -246,8 +283,12 @@ public final class ListStore: Service, Sendable {
             state.withLock { state in
                 if let book = pass.book { state.book = book }
                 if let offset = pass.invalidFileOffset { state.invalidFileOffset = offset }
+                if let last = pass.changes.last { state.lastChange = last }
                 for change in pass.changes { Self.broadcast(change, to: state.subscribers) }
                 if let rejection = pass.rejection { Self.broadcast(rejection, to: state.subscribers) }
+            }
+            if !pass.changes.isEmpty || pass.invalidFileOffset != nil, let observer = commitObserver.withLock({ $0 }) {
+                observer(summary)
             }
             if let rejection = pass.rejection { log(rejection) }
             for change in pass.changes { log(change) }

@@ -13,13 +13,27 @@ import Synchronization
 public final class RPCServer: Service, Sendable {
     public struct Configuration: Sendable {
         public var socketPath: String
+        /// A listening socket passed in (socket activation); listd then neither binds nor
+        /// removes `socketPath`.
+        public var listeningSocket: Int32?
         public var maximumLineLength: Int
         public var version: String
+        /// How often the event loops must prove they are alive, and what to call when they all
+        /// have (a service manager's watchdog).
+        public var watchdog: (interval: Duration, ping: @Sendable () -> Void)?
 
-        public init(socketPath: String, maximumLineLength: Int = LineFraming.defaultMaximumLineLength, version: String) {
+        public init(
+            socketPath: String,
+            listeningSocket: Int32? = nil,
+            maximumLineLength: Int = LineFraming.defaultMaximumLineLength,
+            version: String,
+            watchdog: (interval: Duration, ping: @Sendable () -> Void)? = nil
+        ) {
             self.socketPath = socketPath
+            self.listeningSocket = listeningSocket
             self.maximumLineLength = maximumLineLength
             self.version = version
+            self.watchdog = watchdog
         }
     }
 
@@ -52,21 +66,30 @@ public final class RPCServer: Service, Sendable {
 
     public func run() async throws {
         let path = configuration.socketPath
-        try makeDirectories(directoryName(of: path), mode: 0o700)
-        try Self.removeStaleSocket(at: path)
         let maximumLineLength = configuration.maximumLineLength
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(unixDomainSocketPath: path) { channel in
-                PeerCredentials.of(channel).flatMapThrowing { credentials in
-                    AcceptedConnection(
-                        channel: try LineFraming.wrap(channel, maximumLineLength: maximumLineLength),
-                        credentials: credentials
-                    )
-                }
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
+            PeerCredentials.of(channel).flatMapThrowing { credentials in
+                AcceptedConnection(
+                    channel: try LineFraming.wrap(channel, maximumLineLength: maximumLineLength),
+                    credentials: credentials
+                )
             }
-        // Only the owner may connect until issue-level access control widens it.
-        chmod(path, 0o600)
-        logger.info("listening on \(path)")
+        }
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let listener: NIOAsyncChannel<AcceptedConnection, Never>
+        if let socket = configuration.listeningSocket {
+            listener = try await bootstrap.bind(socket, childChannelInitializer: initializer)
+            logger.info("serving the socket passed by the service manager")
+        } else {
+            try makeDirectories(directoryName(of: path), mode: 0o700)
+            try Self.removeStaleSocket(at: path)
+            listener = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
+            // Only the owner may connect.
+            chmod(path, 0o600)
+            logger.info("listening on \(path)")
+        }
+        let watchdogTasks = configuration.watchdog.map { Self.startWatchdog(interval: $0.interval, ping: $0.ping) } ?? []
+        defer { watchdogTasks.forEach { $0.cancel() } }
         onReady()
 
         try await withGracefulShutdownHandler {
@@ -87,7 +110,28 @@ public final class RPCServer: Service, Sendable {
             let channels = self.openChannels.withLock { Array($0.values) }
             for channel in channels { channel.close(mode: .input, promise: nil) }
         }
-        unlink(path)
+        // A socket the service manager owns stays for the next activation.
+        if configuration.listeningSocket == nil { unlink(path) }
+    }
+
+    /// Every event loop marks itself alive twice per interval; the watchdog is pinged only once
+    /// all of them have, so one wedged loop is enough for the service manager to restart listd.
+    private static func startWatchdog(interval: Duration, ping: @escaping @Sendable () -> Void) -> [RepeatedTask] {
+        let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+        let alive = Mutex(Set<Int>())
+        let (seconds, attoseconds) = (interval / 2).components
+        let period = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        return loops.enumerated().map { index, loop in
+            loop.scheduleRepeatedTask(initialDelay: .zero, delay: period) { _ in
+                let allAlive = alive.withLock { alive in
+                    alive.insert(index)
+                    guard alive.count == loops.count else { return false }
+                    alive.removeAll()
+                    return true
+                }
+                if allAlive { ping() }
+            }
+        }
     }
 
     private func serve(_ connection: AcceptedConnection) async {

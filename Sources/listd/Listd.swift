@@ -5,6 +5,7 @@ import ListDaemon
 import ListRPCTransport
 import Logging
 import ServiceLifecycle
+import Systemd
 
 @main
 struct Listd: AsyncParsableCommand {
@@ -29,6 +30,13 @@ struct Listd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long the list file must be left alone after a save before listd reads it.", valueName: "milliseconds"))
     var settleMs: Int = 30
 
+    enum LogTarget: String, ExpressibleByArgument, CaseIterable {
+        case auto, journal, stderr
+    }
+
+    @Option(help: "Where to log: journal (native, with structured fields), stderr (readable lines), or auto (journal when systemd connected stderr to it).")
+    var log: LogTarget = .auto
+
     @Option(help: "Least severe log level written: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -48,7 +56,13 @@ struct Listd: AsyncParsableCommand {
         let socketPath = ListdPaths.socket(option: socket, environment: environment)
         let filePath = ListdPaths.file(option: file, environment: environment)
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let useJournal = log == .journal || (log == .auto && JournalLogHandler.stderrIsJournal(environment: environment))
         LoggingSystem.bootstrap { label in
+            if useJournal {
+                var handler = JournalLogHandler(identifier: "listd")
+                handler.logLevel = level
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
@@ -56,21 +70,44 @@ struct Listd: AsyncParsableCommand {
         let logger = Logger(label: "listd")
 
         do {
+            // Socket activation: a socket passed by systemd (or systemd-socket-activate) wins.
+            let passed = try ListenFileDescriptors.take()
+            guard passed.count <= 1 else {
+                throw ValidationError("listd serves one socket, but \(passed.count) were passed (LISTEN_FDS).")
+            }
+            if let socket = passed.first, !(try ListenFileDescriptors.isListeningUnixStream(socket)) {
+                throw ValidationError("the socket passed by the service manager is not a listening Unix stream socket.")
+            }
             let store = try ListStore(filePath: filePath, quietPeriod: .milliseconds(settleMs), logger: logger)
             logger.info("loaded \(store.snapshot.lists.count) list(s) from \(store.filePath) at revision \(store.snapshot.revision)")
-            let server = RPCServer(
-                configuration: .init(socketPath: socketPath, version: Self.version),
-                store: store,
-                logger: logger
+            let systemd = SystemdIntegration(store: store, logger: logger)
+            let watchdog = try Watchdog.interval()
+            if let watchdog { logger.info("watchdog: a keep-alive at least every \(watchdog / 2)") }
+            let ping: @Sendable () -> Void = { systemd.watchdog() }
+            let configuration = RPCServer.Configuration(
+                socketPath: socketPath,
+                listeningSocket: passed.first,
+                version: Self.version,
+                watchdog: watchdog.map { (interval: $0, ping: ping) }
             )
-            // Reverse order on shutdown: the server stops taking requests before the store stops.
+            let server = RPCServer(
+                configuration: configuration,
+                store: store,
+                logger: logger,
+                onReady: { systemd.ready() }
+            )
+            // Shut down in reverse: systemd hears STOPPING first, then the server stops taking
+            // requests, the watcher stops, and the store finishes what it accepted.
             let group = ServiceGroup(
-                services: [store, store.watcher, server],
+                services: [store, store.watcher, server, systemd],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 cancellationSignals: [],
                 logger: logger
             )
             try await group.run()
+        } catch let error as SystemdError {
+            logger.critical("\(error)")
+            throw ExitCode.failure
         } catch let error as DaemonError {
             logger.critical("\(error)")
             throw ExitCode.failure
