@@ -3,12 +3,24 @@
 #   make test   install what is missing, build, run every test
 
 SWIFT ?= swift
-# System packages the build and the tests need (Debian names); the tests edit the list file with vim.
-APT_PACKAGES := libsystemd-dev pkg-config vim
+# System packages the build and the tests need (Debian names): libsystemd to build; vim to edit
+# the list file in tests; systemd (journald, systemd-analyze, systemd-socket-activate),
+# systemd-container and debootstrap to test the units for real.
+APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap
+
+# make install PREFIX=… DESTDIR=… UNITS=user|system
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DOCDIR ?= $(PREFIX)/share/doc/listd
+UNITS ?= user
+USER_UNITDIR ?= $(PREFIX)/lib/systemd/user
+SYSTEM_UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+RELEASE_BIN := .build/release
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 DEBUG_BIN := .build/debug
 
-.PHONY: all deps build run test clean
+.PHONY: all deps build run test clean release install uninstall
 
 all: build
 
@@ -35,6 +47,36 @@ run: build
 
 test: deps
 	$(SWIFT) test
+
+# Release binaries that carry the Swift runtime: they run where Swift is not installed.
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+
+install: release
+	install -D -m 0755 $(RELEASE_BIN)/listd $(DESTDIR)$(BINDIR)/listd
+	install -D -m 0755 $(RELEASE_BIN)/listctl $(DESTDIR)$(BINDIR)/listctl
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
+	@case "$(UNITS)" in \
+	user) dir="$(USER_UNITDIR)";; \
+	system) dir="$(SYSTEM_UNITDIR)"; \
+		install -D -m 0644 systemd/system/listd.sysusers $(DESTDIR)$(SYSUSERSDIR)/listd.conf; \
+		if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers listd.conf 2>/dev/null || systemd-sysusers; fi;; \
+	*) echo "UNITS must be user or system"; exit 2;; \
+	esac; \
+	for unit in listd.socket listd.service; do \
+		install -d $(DESTDIR)$$dir; \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/$(UNITS)/$$unit > $(DESTDIR)$$dir/$$unit; \
+		chmod 0644 $(DESTDIR)$$dir/$$unit; \
+	done; \
+	echo "Installed. Next: systemctl $$( [ "$(UNITS)" = user ] && echo '--user ')daemon-reload && systemctl $$( [ "$(UNITS)" = user ] && echo '--user ')enable --now listd.socket"
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/listd $(DESTDIR)$(BINDIR)/listctl
+	rm -rf $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(USER_UNITDIR)/listd.socket $(DESTDIR)$(USER_UNITDIR)/listd.service
+	rm -f $(DESTDIR)$(SYSTEM_UNITDIR)/listd.socket $(DESTDIR)$(SYSTEM_UNITDIR)/listd.service
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/listd.conf
 
 clean:
 	rm -rf .build

@@ -8,7 +8,7 @@ import Testing
         #expect(JournalLogHandler.fieldName("list_name") == "LIST_NAME")
         #expect(JournalLogHandler.fieldName("client-pid") == "CLIENT_PID")
         #expect(JournalLogHandler.fieldName("_private") == "PRIVATE")
-        #expect(JournalLogHandler.fieldName("élan") == "_LAN")
+        #expect(JournalLogHandler.fieldName("élan") == "LAN")  // "_LAN": no leading underscore
     }
 
     @Test func levelsMapToSyslogPriorities() {
