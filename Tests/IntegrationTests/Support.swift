@@ -48,6 +48,8 @@ final class Daemon: @unchecked Sendable {
     private(set) var child: ChildProcess?
     private var logText = Data()
     private let logLock = NSLock()
+    /// Extra environment for listd (NOTIFY_SOCKET, WATCHDOG_USEC, …).
+    var environment: [String: String] = [:]
 
     init(_ sandbox: Sandbox) {
         self.sandbox = sandbox
@@ -75,9 +77,12 @@ final class Daemon: @unchecked Sendable {
     }
 
     private func launch(arguments: [String]) throws -> ChildProcess {
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
         let child = try ChildProcess(
             Binaries.listd.path,
             ["--socket", sandbox.socket, "--file", sandbox.file] + arguments,
+            environment: env,
             mergeOutput: true
         )
         self.child = child
