@@ -20,7 +20,7 @@ RELEASE_BIN := .build/release
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 DEBUG_BIN := .build/debug
 
-.PHONY: all deps build run test clean release install uninstall
+.PHONY: all deps build run test e2e clean release install uninstall
 
 all: build
 
@@ -47,6 +47,12 @@ run: build
 
 test: deps
 	$(SWIFT) test
+	$(MAKE) --no-print-directory e2e
+
+# A real systemd booted in a container: socket activation, journal, watchdog, hardening.
+e2e: deps
+	$(SWIFT) build --product listctl
+	$(SUDO) Tests/e2e/nspawn-e2e.sh
 
 # Release binaries that carry the Swift runtime: they run where Swift is not installed.
 release: deps

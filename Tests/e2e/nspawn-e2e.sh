@@ -1,0 +1,150 @@
+#!/bin/bash
+# End to end under a real systemd: boots Debian in a container (systemd-nspawn), installs listd's
+# system units with `make install`, and shows: listd started by its socket on the first client,
+# an edit confirmed, its journal entry, a restart by the watchdog when listd is frozen with
+# SIGSTOP, the hardening in force, a clean stop, and the lists kept across it.
+#
+# Needs root, systemd-nspawn and debootstrap (make test installs them). The container's root is
+# kept outside the repository, in $LISTD_E2E_ROOT, and reused by later runs.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+ROOT=${LISTD_E2E_ROOT:-/var/tmp/listd-nspawn-root}
+NAME=listd-e2e-$$
+LISTCTL=${LISTCTL:-$REPO/.build/debug/listctl}
+NSPAWN_PID=
+CONTAINER_PID=
+failures=0
+
+say() { printf '\n== %s\n' "$*"; }
+pass() { printf '   ok: %s\n' "$*"; }
+fail() { printf '   FAILED: %s\n' "$*"; failures=$((failures + 1)); }
+check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
+
+inside() {
+    nsenter -t "$CONTAINER_PID" -m -u -i -n -p -C --wd=/ -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"
+}
+
+cleanup() {
+    set +e
+    if [ -n "$CONTAINER_PID" ] && [ -d "/proc/$CONTAINER_PID" ]; then
+        inside systemctl --no-block poweroff >/dev/null 2>&1
+        for _ in $(seq 1 100); do [ -d "/proc/$NSPAWN_PID" ] || break; sleep 0.1; done
+    fi
+    if [ -n "$NSPAWN_PID" ] && [ -d "/proc/$NSPAWN_PID" ]; then
+        kill -TERM "$NSPAWN_PID"
+        wait "$NSPAWN_PID" 2>/dev/null
+    fi
+    for hierarchy in systemd unified; do
+        if [ -d "/sys/fs/cgroup/$hierarchy/$NAME" ]; then
+            find "/sys/fs/cgroup/$hierarchy/$NAME" -depth -type d -exec rmdir {} + 2>/dev/null
+        fi
+    done
+}
+trap cleanup EXIT
+
+say "container root in $ROOT"
+if [ ! -f "$ROOT/.listd-ready" ]; then
+    mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+    mirror=${mirror:-http://deb.debian.org/debian}
+    rm -rf "$ROOT"
+    debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus bookworm "$ROOT" "$mirror" >/tmp/listd-debootstrap.log 2>&1 \
+        || { tail -20 /tmp/listd-debootstrap.log; exit 1; }
+    touch "$ROOT/.listd-ready"
+fi
+
+say "make install into the container (system units)"
+make -C "$REPO" --no-print-directory install DESTDIR="$ROOT" UNITS=system PREFIX=/usr/local >/tmp/listd-e2e-install.log 2>&1 \
+    || { tail -30 /tmp/listd-e2e-install.log; exit 1; }
+# A short watchdog, so that the freeze below is noticed within the test.
+mkdir -p "$ROOT/etc/systemd/system/listd.service.d"
+printf '[Service]\nWatchdogSec=2s\n' > "$ROOT/etc/systemd/system/listd.service.d/e2e.conf"
+rm -rf "$ROOT/var/lib/private/listd" "$ROOT/var/lib/listd"
+
+say "boot"
+for hierarchy in systemd unified; do mkdir -p "/sys/fs/cgroup/$hierarchy/$NAME"; done
+(
+    echo "$BASHPID" > "/sys/fs/cgroup/systemd/$NAME/cgroup.procs"
+    echo "$BASHPID" > "/sys/fs/cgroup/unified/$NAME/cgroup.procs"
+    exec systemd-nspawn -D "$ROOT" --boot --register=no --keep-unit --private-network \
+        --link-journal=no --console=read-only --machine="$NAME" >/tmp/listd-e2e-console.log 2>&1
+) &
+NSPAWN_PID=$!
+for _ in $(seq 1 100); do
+    CONTAINER_PID=$(cat /proc/$NSPAWN_PID/task/*/children 2>/dev/null | tr ' ' '\n' | grep -m1 . || true)
+    [ -n "$CONTAINER_PID" ] && break
+    sleep 0.1
+done
+[ -n "$CONTAINER_PID" ] || { cat /tmp/listd-e2e-console.log; echo "the container did not start"; exit 1; }
+state=
+for _ in $(seq 1 100); do
+    state=$(inside systemctl is-system-running 2>/dev/null || true)
+    case $state in running|degraded) break;; esac
+    sleep 0.1
+done
+check "systemd is up ($state)" test "$state" = running -o "$state" = degraded
+
+say "enable the socket"
+inside systemd-sysusers >/dev/null
+inside systemctl daemon-reload
+inside systemctl enable --now listd.socket >/dev/null 2>&1
+SOCKET=/proc/$CONTAINER_PID/root/run/listd/listd.sock
+check "the socket listens" test -S "$SOCKET"
+check "listd is not running before a client comes" test "$(inside systemctl is-active listd.service || true)" = inactive
+check "the socket is root:listd 0660" test "$(stat -c '%U:%G %a' "$SOCKET")" = "root:listd 660"
+
+say "first client"
+out=$("$LISTCTL" create Groceries milk eggs --socket "$SOCKET" 2>&1) || true
+check "the edit is confirmed: $out" test "$out" = "Created Groceries (id 1) with 2 items."
+check "listd was started by the socket" test "$(inside systemctl is-active listd.service)" = active
+out=$("$LISTCTL" add Groceries MILK --socket "$SOCKET" 2>&1 || true)
+check "a duplicate is denied: $out" test "$out" = "listctl: denied: “milk” is already on Groceries."
+
+say "journal"
+entries=""
+for _ in $(seq 1 50); do
+    entries=$(inside journalctl -u listd.service -o json --no-pager LIST_NAME=Groceries 2>/dev/null || true)
+    echo "$entries" | grep -q '"REASON":"itemExists"' && break
+    sleep 0.1
+done
+check "journalctl -u listd has the create" grep -q '"MESSAGE":"created list “Groceries”' <<<"$entries"
+check "… with structured fields" grep -q '"ORIGIN":"client"' <<<"$entries"
+check "… and the denial with its reason" grep -q '"REASON":"itemExists"' <<<"$entries"
+
+say "hardening in force"
+MAIN=$(inside systemctl show -p MainPID --value listd.service)
+status=$(cat "/proc/$MAIN/status")
+check "runs as a dynamic user, not root" test "$(awk '/^Uid:/ {print $2}' <<<"$status")" != 0
+check "no capabilities" grep -q '^CapEff:[[:space:]]*0000000000000000' <<<"$status"
+check "no new privileges" grep -q '^NoNewPrivs:[[:space:]]*1' <<<"$status"
+check "a system call filter" grep -q '^Seccomp:[[:space:]]*2' <<<"$status"
+check "no network but loopback" test "$(tail -n +3 /proc/$MAIN/net/dev | awk -F: '{gsub(/ /, "", $1); print $1}' | tr '\n' ' ')" = "lo "
+check "the list file is in the state directory" test -f "$ROOT/var/lib/private/listd/lists.md"
+
+say "watchdog"
+restarts=$(inside systemctl show -p NRestarts --value listd.service)
+kill -STOP "$MAIN"
+new=$MAIN
+for _ in $(seq 1 150); do
+    new=$(inside systemctl show -p MainPID --value listd.service)
+    if [ "$new" != "$MAIN" ] && [ "$new" != 0 ]; then break; fi
+    sleep 0.1
+done
+check "a frozen listd is restarted by the watchdog" test "$new" != "$MAIN" -a "$new" != 0
+check "… counted as a restart" test "$(inside systemctl show -p NRestarts --value listd.service)" -gt "$restarts"
+check "… with result watchdog in the journal" bash -c "nsenter -t $CONTAINER_PID -m -u -i -n -p -C --wd=/ -- env -i PATH=/usr/bin:/bin journalctl -u listd.service --no-pager | grep -q 'Watchdog timeout'"
+out=$("$LISTCTL" show Groceries --socket "$SOCKET" 2>&1 | tail -n +2 | tr -d ' ' | tr '\n' ' ')
+check "the lists survived the restart: $out" test "$out" = "-milk -eggs "
+
+say "clean stop"
+inside systemctl stop listd.service
+check "stopped with result success" test "$(inside systemctl show -p Result --value listd.service)" = success
+check "exit status 0" test "$(inside systemctl show -p ExecMainStatus --value listd.service)" = 0
+out=$("$LISTCTL" show Groceries --socket "$SOCKET" 2>&1 | tail -n +2 | tr -d ' ' | tr '\n' ' ')
+check "started again by the socket, with the lists kept: $out" test "$out" = "-milk -eggs "
+
+if [ "$failures" -ne 0 ]; then
+    say "$failures check(s) failed"
+    exit 1
+fi
+say "all checks passed"
