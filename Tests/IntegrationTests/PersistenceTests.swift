@@ -1,4 +1,6 @@
 import Foundation
+import ListClient
+import Synchronization
 import Glibc
 import Testing
 
@@ -126,4 +128,44 @@ import Testing
         let lists = try LineConnection(path: sandbox.socket).result("getLists")
         #expect((lists["lists"] as? [[String: Any]])?.first?["items"] as? [String] == ["milk"])
     }
+}
+
+@Suite struct GracefulShutdownUnderLoadTests {
+    /// SIGTERM while clients are editing: listd exits 0, and every edit it confirmed is there after
+    /// a restart.
+    @Test func sigtermDuringEditsKeepsEveryConfirmedEdit() async throws {
+        let sandbox = try Sandbox()
+        let daemon = try Daemon.start(in: sandbox)
+        _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Busy"])
+        let confirmed = ConfirmedItems()
+        await withTaskGroup(of: Void.self) { group in
+            for client in 0..<4 {
+                group.addTask {
+                    try? await ListClient.withConnection(socketPath: sandbox.socket) { connection in
+                        for index in 0..<200 {
+                            let item = "item \(client)-\(index)"
+                            _ = try await connection.addItem(item, to: .id(1))
+                            confirmed.items.withLock { $0.append(item) }
+                        }
+                    }
+                }
+            }
+            group.addTask {
+                // Let some edits through, then stop listd in the middle of the stream.
+                while confirmed.items.withLock({ $0.count }) < 40 { try? await Task.sleep(for: .milliseconds(5)) }
+                #expect(daemon.stop() == 0)
+            }
+        }
+        let before = confirmed.items.withLock { $0 }
+        #expect(before.count >= 40)
+        #expect(before.count < 800, "the stop came too late to test anything")
+        try daemon.start()
+        let items = try #require(try LineConnection(path: sandbox.socket).result("getList", ["list": 1])["items"] as? [String])
+        #expect(Set(before).isSubset(of: Set(items)))
+        #expect(Set(items).count == items.count)
+    }
+}
+
+private final class ConfirmedItems: Sendable {
+    let items = Mutex<[String]>([])
 }

@@ -214,4 +214,25 @@ struct JournalTests {
         // Nothing went to stderr.
         #expect(!daemon.logOutput.contains("added “milk”"))
     }
+
+    @Test func underSystemdTheJournalIsChosenWithoutBeingAsked() throws {
+        try Self.ensureJournald()
+        let sandbox = try Sandbox()
+        // What systemd does for a service: JOURNAL_STREAM names the device and inode of stderr.
+        let script = "export JOURNAL_STREAM=$(stat -L -c '%d:%i' /proc/self/fd/2); exec '\(Binaries.listd.path)' --socket '\(sandbox.socket)' --file '\(sandbox.file)'"
+        let child = try ChildProcess("/bin/sh", ["-c", script], mergeOutput: true)
+        defer {
+            child.signal(SIGTERM)
+            child.wait()
+        }
+        var client: LineConnection?
+        for _ in 0..<250 where client == nil {
+            usleep(20_000)
+            client = try? LineConnection(path: sandbox.socket)
+        }
+        let name = "Auto-\(UUID().uuidString.prefix(8))"
+        _ = try #require(client).result("createList", ["name": name])
+        let entries = try Self.entries(listName: name, count: 1)
+        #expect(entries.first?["MESSAGE"] as? String == "created list “\(name)” (revision 1, by (pid \(getpid()), uid 0))")
+    }
 }

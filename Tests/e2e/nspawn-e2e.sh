@@ -91,14 +91,23 @@ inside systemctl enable --now listd.socket >/dev/null 2>&1
 SOCKET=/proc/$CONTAINER_PID/root/run/listd/listd.sock
 check "the socket listens" test -S "$SOCKET"
 check "listd is not running before a client comes" test "$(inside systemctl is-active listd.service || true)" = inactive
-check "the socket is root:listd 0660" test "$(stat -c '%U:%G %a' "$SOCKET")" = "root:listd 660"
+check "the socket is root:listd 0660" test "$(inside stat -c '%U:%G %a' /run/listd/listd.sock)" = "root:listd 660"
 
 say "first client"
 out=$("$LISTCTL" create Groceries milk eggs --socket "$SOCKET" 2>&1) || true
 check "the edit is confirmed: $out" test "$out" = "Created Groceries (id 1) with 2 items."
 check "listd was started by the socket" test "$(inside systemctl is-active listd.service)" = active
+if [ "$failures" -ne 0 ]; then
+    say "listd's journal"
+    inside journalctl -u listd.service --no-pager | tail -40
+    exit 1
+fi
 out=$("$LISTCTL" add Groceries MILK --socket "$SOCKET" 2>&1 || true)
 check "a duplicate is denied: $out" test "$out" = "listctl: denied: “milk” is already on Groceries."
+
+say "reload"
+check "systemctl reload listd succeeds" inside systemctl reload listd.service
+check "… and listd re-read its file" bash -c "nsenter -t $CONTAINER_PID -m -u -i -n -p -C --wd=/ -- env -i PATH=/usr/bin:/bin journalctl -u listd.service --no-pager | grep -q 'SIGHUP: re-reading the list file'"
 
 say "journal"
 entries=""
@@ -112,18 +121,19 @@ check "… with structured fields" grep -q '"ORIGIN":"client"' <<<"$entries"
 check "… and the denial with its reason" grep -q '"REASON":"itemExists"' <<<"$entries"
 
 say "hardening in force"
+# MainPID is a pid in the container's namespace: read its /proc from inside.
 MAIN=$(inside systemctl show -p MainPID --value listd.service)
-status=$(cat "/proc/$MAIN/status")
+status=$(inside cat "/proc/$MAIN/status")
 check "runs as a dynamic user, not root" test "$(awk '/^Uid:/ {print $2}' <<<"$status")" != 0
 check "no capabilities" grep -q '^CapEff:[[:space:]]*0000000000000000' <<<"$status"
 check "no new privileges" grep -q '^NoNewPrivs:[[:space:]]*1' <<<"$status"
 check "a system call filter" grep -q '^Seccomp:[[:space:]]*2' <<<"$status"
-check "no network but loopback" test "$(tail -n +3 /proc/$MAIN/net/dev | awk -F: '{gsub(/ /, "", $1); print $1}' | tr '\n' ' ')" = "lo "
+check "no network but loopback" test "$(inside cat /proc/$MAIN/net/dev | tail -n +3 | awk -F: '{gsub(/ /, "", $1); print $1}' | tr '\n' ' ')" = "lo "
 check "the list file is in the state directory" test -f "$ROOT/var/lib/private/listd/lists.md"
 
 say "watchdog"
 restarts=$(inside systemctl show -p NRestarts --value listd.service)
-kill -STOP "$MAIN"
+inside systemctl kill --kill-whom=main --signal=SIGSTOP listd.service
 new=$MAIN
 for _ in $(seq 1 150); do
     new=$(inside systemctl show -p MainPID --value listd.service)
