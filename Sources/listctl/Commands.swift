@@ -83,7 +83,10 @@ extension Listctl {
         }
     }
 
-    struct Add: AsyncParsableCommand {
+    struct Add: ItemBatchCommand {
+        typealias Method = AddItem
+        static let verb = "Added"
+        static let preposition = "to"
         static let configuration = CommandConfiguration(
             abstract: "Add items to a list.",
             discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
@@ -91,16 +94,12 @@ extension Listctl {
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.") var list: String
         @Argument(help: "The items to add.") var items: [String]
-
-        func run() async throws {
-            let target = reference(list)
-            try await editEach(items, options: options, verb: "Added", preposition: "to") { client in
-                try await client.batch(AddItem.self, items.map { AddItem.Params(list: target, item: $0) })
-            }
-        }
     }
 
-    struct Remove: AsyncParsableCommand {
+    struct Remove: ItemBatchCommand {
+        typealias Method = RemoveItem
+        static let verb = "Removed"
+        static let preposition = "from"
         static let configuration = CommandConfiguration(
             abstract: "Remove items from a list.",
             discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
@@ -108,13 +107,6 @@ extension Listctl {
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.") var list: String
         @Argument(help: "The items to remove.") var items: [String]
-
-        func run() async throws {
-            let target = reference(list)
-            try await editEach(items, options: options, verb: "Removed", preposition: "from") { client in
-                try await client.batch(RemoveItem.self, items.map { RemoveItem.Params(list: target, item: $0) })
-            }
-        }
     }
 
     struct Replace: AsyncParsableCommand {
@@ -142,35 +134,43 @@ private struct ItemOutcome: Encodable {
     var denied: DenialOutput.Denied?
 }
 
-/// Sends one request per item in a single batch and reports each outcome; exits 1 when any was
-/// denied.
-private func editEach(
-    _ items: [String],
-    options: ConnectionOptions,
-    verb: String,
-    preposition: String,
-    _ send: @escaping (ListClient) async throws -> [Result<ShoppingList, ListClientError>]
-) async throws {
-    var anyDenied = false
-    try await options.withClient { client in
-        let results = try await send(client)
-        var outcomes: [ItemOutcome] = []
-        for (item, result) in zip(items, results) {
-            switch result {
-            case .success(let list):
-                outcomes.append(ItemOutcome(item: item, confirmed: true, list: list))
-                if !options.json { print("\(verb) “\(ListText.trimmed(item))” \(preposition) \(list.name).") }
-            case .failure(.denied(let denial)):
-                anyDenied = true
-                outcomes.append(ItemOutcome(item: item, confirmed: false, denied: DenialOutput(denial).denied))
-                writeError("listctl: denied: \(denial.message)")
-            case .failure(let error):
-                throw error
+/// `add` and `remove`: one request per item, sent as a single batch, each outcome reported; exit
+/// status 1 when any was denied.
+protocol ItemBatchCommand: AsyncParsableCommand {
+    associatedtype Method: RPCMethod where Method.Params == ListItemParams, Method.Result == ShoppingList
+    static var verb: String { get }
+    static var preposition: String { get }
+    var options: ConnectionOptions { get }
+    var list: String { get }
+    var items: [String] { get }
+}
+
+extension ItemBatchCommand {
+    func run() async throws {
+        let target = reference(list)
+        let items = self.items
+        let options = self.options
+        var anyDenied = false
+        try await options.withClient { client in
+            let results = try await client.batch(Method.self, items.map { ListItemParams(list: target, item: $0) })
+            var outcomes: [ItemOutcome] = []
+            for (item, result) in zip(items, results) {
+                switch result {
+                case .success(let list):
+                    outcomes.append(ItemOutcome(item: item, confirmed: true, list: list))
+                    if !options.json { print("\(Self.verb) “\(ListText.trimmed(item))” \(Self.preposition) \(list.name).") }
+                case .failure(.denied(let denial)):
+                    anyDenied = true
+                    outcomes.append(ItemOutcome(item: item, confirmed: false, denied: DenialOutput(denial).denied))
+                    writeError("listctl: denied: \(denial.message)")
+                case .failure(let error):
+                    throw error
+                }
             }
+            if options.json { printJSON(outcomes) }
         }
-        if options.json { printJSON(outcomes) }
+        if anyDenied { throw ExitCode(ListctlExit.denied.rawValue) }
     }
-    if anyDenied { throw ExitCode(ListctlExit.denied.rawValue) }
 }
 
 func printList(_ list: ShoppingList) {
