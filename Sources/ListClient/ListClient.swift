@@ -26,6 +26,7 @@ public final class ListClient: Sendable {
         var handlers: [(name: ListEventName?, handler: EventHandler)] = []
         var streams: [Int: AsyncStream<ListEvent>.Continuation] = [:]
         var rejectionHandlers: [@Sendable (FileRejectionParams) -> Void] = []
+        var delegate: (any ListDelegate)?
         var rejectionStreams: [Int: AsyncStream<FileRejectionParams>.Continuation] = [:]
         var nextStreamID = 0
     }
@@ -201,6 +202,29 @@ public final class ListClient: Sendable {
         state.withLock { $0.handlers.append((name, handler)) }
     }
 
+    func setDelegate(_ delegate: (any ListDelegate)?) {
+        state.withLock { $0.delegate = delegate }
+    }
+
+    /// Answers a question from listd with the registered delegate (each in its own task, so a
+    /// slow answer does not hold up the connection).
+    private func answer(_ request: RPCRequest, _ question: DelegateQuestion) {
+        guard let id = request.id else { return }
+        let delegate = state.withLock { $0.delegate }
+        let outbound = self.outbound
+        Task {
+            let answer: DelegateAnswer
+            if let delegate, let params = try? RPCEncoding.decode(DelegateQuestionParams.self, from: request.params) {
+                answer = await delegate.answer(question, params)
+            } else {
+                answer = DelegateAnswer(allow: true)
+            }
+            guard var data = try? RPCEncoding.result(id: id, answer) else { return }
+            data.append(UInt8(ascii: "\n"))
+            try? await outbound.write(ByteBuffer(bytes: data))
+        }
+    }
+
     // MARK: Reading
 
     private func read(_ inbound: NIOAsyncChannelInboundStream<ByteBuffer>) async {
@@ -222,6 +246,8 @@ public final class ListClient: Sendable {
             guard let id = response.id else { return }
             let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
             continuation?.succeed(response.outcome)
+        case .success(.request(let request)) where request.id != nil:
+            if let question = DelegateQuestion(rawValue: request.method) { answer(request, question) }
         case .success(.request(let request)) where request.method == ListEventName.didRejectFileEdit.rawValue:
             guard let params = try? RPCEncoding.decode(FileRejectionParams.self, from: request.params) else { return }
             let (handlers, streams) = state.withLock { ($0.rejectionHandlers, Array($0.rejectionStreams.values)) }

@@ -4,7 +4,9 @@ import ListRPC
 
 extension MethodTable {
     /// Every method listd serves.
-    static func listd(store: ListStore, version: String) -> MethodTable {
+    static func listd(coordinator: EditCoordinator, version: String) -> MethodTable {
+        let store = coordinator.store
+        let delegates = coordinator.delegates
         var table = MethodTable()
 
         table.register(Hello.self) { params, session throws(RPCError) in
@@ -25,25 +27,25 @@ extension MethodTable {
             }
         }
         table.register(CreateList.self) { params, session throws(RPCError) in
-            try await store.perform(.createList(name: params.name, items: params.items ?? []), params.ifRevision, session)
+            try await coordinator.perform(.createList(name: params.name, items: params.items ?? []), params.ifRevision, session)
         }
         table.register(RenameList.self) { params, session throws(RPCError) in
-            try await store.perform(.renameList(params.list, to: params.name), params.ifRevision, session)
+            try await coordinator.perform(.renameList(params.list, to: params.name), params.ifRevision, session)
         }
         table.register(DeleteList.self) { params, session throws(RPCError) in
-            try await store.perform(.deleteList(params.list), params.ifRevision, session)
+            try await coordinator.perform(.deleteList(params.list), params.ifRevision, session)
         }
         table.register(AddItem.self) { params, session throws(RPCError) in
-            try await store.perform(.addItem(params.item, to: params.list), params.ifRevision, session)
+            try await coordinator.perform(.addItem(params.item, to: params.list), params.ifRevision, session)
         }
         table.register(ReplaceItem.self) { params, session throws(RPCError) in
-            try await store.perform(.replaceItem(params.item, with: params.with, on: params.list), params.ifRevision, session)
+            try await coordinator.perform(.replaceItem(params.item, with: params.with, on: params.list), params.ifRevision, session)
         }
         table.register(RemoveItem.self) { params, session throws(RPCError) in
-            try await store.perform(.removeItem(params.item, from: params.list), params.ifRevision, session)
+            try await coordinator.perform(.removeItem(params.item, from: params.list), params.ifRevision, session)
         }
         table.register(Subscribe.self) { params, session throws(RPCError) in
-            var events = Set(ListEventName.allCases)
+            var events = ListEventName.defaultEvents
             if let names = params.events {
                 events = []
                 for name in names {
@@ -66,14 +68,52 @@ extension MethodTable {
             store.unsubscribe(connection: session.id)
             return EmptyResult()
         }
+        table.register(RegisterDelegate.self) { params, session throws(RPCError) in
+            guard case .success(let name) = ListText.validated(params.name) else {
+                throw .invalidParams("“name” must be one line of text: it names the delegate in every denial.")
+            }
+            let timeoutMs = params.timeoutMs ?? 2000
+            guard (1...30_000).contains(timeoutMs) else {
+                throw .invalidParams("“timeoutMs” must be between 1 and 30000.")
+            }
+            var ids: Set<ListID>?
+            var names: Set<String> = []
+            if let lists = params.lists {
+                ids = []
+                for reference in lists {
+                    if case .name(let name) = reference { names.insert(ListText.key(name)) }
+                    if let list = try? store.book.list(reference) { ids!.insert(list.id) }
+                }
+            }
+            let questions = params.questions ?? DelegateQuestion.allCases
+            delegates.register(
+                DelegateRegistry.Delegate(
+                    connection: session.id,
+                    name: name,
+                    pid: session.credentials.pid,
+                    outbox: session.outbox,
+                    questions: Set(questions),
+                    lists: ids,
+                    listNames: names,
+                    timeout: .milliseconds(timeoutMs),
+                    onTimeout: params.onTimeout ?? .allow
+                )
+            )
+            return RegisterDelegate.Result(name: name, questions: questions, timeoutMs: timeoutMs, onTimeout: params.onTimeout ?? .allow)
+        }
+        table.register(UnregisterDelegate.self) { _, session in
+            delegates.remove(connection: session.id)
+            return EmptyResult()
+        }
         return table
     }
 }
 
-extension ListStore {
-    /// An edit on behalf of a client, with the store's outcome mapped to a confirm or a deny.
+extension EditCoordinator {
+    /// An edit on behalf of a client, with the outcome mapped to a confirm or a deny.
     fileprivate func perform(_ edit: ListEdit, _ ifRevision: Revision?, _ session: Session) async throws(RPCError) -> ShoppingList {
-        switch await self.edit(edit, ifRevision: ifRevision, origin: session.origin) {
+        switch await propose(edit, ifRevision: ifRevision, origin: session.origin) {
+        case .failure(.deniedByDelegate(let denials, let timedOut)): throw .deniedByDelegate(denials, timedOut: timedOut)
         case .success(let list): return list
         case .failure(.denied(let error)): throw RPCError(error)
         case .failure(.fileInvalid(let path, let offset)): throw .fileInvalid(path: path, byteOffset: offset)

@@ -23,6 +23,7 @@ public final class ListStore: Service, Sendable {
     public enum EditFailure: Error, Sendable {
         case denied(ListError)
         case fileInvalid(path: String, byteOffset: Int)
+        case deniedByDelegate([DelegateDenial], timedOut: [String])
         case storageFailed(String)
         case shuttingDown
     }
@@ -158,6 +159,14 @@ public final class ListStore: Service, Sendable {
     }
 
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// The lists as committed now.
+    var book: ListBook { state.withLock { $0.book } }
+
+    /// Tells `didDenyChange` subscribers about an edit delegates refused.
+    func announce(_ denial: DeniedChangeParams) {
+        state.withLock { state in Self.broadcast(.didDenyChange, denial, listID: denial.proposal.list?.id, to: state.subscribers) }
+    }
 
     // MARK: Subscriptions
 

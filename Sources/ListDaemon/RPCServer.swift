@@ -44,6 +44,7 @@ public final class RPCServer: Service, Sendable {
 
     private let configuration: Configuration
     private let store: ListStore
+    private let delegates: DelegateRegistry
     private let logger: Logger
     private let methods: MethodTable
     private let onReady: @Sendable () -> Void
@@ -60,7 +61,9 @@ public final class RPCServer: Service, Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        self.methods = .listd(store: store, version: configuration.version)
+        let delegates = DelegateRegistry(logger: logger)
+        self.delegates = delegates
+        self.methods = .listd(coordinator: EditCoordinator(store: store, delegates: delegates, logger: logger), version: configuration.version)
         self.onReady = onReady
     }
 
@@ -142,6 +145,7 @@ public final class RPCServer: Service, Sendable {
         logger.debug("client connected", metadata: ["client_pid": "\(connection.credentials.pid)", "client_uid": "\(connection.credentials.uid)"])
         defer {
             store.unsubscribe(connection: id)
+            delegates.remove(connection: id)
             openChannels.withLock { _ = $0.removeValue(forKey: id) }
         }
         do {
@@ -163,6 +167,8 @@ public final class RPCServer: Service, Sendable {
                         self.logger.debug("connection ended", metadata: ["error": "\(error)"])
                     }
                     self.store.unsubscribe(connection: id)
+                    // A delegate that is gone is dropped now: nobody waits out its timeout.
+                    self.delegates.remove(connection: id)
                     outbox.finish()
                     try await group.waitForAll()
                 }
@@ -197,8 +203,9 @@ public final class RPCServer: Service, Sendable {
         switch message {
         case .failure(let invalid):
             return RPCEncoding.error(id: invalid.id, invalid.error)
-        case .success(.response):
-            // listd asks clients nothing yet; a stray response needs no answer.
+        case .success(.response(let response)):
+            // A delegate's answer; a stray response needs no reply either way.
+            _ = delegates.answer(response)
             return nil
         case .success(.request(let request)):
             guard let handler = methods.handler(for: request.method) else {

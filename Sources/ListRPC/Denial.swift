@@ -12,6 +12,7 @@ public enum DenialCode {
         "invalidItem": 1006,
         "conflict": 1007,
         "fileInvalid": 1008,
+        "deniedByDelegate": 1009,
         "storageFailed": 1100,
     ]
 
@@ -44,6 +45,23 @@ extension RPCError {
             code: DenialCode.code(for: "fileInvalid"),
             message: "The list file \(path) is not UTF-8 text (first bad byte at offset \(byteOffset)); fix it, then try again.",
             data: .object(["reason": .string("fileInvalid"), "byteOffset": .integer(Int64(byteOffset))])
+        )
+    }
+
+    /// One or more delegates refused the edit: every refusal is listed, with the delegates that
+    /// did not answer in time.
+    public static func deniedByDelegate(_ denials: [DelegateDenial], timedOut: [String]) -> RPCError {
+        var parts = denials.map { "\($0.delegate): \($0.reason)" }
+        parts += timedOut.map { "\($0): no answer in time" }
+        let data: JSONValue = .object([
+            "reason": .string("deniedByDelegate"),
+            "denials": .array(denials.map { .object(["delegate": .string($0.delegate), "reason": .string($0.reason)]) }),
+            "timedOut": .array(timedOut.map { .string($0) }),
+        ])
+        return RPCError(
+            code: DenialCode.code(for: "deniedByDelegate"),
+            message: "Denied by \(denials.count + timedOut.count == 1 ? "a delegate" : "delegates"): \(parts.joined(separator: "; ")).",
+            data: data
         )
     }
 

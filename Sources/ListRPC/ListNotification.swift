@@ -8,6 +8,11 @@ public enum ListEventName: String, Codable, Sendable, CaseIterable, Hashable {
     case didDeleteShoppingList
     /// A save of the list file that listd could not take (wholly or in part).
     case didRejectFileEdit
+    /// An edit that delegates refused (only for subscribers that ask for it by name).
+    case didDenyChange
+
+    /// What a subscription without `events` hears: everything but `didDenyChange`.
+    public static let defaultEvents: Set<ListEventName> = Set(allCases).subtracting([.didDenyChange])
 
     public init(_ kind: ListChange.Kind) {
         switch kind {

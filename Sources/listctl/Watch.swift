@@ -94,8 +94,8 @@ func describe(_ event: ListEvent) -> String {
         what = "created with \(plural(event.list.items.count, "item"))"
     case .didDeleteShoppingList:
         what = "deleted"
-    case .didRejectFileEdit:
-        what = "file edit not taken"
+    case .didRejectFileEdit, .didDenyChange:
+        what = "not taken"
     case .didRenameShoppingList, .didUpdateShoppingList:
         what = event.changes.map { step in
             switch step {

@@ -1,0 +1,143 @@
+import ListModel
+
+/// The questions listd asks delegates before it applies an edit.
+public enum DelegateQuestion: String, Codable, Sendable, CaseIterable, Hashable {
+    case shouldCreate, shouldRename, shouldDelete, shouldAdd, shouldReplace, shouldRemove
+
+    /// The question an edit raises.
+    public init(_ edit: ListEdit) {
+        switch edit {
+        case .createList: self = .shouldCreate
+        case .renameList: self = .shouldRename
+        case .deleteList: self = .shouldDelete
+        case .addItem: self = .shouldAdd
+        case .replaceItem: self = .shouldReplace
+        case .removeItem: self = .shouldRemove
+        }
+    }
+}
+
+/// What a delegate that does not answer in time counts as.
+public enum TimeoutVerdict: String, Codable, Sendable, Hashable {
+    case allow, deny
+}
+
+/// Become a delegate: listd asks this connection before applying matching edits.
+public enum RegisterDelegate: RPCMethod {
+    public static let name = "registerDelegate"
+
+    public struct Params: Codable, Sendable, Hashable {
+        public var name: String
+        /// Only these questions; all when absent.
+        public var questions: [DelegateQuestion]?
+        /// Only edits of these lists (creates match by the new name); all when absent.
+        public var lists: [ListReference]?
+        /// How long listd waits for an answer: default 2000, at most 30000.
+        public var timeoutMs: Int?
+        public var onTimeout: TimeoutVerdict?
+
+        public init(name: String, questions: [DelegateQuestion]? = nil, lists: [ListReference]? = nil, timeoutMs: Int? = nil, onTimeout: TimeoutVerdict? = nil) {
+            self.name = name
+            self.questions = questions
+            self.lists = lists
+            self.timeoutMs = timeoutMs
+            self.onTimeout = onTimeout
+        }
+    }
+
+    public struct Result: Codable, Sendable, Hashable {
+        public var name: String
+        public var questions: [DelegateQuestion]
+        public var timeoutMs: Int
+        public var onTimeout: TimeoutVerdict
+
+        public init(name: String, questions: [DelegateQuestion], timeoutMs: Int, onTimeout: TimeoutVerdict) {
+            self.name = name
+            self.questions = questions
+            self.timeoutMs = timeoutMs
+            self.onTimeout = onTimeout
+        }
+    }
+}
+
+public enum UnregisterDelegate: RPCMethod {
+    public static let name = "unregisterDelegate"
+    public typealias Params = NoParams
+    public typealias Result = EmptyResult
+}
+
+/// The params of a question (a request from listd to a delegate).
+public struct DelegateQuestionParams: Codable, Sendable, Hashable {
+    /// The list as it is now; absent for `shouldCreate`.
+    public var list: ShoppingList?
+    /// `shouldCreate`, `shouldRename`: the proposed name.
+    public var name: String?
+    /// `shouldAdd`, `shouldReplace`, `shouldRemove`: the item.
+    public var item: String?
+    /// `shouldReplace`: the new text; `shouldCreate`: absent (items are in `items`).
+    public var with: String?
+    /// `shouldCreate`: the items the list would start with.
+    public var items: [String]?
+    public var origin: ChangeOrigin
+    /// The daemon-wide revision the proposal was checked against.
+    public var revision: Revision
+
+    public init(list: ShoppingList?, name: String?, item: String?, with: String?, items: [String]?, origin: ChangeOrigin, revision: Revision) {
+        self.list = list
+        self.name = name
+        self.item = item
+        self.with = with
+        self.items = items
+        self.origin = origin
+        self.revision = revision
+    }
+}
+
+/// A delegate's answer.
+public struct DelegateAnswer: Codable, Sendable, Hashable {
+    public var allow: Bool
+    public var reason: String?
+
+    public init(allow: Bool, reason: String? = nil) {
+        self.allow = allow
+        self.reason = reason
+    }
+}
+
+/// One delegate's refusal, as the denied client and `didDenyChange` subscribers see it.
+public struct DelegateDenial: Codable, Sendable, Hashable {
+    public var delegate: String
+    public var reason: String
+
+    public init(delegate: String, reason: String) {
+        self.delegate = delegate
+        self.reason = reason
+    }
+}
+
+/// The notification a delegate receives when listd stops consulting it.
+public struct DelegateDroppedParams: Codable, Sendable, Hashable {
+    public static let method = "didStopConsultingDelegate"
+    public var name: String
+    public var reason: String
+
+    public init(name: String, reason: String) {
+        self.name = name
+        self.reason = reason
+    }
+}
+
+/// `didDenyChange` (subscribers opt in): what was proposed, by whom, and every reason.
+public struct DeniedChangeParams: Codable, Sendable, Hashable {
+    public var question: DelegateQuestion
+    public var proposal: DelegateQuestionParams
+    public var denials: [DelegateDenial]
+    public var timedOut: [String]
+
+    public init(question: DelegateQuestion, proposal: DelegateQuestionParams, denials: [DelegateDenial], timedOut: [String]) {
+        self.question = question
+        self.proposal = proposal
+        self.denials = denials
+        self.timedOut = timedOut
+    }
+}

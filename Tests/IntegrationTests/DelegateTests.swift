@@ -1,0 +1,263 @@
+import Foundation
+import Glibc
+import ListClient
+import ListModel
+import ListRPC
+import Synchronization
+import Testing
+
+private final class Flag: Sendable {
+    let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}
+
+/// Counts questions a delegate was asked.
+private final class Counter: Sendable {
+    let value = Mutex(0)
+    func increment() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}
+
+private func denialData(_ error: [String: Any]) -> [String: Any] {
+    error["data"] as? [String: Any] ?? [:]
+}
+
+/// Runs `body` with `count` delegates connected and registered, each answering with `answer`.
+private func withDelegates(
+    socket: String,
+    _ specs: [(name: String, timeoutMs: Int?, onTimeout: TimeoutVerdict?, answer: @Sendable (DelegateQuestion, DelegateQuestionParams) async -> DelegateAnswer)],
+    _ body: @escaping @Sendable () async throws -> Void
+) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        let ready = Counter()
+        let done = Flag()
+        for spec in specs {
+            group.addTask {
+                try await ListClient.withConnection(socketPath: socket) { client in
+                    try await client.registerDelegate(name: spec.name, timeoutMs: spec.timeoutMs, onTimeout: spec.onTimeout, spec.answer)
+                    ready.increment()
+                    while !done.isSet { try await Task.sleep(for: .milliseconds(10)) }
+                }
+            }
+        }
+        while ready.count < specs.count { try await Task.sleep(for: .milliseconds(10)) }
+        defer { done.set() }
+        try await body()
+    }
+}
+
+/// Runs blocking socket calls on a thread of their own: blocking a thread of Swift's small
+/// cooperative pool would starve the delegates that must answer meanwhile. (An expectation that
+/// fails on that thread still fails the run; Swift Testing reports it under «unknown».)
+private func offThePool(_ body: @escaping @Sendable () throws -> Void) async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        Thread.detachNewThread {
+            do {
+                try body()
+                continuation.resume()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+}
+
+@Suite struct DelegateTests {
+    @Test func twoDelegatesOneDenyingAndBothDenying() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
+        let asked = Counter()
+        try await withDelegates(socket: socket, [
+            ("diet", nil, nil, { question, params in
+                asked.increment()
+                return params.item == "cake" || params.item == "candy" ? DelegateAnswer(allow: false, reason: "no sweets") : DelegateAnswer(allow: true)
+            }),
+            ("budget", nil, nil, { question, params in
+                asked.increment()
+                return params.item == "candy" ? DelegateAnswer(allow: false, reason: "too expensive") : DelegateAnswer(allow: true)
+            }),
+        ]) {
+          try await offThePool {
+            let client = try LineConnection(path: socket)
+            _ = try client.result("addItem", ["list": 1, "item": "milk"])
+            #expect(asked.count == 2)
+
+            let one = try client.error("addItem", ["list": 1, "item": "cake"])
+            #expect(one["code"] as? Int == 1009)
+            #expect(denialData(one)["reason"] as? String == "deniedByDelegate")
+            #expect(denialData(one)["denials"] as? [[String: String]] == [["delegate": "diet", "reason": "no sweets"]])
+            #expect(one["message"] as? String == "Denied by a delegate: diet: no sweets.")
+
+            let both = try client.error("addItem", ["list": 1, "item": "candy"])
+            #expect(denialData(both)["denials"] as? [[String: String]] == [
+                ["delegate": "budget", "reason": "too expensive"], ["delegate": "diet", "reason": "no sweets"],
+            ])
+            #expect(both["message"] as? String == "Denied by delegates: budget: too expensive; diet: no sweets.")
+
+            // The rules come first: a duplicate is denied without asking anyone.
+            let before = asked.count
+            #expect(denialData(try client.error("addItem", ["list": 1, "item": "MILK"]))["reason"] as? String == "itemExists")
+            #expect(asked.count == before)
+            // Nothing a delegate denied was applied.
+            #expect(try client.result("getList", ["list": 1])["items"] as? [String] == ["milk"])
+          }
+        }
+    }
+
+    @Test func aSlowDelegateCountsPerOnTimeoutAtTheTimeout() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
+        try await withDelegates(socket: socket, [
+            ("sleepy-deny", 200, .deny, { _, params in
+                if params.item == "slow-deny" { try? await Task.sleep(for: .seconds(20)) }
+                return DelegateAnswer(allow: true)
+            }),
+            ("sleepy-allow", 200, .allow, { _, params in
+                if params.item == "slow-allow" { try? await Task.sleep(for: .seconds(20)) }
+                return DelegateAnswer(allow: true)
+            }),
+        ]) {
+          try await offThePool {
+            let client = try LineConnection(path: socket)
+            let start = Date()
+            let denied = try client.error("addItem", ["list": 1, "item": "slow-deny"])
+            #expect(Date().timeIntervalSince(start) < 10, "the answer waited for the delegate, not its timeout")
+            #expect(denialData(denied)["timedOut"] as? [String] == ["sleepy-deny"])
+            #expect(denialData(denied)["denials"] as? [[String: String]] == [])
+            _ = try client.result("addItem", ["list": 1, "item": "slow-allow"])
+          }
+        }
+    }
+
+    @Test func aDelegateThatDisconnectsMidQuestionIsSettledAtOnce() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
+        var delegate: LineConnection? = try LineConnection(path: socket)
+        _ = try delegate!.result("registerDelegate", ["name": "flaky", "timeoutMs": 30000, "onTimeout": "deny"])
+        let proposer = try LineConnection(path: socket)
+        let start = Date()
+        try proposer.send(#"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":1,"item":"milk"}}"#)
+        let question = try delegate!.readObject()
+        #expect(question["method"] as? String == "shouldAdd")
+        #expect((question["params"] as? [String: Any])?["item"] as? String == "milk")
+        delegate = nil  // the connection closes
+        let reply = try proposer.readObject()
+        #expect(Date().timeIntervalSince(start) < 10, "waited out the 30 s timeout")
+        #expect(denialData(reply["error"] as? [String: Any] ?? [:])["timedOut"] as? [String] == ["flaky"])
+        // Gone for good: the next edit is not held up.
+        _ = try proposer.result("addItem", ["list": 1, "item": "eggs"])
+    }
+
+    @Test func aHundredDelegatesAnswerInParallel() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
+        let asked = Counter()
+        let specs: [(name: String, timeoutMs: Int?, onTimeout: TimeoutVerdict?, answer: @Sendable (DelegateQuestion, DelegateQuestionParams) async -> DelegateAnswer)] =
+            (0..<100).map { index in
+                ("delegate-\(index)", 10_000, nil, { _, params in
+                    asked.increment()
+                    try? await Task.sleep(for: .milliseconds(100))
+                    return DelegateAnswer(allow: params.item != "veto" || index != 42, reason: "delegate 42 says no")
+                })
+            }
+        try await withDelegates(socket: socket, specs) {
+          try await offThePool {
+            let client = try LineConnection(path: socket)
+            _ = try client.result("addItem", ["list": 1, "item": "milk"])
+            #expect(asked.count == 100)
+            let veto = try client.error("addItem", ["list": 1, "item": "veto"])
+            #expect(denialData(veto)["denials"] as? [[String: String]] == [["delegate": "delegate-42", "reason": "delegate 42 says no"]])
+            #expect(asked.count == 200)
+          }
+        }
+    }
+
+    @Test func threeTimeoutsInARowAndTheDelegateIsNoLongerAsked() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
+        let silent = try LineConnection(path: socket)
+        _ = try silent.result("registerDelegate", ["name": "silent", "timeoutMs": 100])
+        let client = try LineConnection(path: socket)
+        for item in ["a", "b", "c"] {
+            _ = try client.result("addItem", ["list": 1, "item": item])  // allowed at the timeout
+            #expect(try silent.readObject()["method"] as? String == "shouldAdd")
+        }
+        let told = try silent.readObject()
+        #expect(told["method"] as? String == "didStopConsultingDelegate")
+        _ = try client.result("addItem", ["list": 1, "item": "d"])
+        #expect(try silent.isQuiet(for: 0.3))
+        #expect(daemon.logOutput.contains("delegate “silent” (pid \(getpid())) did not answer 3 times in a row"))
+    }
+
+    @Test func editsOfOneListWaitInOrderWhileOtherListsGoOn() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        let setup = try LineConnection(path: socket)
+        _ = try setup.result("createList", ["name": "Groceries"])
+        _ = try setup.result("createList", ["name": "Hardware"])
+        let delegate = try LineConnection(path: socket)
+        _ = try delegate.result("registerDelegate", ["name": "gate", "timeoutMs": 10000])
+
+        let first = try LineConnection(path: socket)
+        try first.send(#"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Groceries","item":"first"}}"#)
+        let question1 = try delegate.readObject()
+        #expect((question1["params"] as? [String: Any])?["item"] as? String == "first")
+
+        // A second edit of Groceries waits behind the first; an edit of Hardware goes on.
+        let second = try LineConnection(path: socket)
+        try second.send(#"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Groceries","item":"second"}}"#)
+        let other = try LineConnection(path: socket)
+        try other.send(#"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Hardware","item":"nails"}}"#)
+        let question2 = try delegate.readObject()
+        #expect((question2["params"] as? [String: Any])?["item"] as? String == "nails")
+        try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question2["id"])),\"result\":{\"allow\":true}}")
+        #expect((try other.readObject())["result"] != nil)
+        #expect(try second.isQuiet(for: 0.3), "the second edit overtook the first")
+
+        try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question1["id"])),\"result\":{\"allow\":true}}")
+        #expect(((try first.readObject())["result"] as? [String: Any])?["items"] as? [String] == ["first"])
+        let question3 = try delegate.readObject()
+        #expect((question3["params"] as? [String: Any])?["item"] as? String == "second")
+        #expect(((question3["params"] as? [String: Any])?["list"] as? [String: Any])?["items"] as? [String] == ["first"])
+        try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question3["id"])),\"result\":{\"allow\":false,\"reason\":\"enough\"}}")
+        #expect(denialData((try second.readObject())["error"] as? [String: Any] ?? [:])["reason"] as? String == "deniedByDelegate")
+        #expect(try setup.result("getList", ["list": "Groceries"])["items"] as? [String] == ["first"])
+    }
+
+    @Test func subscribersOptInToDeniedChanges() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
+        let optedIn = try LineConnection(path: socket)
+        _ = try optedIn.result("subscribe", ["events": ["didDenyChange"]])
+        let everything = try LineConnection(path: socket)
+        _ = try everything.result("subscribe")
+        try await withDelegates(socket: socket, [("diet", nil, nil, { _, _ in DelegateAnswer(allow: false, reason: "no") })]) {
+          try await offThePool {
+            let client = try LineConnection(path: socket)
+            _ = try client.result("hello", ["name": "shopper"])
+            _ = try client.error("addItem", ["list": 1, "item": "cake"])
+            let note = try optedIn.readObject()
+            #expect(note["method"] as? String == "didDenyChange")
+            let params = try #require(note["params"] as? [String: Any])
+            #expect(params["question"] as? String == "shouldAdd")
+            #expect((params["proposal"] as? [String: Any])?["item"] as? String == "cake")
+            #expect(((params["proposal"] as? [String: Any])?["origin"] as? [String: Any])?["name"] as? String == "shopper")
+            #expect(params["denials"] as? [[String: String]] == [["delegate": "diet", "reason": "no"]])
+            #expect(try everything.isQuiet(for: 0.3))
+          }
+        }
+    }
+}
+
+/// A JSON-RPC id as it must be echoed.
+private func jsonString(_ value: Any?) -> String {
+    if let string = value as? String { return "\"\(string)\"" }
+    return "\(value ?? "null")"
+}
