@@ -82,6 +82,13 @@ public final class ListStore: Service, Sendable {
         var retry = false
     }
 
+    /// What delegates said about the edits a save of the list file asks for: the file's bytes they
+    /// were asked about, and the refused edits by index in `ListFileReading.edits(from:)`.
+    private struct FileVetting: Sendable {
+        var bytes: [UInt8]
+        var refused: [Int: String]
+    }
+
     /// How long an emptied list file is given to be filled before listd writes the lists back.
     static let emptyFileGrace: Duration = .seconds(2)
 
@@ -95,6 +102,8 @@ public final class ListStore: Service, Sendable {
     private let logger: Logger
     /// Tells the store when a person's save has settled.
     public let watcher: FileWatcher
+    /// The delegates asked before any edit is applied, a person's saves included.
+    let delegates: DelegateRegistry
 
     /// The list file listd works on (a symlink resolved to its target).
     public var filePath: String { storage.path }
@@ -107,6 +116,7 @@ public final class ListStore: Service, Sendable {
         self.storage = storage
         self.logger = logger
         self.watcher = FileWatcher(path: storage.path, quietPeriod: quietPeriod, logger: logger)
+        self.delegates = DelegateRegistry(logger: logger)
         (wakeStream, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
         var book = ListBook()
@@ -279,7 +289,10 @@ public final class ListStore: Service, Sendable {
                 for attempt in 1...20 {
                     // Never read the file in the middle of a person's save.
                     await watcher.waitUntilSettled()
-                    pass = try await NIOThreadPool.singleton.runIfActive { try self.synchronise(edits: proposals, firstStart: false) }
+                    let vetting = await vetFileEdits()
+                    pass = try await NIOThreadPool.singleton.runIfActive {
+                        try self.synchronise(edits: proposals, firstStart: false, vetting: vetting)
+                    }
                     guard pass.retry else { break }
                     logger.notice("the list file was saved while listd was writing it; taking that save in first (attempt \(attempt))")
                 }
@@ -311,7 +324,11 @@ public final class ListStore: Service, Sendable {
     /// One pass, blocking: take in the list file if a person changed it, apply `edits` on top,
     /// write what changed, and say what to announce. Nothing is committed to `state` here; the
     /// caller does that once this returns (after both files are durable).
-    private func synchronise(edits: [(ListEdit, Revision?, ChangeOrigin)], firstStart: Bool) throws(DaemonError) -> Pass {
+    private func synchronise(
+        edits: [(ListEdit, Revision?, ChangeOrigin)],
+        firstStart: Bool,
+        vetting: FileVetting? = nil
+    ) throws(DaemonError) -> Pass {
         try fileState.withLock { file throws(DaemonError) -> Pass in
             let before = file
             var pass = Pass()
@@ -354,7 +371,14 @@ public final class ListStore: Service, Sendable {
                     rejected = reading.rejectedLines
                     pass.rejection = Self.rejection(reading.diagnostics)
                 } else {
-                    let ingested = ingest(text, into: &book, at: now)
+                    if !delegates.isEmpty, vetting?.bytes != bytes {
+                        // Changed since the delegates were asked (or they were not): ask again.
+                        file = before
+                        var retry = Pass()
+                        retry.retry = true
+                        return retry
+                    }
+                    let ingested = ingest(text, into: &book, at: now, refused: vetting?.refused ?? [:])
                     file.reading = ingested.reading
                     rejected = ingested.rejected
                     pass.changes = ingested.changes
@@ -429,12 +453,28 @@ public final class ListStore: Service, Sendable {
     private func ingest(
         _ text: String,
         into book: inout ListBook,
-        at now: Timestamp
+        at now: Timestamp,
+        refused: [Int: String] = [:]
     ) -> (reading: ListFileReading, changes: [ListChange], rejected: [Int: String], rejection: FileRejectionParams?) {
         var reading = ListFileReading(ListDocument(parsing: text), known: book)
         var diagnostics = reading.diagnostics
         var changes: [ListChange] = []
-        for fileEdit in reading.edits(from: book) {
+        for (index, fileEdit) in reading.edits(from: book).enumerated() {
+            if let message = refused[index] {
+                // Delegates said no: handled like a rule break, marked in the file.
+                if fileEdit.line >= 0 {
+                    let lines = reading.document.lines
+                    diagnostics.append(ListFileDiagnostic(line: fileEdit.line + 1, text: lines[fileEdit.line].raw, problem: .deniedByDelegates(message)))
+                    if case .createList = fileEdit.edit, let section = fileEdit.section {
+                        for item in reading.sections[section].items {
+                            diagnostics.append(
+                                ListFileDiagnostic(line: item.line + 1, text: lines[item.line].raw, problem: .underRejectedHeading(headingLine: fileEdit.line + 1))
+                            )
+                        }
+                    }
+                }
+                continue
+            }
             do throws(ListError) {
                 let change = try book.apply(fileEdit.edit, at: now, origin: .file)
                 if case .createList = fileEdit.edit, let section = fileEdit.section {
@@ -458,6 +498,40 @@ public final class ListStore: Service, Sendable {
         diagnostics.sort { $0.line < $1.line }
         reading.diagnostics = diagnostics
         return (reading, changes, reading.rejectedLines, Self.rejection(diagnostics))
+    }
+
+    /// Asks the delegates about every edit the list file now asks for, all at once. Nothing when
+    /// no delegate is registered or the file is what listd last saw.
+    private func vetFileEdits() async -> FileVetting? {
+        guard !delegates.isEmpty else { return nil }
+        let known = fileState.withLock { $0.bytes }
+        guard let bytes = try? await NIOThreadPool.singleton.runIfActive({ try self.storage.read(self.storage.path) }),
+            !bytes.isEmpty, bytes != known, let text = String(validating: bytes, as: UTF8.self)
+        else { return nil }
+        var book = self.book
+        let reading = ListFileReading(ListDocument(parsing: text), known: book)
+        var questions: [(index: Int, question: DelegateQuestion, params: DelegateQuestionParams, list: ListID?)] = []
+        for (index, fileEdit) in reading.edits(from: book).enumerated() {
+            let current = fileEdit.edit.target.flatMap { try? book.list($0) }
+            // The rules first, in file order, as the ingest will apply them.
+            guard (try? book.apply(fileEdit.edit, at: .now(), origin: .file)) != nil else { continue }
+            let params = EditCoordinator.params(for: fileEdit.edit, list: current, origin: .file, revision: book.revision)
+            questions.append((index, DelegateQuestion(fileEdit.edit), params, current?.id))
+        }
+        var refused: [Int: String] = [:]
+        await withTaskGroup(of: (Int, DelegateRegistry.Verdict, DelegateQuestion, DelegateQuestionParams).self) { group in
+            for question in questions {
+                group.addTask {
+                    (question.index, await self.delegates.ask(question.question, question.params, list: question.list, name: question.params.name),
+                     question.question, question.params)
+                }
+            }
+            for await (index, verdict, question, params) in group where verdict.denied {
+                refused[index] = RPCError.deniedByDelegate(verdict.denials, timedOut: verdict.timedOut).message
+                announce(DeniedChangeParams(question: question, proposal: params, denials: verdict.denials, timedOut: verdict.timedOut))
+            }
+        }
+        return FileVetting(bytes: bytes, refused: refused)
     }
 
     private static func rejection(_ diagnostics: [ListFileDiagnostic]) -> FileRejectionParams? {

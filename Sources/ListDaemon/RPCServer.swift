@@ -61,7 +61,7 @@ public final class RPCServer: Service, Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        let delegates = DelegateRegistry(logger: logger)
+        let delegates = store.delegates
         self.delegates = delegates
         self.methods = .listd(coordinator: EditCoordinator(store: store, delegates: delegates, logger: logger), version: configuration.version)
         self.onReady = onReady

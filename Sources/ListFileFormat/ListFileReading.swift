@@ -146,6 +146,8 @@ public struct ListFileDiagnostic: Hashable, Sendable {
         case underRejectedHeading(headingLine: Int)
         /// The change the line asks for was denied when applied.
         case denied(ListError)
+        /// Delegates refused the change the line asks for (the message says who and why).
+        case deniedByDelegates(String)
     }
 
     /// 1-based line number.
@@ -165,6 +167,7 @@ public struct ListFileDiagnostic: Hashable, Sendable {
         case .rule(let error), .denied(let error): error.reason
         case .itemOutsideList: "itemOutsideList"
         case .underRejectedHeading: "listRejected"
+        case .deniedByDelegates: "deniedByDelegate"
         }
     }
 
@@ -174,6 +177,7 @@ public struct ListFileDiagnostic: Hashable, Sendable {
         case .rule(let error), .denied(let error): error.message
         case .itemOutsideList: "An item before the first # heading is on no list."
         case .underRejectedHeading(let heading): "The heading on line \(heading) was not taken, so neither are its items."
+        case .deniedByDelegates(let message): message
         }
     }
 

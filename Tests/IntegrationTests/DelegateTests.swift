@@ -261,3 +261,46 @@ private func jsonString(_ value: Any?) -> String {
     if let string = value as? String { return "\"\(string)\"" }
     return "\(value ?? "null")"
 }
+
+@Suite struct FileEditDelegateTests {
+    @Test func aFileEditDeniedByADelegateIsMarkedInTheFile() throws {
+        let sandbox = try Sandbox()
+        try "# Groceries\n- milk\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let daemon = try Daemon.start(in: sandbox)
+        let delegate = try LineConnection(path: sandbox.socket)
+        _ = try delegate.result("registerDelegate", ["name": "diet", "questions": ["shouldAdd"]])
+        let watcher = try LineConnection(path: sandbox.socket)
+        _ = try watcher.result("subscribe")
+
+        try "# Groceries <!-- listd id=1 -->\n- milk\n- cake\n- bread\n".write(toFile: sandbox.file, atomically: false, encoding: .utf8)
+        // One question per added line, asked at once; answer each.
+        var items: [String: Any] = [:]
+        for _ in 0..<2 {
+            let question = try delegate.readObject()
+            let item = (question["params"] as? [String: Any])?["item"] as? String ?? ""
+            #expect(((question["params"] as? [String: Any])?["origin"] as? [String: Any])?["kind"] as? String == "file")
+            items[item] = question["id"]
+            let answer = item == "cake" ? #"{"allow":false,"reason":"no sweets"}"# : #"{"allow":true}"#
+            try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\"\(question["id"] as? String ?? "")\",\"result\":\(answer)}")
+        }
+        #expect(Set(items.keys) == ["cake", "bread"])
+        let first = try watcher.readObject()
+        #expect(first["method"] as? String == "didUpdateShoppingList")
+        #expect(((first["params"] as? [String: Any])?["changes"] as? [[String: String]]) == [["op": "add", "item": "bread"]])
+        let rejection = try watcher.readObject()
+        #expect(rejection["method"] as? String == "didRejectFileEdit")
+        let line = ((rejection["params"] as? [String: Any])?["lines"] as? [[String: Any]])?.first
+        #expect(line?["line"] as? Int == 3)
+        #expect(line?["reason"] as? String == "deniedByDelegate")
+        #expect(
+            try sandbox.read() == """
+                # Groceries <!-- listd id=1 -->
+                - milk
+                <!-- listd: not taken: Denied by a delegate: diet: no sweets. You wrote: - cake -->
+                - bread
+
+                """
+        )
+        #expect(daemon.logOutput.contains("not taken from the list file, line 3: Denied by a delegate: diet: no sweets."))
+    }
+}
