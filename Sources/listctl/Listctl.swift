@@ -17,7 +17,7 @@ struct Listctl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Lists.self, Show.self, Create.self, Rename.self, Delete.self,
-            Add.self, Replace.self, Remove.self, Watch.self,
+            Add.self, Replace.self, Remove.self, Watch.self, Delegate.self,
         ]
     )
 }
@@ -83,6 +83,14 @@ struct DenialOutput: Encodable {
     init(_ denial: ListDenial) {
         denied = Denied(reason: denial.reason, message: denial.message, code: denial.code)
     }
+}
+
+func jsonData(_ value: some Encodable) -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    var data = (try? encoder.encode(value)) ?? Data()
+    data.append(0x0A)
+    return data
 }
 
 func printJSON(_ value: some Encodable) {

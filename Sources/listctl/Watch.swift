@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ListClient
 import ListModel
 import ListRPC
@@ -17,7 +18,15 @@ extension Listctl {
         @Option(name: .customLong("event"), help: ArgumentHelp("Only this notification, e.g. didUpdateShoppingList; repeatable.", valueName: "event"))
         var events: [String] = []
 
+        @Flag(help: "Run COMMAND (after --) for each notification, with it as JSON on stdin, one at a time, in order.")
+        var exec = false
+
+        @Argument(parsing: .postTerminator, help: ArgumentHelp("With --exec: the command and its arguments, after --.", valueName: "command"))
+        var command: [String] = []
+
         func validate() throws {
+            if exec, command.isEmpty { throw ValidationError("--exec needs the command to run after --, for example: listctl watch --exec -- ./on-change.sh") }
+            if !exec, !command.isEmpty { throw ValidationError("A command after -- is run only with --exec.") }
             for event in events where ListEventName(rawValue: event) == nil {
                 let known = ListEventName.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ValidationError("“\(event)” is not an event; listd sends \(known).")
@@ -28,15 +37,32 @@ extension Listctl {
             try await options.withClient { client in
                 let stream = client.events()
                 let json = options.json
+                // --exec: one command at a time, in the order of the notifications.
+                let (actions, queue) = AsyncStream.makeStream(of: Data.self)
+                let command = exec ? self.command : []
+                let runner = Task {
+                    for await input in actions {
+                        let (status, _) = await runCommand(command, input: input)
+                        if status != 0 { writeError("listctl: \(command[0]) exited with status \(status)") }
+                    }
+                }
+                defer {
+                    queue.finish()
+                    runner.cancel()
+                }
                 client.on { event in
-                    if json {
+                    if !command.isEmpty {
+                        queue.yield(jsonData(WatchLine(event)))
+                    } else if json {
                         printJSON(WatchLine(event))
                     } else {
                         print(describe(event))
                     }
                 }
                 client.onFileRejection { rejection in
-                    if json {
+                    if !command.isEmpty {
+                        queue.yield(jsonData(RejectionLine(rejection)))
+                    } else if json {
                         printJSON(RejectionLine(rejection))
                     } else {
                         print(describe(rejection))

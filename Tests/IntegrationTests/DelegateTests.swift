@@ -304,3 +304,66 @@ private func jsonString(_ value: Any?) -> String {
         #expect(daemon.logOutput.contains("not taken from the list file, line 3: Denied by a delegate: diet: no sweets."))
     }
 }
+
+/// listctl's delegate and watch --exec, with real shell scripts.
+@Suite struct ListctlDelegateTests {
+    private func script(_ sandbox: Sandbox, _ name: String, _ body: String) throws -> String {
+        let path = sandbox.path + "/" + name
+        try ("#!/bin/sh\n" + body).write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    @Test func aShellScriptVetsEditsThroughListctlDelegate() throws {
+        let daemon = try Daemon.start()
+        let sandbox = daemon.sandbox
+        _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries"])
+        let vet = try script(sandbox, "vet.sh", """
+            question=$(cat)
+            case "$question" in
+              *'"item":"cake"'*'"question":"shouldAdd"'*) echo "no sweets"; exit 1;;
+            esac
+            exit 0
+            """)
+        let delegate = try ChildProcess(Binaries.listctl.path, ["delegate", "--socket", sandbox.socket, "--question", "shouldAdd", "--name", "diet", "--", vet])
+        defer { delegate.signal(SIGTERM) }
+        let output = LineReader(delegate.stdout)
+        #expect(try output.line() == "Registered as delegate “diet” for shouldAdd; Ctrl-C to stop.")
+
+        let denied = try listctl(["add", "Groceries", "cake", "bread"], socket: sandbox.socket)
+        #expect(denied.status == 1)
+        #expect(denied.stdout == "Added “bread” to Groceries.\n")
+        #expect(denied.stderr == "listctl: denied: Denied by a delegate: diet: no sweets.\n")
+        // Not asked about removals.
+        #expect(try listctl(["remove", "Groceries", "bread"], socket: sandbox.socket).status == 0)
+        let lines = [try output.line(), try output.line()].sorted()
+        #expect(lines == ["shouldAdd “bread” on Groceries: allowed", "shouldAdd “cake” on Groceries: denied (no sweets)"])
+    }
+
+    @Test func watchExecRunsACommandForEachNotificationInOrder() throws {
+        let daemon = try Daemon.start()
+        let sandbox = daemon.sandbox
+        let log = sandbox.path + "/actions.log"
+        let action = try script(sandbox, "on-change.sh", "cat >> '\(log)'\n")
+        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--socket", sandbox.socket, "--exec", "--", action])
+        defer { watch.signal(SIGTERM) }
+        #expect(try LineReader(watch.stdout).line().hasPrefix("Watching 0 lists"))
+        _ = try listctl(["create", "Groceries", "milk"], socket: sandbox.socket)
+        _ = try listctl(["add", "Groceries", "eggs", "bread"], socket: sandbox.socket)
+        var lines: [[String: Any]] = []
+        for _ in 0..<100 where lines.count < 3 {
+            usleep(50_000)
+            lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        #expect(lines.map { $0["event"] as? String } == ["didCreateShoppingList", "didUpdateShoppingList", "didUpdateShoppingList"])
+        #expect(lines.map { $0["revision"] as? Int } == [1, 2, 3])
+    }
+
+    @Test func aCommandIsNeededAfterTheTerminator() throws {
+        #expect(try listctl(["delegate"], socket: "/nonexistent").status == 2)
+        #expect(try listctl(["watch", "--exec"], socket: "/nonexistent").status == 2)
+        #expect(try listctl(["delegate", "--question", "shouldFly", "--", "true"], socket: "/nonexistent").status == 2)
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import ListClient
+import ListModel
+import ListRPC
+
+extension Listctl {
+    struct Delegate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Vet edits with a command: listd asks before applying each matching edit.",
+            discussion: """
+                For each question COMMAND runs (with its arguments, never through a shell) with the \
+                question as JSON on stdin: {"question": "shouldAdd", "list": …, "item": …, "origin": …}. \
+                Exit status 0 allows; any other status denies, with what COMMAND printed as the reason.
+                """
+        )
+        @OptionGroup var options: ConnectionOptions
+
+        @Option(name: .customLong("question"), help: ArgumentHelp("Only this question (shouldAdd, shouldRemove, …); repeatable.", valueName: "question"))
+        var questions: [String] = []
+
+        @Option(name: .customLong("list"), help: ArgumentHelp("Only edits of this list (name or id); repeatable.", valueName: "list"))
+        var lists: [String] = []
+
+        @Option(help: ArgumentHelp("How long listd waits for COMMAND, in milliseconds (default 2000, at most 30000).", valueName: "ms"))
+        var timeout: Int?
+
+        @Option(help: "What a question COMMAND does not answer in time counts as: allow or deny.")
+        var onTimeout: String?
+
+        @Option(help: "The name shown in denials (default: the command's name).")
+        var name: String?
+
+        @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
+        var command: [String] = []
+
+        func validate() throws {
+            if command.isEmpty { throw ValidationError("Give the command to run after --, for example: listctl delegate -- ./vet.sh") }
+            for question in questions where DelegateQuestion(rawValue: question) == nil {
+                throw ValidationError("“\(question)” is not a question; listd asks \(DelegateQuestion.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            if let onTimeout, TimeoutVerdict(rawValue: onTimeout) == nil {
+                throw ValidationError("--on-timeout must be allow or deny.")
+            }
+        }
+
+        func run() async throws {
+            let command = self.command
+            let name = self.name ?? URL(fileURLWithPath: command[0]).lastPathComponent
+            try await options.withClient { client in
+                let registered = try await client.registerDelegate(
+                    name: name,
+                    questions: questions.isEmpty ? nil : questions.compactMap(DelegateQuestion.init(rawValue:)),
+                    lists: lists.isEmpty ? nil : lists.map(reference),
+                    timeoutMs: timeout,
+                    onTimeout: onTimeout.flatMap(TimeoutVerdict.init(rawValue:))
+                ) { question, params in
+                    let input = (try? questionJSON(question, params)) ?? Data()
+                    let (status, output) = await runCommand(command, input: input)
+                    let reason = output.trimmingCharacters(in: .whitespacesAndNewlines)
+                    let answer = status == 0
+                        ? DelegateAnswer(allow: true)
+                        : DelegateAnswer(allow: false, reason: reason.isEmpty ? "\(name) exited with status \(status)" : reason)
+                    print("\(question.rawValue) \(summary(params)): \(answer.allow ? "allowed" : "denied (\(answer.reason ?? ""))")")
+                    return answer
+                }
+                print("Registered as delegate “\(registered.name)” for \(registered.questions.map(\.rawValue).joined(separator: ", ")); Ctrl-C to stop.")
+                for await _ in client.events() {}
+                writeError("listctl: listd closed the connection.")
+                throw ExitCode(ListctlExit.failed.rawValue)
+            }
+        }
+    }
+}
+
+/// The JSON a delegate command reads on stdin: the question's name and its params.
+private func questionJSON(_ question: DelegateQuestion, _ params: DelegateQuestionParams) throws -> Data {
+    struct Line: Encodable {
+        var question: DelegateQuestion
+        var list: ShoppingList?
+        var name: String?
+        var item: String?
+        var with: String?
+        var items: [String]?
+        var origin: ChangeOrigin
+        var revision: Revision
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(
+        Line(question: question, list: params.list, name: params.name, item: params.item, with: params.with, items: params.items, origin: params.origin, revision: params.revision)
+    )
+}
+
+private func summary(_ params: DelegateQuestionParams) -> String {
+    var parts: [String] = []
+    if let item = params.item { parts.append("“\(item)”") }
+    if let with = params.with { parts.append("→ “\(with)”") }
+    if let name = params.name { parts.append("“\(name)”") }
+    if let list = params.list { parts.append("on \(list.name)") }
+    return parts.joined(separator: " ")
+}
