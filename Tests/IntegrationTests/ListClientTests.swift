@@ -120,3 +120,34 @@ import Testing
         _ = daemon
     }
 }
+
+/// A program that vets only removals: every other question is allowed by the protocol's defaults.
+private struct KeepMilk: ListDelegate {
+    func shouldRemove(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        question.item == "milk" ? DelegateAnswer(allow: false, reason: "we always need milk") : DelegateAnswer(allow: true)
+    }
+}
+
+@Suite struct ListDelegateProtocolTests {
+    @Test func aDelegateImplementsOnlyWhatItVets() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        try await ListClient.withConnection(socketPath: socket, name: "vetter") { delegate in
+            let registered = try await delegate.registerDelegate(KeepMilk(), name: "keep-milk")
+            #expect(registered.questions == DelegateQuestion.allCases)
+            try await ListClient.withConnection(socketPath: socket) { client in
+                _ = try await client.createList("Groceries", items: ["milk", "eggs"])
+                _ = try await client.addItem("bread", to: .id(1))
+                _ = try await client.removeItem("eggs", from: .id(1))
+                await #expect {
+                    try await client.removeItem("milk", from: .id(1))
+                } throws: { error in
+                    guard case ListClientError.denied(let denial) = error else { return false }
+                    return denial.reason == "deniedByDelegate" && denial.message == "Denied by a delegate: keep-milk: we always need milk."
+                }
+                try await delegate.unregisterDelegate()
+                _ = try await client.removeItem("milk", from: .id(1))
+            }
+        }
+    }
+}
