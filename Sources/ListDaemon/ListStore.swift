@@ -459,20 +459,23 @@ public final class ListStore: Service, Sendable {
         var reading = ListFileReading(ListDocument(parsing: text), known: book)
         var diagnostics = reading.diagnostics
         var changes: [ListChange] = []
+        // A line not taken is reported and marked; a heading not taken takes its items with it.
+        func reject(_ fileEdit: FileEdit, _ problem: ListFileDiagnostic.Problem) {
+            guard fileEdit.line >= 0 else { return }
+            let lines = reading.document.lines
+            diagnostics.append(ListFileDiagnostic(line: fileEdit.line + 1, text: lines[fileEdit.line].raw, problem: problem))
+            if case .createList = fileEdit.edit, let section = fileEdit.section {
+                for item in reading.sections[section].items {
+                    diagnostics.append(
+                        ListFileDiagnostic(line: item.line + 1, text: lines[item.line].raw, problem: .underRejectedHeading(headingLine: fileEdit.line + 1))
+                    )
+                }
+            }
+        }
         for (index, fileEdit) in reading.edits(from: book).enumerated() {
             if let message = refused[index] {
-                // Delegates said no: handled like a rule break, marked in the file.
-                if fileEdit.line >= 0 {
-                    let lines = reading.document.lines
-                    diagnostics.append(ListFileDiagnostic(line: fileEdit.line + 1, text: lines[fileEdit.line].raw, problem: .deniedByDelegates(message)))
-                    if case .createList = fileEdit.edit, let section = fileEdit.section {
-                        for item in reading.sections[section].items {
-                            diagnostics.append(
-                                ListFileDiagnostic(line: item.line + 1, text: lines[item.line].raw, problem: .underRejectedHeading(headingLine: fileEdit.line + 1))
-                            )
-                        }
-                    }
-                }
+                // Delegates said no: handled like a rule break.
+                reject(fileEdit, .deniedByDelegates(message))
                 continue
             }
             do throws(ListError) {
@@ -482,16 +485,7 @@ public final class ListStore: Service, Sendable {
                 }
                 if let change { changes.append(change) }
             } catch {
-                guard fileEdit.line >= 0 else { continue }
-                let lines = reading.document.lines
-                diagnostics.append(ListFileDiagnostic(line: fileEdit.line + 1, text: lines[fileEdit.line].raw, problem: .denied(error)))
-                if case .createList = fileEdit.edit, let section = fileEdit.section {
-                    for item in reading.sections[section].items {
-                        diagnostics.append(
-                            ListFileDiagnostic(line: item.line + 1, text: lines[item.line].raw, problem: .underRejectedHeading(headingLine: fileEdit.line + 1))
-                        )
-                    }
-                }
+                reject(fileEdit, .denied(error))
             }
         }
         book.reorder(by: reading.sections.compactMap(\.id))
