@@ -21,23 +21,23 @@ final class EditCoordinator: Sendable {
         guard !delegates.isEmpty else {
             return await store.edit(edit, ifRevision: ifRevision, origin: origin)
         }
-        let snapshot = store.book
+        // One queue per list; a create queues on the name it would take.
         let key: String
-        if let target = edit.target {
-            guard let list = try? snapshot.list(target) else {
+        switch edit {
+        case .createList(let name, _):
+            key = "name:\(ListText.key(name))"
+        default:
+            guard let target = edit.target, let list = try? store.book.list(target) else {
                 return await store.edit(edit, ifRevision: ifRevision, origin: origin)  // denied there: listNotFound
             }
             key = "list:\(list.id)"
-        } else if case .createList(let name, _) = edit {
-            key = "name:\(ListText.key(name))"
-        } else {
-            key = "all"
         }
         await gates.acquire(key)
         defer { gates.release(key) }
 
         // The rules, on the state as it is now (earlier edits of this list are done by now).
-        var book = store.book
+        let before = store.book
+        var book = before
         let change: ListChange?
         do throws(ListError) {
             change = try book.apply(edit, ifRevision: ifRevision, at: .now(), origin: origin)
@@ -48,8 +48,8 @@ final class EditCoordinator: Sendable {
             return await store.edit(edit, ifRevision: ifRevision, origin: origin)  // changes nothing
         }
         let question = DelegateQuestion(edit)
-        let current = edit.target.flatMap { try? store.book.list($0) }
-        let params = Self.params(for: edit, list: current, origin: origin, revision: store.book.revision)
+        let current = edit.target.flatMap { try? before.list($0) }
+        let params = Self.params(for: edit, list: current, origin: origin, revision: before.revision)
         let verdict = await delegates.ask(question, params, list: current?.id, name: params.name)
         guard !verdict.denied else {
             store.announce(DeniedChangeParams(question: question, proposal: params, denials: verdict.denials, timedOut: verdict.timedOut))

@@ -38,12 +38,11 @@ public struct JournalLogHandler: LogHandler {
             fields.append("\(Self.fieldName(key))=\(value)")
         }
         // A journal that is gone cannot be told so; there is nowhere better to report it.
-        _ = Self.send(fields)
+        try? Self.send(fields)
     }
 
-    /// Sends one entry; returns 0 or a negative errno.
-    @discardableResult
-    public static func send(_ fields: [String]) -> Int32 {
+    /// Sends one entry (`sd_journal_sendv`): `FIELD=value` strings.
+    public static func send(_ fields: [String]) throws(SystemdError) {
         // One buffer holds every field; the iovecs point into it.
         let bytes = fields.map { Array($0.utf8) }
         let total = bytes.reduce(0) { $0 + $1.count }
@@ -58,7 +57,8 @@ public struct JournalLogHandler: LogHandler {
             vectors.append(iovec(iov_base: start, iov_len: field.count))
             offset += field.count
         }
-        return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
+        let result = vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
+        _ = try SystemdError.check(result, "sd_journal_sendv")
     }
 
     /// A journal field name: upper case letters, digits and underscores, not starting with `_`.

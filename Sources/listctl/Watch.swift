@@ -50,24 +50,18 @@ extension Listctl {
                     queue.finish()
                     runner.cancel()
                 }
-                client.on { event in
+                // Every notification goes the same way: to the command, as JSON, or as a sentence.
+                let emit: @Sendable (any Encodable, String) -> Void = { line, sentence in
                     if !command.isEmpty {
-                        queue.yield(jsonData(WatchLine(event)))
+                        queue.yield(jsonData(line))
                     } else if json {
-                        printJSON(WatchLine(event))
+                        printJSON(line)
                     } else {
-                        print(describe(event))
+                        print(sentence)
                     }
                 }
-                client.onFileRejection { rejection in
-                    if !command.isEmpty {
-                        queue.yield(jsonData(RejectionLine(rejection)))
-                    } else if json {
-                        printJSON(RejectionLine(rejection))
-                    } else {
-                        print(describe(rejection))
-                    }
-                }
+                client.on { event in emit(WatchLine(event), describe(event)) }
+                client.onFileRejection { rejection in emit(RejectionLine(rejection), describe(rejection)) }
                 let snapshot = try await client.subscribe(
                     events: events.isEmpty ? nil : events.compactMap(ListEventName.init(rawValue:)),
                     lists: lists.isEmpty ? nil : lists.map(reference)

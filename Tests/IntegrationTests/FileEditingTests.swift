@@ -110,7 +110,6 @@ import Testing
         let setup = try Setup()
         try setup.shell("sed -i '/^- nails$/d' lists.md")
         #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Hardware item=nails by file"])
-        #expect(((try setup.notifications(0)).isEmpty))
         #expect(try setup.lists().last?["items"] as? [String] == [])
     }
 

@@ -238,7 +238,7 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
 
     @Test func newAndRemovedHeadingsAreCreatesAndDeletesInFileOrder() throws {
         let (edits, book, reading) = try save("# Party\n- cake\n\n# Hardware <!-- listd id=2 -->\n- nails\n", over: try start())
-        #expect(edits == [.createList(name: "Party", items: ["cake"]), .deleteList(.id(1))] || edits == [.deleteList(.id(1)), .createList(name: "Party", items: ["cake"])])
+        #expect(edits == [.createList(name: "Party", items: ["cake"]), .deleteList(.id(1))])
         #expect(book.lists.map(\.name) == ["Hardware", "Party"])
         #expect(reading.sections.map(\.id) == [3, 2])
     }
