@@ -8,7 +8,6 @@ import Logging
 final class EditCoordinator: Sendable {
     let store: ListStore
     let delegates: DelegateRegistry
-    private let gates = KeyedFIFOLock<String>()
     private let logger: Logger
 
     init(store: ListStore, delegates: DelegateRegistry, logger: Logger) {
@@ -21,17 +20,10 @@ final class EditCoordinator: Sendable {
         guard !delegates.isEmpty else {
             return await store.edit(edit, ifRevision: ifRevision, origin: origin)
         }
-        // One queue per list; a create queues on the name it would take.
-        let key: String
-        switch edit {
-        case .createList(let name, _):
-            key = "name:\(ListText.key(name))"
-        default:
-            guard let target = edit.target, let list = try? store.book.list(target) else {
-                return await store.edit(edit, ifRevision: ifRevision, origin: origin)  // denied there: listNotFound
-            }
-            key = "list:\(list.id)"
+        guard let key = edit.gateKey(in: store.book) else {
+            return await store.edit(edit, ifRevision: ifRevision, origin: origin)  // denied there: listNotFound
         }
+        let gates = store.listGates
         await gates.acquire(key)
         defer { gates.release(key) }
 
@@ -83,5 +75,15 @@ final class EditCoordinator: Sendable {
             params.with = ListText.trimmed(with)
         }
         return params
+    }
+}
+
+extension ListEdit {
+    /// The queue this edit waits in while earlier edits of the same list are vetted: one per list,
+    /// and a create queues on the name it would take. nil when the list does not exist.
+    func gateKey(in book: ListBook) -> String? {
+        if case .createList(let name, _) = self { return "name:\(ListText.key(name))" }
+        guard let target, let list = try? book.list(target) else { return nil }
+        return "list:\(list.id)"
     }
 }

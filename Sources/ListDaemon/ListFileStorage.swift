@@ -138,15 +138,23 @@ struct PersistedState: Codable, Sendable {
     /// in as a person's edit.
     var listFileDigest: String
     var lists: [ShoppingList]
+    /// The lists as the list file shows them, when that is not `lists`: while delegates vet a
+    /// person's save, confirmed client edits are kept here only, and the file is left alone. A
+    /// restart then merges the file's changes (from these lists) onto `lists`, losing neither.
+    var listFileLists: [ShoppingList]?
 
-    init(book: ListBook, listFile: [UInt8]) {
+    init(book: ListBook, listFile: [UInt8], shown: ListBook) {
         revision = book.revision
         nextID = book.nextID
         listFileDigest = digest(listFile)
         lists = book.lists
+        listFileLists = shown.lists == book.lists ? nil : shown.lists
     }
 
     var book: ListBook { ListBook(lists: lists, revision: revision, nextID: nextID) }
+
+    /// What the list file showed when this was saved.
+    var shownBook: ListBook { ListBook(lists: listFileLists ?? lists, revision: revision, nextID: nextID) }
 }
 
 /// 64-bit FNV-1a of `bytes`, in hex: tells two files apart, not a security measure.

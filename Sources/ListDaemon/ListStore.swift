@@ -54,6 +54,10 @@ public final class ListStore: Service, Sendable {
         var emptySince: ContinuousClock.Instant?
         /// The invalid content already reported, so it is reported once.
         var reportedInvalid: [UInt8]?
+        /// The lists as the file at `bytes` shows them: the committed lists, except while a
+        /// person's save waits for delegates (client edits are then committed to the state file
+        /// only). A save's changes are computed from these and applied onto the committed lists.
+        var shown = ListBook()
     }
 
     private struct PendingEdit: Sendable {
@@ -69,6 +73,10 @@ public final class ListStore: Service, Sendable {
         var accepting = true
         /// Callers of `reload` waiting for the pass that re-reads the file.
         var reloads: [CheckedContinuation<Void, Never>] = []
+        /// Delegates are being asked about a save (one save at a time).
+        var vetting: Task<Void, Never>?
+        /// Their answers, for the loop to take in.
+        var verdict: FileVerdict?
     }
 
     /// The outcome of one pass of the loop, computed off the event loops.
@@ -80,13 +88,23 @@ public final class ListStore: Service, Sendable {
         var book: ListBook?
         /// The file changed under listd's write: nothing was applied; take the save in and retry.
         var retry = false
+        /// A person's save that delegates must see before it is taken in.
+        var saveToVet: SaveToVet?
     }
 
-    /// What delegates said about the edits a save of the list file asks for: the file's bytes they
-    /// were asked about, and the refused edits by index in `ListFileReading.edits(from:)`.
-    private struct FileVetting: Sendable {
+    /// A person's save waiting for delegates: the file's bytes, and the lists the file showed
+    /// before it (what the save's edits are computed from).
+    private struct SaveToVet: Sendable {
         var bytes: [UInt8]
+        var base: ListBook
+    }
+
+    /// What delegates said about a save: the refused edits by index in
+    /// `ListFileReading.edits(from: save.base)`, and the list queues held until it is taken in.
+    private struct FileVerdict: Sendable {
+        var save: SaveToVet
         var refused: [Int: String]
+        var gateKeys: [String]
     }
 
     /// How long an emptied list file is given to be filled before listd writes the lists back.
@@ -104,6 +122,9 @@ public final class ListStore: Service, Sendable {
     public let watcher: FileWatcher
     /// The delegates asked before any edit is applied, a person's saves included.
     let delegates: DelegateRegistry
+    /// One queue per list: an edit waiting for delegates holds its list's queue, so later edits of
+    /// that list wait behind it, in order, whether it came from a client or from the file.
+    let listGates = KeyedFIFOLock<String>()
 
     /// The list file listd works on (a symlink resolved to its target).
     public var filePath: String { storage.path }
@@ -127,11 +148,12 @@ public final class ListStore: Service, Sendable {
             book = saved.book
             firstStart = false
             fileState.bytes = nil
+            fileState.shown = saved.shownBook
             if let bytes = try storage.read(storage.path), digest(bytes) == saved.listFileDigest,
                 let text = String(validating: bytes, as: UTF8.self)
             {
                 // Unchanged since listd last saw it.
-                fileState.reading = ListFileReading(ListDocument(parsing: text), known: book)
+                fileState.reading = ListFileReading(ListDocument(parsing: text), known: saved.shownBook)
                 fileState.bytes = bytes
             }
         case .failure(let error)?:
@@ -266,32 +288,43 @@ public final class ListStore: Service, Sendable {
         for await _ in wakeStream.cancelOnGracefulShutdown() {
             await processPending()
         }
-        // Shutting down: finish every edit already accepted, refuse the rest.
-        pending.withLock { $0.accepting = false }
+        // Shutting down: finish every edit already accepted, refuse the rest. A save being
+        // vetted is taken in once its delegates have answered (they are gone by now, so each
+        // question is settled by its delegate's onTimeout); a save still unvetted after that
+        // stays in the file and is taken in at the next start.
+        let vetting = pending.withLock { pending in
+            pending.accepting = false
+            return pending.vetting
+        }
+        await vetting?.value
         await processPending()
     }
 
     private func processPending() async {
         while true {
-            let (batch, fileTouched, reloads) = pending.withLock { pending in
+            let (batch, fileTouched, reloads, verdict) = pending.withLock { pending in
                 defer {
                     pending.edits.removeAll()
                     pending.fileTouched = false
                     pending.reloads.removeAll()
+                    pending.verdict = nil
                 }
-                return (pending.edits, pending.fileTouched, pending.reloads)
+                return (pending.edits, pending.fileTouched, pending.reloads, pending.verdict)
             }
-            if batch.isEmpty, !fileTouched { return }
-            defer { reloads.forEach { $0.resume() } }
+            if batch.isEmpty, !fileTouched, verdict == nil { return }
+            defer {
+                reloads.forEach { $0.resume() }
+                // Edits of the save's lists queued behind it; they go on once it is in.
+                verdict?.gateKeys.forEach(listGates.release)
+            }
             let proposals = batch.map { ($0.edit, $0.ifRevision, $0.origin) }
             var pass = Pass()
             do {
                 for attempt in 1...20 {
                     // Never read the file in the middle of a person's save.
                     await watcher.waitUntilSettled()
-                    let vetting = await vetFileEdits()
                     pass = try await NIOThreadPool.singleton.runIfActive {
-                        try self.synchronise(edits: proposals, firstStart: false, vetting: vetting)
+                        try self.synchronise(edits: proposals, firstStart: false, verdict: verdict)
                     }
                     guard pass.retry else { break }
                     logger.notice("the list file was saved while listd was writing it; taking that save in first (attempt \(attempt))")
@@ -314,6 +347,7 @@ public final class ListStore: Service, Sendable {
             }
             if let rejection = pass.rejection { log(rejection) }
             for change in pass.changes { log(change) }
+            if let save = pass.saveToVet { startVetting(save) }
             for (index, proposal) in batch.enumerated() {
                 if case .failure(.denied(let error)) = pass.outcomes[index] { log(denial: error, of: proposal) }
                 proposal.continuation.resume(returning: pass.outcomes[index])
@@ -324,10 +358,14 @@ public final class ListStore: Service, Sendable {
     /// One pass, blocking: take in the list file if a person changed it, apply `edits` on top,
     /// write what changed, and say what to announce. Nothing is committed to `state` here; the
     /// caller does that once this returns (after both files are durable).
+    ///
+    /// A save that delegates must vet first is not waited for: it is handed back in
+    /// `saveToVet`, the file is left as the person saved it, and `edits` are made durable in the
+    /// state file alone. The pass that gets the delegates' `verdict` takes the save in.
     private func synchronise(
         edits: [(ListEdit, Revision?, ChangeOrigin)],
         firstStart: Bool,
-        vetting: FileVetting? = nil
+        verdict: FileVerdict? = nil
     ) throws(DaemonError) -> Pass {
         try fileState.withLock { file throws(DaemonError) -> Pass in
             let before = file
@@ -364,28 +402,33 @@ public final class ListStore: Service, Sendable {
             } else if let bytes, let text = String(validating: bytes, as: UTF8.self) {
                 file.emptySince = nil
                 file.reportedInvalid = nil
-                if committed.lists.isEmpty && firstStart {
+                pass.invalidFileOffset = .some(nil)
+                var refused: [Int: String] = [:]
+                if let verdict, verdict.save.bytes == bytes, verdict.save.base.lists == file.shown.lists {
+                    refused = verdict.refused
+                } else if !delegates.isEmpty, !(committed.lists.isEmpty && firstStart),
+                    !Self.questions(for: ListFileReading(ListDocument(parsing: text), known: file.shown), from: file.shown, onto: book).isEmpty
+                {
+                    // Delegates first; meanwhile other edits go on without touching the file.
+                    pass.saveToVet = SaveToVet(bytes: bytes, base: file.shown)
+                }
+                if pass.saveToVet != nil {
+                    // Not taken in yet: the file keeps the person's save, listd's view stays.
+                } else if committed.lists.isEmpty && firstStart {
                     var reading = ListFileReading(ListDocument(parsing: text), known: nil)
                     book = reading.book(at: now)
                     file.reading = reading
                     rejected = reading.rejectedLines
                     pass.rejection = Self.rejection(reading.diagnostics)
+                    file.bytes = bytes
                 } else {
-                    if !delegates.isEmpty, vetting?.bytes != bytes {
-                        // Changed since the delegates were asked (or they were not): ask again.
-                        file = before
-                        var retry = Pass()
-                        retry.retry = true
-                        return retry
-                    }
-                    let ingested = ingest(text, into: &book, at: now, refused: vetting?.refused ?? [:])
+                    let ingested = ingest(text, from: file.shown, into: &book, at: now, refused: refused)
                     file.reading = ingested.reading
                     rejected = ingested.rejected
                     pass.changes = ingested.changes
                     pass.rejection = ingested.rejection
+                    file.bytes = bytes
                 }
-                file.bytes = bytes
-                pass.invalidFileOffset = .some(nil)
             } else if let bytes {
                 // Not UTF-8: keep the last good state, never overwrite, deny edits until fixed.
                 let offset = firstInvalidUTF8Offset(bytes)
@@ -420,11 +463,11 @@ public final class ListStore: Service, Sendable {
                 }
             }
 
-            // 3. Write what changed: the list file only when its text must change, the state
-            //    whenever the lists did.
+            // 3. Write what changed: the list file only when its text must change (and never over
+            //    a save delegates have not seen), the state whenever the lists did.
             let text = ListFileWriter.text(for: book, onto: file.reading, rejected: rejected)
             let newBytes = Array(text.utf8)
-            if mustWrite || newBytes != bytes {
+            if pass.saveToVet == nil, mustWrite || newBytes != bytes {
                 do throws(DaemonError) {
                     // Replace only the content read at the start of this pass.
                     try storage.write(newBytes, to: path, expecting: .some(bytes))
@@ -440,23 +483,27 @@ public final class ListStore: Service, Sendable {
                 file.bytes = newBytes
                 file.reading = ListFileReading(ListDocument(parsing: text), known: book)
             }
+            if pass.saveToVet == nil { file.shown = book }
             if book != committed || appliedEdits || firstStart || mustWrite || pass.rejection != nil {
-                try storage.writeState(PersistedState(book: book, listFile: file.bytes ?? newBytes))
+                try storage.writeState(PersistedState(book: book, listFile: file.bytes ?? newBytes, shown: file.shown))
             }
             pass.book = book
             return pass
         }
     }
 
-    /// Takes in a person's save: the finest edits from `book` to the file, each applied through
-    /// the rules with origin `file`; lines not taken are returned for the file and the report.
+    /// Takes in a person's save: the finest edits from `shown` (the lists the file showed before)
+    /// to the file, each applied to `book` through the rules with origin `file`; lines not taken
+    /// are returned for the file and the report. `book` has more than `shown` when clients edited
+    /// while delegates vetted the save: their edits are kept (a three-way merge).
     private func ingest(
         _ text: String,
+        from shown: ListBook,
         into book: inout ListBook,
         at now: Timestamp,
         refused: [Int: String] = [:]
     ) -> (reading: ListFileReading, changes: [ListChange], rejected: [Int: String], rejection: FileRejectionParams?) {
-        var reading = ListFileReading(ListDocument(parsing: text), known: book)
+        var reading = ListFileReading(ListDocument(parsing: text), known: shown)
         var diagnostics = reading.diagnostics
         var changes: [ListChange] = []
         // A line not taken is reported and marked; a heading not taken takes its items with it.
@@ -472,7 +519,7 @@ public final class ListStore: Service, Sendable {
                 }
             }
         }
-        for (index, fileEdit) in reading.edits(from: book).enumerated() {
+        for (index, fileEdit) in reading.edits(from: shown).enumerated() {
             if let message = refused[index] {
                 // Delegates said no: handled like a rule break.
                 reject(fileEdit, .deniedByDelegates(message))
@@ -494,27 +541,45 @@ public final class ListStore: Service, Sendable {
         return (reading, changes, reading.rejectedLines, Self.rejection(diagnostics))
     }
 
-    /// Asks the delegates about every edit the list file now asks for, all at once. Nothing when
-    /// no delegate is registered or the file is what listd last saw.
-    private func vetFileEdits() async -> FileVetting? {
-        guard !delegates.isEmpty else { return nil }
-        let known = fileState.withLock { $0.bytes }
-        guard let bytes = try? await NIOThreadPool.singleton.runIfActive({ try self.storage.read(self.storage.path) }),
-            !bytes.isEmpty, bytes != known, let text = String(validating: bytes, as: UTF8.self)
-        else { return nil }
-        var book = self.book
-        let reading = ListFileReading(ListDocument(parsing: text), known: book)
+    /// The questions a save asks of delegates: its edits (from `shown`, by index) that pass the
+    /// rules on `book`, tried in file order as the ingest will apply them.
+    private static func questions(
+        for reading: ListFileReading,
+        from shown: ListBook,
+        onto book: ListBook
+    ) -> [(index: Int, question: DelegateQuestion, params: DelegateQuestionParams, list: ListID?)] {
+        var book = book
         var questions: [(index: Int, question: DelegateQuestion, params: DelegateQuestionParams, list: ListID?)] = []
-        for (index, fileEdit) in reading.edits(from: book).enumerated() {
+        for (index, fileEdit) in reading.edits(from: shown).enumerated() {
             let current = fileEdit.edit.target.flatMap { try? book.list($0) }
-            // The rules first, in file order, as the ingest will apply them.
-            guard (try? book.apply(fileEdit.edit, at: .now(), origin: .file)) != nil else { continue }
-            let params = EditCoordinator.params(for: fileEdit.edit, list: current, origin: .file, revision: book.revision)
+            let revision = book.revision
+            guard case .some(.some) = try? book.apply(fileEdit.edit, at: .now(), origin: .file) else { continue }
+            let params = EditCoordinator.params(for: fileEdit.edit, list: current, origin: .file, revision: revision)
             questions.append((index, DelegateQuestion(fileEdit.edit), params, current?.id))
         }
+        return questions
+    }
+
+    /// Starts asking the delegates about a save, unless a save is being vetted already (the
+    /// newer one is vetted once that verdict is in and found stale).
+    private func startVetting(_ save: SaveToVet) {
+        pending.withLock { pending in
+            guard pending.accepting, pending.vetting == nil, pending.verdict == nil else { return }
+            pending.vetting = Task { await self.vet(save) }
+        }
+    }
+
+    /// Asks every matching delegate about every edit of the save, all at once, holding the
+    /// queues of the lists it touches (so later edits of those lists wait behind it, as behind a
+    /// client's proposal), and hands the verdict to the loop, which releases the queues.
+    private func vet(_ save: SaveToVet) async {
+        let reading = ListFileReading(ListDocument(parsing: String(decoding: save.bytes, as: UTF8.self)), known: save.base)
+        let gateKeys = Set(reading.edits(from: save.base).compactMap { $0.edit.gateKey(in: save.base) }).sorted()
+        // Always in the same order: two holders of several queues cannot wait for each other.
+        for key in gateKeys { await listGates.acquire(key) }
         var refused: [Int: String] = [:]
         await withTaskGroup(of: (Int, DelegateRegistry.Verdict, DelegateQuestion, DelegateQuestionParams).self) { group in
-            for question in questions {
+            for question in Self.questions(for: reading, from: save.base, onto: book) {
                 group.addTask {
                     (question.index, await self.delegates.ask(question.question, question.params, list: question.list, name: question.params.name),
                      question.question, question.params)
@@ -525,7 +590,11 @@ public final class ListStore: Service, Sendable {
                 announce(DeniedChangeParams(question: question, proposal: params, denials: verdict.denials, timedOut: verdict.timedOut))
             }
         }
-        return FileVetting(bytes: bytes, refused: refused)
+        pending.withLock { pending in
+            pending.vetting = nil
+            pending.verdict = FileVerdict(save: save, refused: refused, gateKeys: gateKeys)
+        }
+        wake.yield()
     }
 
     private static func rejection(_ diagnostics: [ListFileDiagnostic]) -> FileRejectionParams? {
