@@ -1,3 +1,4 @@
+import AsyncAlgorithms
 import Foundation
 import Glibc
 import ListModel
@@ -157,8 +158,16 @@ public final class RPCServer: Service, Sendable {
                         }
                     }
                     do {
-                        for try await line in inbound {
-                            await self.handle(line, session: &session)
+                        // Requests are handled one at a time, in order; a delegate's answer is
+                        // taken the moment it is read, even while a request of its own connection
+                        // waits for delegates (itself among them). Requests read ahead of the one
+                        // being handled wait in a small buffer; beyond it the socket is not read.
+                        let delegates = self.delegates
+                        let requests = inbound
+                            .compactMap { buffer in Self.takingAnswers(RPCLine.parse(buffer.readableBytesView), delegates: delegates) }
+                            .buffer(policy: .bounded(Self.requestsReadAhead))
+                        for try await parsed in requests {
+                            await self.handle(parsed, session: &session)
                         }
                     } catch where LineFraming.isLineTooLong(error) {
                         let limit = self.configuration.maximumLineLength
@@ -178,8 +187,32 @@ public final class RPCServer: Service, Sendable {
         }
     }
 
-    private func handle(_ buffer: ByteBuffer, session: inout Session) async {
-        switch RPCLine.parse(buffer.readableBytesView) {
+    /// How many requests of one connection are read ahead of the one being handled.
+    static let requestsReadAhead = 16
+
+    /// Hands the answers in `line` to the delegate registry; returns what is left to handle in
+    /// order (nil when nothing is).
+    private static func takingAnswers(_ line: RPCLine, delegates: DelegateRegistry) -> RPCLine? {
+        func isAnswer(_ message: Result<RPCMessage, RPCLine.InvalidMessage>) -> Bool {
+            guard case .success(.response(let response)) = message else { return false }
+            // A stray response needs no reply either way.
+            _ = delegates.answer(response)
+            return true
+        }
+        switch line {
+        case .empty:
+            return nil
+        case .single(let message):
+            return isAnswer(message) ? nil : line
+        case .batch(let messages):
+            let rest = messages.filter { !isAnswer($0) }
+            // A batch of answers only gets no reply, as JSON-RPC says of responses.
+            return rest.isEmpty && !messages.isEmpty ? nil : .batch(rest)
+        }
+    }
+
+    private func handle(_ parsed: RPCLine, session: inout Session) async {
+        switch parsed {
         case .empty:
             return
         case .single(let message):
@@ -203,10 +236,8 @@ public final class RPCServer: Service, Sendable {
         switch message {
         case .failure(let invalid):
             return RPCEncoding.error(id: invalid.id, invalid.error)
-        case .success(.response(let response)):
-            // A delegate's answer; a stray response needs no reply either way.
-            _ = delegates.answer(response)
-            return nil
+        case .success(.response):
+            return nil  // answers were taken as they were read
         case .success(.request(let request)):
             guard let handler = methods.handler(for: request.method) else {
                 return request.id == nil ? nil : RPCEncoding.error(id: request.id, .methodNotFound(request.method))

@@ -230,6 +230,32 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         #expect(try setup.result("getList", ["list": "Groceries"])["items"] as? [String] == ["first"])
     }
 
+    @Test func aDelegateAnswersAboutItsOwnEditOnTheSameConnection() throws {
+        let daemon = try Daemon.start()
+        let delegate = try LineConnection(path: daemon.sandbox.socket)
+        _ = try delegate.result("createList", ["name": "Groceries"])
+        // A timeout longer than the test waits for a reply: only a real answer can confirm.
+        _ = try delegate.result("registerDelegate", ["name": "self-vetting", "timeoutMs": 20000])
+        try delegate.send(#"{"jsonrpc":"2.0","id":"mine","method":"addItem","params":{"list":"Groceries","item":"milk"}}"#)
+        let question = try delegate.readObject()
+        #expect(question["method"] as? String == "shouldAdd")
+        try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question["id"])),\"result\":{\"allow\":true}}")
+        let reply = try delegate.readObject()
+        #expect(reply["id"] as? String == "mine")
+        #expect((reply["result"] as? [String: Any])?["items"] as? [String] == ["milk"])
+        // A batch that mixes an answer with a request gets a reply for the request only.
+        try delegate.send(#"{"jsonrpc":"2.0","id":"again","method":"addItem","params":{"list":"Groceries","item":"bread"}}"#)
+        let second = try delegate.readObject()
+        try delegate.send("[{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(second["id"])),\"result\":{\"allow\":false,\"reason\":\"enough\"}},{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"getList\",\"params\":{\"list\":\"Groceries\"}}]")
+        let denied = try delegate.readObject()
+        #expect(denied["id"] as? String == "again")
+        #expect(denialData(denied["error"] as? [String: Any] ?? [:])["reason"] as? String == "deniedByDelegate")
+        let batch = try #require(try delegate.readJSON() as? [[String: Any]])
+        #expect(batch.count == 1)
+        #expect(batch.first?["id"] as? Int == 7)
+        #expect((batch.first?["result"] as? [String: Any])?["items"] as? [String] == ["milk"])
+    }
+
     @Test func subscribersOptInToDeniedChanges() async throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
@@ -302,6 +328,115 @@ private func jsonString(_ value: Any?) -> String {
                 """
         )
         #expect(daemon.logOutput.contains("not taken from the list file, line 3: Denied by a delegate: diet: no sweets."))
+    }
+}
+
+extension FileEditDelegateTests {
+    /// The file with Groceries (milk) and Hardware (nails), a delegate that vets Groceries only
+    /// and answers when the test says so, and the person's save adding bread to Groceries, whose
+    /// question has reached the delegate.
+    private func saveWaitingForADelegate() throws -> (Sandbox, Daemon, delegate: LineConnection, question: [String: Any], saved: String) {
+        let sandbox = try Sandbox()
+        try "# Groceries\n- milk\n\n# Hardware\n- nails\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let daemon = try Daemon.start(in: sandbox)
+        let delegate = try LineConnection(path: sandbox.socket)
+        _ = try delegate.result("registerDelegate", ["name": "slow", "lists": ["Groceries"], "timeoutMs": 20000])
+        let saved = try sandbox.read().replacingOccurrences(of: "- milk\n", with: "- milk\n- bread\n")
+        try saved.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let question = try delegate.readObject()
+        #expect(question["method"] as? String == "shouldAdd")
+        #expect((question["params"] as? [String: Any])?["item"] as? String == "bread")
+        #expect(((question["params"] as? [String: Any])?["origin"] as? [String: Any])?["kind"] as? String == "file")
+        return (sandbox, daemon, delegate, question, saved)
+    }
+
+    @Test func whileASaveWaitsForDelegatesOtherListsGoOnAndItsListQueuesBehindIt() throws {
+        let (sandbox, daemon, delegate, question, saved) = try saveWaitingForADelegate()
+        defer { withExtendedLifetime(daemon) {} }
+        let watcher = try LineConnection(path: sandbox.socket)
+        _ = try watcher.result("subscribe")
+
+        // Hardware is not held up by the question about Groceries (the delegate's timeout is 20 s,
+        // a reply waits 10 s at most) ...
+        let other = try LineConnection(path: sandbox.socket)
+        #expect(try other.result("addItem", ["list": "Hardware", "item": "screws"])["items"] as? [String] == ["nails", "screws"])
+        // ... and the person's save is not written over while it waits.
+        #expect(try sandbox.read() == saved)
+
+        // An edit of Groceries queues behind the save: it is put to the delegate only once the
+        // save is in, so the delegate sees bread on the list.
+        let same = try LineConnection(path: sandbox.socket)
+        try same.send(#"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Groceries","item":"eggs"}}"#)
+        try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question["id"])),\"result\":{\"allow\":true}}")
+        let next = try delegate.readObject()
+        #expect((next["params"] as? [String: Any])?["item"] as? String == "eggs")
+        #expect(((next["params"] as? [String: Any])?["list"] as? [String: Any])?["items"] as? [String] == ["milk", "bread"])
+        try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(next["id"])),\"result\":{\"allow\":true}}")
+        #expect(((try same.readObject())["result"] as? [String: Any])?["items"] as? [String] == ["milk", "bread", "eggs"])
+
+        var seen: [String] = []
+        for _ in 0..<3 {
+            let params = try watcher.readObject()["params"] as? [String: Any]
+            let list = (params?["list"] as? [String: Any])?["name"] as? String ?? "?"
+            let item = (params?["changes"] as? [[String: String]])?.first?["item"] ?? "?"
+            seen.append("\(list) \(item) by \((params?["origin"] as? [String: Any])?["kind"] as? String ?? "?")")
+        }
+        #expect(seen == ["Hardware screws by client", "Groceries bread by file", "Groceries eggs by client"])
+        // Both the save and the edits made while it waited are in the file (a three-way merge).
+        #expect(
+            try sandbox.read() == """
+                # Groceries <!-- listd id=1 -->
+                - milk
+                - bread
+                - eggs
+
+                # Hardware <!-- listd id=2 -->
+                - nails
+                - screws
+
+                """
+        )
+    }
+
+    @Test func aSaveChangedWhileDelegatesVetItIsVettedAgainAsSaved() throws {
+        let (sandbox, daemon, delegate, question, saved) = try saveWaitingForADelegate()
+        defer { withExtendedLifetime(daemon) {} }
+        let watcher = try LineConnection(path: sandbox.socket)
+        _ = try watcher.result("subscribe")
+        // The person saves again before the delegate answers; the answer about the first save
+        // does not count for the second.
+        try saved.replacingOccurrences(of: "- bread\n", with: "- bread\n- cake\n").write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question["id"])),\"result\":{\"allow\":true}}")
+        var asked: [String: Any] = [:]
+        for _ in 0..<2 {
+            let again = try delegate.readObject()
+            asked[(again["params"] as? [String: Any])?["item"] as? String ?? "?"] = again["id"]
+        }
+        #expect(Set(asked.keys) == ["bread", "cake"])
+        for (item, id) in asked {
+            let answer = item == "cake" ? #"{"allow":false,"reason":"no sweets"}"# : #"{"allow":true}"#
+            try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(id)),\"result\":\(answer)}")
+        }
+        let change = try watcher.readObject()
+        #expect((change["params"] as? [String: Any])?["changes"] as? [[String: String]] == [["op": "add", "item": "bread"]])
+        #expect(try watcher.readObject()["method"] as? String == "didRejectFileEdit")
+        #expect(try sandbox.read().contains("- bread\n<!-- listd: not taken: Denied by a delegate: slow: no sweets. You wrote: - cake -->\n"))
+    }
+
+    @Test func aCrashWhileASaveWaitsForDelegatesLosesNeitherTheSaveNorConfirmedEdits() throws {
+        let (sandbox, daemon, delegate, _, _) = try saveWaitingForADelegate()
+        let client = try LineConnection(path: sandbox.socket)
+        #expect(try client.result("addItem", ["list": "Hardware", "item": "screws"])["items"] as? [String] == ["nails", "screws"])
+        daemon.kill()
+        withExtendedLifetime(delegate) {}  // it never answered: the save was still undecided
+
+        // The confirmed edit is in the state file only; the save was never decided, so the next
+        // start takes it in like any edit made while listd was not running.
+        try daemon.start()
+        let reader = try LineConnection(path: sandbox.socket)
+        #expect(try reader.result("getList", ["list": "Groceries"])["items"] as? [String] == ["milk", "bread"])
+        #expect(try reader.result("getList", ["list": "Hardware"])["items"] as? [String] == ["nails", "screws"])
+        #expect(try sandbox.read().contains("- nails\n- screws\n"))
     }
 }
 

@@ -150,4 +150,31 @@ private struct KeepMilk: ListDelegate {
             }
         }
     }
+
+    @Test func aDelegateMayEditThroughItsOwnConnectionWhileItDecides() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        try await ListClient.withConnection(socketPath: socket, name: "pantry-keeper") { keeper in
+            _ = try await keeper.createList("Groceries")
+            _ = try await keeper.createList("Pantry")
+            // Whatever is bought also goes on the pantry list, through the delegate's own
+            // connection. Were its edit or its answers held up there, the question would time
+            // out, and a timeout denies here.
+            try await keeper.registerDelegate(name: "pantry", questions: [.shouldAdd], timeoutMs: 5000, onTimeout: .deny) { _, params in
+                guard params.list?.name == "Groceries", let item = params.item else { return DelegateAnswer(allow: true) }
+                do {
+                    _ = try await keeper.addItem(item, to: .name("Pantry"))
+                    return DelegateAnswer(allow: true)
+                } catch {
+                    return DelegateAnswer(allow: false, reason: "could not stock the pantry: \(error)")
+                }
+            }
+            try await ListClient.withConnection(socketPath: socket) { client in
+                let groceries = try await client.addItem("rice", to: .name("Groceries"))
+                let pantry = try await client.list(.name("Pantry"))
+                #expect(groceries.items == ["rice"])
+                #expect(pantry.items == ["rice"])
+            }
+        }
+    }
 }
