@@ -95,7 +95,7 @@ let package = Package(
             dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ListDaemonTests", dependencies: ["ListDaemon"], swiftSettings: swiftSettings),
+        .testTarget(name: "ListDaemonTests", dependencies: ["ListDaemon", "ListModel", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListFileFormatTests",
             dependencies: ["ListFileFormat", "ListModel"],

@@ -17,11 +17,21 @@ final class EditCoordinator: Sendable {
     }
 
     func propose(_ edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin) async -> Result<ShoppingList, ListStore.EditFailure> {
+        while true {
+            let outcome = await proposeOnce(edit, ifRevision: ifRevision, origin: origin)
+            // It looked bound to fail or to change nothing, but the lists moved: ask this time.
+            if case .failure(.needsVetting) = outcome { continue }
+            return outcome
+        }
+    }
+
+    private func proposeOnce(_ edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin) async -> Result<ShoppingList, ListStore.EditFailure> {
         guard !delegates.isEmpty else {
             return await store.edit(edit, ifRevision: ifRevision, origin: origin)
         }
         guard let key = edit.gateKey(in: store.book) else {
-            return await store.edit(edit, ifRevision: ifRevision, origin: origin)  // denied there: listNotFound
+            // Denied there (listNotFound), unless that list has appeared meanwhile.
+            return await store.edit(edit, ifRevision: ifRevision, origin: origin, vetted: false)
         }
         let gates = store.listGates
         await gates.acquire(key)
@@ -34,10 +44,10 @@ final class EditCoordinator: Sendable {
         do throws(ListError) {
             change = try book.apply(edit, ifRevision: ifRevision, at: .now(), origin: origin)
         } catch {
-            return await store.edit(edit, ifRevision: ifRevision, origin: origin)  // the store denies and logs it
+            return await store.edit(edit, ifRevision: ifRevision, origin: origin, vetted: false)  // the store denies and logs it
         }
         guard change != nil else {
-            return await store.edit(edit, ifRevision: ifRevision, origin: origin)  // changes nothing
+            return await store.edit(edit, ifRevision: ifRevision, origin: origin, vetted: false)  // changes nothing
         }
         let question = DelegateQuestion(edit)
         let current = edit.target.flatMap { try? before.list($0) }

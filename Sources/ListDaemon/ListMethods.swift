@@ -119,6 +119,7 @@ extension EditCoordinator {
         case .failure(.fileInvalid(let path, let offset)): throw .fileInvalid(path: path, byteOffset: offset)
         case .failure(.storageFailed(let detail)): throw .storageFailed(detail)
         case .failure(.shuttingDown): throw .internalError("listd is shutting down; the change was not applied.")
+        case .failure(.needsVetting): throw .internalError("the change could not be put to the delegates; it was not applied.")
         }
     }
 }

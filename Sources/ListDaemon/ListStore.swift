@@ -26,6 +26,9 @@ public final class ListStore: Service, Sendable {
         case deniedByDelegate([DelegateDenial], timedOut: [String])
         case storageFailed(String)
         case shuttingDown
+        /// An edit sent as one delegates need not see (it was expected to be denied or to change
+        /// nothing) would change the lists now: it must be proposed again, through them.
+        case needsVetting
     }
 
     /// What a subscriber wants to hear.
@@ -64,6 +67,7 @@ public final class ListStore: Service, Sendable {
         var edit: ListEdit
         var ifRevision: Revision?
         var origin: ChangeOrigin
+        var vetted: Bool
         var continuation: CheckedContinuation<Result<ShoppingList, EditFailure>, Never>
     }
 
@@ -103,6 +107,9 @@ public final class ListStore: Service, Sendable {
     /// `ListFileReading.edits(from: save.base)`, and the list queues held until it is taken in.
     private struct FileVerdict: Sendable {
         var save: SaveToVet
+        /// The edits delegates were asked about; one not among them (it broke a rule then) is
+        /// asked about before it is ever applied.
+        var asked: Set<Int>
         var refused: [Int: String]
         var gateKeys: [String]
     }
@@ -227,16 +234,22 @@ public final class ListStore: Service, Sendable {
 
     /// Applies `edit` once it is durable, or says why not.
     ///
+    /// - Parameter vetted: false for an edit delegates were not asked about because it looked
+    ///   bound to be denied or to change nothing: it is then never applied as a change (the
+    ///   lists may have moved since it was looked at), and fails with `needsVetting` instead.
     /// - Returns: the list after the edit (for a delete, as it was before).
     public func edit(
         _ edit: ListEdit,
         ifRevision: Revision? = nil,
-        origin: ChangeOrigin
+        origin: ChangeOrigin,
+        vetted: Bool = true
     ) async -> Result<ShoppingList, EditFailure> {
         await withCheckedContinuation { continuation in
             let accepted = pending.withLock { pending in
                 guard pending.accepting else { return false }
-                pending.edits.append(PendingEdit(edit: edit, ifRevision: ifRevision, origin: origin, continuation: continuation))
+                pending.edits.append(
+                    PendingEdit(edit: edit, ifRevision: ifRevision, origin: origin, vetted: vetted, continuation: continuation)
+                )
                 return true
             }
             if accepted {
@@ -317,7 +330,7 @@ public final class ListStore: Service, Sendable {
                 // Edits of the save's lists queued behind it; they go on once it is in.
                 verdict?.gateKeys.forEach(listGates.release)
             }
-            let proposals = batch.map { ($0.edit, $0.ifRevision, $0.origin) }
+            let proposals = batch.map { ($0.edit, $0.ifRevision, $0.origin, $0.vetted) }
             var pass = Pass()
             do {
                 for attempt in 1...20 {
@@ -363,7 +376,7 @@ public final class ListStore: Service, Sendable {
     /// `saveToVet`, the file is left as the person saved it, and `edits` are made durable in the
     /// state file alone. The pass that gets the delegates' `verdict` takes the save in.
     private func synchronise(
-        edits: [(ListEdit, Revision?, ChangeOrigin)],
+        edits: [(ListEdit, Revision?, ChangeOrigin, vetted: Bool)],
         firstStart: Bool,
         verdict: FileVerdict? = nil
     ) throws(DaemonError) -> Pass {
@@ -404,11 +417,14 @@ public final class ListStore: Service, Sendable {
                 file.reportedInvalid = nil
                 pass.invalidFileOffset = .some(nil)
                 var refused: [Int: String] = [:]
-                if let verdict, verdict.save.bytes == bytes, verdict.save.base.lists == file.shown.lists {
-                    refused = verdict.refused
-                } else if !delegates.isEmpty, !(committed.lists.isEmpty && firstStart),
-                    !Self.questions(for: ListFileReading(ListDocument(parsing: text), known: file.shown), from: file.shown, onto: book).isEmpty
+                // The save's edits that pass the rules now, each of which delegates must have seen.
+                let shown = file.shown
+                let questions = { Self.questions(for: ListFileReading(ListDocument(parsing: text), known: shown), from: shown, onto: book) }
+                if let verdict, verdict.save.bytes == bytes, verdict.save.base.lists == file.shown.lists,
+                    questions().allSatisfy({ verdict.asked.contains($0.index) })
                 {
+                    refused = verdict.refused
+                } else if !delegates.isEmpty, !(committed.lists.isEmpty && firstStart), !questions().isEmpty {
                     // Delegates first; meanwhile other edits go on without touching the file.
                     pass.saveToVet = SaveToVet(bytes: bytes, base: file.shown)
                 }
@@ -449,8 +465,13 @@ public final class ListStore: Service, Sendable {
 
             // 2. The edits, on top of the person's version.
             var appliedEdits = false
-            for (edit, ifRevision, origin) in edits {
+            for (edit, ifRevision, origin, vetted) in edits {
                 do throws(ListError) {
+                    var trial = book
+                    if !vetted, try trial.apply(edit, ifRevision: ifRevision, at: now, origin: origin) != nil {
+                        pass.outcomes.append(.failure(.needsVetting))
+                        continue
+                    }
                     if let change = try book.apply(edit, ifRevision: ifRevision, at: now, origin: origin) {
                         pass.changes.append(change)
                         pass.outcomes.append(.success(change.list))
@@ -578,8 +599,9 @@ public final class ListStore: Service, Sendable {
         // Always in the same order: two holders of several queues cannot wait for each other.
         for key in gateKeys { await listGates.acquire(key) }
         var refused: [Int: String] = [:]
+        let questions = Self.questions(for: reading, from: save.base, onto: book)
         await withTaskGroup(of: (Int, DelegateRegistry.Verdict, DelegateQuestion, DelegateQuestionParams).self) { group in
-            for question in Self.questions(for: reading, from: save.base, onto: book) {
+            for question in questions {
                 group.addTask {
                     (question.index, await self.delegates.ask(question.question, question.params, list: question.list, name: question.params.name),
                      question.question, question.params)
@@ -592,7 +614,7 @@ public final class ListStore: Service, Sendable {
         }
         pending.withLock { pending in
             pending.vetting = nil
-            pending.verdict = FileVerdict(save: save, refused: refused, gateKeys: gateKeys)
+            pending.verdict = FileVerdict(save: save, asked: Set(questions.map(\.index)), refused: refused, gateKeys: gateKeys)
         }
         wake.yield()
     }

@@ -423,6 +423,74 @@ extension FileEditDelegateTests {
         #expect(try sandbox.read().contains("- bread\n<!-- listd: not taken: Denied by a delegate: slow: no sweets. You wrote: - cake -->\n"))
     }
 
+    @Test func aSaveLineThatBrokeARuleWhenAskedIsAskedAboutBeforeItIsEverTakenIn() throws {
+        let sandbox = try Sandbox()
+        try "# Groceries\n- milk\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let daemon = try Daemon.start(in: sandbox)
+        defer { withExtendedLifetime(daemon) {} }
+        let delegate = try LineConnection(path: sandbox.socket)
+        _ = try delegate.result("registerDelegate", ["name": "all", "timeoutMs": 20000])
+        func answer(_ question: [String: Any], allow: Bool) throws {
+            let result = allow ? #"{"allow":true}"# : #"{"allow":false,"reason":"no tools"}"#
+            try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question["id"])),\"result\":\(result)}")
+        }
+        func describe(_ question: [String: Any]) -> String {
+            let params = question["params"] as? [String: Any]
+            let origin = (params?["origin"] as? [String: Any])?["kind"] as? String ?? "?"
+            return "\(question["method"] as? String ?? "?") \(params?["item"] as? String ?? params?["name"] as? String ?? "?") by \(origin)"
+        }
+        let client = try LineConnection(path: sandbox.socket)
+        let watcher = try LineConnection(path: sandbox.socket)
+        _ = try watcher.result("subscribe")
+
+        // The person adds bread; the question waits.
+        let saved = try sandbox.read() + "- bread\n"
+        try saved.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let bread = try delegate.readObject()
+        #expect(describe(bread) == "shouldAdd bread by file")
+        // Meanwhile a client creates Tools (allowed) ...
+        try client.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Tools"}}"#)
+        let create = try delegate.readObject()
+        #expect(describe(create) == "shouldCreate Tools by client")
+        try answer(create, allow: true)
+        #expect((try client.readObject())["result"] != nil)
+        // ... and the person saves again with a Tools heading of their own, which breaks a rule
+        // now (Tools exists), so only bread is asked about again.
+        try (saved + "\n# Tools\n- saw\n").write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        try answer(bread, allow: true)
+        let breadAgain = try delegate.readObject()
+        #expect(describe(breadAgain) == "shouldAdd bread by file")
+        // The client deletes its Tools: the person's Tools heading would now be taken in ...
+        try client.send(#"{"jsonrpc":"2.0","id":2,"method":"deleteList","params":{"list":"Tools"}}"#)
+        let delete = try delegate.readObject()
+        #expect(describe(delete) == "shouldDelete ? by client")
+        try answer(delete, allow: true)
+        #expect((try client.readObject())["result"] != nil)
+        // ... but not before the delegate has been asked about it.
+        try answer(breadAgain, allow: true)
+        var asked: [String: [String: Any]] = [:]
+        for _ in 0..<2 {
+            let question = try delegate.readObject()
+            asked[describe(question)] = question
+        }
+        #expect(Set(asked.keys) == ["shouldAdd bread by file", "shouldCreate Tools by file"])
+        for (description, question) in asked { try answer(question, allow: !description.contains("Tools")) }
+
+        var heard: [String] = []
+        while heard.last != "didRejectFileEdit" {
+            let note = try watcher.readObject()
+            let params = note["params"] as? [String: Any]
+            let detail = (params?["changes"] as? [[String: String]])?.first?["item"] ?? (params?["list"] as? [String: Any])?["name"] as? String
+            heard.append([note["method"] as? String, detail].compactMap { $0 }.joined(separator: " "))
+        }
+        #expect(heard == ["didCreateShoppingList Tools", "didDeleteShoppingList Tools", "didUpdateShoppingList bread", "didRejectFileEdit"])
+        let reader = try LineConnection(path: sandbox.socket)
+        let lists = try reader.result("getLists")["lists"] as? [[String: Any]] ?? []
+        #expect(lists.map { $0["name"] as? String } == ["Groceries"])
+        #expect(lists.first?["items"] as? [String] == ["milk", "bread"])
+        #expect(try sandbox.read().contains("<!-- listd: not taken: Denied by a delegate: all: no tools. You wrote: # Tools -->"))
+    }
+
     @Test func aCrashWhileASaveWaitsForDelegatesLosesNeitherTheSaveNorConfirmedEdits() throws {
         let (sandbox, daemon, delegate, _, _) = try saveWaitingForADelegate()
         let client = try LineConnection(path: sandbox.socket)
