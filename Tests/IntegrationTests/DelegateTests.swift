@@ -256,6 +256,59 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         #expect((batch.first?["result"] as? [String: Any])?["items"] as? [String] == ["milk"])
     }
 
+    @Test func manyConcurrentProposalsOnOneListAreDecidedOneAtATimeOnWhatTheOthersLeft() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
+        // What the delegate saw, in the order it was asked: the item, the list as it was shown,
+        // and how many questions were open at once.
+        let log = Mutex<(seen: [(item: String, shown: [String])], open: Int, mostOpen: Int)>(([], 0, 0))
+        try await withDelegates(socket: socket, [
+            ("odd-out", 10_000, .deny, { _, params in
+                log.withLock { log in
+                    log.seen.append((params.item ?? "?", params.list?.items ?? []))
+                    log.open += 1
+                    log.mostOpen = max(log.mostOpen, log.open)
+                }
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 0...3)))
+                log.withLock { $0.open -= 1 }
+                let number = Int(params.item?.split(separator: "-").last ?? "") ?? 0
+                return number % 2 == 1 ? DelegateAnswer(allow: false, reason: "odd") : DelegateAnswer(allow: true)
+            }),
+        ]) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for client in 0..<20 {
+                    group.addTask {
+                        try await ListClient.withConnection(socketPath: socket) { connection in
+                            for number in 0..<5 {
+                                let item = "item-\(client)-\(number)"
+                                do {
+                                    let list = try await connection.addItem(item, to: .name("Groceries"))
+                                    #expect(number % 2 == 0 && list.items.contains(item), "\(item) confirmed")
+                                } catch ListClientError.denied(let denial) {
+                                    #expect(number % 2 == 1 && denial.reason == "deniedByDelegate", "\(item) denied")
+                                }
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        let (seen, mostOpen) = log.withLock { ($0.seen, $0.mostOpen) }
+        #expect(seen.count == 100)
+        #expect(mostOpen == 1, "two proposals of one list were before the delegate at once")
+        // Each question showed the list exactly as the allowed answers before it left it.
+        var expected: [String] = []
+        for (item, shown) in seen {
+            #expect(shown == expected, "asked about \(item)")
+            if (Int(item.split(separator: "-").last ?? "") ?? 0) % 2 == 0 { expected.append(item) }
+        }
+        let final = try await ListClient.withConnection(socketPath: socket) { try await $0.list(.name("Groceries")) }
+        #expect(final.items == expected)
+        #expect(final.items.count == 60)
+    }
+
     @Test func subscribersOptInToDeniedChanges() async throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
