@@ -424,7 +424,7 @@ public final class ListStore: Service, Sendable {
                     questions().allSatisfy({ verdict.asked.contains($0.index) })
                 {
                     refused = verdict.refused
-                } else if !delegates.isEmpty, !(committed.lists.isEmpty && firstStart), !questions().isEmpty {
+                } else if !delegates.isEmpty, !questions().isEmpty {
                     // Delegates first; meanwhile other edits go on without touching the file.
                     pass.saveToVet = SaveToVet(bytes: bytes, base: file.shown)
                 }
