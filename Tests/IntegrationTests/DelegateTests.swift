@@ -501,12 +501,16 @@ extension FileEditDelegateTests {
         try saved.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
         let bread = try delegate.readObject()
         #expect(describe(bread) == "shouldAdd bread by file")
+        /// A client's edit, which the delegate is asked about (as `question`) and allows.
+        func allowedClientEdit(_ request: String, _ question: String) throws {
+            try client.send(request)
+            let asked = try delegate.readObject()
+            #expect(describe(asked) == question)
+            try answer(asked, allow: true)
+            #expect((try client.readObject())["result"] != nil)
+        }
         // Meanwhile a client creates Tools (allowed) ...
-        try client.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Tools"}}"#)
-        let create = try delegate.readObject()
-        #expect(describe(create) == "shouldCreate Tools by client")
-        try answer(create, allow: true)
-        #expect((try client.readObject())["result"] != nil)
+        try allowedClientEdit(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Tools"}}"#, "shouldCreate Tools by client")
         // ... and the person saves again with a Tools heading of their own, which breaks a rule
         // now (Tools exists), so only bread is asked about again.
         try (saved + "\n# Tools\n- saw\n").write(toFile: sandbox.file, atomically: true, encoding: .utf8)
@@ -514,11 +518,7 @@ extension FileEditDelegateTests {
         let breadAgain = try delegate.readObject()
         #expect(describe(breadAgain) == "shouldAdd bread by file")
         // The client deletes its Tools: the person's Tools heading would now be taken in ...
-        try client.send(#"{"jsonrpc":"2.0","id":2,"method":"deleteList","params":{"list":"Tools"}}"#)
-        let delete = try delegate.readObject()
-        #expect(describe(delete) == "shouldDelete ? by client")
-        try answer(delete, allow: true)
-        #expect((try client.readObject())["result"] != nil)
+        try allowedClientEdit(#"{"jsonrpc":"2.0","id":2,"method":"deleteList","params":{"list":"Tools"}}"#, "shouldDelete ? by client")
         // ... but not before the delegate has been asked about it.
         try answer(breadAgain, allow: true)
         var asked: [String: [String: Any]] = [:]
