@@ -2,9 +2,9 @@ import Foundation
 import Glibc
 import ListModel
 
-/// listd's two files: the person's list file, and beside it a small state file with what the
-/// Markdown does not show (revisions, edit times, the next id, and the lists as listd last
-/// saved them). Blocking: call from a thread pool, never from an event loop.
+/// listd's files: the person's list file, and beside it a snapshot of what the Markdown does not
+/// show (revisions, edit times, the next id, the lists as of the snapshot) and the change log
+/// since (see `ChangeLog`). Blocking: call from a thread pool, never from an event loop.
 ///
 /// Keeping the numbers out of the Markdown means a person's save that only changes items is never
 /// rewritten by listd, so an editor that still has the file open is not told it changed.
@@ -12,6 +12,8 @@ struct ListFileStorage: Sendable {
     /// The list file; a symlink is followed to its target, so the link stays a link.
     let path: String
     let statePath: String
+    /// The change log (see `ChangeLog`).
+    let logPath: String
 
     init(path: String) {
         var resolved = path
@@ -24,6 +26,7 @@ struct ListFileStorage: Sendable {
         let directory = directoryName(of: resolved)
         let name = resolved.split(separator: "/").last.map(String.init) ?? "lists.md"
         self.statePath = directory + "/." + name + ".listd-state.json"
+        self.logPath = directory + "/." + name + ".listd-log"
     }
 
     /// The file's bytes, or nil when it does not exist.
@@ -55,7 +58,14 @@ struct ListFileStorage: Sendable {
     /// - Parameter expected: when given, the content `path` must still have (nil: must not exist)
     ///   just before the rename; otherwise nothing is replaced and `changedWhileWriting` is thrown,
     ///   so a person's save that lands while listd writes is never overwritten.
-    func write(_ bytes: [UInt8], to path: String, expecting expected: [UInt8]?? = .none) throws(DaemonError) {
+    /// - Parameter beforeRename: runs once the new content is durable in the temp file, just
+    ///   before it replaces `path`; when it throws, nothing is replaced.
+    func write(
+        _ bytes: [UInt8],
+        to path: String,
+        expecting expected: [UInt8]?? = .none,
+        beforeRename: () throws(DaemonError) -> Void = {}
+    ) throws(DaemonError) {
         let directory = directoryName(of: path)
         let temporary = directory + "/.listd-" + String(getpid()) + ".tmp"
         var mode: mode_t = 0o600
@@ -79,6 +89,14 @@ struct ListFileStorage: Sendable {
         if failure == nil, fchmod(fd, mode) != 0 { failure = ("chmod", errno) }
         if failure == nil, fsync(fd) != 0 { failure = ("fsync", errno) }
         close(fd)
+        if failure == nil {
+            do throws(DaemonError) {
+                try beforeRename()
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+        }
         if failure == nil, case .some(let expected) = expected {
             let current: [UInt8]?
             do throws(DaemonError) {
@@ -128,9 +146,12 @@ struct ListFileStorage: Sendable {
     }
 }
 
-/// What listd keeps beside the list file.
+/// The snapshot listd keeps beside the list file; the change log holds what came after it.
 struct PersistedState: Codable, Sendable {
-    var format = 1
+    var format = 2
+    /// Names this state: a client that resumes from a revision can tell it is the same state
+    /// (and not, say, another list file's). Absent in format 1; given on the next start.
+    var instance: String?
     var revision: Revision
     var nextID: ListID
     /// Digest of the list file as listd last read or wrote it: a different file at start-up was
@@ -143,7 +164,8 @@ struct PersistedState: Codable, Sendable {
     /// restart then merges the file's changes (from these lists) onto `lists`, losing neither.
     var listFileLists: [ShoppingList]?
 
-    init(book: ListBook, listFile: [UInt8], shown: ListBook) {
+    init(book: ListBook, listFile: [UInt8], shown: ListBook, instance: String) {
+        self.instance = instance
         revision = book.revision
         nextID = book.nextID
         listFileDigest = digest(listFile)

@@ -16,7 +16,7 @@ extension MethodTable {
                 }
                 session.clientName = valid
             }
-            return Hello.Result(server: "listd", version: version, protocolVersion: 1, pid: getpid())
+            return Hello.Result(server: "listd", version: version, protocolVersion: 1, pid: getpid(), instance: store.instance)
         }
         table.register(GetLists.self) { _, _ in store.snapshot }
         table.register(GetList.self) { params, _ throws(RPCError) in
@@ -58,10 +58,23 @@ extension MethodTable {
             }
             // Notifications wait until the server has sent this reply (see Outbox).
             session.outbox.hold()
-            do throws(ListError) {
-                return try store.subscribe(connection: session.id, outbox: session.outbox, events: events, lists: params.lists)
+            do throws(ListStore.SubscribeFailure) {
+                return try store.subscribe(
+                    connection: session.id,
+                    outbox: session.outbox,
+                    events: events,
+                    lists: params.lists,
+                    since: params.since,
+                    expectedInstance: params.instance
+                )
             } catch {
-                throw RPCError(error)
+                switch error {
+                case .denied(let error): throw RPCError(error)
+                case .historyCompacted(let since, let revision, let oldest, let instance):
+                    throw .historyCompacted(since: since, revision: revision, oldestKept: oldest, instance: instance)
+                case .instanceChanged(let expected, let instance, let revision):
+                    throw .instanceChanged(expected: expected, instance: instance, revision: revision)
+                }
             }
         }
         table.register(Unsubscribe.self) { _, session in

@@ -12,12 +12,14 @@ import Synchronization
 /// the list file), goes through one loop: checked by the model, made durable, and only then
 /// confirmed and announced to subscribers.
 ///
-/// Edits are queued and applied by `run`, so they are serialised without an actor's reentrancy;
-/// edits that queue up while the files are being written are written together (one fsync for
-/// many confirms). Before every write the loop looks at the list file: a person's save that
-/// landed in the meantime is taken in first, and listd's edit goes on top. Reads and
-/// subscriptions take a lock on the committed state, and fan-out happens under that same lock:
-/// a subscriber's snapshot and the notifications after it can neither miss nor repeat a revision.
+/// Edits are queued and applied by `run`, so they are serialised without an actor's reentrancy.
+/// A confirm means the change is in the change log and flushed (`fdatasync`); edits that queue up
+/// while one flush is under way share the next (group commit). The list file is rewritten from
+/// the lists in memory once the queue is empty, or at least every `fileWriteInterval` under
+/// load. Before each pass the loop looks at the list file: a person's save that landed in the
+/// meantime is taken in first, and listd's edits go on top. Reads and subscriptions take a lock
+/// on the committed state, and fan-out happens under that same lock: a subscriber's snapshot (or
+/// replayed history) and the notifications after it can neither miss nor repeat a revision.
 public final class ListStore: Service, Sendable {
     /// Why the store did not apply an edit.
     public enum EditFailure: Error, Sendable {
@@ -37,6 +39,31 @@ public final class ListStore: Service, Sendable {
         var events: Set<ListEventName>
         /// nil: every list.
         var lists: Set<ListID>?
+
+        func wants(_ event: ListEventName, _ listID: ListID?) -> Bool {
+            guard events.contains(event) else { return false }
+            guard let listID, let lists else { return true }
+            return lists.contains(listID)
+        }
+    }
+
+    /// A change kept for `subscribe {since}`: its notification line is in the change log.
+    struct HistoryEntry: Sendable {
+        var revision: Revision
+        var event: ListEventName
+        var listID: ListID
+        var line: ChangeLog.Line
+    }
+
+    /// Why a subscription was refused.
+    public enum SubscribeFailure: Error, Sendable {
+        /// A list named in `lists` does not exist.
+        case denied(ListError)
+        /// The changes after `since` are no longer all kept (or `since` is not a revision of this
+        /// state); resync from a snapshot.
+        case historyCompacted(since: Revision, revision: Revision, oldestKept: Revision?, instance: String)
+        /// The client's revision belongs to another state (another list file, say).
+        case instanceChanged(expected: String, instance: String, revision: Revision)
     }
 
     private struct State {
@@ -45,6 +72,8 @@ public final class ListStore: Service, Sendable {
         /// Set while the list file is not UTF-8: edits are denied so the file is not clobbered.
         var invalidFileOffset: Int?
         var lastChange: ListChange?
+        /// The last changes, oldest first, without gaps.
+        var history: [HistoryEntry] = []
     }
 
     /// What the loop knows about the list file; touched only by the loop.
@@ -57,10 +86,19 @@ public final class ListStore: Service, Sendable {
         var emptySince: ContinuousClock.Instant?
         /// The invalid content already reported, so it is reported once.
         var reportedInvalid: [UInt8]?
-        /// The lists as the file at `bytes` shows them: the committed lists, except while a
-        /// person's save waits for delegates (client edits are then committed to the state file
-        /// only). A save's changes are computed from these and applied onto the committed lists.
+        /// The lists as the file at `bytes` shows them: the committed lists once the file is
+        /// written, older ones until then (and while a person's save waits for delegates). A
+        /// save's changes are computed from these and applied onto the committed lists.
         var shown = ListBook()
+        /// Lines of `reading` not taken, marked when the file is next written.
+        var rejected: [Int: String] = [:]
+        /// The file does not show the committed lists (or lacks marks): write it.
+        var dirty = false
+        /// The file holds a person's save that delegates have not decided on: never write it.
+        var holding = false
+        var lastWrite = ContinuousClock.Instant.now
+        /// Lines in the change log, to know when to compact it.
+        var logLines = 0
     }
 
     private struct PendingEdit: Sendable {
@@ -90,10 +128,12 @@ public final class ListStore: Service, Sendable {
         var rejection: FileRejectionParams?
         var invalidFileOffset: Int??
         var book: ListBook?
-        /// The file changed under listd's write: nothing was applied; take the save in and retry.
-        var retry = false
         /// A person's save that delegates must see before it is taken in.
         var saveToVet: SaveToVet?
+        /// Each change's notification line (no newline), encoded once for the log and subscribers.
+        var lines: [[UInt8]] = []
+        /// Where each change went in the change log.
+        var placed: [ChangeLog.Line] = []
     }
 
     /// A person's save waiting for delegates: the file's bytes, and the lists the file showed
@@ -116,6 +156,8 @@ public final class ListStore: Service, Sendable {
 
     /// How long an emptied list file is given to be filled before listd writes the lists back.
     static let emptyFileGrace: Duration = .seconds(2)
+    /// Under a steady stream of edits, the list file is still rewritten at least this often.
+    static let fileWriteInterval: Duration = .milliseconds(50)
 
     private let state: Mutex<State>
     private let fileState: Mutex<FileState>
@@ -124,7 +166,12 @@ public final class ListStore: Service, Sendable {
     private let wakeStream: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let storage: ListFileStorage
+    private let changeLog: ChangeLog
+    /// How many changes `subscribe {since}` can always replay.
+    private let historyLimit: Int
     private let logger: Logger
+    /// Names this state (see `PersistedState.instance`).
+    public let instance: String
     /// Tells the store when a person's save has settled.
     public let watcher: FileWatcher
     /// The delegates asked before any edit is applied, a person's saves included.
@@ -136,39 +183,72 @@ public final class ListStore: Service, Sendable {
     /// The list file listd works on (a symlink resolved to its target).
     public var filePath: String { storage.path }
 
-    /// Loads the lists: from the state file and the list file, taking in whatever the person
-    /// changed in the file while listd was not running.
-    public init(filePath: String, quietPeriod: Duration = .milliseconds(30), logger: Logger) throws(DaemonError) {
+    /// Loads the lists: the snapshot, then every change logged after it, then whatever the person
+    /// changed in the list file while listd was not running.
+    ///
+    /// - Parameter historyLimit: how many changes `subscribe {since}` can always replay (kept
+    ///   in the change log across restarts).
+    public init(
+        filePath: String,
+        quietPeriod: Duration = .milliseconds(30),
+        historyLimit: Int = 10_000,
+        logger: Logger
+    ) throws(DaemonError) {
         try makeDirectories(directoryName(of: filePath), mode: 0o700)
         let storage = ListFileStorage(path: filePath)
         self.storage = storage
         self.logger = logger
+        self.historyLimit = max(historyLimit, 1)
         self.watcher = FileWatcher(path: storage.path, quietPeriod: quietPeriod, logger: logger)
         self.delegates = DelegateRegistry(logger: logger)
         (wakeStream, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
-        var book = ListBook()
-        var fileState = FileState()
-        var firstStart = true
+        var snapshot: PersistedState?
         switch try storage.readState() {
-        case .success(let saved)?:
-            book = saved.book
-            firstStart = false
-            fileState.bytes = nil
-            fileState.shown = saved.shownBook
-            if let bytes = try storage.read(storage.path), digest(bytes) == saved.listFileDigest,
-                let text = String(validating: bytes, as: UTF8.self)
-            {
-                // Unchanged since listd last saw it.
-                fileState.reading = ListFileReading(ListDocument(parsing: text), known: saved.shownBook)
-                fileState.bytes = bytes
-            }
-        case .failure(let error)?:
-            logger.warning("\(error)")
-        case nil:
-            break
+        case .success(let saved)?: snapshot = saved
+        case .failure(let error)?: logger.warning("\(error)")
+        case nil: break
         }
-        self.state = Mutex(State(book: book))
+        changeLog = try ChangeLog(path: storage.logPath)
+        let records = try changeLog.readAll()
+        let firstStart = snapshot == nil && records.isEmpty
+
+        // The snapshot, then the log after it. Every list file listd wrote (or took in) is
+        // logged with what it shows, so the file found now is known by its digest.
+        var book = snapshot?.book ?? ListBook()
+        let snapshotRevision = book.revision
+        var shownByDigest: [String: ListBook] = [:]
+        var lastShown = snapshot?.shownBook ?? book
+        if let snapshot { shownByDigest[snapshot.listFileDigest] = snapshot.shownBook }
+        var history: [HistoryEntry] = []
+        for record in records {
+            switch record {
+            case .change(let change, let event, let line):
+                history.append(HistoryEntry(revision: change.revision, event: event, listID: change.list.id, line: line))
+                book.replay(change)
+            case .order(let ids, let revision) where revision >= snapshotRevision:
+                book.reorder(by: ids)
+            case .fileShows(let fileDigest, let revision) where revision >= snapshotRevision:
+                shownByDigest[fileDigest] = book
+                lastShown = book
+            case .order, .fileShows:
+                break  // before the snapshot, which has it
+            }
+        }
+        var fileState = FileState()
+        fileState.shown = lastShown
+        fileState.logLines = records.count
+        fileState.dirty = true  // the file may lag behind the log: check once
+        if !firstStart, let bytes = try storage.read(storage.path), let shown = shownByDigest[digest(bytes)],
+            let text = String(validating: bytes, as: UTF8.self)
+        {
+            // A file listd knows: nothing of the person's to take in.
+            fileState.reading = ListFileReading(ListDocument(parsing: text), known: shown)
+            fileState.bytes = bytes
+            fileState.shown = shown
+        }
+        instance = snapshot?.instance ?? UUID().uuidString.lowercased()
+        self.state = Mutex(State(book: book, history: history))
         self.fileState = Mutex(fileState)
 
         if firstStart, try storage.read(storage.path) == nil {
@@ -177,9 +257,11 @@ public final class ListStore: Service, Sendable {
             try storage.write(Array(welcome.utf8), to: storage.path)
         }
         let pass = try synchronise(edits: [], firstStart: firstStart)
-        state.withLock { state in
-            if let book = pass.book { state.book = book }
-            if let offset = pass.invalidFileOffset { state.invalidFileOffset = offset }
+        commit(pass)
+        try writeListFile()
+        if snapshot?.instance == nil {
+            // A first start (its lists are in no log), or a state from before the change log.
+            try writeSnapshot()
         }
         if let rejection = pass.rejection { log(rejection) }
         for change in pass.changes { log(change) }
@@ -189,7 +271,7 @@ public final class ListStore: Service, Sendable {
     // MARK: Reads
 
     public var snapshot: ListsSnapshot {
-        state.withLock { ListsSnapshot(revision: $0.book.revision, lists: $0.book.lists) }
+        state.withLock { ListsSnapshot(revision: $0.book.revision, lists: $0.book.lists, instance: instance) }
     }
 
     public func list(_ reference: ListReference) throws(ListError) -> ShoppingList {
@@ -211,18 +293,48 @@ public final class ListStore: Service, Sendable {
 
     /// Registers (or replaces) a connection's subscription and returns the snapshot it starts
     /// from. Notifications for later revisions go to `outbox` from then on.
+    ///
+    /// - Parameters:
+    ///   - since: first replays, to `outbox`, every change after this revision that the
+    ///     subscription covers, in order; the live ones follow without a gap.
+    ///   - expectedInstance: the state `since` belongs to, when the client knows it.
     func subscribe(
         connection: Int,
         outbox: Outbox,
         events: Set<ListEventName>,
-        lists: [ListReference]?
-    ) throws(ListError) -> ListsSnapshot {
-        try state.withLock { state throws(ListError) in
-            let ids = try lists.map { references throws(ListError) in
-                Set(try references.map { reference throws(ListError) in try state.book.list(reference).id })
+        lists: [ListReference]?,
+        since: Revision? = nil,
+        expectedInstance: String? = nil
+    ) throws(SubscribeFailure) -> ListsSnapshot {
+        try state.withLock { state throws(SubscribeFailure) in
+            let ids: Set<ListID>?
+            do throws(ListError) {
+                ids = try lists.map { references throws(ListError) in
+                    Set(try references.map { reference throws(ListError) in try state.book.list(reference).id })
+                }
+            } catch {
+                throw .denied(error)
+            }
+            if let since {
+                let revision = state.book.revision
+                if let expectedInstance, expectedInstance != instance {
+                    throw .instanceChanged(expected: expectedInstance, instance: instance, revision: revision)
+                }
+                let oldest = state.history.first?.revision
+                // Every revision after `since` must be kept (none is missing when nothing changed).
+                guard since <= revision, since == revision || (oldest.map { $0 <= since + 1 } ?? false) else {
+                    throw .historyCompacted(since: since, revision: revision, oldestKept: oldest, instance: instance)
+                }
+                let start = state.history.firstIndex { $0.revision > since } ?? state.history.endIndex
+                let subscription = Subscription(outbox: outbox, events: events, lists: ids)
+                for entry in state.history[start...] where subscription.wants(entry.event, entry.listID) {
+                    var line = changeLog.read(entry.line)
+                    line.append(UInt8(ascii: "\n"))
+                    outbox.sendNotification(ByteBuffer(bytes: line))
+                }
             }
             state.subscribers[connection] = Subscription(outbox: outbox, events: events, lists: ids)
-            return ListsSnapshot(revision: state.book.revision, lists: state.book.lists)
+            return ListsSnapshot(revision: state.book.revision, lists: state.book.lists, instance: instance)
         }
     }
 
@@ -311,6 +423,11 @@ public final class ListStore: Service, Sendable {
         }
         await vetting?.value
         await processPending()
+        do {
+            try await NIOThreadPool.singleton.runIfActive { try self.writeListFile() }
+        } catch {
+            logger.error("could not write the list file on the way out; the lists are safe in the change log", metadata: ["error": "\(error)"])
+        }
     }
 
     private func processPending() async {
@@ -331,30 +448,19 @@ public final class ListStore: Service, Sendable {
                 verdict?.gateKeys.forEach(listGates.release)
             }
             let proposals = batch.map { ($0.edit, $0.ifRevision, $0.origin, $0.vetted) }
-            var pass = Pass()
+            let pass: Pass
             do {
-                for attempt in 1...20 {
-                    // Never read the file in the middle of a person's save.
-                    await watcher.waitUntilSettled()
-                    pass = try await NIOThreadPool.singleton.runIfActive {
-                        try self.synchronise(edits: proposals, firstStart: false, verdict: verdict)
-                    }
-                    guard pass.retry else { break }
-                    logger.notice("the list file was saved while listd was writing it; taking that save in first (attempt \(attempt))")
+                // Never read the file in the middle of a person's save.
+                await watcher.waitUntilSettled()
+                pass = try await NIOThreadPool.singleton.runIfActive {
+                    try self.synchronise(edits: proposals, firstStart: false, verdict: verdict)
                 }
-                if pass.retry { throw DaemonError.changedWhileWriting(path: storage.path) }
             } catch {
                 logger.error("could not save the lists; \(batch.count) edit(s) not applied", metadata: ["error": "\(error)"])
                 for proposal in batch { proposal.continuation.resume(returning: .failure(.storageFailed("\(error)"))) }
                 continue
             }
-            state.withLock { state in
-                if let book = pass.book { state.book = book }
-                if let offset = pass.invalidFileOffset { state.invalidFileOffset = offset }
-                if let last = pass.changes.last { state.lastChange = last }
-                for change in pass.changes { Self.broadcast(change, to: state.subscribers) }
-                if let rejection = pass.rejection { Self.broadcast(rejection, to: state.subscribers) }
-            }
+            commit(pass)
             if !pass.changes.isEmpty || pass.invalidFileOffset != nil, let observer = commitObserver.withLock({ $0 }) {
                 observer(summary)
             }
@@ -365,16 +471,115 @@ public final class ListStore: Service, Sendable {
                 if case .failure(.denied(let error)) = pass.outcomes[index] { log(denial: error, of: proposal) }
                 proposal.continuation.resume(returning: pass.outcomes[index])
             }
+            await writeListFileSoon()
+        }
+    }
+
+    /// Makes a pass's outcome the committed state and announces it, under the one lock reads and
+    /// subscriptions take.
+    private func commit(_ pass: Pass) {
+        state.withLock { state in
+            if let book = pass.book { state.book = book }
+            if let offset = pass.invalidFileOffset { state.invalidFileOffset = offset }
+            if let last = pass.changes.last { state.lastChange = last }
+            for (index, change) in pass.changes.enumerated() {
+                state.history.append(
+                    HistoryEntry(revision: change.revision, event: ListEventName(change.kind), listID: change.list.id, line: pass.placed[index])
+                )
+                var line = pass.lines[index]
+                line.append(UInt8(ascii: "\n"))
+                Self.broadcast(ListEventName(change.kind), line: ByteBuffer(bytes: line), listID: change.list.id, to: state.subscribers)
+            }
+            if state.history.count >= 2 * historyLimit {
+                state.history.removeFirst(state.history.count - historyLimit)
+            }
+            if let rejection = pass.rejection { Self.broadcast(rejection, to: state.subscribers) }
+        }
+    }
+
+    /// Rewrites the list file once no edit is waiting, or anyway when it was last written
+    /// `fileWriteInterval` ago; compacts the change log when it has grown past twice the history.
+    private func writeListFileSoon() async {
+        let idle = pending.withLock { $0.edits.isEmpty && !$0.fileTouched && $0.verdict == nil }
+        let due = fileState.withLock { file in
+            file.dirty && (idle || ContinuousClock.now - file.lastWrite >= Self.fileWriteInterval)
+        }
+        let compact = fileState.withLock { $0.logLines } > 2 * historyLimit + 100
+        guard due || compact else { return }
+        do {
+            try await NIOThreadPool.singleton.runIfActive {
+                if due { try self.writeListFile() }
+                if compact { try self.compactLog() }
+            }
+        } catch {
+            logger.error("could not write the list file; the lists are safe in the change log, and the write is tried again after the next change", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Writes the committed lists into the list file (blocking), onto the person's text, unless
+    /// it shows them already, a person's save waits for delegates, or the person saved since
+    /// listd last read it (that save is taken in first, then this is tried again).
+    private func writeListFile() throws(DaemonError) {
+        try fileState.withLock { file throws(DaemonError) in
+            guard file.dirty, !file.holding else { return }
+            let book = state.withLock { $0.book }
+            let text = ListFileWriter.text(for: book, onto: file.reading, rejected: file.rejected)
+            let bytes = Array(text.utf8)
+            if bytes != file.bytes {
+                do throws(DaemonError) {
+                    try storage.write(bytes, to: storage.path, expecting: .some(file.bytes)) { () throws(DaemonError) in
+                        // Logged before the file is replaced: a start that finds this file then
+                        // knows which lists it shows, and never takes listd's write for a person's.
+                        try changeLog.append([ChangeLog.fileShowsLine(digest: digest(bytes), revision: book.revision)])
+                        file.logLines += 1
+                    }
+                } catch .changedWhileWriting {
+                    return  // the watcher brings that save in; still dirty
+                }
+                file.bytes = bytes
+                file.reading = ListFileReading(ListDocument(parsing: text), known: book)
+                file.rejected = [:]
+                file.lastWrite = .now
+            }
+            file.shown = book
+            file.dirty = false
+        }
+    }
+
+    /// Writes a snapshot of the committed lists (blocking).
+    private func writeSnapshot() throws(DaemonError) {
+        try fileState.withLock { file throws(DaemonError) in
+            let book = state.withLock { $0.book }
+            try storage.writeState(PersistedState(book: book, listFile: file.bytes ?? [], shown: file.shown, instance: instance))
+        }
+    }
+
+    /// Snapshot, then a log of only the history worth keeping (blocking). Until the new log is in
+    /// place the old one is valid with the new snapshot too: a crash in between loses nothing.
+    private func compactLog() throws(DaemonError) {
+        try writeSnapshot()
+        try fileState.withLock { file throws(DaemonError) in
+            try state.withLock { state throws(DaemonError) in
+                let kept = Array(state.history.suffix(historyLimit))
+                let placed = try changeLog.rewrite(keeping: kept.map { changeLog.read($0.line) })
+                state.history = zip(kept, placed).map { entry, line in
+                    var entry = entry
+                    entry.line = line
+                    return entry
+                }
+                file.logLines = kept.count
+            }
         }
     }
 
     /// One pass, blocking: take in the list file if a person changed it, apply `edits` on top,
-    /// write what changed, and say what to announce. Nothing is committed to `state` here; the
-    /// caller does that once this returns (after both files are durable).
+    /// log what changed (durable when this returns), and say what to announce. Nothing is
+    /// committed to `state` here; the caller does that. The list file is written later
+    /// (`writeListFile`), from the committed lists.
     ///
     /// A save that delegates must vet first is not waited for: it is handed back in
-    /// `saveToVet`, the file is left as the person saved it, and `edits` are made durable in the
-    /// state file alone. The pass that gets the delegates' `verdict` takes the save in.
+    /// `saveToVet`, and the file is left as the person saved it until the pass that gets the
+    /// delegates' `verdict` takes the save in.
     private func synchronise(
         edits: [(ListEdit, Revision?, ChangeOrigin, vetted: Bool)],
         firstStart: Bool,
@@ -385,8 +590,16 @@ public final class ListStore: Service, Sendable {
             var pass = Pass()
             let committed = state.withLock { $0.book }
             var book = committed
-            var rejected: [Int: String] = [:]
-            var mustWrite = false
+            // What this pass logs, and which of those lines are changes (the rest say what the
+            // file shows).
+            var lines: [[UInt8]] = []
+            var changeLines: [Int] = []
+            func logChanges(_ changes: ArraySlice<ListChange>) throws(DaemonError) {
+                for change in changes {
+                    changeLines.append(lines.count)
+                    lines.append(try Self.notificationLine(change))
+                }
+            }
             let now = Timestamp.now()
             let path = storage.path
 
@@ -406,7 +619,8 @@ public final class ListStore: Service, Sendable {
                             "the list file \(path) was \(emptied ? "emptied" : "deleted"); writing the lists back. To remove a list, delete its heading and items from the file."
                         )
                     }
-                    mustWrite = true
+                    file.bytes = bytes
+                    file.dirty = true
                     file.emptySince = nil
                 } else {
                     // Probably a truncate whose write is still to come: look again later.
@@ -434,17 +648,26 @@ public final class ListStore: Service, Sendable {
                     var reading = ListFileReading(ListDocument(parsing: text), known: nil)
                     book = reading.book(at: now)
                     file.reading = reading
-                    rejected = reading.rejectedLines
+                    file.rejected = reading.rejectedLines
                     pass.rejection = Self.rejection(reading.diagnostics)
                     file.bytes = bytes
+                    file.shown = book
+                    file.dirty = true
                 } else {
                     let ingested = ingest(text, from: file.shown, into: &book, at: now, refused: refused)
                     file.reading = ingested.reading
-                    rejected = ingested.rejected
+                    file.rejected = ingested.rejected
                     pass.changes = ingested.changes
                     pass.rejection = ingested.rejection
                     file.bytes = bytes
+                    file.shown = book
+                    file.dirty = true
+                    // The save's changes, then what the file now shows (and its order of lists).
+                    try logChanges(pass.changes[...])
+                    lines.append(ChangeLog.orderLine(book.lists.map(\.id), revision: book.revision))
+                    lines.append(ChangeLog.fileShowsLine(digest: digest(bytes), revision: book.revision))
                 }
+                file.holding = pass.saveToVet != nil
             } else if let bytes {
                 // Not UTF-8: keep the last good state, never overwrite, deny edits until fixed.
                 let offset = firstInvalidUTF8Offset(bytes)
@@ -464,7 +687,7 @@ public final class ListStore: Service, Sendable {
             }
 
             // 2. The edits, on top of the person's version.
-            var appliedEdits = false
+            let fromFile = pass.changes.count
             for (edit, ifRevision, origin, vetted) in edits {
                 do throws(ListError) {
                     var trial = book
@@ -475,7 +698,7 @@ public final class ListStore: Service, Sendable {
                     if let change = try book.apply(edit, ifRevision: ifRevision, at: now, origin: origin) {
                         pass.changes.append(change)
                         pass.outcomes.append(.success(change.list))
-                        appliedEdits = true
+                        file.dirty = true
                     } else {
                         pass.outcomes.append(.success(try book.list(edit.target!)))
                     }
@@ -484,32 +707,28 @@ public final class ListStore: Service, Sendable {
                 }
             }
 
-            // 3. Write what changed: the list file only when its text must change (and never over
-            //    a save delegates have not seen), the state whenever the lists did.
-            let text = ListFileWriter.text(for: book, onto: file.reading, rejected: rejected)
-            let newBytes = Array(text.utf8)
-            if pass.saveToVet == nil, mustWrite || newBytes != bytes {
-                do throws(DaemonError) {
-                    // Replace only the content read at the start of this pass.
-                    try storage.write(newBytes, to: path, expecting: .some(bytes))
-                } catch .changedWhileWriting {
-                    file = before
-                    pass = Pass()
-                    pass.retry = true
-                    return pass
-                } catch {
-                    file.bytes = nil  // unknown now: read it again next time
-                    throw error
-                }
-                file.bytes = newBytes
-                file.reading = ListFileReading(ListDocument(parsing: text), known: book)
-            }
-            if pass.saveToVet == nil { file.shown = book }
-            if book != committed || appliedEdits || firstStart || mustWrite || pass.rejection != nil {
-                try storage.writeState(PersistedState(book: book, listFile: file.bytes ?? newBytes, shown: file.shown))
+            // 3. Durable before anyone is told: one append, one flush, for the whole pass.
+            do throws(DaemonError) {
+                try logChanges(pass.changes[fromFile...])
+                let placed = try changeLog.append(lines)
+                file.logLines += lines.count
+                pass.placed = changeLines.map { placed[$0] }
+                pass.lines = changeLines.map { lines[$0] }
+            } catch {
+                file = before
+                throw error
             }
             pass.book = book
             return pass
+        }
+    }
+
+    /// A change as the notification line subscribers get (and the change log keeps).
+    private static func notificationLine(_ change: ListChange) throws(DaemonError) -> [UInt8] {
+        do {
+            return Array(try RPCEncoding.request(id: nil, method: ListEventName(change.kind).rawValue, params: ListChangeParams(change)))
+        } catch {
+            throw .unreadableState(path: "(a change notification)", detail: "\(error)")
         }
     }
 
@@ -632,27 +851,22 @@ public final class ListStore: Service, Sendable {
     // MARK: Fan-out
 
     /// Encodes the notification once and hands the same bytes to every interested subscriber.
-    private static func broadcast(_ change: ListChange, to subscribers: [Int: Subscription]) {
-        let name = ListEventName(change.kind)
-        broadcast(name, ListChangeParams(change), listID: change.list.id, to: subscribers)
-    }
 
     private static func broadcast(_ rejection: FileRejectionParams, to subscribers: [Int: Subscription]) {
         broadcast(.didRejectFileEdit, rejection, listID: nil, to: subscribers)
     }
 
     private static func broadcast(_ name: ListEventName, _ params: some Encodable, listID: ListID?, to subscribers: [Int: Subscription]) {
-        guard !subscribers.isEmpty else { return }
-        var bytes: ByteBuffer?
-        for subscription in subscribers.values {
-            guard subscription.events.contains(name) else { continue }
-            if let listID, let lists = subscription.lists, !lists.contains(listID) { continue }
-            if bytes == nil {
-                var data = (try? RPCEncoding.request(id: nil, method: name.rawValue, params: params)) ?? Data()
-                data.append(UInt8(ascii: "\n"))
-                bytes = ByteBuffer(bytes: data)
-            }
-            subscription.outbox.sendNotification(bytes!)
+        guard subscribers.values.contains(where: { $0.wants(name, listID) }) else { return }
+        var data = (try? RPCEncoding.request(id: nil, method: name.rawValue, params: params)) ?? Data()
+        data.append(UInt8(ascii: "\n"))
+        broadcast(name, line: ByteBuffer(bytes: data), listID: listID, to: subscribers)
+    }
+
+    /// Hands the same bytes to every interested subscriber.
+    private static func broadcast(_ name: ListEventName, line: ByteBuffer, listID: ListID?, to subscribers: [Int: Subscription]) {
+        for subscription in subscribers.values where subscription.wants(name, listID) {
+            subscription.outbox.sendNotification(line)
         }
     }
 

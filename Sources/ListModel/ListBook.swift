@@ -22,6 +22,22 @@ public struct ListBook: Hashable, Sendable {
         self.nextID = max(nextID, (lists.map(\.id).max() ?? 0) + 1)
     }
 
+    /// Redoes a change that was applied before (read back from listd's change log): the list
+    /// takes the state the change recorded, with no rule checked again. Changes must come in
+    /// revision order; one the book already has (its revision is not newer) changes nothing.
+    public mutating func replay(_ change: ListChange) {
+        guard change.revision > revision else { return }
+        revision = change.revision
+        nextID = max(nextID, change.list.id + 1)
+        let index = lists.firstIndex { $0.id == change.list.id }
+        switch (change.kind, index) {
+        case (.deleted, let index?): lists.remove(at: index)
+        case (.deleted, nil): break
+        case (_, let index?): lists[index] = change.list
+        case (_, nil): lists.append(change.list)
+        }
+    }
+
     /// The list a reference names, or `listNotFound`.
     public func list(_ reference: ListReference) throws(ListError) -> ShoppingList {
         try lists[position(of: reference)]

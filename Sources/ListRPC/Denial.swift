@@ -13,6 +13,8 @@ public enum DenialCode {
         "conflict": 1007,
         "fileInvalid": 1008,
         "deniedByDelegate": 1009,
+        "historyCompacted": 1010,
+        "instanceChanged": 1011,
         "storageFailed": 1100,
     ]
 
@@ -62,6 +64,32 @@ extension RPCError {
             code: DenialCode.code(for: "deniedByDelegate"),
             message: "Denied by \(denials.count + timedOut.count == 1 ? "a delegate" : "delegates"): \(parts.joined(separator: "; ")).",
             data: data
+        )
+    }
+
+    /// `subscribe {since}` cannot replay what the client missed: resync from a snapshot.
+    public static func historyCompacted(since: Revision, revision: Revision, oldestKept: Revision?, instance: String) -> RPCError {
+        let why =
+            since > revision
+            ? "revision \(since) is ahead of listd's current revision \(revision) (is this another listd's state?)"
+            : "the changes after revision \(since) are no longer all kept\(oldestKept.map { " (the oldest kept is \($0))" } ?? "")"
+        var data: [String: JSONValue] = [
+            "reason": .string("historyCompacted"), "revision": .integer(Int64(revision)), "instance": .string(instance),
+        ]
+        if let oldestKept { data["oldestKept"] = .integer(Int64(oldestKept)) }
+        return RPCError(
+            code: DenialCode.code(for: "historyCompacted"),
+            message: "Cannot resume: \(why). Fetch the lists again (getLists or subscribe without since).",
+            data: .object(data)
+        )
+    }
+
+    /// `subscribe {since, instance}` named another state than the one listd serves.
+    public static func instanceChanged(expected: String, instance: String, revision: Revision) -> RPCError {
+        RPCError(
+            code: DenialCode.code(for: "instanceChanged"),
+            message: "Cannot resume: listd now serves another state (instance \(instance), not \(expected)); its revisions are not the ones you saw. Fetch the lists again.",
+            data: .object(["reason": .string("instanceChanged"), "revision": .integer(Int64(revision)), "instance": .string(instance)])
         )
     }
 

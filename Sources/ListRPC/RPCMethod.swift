@@ -22,9 +22,13 @@ public struct EmptyResult: Codable, Sendable, Hashable {
 public struct ListsSnapshot: Codable, Sendable, Hashable {
     public var revision: Revision
     public var lists: [ShoppingList]
+    /// Names the state these revisions belong to: when it differs from the one a client saw
+    /// before, the state was replaced (another list file, say) and revisions do not carry over.
+    public var instance: String?
 
-    public init(revision: Revision, lists: [ShoppingList]) {
+    public init(revision: Revision, lists: [ShoppingList], instance: String? = nil) {
         self.revision = revision
         self.lists = lists
+        self.instance = instance
     }
 }

@@ -371,15 +371,14 @@ private func jsonString(_ value: Any?) -> String {
         let line = ((rejection["params"] as? [String: Any])?["lines"] as? [[String: Any]])?.first
         #expect(line?["line"] as? Int == 3)
         #expect(line?["reason"] as? String == "deniedByDelegate")
-        #expect(
-            try sandbox.read() == """
+        let expected = """
                 # Groceries <!-- listd id=1 -->
                 - milk
                 <!-- listd: not taken: Denied by a delegate: diet: no sweets. You wrote: - cake -->
                 - bread
 
                 """
-        )
+        #expect(try sandbox.read { $0 == expected } == expected)
         #expect(daemon.logOutput.contains("not taken from the list file, line 3: Denied by a delegate: diet: no sweets."))
     }
 }
@@ -436,8 +435,7 @@ extension FileEditDelegateTests {
         }
         #expect(seen == ["Hardware screws by client", "Groceries bread by file", "Groceries eggs by client"])
         // Both the save and the edits made while it waited are in the file (a three-way merge).
-        #expect(
-            try sandbox.read() == """
+        let expected = """
                 # Groceries <!-- listd id=1 -->
                 - milk
                 - bread
@@ -448,7 +446,7 @@ extension FileEditDelegateTests {
                 - screws
 
                 """
-        )
+        #expect(try sandbox.read { $0 == expected } == expected)
     }
 
     @Test func aSaveChangedWhileDelegatesVetItIsVettedAgainAsSaved() throws {
@@ -473,7 +471,7 @@ extension FileEditDelegateTests {
         let change = try watcher.readObject()
         #expect((change["params"] as? [String: Any])?["changes"] as? [[String: String]] == [["op": "add", "item": "bread"]])
         #expect(try watcher.readObject()["method"] as? String == "didRejectFileEdit")
-        #expect(try sandbox.read().contains("- bread\n<!-- listd: not taken: Denied by a delegate: slow: no sweets. You wrote: - cake -->\n"))
+        #expect(try sandbox.read { $0.contains("- bread\n<!-- listd: not taken: Denied by a delegate: slow: no sweets. You wrote: - cake -->\n") }.contains("- bread\n<!-- listd: not taken: Denied by a delegate: slow: no sweets. You wrote: - cake -->\n"))
     }
 
     @Test func aSaveLineThatBrokeARuleWhenAskedIsAskedAboutBeforeItIsEverTakenIn() throws {
@@ -541,7 +539,7 @@ extension FileEditDelegateTests {
         let lists = try reader.result("getLists")["lists"] as? [[String: Any]] ?? []
         #expect(lists.map { $0["name"] as? String } == ["Groceries"])
         #expect(lists.first?["items"] as? [String] == ["milk", "bread"])
-        #expect(try sandbox.read().contains("<!-- listd: not taken: Denied by a delegate: all: no tools. You wrote: # Tools -->"))
+        #expect(try sandbox.read { $0.contains("<!-- listd: not taken: Denied by a delegate: all: no tools. You wrote: # Tools -->") }.contains("<!-- listd: not taken: Denied by a delegate: all: no tools. You wrote: # Tools -->"))
     }
 
     @Test func aCrashWhileASaveWaitsForDelegatesLosesNeitherTheSaveNorConfirmedEdits() throws {
@@ -557,7 +555,7 @@ extension FileEditDelegateTests {
         let reader = try LineConnection(path: sandbox.socket)
         #expect(try reader.result("getList", ["list": "Groceries"])["items"] as? [String] == ["milk", "bread"])
         #expect(try reader.result("getList", ["list": "Hardware"])["items"] as? [String] == ["nails", "screws"])
-        #expect(try sandbox.read().contains("- nails\n- screws\n"))
+        #expect(try sandbox.read { $0.contains("- nails\n- screws\n") }.contains("- nails\n- screws\n"))
     }
 }
 

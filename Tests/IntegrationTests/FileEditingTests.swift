@@ -314,7 +314,7 @@ import Testing
         #expect(Self.summary(note) == "didUpdateShoppingList #1 Hardware item=nails,with=glue by file")
         _ = try client.result("addItem", ["list": 1, "item": "tea"])
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: sandbox.file) == sandbox.path + "/real/lists.md")
-        #expect(try sandbox.read().contains("- eggs\n- tea\n"))
+        #expect(try sandbox.read { $0.contains("- eggs\n- tea\n") }.contains("- eggs\n- tea\n"))
         _ = daemon
     }
 

@@ -37,6 +37,17 @@ final class Sandbox: @unchecked Sendable {
         try String(contentsOfFile: path + "/" + name, encoding: .utf8)
     }
 
+    /// The list file once `condition` holds of it, or as it is after `timeout` seconds: listd
+    /// rewrites the file shortly after a confirm (the change log is what makes a confirm durable).
+    func read(when condition: (String) -> Bool, timeout: Double = 5) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let text = (try? read()) ?? ""
+            if condition(text) || Date() > deadline { return text }
+            usleep(2_000)
+        }
+    }
+
     deinit {
         try? FileManager.default.removeItem(atPath: path)
     }

@@ -13,11 +13,14 @@ public enum Hello: RPCMethod {
         public var version: String
         public var protocolVersion: Int
         public var pid: Int32
-        public init(server: String, version: String, protocolVersion: Int, pid: Int32) {
+        /// Names the state listd serves (see `ListsSnapshot.instance`).
+        public var instance: String?
+        public init(server: String, version: String, protocolVersion: Int, pid: Int32, instance: String? = nil) {
             self.server = server
             self.version = version
             self.protocolVersion = protocolVersion
             self.pid = pid
+            self.instance = instance
         }
     }
 }

@@ -10,9 +10,16 @@ public enum Subscribe: RPCMethod {
         public var events: [String]?
         /// Only changes to these lists; all when absent.
         public var lists: [ListReference]?
-        public init(events: [String]? = nil, lists: [ListReference]? = nil) {
+        /// Resume: first replay every change after this revision, then go on live.
+        public var since: Revision?
+        /// With `since`: the instance that revision belongs to (from an earlier reply); a
+        /// different one is refused with `instanceChanged`.
+        public var instance: String?
+        public init(events: [String]? = nil, lists: [ListReference]? = nil, since: Revision? = nil, instance: String? = nil) {
             self.events = events
             self.lists = lists
+            self.since = since
+            self.instance = instance
         }
     }
 
