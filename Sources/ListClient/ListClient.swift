@@ -158,8 +158,21 @@ public final class ListClient: Sendable {
     // MARK: Subscriptions and events
 
     /// Starts notifications; returns the snapshot they continue from.
-    public func subscribe(events: [ListEventName]? = nil, lists: [ListReference]? = nil) async throws(ListClientError) -> ListsSnapshot {
-        try await call(Subscribe.self, .init(events: events?.map(\.rawValue), lists: lists))
+    /// Subscribes to change notifications.
+    ///
+    /// - Parameters:
+    ///   - since: resume: listd first sends every change after this revision (as notifications,
+    ///     in order), then the live ones. Denied with `historyCompacted` when it no longer keeps
+    ///     them all: fetch the lists again then.
+    ///   - instance: with `since`, the `instance` of the reply that revision came from: a
+    ///     different state is refused with `instanceChanged`.
+    public func subscribe(
+        events: [ListEventName]? = nil,
+        lists: [ListReference]? = nil,
+        since: Revision? = nil,
+        instance: String? = nil
+    ) async throws(ListClientError) -> ListsSnapshot {
+        try await call(Subscribe.self, .init(events: events?.map(\.rawValue), lists: lists, since: since, instance: instance))
     }
 
     public func unsubscribe() async throws(ListClientError) {

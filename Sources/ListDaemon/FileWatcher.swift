@@ -24,6 +24,8 @@ public final class FileWatcher: Service, Sendable {
     private let logger: Logger
     private let queue = DispatchQueue(label: "listd.file-watcher")
     private let state: Mutex<State>
+    /// Cookies of renames from listd's own temp files, to tell its writes from a person's.
+    private let ownRenames = Mutex<Set<UInt32>>([])
 
     /// - Parameter quietPeriod: how long the file must be left alone before it is read.
     public init(path: String, quietPeriod: Duration, logger: Logger) {
@@ -79,6 +81,12 @@ public final class FileWatcher: Service, Sendable {
                 // Events were lost; listd always reads the whole file, so reading it is enough.
                 logger.warning("the inotify queue overflowed; re-reading the list file in full")
                 observed.append(.overflowed)
+            } else if event.mask & UInt32(IN_MOVED_FROM) != 0, ListFileStorage.isTemporaryName(event.name) {
+                // listd's own write is a rename from its temp file; the rename onto the list file
+                // that carries the same cookie is not a person's save.
+                ownRenames.withLock { $0.insert(event.cookie) }
+            } else if event.mask & UInt32(IN_MOVED_TO) != 0, ownRenames.withLock({ $0.remove(event.cookie) != nil }) {
+                continue
             } else if event.name == fileName {
                 let completes = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
                 observed.append(event.mask & completes != 0 ? .completed : .written)

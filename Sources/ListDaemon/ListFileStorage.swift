@@ -67,7 +67,7 @@ struct ListFileStorage: Sendable {
         beforeRename: () throws(DaemonError) -> Void = {}
     ) throws(DaemonError) {
         let directory = directoryName(of: path)
-        let temporary = directory + "/.listd-" + String(getpid()) + ".tmp"
+        let temporary = directory + "/" + Self.temporaryName
         var mode: mode_t = 0o600
         var existing = stat()
         if stat(path, &existing) == 0 { mode = existing.st_mode & 0o7777 }
@@ -120,6 +120,14 @@ struct ListFileStorage: Sendable {
         guard directoryFD >= 0 else { throw .cannotWriteListFile(path: path, step: "open directory", errno: errno) }
         defer { close(directoryFD) }
         if fsync(directoryFD) != 0 { throw .cannotWriteListFile(path: path, step: "fsync directory", errno: errno) }
+    }
+
+    /// The name listd writes a file under before renaming it into place.
+    static let temporaryName = ".listd-" + String(getpid()) + ".tmp"
+
+    /// Whether `name` is a temp file of some listd (this one or an earlier one).
+    static func isTemporaryName(_ name: String) -> Bool {
+        name.hasPrefix(".listd-") && name.hasSuffix(".tmp")
     }
 
     /// The saved state; nil when there is none. A state file that cannot be read is reported and

@@ -93,10 +93,13 @@ public final class ListStore: Service, Sendable {
         /// Lines of `reading` not taken, marked when the file is next written.
         var rejected: [Int: String] = [:]
         /// The file does not show the committed lists (or lacks marks): write it.
-        var dirty = false
+        var dirty = false {
+            didSet { if !dirty { dirtySince = nil } else if dirtySince == nil { dirtySince = .now } }
+        }
+        /// Since when the file has lagged behind.
+        var dirtySince: ContinuousClock.Instant?
         /// The file holds a person's save that delegates have not decided on: never write it.
         var holding = false
-        var lastWrite = ContinuousClock.Instant.now
         /// Lines in the change log, to know when to compact it.
         var logLines = 0
     }
@@ -119,6 +122,9 @@ public final class ListStore: Service, Sendable {
         var vetting: Task<Void, Never>?
         /// Their answers, for the loop to take in.
         var verdict: FileVerdict?
+        /// The list file is due to be written (set by a timer).
+        var writeDue = false
+        var writeTimer: Task<Void, Never>?
     }
 
     /// The outcome of one pass of the loop, computed off the event loops.
@@ -156,8 +162,9 @@ public final class ListStore: Service, Sendable {
 
     /// How long an emptied list file is given to be filled before listd writes the lists back.
     static let emptyFileGrace: Duration = .seconds(2)
-    /// Under a steady stream of edits, the list file is still rewritten at least this often.
-    static let fileWriteInterval: Duration = .milliseconds(50)
+    /// How long the list file may lag behind the committed lists: edits within that time share
+    /// one rewrite of the file.
+    static let fileWriteDelay: Duration = .milliseconds(25)
 
     private let state: Mutex<State>
     private let fileState: Mutex<FileState>
@@ -432,16 +439,20 @@ public final class ListStore: Service, Sendable {
 
     private func processPending() async {
         while true {
-            let (batch, fileTouched, reloads, verdict) = pending.withLock { pending in
+            let (batch, fileTouched, reloads, verdict, writeDue) = pending.withLock { pending in
                 defer {
                     pending.edits.removeAll()
                     pending.fileTouched = false
                     pending.reloads.removeAll()
                     pending.verdict = nil
+                    pending.writeDue = false
                 }
-                return (pending.edits, pending.fileTouched, pending.reloads, pending.verdict)
+                return (pending.edits, pending.fileTouched, pending.reloads, pending.verdict, pending.writeDue)
             }
-            if batch.isEmpty, !fileTouched, verdict == nil { return }
+            if batch.isEmpty, !fileTouched, verdict == nil {
+                if writeDue { await writeListFileSoon() }
+                return
+            }
             defer {
                 reloads.forEach { $0.resume() }
                 // Edits of the save's lists queued behind it; they go on once it is in.
@@ -449,11 +460,12 @@ public final class ListStore: Service, Sendable {
             }
             let proposals = batch.map { ($0.edit, $0.ifRevision, $0.origin, $0.vetted) }
             let pass: Pass
+            let readFile = fileTouched || verdict != nil
             do {
                 // Never read the file in the middle of a person's save.
-                await watcher.waitUntilSettled()
+                if readFile { await watcher.waitUntilSettled() }
                 pass = try await NIOThreadPool.singleton.runIfActive {
-                    try self.synchronise(edits: proposals, firstStart: false, verdict: verdict)
+                    try self.synchronise(edits: proposals, firstStart: false, readFile: readFile, verdict: verdict)
                 }
             } catch {
                 logger.error("could not save the lists; \(batch.count) edit(s) not applied", metadata: ["error": "\(error)"])
@@ -497,14 +509,14 @@ public final class ListStore: Service, Sendable {
         }
     }
 
-    /// Rewrites the list file once no edit is waiting, or anyway when it was last written
-    /// `fileWriteInterval` ago; compacts the change log when it has grown past twice the history.
+    /// Rewrites the list file once it has lagged `fileWriteDelay` (a timer wakes the loop for
+    /// it); compacts the change log when it has grown past twice the history.
     private func writeListFileSoon() async {
-        let idle = pending.withLock { $0.edits.isEmpty && !$0.fileTouched && $0.verdict == nil }
-        let due = fileState.withLock { file in
-            file.dirty && (idle || ContinuousClock.now - file.lastWrite >= Self.fileWriteInterval)
-        }
+        let now = ContinuousClock.now
+        let lag = fileState.withLock { file in file.dirty ? file.dirtySince.map { now - $0 } : nil }
         let compact = fileState.withLock { $0.logLines } > 2 * historyLimit + 100
+        let due = lag.map { $0 >= Self.fileWriteDelay } ?? false
+        if let lag, !due { wakeToWrite(after: Self.fileWriteDelay - lag) }
         guard due || compact else { return }
         do {
             try await NIOThreadPool.singleton.runIfActive {
@@ -513,6 +525,22 @@ public final class ListStore: Service, Sendable {
             }
         } catch {
             logger.error("could not write the list file; the lists are safe in the change log, and the write is tried again after the next change", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Wakes the loop to write the list file after `delay` (one timer at a time).
+    private func wakeToWrite(after delay: Duration) {
+        pending.withLock { pending in
+            guard pending.writeTimer == nil else { return }
+            pending.writeTimer = Task { [weak self] in
+                try? await Task.sleep(for: delay)
+                guard let self else { return }
+                self.pending.withLock { pending in
+                    pending.writeTimer = nil
+                    pending.writeDue = true
+                }
+                self.wake.yield()
+            }
         }
     }
 
@@ -539,7 +567,6 @@ public final class ListStore: Service, Sendable {
                 file.bytes = bytes
                 file.reading = ListFileReading(ListDocument(parsing: text), known: book)
                 file.rejected = [:]
-                file.lastWrite = .now
             }
             file.shown = book
             file.dirty = false
@@ -583,6 +610,7 @@ public final class ListStore: Service, Sendable {
     private func synchronise(
         edits: [(ListEdit, Revision?, ChangeOrigin, vetted: Bool)],
         firstStart: Bool,
+        readFile: Bool = true,
         verdict: FileVerdict? = nil
     ) throws(DaemonError) -> Pass {
         try fileState.withLock { file throws(DaemonError) -> Pass in
@@ -603,9 +631,15 @@ public final class ListStore: Service, Sendable {
             let now = Timestamp.now()
             let path = storage.path
 
-            // 1. The file as it is now.
-            let bytes = try storage.read(path)
-            if let bytes, bytes == file.bytes {
+            // 1. The file as it is now, when the watcher said it changed (inotify tells every
+            //    save; without a word from it the file is what listd last read or wrote).
+            let invalidOffset = state.withLock { $0.invalidFileOffset }
+            let bytes = readFile ? try storage.read(path) : file.bytes
+            if !readFile, let offset = invalidOffset {
+                let failure = EditFailure.fileInvalid(path: path, byteOffset: offset)
+                pass.outcomes = edits.map { _ in .failure(failure) }
+                return pass
+            } else if !readFile || (bytes != nil && bytes == file.bytes) {
                 // Unchanged: listd's own write, or nothing new.
                 file.emptySince = nil
             } else if bytes == nil || bytes?.isEmpty == true {

@@ -18,6 +18,9 @@ extension Listctl {
         @Option(name: .customLong("event"), help: ArgumentHelp("Only this notification, e.g. didUpdateShoppingList; repeatable.", valueName: "event"))
         var events: [String] = []
 
+        @Option(help: ArgumentHelp("First print every change after this revision (from an earlier watch), then go on live.", valueName: "revision"))
+        var since: Int?
+
         @Flag(help: "Run COMMAND (after --) for each notification, with it as JSON on stdin, one at a time, in order.")
         var exec = false
 
@@ -35,7 +38,6 @@ extension Listctl {
 
         func run() async throws {
             try await options.withClient { client in
-                let stream = client.events()
                 let json = options.json
                 // --exec: one command at a time, in the order of the notifications.
                 let (actions, queue) = AsyncStream.makeStream(of: Data.self)
@@ -50,8 +52,32 @@ extension Listctl {
                     queue.finish()
                     runner.cancel()
                 }
+                // Notifications (replayed ones too) may arrive before `subscribe` returns: they
+                // wait here, in order, until the first line is out; the stream ends with the
+                // connection.
+                let (notifications, sink) = AsyncStream.makeStream(of: (line: any Encodable & Sendable, sentence: String).self)
+                client.on { event in sink.yield((WatchLine(event), describe(event))) }
+                client.onFileRejection { rejection in sink.yield((RejectionLine(rejection), describe(rejection))) }
+                let connection = client.events()
+                Task {
+                    for await _ in connection {}
+                    sink.finish()
+                }
+                let snapshot = try await client.subscribe(
+                    events: events.isEmpty ? nil : events.compactMap(ListEventName.init(rawValue:)),
+                    lists: lists.isEmpty ? nil : lists.map(reference),
+                    since: since
+                )
+                if options.json {
+                    // The starting point, so a script knows the state each change applies to.
+                    printJSON(SubscribedLine(revision: snapshot.revision, lists: snapshot.lists, instance: snapshot.instance, since: since))
+                } else if let since {
+                    print("Watching from revision \(since) (now \(snapshot.revision)); Ctrl-C to stop.")
+                } else {
+                    print("Watching \(plural(snapshot.lists.count, "list")) from revision \(snapshot.revision); Ctrl-C to stop.")
+                }
                 // Every notification goes the same way: to the command, as JSON, or as a sentence.
-                let emit: @Sendable (any Encodable, String) -> Void = { line, sentence in
+                for await (line, sentence) in notifications {
                     if !command.isEmpty {
                         queue.yield(jsonData(line))
                     } else if json {
@@ -60,21 +86,6 @@ extension Listctl {
                         print(sentence)
                     }
                 }
-                client.on { event in emit(WatchLine(event), describe(event)) }
-                client.onFileRejection { rejection in emit(RejectionLine(rejection), describe(rejection)) }
-                let snapshot = try await client.subscribe(
-                    events: events.isEmpty ? nil : events.compactMap(ListEventName.init(rawValue:)),
-                    lists: lists.isEmpty ? nil : lists.map(reference)
-                )
-                if options.json {
-                    // The starting point, so a script knows the state each change applies to.
-                    printJSON(SubscribedLine(revision: snapshot.revision, lists: snapshot.lists))
-                } else {
-                    print("Watching \(plural(snapshot.lists.count, "list")) from revision \(snapshot.revision); Ctrl-C to stop.")
-                }
-                // Handlers run in the order listd sent the notifications; the stream only tells
-                // when the connection ends.
-                for await _ in stream {}
                 writeError("listctl: listd closed the connection.")
                 throw ExitCode(ListctlExit.failed.rawValue)
             }
@@ -87,10 +98,13 @@ private struct SubscribedLine: Encodable {
     var event = "subscribed"
     var revision: Revision
     var lists: [ShoppingList]
+    var instance: String?
+    /// With --since: the changes after this revision come first.
+    var since: Revision?
 }
 
 /// One `watch --json` line.
-private struct WatchLine: Encodable {
+private struct WatchLine: Encodable, Sendable {
     var event: String
     var revision: Revision
     var list: ShoppingList
@@ -130,7 +144,7 @@ func describe(_ event: ListEvent) -> String {
 }
 
 /// A `didRejectFileEdit` as `watch --json` prints it.
-private struct RejectionLine: Encodable {
+private struct RejectionLine: Encodable, Sendable {
     var event = ListEventName.didRejectFileEdit.rawValue
     var reason: String
     var message: String

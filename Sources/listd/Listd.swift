@@ -30,6 +30,9 @@ struct Listd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long the list file must be left alone after a save before listd reads it.", valueName: "milliseconds"))
     var settleMs: Int = 30
 
+    @Option(help: ArgumentHelp("How many of the last changes a client can always resume from (subscribe with since), kept across restarts.", valueName: "changes"))
+    var history: Int = 10_000
+
     enum LogTarget: String, ExpressibleByArgument, CaseIterable {
         case auto, journal, stderr
     }
@@ -43,6 +46,9 @@ struct Listd: AsyncParsableCommand {
     func validate() throws {
         if settleMs < 0 || settleMs > 10_000 {
             throw ValidationError("--settle-ms must be between 0 and 10000.")
+        }
+        if history < 1 || history > 10_000_000 {
+            throw ValidationError("--history must be between 1 and 10000000.")
         }
         if Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("“\(logLevel)” is not a log level; use trace, debug, info, notice, warning, error or critical.")
@@ -78,7 +84,7 @@ struct Listd: AsyncParsableCommand {
             if let socket = passed.first, !(try ListenFileDescriptors.isListeningUnixStream(socket)) {
                 throw ValidationError("the socket passed by the service manager is not a listening Unix stream socket.")
             }
-            let store = try ListStore(filePath: filePath, quietPeriod: .milliseconds(settleMs), logger: logger)
+            let store = try ListStore(filePath: filePath, quietPeriod: .milliseconds(settleMs), historyLimit: history, logger: logger)
             logger.info("loaded \(store.snapshot.lists.count) list(s) from \(store.filePath) at revision \(store.snapshot.revision)")
             let systemd = SystemdIntegration(store: store, logger: logger)
             let watchdog = try Watchdog.interval()

@@ -203,6 +203,11 @@ final class LineConnection: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// Ends the connection now (the descriptor itself is closed once, by deinit).
+    func hangUp() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     func send(_ text: String) throws {
         try sendBytes(Array((text + "\n").utf8))
     }
