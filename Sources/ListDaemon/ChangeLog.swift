@@ -51,20 +51,26 @@ final class ChangeLog: Sendable {
         handle.withLock { close($0.fd) }
     }
 
-    /// Every record, in order; drops whatever follows the first line that cannot be read.
+    /// Every record, in order. A torn last line (an append a crash cut short, never confirmed)
+    /// is cut off; a damaged line before others is refused, naming it: confirmed changes follow
+    /// it, and listd will not guess.
     func readAll() throws(DaemonError) -> [Record] {
         let bytes = try ListFileStorage(path: path).read(path) ?? []
         var records: [Record] = []
         var start = 0
-        var good = 0
         let decoder = JSONDecoder()
         while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
             let line = Line(offset: start, length: newline - start)
-            guard let record = Self.record(Data(bytes[start..<newline]), at: line, decoder: decoder) else { break }
+            guard let record = Self.record(Data(bytes[start..<newline]), at: line, decoder: decoder) else {
+                if bytes[(newline + 1)...].contains(UInt8(ascii: "\n")) {
+                    throw .damagedLog(path: path, line: records.count + 1)
+                }
+                break
+            }
             records.append(record)
             start = newline + 1
-            good = start
         }
+        let good = start
         if good < bytes.count {
             // Never confirmed (the append did not finish), or damaged: cut it off so appends go on
             // from a whole line.
