@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "listd",
             dependencies: [
-                "ListDaemon", "Systemd",
+                "ListDaemon", "ListRPC", "ListRPCTransport", "Systemd",
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -29,6 +29,9 @@ public final class ListClient: Sendable {
         var delegate: (any ListDelegate)?
         var rejectionStreams: [Int: AsyncStream<FileRejectionParams>.Continuation] = [:]
         var nextStreamID = 0
+        /// An error listd sent for the connection itself (not refused, too many connections…),
+        /// just before it closed it: what pending calls fail with.
+        var connectionError: RPCError?
     }
 
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
@@ -250,13 +253,17 @@ public final class ListClient: Sendable {
                 }
             }
         } catch {}
-        failAll(with: .connectionClosed)
+        let error = state.withLock { $0.connectionError }
+        failAll(with: error.map { .protocolError($0) } ?? .connectionClosed)
     }
 
     private func deliver(_ message: Result<RPCMessage, RPCLine.InvalidMessage>) {
         switch message {
         case .success(.response(let response)):
-            guard let id = response.id else { return }
+            guard let id = response.id, id != .null else {
+                if case .failure(let error) = response.outcome { state.withLock { $0.connectionError = error } }
+                return
+            }
             let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
             continuation?.succeed(response.outcome)
         case .success(.request(let request)) where request.id != nil:

@@ -27,3 +27,58 @@ private struct KernelUcred: Sendable {
     var uid: UInt32 = 0
     var gid: UInt32 = 0
 }
+
+/// Who may use this listd, decided from the peer's credentials on accept.
+public struct AccessPolicy: Sendable, Hashable {
+    /// The group whose members may connect too (the system service's), by name and id.
+    public struct Group: Sendable, Hashable {
+        public var name: String
+        public var gid: UInt32
+
+        /// Looks the group up by name; nil when there is no such group.
+        public init?(named name: String) {
+            guard let entry = getgrnam(name) else { return nil }
+            self.name = name
+            self.gid = entry.pointee.gr_gid
+        }
+    }
+
+    /// listd's own user: always served, as is root.
+    public var ownerUID: UInt32
+    public var group: Group?
+
+    public init(ownerUID: UInt32 = getuid(), group: Group? = nil) {
+        self.ownerUID = ownerUID
+        self.group = group
+    }
+
+    /// Whether `peer` is served; `groupsOf` gives a user's groups (looked up only when needed).
+    func allows(_ peer: PeerCredentials, groupsOf: (UInt32, UInt32) -> [UInt32] = userGroups) -> Bool {
+        if peer.uid == ownerUID || peer.uid == 0 { return true }
+        guard let group else { return false }
+        return peer.gid == group.gid || groupsOf(peer.uid, peer.gid).contains(group.gid)
+    }
+
+    /// Why `peer` is not served, for the peer and the log.
+    func refusal(of peer: PeerCredentials) -> String {
+        if let group {
+            return "this listd serves its own user (uid \(ownerUID)), root and members of the group “\(group.name)”"
+        }
+        return "this listd serves only its own user (uid \(ownerUID)) and root"
+    }
+}
+
+/// The groups a user is in (primary and supplementary), from the user database.
+func userGroups(uid: UInt32, primary gid: UInt32) -> [UInt32] {
+    var entry = passwd()
+    var result: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 16_384)
+    guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return [gid] }
+    var count: Int32 = 64
+    var groups = [gid_t](repeating: 0, count: Int(count))
+    if getgrouplist(name, gid, &groups, &count) < 0 {
+        groups = [gid_t](repeating: 0, count: Int(count))
+        guard getgrouplist(name, gid, &groups, &count) >= 0 else { return [gid] }
+    }
+    return Array(groups.prefix(Int(count)))
+}

@@ -17,22 +17,42 @@ public final class RPCServer: Service, Sendable {
         /// A listening socket passed in (socket activation); listd then neither binds nor
         /// removes `socketPath`.
         public var listeningSocket: Int32?
+        /// A longer line gets an error, then the connection is closed.
         public var maximumLineLength: Int
+        /// Nesting depth and batch size one line may have.
+        public var lineLimits: RPCLine.Limits
+        /// Connections served at once; one more gets an error line and is closed.
+        public var maximumConnections: Int
+        /// Bytes that may wait for a client that does not read; beyond, it is disconnected.
+        public var maximumOutboundBytes: Int
+        /// Who is served (checked with SO_PEERCRED on accept).
+        public var access: AccessPolicy
         public var version: String
         /// How often the event loops must prove they are alive, and what to call when they all
         /// have (a service manager's watchdog).
         public var watchdog: (interval: Duration, ping: @Sendable () -> Void)?
 
+        public static let defaultMaximumConnections = 1_024
+        public static let defaultMaximumOutboundBytes = 8 << 20
+
         public init(
             socketPath: String,
             listeningSocket: Int32? = nil,
             maximumLineLength: Int = LineFraming.defaultMaximumLineLength,
+            lineLimits: RPCLine.Limits = .default,
+            maximumConnections: Int = defaultMaximumConnections,
+            maximumOutboundBytes: Int = defaultMaximumOutboundBytes,
+            access: AccessPolicy = AccessPolicy(),
             version: String,
             watchdog: (interval: Duration, ping: @Sendable () -> Void)? = nil
         ) {
             self.socketPath = socketPath
             self.listeningSocket = listeningSocket
             self.maximumLineLength = maximumLineLength
+            self.lineLimits = lineLimits
+            self.maximumConnections = maximumConnections
+            self.maximumOutboundBytes = maximumOutboundBytes
+            self.access = access
             self.version = version
             self.watchdog = watchdog
         }
@@ -85,11 +105,21 @@ public final class RPCServer: Service, Sendable {
             listener = try await bootstrap.bind(socket, childChannelInitializer: initializer)
             logger.info("serving the socket passed by the service manager")
         } else {
-            try makeDirectories(directoryName(of: path), mode: 0o700)
+            let group = configuration.access.group
+            let directory = directoryName(of: path)
+            try makeDirectories(directory, mode: group == nil ? 0o700 : 0o750)
             try Self.removeStaleSocket(at: path)
             listener = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
-            // Only the owner may connect.
-            chmod(path, 0o600)
+            if let group {
+                // The owner and the group's members may connect (SO_PEERCRED is checked too).
+                chown(directory, UInt32.max, group.gid)
+                chmod(directory, 0o750)
+                chown(path, UInt32.max, group.gid)
+                chmod(path, 0o660)
+            } else {
+                // Only the owner may connect.
+                chmod(path, 0o600)
+            }
             logger.info("listening on \(path)")
         }
         let watchdogTasks = configuration.watchdog.map { Self.startWatchdog(interval: $0.interval, ping: $0.ping) } ?? []
@@ -140,10 +170,40 @@ public final class RPCServer: Service, Sendable {
 
     private func serve(_ connection: AcceptedConnection) async {
         let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
-        var session = Session(id: id, credentials: connection.credentials, outbox: Outbox())
-        let outbox = session.outbox
-        openChannels.withLock { $0[id] = connection.channel.channel }
-        logger.debug("client connected", metadata: ["client_pid": "\(connection.credentials.pid)", "client_uid": "\(connection.credentials.uid)"])
+        let peer = connection.credentials
+        let channel = connection.channel.channel
+        let peerMetadata: Logger.Metadata = ["client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
+        let limit = configuration.maximumOutboundBytes
+        let logger = self.logger
+        let outbox = Outbox(limit: limit) { waiting in
+            logger.warning(
+                "disconnecting a client that stopped reading: \(waiting) bytes wait for it, the limit is \(limit) (pid \(peer.pid), uid \(peer.uid))",
+                metadata: peerMetadata.merging(["reason": "outboundLimit"]) { $1 }
+            )
+            channel.close(promise: nil)
+        }
+        var session = Session(id: id, credentials: peer, outbox: outbox)
+        let open = openChannels.withLock { channels in
+            channels[id] = channel
+            return channels.count
+        }
+        // Refused before anything is read: an error line, then the connection ends.
+        var refusal: RPCError?
+        if !configuration.access.allows(peer) {
+            refusal = .notAllowed(uid: peer.uid, detail: configuration.access.refusal(of: peer))
+            logger.warning("refused a client: \(configuration.access.refusal(of: peer)) (pid \(peer.pid), uid \(peer.uid))", metadata: peerMetadata)
+        } else if open > configuration.maximumConnections {
+            refusal = .tooManyConnections(configuration.maximumConnections)
+            logger.warning("refused a client: \(configuration.maximumConnections) connections are open already (pid \(peer.pid), uid \(peer.uid))", metadata: peerMetadata)
+        }
+        if let refusal {
+            defer { openChannels.withLock { _ = $0.removeValue(forKey: id) } }
+            try? await connection.channel.executeThenClose { _, outbound in
+                try await outbound.write(line(RPCEncoding.error(id: nil, refusal)))
+            }
+            return
+        }
+        logger.debug("client connected", metadata: peerMetadata)
         defer {
             store.unsubscribe(connection: id)
             delegates.remove(connection: id)
@@ -154,7 +214,9 @@ public final class RPCServer: Service, Sendable {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await buffer in outbox.stream {
+                            let count = buffer.readableBytes
                             try await outbound.write(buffer)
+                            outbox.written(count)
                         }
                     }
                     do {
@@ -164,7 +226,9 @@ public final class RPCServer: Service, Sendable {
                         // being handled wait in a small buffer; beyond it the socket is not read.
                         let delegates = self.delegates
                         let requests = inbound
-                            .compactMap { buffer in Self.takingAnswers(RPCLine.parse(buffer.readableBytesView), delegates: delegates) }
+                            .compactMap { [limits = configuration.lineLimits] buffer in
+                                Self.takingAnswers(RPCLine.parse(buffer.readableBytesView, limits: limits), delegates: delegates)
+                            }
                             .buffer(policy: .bounded(Self.requestsReadAhead))
                         for try await parsed in requests {
                             await self.handle(parsed, session: &session)

@@ -32,6 +32,24 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
     public static func internalError(_ detail: String) -> RPCError {
         RPCError(code: -32603, message: "Internal error: \(detail)")
     }
+
+    /// listd is at its limit of connections (an implementation-defined server error).
+    public static func tooManyConnections(_ limit: Int) -> RPCError {
+        RPCError(
+            code: -32000,
+            message: "listd serves at most \(limit) connections at once; this one is closed. Try again later.",
+            data: .object(["reason": .string("tooManyConnections"), "limit": .integer(Int64(limit))])
+        )
+    }
+
+    /// The client's connection is not served: its user may not use this listd.
+    public static func notAllowed(uid: UInt32, detail: String) -> RPCError {
+        RPCError(
+            code: -32001,
+            message: "Not allowed: \(detail) (uid \(uid)); this connection is closed.",
+            data: .object(["reason": .string("notAllowed"), "uid": .integer(Int64(uid))])
+        )
+    }
 }
 
 extension RPCError: CustomStringConvertible {

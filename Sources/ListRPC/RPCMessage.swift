@@ -76,12 +76,32 @@ public enum RPCLine: Sendable {
 }
 
 extension RPCLine {
+    /// What one line may hold.
+    public struct Limits: Sendable, Hashable {
+        /// Arrays and objects inside one another, at most.
+        public var maximumDepth: Int
+        /// Messages in one batch, at most.
+        public var maximumBatch: Int
+
+        public static let `default` = Limits(maximumDepth: 64, maximumBatch: 1_000)
+
+        public init(maximumDepth: Int, maximumBatch: Int) {
+            self.maximumDepth = maximumDepth
+            self.maximumBatch = maximumBatch
+        }
+    }
+
     /// Reads one line (without its `\n`).
-    public static func parse(_ bytes: some Collection<UInt8>) -> RPCLine {
+    public static func parse(_ bytes: some Collection<UInt8>, limits: Limits = .default) -> RPCLine {
         let data = Data(bytes)
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .empty }
         guard String(data: data, encoding: .utf8) != nil else {
             return .single(.failure(.init(id: nil, error: .parseError("the line is not valid UTF-8."))))
+        }
+        // Checked before decoding: a decoder recursing into very deep nesting could exhaust the
+        // stack.
+        if nestingDepth(data) > limits.maximumDepth {
+            return .single(.failure(.init(id: nil, error: .invalidRequest("JSON nested deeper than \(limits.maximumDepth) levels."))))
         }
         let value: JSONValue
         do {
@@ -93,9 +113,43 @@ extension RPCLine {
             if elements.isEmpty {
                 return .single(.failure(.init(id: nil, error: .invalidRequest("a batch must not be empty."))))
             }
+            if elements.count > limits.maximumBatch {
+                return .single(
+                    .failure(.init(id: nil, error: .invalidRequest("a batch of \(elements.count) messages; at most \(limits.maximumBatch) are taken at once.")))
+                )
+            }
             return .batch(elements.map(message(from:)))
         }
         return .single(message(from: value))
+    }
+
+    /// The deepest nesting of arrays and objects in `data`, brackets inside strings aside.
+    static func nestingDepth(_ data: Data) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in data {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
     }
 
     static func message(from value: JSONValue) -> Result<RPCMessage, InvalidMessage> {

@@ -16,7 +16,7 @@ public enum LineFraming {
         maximumLineLength: Int = defaultMaximumLineLength
     ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
         try channel.pipeline.syncOperations.addHandler(
-            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength)
+            ByteToMessageHandler(CappedLineDecoder(maximumLineLength: maximumLineLength), maximumBufferSize: maximumLineLength + 1)
         )
         return try NIOAsyncChannel(
             wrappingChannelSynchronously: channel,
@@ -27,5 +27,34 @@ public enum LineFraming {
     /// True when `error` means the peer sent a line longer than the cap.
     public static func isLineTooLong(_ error: any Error) -> Bool {
         error is ByteToMessageDecoderError.PayloadTooLargeError
+    }
+}
+
+/// Splits at `\n` (dropping a `\r` before it), and refuses a line longer than the cap whether it
+/// came in one read or many: `maximumBufferSize` alone only bounds what waits for a newline.
+struct CappedLineDecoder: ByteToMessageDecoder {
+    typealias InboundOut = ByteBuffer
+    let maximumLineLength: Int
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+            if buffer.readableBytes > maximumLineLength { throw ByteToMessageDecoderError.PayloadTooLargeError() }
+            return .needMoreData
+        }
+        var length = newline - buffer.readerIndex
+        guard length <= maximumLineLength else { throw ByteToMessageDecoderError.PayloadTooLargeError() }
+        var line = buffer.readSlice(length: length)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        if length > 0, line.getInteger(at: line.readerIndex + length - 1, as: UInt8.self) == UInt8(ascii: "\r") {
+            length -= 1
+            line = line.getSlice(at: line.readerIndex, length: length)!
+        }
+        context.fireChannelRead(Self.wrapInboundOut(line))
+        return .continue
+    }
+
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        // A partial line at the end of the stream is dropped: it was never a whole message.
+        .needMoreData
     }
 }

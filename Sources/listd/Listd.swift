@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import ListDaemon
+import ListRPC
 import ListRPCTransport
 import Logging
 import ServiceLifecycle
@@ -33,6 +34,24 @@ struct Listd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How many of the last changes a client can always resume from (subscribe with since), kept across restarts.", valueName: "changes"))
     var history: Int = 10_000
 
+    @Option(help: ArgumentHelp("Longest request line taken; a longer one gets an error and the connection is closed.", valueName: "bytes"))
+    var maxLineBytes: Int = LineFraming.defaultMaximumLineLength
+
+    @Option(help: ArgumentHelp("Connections served at once; one more gets an error line and is closed.", valueName: "count"))
+    var maxConnections: Int = RPCServer.Configuration.defaultMaximumConnections
+
+    @Option(help: ArgumentHelp("Bytes that may wait for a client that does not read; beyond that it is disconnected.", valueName: "bytes"))
+    var maxOutboundBytes: Int = RPCServer.Configuration.defaultMaximumOutboundBytes
+
+    @Option(help: ArgumentHelp("Deepest nesting of JSON arrays and objects in a request.", valueName: "levels"))
+    var maxJsonDepth: Int = RPCLine.Limits.default.maximumDepth
+
+    @Option(help: ArgumentHelp("Most messages in one JSON-RPC batch.", valueName: "count"))
+    var maxBatch: Int = RPCLine.Limits.default.maximumBatch
+
+    @Option(help: ArgumentHelp("Also serve members of this group (the socket is then 0660 with this group, its directory 0750): for the system service.", valueName: "group"))
+    var allowGroup: String?
+
     enum LogTarget: String, ExpressibleByArgument, CaseIterable {
         case auto, journal, stderr
     }
@@ -46,6 +65,16 @@ struct Listd: AsyncParsableCommand {
     func validate() throws {
         if settleMs < 0 || settleMs > 10_000 {
             throw ValidationError("--settle-ms must be between 0 and 10000.")
+        }
+        for (name, value, range) in [
+            ("--max-line-bytes", maxLineBytes, 1_024...1 << 30), ("--max-connections", maxConnections, 1...1_000_000),
+            ("--max-outbound-bytes", maxOutboundBytes, 65_536...1 << 34), ("--max-json-depth", maxJsonDepth, 4...10_000),
+            ("--max-batch", maxBatch, 1...1_000_000),
+        ] where !range.contains(value) {
+            throw ValidationError("\(name) must be between \(range.lowerBound) and \(range.upperBound).")
+        }
+        if let allowGroup, AccessPolicy.Group(named: allowGroup) == nil {
+            throw ValidationError("--allow-group: there is no group “\(allowGroup)”.")
         }
         if history < 1 || history > 10_000_000 {
             throw ValidationError("--history must be between 1 and 10000000.")
@@ -93,6 +122,11 @@ struct Listd: AsyncParsableCommand {
             let configuration = RPCServer.Configuration(
                 socketPath: socketPath,
                 listeningSocket: passed.first,
+                maximumLineLength: maxLineBytes,
+                lineLimits: RPCLine.Limits(maximumDepth: maxJsonDepth, maximumBatch: maxBatch),
+                maximumConnections: maxConnections,
+                maximumOutboundBytes: maxOutboundBytes,
+                access: AccessPolicy(group: allowGroup.flatMap(AccessPolicy.Group.init(named:))),
                 version: Self.version,
                 watchdog: watchdog.map { (interval: $0, ping: ping) }
             )

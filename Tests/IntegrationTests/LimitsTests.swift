@@ -1,0 +1,169 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Every limit has a clear error, and nothing a client sends crashes or wedges listd.
+@Suite struct LimitsTests {
+    /// listd still answers, and is the same process.
+    private func stillServes(_ daemon: Daemon) throws {
+        let hello = try LineConnection(path: daemon.sandbox.socket).result("hello")
+        #expect(hello["pid"] as? Int32 == daemon.pid)
+    }
+
+    @Test func aLineOverTheLimitGetsAnErrorThenTheConnectionCloses() throws {
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--max-line-bytes", "2048"])
+        let connection = try LineConnection(path: daemon.sandbox.socket)
+        try connection.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":""# + String(repeating: "x", count: 3000) + #""}}"#)
+        let error = try #require(try connection.readObject()["error"] as? [String: Any])
+        #expect((error["message"] as? String)?.contains("longer than 2048 bytes") == true, "\(error)")
+        #expect(try connection.readLine() == nil, "closed")
+        try stillServes(daemon)
+    }
+
+    @Test func connectionsOverTheLimitGetAnErrorLineAndAreClosed() throws {
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--max-connections", "3"])
+        // The start-up probe's connection may still be closing; three that answer are open.
+        usleep(100_000)
+        let open = try (0..<3).map { _ in try LineConnection(path: daemon.sandbox.socket) }
+        for connection in open { _ = try connection.result("hello") }
+        let extra = try LineConnection(path: daemon.sandbox.socket)
+        let refused = try extra.readObject()
+        let error = try #require(refused["error"] as? [String: Any])
+        #expect(error["code"] as? Int == -32000)
+        #expect((error["message"] as? String)?.contains("at most 3 connections") == true)
+        #expect(try extra.readLine() == nil, "closed")
+        #expect(daemon.logOutput.contains("refused a client: 3 connections are open already"))
+        // One leaves; a newcomer is served.
+        open[0].hangUp()
+        usleep(100_000)
+        _ = try LineConnection(path: daemon.sandbox.socket).result("hello")
+    }
+
+    @Test func aSubscriberThatStopsReadingIsDisconnectedAndNobodyElseWaits() throws {
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--max-outbound-bytes", "65536"])
+        let socket = daemon.sandbox.socket
+        let editor = try LineConnection(path: socket)
+        _ = try editor.result("hello", ["name": "editor"])
+        _ = try editor.result("createList", ["name": "Big"])
+        let stalled = try LineConnection(path: socket)
+        _ = try stalled.result("subscribe")  // and then never reads again
+        let reader = try LineConnection(path: socket)
+        _ = try reader.result("subscribe")
+        // Each notification carries the whole list: they soon add up to megabytes.
+        let filler = String(repeating: "x", count: 900)
+        for index in 0..<100 {
+            _ = try editor.result("addItem", ["list": 1, "item": "\(index) \(filler)"])
+            #expect((try reader.readObject()["params"] as? [String: Any])?["revision"] as? Int == index + 2)
+        }
+        #expect(daemon.logOutput.contains("disconnecting a client that stopped reading"))
+        #expect(daemon.logOutput.contains("the limit is 65536"))
+        // The stalled client finds its connection ended after what was already sent.
+        var ended = false
+        while let _ = try? stalled.readLine(timeout: 5) {}
+        ended = (try? stalled.readLine(timeout: 1)) == nil
+        #expect(ended)
+        try stillServes(daemon)
+    }
+
+    @Test func deepNestingAndOversizedBatchesAreRefusedAndTheConnectionGoesOn() throws {
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--max-batch", "10"])
+        let connection = try LineConnection(path: daemon.sandbox.socket)
+        try connection.send(#"{"jsonrpc":"2.0","id":1,"method":"hello","params":{"name":"#  + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}}")
+        let deep = try #require(try connection.readObject()["error"] as? [String: Any])
+        #expect((deep["message"] as? String)?.contains("nested deeper than 64 levels") == true)
+
+        let hello = #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#
+        try connection.send("[" + Array(repeating: hello, count: 11).joined(separator: ",") + "]")
+        let batch = try #require(try connection.readObject()["error"] as? [String: Any])
+        #expect((batch["message"] as? String)?.contains("at most 10 are taken at once") == true)
+        try connection.send("[" + Array(repeating: hello, count: 10).joined(separator: ",") + "]")
+        #expect((try connection.readJSON() as? [Any])?.count == 10)
+    }
+
+    @Test func badInputNeverCrashesOrWedgesListd() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        let idle = try LineConnection(path: socket)  // connects and never sends
+        _ = idle
+        let connection = try LineConnection(path: socket)
+        _ = try connection.result("createList", ["name": "Groceries"])
+        let garbage: [[UInt8]] = [
+            [0xFF, 0xFE, 0x00, 0x80, 0x0A],  // not UTF-8
+            (0..<4096).map { _ in UInt8.random(in: 0...255) }.filter { $0 != 0x0A } + [0x0A],  // binary noise
+            Array("{\"jsonrpc\":\"2.0\",\"id\":1e999999,\"method\":\"hello\"}\n".utf8),  // huge numbers
+            Array("{\"jsonrpc\":\"2.0\",\"id\":123456789012345678901234567890,\"method\":\"hello\"}\n".utf8),
+            Array("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"getList\",\"params\":{\"list\":123456789012345678901234567890}}\n".utf8),
+            Array("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"addItem\",\"params\":{\"list\":true,\"item\":5}}\n".utf8),  // wrong types
+            Array("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"addItem\",\"params\":[1,2,3]}\n".utf8),
+            Array("{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"hello\"}\n".utf8),
+            Array("\"just a string\"\n".utf8),
+            Array("[]\n".utf8),
+            Array("[1,2,3]\n".utf8),
+            Array("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"addItem\",\"params\":{\"list\":1,\"item\":\"\\u0000\\ud800\"}}\n".utf8),
+        ]
+        for bytes in garbage {
+            try connection.sendBytes(bytes)
+            // Every line gets a reply (an error); none is fatal to the connection.
+            let reply = try connection.readJSON()
+            let object = (reply as? [String: Any]) ?? (reply as? [[String: Any]])?.first ?? [:]
+            #expect(object["error"] != nil, "an error for \(bytes.prefix(40))")
+        }
+        _ = try connection.result("hello")
+        #expect(try connection.result("getList", ["list": 1])["items"] as? [String] == [])
+
+        // A partial line, then the client is gone.
+        let partial = try LineConnection(path: socket)
+        try partial.sendBytes(Array(#"{"jsonrpc":"2.0","id":1,"method":"addIt"#.utf8))
+        partial.hangUp()
+
+        // A flood of connections that come and go.
+        for _ in 0..<300 {
+            let flash = try LineConnection(path: socket)
+            try flash.sendBytes(Array(#"{"jsonrpc":"2.0","id":1,"met"#.utf8))
+            flash.hangUp()
+        }
+        try stillServes(daemon)
+        #expect(try connection.result("getList", ["list": 1])["items"] as? [String] == [])
+    }
+}
+
+/// Who may connect: SO_PEERCRED is checked on accept.
+@Suite struct AccessTests {
+    /// Runs listctl as the user nobody (uid 65534, group nogroup 65534).
+    private func listctlAsNobody(_ arguments: [String], socket: String) throws -> Run {
+        try ChildProcess.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.listctl.path] + arguments + ["--socket", socket], environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Lets anyone reach the socket, so that only listd's own check stands in the way.
+    private func openUp(_ sandbox: Sandbox) {
+        chmod(sandbox.path, 0o755)
+        chmod(sandbox.socket, 0o666)
+    }
+
+    @Test func anotherUserIsRefusedWithAClearErrorAndLogged() throws {
+        let daemon = try Daemon.start()
+        var info = stat()
+        #expect(stat(daemon.sandbox.socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        openUp(daemon.sandbox)
+        let run = try listctlAsNobody(["lists"], socket: daemon.sandbox.socket)
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("Not allowed: this listd serves only its own user (uid 0) and root (uid 65534)"))
+        #expect(daemon.logOutput.contains("refused a client: this listd serves only its own user (uid 0) and root"))
+        #expect(daemon.logOutput.contains("uid 65534"))
+        // Its own user (root here) is served.
+        #expect(try listctl(["lists"], socket: daemon.sandbox.socket).status == 0)
+    }
+
+    @Test func membersOfTheAllowedGroupAreServedAndTheSocketIsTheGroups() throws {
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--allow-group", "nogroup"])
+        var info = stat()
+        #expect(stat(daemon.sandbox.socket, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o660)
+        #expect(info.st_gid == 65534)
+        #expect(stat(daemon.sandbox.path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o750)
+        chmod(daemon.sandbox.path, 0o755)  // the sandbox itself stands for /run
+        let run = try listctlAsNobody(["lists"], socket: daemon.sandbox.socket)
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+}
