@@ -20,7 +20,11 @@ RELEASE_BIN := .build/release
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 DEBUG_BIN := .build/debug
 
-.PHONY: all deps build run test e2e clean release install uninstall
+# make fuzz: each libFuzzer target runs this long (seconds); crashes land in .build-fuzz/artifacts.
+FUZZ_SECONDS ?= 30
+FUZZERS := FuzzRPCLine FuzzListFile
+
+.PHONY: all deps build run test e2e fuzz clean release install uninstall
 
 all: build
 
@@ -47,7 +51,25 @@ run: build
 
 test: deps
 	$(SWIFT) test
+	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory e2e
+
+# libFuzzer on the request-line decoder and the list-file parser, for a bounded time each. New
+# inputs go to a scratch corpus; the kept seeds and past crashes (Tests/Fuzz) are read first.
+fuzz: deps
+	@for fuzzer in $(FUZZERS); do \
+		$(SWIFT) build --product $$fuzzer --sanitize=fuzzer --scratch-path .build-fuzz || exit 1; \
+	done
+	@mkdir -p .build-fuzz/artifacts
+	@for fuzzer in $(FUZZERS); do \
+		scratch=.build-fuzz/corpus/$$fuzzer; mkdir -p $$scratch; \
+		echo "fuzzing $$fuzzer for $(FUZZ_SECONDS) s"; \
+		.build-fuzz/debug/$$fuzzer -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -print_final_stats=1 \
+			-artifact_prefix=.build-fuzz/artifacts/$$fuzzer- $$scratch Tests/Fuzz/corpus/$$fuzzer Tests/Fuzz/regressions/$$fuzzer \
+			> .build-fuzz/$$fuzzer.log 2>&1 \
+			|| { tail -40 .build-fuzz/$$fuzzer.log; echo "$$fuzzer found a crash: see .build-fuzz/artifacts (Tests/Fuzz/README.md says what next)"; exit 1; }; \
+		grep -E "^stat::number_of_executed_units" .build-fuzz/$$fuzzer.log | sed "s/^/  $$fuzzer /"; \
+	done
 
 # A real systemd booted in a container: socket activation, journal, watchdog, hardening.
 e2e: deps

@@ -69,6 +69,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // libFuzzer entry points (`make fuzz` builds them with --sanitize=fuzzer).
+        .target(name: "FuzzChecks", dependencies: ["ListRPC", "ListFileFormat", "ListModel"], swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzRPCLine", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzListFile", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "listd",
             dependencies: [
@@ -95,6 +99,8 @@ let package = Package(
             dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // Replays every fuzzer input kept in Tests/Fuzz (seeds and the crashes found).
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
         .testTarget(name: "ListDaemonTests", dependencies: ["ListDaemon", "ListModel", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListFileFormatTests",
