@@ -1,0 +1,118 @@
+import Foundation
+import Glibc
+import ListModel
+import Synchronization
+import Testing
+
+/// 200 clients editing at once while 50 subscribers listen.
+@Suite struct LoadTests {
+    /// An edit a writer got confirmed, with the revision its reply carried.
+    private struct Confirmed {
+        var revision: Int
+        var edit: ListEdit
+    }
+
+    /// What one subscriber heard: revisions in order, and a digest of every line as received.
+    private struct Heard {
+        var revisions: [Int] = []
+        var digest: UInt64 = 0xcbf2_9ce4_8422_2325
+    }
+
+    @Test func twoHundredWritersAndFiftySubscribersAgreeOnEveryChange() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        let setup = try LineConnection(path: socket)
+        let lists = 10
+        for index in 0..<lists { _ = try setup.result("createList", ["name": "List \(index)"]) }
+        let start = 10
+
+        // Subscribers, on threads of their own, until they have heard `final` (set at the end).
+        let final = Atomic<Int>(Int.max)
+        let heard = Mutex<[Heard]>([])
+        let subscribers = DispatchGroup()
+        let subscribed = DispatchSemaphore(value: 0)
+        for _ in 0..<50 {
+            subscribers.enter()
+            Thread.detachNewThread {
+                defer { subscribers.leave() }
+                var mine = Heard()
+                guard let connection = try? LineConnection(path: socket), (try? connection.result("subscribe")) != nil else {
+                    subscribed.signal()
+                    return
+                }
+                subscribed.signal()
+                while mine.revisions.last ?? start < final.load(ordering: .relaxed) {
+                    guard let line = try? connection.readLine(timeout: 60) else { break }
+                    for byte in line.utf8 { mine.digest = (mine.digest ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+                    // `"revision":N}}` ends every change notification (keys are sorted).
+                    let tail = line.split(separator: ":").last ?? ""
+                    mine.revisions.append(Int(tail.prefix { $0.isNumber }) ?? -1)
+                }
+                heard.withLock { $0.append(mine) }
+            }
+        }
+        for _ in 0..<50 { subscribed.wait() }
+
+        // Writers: 100 random edits each over a small vocabulary, so that some are denied and
+        // the lists stay small.
+        let confirmed = Mutex<[Confirmed]>([])
+        let writers = DispatchGroup()
+        for writer in 0..<200 {
+            writers.enter()
+            Thread.detachNewThread {
+                defer { writers.leave() }
+                guard let connection = try? LineConnection(path: socket) else { return }
+                var generator = SystemRandomNumberGenerator()
+                for _ in 0..<100 {
+                    let list = Int.random(in: 1...lists, using: &generator)
+                    let item = "item \(Int.random(in: 0..<12, using: &generator))"
+                    let other = "item \(Int.random(in: 0..<12, using: &generator))"
+                    let (method, params, edit): (String, [String: Any], ListEdit)
+                    switch Int.random(in: 0..<3, using: &generator) {
+                    case 0: (method, params, edit) = ("addItem", ["list": list, "item": item], .addItem(item, to: .id(list)))
+                    case 1: (method, params, edit) = ("removeItem", ["list": list, "item": item], .removeItem(item, from: .id(list)))
+                    default:
+                        (method, params, edit) = ("replaceItem", ["list": list, "item": item, "with": other], .replaceItem(item, with: other, on: .id(list)))
+                    }
+                    guard let reply = try? connection.call(method, params) else {
+                        Issue.record("writer \(writer) lost its connection")
+                        return
+                    }
+                    if let result = reply["result"] as? [String: Any], let revision = result["revision"] as? Int, item != other || method != "replaceItem" {
+                        confirmed.withLock { $0.append(Confirmed(revision: revision, edit: edit)) }
+                    }
+                }
+            }
+        }
+        writers.wait()
+        let lastRevision = try #require(try setup.result("getLists")["revision"] as? Int)
+        final.store(lastRevision, ordering: .relaxed)
+        subscribers.wait()
+
+        // Every subscriber heard the same lines, revisions start+1 … last with no gap.
+        let everyone = heard.withLock { $0 }
+        #expect(everyone.count == 50)
+        #expect(Set(everyone.map(\.digest)).count == 1, "subscribers heard different lines")
+        for subscriber in everyone {
+            #expect(subscriber.revisions == Array((start + 1)...lastRevision))
+        }
+
+        // Replaying the confirmed edits in revision order gives listd's final state.
+        let edits = confirmed.withLock { $0 }.sorted { $0.revision < $1.revision }
+        #expect(edits.map(\.revision) == Array((start + 1)...lastRevision), "one confirmed edit per revision")
+        var book = ListBook()
+        let t = Timestamp(millisecondsSinceEpoch: 0)
+        for index in 0..<lists { _ = try book.apply(.createList(name: "List \(index)", items: []), at: t, origin: .file) }
+        for confirmedEdit in edits {
+            let change = try book.apply(confirmedEdit.edit, at: t, origin: .file)
+            #expect(change?.revision == confirmedEdit.revision)
+        }
+        let finalLists = try #require(try setup.result("getLists")["lists"] as? [[String: Any]])
+        #expect(finalLists.map { $0["items"] as? [String] ?? [] } == book.lists.map(\.items))
+
+        // Memory stayed bounded: the most listd ever held.
+        let status = try String(contentsOfFile: "/proc/\(daemon.pid!)/status", encoding: .utf8)
+        let peakKiB = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        #expect(peakKiB > 0 && peakKiB < 256 * 1024, "listd peaked at \(peakKiB) KiB")
+    }
+}
