@@ -127,6 +127,37 @@ import Testing
     }
 }
 
+@Suite struct ClientInputIsOnlyDataTests {
+    @Test func namesAndItemsThatLookLikePathsOrCommandsAreJustText() throws {
+        let daemon = try Daemon.start()
+        let marker = "/tmp/listd-escape-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        let name = "../../../..\(marker)"
+        _ = try client.result("createList", ["name": name, "items": ["$(touch \(marker)-shell)", "`touch \(marker)-tick`; touch \(marker)-semi"]])
+        // Through listctl watch --exec too: the notification goes to the command's stdin only.
+        let received = marker + "-received.json"
+        defer { unlink(received) }
+        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--exec", "--socket", daemon.sandbox.socket, "--", "/usr/bin/tee", received])
+        defer { watch.signal(SIGTERM) }
+        _ = try LineReader(watch.stdout).line()  // subscribed
+        _ = try client.result("addItem", ["list": 1, "item": "; touch \(marker)-exec"])
+        let deadline = Date().addingTimeInterval(10)
+        while !((try? String(contentsOfFile: received, encoding: .utf8))?.contains("touch \(marker)-exec") ?? false), Date() < deadline {
+            usleep(10_000)
+        }
+        #expect((try? String(contentsOfFile: received, encoding: .utf8))?.contains("touch \(marker)-exec") == true)
+        daemon.kill()
+        try daemon.start()
+        #expect(try LineConnection(path: daemon.sandbox.socket).result("getList", ["list": 1])["name"] as? String == name)
+        for suffix in ["", "-shell", "-tick", "-semi", "-exec"] {
+            #expect(!FileManager.default.fileExists(atPath: marker + suffix), "\(marker + suffix) was created")
+        }
+        // Only listd's own files are in its directory.
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: daemon.sandbox.path))
+        #expect(files == ["lists.md", ".lists.md.listd-state.json", ".lists.md.listd-log", "listd.sock"])
+    }
+}
+
 /// Who may connect: SO_PEERCRED is checked on accept.
 @Suite struct AccessTests {
     /// Runs listctl as the user nobody (uid 65534, group nogroup 65534).

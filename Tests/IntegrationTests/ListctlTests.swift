@@ -106,6 +106,35 @@ import Testing
         #expect(defaulted.stderr.contains("\(sandbox.path)/listd/listd.sock"))
     }
 
+    @Test func watchSinceFirstPrintsWhatWasMissed() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        let client = try LineConnection(path: socket)
+        _ = try client.result("createList", ["name": "Groceries"])
+        _ = try client.result("addItem", ["list": 1, "item": "milk"])
+        _ = try client.result("addItem", ["list": 1, "item": "eggs"])
+        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--json", "--since", "1", "--socket", socket])
+        defer { watch.signal(SIGTERM) }
+        let reader = LineReader(watch.stdout)
+        func next() throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(try reader.line().utf8)) as? [String: Any])
+        }
+        let subscribed = try next()
+        #expect(subscribed["event"] as? String == "subscribed")
+        #expect(subscribed["since"] as? Int == 1)
+        #expect(subscribed["revision"] as? Int == 3)
+        #expect(subscribed["instance"] as? String == (try client.result("hello")["instance"] as? String))
+        #expect(try next()["changes"] as? [[String: String]] == [["op": "add", "item": "milk"]])
+        #expect(try next()["changes"] as? [[String: String]] == [["op": "add", "item": "eggs"]])
+        _ = try client.result("addItem", ["list": 1, "item": "bread"])
+        let live = try next()
+        #expect(live["revision"] as? Int == 4)
+
+        let tooOld = try listctl(["watch", "--since", "99"], socket: socket)
+        #expect(tooOld.status == 1)
+        #expect(tooOld.stderr.contains("Cannot resume"))
+    }
+
     @Test func watchPrintsEveryChangeWithItsOrigin() throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
