@@ -143,15 +143,19 @@ public final class ListClient: Sendable {
             return false
         }
         if closed {
-            for promise in promises { promise.fail(ListClientError.connectionClosed) }
-            throw ListClientError.connectionClosed
+            let error = closingError
+            for promise in promises { promise.fail(error) }
+            throw error
         }
         var line = ByteBuffer(bytes: data)
         line.writeInteger(UInt8(ascii: "\n"))
         do {
             try await outbound.write(line)
         } catch {
-            failAll(with: .connectionClosed)
+            // listd closed the connection; the line it sent first (why) may still be on its way
+            // to the reader, which fails every call with it. Give it a moment, then fail anyway.
+            try? await Task.sleep(for: .milliseconds(100))
+            failAll(with: closingError)
         }
         var replies: [Result<JSONValue, RPCError>] = []
         for promise in promises { replies.append(try await promise.futureResult.get()) }
@@ -253,8 +257,12 @@ public final class ListClient: Sendable {
                 }
             }
         } catch {}
-        let error = state.withLock { $0.connectionError }
-        failAll(with: error.map { .protocolError($0) } ?? .connectionClosed)
+        failAll(with: closingError)
+    }
+
+    /// What calls fail with once the connection is gone: listd's reason when it sent one.
+    private var closingError: ListClientError {
+        state.withLock { $0.connectionError }.map { .protocolError($0) } ?? .connectionClosed
     }
 
     private func deliver(_ message: Result<RPCMessage, RPCLine.InvalidMessage>) {
