@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import Synchronization
 
 /// An inotify instance: owns the descriptor, adds watches, and delivers events on a dispatch
 /// queue as the kernel makes them readable (no polling).
@@ -46,8 +47,30 @@ public final class Inotify: @unchecked Sendable {
         return watch
     }
 
-    public func start() { source.resume() }
+    /// Whether the source was started, and stopped: each happens once.
+    private let lifecycle = Mutex((started: false, stopped: false))
+
+    /// Starts delivering events (those the kernel queued since the watch was added come first).
+    public func start() {
+        let first = lifecycle.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        if first { source.resume() }
+    }
 
     /// Stops delivery and closes the descriptor.
-    public func stop() { source.cancel() }
+    public func stop() {
+        let first = lifecycle.withLock { state in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        if first { source.cancel() }
+    }
+
+    deinit {
+        // A dispatch source must not be released suspended: resume it, then cancel.
+        start()
+        stop()
+    }
 }

@@ -8,6 +8,8 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
     /// A person saved the file while listd was writing it; listd's write was not made.
     case changedWhileWriting(path: String)
     case cannotWriteListFile(path: String, step: String, errno: Int32)
+    /// The list file's directory cannot be watched for a person's saves.
+    case cannotWatch(path: String, detail: String)
     /// A line of the change log that is not the last one cannot be read.
     case damagedLog(path: String, line: Int)
 
@@ -27,6 +29,8 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
             "the state file \(path) cannot be read (\(detail)); rebuilding it from the list file"
         case .cannotWriteListFile(let path, let step, let errno):
             "cannot save the list file \(path) (\(step)): \(errorText(errno))"
+        case .cannotWatch(let path, let detail):
+            "cannot watch \(path) for saves of the list file: \(detail)"
         case .damagedLog(let path, let line):
             "line \(line) of the change log \(path) is damaged, and confirmed changes follow it; listd will not start on a guess. Keep a copy, then remove that line (or the whole log, losing the changes since the last snapshot) and start again"
         }

@@ -24,6 +24,7 @@ public final class FileWatcher: Service, Sendable {
     private let logger: Logger
     private let queue = DispatchQueue(label: "listd.file-watcher")
     private let state: Mutex<State>
+    private let inotify = Mutex<Inotify?>(nil)
     /// Cookies of renames from listd's own temp files, to tell its writes from a person's.
     private let ownRenames = Mutex<Set<UInt32>>([])
 
@@ -64,10 +65,23 @@ public final class FileWatcher: Service, Sendable {
         }
     }
 
+    /// Makes the inotify instance and its watch (at start-up, before the file is first read, so
+    /// that no save is missed in between; the kernel keeps the events until `run` reads them).
+    func open() throws(DaemonError) {
+        guard inotify.withLock({ $0 == nil }) else { return }
+        do throws(Inotify.Error) {
+            let instance = try Inotify(queue: queue) { [self] events in handle(events) }
+            let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_MODIFY | IN_ONLYDIR)
+            try instance.addWatch(path: directory, mask: mask)
+            inotify.withLock { $0 = instance }
+        } catch {
+            throw .cannotWatch(path: directory, detail: "\(error)")
+        }
+    }
+
     public func run() async throws {
-        let inotify = try Inotify(queue: queue) { [self] events in handle(events) }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_MODIFY | IN_ONLYDIR)
-        try inotify.addWatch(path: directory, mask: mask)
+        try open()
+        guard let inotify = self.inotify.withLock({ $0 }) else { return }
         inotify.start()
         logger.debug("watching \(directory) for changes to \(fileName)")
         try? await gracefulShutdown()

@@ -207,6 +207,7 @@ public final class ListStore: Service, Sendable {
         self.logger = logger
         self.historyLimit = max(historyLimit, 1)
         self.watcher = FileWatcher(path: storage.path, quietPeriod: quietPeriod, logger: logger)
+        try watcher.open()
         self.delegates = DelegateRegistry(logger: logger)
         (wakeStream, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
