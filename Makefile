@@ -24,7 +24,10 @@ DEBUG_BIN := .build/debug
 FUZZ_SECONDS ?= 30
 FUZZERS := FuzzRPCLine FuzzListFile
 
-.PHONY: all deps build run test e2e fuzz clean release install uninstall
+# make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
+BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
+
+.PHONY: all deps build run test e2e fuzz bench clean release install uninstall
 
 all: build
 
@@ -75,6 +78,16 @@ fuzz: deps
 e2e: deps
 	$(SWIFT) build --product listctl
 	$(SUDO) Tests/e2e/nspawn-e2e.sh
+
+# listd next to plain-C baselines (bench/c), release builds, in one run of a few minutes: prints
+# the table and writes bench/results/latest.json (bench/README.md says how to read it).
+bench: deps
+	$(SWIFT) build -c release --product listd --product listctl --product listd-bench
+	@mkdir -p .build/bench
+	@for baseline in pingpong fanout oneshot; do \
+		$(BENCH_CC) -O2 -Wall -pthread -o .build/bench/$$baseline bench/c/$$baseline.c || exit 1; \
+	done
+	.build/release/listd-bench --baselines .build/bench --out bench/results/latest.json
 
 # Release binaries that carry the Swift runtime: they run where Swift is not installed.
 release: deps

@@ -69,6 +69,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `make bench`: listd next to the plain-C baselines in bench/c.
+        // A measuring harness of threads and raw sockets: Swift 5 mode spares it strict
+        // concurrency checking that its plain threads would only satisfy with noise.
+        .executableTarget(name: "listd-bench", swiftSettings: swiftSettings + [.swiftLanguageMode(.v5)]),
         // libFuzzer entry points (`make fuzz` builds them with --sanitize=fuzzer).
         .target(name: "FuzzChecks", dependencies: ["ListRPC", "ListFileFormat", "ListModel"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzRPCLine", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),

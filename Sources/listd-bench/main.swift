@@ -1,0 +1,464 @@
+// listd-bench: `make bench`. Measures listd next to baselines written in plain C over raw sockets
+// (bench/c), in one run, and prints a table (figure, listd, baseline, ratio) that it also writes
+// as JSON. Every figure is the median of several runs, with the lowest and highest run.
+import Foundation
+import Glibc
+
+raiseFileLimit()
+
+let arguments = CommandLine.arguments
+func option(_ name: String, _ fallback: String) -> String {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return fallback }
+    return arguments[index + 1]
+}
+let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+let listdPath = binaries + "/listd"
+let listctlPath = binaries + "/listctl"
+let baselines = option("--baselines", ".build/bench")
+let output = option("--out", "bench/results/latest.json")
+let cpus = ProcessInfo.processInfo.activeProcessorCount
+var scratch = Array("/tmp/listd-bench-XXXXXX".utf8CString)
+let work = String(cString: mkdtemp(&scratch))
+defer { try? FileManager.default.removeItem(atPath: work) }
+
+/// One line of the table.
+struct Row: Codable {
+    var figure: String
+    var placement: String
+    var unit: String
+    var listd: Stat?
+    var baseline: Stat?
+    var ratio: Double?
+    var target: String
+    var met: Bool?
+}
+var rows: [Row] = []
+
+func report(_ figure: String, _ placement: String, _ unit: String, listd: Stat?, baseline: Stat? = nil, target: String = "", met: Bool? = nil) {
+    let ratio = listd.flatMap { listd in baseline.map { listd.median / $0.median } }
+    let row = Row(figure: figure, placement: placement, unit: unit, listd: listd, baseline: baseline, ratio: ratio, target: target, met: met)
+    rows.append(row)
+    func show(_ stat: Stat?) -> String {
+        guard let stat else { return "—" }
+        return String(format: "%.3g (%.3g–%.3g)", stat.median, stat.low, stat.high)
+    }
+    let verdict = met.map { $0 ? "met" : "NOT met" } ?? ""
+    print(
+        [figure, placement, unit, show(listd), show(baseline), ratio.map { String(format: "%.2f×", $0) } ?? "—", target, verdict]
+            .joined(separator: " | ")
+    )
+    fflush(nil)
+}
+
+/// A fresh listd on its own socket and file; `cpu` pins all its threads.
+final class ListdUnderTest {
+    let socket: String
+    let file: String
+    let child: Child
+
+    init(_ name: String, cpu: Int? = nil, file: String? = nil, extra: [String] = []) throws {
+        socket = "\(work)/\(name).sock"
+        self.file = file ?? "\(work)/\(name).md"
+        child = try Child(listdPath, ["--socket", socket, "--file", self.file, "--log", "stderr", "--log-level", "warning"] + extra, cpu: cpu)
+        try waitForSocket(socket)
+    }
+
+    func connect() throws -> LineSocket { try LineSocket(path: socket) }
+    deinit { child.stop() }
+}
+
+func ms(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e6 }
+func us(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e3 }
+
+/// Round trips of `request` (made by `line(i)`) on one connection: p50 and p99 in µs.
+func roundTrips(_ connection: LineSocket, count: Int, _ line: (Int) -> String) -> (p50: Double, p99: Double) {
+    var samples: [Double] = []
+    samples.reserveCapacity(count)
+    for index in 0..<count {
+        let request = line(index)
+        let start = now()
+        connection.call(request)
+        samples.append(us(now() - start))
+    }
+    samples.sort()
+    return (percentile(samples, 0.5), percentile(samples, 0.99))
+}
+
+/// Runs `body` on a new thread pinned to `cpu` and waits for it.
+func onThread<T>(cpu: Int?, _ body: @escaping () throws -> T) throws -> T {
+    var result: Result<T, any Error>?
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        pinThread(to: cpu)
+        result = Result { try body() }
+        done.signal()
+    }
+    thread.stackSize = 1 << 22
+    thread.start()
+    done.wait()
+    return try result!.get()
+}
+
+let runs = 3
+let getList = #"{"jsonrpc":"2.0","id":1,"method":"getList","params":{"list":1}}"#
+func addOrRemove(_ index: Int, item: String = "probe") -> String {
+    let method = index % 2 == 0 ? "addItem" : "removeItem"
+    return #"{"jsonrpc":"2.0","id":\#(index),"method":"\#(method)","params":{"list":1,"item":"\#(item)"}}"#
+}
+func createList(_ connection: LineSocket, _ name: String, items: Int = 0) {
+    let list = (0..<items).map { "\"item \($0)\"" }.joined(separator: ",")
+    connection.call(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"\#(name)","items":[\#(list)]}}"#)
+}
+
+print("listd-bench: \(cpus) CPUs; each figure is the median of its runs (lowest–highest)")
+print("figure | placement | unit | listd | baseline | ratio | target | verdict")
+
+// MARK: 1. Request → reply
+
+/// fdatasync of a small append on the file system listd writes to: what a durable confirm costs at least.
+let fdatasyncMicros: Double = {
+    let fd = open("\(work)/fdatasync-probe", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+    defer { close(fd) }
+    var samples: [Double] = []
+    for _ in 0..<200 {
+        let start = now()
+        _ = write(fd, "0123456789012345678901234567890123456789\n", 41)
+        fdatasync(fd)
+        samples.append(us(now() - start))
+    }
+    samples.sort()
+    return percentile(samples, 0.5)
+}()
+report("fdatasync of a small append", "—", "µs", listd: nil, baseline: Stat([fdatasyncMicros]))
+
+let placements: [(name: String, server: Int, client: Int)] = cpus > 1
+    ? [("same CPU", 0, 0), ("different CPUs", 0, 1)] : [("same CPU", 0, 0)]
+for placement in placements {
+    let pingpongSocket = "\(work)/pingpong.sock"
+    let pingpong = try Child("\(baselines)/pingpong", [pingpongSocket], cpu: placement.server)
+    try waitForSocket(pingpongSocket)
+    var baseline50: [Double] = []
+    var baseline99: [Double] = []
+    for _ in 0..<runs {
+        let result = try onThread(cpu: placement.client) { roundTrips(try LineSocket(path: pingpongSocket), count: 2_000) { _ in getList } }
+        baseline50.append(result.p50)
+        baseline99.append(result.p99)
+    }
+    pingpong.stop()
+
+    let listd = try ListdUnderTest("latency", cpu: placement.server)
+    try createList(listd.connect(), "Groceries", items: 20)
+    var read50: [Double] = []
+    var read99: [Double] = []
+    var write50: [Double] = []
+    var write99: [Double] = []
+    for _ in 0..<runs {
+        let read = try onThread(cpu: placement.client) { roundTrips(try listd.connect(), count: 2_000) { _ in getList } }
+        read50.append(read.p50)
+        read99.append(read.p99)
+        let write = try onThread(cpu: placement.client) { roundTrips(try listd.connect(), count: 200) { addOrRemove($0) } }
+        write50.append(write.p50)
+        write99.append(write.p99)
+    }
+    let ping50 = Stat(baseline50)
+    let read = Stat(read50)
+    report("getList round trip p50", placement.name, "µs", listd: read, baseline: ping50, target: "≤ 2× ping-pong", met: read.median <= 2 * ping50.median)
+    report("getList round trip p99", placement.name, "µs", listd: Stat(read99), baseline: Stat(baseline99))
+    let write = Stat(write50)
+    let writeTarget = fdatasyncMicros + 2 * ping50.median
+    report(
+        "addItem (durable) round trip p50", placement.name, "µs", listd: write, baseline: ping50,
+        target: String(format: "≤ fdatasync + 2× ping-pong = %.0f µs", writeTarget), met: write.median <= writeTarget
+    )
+    report("addItem (durable) round trip p99", placement.name, "µs", listd: Stat(write99), baseline: Stat(baseline99))
+}
+
+// MARK: 2. Durable edits per second
+
+/// Confirms per second with `clients` connections each adding and removing its own item.
+func editsPerSecond(_ socket: String, clients: Int, seconds: Double = 1.5) throws -> Double {
+    let total = Atomic(0)
+    let stop = now() + UInt64(seconds * 1e9)
+    let group = DispatchGroup()
+    let start = now()
+    for client in 0..<clients {
+        group.enter()
+        Thread.detachNewThread {
+            defer { group.leave() }
+            guard let connection = try? LineSocket(path: socket) else { return }
+            var index = 0
+            while now() < stop {
+                guard connection.call(addOrRemove(index, item: "client \(client)")) != nil else { return }
+                index += 1
+            }
+            total.add(index)
+        }
+    }
+    group.wait()
+    return Double(total.value) / (Double(now() - start) / 1e9)
+}
+
+final class Atomic: @unchecked Sendable {
+    private var stored: Int
+    private let lock = NSLock()
+    init(_ value: Int) { stored = value }
+    func add(_ amount: Int) {
+        lock.lock()
+        stored += amount
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}
+
+do {
+    let pingpongSocket = "\(work)/pingpong-throughput.sock"
+    let pingpong = try Child("\(baselines)/pingpong", [pingpongSocket])
+    try waitForSocket(pingpongSocket)
+    let listd = try ListdUnderTest("throughput")
+    try createList(listd.connect(), "Busy")
+    for clients in [1, 8, 64] {
+        let durable = Stat(try (0..<3).map { _ in try editsPerSecond(listd.socket, clients: clients) })
+        let plain = Stat(try (0..<3).map { _ in try editsPerSecond(pingpongSocket, clients: clients) })
+        report(
+            "durable edits/s, \(clients) client\(clients == 1 ? "" : "s")", "any", "edits/s", listd: durable, baseline: plain,
+            target: clients == 64 ? "≥ 50,000/s" : "", met: clients == 64 ? durable.median >= 50_000 : nil
+        )
+    }
+    pingpong.stop()
+}
+
+// MARK: 3. Fan-out
+
+/// Subscribers connected and subscribed (listd: `subscribe`; the C baseline: `SUB`).
+func subscribers(_ socket: String, count: Int, request: String) throws -> [LineSocket] {
+    try (0..<count).map { _ in
+        let connection = try LineSocket(path: socket)
+        guard connection.call(request) != nil else { throw BenchError("a subscriber was refused") }
+        return connection
+    }
+}
+
+/// One publication → the time until the last of `subscribers` has a whole line, in µs.
+func fanOutOnce(publisher: LineSocket, subscribers: [LineSocket], publication: String) -> Double {
+    var waiting = Set(0..<subscribers.count)
+    var pollers = subscribers.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+    let start = now()
+    publisher.send(publication)
+    while !waiting.isEmpty {
+        _ = poll(&pollers, nfds_t(pollers.count), 5_000)
+        for index in waiting where pollers[index].revents != 0 {
+            if subscribers[index].fill(), subscribers[index].takeLines() > 0 { waiting.remove(index) }
+        }
+    }
+    let elapsed = us(now() - start)
+    _ = publisher.readLine()  // the publisher's own reply
+    return elapsed
+}
+
+let subscribeRequest = #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#
+let baselinePublication = #"{"jsonrpc":"2.0","method":"didUpdateShoppingList","params":{"changes":[{"item":"probe","op":"add"}],"list":{"edited":"2026-11-22T10:00:00.000Z","id":1,"items":["probe"],"name":"Fan","revision":2},"origin":{"kind":"client","pid":1,"uid":0},"revision":2}}"#
+for count in [1, 100, 1_000] {
+    var listdRuns: [Double] = []
+    var listd99: [Double] = []
+    var baseRuns: [Double] = []
+    var base99: [Double] = []
+    do {
+        let listd = try ListdUnderTest("fanout-\(count)", extra: ["--max-connections", "20000"])
+        let publisher = try listd.connect()
+        createList(publisher, "Fan")
+        let subs = try subscribers(listd.socket, count: count, request: subscribeRequest)
+        for _ in 0..<3 {
+            var samples = (0..<40).map { fanOutOnce(publisher: publisher, subscribers: subs, publication: addOrRemove($0)) }
+            samples.sort()
+            listdRuns.append(percentile(samples, 0.5))
+            listd99.append(percentile(samples, 0.99))
+        }
+    }
+    do {
+        let socket = "\(work)/fanout-c-\(count).sock"
+        let server = try Child("\(baselines)/fanout", [socket])
+        defer { server.stop() }
+        try waitForSocket(socket, probe: "SUB")
+        let publisher = try LineSocket(path: socket)
+        let subs = try subscribers(socket, count: count, request: "SUB")
+        for _ in 0..<3 {
+            var samples = (0..<40).map { _ in fanOutOnce(publisher: publisher, subscribers: subs, publication: baselinePublication) }
+            samples.sort()
+            baseRuns.append(percentile(samples, 0.5))
+            base99.append(percentile(samples, 0.99))
+        }
+    }
+    let p50 = Stat(listdRuns)
+    let base = Stat(baseRuns)
+    report(
+        "one edit → \(count) subscriber\(count == 1 ? "" : "s") p50", "any", "µs", listd: p50, baseline: base,
+        target: count == 1_000 ? "≤ 2× C" : "", met: count == 1_000 ? p50.median <= 2 * base.median : nil
+    )
+    report("one edit → \(count) subscriber\(count == 1 ? "" : "s") p99", "any", "µs", listd: Stat(listd99), baseline: Stat(base99))
+}
+
+/// Notifications per second delivered to `subscribers` while `publishers` publish as fast as they can.
+func notificationsPerSecond(_ socket: String, subscribeWith request: String, publishers: Int, publication: @escaping (Int, Int) -> String) throws -> Double {
+    let subs = try subscribers(socket, count: 100, request: request)
+    let received = Atomic(0)
+    let seconds = 1.5
+    let stop = now() + UInt64(seconds * 1e9)
+    let group = DispatchGroup()
+    for publisher in 0..<publishers {
+        group.enter()
+        Thread.detachNewThread {
+            defer { group.leave() }
+            guard let connection = try? LineSocket(path: socket) else { return }
+            var index = 0
+            while now() < stop {
+                connection.call(publication(publisher, index))
+                index += 1
+            }
+        }
+    }
+    let start = now()
+    var pollers = subs.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+    var count = 0
+    while now() < stop {
+        _ = poll(&pollers, nfds_t(pollers.count), 100)
+        for index in pollers.indices where pollers[index].revents != 0 {
+            if subs[index].fill() { count += subs[index].takeLines() }
+        }
+    }
+    let elapsed = Double(now() - start) / 1e9
+    group.wait()
+    received.add(count)
+    return Double(received.value) / elapsed
+}
+
+do {
+    var listdRates: [Double] = []
+    var baseRates: [Double] = []
+    for run in 0..<3 {
+        let listd = try ListdUnderTest("rate-\(run)")
+        let setup = try listd.connect()
+        for publisher in 0..<4 { createList(setup, "Publisher \(publisher)") }
+        listdRates.append(
+            try notificationsPerSecond(listd.socket, subscribeWith: subscribeRequest, publishers: 4) { publisher, index in
+                let method = index % 2 == 0 ? "addItem" : "removeItem"
+                return #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":{"list":\#(publisher + 1),"item":"probe"}}"#
+            }
+        )
+        let socket = "\(work)/rate-c-\(run).sock"
+        let server = try Child("\(baselines)/fanout", [socket])
+        try waitForSocket(socket, probe: "SUB")
+        baseRates.append(try notificationsPerSecond(socket, subscribeWith: "SUB", publishers: 4) { _, _ in baselinePublication })
+        server.stop()
+    }
+    let rate = Stat(listdRates)
+    report("notifications/s to 100 subscribers", "any", "notifications/s", listd: rate, baseline: Stat(baseRates), target: "≥ 30,000/s", met: rate.median >= 30_000)
+}
+
+// MARK: 4. The list file
+
+/// A list file with one list of `items` items.
+func listFile(items: Int, changed: Int? = nil) -> String {
+    "# Big <!-- listd id=1 -->\n" + (0..<items).map { "- item \($0 == changed ? "changed " : "")\($0)\n" }.joined()
+}
+
+let settleMs = 30.0
+for items in [1_000, 100_000] {
+    let path = "\(work)/save-\(items).md"
+    try listFile(items: items).write(toFile: path, atomically: true, encoding: .utf8)
+    // First start: no state yet; then a restart, which loads the snapshot, the log and the file.
+    var loads: [Double] = []
+    var firstStart = 0.0
+    for attempt in 0..<4 {
+        let start = now()
+        let listd = try ListdUnderTest("save-\(items)", file: path)
+        if attempt == 0 { firstStart = ms(now() - start) } else { loads.append(ms(now() - start)) }
+        listd.child.stop()
+    }
+    if items == 100_000 {
+        let load = Stat(loads)
+        report("start with a 100,000-item file (first start: \(Int(firstStart)) ms)", "any", "ms", listd: load, target: "≤ 200 ms", met: load.median <= 200)
+    }
+    let listd = try ListdUnderTest("save-\(items)", file: path)
+    let subscriber = try listd.connect()
+    subscriber.call(subscribeRequest)
+    var samples: [Double] = []
+    for round in 0..<(items > 10_000 ? 5 : 15) {
+        let text = listFile(items: items, changed: round % 2 == 0 ? round : nil)
+        let temporary = path + ".tmp"
+        try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+        let start = now()
+        rename(temporary, path)
+        guard subscriber.readLine() != nil else { throw BenchError("no notification for a save") }
+        samples.append(ms(now() - start))
+        usleep(100_000)
+    }
+    let beyond = Stat(samples.map { $0 - settleMs })
+    report(
+        "save of \(items) items → notification, beyond the \(Int(settleMs)) ms settle", "any", "ms", listd: beyond,
+        target: items == 1_000 ? "≤ 2 ms" : "", met: items == 1_000 ? beyond.median <= 2 : nil
+    )
+}
+
+// MARK: 5. listctl add as a whole process
+
+do {
+    let listd = try ListdUnderTest("listctl")
+    try createList(listd.connect(), "Groceries")
+    func processMillis(_ path: String, _ arguments: [String]) throws -> Double {
+        let start = now()
+        let child = try Child(path, arguments)
+        child.process.waitUntilExit()
+        return ms(now() - start)
+    }
+    var listctlRuns: [Double] = []
+    var oneshotRuns: [Double] = []
+    for index in 0..<15 {
+        listctlRuns.append(try processMillis(listctlPath, ["add", "Groceries", "listctl \(index)", "--socket", listd.socket]))
+        let line = #"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Groceries","item":"oneshot \#(index)"}}"#
+        oneshotRuns.append(try processMillis("\(baselines)/oneshot", [listd.socket, line]))
+    }
+    let listctl = Stat(listctlRuns)
+    let oneshot = Stat(oneshotRuns)
+    report("`listctl add`, the whole process", "any", "ms", listd: listctl, baseline: oneshot, target: "≤ 3× C one-shot", met: listctl.median <= 3 * oneshot.median)
+}
+
+// MARK: 6. Idle
+
+do {
+    let listd = try ListdUnderTest("idle", extra: ["--max-connections", "20000"])
+    let idle = try subscribers(listd.socket, count: 100, request: subscribeRequest)
+    sleep(1)
+    var cpu: [Double] = []
+    for _ in 0..<1 {
+        let before = cpuTime(of: listd.child.pid)
+        sleep(10)
+        cpu.append(ms(cpuTime(of: listd.child.pid) - before))
+    }
+    let idleCPU = Stat(cpu)
+    report("CPU over 10 s idle, 100 subscribers", "any", "ms", listd: idleCPU, target: "< 1 ms", met: idleCPU.median < 1)
+    _ = idle
+
+    let before = residentKiB(of: listd.child.pid)
+    let many = try subscribers(listd.socket, count: 10_000, request: subscribeRequest)
+    usleep(500_000)
+    let perSubscriber = Double(residentKiB(of: listd.child.pid) - before) / Double(many.count)
+    report("memory per idle subscriber (10,000 connected)", "any", "KiB", listd: Stat([perSubscriber]), target: "≤ 16 KiB", met: perSubscriber <= 16)
+}
+
+// MARK: Results
+
+let encoder = JSONEncoder()
+encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+struct Results: Codable {
+    var date: String
+    var cpus: Int
+    var rows: [Row]
+}
+let results = Results(date: ISO8601DateFormatter().string(from: Date()), cpus: cpus, rows: rows)
+try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+try encoder.encode(results).write(to: URL(fileURLWithPath: output))
+print("written to \(output)")
