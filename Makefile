@@ -82,7 +82,7 @@ e2e: deps
 # listd next to plain-C baselines (bench/c), release builds, in one run of a few minutes: prints
 # the table and writes bench/results/latest.json (bench/README.md says how to read it).
 bench: deps
-	$(SWIFT) build -c release --product listd --product listctl --product listd-bench
+	@for product in listd listctl listd-bench; do $(SWIFT) build -c release --product $$product || exit 1; done
 	@mkdir -p .build/bench
 	@for baseline in pingpong fanout oneshot; do \
 		$(BENCH_CC) -O2 -Wall -pthread -o .build/bench/$$baseline bench/c/$$baseline.c || exit 1; \

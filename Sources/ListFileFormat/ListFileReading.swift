@@ -33,6 +33,8 @@ public struct ListFileReading: Sendable {
         var diagnostics: [ListFileDiagnostic] = []
         var sections: [Section] = []
         var usedNames: [String: String] = [:]
+        // The current section's items by key: a duplicate is found without scanning them all.
+        var itemsByKey: [String: String] = [:]
         var rejectedHeading: Int?
 
         for (index, line) in document.lines.enumerated() {
@@ -49,6 +51,7 @@ public struct ListFileReading: Sendable {
                     } else {
                         usedNames[ListText.key(name)] = name
                         sections.append(Section(headingLine: index, name: name, id: heading.id, items: []))
+                        itemsByKey = [:]
                         rejectedHeading = nil
                     }
                 }
@@ -66,11 +69,13 @@ public struct ListFileReading: Sendable {
                 case .failure(let violation):
                     diagnostics.append(.init(line: index + 1, text: line.raw, problem: .rule(.invalidItem(item.text, violation))))
                 case .success(let text):
-                    if let existing = sections[sections.count - 1].items.first(where: { ListText.key($0.text) == ListText.key(text) }) {
+                    let key = ListText.key(text)
+                    if let existing = itemsByKey[key] {
                         diagnostics.append(
-                            .init(line: index + 1, text: line.raw, problem: .rule(.itemExists(item: existing.text, list: listName)))
+                            .init(line: index + 1, text: line.raw, problem: .rule(.itemExists(item: existing, list: listName)))
                         )
                     } else {
+                        itemsByKey[key] = text
                         sections[sections.count - 1].items.append(ItemLine(line: index, text: text))
                     }
                 }

@@ -138,7 +138,7 @@ final class Child {
 }
 
 /// Waits until something answers at `socket`.
-func waitForSocket(_ socket: String, probe: String = #"{"jsonrpc":"2.0","id":0,"method":"hello"}"#, timeout: Double = 60) throws {
+func waitForSocket(_ socket: String, probe: String = #"{"jsonrpc":"2.0","id":0,"method":"hello"}"#, timeout: Double = 180) throws {
     let deadline = now() + UInt64(timeout * 1e9)
     while now() < deadline {
         if let connection = try? LineSocket(path: socket), connection.call(probe) != nil { return }
