@@ -110,12 +110,14 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
         _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
+        // Timeouts of 2 s: long enough for a prompt answer on a loaded machine (200 ms was not,
+        // with the load tests running beside), far below the 20 s a slow answer takes.
         try await withDelegates(socket: socket, [
-            ("sleepy-deny", 200, .deny, { _, params in
+            ("sleepy-deny", 2_000, .deny, { _, params in
                 if params.item == "slow-deny" { try? await Task.sleep(for: .seconds(20)) }
                 return DelegateAnswer(allow: true)
             }),
-            ("sleepy-allow", 200, .allow, { _, params in
+            ("sleepy-allow", 2_000, .allow, { _, params in
                 if params.item == "slow-allow" { try? await Task.sleep(for: .seconds(20)) }
                 return DelegateAnswer(allow: true)
             }),
