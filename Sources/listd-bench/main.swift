@@ -175,24 +175,29 @@ for placement in placements {
 
 // MARK: 2. Durable edits per second
 
-/// Confirms per second with `clients` connections each adding and removing its own item.
-func editsPerSecond(_ socket: String, clients: Int, seconds: Double = 1.5) throws -> Double {
-    let total = Atomic(0)
-    let stop = now() + UInt64(seconds * 1e9)
+/// Starts `clients` threads, each on its own connection sending `request(client, index)` and
+/// waiting for the reply, until `stop`; returns the group to wait on and the replies counter.
+func requestsUntil(_ stop: UInt64, socket: String, clients: Int, _ request: @escaping (Int, Int) -> String) -> (DispatchGroup, Atomic) {
+    let replies = Atomic(0)
     let group = DispatchGroup()
-    let start = now()
     for client in 0..<clients {
         group.enter()
         Thread.detachNewThread {
             defer { group.leave() }
             guard let connection = try? LineSocket(path: socket) else { return }
             var index = 0
-            while now() < stop {
-                guard connection.call(addOrRemove(index, item: "client \(client)")) != nil else { return }
-                index += 1
-            }
-            total.add(index)
+            while now() < stop, connection.call(request(client, index)) != nil { index += 1 }
+            replies.add(index)
         }
+    }
+    return (group, replies)
+}
+
+/// Confirms per second with `clients` connections each adding and removing its own item.
+func editsPerSecond(_ socket: String, clients: Int, seconds: Double = 1.5) throws -> Double {
+    let start = now()
+    let (group, total) = requestsUntil(start + UInt64(seconds * 1e9), socket: socket, clients: clients) { client, index in
+        addOrRemove(index, item: "client \(client)")
     }
     group.wait()
     return Double(total.value) / (Double(now() - start) / 1e9)
@@ -307,19 +312,7 @@ func notificationsPerSecond(_ socket: String, subscribeWith request: String, pub
     let received = Atomic(0)
     let seconds = 1.5
     let stop = now() + UInt64(seconds * 1e9)
-    let group = DispatchGroup()
-    for publisher in 0..<publishers {
-        group.enter()
-        Thread.detachNewThread {
-            defer { group.leave() }
-            guard let connection = try? LineSocket(path: socket) else { return }
-            var index = 0
-            while now() < stop {
-                connection.call(publication(publisher, index))
-                index += 1
-            }
-        }
-    }
+    let (group, _) = requestsUntil(stop, socket: socket, clients: publishers, publication)
     let start = now()
     var pollers = subs.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
     var count = 0
