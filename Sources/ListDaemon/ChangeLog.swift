@@ -48,7 +48,7 @@ final class ChangeLog: Sendable {
     }
 
     deinit {
-        handle.withLock { close($0.fd) }
+        handle.withLock { _ = close($0.fd) }
     }
 
     /// Every record, in order. A torn last line (an append a crash cut short, never confirmed)

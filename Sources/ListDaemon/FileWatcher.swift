@@ -98,7 +98,7 @@ public final class FileWatcher: Service, Sendable {
             } else if event.mask & UInt32(IN_MOVED_FROM) != 0, ListFileStorage.isTemporaryName(event.name) {
                 // listd's own write is a rename from its temp file; the rename onto the list file
                 // that carries the same cookie is not a person's save.
-                ownRenames.withLock { $0.insert(event.cookie) }
+                ownRenames.withLock { _ = $0.insert(event.cookie) }
             } else if event.mask & UInt32(IN_MOVED_TO) != 0, ownRenames.withLock({ $0.remove(event.cookie) != nil }) {
                 continue
             } else if event.name == fileName {

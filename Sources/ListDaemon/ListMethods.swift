@@ -26,22 +26,22 @@ extension MethodTable {
                 throw RPCError(error)
             }
         }
-        table.register(CreateList.self) { params, session throws(RPCError) in
+        table.registerAwaiting(CreateList.self) { params, session throws(RPCError) in
             try await coordinator.perform(.createList(name: params.name, items: params.items ?? []), params.ifRevision, session)
         }
-        table.register(RenameList.self) { params, session throws(RPCError) in
+        table.registerAwaiting(RenameList.self) { params, session throws(RPCError) in
             try await coordinator.perform(.renameList(params.list, to: params.name), params.ifRevision, session)
         }
-        table.register(DeleteList.self) { params, session throws(RPCError) in
+        table.registerAwaiting(DeleteList.self) { params, session throws(RPCError) in
             try await coordinator.perform(.deleteList(params.list), params.ifRevision, session)
         }
-        table.register(AddItem.self) { params, session throws(RPCError) in
+        table.registerAwaiting(AddItem.self) { params, session throws(RPCError) in
             try await coordinator.perform(.addItem(params.item, to: params.list), params.ifRevision, session)
         }
-        table.register(ReplaceItem.self) { params, session throws(RPCError) in
+        table.registerAwaiting(ReplaceItem.self) { params, session throws(RPCError) in
             try await coordinator.perform(.replaceItem(params.item, with: params.with, on: params.list), params.ifRevision, session)
         }
-        table.register(RemoveItem.self) { params, session throws(RPCError) in
+        table.registerAwaiting(RemoveItem.self) { params, session throws(RPCError) in
             try await coordinator.perform(.removeItem(params.item, from: params.list), params.ifRevision, session)
         }
         table.register(Subscribe.self) { params, session throws(RPCError) in

@@ -1,42 +1,172 @@
 import Foundation
+import NIOCore
 import ListModel
 import ListRPC
 
 /// Maps method names to handlers. Each handler decodes its typed params, does its work and
-/// encodes its typed result, so the server loop never looks inside a method.
+/// encodes its typed result, so the server never looks inside a method.
+///
+/// A method that neither waits nor blocks (a read, a subscription) is answered right where its
+/// line was read, on the connection's event loop; one that waits (an edit: delegates, then the
+/// store's flush) runs as a task.
 struct MethodTable: Sendable {
-    typealias Handler = @Sendable (JSONValue?, RPCRequestID?, inout Session) async -> Result<Data, RPCError>
+    typealias Reply = Result<Data, RPCError>
+
+    enum Handler: Sendable {
+        /// Answers at once, on the event loop; may change the session (`hello` names it).
+        case immediate(@Sendable (JSONValue?, RPCRequestID?, inout Session) -> Reply)
+        /// Waits for something (delegates, the disk).
+        case awaiting(@Sendable (JSONValue?, RPCRequestID?, Session) async -> Reply)
+    }
 
     private var handlers: [String: Handler] = [:]
 
     func handler(for method: String) -> Handler? { handlers[method] }
 
+    /// A method answered at once.
     mutating func register<M: RPCMethod>(
         _ method: M.Type,
-        _ body: @escaping @Sendable (M.Params, inout Session) async throws(RPCError) -> M.Result
+        _ body: @escaping @Sendable (M.Params, inout Session) throws(RPCError) -> M.Result
     ) {
-        handlers[M.name] = { params, id, session in
+        handlers[M.name] = .immediate { params, id, session in
+            Self.reply(id: id) { () throws(RPCError) in try body(try Self.decode(M.self, params), &session) }
+        }
+    }
+
+    /// A method that waits for something before it can answer.
+    mutating func registerAwaiting<M: RPCMethod>(
+        _ method: M.Type,
+        _ body: @escaping @Sendable (M.Params, Session) async throws(RPCError) -> M.Result
+    ) {
+        handlers[M.name] = .awaiting { params, id, session in
             let decoded: M.Params
-            do {
-                if case .array? = params {
-                    throw RPCError.invalidParams("\(M.name) takes its params by name, as a JSON object.")
-                }
-                decoded = try RPCEncoding.decode(M.Params.self, from: params)
-            } catch let error as RPCError {
-                return .failure(error)
+            do throws(RPCError) {
+                decoded = try Self.decode(M.self, params)
             } catch {
-                return .failure(.invalidParams("\(M.name): \(describe(error))"))
+                return .failure(error)
             }
-            do {
-                let result = try await body(decoded, &session)
-                return .success(try RPCEncoding.result(id: id, result))
-            } catch let error as RPCError {
-                return .failure(error)
+            do throws(RPCError) {
+                let result = try await body(decoded, session)
+                return Self.reply(id: id) { () throws(RPCError) in result }
             } catch {
-                return .failure(.internalError("\(error)"))
+                return .failure(error)
             }
         }
     }
+
+    private static func decode<M: RPCMethod>(_ method: M.Type, _ params: JSONValue?) throws(RPCError) -> M.Params {
+        if case .array? = params {
+            throw .invalidParams("\(M.name) takes its params by name, as a JSON object.")
+        }
+        do {
+            return try RPCEncoding.decode(M.Params.self, from: params)
+        } catch let error as RPCError {
+            throw error
+        } catch {
+            throw .invalidParams("\(M.name): \(describe(error))")
+        }
+    }
+
+    private static func reply<R: Encodable>(id: RPCRequestID?, _ body: () throws(RPCError) -> R) -> Reply {
+        do {
+            return .success(try RPCEncoding.result(id: id, try body()))
+        } catch let error as RPCError {
+            return .failure(error)
+        } catch {
+            return .failure(.internalError("\(error)"))
+        }
+    }
+}
+
+extension MethodTable {
+    typealias Message = Result<RPCMessage, RPCLine.InvalidMessage>
+
+    /// True when nothing in `line` waits: it can be answered where it was read.
+    func answersImmediately(_ line: RPCLine) -> Bool {
+        switch line {
+        case .empty: true
+        case .single(let message): !awaits(message)
+        case .batch(let messages): !messages.contains(where: awaits)
+        }
+    }
+
+    private func awaits(_ message: Message) -> Bool {
+        guard case .success(.request(let request)) = message, case .awaiting? = handler(for: request.method) else { return false }
+        return true
+    }
+
+    /// The reply line to `line`, or nil when none is due; only for a line that
+    /// `answersImmediately`.
+    func respondNow(to line: RPCLine, session: inout Session) -> ByteBuffer? {
+        switch line {
+        case .empty:
+            return nil
+        case .single(let message):
+            return respondNow(to: message, session: &session).map(replyLine)
+        case .batch(let messages):
+            let replies = messages.compactMap { respondNow(to: $0, session: &session) }
+            // A batch of notifications gets no reply at all, as JSON-RPC says.
+            return replies.isEmpty ? nil : replyLine(RPCEncoding.batch(replies))
+        }
+    }
+
+    /// The reply line to `line`, or nil when none is due; messages are handled in order.
+    func respond(to line: RPCLine, session: inout Session) async -> ByteBuffer? {
+        switch line {
+        case .empty:
+            return nil
+        case .single(let message):
+            return await respond(to: message, session: &session).map(replyLine)
+        case .batch(let messages):
+            var replies: [Data] = []
+            for message in messages {
+                if let reply = await respond(to: message, session: &session) { replies.append(reply) }
+            }
+            return replies.isEmpty ? nil : replyLine(RPCEncoding.batch(replies))
+        }
+    }
+
+    private func respond(to message: Message, session: inout Session) async -> Data? {
+        guard case .success(.request(let request)) = message, case .awaiting(let handler)? = handler(for: request.method) else {
+            return respondNow(to: message, session: &session)
+        }
+        let reply = await handler(request.params, request.id, session)
+        return request.id.map { id in Self.encode(reply, id: id) }
+    }
+
+    /// The reply to one message, or nil when none is due (a notification or a response).
+    private func respondNow(to message: Message, session: inout Session) -> Data? {
+        switch message {
+        case .failure(let invalid):
+            return RPCEncoding.error(id: invalid.id, invalid.error)
+        case .success(.response):
+            return nil  // answers were taken as they were read
+        case .success(.request(let request)):
+            let reply: Reply
+            switch handler(for: request.method) {
+            case nil: reply = .failure(.methodNotFound(request.method))
+            case .immediate(let handler)?: reply = handler(request.params, request.id, &session)
+            case .awaiting?: reply = .failure(.internalError("\(request.method) cannot be answered at once."))
+            }
+            return request.id.map { id in Self.encode(reply, id: id) }
+        }
+    }
+
+    private static func encode(_ reply: Reply, id: RPCRequestID) -> Data {
+        switch reply {
+        case .success(let data): data
+        case .failure(let error): RPCEncoding.error(id: id, error)
+        }
+    }
+}
+
+/// A message plus its terminating newline, ready for the wire.
+func replyLine(_ data: Data) -> ByteBuffer {
+    var buffer = ByteBuffer()
+    buffer.reserveCapacity(data.count + 1)
+    buffer.writeBytes(data)
+    buffer.writeInteger(UInt8(ascii: "\n"))
+    return buffer
 }
 
 /// A decoding error as one sentence naming the offending field.

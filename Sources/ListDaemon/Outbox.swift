@@ -5,19 +5,27 @@ import Synchronization
 /// a snapshot reply always precedes the notifications that follow it.
 ///
 /// `send` never waits, so the store can fan a change out to every subscriber while holding its
-/// lock; the connection's writer task drains the queue into the socket.
+/// lock. What is sent from anywhere is collected and handed to the channel by one task on its
+/// event loop, with one flush: a burst of notifications costs a subscriber one wake-up and one
+/// `writev`, not one per line.
 final class Outbox: Sendable {
     private struct State {
         /// While a subscribe reply is being prepared, notifications wait here.
         var held: [ByteBuffer]?
-        /// Bytes handed over and not yet written to the socket.
+        /// Sent, and not yet handed to the channel.
+        var waiting: [ByteBuffer] = []
+        /// A task on the event loop will hand `waiting` to the channel.
+        var handOverScheduled = false
+        /// Bytes sent and not yet written to the socket.
         var queued = 0
         var overflowed = false
+        /// Nothing more is sent: the connection ends once what was sent is written.
+        var closing = false
+        var closed = false
     }
 
-    private let continuation: AsyncStream<ByteBuffer>.Continuation
+    private let channel: any Channel
     private let state = Mutex(State())
-    let stream: AsyncStream<ByteBuffer>
     /// Bytes that may wait for a client that does not read, at most.
     let limit: Int
     private let onOverflow: @Sendable (Int) -> Void
@@ -26,50 +34,94 @@ final class Outbox: Sendable {
     ///   - limit: when more than this many bytes wait to be written, the client is not reading:
     ///     nothing more is queued, and `onOverflow` is called once (with the bytes waiting) to
     ///     end the connection, so one slow reader never holds anyone else up or grows listd.
-    init(limit: Int = .max, onOverflow: @escaping @Sendable (Int) -> Void = { _ in }) {
-        (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+    init(channel: any Channel, limit: Int = .max, onOverflow: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.channel = channel
         self.limit = limit
         self.onOverflow = onOverflow
     }
 
     /// A reply to this connection's own request.
     func sendReply(_ buffer: ByteBuffer) {
-        if admit(buffer) { continuation.yield(buffer) }
+        send(buffer, isNotification: false)
     }
 
     /// A notification: delivered now, or after the pending subscribe reply.
     func sendNotification(_ buffer: ByteBuffer) {
-        guard admit(buffer) else { return }
-        let sendNow = state.withLock { state in
-            if state.held != nil {
-                state.held!.append(buffer)
-                return false
-            }
-            return true
-        }
-        if sendNow { continuation.yield(buffer) }
+        send(buffer, isNotification: true)
     }
 
-    /// The writer wrote this many bytes to the socket.
-    func written(_ count: Int) {
-        state.withLock { $0.queued -= count }
-    }
+    /// Bytes sent and not yet written to the socket.
+    var queuedBytes: Int { state.withLock { $0.queued } }
 
-    /// Counts `buffer` in, unless that goes over the limit (then the connection is ended).
-    private func admit(_ buffer: ByteBuffer) -> Bool {
-        let (admitted, overflowNow, waiting) = state.withLock { state -> (Bool, Bool, Int) in
-            if state.overflowed { return (false, false, state.queued) }
+    private func send(_ buffer: ByteBuffer, isNotification: Bool) {
+        let size = buffer.readableBytes
+        let (scheduleHandOver, overflowWith) = state.withLock { state -> (Bool, Int?) in
+            if state.overflowed || state.closing || state.closed { return (false, nil) }
             // A single message bigger than the limit still goes to a client that keeps up.
-            if state.queued > 0, state.queued + buffer.readableBytes > limit {
+            if state.queued > 0, state.queued + size > limit {
                 state.overflowed = true
-                return (false, true, state.queued)
+                state.waiting = []
+                state.held = nil
+                return (false, state.queued)
             }
-            state.queued += buffer.readableBytes
-            return (true, false, state.queued)
+            state.queued += size
+            if isNotification, state.held != nil {
+                state.held!.append(buffer)
+                return (false, nil)
+            }
+            state.waiting.append(buffer)
+            guard !state.handOverScheduled else { return (false, nil) }
+            state.handOverScheduled = true
+            return (true, nil)
         }
-        if overflowNow { onOverflow(waiting) }
-        return admitted
+        if let overflowWith { onOverflow(overflowWith) }
+        if scheduleHandOver { channel.eventLoop.execute { self.handOver() } }
     }
+
+    /// On the event loop: everything waiting goes to the channel, then one flush.
+    private func handOver() {
+        let (buffers, closing) = state.withLock { state -> ([ByteBuffer], Bool) in
+            state.handOverScheduled = false
+            defer { state.waiting = [] }
+            if state.closed { return ([], false) }
+            if state.closing { state.closed = true }
+            return (state.waiting, state.closing)
+        }
+        // A closing connection gets an empty write too, to know when everything before it is out.
+        guard let last = buffers.last ?? (closing ? ByteBuffer() : nil) else { return }
+        var bytes = 0
+        for buffer in buffers.dropLast() {
+            bytes += buffer.readableBytes
+            channel.write(buffer, promise: nil)
+        }
+        bytes += last.readableBytes
+        // Writes complete in order: when the last is written, all of them are.
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { [bytes, channel] _ in
+            self.state.withLock { $0.queued -= bytes }
+            if closing { channel.close(promise: nil) }
+        }
+        channel.writeAndFlush(last, promise: written)
+    }
+
+    /// Ends the connection once everything sent so far is written (or after `closeGrace`, for a
+    /// client that does not read its last replies).
+    func closeWhenWritten() {
+        let (closingNow, scheduleHandOver) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closing, !state.closed else { return (false, false) }
+            state.closing = true
+            guard !state.handOverScheduled else { return (true, false) }
+            state.handOverScheduled = true
+            return (true, true)
+        }
+        if scheduleHandOver { channel.eventLoop.execute { self.handOver() } }
+        if closingNow {
+            channel.eventLoop.scheduleTask(in: Self.closeGrace) { [channel] in channel.close(promise: nil) }
+        }
+    }
+
+    /// How long a closing connection's last bytes may take to be read.
+    static let closeGrace: TimeAmount = .seconds(5)
 
     /// Holds notifications until `release`; called before registering a subscription.
     func hold() {
@@ -78,16 +130,26 @@ final class Outbox: Sendable {
         }
     }
 
-    /// Sends what was held; called right after the subscribe reply went out.
+    /// Sends what was held; called right after the subscribe reply was sent.
     func release() {
-        // Yield under the lock so no new notification can overtake the held ones.
-        state.withLock { state in
-            for buffer in state.held ?? [] { continuation.yield(buffer) }
+        let scheduleHandOver = state.withLock { state -> Bool in
+            guard let held = state.held else { return false }
             state.held = nil
+            guard !held.isEmpty else { return false }
+            state.waiting.append(contentsOf: held)
+            guard !state.handOverScheduled else { return false }
+            state.handOverScheduled = true
+            return true
         }
+        if scheduleHandOver { channel.eventLoop.execute { self.handOver() } }
     }
 
-    func finish() {
-        continuation.finish()
+    /// The connection is gone: what is sent from now on is dropped.
+    func close() {
+        state.withLock { state in
+            state.closed = true
+            state.waiting = []
+            state.held = nil
+        }
     }
 }

@@ -1,4 +1,3 @@
-import AsyncAlgorithms
 import Foundation
 import Glibc
 import ListModel
@@ -58,16 +57,9 @@ public final class RPCServer: Service, Sendable {
         }
     }
 
-    private struct AcceptedConnection: Sendable {
-        var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-        var credentials: PeerCredentials
-    }
-
     private let configuration: Configuration
-    private let store: ListStore
-    private let delegates: DelegateRegistry
+    private let services: ConnectionServices
     private let logger: Logger
-    private let methods: MethodTable
     private let onReady: @Sendable () -> Void
     private let nextConnectionID = Atomic<Int>(1)
     private let openChannels = Mutex<[Int: any Channel]>([:])
@@ -80,36 +72,38 @@ public final class RPCServer: Service, Sendable {
         onReady: @escaping @Sendable () -> Void = {}
     ) {
         self.configuration = configuration
-        self.store = store
         self.logger = logger
         let delegates = store.delegates
-        self.delegates = delegates
-        self.methods = .listd(coordinator: EditCoordinator(store: store, delegates: delegates, logger: logger), version: configuration.version)
+        self.services = ConnectionServices(
+            methods: .listd(coordinator: EditCoordinator(store: store, delegates: delegates, logger: logger), version: configuration.version),
+            store: store,
+            delegates: delegates,
+            configuration: configuration,
+            logger: logger
+        )
         self.onReady = onReady
     }
 
     public func run() async throws {
         let path = configuration.socketPath
-        let maximumLineLength = configuration.maximumLineLength
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
-            PeerCredentials.of(channel).flatMapThrowing { credentials in
-                AcceptedConnection(
-                    channel: try LineFraming.wrap(channel, maximumLineLength: maximumLineLength),
-                    credentials: credentials
-                )
-            }
-        }
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        let listener: NIOAsyncChannel<AcceptedConnection, Never>
+            // A client that shuts down its sending side still gets its replies.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { channel in
+                PeerCredentials.of(channel).flatMapThrowing { credentials in
+                    try self.accept(channel, credentials: credentials)
+                }
+            }
+        let listener: any Channel
         if let socket = configuration.listeningSocket {
-            listener = try await bootstrap.bind(socket, childChannelInitializer: initializer)
+            listener = try await bootstrap.withBoundSocket(socket).get()
             logger.info("serving the socket passed by the service manager")
         } else {
             let group = configuration.access.group
             let directory = directoryName(of: path)
             try makeDirectories(directory, mode: group == nil ? 0o700 : 0o750)
             try Self.removeStaleSocket(at: path)
-            listener = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
+            listener = try await bootstrap.bind(unixDomainSocketPath: path).get()
             if let group {
                 // The owner and the group's members may connect (SO_PEERCRED is checked too).
                 chown(directory, UInt32.max, group.gid)
@@ -126,26 +120,49 @@ public final class RPCServer: Service, Sendable {
         defer { watchdogTasks.forEach { $0.cancel() } }
         onReady()
 
-        try await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
                 do {
-                    try await listener.executeThenClose { connections in
-                        for try await connection in connections {
-                            group.addTask { await self.serve(connection) }
-                        }
-                    }
+                    try await listener.closeFuture.get()
                 } catch {
                     logger.error("listening socket failed", metadata: ["error": "\(error)"])
                 }
+            } onCancel: {
+                listener.close(promise: nil)
             }
         } onGracefulShutdown: {
-            // Stop accepting, then end every connection once its current request is answered.
-            listener.channel.close(promise: nil)
-            let channels = self.openChannels.withLock { Array($0.values) }
-            for channel in channels { channel.close(mode: .input, promise: nil) }
+            listener.close(promise: nil)
         }
+        // Stop accepting, then end every connection once its current request is answered.
+        listener.close(promise: nil)
+        let channels = openChannels.withLock { Array($0.values) }
+        for channel in channels { channel.close(mode: .input, promise: nil) }
+        for channel in channels { try? await channel.closeFuture.get() }
         // A socket the service manager owns stays for the next activation.
         if configuration.listeningSocket == nil { unlink(path) }
+    }
+
+    /// Sets up an accepted connection's pipeline (on its event loop). A client refused by the
+    /// access policy or the connection limit is told why, then the connection ends.
+    private func accept(_ channel: any Channel, credentials peer: PeerCredentials) throws {
+        let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let open = openChannels.withLock { channels in
+            channels[id] = channel
+            return channels.count
+        }
+        channel.closeFuture.whenComplete { _ in self.openChannels.withLock { _ = $0.removeValue(forKey: id) } }
+        let peerMetadata: Logger.Metadata = ["client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
+        var refusal: RPCError?
+        if !configuration.access.allows(peer) {
+            refusal = .notAllowed(uid: peer.uid, detail: configuration.access.refusal(of: peer))
+            logger.warning("refused a client: \(configuration.access.refusal(of: peer)) (pid \(peer.pid), uid \(peer.uid))", metadata: peerMetadata)
+        } else if open > configuration.maximumConnections {
+            refusal = .tooManyConnections(configuration.maximumConnections)
+            logger.warning("refused a client: \(configuration.maximumConnections) connections are open already (pid \(peer.pid), uid \(peer.uid))", metadata: peerMetadata)
+        }
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(LineFraming.lineDecoder(maximumLineLength: configuration.maximumLineLength))
+        try pipeline.addHandler(ConnectionHandler(services: services, id: id, credentials: peer, refusal: refusal))
     }
 
     /// Every event loop marks itself alive twice per interval; the watchdog is pinged only once
@@ -164,153 +181,6 @@ public final class RPCServer: Service, Sendable {
                     return true
                 }
                 if allAlive { ping() }
-            }
-        }
-    }
-
-    private func serve(_ connection: AcceptedConnection) async {
-        let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let peer = connection.credentials
-        let channel = connection.channel.channel
-        let peerMetadata: Logger.Metadata = ["client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
-        let limit = configuration.maximumOutboundBytes
-        let logger = self.logger
-        let outbox = Outbox(limit: limit) { waiting in
-            logger.warning(
-                "disconnecting a client that stopped reading: \(waiting) bytes wait for it, the limit is \(limit) (pid \(peer.pid), uid \(peer.uid))",
-                metadata: peerMetadata.merging(["reason": "outboundLimit"]) { $1 }
-            )
-            channel.close(promise: nil)
-        }
-        var session = Session(id: id, credentials: peer, outbox: outbox)
-        let open = openChannels.withLock { channels in
-            channels[id] = channel
-            return channels.count
-        }
-        // Refused before anything is read: an error line, then the connection ends.
-        var refusal: RPCError?
-        if !configuration.access.allows(peer) {
-            refusal = .notAllowed(uid: peer.uid, detail: configuration.access.refusal(of: peer))
-            logger.warning("refused a client: \(configuration.access.refusal(of: peer)) (pid \(peer.pid), uid \(peer.uid))", metadata: peerMetadata)
-        } else if open > configuration.maximumConnections {
-            refusal = .tooManyConnections(configuration.maximumConnections)
-            logger.warning("refused a client: \(configuration.maximumConnections) connections are open already (pid \(peer.pid), uid \(peer.uid))", metadata: peerMetadata)
-        }
-        if let refusal {
-            defer { openChannels.withLock { _ = $0.removeValue(forKey: id) } }
-            try? await connection.channel.executeThenClose { _, outbound in
-                try await outbound.write(line(RPCEncoding.error(id: nil, refusal)))
-            }
-            return
-        }
-        logger.debug("client connected", metadata: peerMetadata)
-        defer {
-            store.unsubscribe(connection: id)
-            delegates.remove(connection: id)
-            openChannels.withLock { _ = $0.removeValue(forKey: id) }
-        }
-        do {
-            try await connection.channel.executeThenClose { inbound, outbound in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await buffer in outbox.stream {
-                            let count = buffer.readableBytes
-                            try await outbound.write(buffer)
-                            outbox.written(count)
-                        }
-                    }
-                    do {
-                        // Requests are handled one at a time, in order; a delegate's answer is
-                        // taken the moment it is read, even while a request of its own connection
-                        // waits for delegates (itself among them). Requests read ahead of the one
-                        // being handled wait in a small buffer; beyond it the socket is not read.
-                        let delegates = self.delegates
-                        let requests = inbound
-                            .compactMap { [limits = configuration.lineLimits] buffer in
-                                Self.takingAnswers(RPCLine.parse(buffer.readableBytesView, limits: limits), delegates: delegates)
-                            }
-                            .buffer(policy: .bounded(Self.requestsReadAhead))
-                        for try await parsed in requests {
-                            await self.handle(parsed, session: &session)
-                        }
-                    } catch where LineFraming.isLineTooLong(error) {
-                        let limit = self.configuration.maximumLineLength
-                        outbox.sendReply(line(RPCEncoding.error(id: nil, .invalidRequest("a line is longer than \(limit) bytes; closing the connection."))))
-                    } catch {
-                        self.logger.debug("connection ended", metadata: ["error": "\(error)"])
-                    }
-                    self.store.unsubscribe(connection: id)
-                    // A delegate that is gone is dropped now: nobody waits out its timeout.
-                    self.delegates.remove(connection: id)
-                    outbox.finish()
-                    try await group.waitForAll()
-                }
-            }
-        } catch {
-            logger.debug("connection closed with an error", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// How many requests of one connection are read ahead of the one being handled.
-    static let requestsReadAhead = 16
-
-    /// Hands the answers in `line` to the delegate registry; returns what is left to handle in
-    /// order (nil when nothing is).
-    private static func takingAnswers(_ line: RPCLine, delegates: DelegateRegistry) -> RPCLine? {
-        func isAnswer(_ message: Result<RPCMessage, RPCLine.InvalidMessage>) -> Bool {
-            guard case .success(.response(let response)) = message else { return false }
-            // A stray response needs no reply either way.
-            _ = delegates.answer(response)
-            return true
-        }
-        switch line {
-        case .empty:
-            return nil
-        case .single(let message):
-            return isAnswer(message) ? nil : line
-        case .batch(let messages):
-            let rest = messages.filter { !isAnswer($0) }
-            // A batch of answers only gets no reply, as JSON-RPC says of responses.
-            return rest.isEmpty && !messages.isEmpty ? nil : .batch(rest)
-        }
-    }
-
-    private func handle(_ parsed: RPCLine, session: inout Session) async {
-        switch parsed {
-        case .empty:
-            return
-        case .single(let message):
-            if let reply = await respond(to: message, session: &session) {
-                session.outbox.sendReply(line(reply))
-            }
-        case .batch(let messages):
-            var replies: [Data] = []
-            for message in messages {
-                if let reply = await respond(to: message, session: &session) { replies.append(reply) }
-            }
-            // A batch of notifications gets no reply at all, as JSON-RPC says.
-            if !replies.isEmpty { session.outbox.sendReply(line(RPCEncoding.batch(replies))) }
-        }
-        // A subscribe reply (alone or in a batch) has gone out: held notifications may follow.
-        session.outbox.release()
-    }
-
-    /// The reply to one message, or nil when none is due (a notification or a response).
-    private func respond(to message: Result<RPCMessage, RPCLine.InvalidMessage>, session: inout Session) async -> Data? {
-        switch message {
-        case .failure(let invalid):
-            return RPCEncoding.error(id: invalid.id, invalid.error)
-        case .success(.response):
-            return nil  // answers were taken as they were read
-        case .success(.request(let request)):
-            guard let handler = methods.handler(for: request.method) else {
-                return request.id == nil ? nil : RPCEncoding.error(id: request.id, .methodNotFound(request.method))
-            }
-            let outcome = await handler(request.params, request.id, &session)
-            guard request.id != nil else { return nil }
-            switch outcome {
-            case .success(let reply): return reply
-            case .failure(let error): return RPCEncoding.error(id: request.id, error)
             }
         }
     }
@@ -338,13 +208,4 @@ public final class RPCServer: Service, Sendable {
         if connected == 0 { throw .alreadyRunning(socketPath: path) }
         unlink(path)
     }
-}
-
-/// A message plus its terminating newline, ready for the wire.
-private func line(_ data: Data) -> ByteBuffer {
-    var buffer = ByteBuffer()
-    buffer.reserveCapacity(data.count + 1)
-    buffer.writeBytes(data)
-    buffer.writeInteger(UInt8(ascii: "\n"))
-    return buffer
 }

@@ -15,13 +15,17 @@ public enum LineFraming {
         _ channel: any Channel,
         maximumLineLength: Int = defaultMaximumLineLength
     ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        try channel.pipeline.syncOperations.addHandler(
-            ByteToMessageHandler(CappedLineDecoder(maximumLineLength: maximumLineLength), maximumBufferSize: maximumLineLength + 1)
-        )
+        try channel.pipeline.syncOperations.addHandler(lineDecoder(maximumLineLength: maximumLineLength))
         return try NIOAsyncChannel(
             wrappingChannelSynchronously: channel,
             configuration: .init(inboundType: ByteBuffer.self, outboundType: ByteBuffer.self)
         )
+    }
+
+    /// The handler that splits inbound bytes into lines (without their terminator), for a
+    /// pipeline that handles lines itself.
+    public static func lineDecoder(maximumLineLength: Int = defaultMaximumLineLength) -> ByteToMessageHandler<some ByteToMessageDecoder> {
+        ByteToMessageHandler(CappedLineDecoder(maximumLineLength: maximumLineLength), maximumBufferSize: maximumLineLength + 1)
     }
 
     /// True when `error` means the peer sent a line longer than the cap.

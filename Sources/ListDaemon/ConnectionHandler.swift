@@ -1,0 +1,201 @@
+import Foundation
+import ListRPC
+import ListRPCTransport
+import Logging
+import NIOCore
+
+/// What every connection is served with.
+struct ConnectionServices: Sendable {
+    let methods: MethodTable
+    let store: ListStore
+    let delegates: DelegateRegistry
+    let configuration: RPCServer.Configuration
+    let logger: Logger
+}
+
+/// Serves one client on its event loop: lines come in decoded by `LineFraming.lineDecoder`,
+/// answers to delegate questions are taken the moment they are read, and requests are handled
+/// one at a time, in order. A request that needs no waiting (a read, a subscription) is answered
+/// right here, without leaving the event loop; one that waits (an edit) runs as a task while the
+/// requests behind it queue. Up to `requestsReadAhead` lines wait; beyond that the socket is not
+/// read (the kernel's buffer, then the client's writes, hold the rest).
+final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// How many lines of one connection are read ahead of the request being handled.
+    static let requestsReadAhead = 16
+
+    private let services: ConnectionServices
+    private let id: Int
+    private let credentials: PeerCredentials
+    /// Set when the connection is refused on accept: sent, then the connection ends.
+    private let refusal: RPCError?
+    private var session: Session?
+    private var waiting = CircularBuffer<RPCLine>()
+    /// A request is being handled by a task.
+    private var busy = false
+    /// The pipeline asked to read while too many lines waited.
+    private var readDeferred = false
+    /// The client will send nothing more (it shut its side down, or listd is stopping).
+    private var inputClosed = false
+    private var context: ChannelHandlerContext?
+
+    init(services: ConnectionServices, id: Int, credentials: PeerCredentials, refusal: RPCError?) {
+        self.services = services
+        self.id = id
+        self.credentials = credentials
+        self.refusal = refusal
+    }
+
+    private var peerMetadata: Logger.Metadata {
+        ["client_pid": "\(credentials.pid)", "client_uid": "\(credentials.uid)"]
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        let limit = services.configuration.maximumOutboundBytes
+        let (logger, peer, metadata) = (services.logger, credentials, peerMetadata)
+        let channel = context.channel
+        let outbox = Outbox(channel: channel, limit: limit) { waiting in
+            logger.warning(
+                "disconnecting a client that stopped reading: \(waiting) bytes wait for it, the limit is \(limit) (pid \(peer.pid), uid \(peer.uid))",
+                metadata: metadata.merging(["reason": "outboundLimit"]) { $1 }
+            )
+            channel.close(promise: nil)
+        }
+        session = Session(id: id, credentials: credentials, outbox: outbox)
+        if context.channel.isActive { start() }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start()
+        context.fireChannelActive()
+    }
+
+    private var started = false
+
+    /// Once the connection is active: a refused client gets its error line, then the connection
+    /// ends; nothing it sends is read.
+    private func start() {
+        guard !started, let outbox = session?.outbox else { return }
+        started = true
+        if let refusal {
+            outbox.sendReply(replyLine(RPCEncoding.error(id: nil, refusal)))
+            outbox.closeWhenWritten()
+            inputClosed = true
+        } else {
+            services.logger.debug("client connected", metadata: peerMetadata)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        session?.outbox.close()
+        if refusal == nil {
+            services.store.unsubscribe(connection: id)
+            // A delegate that is gone is dropped now: nobody waits out its timeout.
+            services.delegates.remove(connection: id)
+        }
+        waiting.removeAll()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !inputClosed else { return }
+        let buffer = unwrapInboundIn(data)
+        let parsed = RPCLine.parse(buffer.readableBytesView, limits: services.configuration.lineLimits)
+        guard let rest = Self.takingAnswers(parsed, delegates: services.delegates) else { return }
+        waiting.append(rest)
+        handleWaiting()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, case .inputClosed = event {
+            inputClosed = true
+            handleWaiting()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if LineFraming.isLineTooLong(error), let outbox = session?.outbox {
+            let limit = services.configuration.maximumLineLength
+            outbox.sendReply(replyLine(RPCEncoding.error(id: nil, .invalidRequest("a line is longer than \(limit) bytes; closing the connection."))))
+            outbox.closeWhenWritten()
+        } else {
+            services.logger.debug("connection ended", metadata: peerMetadata.merging(["error": "\(error)"]) { $1 })
+            context.close(promise: nil)
+        }
+        inputClosed = true
+        waiting.removeAll()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if waiting.count >= Self.requestsReadAhead {
+            readDeferred = true
+        } else {
+            context.read()
+        }
+    }
+
+    /// Handles what waits, in order, until a request must wait for something (a task takes it).
+    private func handleWaiting() {
+        guard let context, var session else { return }
+        let methods = services.methods
+        while !busy, let line = waiting.popFirst() {
+            if methods.answersImmediately(line) {
+                if let reply = methods.respondNow(to: line, session: &session) { session.outbox.sendReply(reply) }
+                // A subscribe reply (alone or in a batch) has been sent: held notifications follow.
+                session.outbox.release()
+                self.session = session
+                continue
+            }
+            busy = true
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            Task { [session] in
+                var session = session
+                if let reply = await methods.respond(to: line, session: &session) { session.outbox.sendReply(reply) }
+                session.outbox.release()
+                handler.eventLoop.execute { [session] in
+                    let handler = handler.value
+                    handler.session = session
+                    handler.busy = false
+                    handler.handleWaiting()
+                }
+            }
+        }
+        if inputClosed, !busy, waiting.isEmpty {
+            session.outbox.closeWhenWritten()
+        }
+        if readDeferred, waiting.count < Self.requestsReadAhead {
+            readDeferred = false
+            context.read()
+        }
+    }
+
+    /// Hands the answers in `line` to the delegate registry; returns what is left to handle in
+    /// order (nil when nothing is).
+    private static func takingAnswers(_ line: RPCLine, delegates: DelegateRegistry) -> RPCLine? {
+        func isAnswer(_ message: Result<RPCMessage, RPCLine.InvalidMessage>) -> Bool {
+            guard case .success(.response(let response)) = message else { return false }
+            // A stray response needs no reply either way.
+            _ = delegates.answer(response)
+            return true
+        }
+        switch line {
+        case .empty:
+            return nil
+        case .single(let message):
+            return isAnswer(message) ? nil : line
+        case .batch(let messages):
+            let rest = messages.filter { !isAnswer($0) }
+            // A batch of answers only gets no reply, as JSON-RPC says of responses.
+            return rest.isEmpty && !messages.isEmpty ? nil : .batch(rest)
+        }
+    }
+}
