@@ -169,7 +169,7 @@ public final class ListStore: Service, Sendable {
     private let state: Mutex<State>
     private let fileState: Mutex<FileState>
     private let pending = Mutex(Pending())
-    private let commitObserver = Mutex<(@Sendable (String) -> Void)?>(nil)
+    private let commitObserver = CallbackSlot<String>()
     private let wakeStream: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let storage: ListFileStorage
@@ -401,7 +401,7 @@ public final class ListStore: Service, Sendable {
     /// Called after every pass that changed something, with a one-line summary (for a service
     /// manager's status line).
     public func onCommit(_ observer: @escaping @Sendable (String) -> Void) {
-        commitObserver.withLock { $0 = observer }
+        commitObserver.set(observer)
     }
 
     /// `3 lists, 2 subscribers, last change: revision 41 by the list file at 2026-11-22T07:19:34.038Z`
@@ -474,8 +474,8 @@ public final class ListStore: Service, Sendable {
                 continue
             }
             commit(pass)
-            if !pass.changes.isEmpty || pass.invalidFileOffset != nil, let observer = commitObserver.withLock({ $0 }) {
-                observer(summary)
+            if !pass.changes.isEmpty || pass.invalidFileOffset != nil, commitObserver.isSet {
+                commitObserver(summary)
             }
             if let rejection = pass.rejection { log(rejection) }
             for change in pass.changes { log(change) }

@@ -15,7 +15,11 @@ let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksI
 let listdPath = binaries + "/listd"
 let listctlPath = binaries + "/listctl"
 let baselines = option("--baselines", ".build/bench")
-let output = option("--out", "bench/results/latest.json")
+/// `--only 1,3`: just those sections (figures 1–6 of the issue); nothing is written then unless
+/// `--out` says where.
+let only = arguments.contains("--only") ? Set(option("--only", "").split(separator: ",").compactMap { Int($0) }) : nil
+func wanted(_ section: Int) -> Bool { only?.contains(section) ?? true }
+let output = option("--out", only == nil ? "bench/results/latest.json" : "")
 let cpus = ProcessInfo.processInfo.activeProcessorCount
 var scratch = Array("/tmp/listd-bench-XXXXXX".utf8CString)
 let work = String(cString: mkdtemp(&scratch))
@@ -115,62 +119,64 @@ print("figure | placement | unit | listd | baseline | ratio | target | verdict")
 
 // MARK: 1. Request → reply
 
-/// fdatasync of a small append on the file system listd writes to: what a durable confirm costs at least.
-let fdatasyncMicros: Double = {
-    let fd = open("\(work)/fdatasync-probe", O_WRONLY | O_CREAT | O_APPEND, 0o600)
-    defer { close(fd) }
-    var samples: [Double] = []
-    for _ in 0..<200 {
-        let start = now()
-        _ = write(fd, "0123456789012345678901234567890123456789\n", 41)
-        fdatasync(fd)
-        samples.append(us(now() - start))
-    }
-    samples.sort()
-    return percentile(samples, 0.5)
-}()
-report("fdatasync of a small append", "—", "µs", listd: nil, baseline: Stat([fdatasyncMicros]))
+if wanted(1) {
+    /// fdatasync of a small append on the file system listd writes to: what a durable confirm costs at least.
+    let fdatasyncMicros: Double = {
+        let fd = open("\(work)/fdatasync-probe", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        defer { close(fd) }
+        var samples: [Double] = []
+        for _ in 0..<200 {
+            let start = now()
+            _ = write(fd, "0123456789012345678901234567890123456789\n", 41)
+            fdatasync(fd)
+            samples.append(us(now() - start))
+        }
+        samples.sort()
+        return percentile(samples, 0.5)
+    }()
+    report("fdatasync of a small append", "—", "µs", listd: nil, baseline: Stat([fdatasyncMicros]))
 
-let placements: [(name: String, server: Int, client: Int)] = cpus > 1
-    ? [("same CPU", 0, 0), ("different CPUs", 0, 1)] : [("same CPU", 0, 0)]
-for placement in placements {
-    let pingpongSocket = "\(work)/pingpong.sock"
-    let pingpong = try Child("\(baselines)/pingpong", [pingpongSocket], cpu: placement.server)
-    try waitForSocket(pingpongSocket)
-    var baseline50: [Double] = []
-    var baseline99: [Double] = []
-    for _ in 0..<runs {
-        let result = try onThread(cpu: placement.client) { roundTrips(try LineSocket(path: pingpongSocket), count: 2_000) { _ in getList } }
-        baseline50.append(result.p50)
-        baseline99.append(result.p99)
-    }
-    pingpong.stop()
+    let placements: [(name: String, server: Int, client: Int)] = cpus > 1
+        ? [("same CPU", 0, 0), ("different CPUs", 0, 1)] : [("same CPU", 0, 0)]
+    for placement in placements {
+        let pingpongSocket = "\(work)/pingpong.sock"
+        let pingpong = try Child("\(baselines)/pingpong", [pingpongSocket], cpu: placement.server)
+        try waitForSocket(pingpongSocket)
+        var baseline50: [Double] = []
+        var baseline99: [Double] = []
+        for _ in 0..<runs {
+            let result = try onThread(cpu: placement.client) { roundTrips(try LineSocket(path: pingpongSocket), count: 2_000) { _ in getList } }
+            baseline50.append(result.p50)
+            baseline99.append(result.p99)
+        }
+        pingpong.stop()
 
-    let listd = try ListdUnderTest("latency", cpu: placement.server)
-    try createList(listd.connect(), "Groceries", items: 20)
-    var read50: [Double] = []
-    var read99: [Double] = []
-    var write50: [Double] = []
-    var write99: [Double] = []
-    for _ in 0..<runs {
-        let read = try onThread(cpu: placement.client) { roundTrips(try listd.connect(), count: 2_000) { _ in getList } }
-        read50.append(read.p50)
-        read99.append(read.p99)
-        let write = try onThread(cpu: placement.client) { roundTrips(try listd.connect(), count: 200) { addOrRemove($0) } }
-        write50.append(write.p50)
-        write99.append(write.p99)
+        let listd = try ListdUnderTest("latency", cpu: placement.server)
+        try createList(listd.connect(), "Groceries", items: 20)
+        var read50: [Double] = []
+        var read99: [Double] = []
+        var write50: [Double] = []
+        var write99: [Double] = []
+        for _ in 0..<runs {
+            let read = try onThread(cpu: placement.client) { roundTrips(try listd.connect(), count: 2_000) { _ in getList } }
+            read50.append(read.p50)
+            read99.append(read.p99)
+            let write = try onThread(cpu: placement.client) { roundTrips(try listd.connect(), count: 200) { addOrRemove($0) } }
+            write50.append(write.p50)
+            write99.append(write.p99)
+        }
+        let ping50 = Stat(baseline50)
+        let read = Stat(read50)
+        report("getList round trip p50", placement.name, "µs", listd: read, baseline: ping50, target: "≤ 2× ping-pong", met: read.median <= 2 * ping50.median)
+        report("getList round trip p99", placement.name, "µs", listd: Stat(read99), baseline: Stat(baseline99))
+        let write = Stat(write50)
+        let writeTarget = fdatasyncMicros + 2 * ping50.median
+        report(
+            "addItem (durable) round trip p50", placement.name, "µs", listd: write, baseline: ping50,
+            target: String(format: "≤ fdatasync + 2× ping-pong = %.0f µs", writeTarget), met: write.median <= writeTarget
+        )
+        report("addItem (durable) round trip p99", placement.name, "µs", listd: Stat(write99), baseline: Stat(baseline99))
     }
-    let ping50 = Stat(baseline50)
-    let read = Stat(read50)
-    report("getList round trip p50", placement.name, "µs", listd: read, baseline: ping50, target: "≤ 2× ping-pong", met: read.median <= 2 * ping50.median)
-    report("getList round trip p99", placement.name, "µs", listd: Stat(read99), baseline: Stat(baseline99))
-    let write = Stat(write50)
-    let writeTarget = fdatasyncMicros + 2 * ping50.median
-    report(
-        "addItem (durable) round trip p50", placement.name, "µs", listd: write, baseline: ping50,
-        target: String(format: "≤ fdatasync + 2× ping-pong = %.0f µs", writeTarget), met: write.median <= writeTarget
-    )
-    report("addItem (durable) round trip p99", placement.name, "µs", listd: Stat(write99), baseline: Stat(baseline99))
 }
 
 // MARK: 2. Durable edits per second
@@ -219,7 +225,7 @@ final class Atomic: @unchecked Sendable {
     }
 }
 
-do {
+if wanted(2) {
     let pingpongSocket = "\(work)/pingpong-throughput.sock"
     let pingpong = try Child("\(baselines)/pingpong", [pingpongSocket])
     try waitForSocket(pingpongSocket)
@@ -266,44 +272,46 @@ func fanOutOnce(publisher: LineSocket, subscribers: [LineSocket], publication: S
 
 let subscribeRequest = #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#
 let baselinePublication = #"{"jsonrpc":"2.0","method":"didUpdateShoppingList","params":{"changes":[{"item":"probe","op":"add"}],"list":{"edited":"2026-11-22T10:00:00.000Z","id":1,"items":["probe"],"name":"Fan","revision":2},"origin":{"kind":"client","pid":1,"uid":0},"revision":2}}"#
-for count in [1, 100, 1_000] {
-    var listdRuns: [Double] = []
-    var listd99: [Double] = []
-    var baseRuns: [Double] = []
-    var base99: [Double] = []
-    do {
-        let listd = try ListdUnderTest("fanout-\(count)", extra: ["--max-connections", "20000"])
-        let publisher = try listd.connect()
-        createList(publisher, "Fan")
-        let subs = try subscribers(listd.socket, count: count, request: subscribeRequest)
-        for _ in 0..<3 {
-            var samples = (0..<40).map { fanOutOnce(publisher: publisher, subscribers: subs, publication: addOrRemove($0)) }
-            samples.sort()
-            listdRuns.append(percentile(samples, 0.5))
-            listd99.append(percentile(samples, 0.99))
+if wanted(3) {
+    for count in [1, 100, 1_000] {
+        var listdRuns: [Double] = []
+        var listd99: [Double] = []
+        var baseRuns: [Double] = []
+        var base99: [Double] = []
+        do {
+            let listd = try ListdUnderTest("fanout-\(count)", extra: ["--max-connections", "20000"])
+            let publisher = try listd.connect()
+            createList(publisher, "Fan")
+            let subs = try subscribers(listd.socket, count: count, request: subscribeRequest)
+            for _ in 0..<3 {
+                var samples = (0..<40).map { fanOutOnce(publisher: publisher, subscribers: subs, publication: addOrRemove($0)) }
+                samples.sort()
+                listdRuns.append(percentile(samples, 0.5))
+                listd99.append(percentile(samples, 0.99))
+            }
         }
-    }
-    do {
-        let socket = "\(work)/fanout-c-\(count).sock"
-        let server = try Child("\(baselines)/fanout", [socket])
-        defer { server.stop() }
-        try waitForSocket(socket, probe: "SUB")
-        let publisher = try LineSocket(path: socket)
-        let subs = try subscribers(socket, count: count, request: "SUB")
-        for _ in 0..<3 {
-            var samples = (0..<40).map { _ in fanOutOnce(publisher: publisher, subscribers: subs, publication: baselinePublication) }
-            samples.sort()
-            baseRuns.append(percentile(samples, 0.5))
-            base99.append(percentile(samples, 0.99))
+        do {
+            let socket = "\(work)/fanout-c-\(count).sock"
+            let server = try Child("\(baselines)/fanout", [socket])
+            defer { server.stop() }
+            try waitForSocket(socket, probe: "SUB")
+            let publisher = try LineSocket(path: socket)
+            let subs = try subscribers(socket, count: count, request: "SUB")
+            for _ in 0..<3 {
+                var samples = (0..<40).map { _ in fanOutOnce(publisher: publisher, subscribers: subs, publication: baselinePublication) }
+                samples.sort()
+                baseRuns.append(percentile(samples, 0.5))
+                base99.append(percentile(samples, 0.99))
+            }
         }
+        let p50 = Stat(listdRuns)
+        let base = Stat(baseRuns)
+        report(
+            "one edit → \(count) subscriber\(count == 1 ? "" : "s") p50", "any", "µs", listd: p50, baseline: base,
+            target: count == 1_000 ? "≤ 2× C" : "", met: count == 1_000 ? p50.median <= 2 * base.median : nil
+        )
+        report("one edit → \(count) subscriber\(count == 1 ? "" : "s") p99", "any", "µs", listd: Stat(listd99), baseline: Stat(base99))
     }
-    let p50 = Stat(listdRuns)
-    let base = Stat(baseRuns)
-    report(
-        "one edit → \(count) subscriber\(count == 1 ? "" : "s") p50", "any", "µs", listd: p50, baseline: base,
-        target: count == 1_000 ? "≤ 2× C" : "", met: count == 1_000 ? p50.median <= 2 * base.median : nil
-    )
-    report("one edit → \(count) subscriber\(count == 1 ? "" : "s") p99", "any", "µs", listd: Stat(listd99), baseline: Stat(base99))
 }
 
 /// Notifications per second delivered to `subscribers` while `publishers` publish as fast as they can.
@@ -328,7 +336,7 @@ func notificationsPerSecond(_ socket: String, subscribeWith request: String, pub
     return Double(received.value) / elapsed
 }
 
-do {
+if wanted(3) {
     var listdRates: [Double] = []
     var baseRates: [Double] = []
     for run in 0..<3 {
@@ -358,47 +366,49 @@ func listFile(items: Int, changed: Int? = nil) -> String {
     "# Big <!-- listd id=1 -->\n" + (0..<items).map { "- item \($0 == changed ? "changed " : "")\($0)\n" }.joined()
 }
 
-let settleMs = 30.0
-for items in [1_000, 100_000] {
-    let path = "\(work)/save-\(items).md"
-    try listFile(items: items).write(toFile: path, atomically: true, encoding: .utf8)
-    // First start: no state yet; then a restart, which loads the snapshot, the log and the file.
-    var loads: [Double] = []
-    var firstStart = 0.0
-    for attempt in 0..<4 {
-        let start = now()
+if wanted(4) {
+    let settleMs = 30.0
+    for items in [1_000, 100_000] {
+        let path = "\(work)/save-\(items).md"
+        try listFile(items: items).write(toFile: path, atomically: true, encoding: .utf8)
+        // First start: no state yet; then a restart, which loads the snapshot, the log and the file.
+        var loads: [Double] = []
+        var firstStart = 0.0
+        for attempt in 0..<4 {
+            let start = now()
+            let listd = try ListdUnderTest("save-\(items)", file: path)
+            if attempt == 0 { firstStart = ms(now() - start) } else { loads.append(ms(now() - start)) }
+            listd.child.stop()
+        }
+        if items == 100_000 {
+            let load = Stat(loads)
+            report("start with a 100,000-item file (first start: \(Int(firstStart)) ms)", "any", "ms", listd: load, target: "≤ 200 ms", met: load.median <= 200)
+        }
         let listd = try ListdUnderTest("save-\(items)", file: path)
-        if attempt == 0 { firstStart = ms(now() - start) } else { loads.append(ms(now() - start)) }
-        listd.child.stop()
+        let subscriber = try listd.connect()
+        subscriber.call(subscribeRequest)
+        var samples: [Double] = []
+        for round in 0..<(items > 10_000 ? 5 : 15) {
+            let text = listFile(items: items, changed: round % 2 == 0 ? round : nil)
+            let temporary = path + ".tmp"
+            try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+            let start = now()
+            rename(temporary, path)
+            guard subscriber.readLine() != nil else { throw BenchError("no notification for a save") }
+            samples.append(ms(now() - start))
+            usleep(100_000)
+        }
+        let beyond = Stat(samples.map { $0 - settleMs })
+        report(
+            "save of \(items) items → notification, beyond the \(Int(settleMs)) ms settle", "any", "ms", listd: beyond,
+            target: items == 1_000 ? "≤ 2 ms" : "", met: items == 1_000 ? beyond.median <= 2 : nil
+        )
     }
-    if items == 100_000 {
-        let load = Stat(loads)
-        report("start with a 100,000-item file (first start: \(Int(firstStart)) ms)", "any", "ms", listd: load, target: "≤ 200 ms", met: load.median <= 200)
-    }
-    let listd = try ListdUnderTest("save-\(items)", file: path)
-    let subscriber = try listd.connect()
-    subscriber.call(subscribeRequest)
-    var samples: [Double] = []
-    for round in 0..<(items > 10_000 ? 5 : 15) {
-        let text = listFile(items: items, changed: round % 2 == 0 ? round : nil)
-        let temporary = path + ".tmp"
-        try text.write(toFile: temporary, atomically: false, encoding: .utf8)
-        let start = now()
-        rename(temporary, path)
-        guard subscriber.readLine() != nil else { throw BenchError("no notification for a save") }
-        samples.append(ms(now() - start))
-        usleep(100_000)
-    }
-    let beyond = Stat(samples.map { $0 - settleMs })
-    report(
-        "save of \(items) items → notification, beyond the \(Int(settleMs)) ms settle", "any", "ms", listd: beyond,
-        target: items == 1_000 ? "≤ 2 ms" : "", met: items == 1_000 ? beyond.median <= 2 : nil
-    )
 }
 
 // MARK: 5. listctl add as a whole process
 
-do {
+if wanted(5) {
     let listd = try ListdUnderTest("listctl")
     try createList(listd.connect(), "Groceries")
     func processMillis(_ path: String, _ arguments: [String]) throws -> Double {
@@ -421,7 +431,7 @@ do {
 
 // MARK: 6. Idle
 
-do {
+if wanted(6) {
     let listd = try ListdUnderTest("idle", extra: ["--max-connections", "20000"])
     let idle = try subscribers(listd.socket, count: 100, request: subscribeRequest)
     sleep(1)
@@ -453,6 +463,7 @@ struct Results: Codable {
     var cpus: Int
     var rows: [Row]
 }
+if output.isEmpty { exit(0) }
 let results = Results(date: ISO8601DateFormatter().string(from: Date()), cpus: cpus, rows: rows)
 try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
 try encoder.encode(results).write(to: URL(fileURLWithPath: output))

@@ -1,0 +1,27 @@
+@testable import ListDaemon
+import Synchronization
+import Testing
+
+@Suite struct CallbackSlotTests {
+    /// listd calls its commit observer after every pass. Kept as a bare closure in a `Mutex`, each
+    /// read wrapped it in more conversion thunks: the millionth call walked two million of them
+    /// (quadratic time, then a stack overflow). Through the slot every call costs the same.
+    @Test(.timeLimit(.minutes(1)))
+    func aMillionCallsCallTheSameClosureWithoutGrowing() throws {
+        let slot = CallbackSlot<Int>()
+        let total = Mutex(0)
+        slot.set { value in total.withLock { $0 += value } }
+        for round in 0..<1_000_000 {
+            // The time limit cancels the test; a slot that slows down fails here, not by hanging.
+            if round % 10_000 == 0 { try Task.checkCancellation() }
+            slot(1)
+        }
+        #expect(total.withLock { $0 } == 1_000_000)
+    }
+
+    @Test func anUnsetSlotCallsNothing() {
+        let slot = CallbackSlot<Int>()
+        #expect(!slot.isSet)
+        slot(1)
+    }
+}
