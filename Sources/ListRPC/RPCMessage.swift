@@ -93,19 +93,22 @@ extension RPCLine {
 
     /// Reads one line (without its `\n`).
     public static func parse(_ bytes: some Collection<UInt8>, limits: Limits = .default) -> RPCLine {
-        let data = Data(bytes)
-        if data.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .empty }
-        guard String(data: data, encoding: .utf8) != nil else {
+        if let line = bytes.withContiguousStorageIfAvailable({ parse(buffer: $0, limits: limits) }) { return line }
+        return Array(bytes).withUnsafeBufferPointer { parse(buffer: $0, limits: limits) }
+    }
+
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>, limits: Limits) -> RPCLine {
+        if buffer.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .empty }
+        guard String(validating: buffer, as: UTF8.self) != nil else {
             return .single(.failure(.init(id: nil, error: .parseError("the line is not valid UTF-8."))))
         }
-        // Checked before decoding: a decoder recursing into very deep nesting could exhaust the
-        // stack.
-        if nestingDepth(data) > limits.maximumDepth {
+        // Checked before reading: nesting is followed by recursion.
+        if nestingDepth(buffer) > limits.maximumDepth {
             return .single(.failure(.init(id: nil, error: .invalidRequest("JSON nested deeper than \(limits.maximumDepth) levels."))))
         }
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: data)
+            value = try JSONReader.read(buffer)
         } catch {
             return .single(.failure(.init(id: nil, error: .parseError("the line is not valid JSON."))))
         }
@@ -124,7 +127,7 @@ extension RPCLine {
     }
 
     /// The deepest nesting of arrays and objects in `data`, brackets inside strings aside.
-    static func nestingDepth(_ data: Data) -> Int {
+    static func nestingDepth(_ data: UnsafeBufferPointer<UInt8>) -> Int {
         var depth = 0
         var deepest = 0
         var inString = false
@@ -196,20 +199,15 @@ extension RPCLine {
 
 /// Builds the bytes of outgoing messages, each a complete line ending in `\n`.
 public enum RPCEncoding {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return encoder
-    }()
-
     public static func json(_ value: some Encodable) throws -> Data {
-        try encoder.encode(value)
+        Data(try JSONWriter.encode(value))
     }
 
     /// `value` decoded from a JSON value (params and results arrive as `JSONValue`).
     public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue?) throws -> T {
-        let data = try encoder.encode(value ?? .object([:]))
-        return try JSONDecoder().decode(T.self, from: data)
+        var bytes: [UInt8] = []
+        JSONWriter.write(value ?? .object([:]), into: &bytes)
+        return try JSONDecoder().decode(T.self, from: Data(bytes))
     }
 
     private struct ResultEnvelope<R: Encodable>: Encodable {

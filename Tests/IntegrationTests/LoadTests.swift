@@ -44,8 +44,10 @@ import Testing
                 while mine.revisions.last ?? start < final.load(ordering: .relaxed) {
                     guard let line = try? connection.readLine(timeout: 60) else { break }
                     for byte in line.utf8 { mine.digest = (mine.digest ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-                    // `"revision":N}}` ends every change notification (keys are sorted).
-                    let tail = line.split(separator: ":").last ?? ""
+                    // `"params":{"revision":N,` opens every change notification's params (listd
+                    // writes keys in declaration order); cheaper than parsing 20,000 lines.
+                    let marker = #""params":{"revision":"#
+                    let tail = line.range(of: marker).map { line[$0.upperBound...] } ?? ""
                     mine.revisions.append(Int(tail.prefix { $0.isNumber }) ?? -1)
                 }
                 heard.withLock { $0.append(mine) }

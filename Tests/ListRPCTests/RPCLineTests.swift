@@ -74,9 +74,9 @@ private func errorCode(_ text: String) -> Int? {
 
     @Test func repliesEchoTheIDExactly() throws {
         let reply = String(decoding: try RPCEncoding.result(id: .string("a-1"), EmptyResult()), as: UTF8.self)
-        #expect(reply == #"{"id":"a-1","jsonrpc":"2.0","result":{}}"#)
+        #expect(reply == #"{"jsonrpc":"2.0","id":"a-1","result":{}}"#)
         let nullReply = String(decoding: RPCEncoding.error(id: nil, .parseError("x")), as: UTF8.self)
-        #expect(nullReply == #"{"error":{"code":-32700,"message":"Parse error: x"},"id":null,"jsonrpc":"2.0"}"#)
+        #expect(nullReply == #"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: x"}}"#)
     }
 
     @Test func denialsCarryACodeAReasonAndASentence() {

@@ -1,0 +1,110 @@
+import Foundation
+import ListModel
+@testable import ListRPC
+import Testing
+
+private func read(_ text: String) -> JSONValue? {
+    Array(text.utf8).withUnsafeBufferPointer { try? JSONReader.read($0) }
+}
+
+private func written(_ value: JSONValue) -> String {
+    var bytes: [UInt8] = []
+    JSONWriter.write(value, into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// A JSON value made from `seed`, up to `depth` levels deep, with strings that need escaping.
+private func randomValue(_ generator: inout some RandomNumberGenerator, depth: Int = 4) -> JSONValue {
+    let strings = ["", "milk", "“quoted”", "a\"b", "back\\slash", "tab\there", "new\nline", "\u{1}\u{1f}", "slash/", "🥛 oat", "\u{7f}é"]
+    switch Int.random(in: depth > 0 ? 0...6 : 0...4, using: &generator) {
+    case 0: return .null
+    case 1: return .bool(Bool.random(using: &generator))
+    case 2: return .integer(Int64.random(in: Int64.min...Int64.max, using: &generator))
+    case 3: return .number(Double.random(in: -1e6...1e6, using: &generator) + 0.5)
+    case 4: return .string(strings.randomElement(using: &generator)!)
+    case 5: return .array((0..<Int.random(in: 0...4, using: &generator)).map { _ in randomValue(&generator, depth: depth - 1) })
+    default:
+        var object: [String: JSONValue] = [:]
+        for _ in 0..<Int.random(in: 0...4, using: &generator) {
+            object[strings.randomElement(using: &generator)!] = randomValue(&generator, depth: depth - 1)
+        }
+        return .object(object)
+    }
+}
+
+/// A seeded generator, so a failure can be replayed.
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct JSONReaderWriterTests {
+    @Test func writtenValuesReadBackEqualAndFoundationAgrees() throws {
+        var generator = SplitMix(state: 42)
+        for _ in 0..<2_000 {
+            let value = randomValue(&generator)
+            let text = written(value)
+            #expect(read(text) == value, "\(text)")
+            // Foundation reads the same text as valid JSON too.
+            #expect(throws: Never.self) { try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) }
+        }
+    }
+
+    @Test func readsWhatTheGrammarAllows() {
+        #expect(read(#"  {"a" : [1, -2, 3.5, 1e2, -0, true, false, null, "x"] }  "#)
+            == .object(["a": .array([.integer(1), .integer(-2), .number(3.5), .integer(100), .integer(0), .bool(true), .bool(false), .null, .string("x")])]))
+        #expect(read(#""\u00e9\ud83e\udd5b\n\/\\\"""#) == .string("é🥛\n/\\\""))
+        #expect(read("123456789012345678901234567890") == .number(123456789012345678901234567890))
+        #expect(read(#"{"a":1,"a":2}"#) == .object(["a": .integer(2)]))
+    }
+
+    @Test(arguments: [
+        "", " ", "{", "}", "{a:1}", "01", "1.", ".5", "-", "1e", "+1", "1e999999",
+        "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"\\x\"", "\"\\u12\"", "\"tab\tinside\"",
+        "\"unterminated", "tru", "nul", "[1 2]", "{\"a\" 1}", "1 2", "NaN", "Infinity",
+    ])
+    func refusesWhatTheGrammarDoesNot(_ text: String) {
+        #expect(read(text) == nil, "\(text.debugDescription)")
+        // Foundation refuses each of them too.
+        #expect(throws: (any Error).self) { try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) }
+    }
+
+    /// Foundation's reader lets these through; JSON (RFC 8259) does not, and neither does listd.
+    @Test func trailingCommasAreRefused() {
+        #expect(read("[1,]") == nil)
+        #expect(read(#"{"a":1,}"#) == nil)
+    }
+
+    @Test func typedValuesDecodeAsTheyWereWithFoundation() throws {
+        var book = ListBook()
+        let items = ["milk", "“oat” milk", "back\\slash", "say \"hi\"", "🥛", "a/b"]
+        let created = try #require(
+            try book.apply(.createList(name: "Groceries \"weekly\"", items: items), at: Timestamp(millisecondsSinceEpoch: 1_790_000_000_123), origin: .client(pid: 7, uid: 1000, name: "vim/ctl"))
+        )
+        let params = ListChangeParams(created)
+        let bytes = try JSONWriter.encode(params)
+        #expect(try JSONDecoder().decode(ListChangeParams.self, from: Data(bytes)) == params)
+
+        let error = RPCError.invalidParams("“item” is missing.")
+        #expect(try JSONDecoder().decode(RPCError.self, from: Data(try JSONWriter.encode(error))) == error)
+
+        // Nested values that encode nothing are written as an empty object, as Foundation does.
+        struct Empty: Encodable { func encode(to encoder: any Encoder) throws {} }
+        struct Holder: Encodable {
+            var empty = Empty()
+            var after = 1
+        }
+        #expect(String(decoding: try JSONWriter.encode(Holder()), as: UTF8.self) == #"{"empty":{},"after":1}"#)
+    }
+
+    @Test func controlCharactersAndQuotesAreEscapedAndSlashesAreNot() {
+        #expect(written(.string("a\"b\\c/d\n\u{1}")) == #""a\"b\\c/d\n\u0001""#)
+        #expect(written(.object(["b": .integer(1), "a": .null])) == #"{"a":null,"b":1}"#)
+    }
+}
