@@ -63,7 +63,9 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 "disconnecting a client that stopped reading: \(waiting) bytes wait for it, the limit is \(limit) (pid \(peer.pid), uid \(peer.uid))",
                 metadata: metadata.merging(["reason": "outboundLimit"]) { $1 }
             )
-            channel.close(promise: nil)
+            // Never closed right here: the store sends while holding its lock, and closing on
+            // the channel's own loop would unsubscribe (taking that lock) at once.
+            channel.eventLoop.execute { channel.close(promise: nil) }
         }
         session = Session(id: id, credentials: credentials, outbox: outbox)
         if context.channel.isActive { start() }

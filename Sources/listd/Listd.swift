@@ -8,7 +8,6 @@ import Logging
 import ServiceLifecycle
 import Systemd
 
-@main
 struct Listd: AsyncParsableCommand {
     static let version = "0.1.0"
 
@@ -85,6 +84,12 @@ struct Listd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await serve()
+    }
+
+    /// The daemon itself (`run` by another name: main.swift calls it, and a call to `run` there
+    /// would pick ParsableCommand's synchronous one, which prints the help).
+    func serve() async throws {
         // A closed stderr (or any pipe) must fail a write, not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
         let environment = ProcessInfo.processInfo.environment
