@@ -103,6 +103,24 @@ private struct SplitMix: RandomNumberGenerator {
         #expect(String(decoding: try JSONWriter.encode(Holder()), as: UTF8.self) == #"{"empty":{},"after":1}"#)
     }
 
+    /// Lists are written by hand (they are in every reply and notification): byte for byte what
+    /// their Codable conformance writes.
+    @Test func aListWrittenDirectlyIsWhatCodableWrites() throws {
+        let lists = [
+            ShoppingList(id: 1, name: "Groceries", edited: Timestamp(millisecondsSinceEpoch: 0), revision: 1, items: []),
+            ShoppingList(id: 42, name: "“Weekly” \\ \"shop\"/", edited: Timestamp(millisecondsSinceEpoch: 1_790_000_000_123), revision: 99, items: ["milk", "🥛 oat", "a\u{1}b", "say \"hi\""]),
+        ]
+        for list in lists {
+            var direct: [UInt8] = []
+            list.writeJSON(into: &direct)
+            let sink = JSONWriter.Sink()
+            try list.encode(to: JSONWriter.StreamEncoder(sink: sink, codingPath: []))
+            sink.close(downTo: 0)
+            #expect(String(decoding: direct, as: UTF8.self) == String(decoding: sink.bytes, as: UTF8.self))
+            #expect(try JSONDecoder().decode(ShoppingList.self, from: Data(direct)) == list)
+        }
+    }
+
     @Test func controlCharactersAndQuotesAreEscapedAndSlashesAreNot() {
         #expect(written(.string("a\"b\\c/d\n\u{1}")) == #""a\"b\\c/d\n\u0001""#)
         #expect(written(.object(["b": .integer(1), "a": .null])) == #"{"a":null,"b":1}"#)
