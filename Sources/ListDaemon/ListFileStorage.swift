@@ -125,6 +125,23 @@ struct ListFileStorage: Sendable {
     /// The name listd writes a file under before renaming it into place.
     static let temporaryName = ".listd-" + String(getpid()) + ".tmp"
 
+    /// Removes temp files listd processes that are gone left beside the list file (a listd killed
+    /// while writing); one of a live process (another listd on another file here) is left alone.
+    /// Returns the names removed.
+    @discardableResult
+    func removeAbandonedTemporaryFiles() -> [String] {
+        let directory = directoryName(of: path)
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var removed: [String] = []
+        for name in entries where Self.isTemporaryName(name) {
+            let digits = name.dropFirst(".listd-".count).dropLast(".tmp".count)
+            guard let pid = pid_t(digits), pid != getpid() else { continue }
+            // ESRCH: no such process. Anything else (alive, or not ours to signal) stays.
+            if kill(pid, 0) != 0, errno == ESRCH, unlink(directory + "/" + name) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+
     /// Whether `name` is a temp file of some listd (this one or an earlier one).
     static func isTemporaryName(_ name: String) -> Bool {
         name.hasPrefix(".listd-") && name.hasSuffix(".tmp")

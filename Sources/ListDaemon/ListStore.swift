@@ -204,6 +204,9 @@ public final class ListStore: Service, Sendable {
         try makeDirectories(directoryName(of: filePath), mode: 0o700)
         let storage = ListFileStorage(path: filePath)
         self.storage = storage
+        for name in storage.removeAbandonedTemporaryFiles() {
+            logger.notice("removed \(name), a temp file a listd that is gone left while writing the list file")
+        }
         self.logger = logger
         self.historyLimit = max(historyLimit, 1)
         self.watcher = FileWatcher(path: storage.path, quietPeriod: quietPeriod, logger: logger)

@@ -205,9 +205,7 @@ public enum RPCEncoding {
 
     /// `value` decoded from a JSON value (params and results arrive as `JSONValue`).
     public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue?) throws -> T {
-        var bytes: [UInt8] = []
-        JSONWriter.write(value ?? .object([:]), into: &bytes)
-        return try JSONDecoder().decode(T.self, from: Data(bytes))
+        try JSONValueDecoder.decode(T.self, from: value ?? .object([:]))
     }
 
     private struct ResultEnvelope<R: Encodable>: Encodable {

@@ -21,6 +21,30 @@ import Testing
         #expect(mode == 0o600)
     }
 
+    /// A listd SIGKILLed mid-write leaves its temp file; the next start removes it, but never one
+    /// of a process that is still running (another listd writing another file here).
+    @Test func tempFilesOfGoneProcessesAreRemovedAndLiveOnesKept() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let live = Process()
+        live.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        live.arguments = ["30"]
+        try live.run()
+        defer { live.terminate() }
+        for pid in [gone.processIdentifier, live.processIdentifier, getpid()] {
+            FileManager.default.createFile(atPath: directory + "/.listd-\(pid).tmp", contents: Data("half a write".utf8))
+        }
+        FileManager.default.createFile(atPath: directory + "/.listd-notapid.tmp", contents: nil)
+        let storage = ListFileStorage(path: directory + "/lists.md")
+        #expect(storage.removeAbandonedTemporaryFiles() == [".listd-\(gone.processIdentifier).tmp"])
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+            == [".listd-\(live.processIdentifier).tmp", ".listd-\(getpid()).tmp", ".listd-notapid.tmp"])
+    }
+
     @Test func aFileChangedSinceItWasReadIsNotReplaced() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -126,3 +126,72 @@ private struct SplitMix: RandomNumberGenerator {
         #expect(written(.object(["b": .integer(1), "a": .null])) == #"{"a":null,"b":1}"#)
     }
 }
+
+/// Params are decoded straight from the value read; Foundation's decoder (what listd used before)
+/// must agree on every outcome: the same value, or an error of the same kind at the same field.
+@Suite struct JSONValueDecoderTests {
+    private enum Outcome: Equatable {
+        case value(String)
+        case error(kind: String, path: [String])
+    }
+
+    private func outcome<T: Decodable>(_ type: T.Type, _ decode: () throws -> T) -> Outcome {
+        do {
+            return .value("\(try decode())")
+        } catch let error as DecodingError {
+            let (kind, context): (String, DecodingError.Context) =
+                switch error {
+                case .keyNotFound(let key, let context): ("keyNotFound(\(key.stringValue))", context)
+                case .typeMismatch(_, let context): ("typeMismatch", context)
+                case .valueNotFound(_, let context): ("valueNotFound", context)
+                case .dataCorrupted(let context): ("dataCorrupted", context)
+                @unknown default: ("unknown", DecodingError.Context(codingPath: [], debugDescription: ""))
+                }
+            return .error(kind: kind, path: context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue })
+        } catch {
+            return .error(kind: "\(error)", path: [])
+        }
+    }
+
+    private func agree<T: Decodable>(_ type: T.Type, _ text: String) throws {
+        let value = try #require(Array(text.utf8).withUnsafeBufferPointer { try? JSONReader.read($0) })
+        let ours = outcome(type) { try JSONValueDecoder.decode(type, from: value) }
+        let foundation = outcome(type) { try JSONDecoder().decode(type, from: Data(text.utf8)) }
+        #expect(ours == foundation, "\(T.self) from \(text)")
+    }
+
+    @Test func agreesWithFoundationOnEveryOutcome() throws {
+        for text in [
+            #"{"list":1,"item":"milk"}"#, #"{"list":"Groceries","item":"milk","ifRevision":7}"#, #"{"item":"milk"}"#,
+            #"{"list":1}"#, #"{"list":1,"item":5}"#, #"{"list":1,"item":null}"#, #"{"list":true,"item":"x"}"#,
+            #"{"list":1,"item":"x","ifRevision":"7"}"#, #"{"list":1,"item":"x","ifRevision":null}"#, #"{"list":[1],"item":"x"}"#,
+        ] {
+            try agree(AddItem.Params.self, text)
+        }
+        for text in [
+            #"{"name":"G"}"#, #"{"name":"G","items":["a","b"]}"#, #"{"name":"G","items":["a",1]}"#,
+            #"{"name":"G","items":"a"}"#, #"{"name":"G","items":[null]}"#, #"{}"#, #"{"name":1}"#,
+        ] {
+            try agree(CreateList.Params.self, text)
+        }
+        for text in [
+            #"{}"#, #"{"events":["didCreateShoppingList"],"lists":[1,"Groceries"],"since":3}"#, #"{"lists":[true]}"#,
+            #"{"since":-1}"#, #"{"instance":"abc","since":0}"#,
+        ] {
+            try agree(Subscribe.Params.self, text)
+        }
+        for text in [
+            #"{"name":"vet"}"#, #"{"name":"vet","questions":["shouldAdd"],"timeoutMs":100,"onTimeout":"deny"}"#,
+            #"{"name":"vet","questions":["shouldFly"]}"#, #"{"name":"vet","onTimeout":"maybe"}"#, #"{"name":"vet","timeoutMs":"fast"}"#,
+        ] {
+            try agree(RegisterDelegate.Params.self, text)
+        }
+    }
+
+    /// Where they differ, on purpose: a fraction for an integer field names the field (Foundation
+    /// reports a corrupted document with no path, which became a message naming nothing).
+    @Test func aFractionForAnIntegerNamesTheField() {
+        #expect(outcome(Subscribe.Params.self) { try JSONValueDecoder.decode(Subscribe.Params.self, from: .object(["since": .number(1.5)])) }
+            == .error(kind: "typeMismatch", path: ["since"]))
+    }
+}
