@@ -5,8 +5,12 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Watches the list file's directory (not the file's inode, which editors replace) and says when
-/// a person's save has settled.
+/// Watches the list file's directory (for saves that replace, create or delete the file) and the
+/// file itself (for writes into it), and says when a person's save has settled.
+///
+/// Writes are watched on the file's inode, not the directory: listd appends to its change log
+/// beside the file on every edit, and a directory watch for writes woke the watcher for each one.
+/// The inode watch is made again whenever a new file takes the name (editors save by rename).
 public final class FileWatcher: Service, Sendable {
     private struct State {
         var tracker: SettleTracker
@@ -27,6 +31,16 @@ public final class FileWatcher: Service, Sendable {
     private let inotify = Mutex<Inotify?>(nil)
     /// Cookies of renames from listd's own temp files, to tell its writes from a person's.
     private let ownRenames = Mutex<Set<UInt32>>([])
+    /// The directory's watch descriptor; events of any other watch are writes into the file.
+    private let watchedDirectory = Mutex<Int32>(-1)
+
+    /// Watches writes into the file now under the name (none when there is no file yet: its
+    /// creation is seen on the directory, and the watch is made then).
+    private func watchFile() {
+        inotify.withLock { instance in
+            _ = try? instance?.addWatch(path: path, mask: UInt32(IN_MODIFY))
+        }
+    }
 
     /// - Parameter quietPeriod: how long the file must be left alone before it is read.
     public init(path: String, quietPeriod: Duration, logger: Logger) {
@@ -71,9 +85,11 @@ public final class FileWatcher: Service, Sendable {
         guard inotify.withLock({ $0 == nil }) else { return }
         do throws(Inotify.Error) {
             let instance = try Inotify(queue: queue) { [self] events in handle(events) }
-            let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_MODIFY | IN_ONLYDIR)
-            try instance.addWatch(path: directory, mask: mask)
+            let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ONLYDIR)
+            let directoryWatch = try instance.addWatch(path: directory, mask: mask)
             inotify.withLock { $0 = instance }
+            watchedDirectory.withLock { $0 = directoryWatch }
+            watchFile()
         } catch {
             throw .cannotWatch(path: directory, detail: "\(error)")
         }
@@ -90,7 +106,12 @@ public final class FileWatcher: Service, Sendable {
 
     private func handle(_ events: [InotifyEvent]) {
         var observed: [SettleTracker.Event] = []
+        let directoryWatch = watchedDirectory.withLock { $0 }
         for event in events {
+            if event.name == fileName, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                // A new file under the name (an editor's rename, or listd's): watch its writes.
+                watchFile()
+            }
             if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
                 // Events were lost; listd always reads the whole file, so reading it is enough.
                 logger.warning("the inotify queue overflowed; re-reading the list file in full")
@@ -101,6 +122,9 @@ public final class FileWatcher: Service, Sendable {
                 ownRenames.withLock { _ = $0.insert(event.cookie) }
             } else if event.mask & UInt32(IN_MOVED_TO) != 0, ownRenames.withLock({ $0.remove(event.cookie) != nil }) {
                 continue
+            } else if event.watch != directoryWatch {
+                // The file's own watch: only IN_MODIFY is asked for (IN_IGNORED when it goes).
+                if event.mask & UInt32(IN_MODIFY) != 0 { observed.append(.written) }
             } else if event.name == fileName {
                 let completes = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
                 observed.append(event.mask & completes != 0 ? .completed : .written)

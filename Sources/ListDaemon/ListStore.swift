@@ -467,9 +467,17 @@ public final class ListStore: Service, Sendable {
             let readFile = fileTouched || verdict != nil
             do {
                 // Never read the file in the middle of a person's save.
-                if readFile { await watcher.waitUntilSettled() }
-                pass = try await NIOThreadPool.singleton.runIfActive {
-                    try self.synchronise(edits: proposals, firstStart: false, readFile: readFile, verdict: verdict)
+                if readFile {
+                    await watcher.waitUntilSettled()
+                    // Reading and merging a big file takes a while: off the event loops.
+                    pass = try await NIOThreadPool.singleton.runIfActive {
+                        try self.synchronise(edits: proposals, firstStart: false, readFile: true, verdict: verdict)
+                    }
+                } else {
+                    // Edits only: apply, one append, one fdatasync, right here. This task runs on an
+                    // event loop (see main.swift), which this blocks for that one flush; handing it
+                    // to a thread pool instead cost two thread wake-ups per pass, more than the flush.
+                    pass = try self.synchronise(edits: proposals, firstStart: false, readFile: false, verdict: nil)
                 }
             } catch {
                 logger.error("could not save the lists; \(batch.count) edit(s) not applied", metadata: ["error": "\(error)"])

@@ -170,6 +170,16 @@ import Testing
         #expect(try setup.sandbox.read() == edited)
     }
 
+    /// Writes into the file are seen on the file itself (its inode, watched again whenever a new
+    /// file takes the name: listd's own first write here replaced it): a program that writes and
+    /// keeps the file open is read once it has gone quiet, with no close to announce it.
+    @Test func aWriteIntoTheFileThatIsNeverClosedIsReadOnceQuiet() throws {
+        let setup = try Setup()
+        try setup.shell("sh -c 'exec 3>>lists.md; printf -- \"- glue\\n\" >&3; echo $$ > writer.pid; exec sleep 30' >/dev/null 2>&1 &")
+        defer { try? setup.shell("kill $(cat writer.pid)") }
+        #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Hardware item=glue by file"])
+    }
+
     @Test func deletingTheFileDoesNotDeleteTheLists() throws {
         let setup = try Setup()
         try setup.shell("rm lists.md")
