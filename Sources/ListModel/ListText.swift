@@ -24,6 +24,11 @@ public enum ListText {
 
     /// Surrounding white space removed: what is stored.
     public static func trimmed(_ text: String) -> String {
+        // Most texts start and end with a visible ASCII character: nothing to trim, no copy.
+        // (A first or last byte in 0x21...0x7E cannot be part of a white-space character.)
+        if let first = text.utf8.first, let last = text.utf8.last, isVisibleASCII(first), isVisibleASCII(last) {
+            return text
+        }
         var slice = Substring(text)
         while let first = slice.first, first.isWhitespace { slice.removeFirst() }
         while let last = slice.last, last.isWhitespace { slice.removeLast() }
@@ -36,13 +41,29 @@ public enum ListText {
     /// library alone ("ß" → "SS" → "ss", "ς" → "Σ" → "σ"); canonical equivalence is already part
     /// of `String` equality and hashing.
     public static func key(_ text: String) -> String {
-        trimmed(text).uppercased().lowercased()
+        let text = trimmed(text)
+        // ASCII folds by itself, byte by byte (keys are taken for every line of a list file).
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            guard text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { return text }
+            return String(decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+        }
+        return text.uppercased().lowercased()
     }
 
     /// The trimmed text, or the rule it breaks.
     public static func validated(_ text: String) -> Result<String, Violation> {
         let text = trimmed(text)
         if text.isEmpty { return .failure(.empty) }
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII: a control character is below 0x20 or 0x7F, and every byte is one character
+            // ("\r\n" aside, and it holds control characters anyway).
+            if let control = text.utf8.first(where: { $0 < 0x20 || $0 == 0x7F }) {
+                return .failure(.controlCharacter(scalar: UInt32(control)))
+            }
+            let length = text.utf8.count
+            if length > maximumLength { return .failure(.tooLong(length: length)) }
+            return .success(text)
+        }
         for scalar in text.unicodeScalars {
             switch scalar.properties.generalCategory {
             case .control, .lineSeparator, .paragraphSeparator:
@@ -54,6 +75,10 @@ public enum ListText {
         let length = text.count
         if length > maximumLength { return .failure(.tooLong(length: length)) }
         return .success(text)
+    }
+
+    private static func isVisibleASCII(_ byte: UInt8) -> Bool {
+        (0x21...0x7E).contains(byte)
     }
 }
 
