@@ -58,10 +58,9 @@ final class ChangeLog: Sendable {
         let bytes = try ListFileStorage(path: path).read(path) ?? []
         var records: [Record] = []
         var start = 0
-        let decoder = JSONDecoder()
         while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
             let line = Line(offset: start, length: newline - start)
-            guard let record = Self.record(Data(bytes[start..<newline]), at: line, decoder: decoder) else {
+            guard let record = Self.record(bytes[start..<newline], at: line) else {
                 if bytes[(newline + 1)...].contains(UInt8(ascii: "\n")) {
                     throw .damagedLog(path: path, line: records.count + 1)
                 }
@@ -164,8 +163,8 @@ final class ChangeLog: Sendable {
         var ids: [ListID]?
     }
 
-    private static func record(_ data: Data, at line: Line, decoder: JSONDecoder) -> Record? {
-        guard let stored = try? decoder.decode(StoredLine.self, from: data) else { return nil }
+    private static func record(_ bytes: ArraySlice<UInt8>, at line: Line) -> Record? {
+        guard let stored = try? RPCEncoding.decode(StoredLine.self, fromJSON: bytes) else { return nil }
         if let method = stored.method, let event = ListEventName(rawValue: method), let params = stored.params,
             let kind = ListChange.Kind(event)
         {

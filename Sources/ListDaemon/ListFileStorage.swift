@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ListModel
+import ListRPC
 
 /// listd's files: the person's list file, and beside it a snapshot of what the Markdown does not
 /// show (revisions, edit times, the next id, the lists as of the snapshot) and the change log
@@ -152,7 +153,7 @@ struct ListFileStorage: Sendable {
     func readState() throws(DaemonError) -> Result<PersistedState, DaemonError>? {
         guard let bytes = try read(statePath) else { return nil }
         do {
-            return .success(try JSONDecoder().decode(PersistedState.self, from: Data(bytes)))
+            return .success(try RPCEncoding.decode(PersistedState.self, fromJSON: bytes))
         } catch {
             return .failure(.unreadableState(path: statePath, detail: "\(error)"))
         }

@@ -203,6 +203,22 @@ public enum RPCEncoding {
         Data(try JSONWriter.encode(value))
     }
 
+    /// `T` decoded from JSON text (a stored line, a state file), without Foundation's decoder.
+    public static func decode<T: Decodable>(_ type: T.Type, fromJSON bytes: some Collection<UInt8>) throws -> T {
+        func value(_ buffer: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
+            guard String(validating: buffer, as: UTF8.self) != nil, RPCLine.nestingDepth(buffer) <= 512 else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not UTF-8 JSON text nested at most 512 levels"))
+            }
+            do {
+                return try JSONReader.read(buffer)
+            } catch {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON"))
+            }
+        }
+        let parsed = try bytes.withContiguousStorageIfAvailable(value) ?? Array(bytes).withUnsafeBufferPointer(value)
+        return try JSONValueDecoder.decode(T.self, from: parsed)
+    }
+
     /// `value` decoded from a JSON value (params and results arrive as `JSONValue`).
     public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue?) throws -> T {
         try JSONValueDecoder.decode(T.self, from: value ?? .object([:]))
