@@ -43,8 +43,7 @@ public struct ListDocument: Hashable, Sendable {
     }
 
     public init(parsing text: String) {
-        // "\r\n" is one Character in Swift, so both line ends are separators.
-        var rawLines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        var rawLines = Self.lineTexts(of: text)
         endsWithNewline = text.isEmpty || rawLines.last?.isEmpty == true
         if endsWithNewline, !rawLines.isEmpty { rawLines.removeLast() }
         var sawHeading = false
@@ -53,6 +52,27 @@ public struct ListDocument: Hashable, Sendable {
             if case .heading = line { sawHeading = true }
             return line
         }
+    }
+
+    /// The lines of `text`, split at "\n" and "\r\n" (the last one empty when the text ends with
+    /// a line end). Split on the bytes: a line end never joins a grapheme cluster with what
+    /// follows, so this is the Character-wise split, without its cost per character.
+    static func lineTexts(of text: String) -> [Substring] {
+        let utf8 = text.utf8
+        var lines: [Substring] = []
+        var start = utf8.startIndex
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: "\n") {
+                var end = index
+                if end > start, utf8[utf8.index(before: end)] == UInt8(ascii: "\r") { end = utf8.index(before: end) }
+                lines.append(text[start..<end])
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        lines.append(text[start..<utf8.endIndex])
+        return lines
     }
 
     /// The document as text.

@@ -1,4 +1,4 @@
-import ListFileFormat
+@testable import ListFileFormat
 import ListModel
 import Testing
 
@@ -246,5 +246,19 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
     @Test func aChangeOfSpellingIsAReplace() throws {
         let (edits, _, _) = try save("# Groceries <!-- listd id=1 -->\n- Milk\n- eggs\n\n# Hardware <!-- listd id=2 -->\n- nails\n", over: try start())
         #expect(edits == [.replaceItem("milk", with: "Milk", on: .id(1))])
+    }
+}
+
+@Suite struct LineSplittingTests {
+    /// Lines are split on bytes; Swift's Character-wise split (where "\r\n" is one Character) is
+    /// the reference.
+    @Test func splittingOnBytesIsTheCharacterWiseSplit() {
+        let pieces = ["a", "\n", "\r", "\r\n", "é", "e\u{301}", "\u{301}", "🥛", " ", "# H", "- x", "\n\u{301}", "\r\r\n"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let reference = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+            #expect(ListDocument.lineTexts(of: text) == reference, "\(text.debugDescription)")
+        }
     }
 }
