@@ -772,7 +772,7 @@ public final class ListStore: Service, Sendable {
     /// A change as the notification line subscribers get (and the change log keeps).
     private static func notificationLine(_ change: ListChange) throws(DaemonError) -> [UInt8] {
         do {
-            return Array(try RPCEncoding.request(id: nil, method: ListEventName(change.kind).rawValue, params: ListChangeParams(change)))
+            return try RPCEncoding.requestBytes(id: nil, method: ListEventName(change.kind).rawValue, params: ListChangeParams(change))
         } catch {
             throw .unreadableState(path: "(a change notification)", detail: "\(error)")
         }
@@ -919,6 +919,8 @@ public final class ListStore: Service, Sendable {
     // MARK: Journal
 
     private func log(_ change: ListChange) {
+        // Built only when it is written (the summary and fields cost more than the edit).
+        guard logger.logLevel <= .info else { return }
         var metadata = Self.metadata(change.origin)
         metadata["list_id"] = "\(change.list.id)"
         metadata["list_name"] = "\(change.list.name)"

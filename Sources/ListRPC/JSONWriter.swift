@@ -58,6 +58,8 @@ extension JSONWriter {
 
         var bytes: [UInt8] = []
         private(set) var open: [OpenContainer] = []
+        /// Off only in tests, to compare the direct writers with what Codable writes.
+        var writesDirectly = true
         private var nextID = 1
 
         init() {
@@ -169,7 +171,7 @@ extension JSONWriter {
                 JSONWriter.write(json, into: &sink.bytes)
                 return
             }
-            if let direct = value as? any JSONDirectlyWritable {
+            if sink.writesDirectly, let direct = value as? any JSONDirectlyWritable {
                 direct.writeJSON(into: &sink.bytes)
                 return
             }
@@ -390,5 +392,79 @@ extension ShoppingList: JSONDirectlyWritable {
             JSONWriter.Sink.writeString(item, into: &bytes)
         }
         bytes.append(contentsOf: "]}".utf8)
+    }
+}
+
+extension ChangeOrigin: JSONDirectlyWritable {
+    func writeJSON(into bytes: inout [UInt8]) {
+        switch self {
+        case .client(let pid, let uid, let name):
+            bytes.append(contentsOf: #"{"kind":"client","pid":"#.utf8)
+            bytes.append(contentsOf: String(pid).utf8)
+            bytes.append(contentsOf: #","uid":"#.utf8)
+            bytes.append(contentsOf: String(uid).utf8)
+            if let name {
+                bytes.append(contentsOf: #","name":"#.utf8)
+                JSONWriter.Sink.writeString(name, into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        case .file:
+            bytes.append(contentsOf: #"{"kind":"file"}"#.utf8)
+        }
+    }
+}
+
+extension ListChange.Step: JSONDirectlyWritable {
+    func writeJSON(into bytes: inout [UInt8]) {
+        func field(_ name: String, _ value: String) {
+            bytes.append(contentsOf: #",""#.utf8)
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(contentsOf: #"":"#.utf8)
+            JSONWriter.Sink.writeString(value, into: &bytes)
+        }
+        switch self {
+        case .add(let item):
+            bytes.append(contentsOf: #"{"op":"add""#.utf8)
+            field("item", item)
+        case .remove(let item):
+            bytes.append(contentsOf: #"{"op":"remove""#.utf8)
+            field("item", item)
+        case .replace(let item, let with):
+            bytes.append(contentsOf: #"{"op":"replace""#.utf8)
+            field("item", item)
+            field("with", with)
+        case .rename(let from, let to):
+            bytes.append(contentsOf: #"{"op":"rename""#.utf8)
+            field("from", from)
+            field("to", to)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+}
+
+extension ListChangeParams: JSONDirectlyWritable {
+    func writeJSON(into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"revision":"#.utf8)
+        bytes.append(contentsOf: String(revision).utf8)
+        bytes.append(contentsOf: #","list":"#.utf8)
+        list.writeJSON(into: &bytes)
+        bytes.append(contentsOf: #","origin":"#.utf8)
+        origin.writeJSON(into: &bytes)
+        bytes.append(contentsOf: #","changes":["#.utf8)
+        for (index, step) in changes.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            step.writeJSON(into: &bytes)
+        }
+        bytes.append(contentsOf: "]}".utf8)
+    }
+}
+
+extension RPCRequestID {
+    func writeJSON(into bytes: inout [UInt8]) {
+        switch self {
+        case .number(let number): bytes.append(contentsOf: String(number).utf8)
+        case .string(let string): JSONWriter.Sink.writeString(string, into: &bytes)
+        case .null: bytes.append(contentsOf: "null".utf8)
+        }
     }
 }

@@ -258,7 +258,16 @@ public enum RPCEncoding {
 
     /// A result reply, without the trailing newline (so replies can be joined into a batch).
     public static func result(id: RPCRequestID?, _ result: some Encodable) throws -> Data {
-        try json(ResultEnvelope(id: IDField(id: id), result: result))
+        if let direct = result as? any JSONDirectlyWritable {
+            // What ResultEnvelope encodes, without Codable's containers (every edit's reply).
+            var bytes = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
+            (id ?? .null).writeJSON(into: &bytes)
+            bytes.append(contentsOf: #","result":"#.utf8)
+            direct.writeJSON(into: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+            return Data(bytes)
+        }
+        return try json(ResultEnvelope(id: IDField(id: id), result: result))
     }
 
     public static func error(id: RPCRequestID?, _ error: RPCError) -> Data {
@@ -268,7 +277,27 @@ public enum RPCEncoding {
 
     /// A request (with id) or notification (without).
     public static func request(id: RPCRequestID?, method: String, params: some Encodable) throws -> Data {
-        try json(RequestEnvelope(id: id, method: method, params: params))
+        Data(try requestBytes(id: id, method: method, params: params))
+    }
+
+    /// A request or notification as bytes (a change notification is made once per change, for
+    /// the change log and every subscriber).
+    public static func requestBytes(id: RPCRequestID?, method: String, params: some Encodable) throws -> [UInt8] {
+        if let direct = params as? any JSONDirectlyWritable {
+            // What RequestEnvelope encodes, without Codable's containers.
+            var bytes = Array(#"{"jsonrpc":"2.0""#.utf8)
+            if let id {
+                bytes.append(contentsOf: #","id":"#.utf8)
+                id.writeJSON(into: &bytes)
+            }
+            bytes.append(contentsOf: #","method":"#.utf8)
+            JSONWriter.Sink.writeString(method, into: &bytes)
+            bytes.append(contentsOf: #","params":"#.utf8)
+            direct.writeJSON(into: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+            return bytes
+        }
+        return try JSONWriter.encode(RequestEnvelope(id: id, method: method, params: params))
     }
 
     /// Joins single replies into one batch reply.

@@ -121,6 +121,38 @@ private struct SplitMix: RandomNumberGenerator {
         }
     }
 
+    /// Everything a change notification carries, written directly and through Codable.
+    @Test func changeNotificationsWrittenDirectlyAreWhatCodableWrites() throws {
+        var book = ListBook()
+        let at = Timestamp(millisecondsSinceEpoch: 1_790_000_000_000)
+        var changes: [ListChange] = []
+        changes.append(try #require(try book.apply(.createList(name: "G \"1\"", items: ["a", "b"]), at: at, origin: .file)))
+        changes.append(try #require(try book.apply(.addItem("c/d", to: .id(1)), at: at, origin: .client(pid: 1, uid: 2, name: nil))))
+        changes.append(try #require(try book.apply(.replaceItem("a", with: "“A”", on: .id(1)), at: at, origin: .client(pid: 3, uid: 0, name: "n\\m"))))
+        changes.append(try #require(try book.apply(.removeItem("b", from: .id(1)), at: at, origin: .file)))
+        changes.append(try #require(try book.apply(.renameList(.id(1), to: "H"), at: at, origin: .file)))
+        for change in changes {
+            let params = ListChangeParams(change)
+            var direct: [UInt8] = []
+            params.writeJSON(into: &direct)
+            let sink = JSONWriter.Sink()
+            sink.writesDirectly = false
+            try params.encode(to: JSONWriter.StreamEncoder(sink: sink, codingPath: []))
+            sink.close(downTo: 0)
+            #expect(String(decoding: direct, as: UTF8.self) == String(decoding: sink.bytes, as: UTF8.self))
+            #expect(try JSONDecoder().decode(ListChangeParams.self, from: Data(direct)) == params)
+            // The notification and a reply around it are JSON-RPC as Foundation reads it.
+            let line = try RPCEncoding.requestBytes(id: nil, method: "didUpdateShoppingList", params: params)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            #expect(object["jsonrpc"] as? String == "2.0" && object["method"] as? String == "didUpdateShoppingList" && object["id"] == nil)
+            for id in [RPCRequestID.number(7), .string("x\"y"), .null] {
+                let reply = try #require(try JSONSerialization.jsonObject(with: try RPCEncoding.result(id: id, params.list)) as? [String: Any])
+                #expect(reply.keys.sorted() == ["id", "jsonrpc", "result"])
+                #expect(try JSONDecoder().decode(ShoppingList.self, from: JSONSerialization.data(withJSONObject: reply["result"]!)) == params.list)
+            }
+        }
+    }
+
     @Test func controlCharactersAndQuotesAreEscapedAndSlashesAreNot() {
         #expect(written(.string("a\"b\\c/d\n\u{1}")) == #""a\"b\\c/d\n\u0001""#)
         #expect(written(.object(["b": .integer(1), "a": .null])) == #"{"a":null,"b":1}"#)
