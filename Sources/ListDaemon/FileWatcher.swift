@@ -147,9 +147,15 @@ public final class FileWatcher: Service, Sendable {
         case .none:
             return
         case .checkAt(let instant):
-            queue.asyncAfter(deadline: .now() + dispatchInterval(ContinuousClock.now.duration(to: instant))) { [self] in
+            // A strict timer without leeway: the quiet period is what a save waits, and a
+            // default timer may fire some milliseconds late.
+            let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
+            timer.schedule(deadline: .now() + dispatchInterval(ContinuousClock.now.duration(to: instant)), leeway: .nanoseconds(0))
+            timer.setEventHandler { [self] in
+                timer.cancel()
                 perform(state.withLock { $0.tracker.check(at: .now) })
             }
+            timer.resume()
         case .read:
             let (handler, waiters, burst) = state.withLock { state in
                 defer {
