@@ -4,6 +4,26 @@ import Testing
 
 /// Every method, every deny and every protocol error, against the real listd over its socket.
 @Suite struct ProtocolTests {
+    /// `printf '…' | socat - UNIX:…` style: requests, then the sending side shut. Every request
+    /// is answered (an edit that waits for its flush included), then listd ends the connection.
+    @Test func aClientThatStopsSendingGetsEveryReplyThenTheEnd() throws {
+        let daemon = try Daemon.start()
+        let connection = try LineConnection(path: daemon.sandbox.socket)
+        try connection.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Groceries"}}"#)
+        try connection.send(#"{"jsonrpc":"2.0","id":2,"method":"addItem","params":{"list":1,"item":"milk"}}"#)
+        try connection.send(#"{"jsonrpc":"2.0","id":3,"method":"getList","params":{"list":1}}"#)
+        connection.finishSending()
+        var ids: [Int] = []
+        var items: [String]?
+        while let line = try connection.readLine() {
+            let reply = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            ids.append(reply["id"] as? Int ?? -1)
+            items = (reply["result"] as? [String: Any])?["items"] as? [String] ?? items
+        }
+        #expect(ids == [1, 2, 3])
+        #expect(items == ["milk"])
+    }
+
     @Test func everyMethod() throws {
         let daemon = try Daemon.start()
         let client = try LineConnection(path: daemon.sandbox.socket)

@@ -208,6 +208,11 @@ final class LineConnection: @unchecked Sendable {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
+    /// Says it will send nothing more (`shutdown(SHUT_WR)`); replies can still be read.
+    func finishSending() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
     func send(_ text: String) throws {
         try sendBytes(Array((text + "\n").utf8))
     }
