@@ -19,7 +19,7 @@ struct ConnectionServices: Sendable {
 /// right here, without leaving the event loop; one that waits (an edit) runs as a task while the
 /// requests behind it queue. Up to `requestsReadAhead` lines wait; beyond that the socket is not
 /// read (the kernel's buffer, then the client's writes, hold the rest).
-final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer

@@ -50,9 +50,6 @@ final class Outbox: Sendable {
         send(buffer, isNotification: true)
     }
 
-    /// Bytes sent and not yet written to the socket.
-    var queuedBytes: Int { state.withLock { $0.queued } }
-
     private func send(_ buffer: ByteBuffer, isNotification: Bool) {
         let size = buffer.readableBytes
         let (scheduleHandOver, overflowWith) = state.withLock { state -> (Bool, Int?) in
