@@ -90,17 +90,21 @@ func roundTrips(_ connection: LineSocket, count: Int, _ line: (Int) -> String) -
 
 /// Runs `body` on a new thread pinned to `cpu` and waits for it.
 func onThread<T>(cpu: Int?, _ body: @escaping () throws -> T) throws -> T {
-    var result: Result<T, any Error>?
+    /// Written by the thread before it signals, read after the wait: never at the same time.
+    final class Outcome: @unchecked Sendable {
+        var result: Result<T, any Error>?
+    }
+    let outcome = Outcome()
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
         pinThread(to: cpu)
-        result = Result { try body() }
+        outcome.result = Result { try body() }
         done.signal()
     }
     thread.stackSize = 1 << 22
     thread.start()
     done.wait()
-    return try result!.get()
+    return try outcome.result!.get()
 }
 
 let runs = 3
