@@ -89,12 +89,14 @@ func roundTrips(_ connection: LineSocket, count: Int, _ line: (Int) -> String) -
 }
 
 /// Runs `body` on a new thread pinned to `cpu` and waits for it.
+/// A thread's result: written by the thread before it signals, read after the wait, never at the
+/// same time.
+final class ThreadOutcome<T>: @unchecked Sendable {
+    var result: Result<T, any Error>?
+}
+
 func onThread<T>(cpu: Int?, _ body: @escaping () throws -> T) throws -> T {
-    /// Written by the thread before it signals, read after the wait: never at the same time.
-    final class Outcome: @unchecked Sendable {
-        var result: Result<T, any Error>?
-    }
-    let outcome = Outcome()
+    let outcome = ThreadOutcome<T>()
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
         pinThread(to: cpu)
