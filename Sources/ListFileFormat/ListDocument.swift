@@ -85,6 +85,11 @@ public struct ListDocument: Hashable, Sendable {
     static let marker = "<!-- listd"
 
     static func classify(_ raw: Substring, beforeFirstHeading: Bool) -> Line {
+        quickItem(raw) ?? classifyCharacterWise(raw, beforeFirstHeading: beforeFirstHeading)
+    }
+
+    /// The rules, Character by Character.
+    static func classifyCharacterWise(_ raw: Substring, beforeFirstHeading: Bool) -> Line {
         if raw.hasPrefix("# ") || raw == "#" {
             var name = raw.dropFirst()
             var metadata: [String: String]?
@@ -109,6 +114,30 @@ public struct ListDocument: Hashable, Sendable {
             return .legacyHeader(fields)
         }
         return .text(String(raw))
+    }
+
+    /// Most lines of a list file are `- text`: decided here on the bytes, when every byte that
+    /// decides (indentation, bullet, the space after it) and the first byte of the text are ASCII,
+    /// so that no combining mark can join them into other Characters. nil sends the line through
+    /// the Character-wise rules of `classify`.
+    static func quickItem(_ raw: Substring) -> Line? {
+        let utf8 = raw.utf8
+        var index = utf8.startIndex
+        while index != utf8.endIndex, utf8[index] == UInt8(ascii: " ") || utf8[index] == UInt8(ascii: "\t") {
+            index = utf8.index(after: index)
+        }
+        guard index != utf8.endIndex else { return nil }
+        switch utf8[index] {
+        case UInt8(ascii: "-"), UInt8(ascii: "*"), UInt8(ascii: "+"): break
+        default: return nil
+        }
+        let separator = utf8.index(after: index)
+        guard separator != utf8.endIndex, utf8[separator] == UInt8(ascii: " ") || utf8[separator] == UInt8(ascii: "\t") else {
+            return nil
+        }
+        let textStart = utf8.index(after: separator)
+        guard textStart == utf8.endIndex || utf8[textStart] < 0x80 else { return nil }
+        return .item(Item(prefix: String(raw[..<textStart]), text: String(raw[textStart...])))
     }
 
     /// Where the last `<!-- listd` in `line` starts.

@@ -262,3 +262,27 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
         }
     }
 }
+
+@Suite struct QuickItemTests {
+    /// Lines decided on their bytes are decided as the Character-wise rules decide them.
+    @Test func theByteWiseItemPathAgreesWithTheCharacterWiseRules() {
+        // Indentation, something like a bullet, something like a separator, then text: each
+        // part now and then non-ASCII or a combining mark.
+        let indents = ["", " ", "  ", "\t", " \u{301}", "\u{A0}"]
+        let bullets = ["-", "*", "+", "#", "x", "-\u{301}", "é", ""]
+        let separators = [" ", "\t", "", " \u{301}", "\u{A0}", "-"]
+        let texts = ["", "milk", "\u{301}x", "é", "🥛 oat", " trailing ", "<!-- listd id=1 -->", "- nested"]
+        var generator = SystemRandomNumberGenerator()
+        var decidedQuickly = 0
+        for _ in 0..<20_000 {
+            let parts = [indents, bullets, separators, texts].map { $0.randomElement(using: &generator)! }
+            let line = Substring(parts.joined())
+            guard let quick = ListDocument.quickItem(line) else { continue }
+            decidedQuickly += 1
+            // The rules without the quick path: what the line would be otherwise.
+            #expect(quick == ListDocument.classifyCharacterWise(line, beforeFirstHeading: false), "\(line.debugDescription)")
+        }
+        #expect(decidedQuickly > 1_000)
+    }
+}
+
