@@ -7,7 +7,7 @@ import NIOCore
 /// What every connection is served with.
 struct ConnectionServices: Sendable {
     let methods: MethodTable
-    let store: ListStore
+    let hub: SubscriptionHub
     let delegates: DelegateRegistry
     let configuration: RPCServer.Configuration
     let logger: Logger
@@ -99,7 +99,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         session?.outbox.close()
         if refusal == nil {
-            services.store.unsubscribe(connection: id)
+            services.hub.unsubscribe(connection: id)
             // A delegate that is gone is dropped now: nobody waits out its timeout.
             services.delegates.remove(connection: id)
         }

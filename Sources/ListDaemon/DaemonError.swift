@@ -10,8 +10,13 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
     case cannotWriteListFile(path: String, step: String, errno: Int32)
     /// The list file's directory cannot be watched for a person's saves.
     case cannotWatch(path: String, detail: String)
-    /// A line of the change log that is not the last one cannot be read.
+    /// A line of the change log that is not the last one cannot be read (or does not follow
+    /// from the lists before it).
     case damagedLog(path: String, line: Int)
+    /// The change log could not be opened, read or appended to: confirms stop until it can.
+    case changeLogFailed(path: String, step: String, errno: Int32)
+    /// The snapshot beside the change log could not be read or written.
+    case snapshotFailed(path: String, step: String, errno: Int32)
 
     public var description: String {
         switch self {
@@ -26,11 +31,15 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
         case .changedWhileWriting(let path):
             "\(path) was saved by someone else while listd was writing it; taking that save in first"
         case .unreadableState(let path, let detail):
-            "the state file \(path) cannot be read (\(detail)); rebuilding it from the list file"
+            "the state file \(path) cannot be read (\(detail)); the lists are rebuilt from the list file"
         case .cannotWriteListFile(let path, let step, let errno):
             "cannot save the list file \(path) (\(step)): \(errorText(errno))"
         case .cannotWatch(let path, let detail):
             "cannot watch \(path) for saves of the list file: \(detail)"
+        case .changeLogFailed(let path, let step, let errno):
+            "cannot use the change log \(path) (\(step)): \(errorText(errno)); edits are not confirmed until it can be written"
+        case .snapshotFailed(let path, let step, let errno):
+            "cannot use the snapshot \(path) (\(step)): \(errorText(errno))"
         case .damagedLog(let path, let line):
             "line \(line) of the change log \(path) is damaged, and confirmed changes follow it; listd will not start on a guess. Keep a copy, then remove that line (or the whole log, losing the changes since the last snapshot) and start again"
         }

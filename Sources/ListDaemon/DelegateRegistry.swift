@@ -5,8 +5,8 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// The connections that asked to vet edits (multicast delegates), and the questions in flight to
-/// them. Held weakly in effect: a delegate whose connection ends is dropped at once, and its
+/// The delegate shell: the connections that asked to vet edits (multicast delegates), and the
+/// questions in flight to them. Held weakly in effect: a delegate whose connection ends is dropped at once, and its
 /// questions in flight are settled immediately by its `onTimeout`.
 final class DelegateRegistry: Sendable {
     static let defaultTimeout: Duration = .seconds(2)
@@ -27,6 +27,14 @@ final class DelegateRegistry: Sendable {
         var timeout: Duration
         var onTimeout: TimeoutVerdict
         var strikes = 0
+
+        func wants(_ question: DelegateQuestion, list: ListID?, nameKey: String?) -> Bool {
+            guard questions.contains(question) else { return false }
+            guard let lists else { return true }
+            if let list, lists.contains(list) { return true }
+            if list == nil, let nameKey { return listNames.contains(nameKey) }
+            return false
+        }
     }
 
     /// How one delegate's question ended.
@@ -37,12 +45,6 @@ final class DelegateRegistry: Sendable {
         case unanswered
     }
 
-    /// The result of asking every matching delegate.
-    struct Verdict: Sendable {
-        var denials: [DelegateDenial] = []
-        var timedOut: [String] = []
-        var denied = false
-    }
 
     private struct Question: Sendable {
         var connection: Int
@@ -98,21 +100,23 @@ final class DelegateRegistry: Sendable {
         return true
     }
 
+    /// Whether some delegate wants `question` about `list` (or, for a create, `name`).
+    func wants(_ question: DelegateQuestion, list: ListID?, name: String?) -> Bool {
+        state.withLock { state in
+            !state.delegates.isEmpty && state.delegates.values.contains { $0.wants(question, list: list, nameKey: name.map(ListText.key)) }
+        }
+    }
+
     /// Asks every delegate that wants `question` about `list` (or, for a create, `name`), all at
     /// once, and waits for each answer or timeout.
-    func ask(_ question: DelegateQuestion, _ params: DelegateQuestionParams, list: ListID?, name: String?) async -> Verdict {
+    func ask(_ question: DelegateQuestion, _ params: DelegateQuestionParams, list: ListID?, name: String?) async -> DelegateVerdict {
         let nameKey = name.map(ListText.key)
         let delegates = state.withLock { state in
-            state.delegates.values.filter { delegate in
-                guard delegate.questions.contains(question) else { return false }
-                guard let lists = delegate.lists else { return true }
-                if let list, lists.contains(list) { return true }
-                if list == nil, let nameKey { return delegate.listNames.contains(nameKey) }
-                return false
-            }
+            state.delegates.values.filter { $0.wants(question, list: list, nameKey: nameKey) }
         }
-        guard !delegates.isEmpty else { return Verdict() }
-        var verdict = Verdict()
+        guard !delegates.isEmpty else { return .allowed }
+        var verdict = DelegateVerdict()
+        verdict.consulted = true
         await withTaskGroup(of: (Delegate, Reply).self) { group in
             for delegate in delegates {
                 group.addTask { (delegate, await self.ask(delegate, question, params)) }

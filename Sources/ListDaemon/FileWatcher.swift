@@ -116,7 +116,7 @@ public final class FileWatcher: Service, Sendable {
                 // Events were lost; listd always reads the whole file, so reading it is enough.
                 logger.warning("the inotify queue overflowed; re-reading the list file in full")
                 observed.append(.overflowed)
-            } else if event.mask & UInt32(IN_MOVED_FROM) != 0, ListFileStorage.isTemporaryName(event.name) {
+            } else if event.mask & UInt32(IN_MOVED_FROM) != 0, FileIO.isTemporaryName(event.name) {
                 // listd's own write is a rename from its temp file; the rename onto the list file
                 // that carries the same cookie is not a person's save.
                 ownRenames.withLock { _ = $0.insert(event.cookie) }

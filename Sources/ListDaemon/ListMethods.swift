@@ -4,9 +4,10 @@ import ListRPC
 
 extension MethodTable {
     /// Every method listd serves.
-    static func listd(coordinator: EditCoordinator, version: String) -> MethodTable {
-        let store = coordinator.store
-        let delegates = coordinator.delegates
+    static func listd(service: ListService, version: String) -> MethodTable {
+        let store = service
+        let hub = service.hub
+        let delegates = service.delegates
         var table = MethodTable()
 
         table.register(Hello.self) { params, session throws(RPCError) in
@@ -27,22 +28,22 @@ extension MethodTable {
             }
         }
         table.registerAwaiting(CreateList.self) { params, session throws(RPCError) in
-            try await coordinator.perform(.createList(name: params.name, items: params.items ?? []), params.ifRevision, session)
+            try await service.perform(.createList(name: params.name, items: params.items ?? []), params.ifRevision, session)
         }
         table.registerAwaiting(RenameList.self) { params, session throws(RPCError) in
-            try await coordinator.perform(.renameList(params.list, to: params.name), params.ifRevision, session)
+            try await service.perform(.renameList(params.list, to: params.name), params.ifRevision, session)
         }
         table.registerAwaiting(DeleteList.self) { params, session throws(RPCError) in
-            try await coordinator.perform(.deleteList(params.list), params.ifRevision, session)
+            try await service.perform(.deleteList(params.list), params.ifRevision, session)
         }
         table.registerAwaiting(AddItem.self) { params, session throws(RPCError) in
-            try await coordinator.perform(.addItem(params.item, to: params.list), params.ifRevision, session)
+            try await service.perform(.addItem(params.item, to: params.list), params.ifRevision, session)
         }
         table.registerAwaiting(ReplaceItem.self) { params, session throws(RPCError) in
-            try await coordinator.perform(.replaceItem(params.item, with: params.with, on: params.list), params.ifRevision, session)
+            try await service.perform(.replaceItem(params.item, with: params.with, on: params.list), params.ifRevision, session)
         }
         table.registerAwaiting(RemoveItem.self) { params, session throws(RPCError) in
-            try await coordinator.perform(.removeItem(params.item, from: params.list), params.ifRevision, session)
+            try await service.perform(.removeItem(params.item, from: params.list), params.ifRevision, session)
         }
         table.register(Subscribe.self) { params, session throws(RPCError) in
             var events = ListEventName.defaultEvents
@@ -58,8 +59,8 @@ extension MethodTable {
             }
             // Notifications wait until the server has sent this reply (see Outbox).
             session.outbox.hold()
-            do throws(ListStore.SubscribeFailure) {
-                return try store.subscribe(
+            do throws(SubscriptionHub.SubscribeFailure) {
+                return try hub.subscribe(
                     connection: session.id,
                     outbox: session.outbox,
                     events: events,
@@ -78,7 +79,7 @@ extension MethodTable {
             }
         }
         table.register(Unsubscribe.self) { _, session in
-            store.unsubscribe(connection: session.id)
+            hub.unsubscribe(connection: session.id)
             return EmptyResult()
         }
         table.register(RegisterDelegate.self) { params, session throws(RPCError) in
@@ -95,7 +96,7 @@ extension MethodTable {
                 ids = []
                 for reference in lists {
                     if case .name(let name) = reference { names.insert(ListText.key(name)) }
-                    if let list = try? store.book.list(reference) { ids!.insert(list.id) }
+                    if let list = try? hub.book.list(reference) { ids!.insert(list.id) }
                 }
             }
             let questions = params.questions ?? DelegateQuestion.allCases
@@ -122,7 +123,7 @@ extension MethodTable {
     }
 }
 
-extension EditCoordinator {
+extension ListService {
     /// An edit on behalf of a client, with the outcome mapped to a confirm or a deny.
     fileprivate func perform(_ edit: ListEdit, _ ifRevision: Revision?, _ session: Session) async throws(RPCError) -> ShoppingList {
         switch await propose(edit, ifRevision: ifRevision, origin: session.origin) {
@@ -132,7 +133,6 @@ extension EditCoordinator {
         case .failure(.fileInvalid(let path, let offset)): throw .fileInvalid(path: path, byteOffset: offset)
         case .failure(.storageFailed(let detail)): throw .storageFailed(detail)
         case .failure(.shuttingDown): throw .internalError("listd is shutting down; the change was not applied.")
-        case .failure(.needsVetting): throw .internalError("the change could not be put to the delegates; it was not applied.")
         }
     }
 }

@@ -67,17 +67,16 @@ public final class RPCServer: Service, Sendable {
     /// - Parameter onReady: called once the socket accepts connections.
     public init(
         configuration: Configuration,
-        store: ListStore,
+        service: ListService,
         logger: Logger,
         onReady: @escaping @Sendable () -> Void = {}
     ) {
         self.configuration = configuration
         self.logger = logger
-        let delegates = store.delegates
         self.services = ConnectionServices(
-            methods: .listd(coordinator: EditCoordinator(store: store, delegates: delegates, logger: logger), version: configuration.version),
-            store: store,
-            delegates: delegates,
+            methods: .listd(service: service, version: configuration.version),
+            hub: service.hub,
+            delegates: service.delegates,
             configuration: configuration,
             logger: logger
         )

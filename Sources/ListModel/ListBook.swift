@@ -3,11 +3,11 @@
 /// `apply` is the single place where an edit is confirmed or denied: it either returns the change
 /// it made, or throws why not and leaves the book untouched.
 public struct ListBook: Hashable, Sendable {
-    public private(set) var lists: [ShoppingList]
+    public internal(set) var lists: [ShoppingList]
     /// The revision of the last applied change; 0 when nothing ever changed.
-    public private(set) var revision: Revision
+    public internal(set) var revision: Revision
     /// The id the next created list gets. Ids of deleted lists are never handed out again.
-    public private(set) var nextID: ListID
+    public internal(set) var nextID: ListID
 
     public init() {
         self.lists = []

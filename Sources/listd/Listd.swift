@@ -118,7 +118,7 @@ struct Listd: AsyncParsableCommand {
             if let socket = passed.first, !(try ListenFileDescriptors.isListeningUnixStream(socket)) {
                 throw ValidationError("the socket passed by the service manager is not a listening Unix stream socket.")
             }
-            let store = try ListStore(filePath: filePath, quietPeriod: .milliseconds(settleMs), historyLimit: history, logger: logger)
+            let store = try ListService(filePath: filePath, quietPeriod: .milliseconds(settleMs), historyLimit: history, logger: logger)
             logger.info("loaded \(store.snapshot.lists.count) list(s) from \(store.filePath) at revision \(store.snapshot.revision)")
             let systemd = SystemdIntegration(store: store, logger: logger)
             let watchdog = try Watchdog.interval()
@@ -137,7 +137,7 @@ struct Listd: AsyncParsableCommand {
             )
             let server = RPCServer(
                 configuration: configuration,
-                store: store,
+                service: store,
                 logger: logger,
                 onReady: { systemd.ready() }
             )

@@ -386,6 +386,41 @@ private func jsonString(_ value: Any?) -> String {
 }
 
 extension FileEditDelegateTests {
+    /// Issue 12, defect 1: each question shows the list as it will be when that edit is applied
+    /// (after the earlier edits allowed, never one denied or undecided).
+    @Test func aSavesSecondLineIsAskedAboutOnTheListWithoutTheDeniedFirst() throws {
+        let sandbox = try Sandbox()
+        try "# Groceries\n- milk\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let daemon = try Daemon.start(in: sandbox)
+        defer { withExtendedLifetime(daemon) {} }
+        let delegate = try LineConnection(path: sandbox.socket)
+        _ = try delegate.result("registerDelegate", ["name": "strict", "questions": ["shouldAdd"]])
+        try "# Groceries <!-- listd id=1 -->\n- milk\n- forbidden fruit\n- apples\n".write(toFile: sandbox.file, atomically: false, encoding: .utf8)
+        var asked: [String] = []
+        for _ in 0..<2 {
+            let question = try delegate.readObject()
+            let params = question["params"] as? [String: Any]
+            let item = params?["item"] as? String ?? "?"
+            let items = (params?["list"] as? [String: Any])?["items"] as? [String] ?? []
+            asked.append("\(item) on \(items)")
+            let answer = item.contains("forbidden") ? #"{"allow":false,"reason":"forbidden"}"# : #"{"allow":true}"#
+            try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question["id"])),\"result\":\(answer)}")
+        }
+        #expect(asked == ["forbidden fruit on [\"milk\"]", "apples on [\"milk\"]"])
+        let expected = """
+                # Groceries <!-- listd id=1 -->
+                - milk
+                <!-- listd: not taken: Denied by a delegate: strict: forbidden. You wrote: - forbidden fruit -->
+                - apples
+
+                """
+        #expect(try sandbox.read { $0 == expected } == expected)
+        let reader = try LineConnection(path: sandbox.socket)
+        #expect(try reader.result("getList", ["list": "Groceries"])["items"] as? [String] == ["milk", "apples"])
+    }
+}
+
+extension FileEditDelegateTests {
     /// The file with Groceries (milk) and Hardware (nails), a delegate that vets Groceries only
     /// and answers when the test says so, and the person's save adding bread to Groceries, whose
     /// question has reached the delegate.
@@ -460,16 +495,16 @@ extension FileEditDelegateTests {
         // does not count for the second.
         try saved.replacingOccurrences(of: "- bread\n", with: "- bread\n- cake\n").write(toFile: sandbox.file, atomically: true, encoding: .utf8)
         try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question["id"])),\"result\":{\"allow\":true}}")
-        var asked: [String: Any] = [:]
+        // Asked again, one line at a time (each question shows the list as it will be then).
+        var asked: [String] = []
         for _ in 0..<2 {
             let again = try delegate.readObject()
-            asked[(again["params"] as? [String: Any])?["item"] as? String ?? "?"] = again["id"]
-        }
-        #expect(Set(asked.keys) == ["bread", "cake"])
-        for (item, id) in asked {
+            let item = (again["params"] as? [String: Any])?["item"] as? String ?? "?"
+            asked.append(item)
             let answer = item == "cake" ? #"{"allow":false,"reason":"no sweets"}"# : #"{"allow":true}"#
-            try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(id)),\"result\":\(answer)}")
+            try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(again["id"])),\"result\":\(answer)}")
         }
+        #expect(asked == ["bread", "cake"])
         let change = try watcher.readObject()
         #expect((change["params"] as? [String: Any])?["changes"] as? [[String: String]] == [["op": "add", "item": "bread"]])
         #expect(try watcher.readObject()["method"] as? String == "didRejectFileEdit")

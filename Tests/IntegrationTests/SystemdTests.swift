@@ -195,8 +195,9 @@ struct JournalTests {
         _ = try client.result("createList", ["name": name])
         _ = try client.result("addItem", ["list": name, "item": "milk"])
         _ = try client.error("addItem", ["list": name, "item": "MILK"])
+        _ = try client.error("removeItem", ["list": 1, "item": "bread"])
 
-        let entries = try Self.entries(listName: name, count: 3)
+        let entries = try Self.entries(listName: name, count: 4)
         let added = try #require(entries.first { $0["MESSAGE"] as? String == "added “milk” to \(name) (revision 2, by journal-test (pid \(getpid()), uid 0))" })
         #expect(added["ITEM"] as? String == "milk")
         #expect(added["LIST_ID"] as? String == "1")
@@ -205,12 +206,18 @@ struct JournalTests {
         #expect(added["CLIENT_PID"] as? String == "\(getpid())")
         #expect(added["CLIENT_UID"] as? String == "0")
         #expect(added["PRIORITY"] as? String == "6")
-        #expect((added["CODE_FILE"] as? String)?.hasSuffix("ListStore.swift") == true)
+        #expect((added["CODE_FILE"] as? String)?.hasSuffix("JournalEntries.swift") == true)
         #expect(added["CODE_LINE"] != nil)
         #expect(added["CODE_FUNC"] != nil)
         let denied = try #require(entries.first { $0["REASON"] as? String == "itemExists" })
         #expect(denied["PRIORITY"] as? String == "5")
         #expect((denied["MESSAGE"] as? String)?.hasPrefix("denied: “milk” is already on \(name).") == true)
+        // Every entry about an existing list names it both ways (issue 12, defect 3), however
+        // the edit referred to it.
+        #expect(denied["LIST_ID"] as? String == "1")
+        let byID = try #require(entries.first { $0["REASON"] as? String == "itemNotFound" }, "a denial of an edit naming the list by id")
+        #expect(byID["LIST_ID"] as? String == "1")
+        #expect(byID["LIST_NAME"] as? String == name)
         // Nothing went to stderr.
         #expect(!daemon.logOutput.contains("added “milk”"))
     }

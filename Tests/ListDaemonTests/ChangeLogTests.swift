@@ -11,52 +11,85 @@ import Testing
         return directory + "/log"
     }
 
-    private func changeLine(revision: Int, item: String) throws -> [UInt8] {
-        let list = ShoppingList(id: 1, name: "G", edited: Timestamp(millisecondsSinceEpoch: 0), revision: revision, items: [item])
-        let change = ListChange(kind: .updated, revision: revision, list: list, steps: [.add(item: item)], origin: .file)
-        return Array(try RPCEncoding.request(id: nil, method: "didUpdateShoppingList", params: ListChangeParams(change)))
+    private func change(revision: Int, item: String) -> LogEntry {
+        .change(ChangeRecord(revision: revision, time: Timestamp(millisecondsSinceEpoch: 5), origin: .file, operation: .add(id: 1, item: item, at: 0)))
     }
 
-    private func revisions(_ records: [ChangeLog.Record]) -> [String] {
-        records.map { record in
-            switch record {
-            case .change(let change, _, _): "change \(change.revision)"
+    private func revisions(_ entries: [LogEntry]) -> [String] {
+        entries.map { entry in
+            switch entry {
+            case .change(let record): "change \(record.revision)"
+            case .fullChange(let change): "full \(change.revision)"
             case .fileShows(_, let revision): "file \(revision)"
             case .order(_, let revision): "order \(revision)"
             }
         }
     }
 
-    @Test func whatIsAppendedIsReadBackInOrderAndEachLineCanBeReadAgain() throws {
+    @Test func whatIsAppendedIsReadBackInOrder() throws {
         let path = try temporaryLog()
         let log = try ChangeLog(path: path)
         #expect(try log.readAll().isEmpty)
-        let placed = try log.append([try changeLine(revision: 1, item: "milk"), ChangeLog.fileShowsLine(digest: "d", revision: 1)])
-        try log.append([ChangeLog.orderLine([2, 1], revision: 1), try changeLine(revision: 2, item: "eggs")])
-        #expect(String(decoding: log.read(placed[0]), as: UTF8.self) == String(decoding: try changeLine(revision: 1, item: "milk"), as: UTF8.self))
-        #expect(revisions(try ChangeLog(path: path).readAll()) == ["change 1", "file 1", "order 1", "change 2"])
+        try log.append([change(revision: 1, item: "milk"), .fileShows(digest: "d", revision: 1)])
+        try log.append([.order([2, 1], revision: 1), change(revision: 2, item: "eggs")])
+        let read = try ChangeLog(path: path).readAll()
+        #expect(revisions(read) == ["change 1", "file 1", "order 1", "change 2"])
+        #expect(read[0] == change(revision: 1, item: "milk"))
+        #expect(read[2] == .order([2, 1], revision: 1))
+    }
+
+    @Test func everyOperationRoundTripsThroughItsLine() throws {
+        let origin = ChangeOrigin.client(pid: 7, uid: 1000, name: "a “name”\n")
+        let operations: [ChangeRecord.Operation] = [
+            .create(id: 3, name: "Groceries", items: ["milk", "eggs"]), .rename(id: 3, to: "Food"), .delete(id: 3),
+            .add(id: 3, item: "bread\\\"", at: 2), .remove(id: 3, at: 1), .replace(id: 3, at: 0, with: "oat milk"),
+        ]
+        for operation in operations {
+            let entry = LogEntry.change(ChangeRecord(revision: 9, time: Timestamp(millisecondsSinceEpoch: 1234), origin: origin, operation: operation))
+            #expect(LogEntry(line: entry.line) == entry, "\(operation)")
+        }
+    }
+
+    @Test func aChangeLineDoesNotGrowWithTheList() throws {
+        // Defect 2 of issue 12: the line held the whole list after the change.
+        func line(listSize: Int) -> Int {
+            var book = ListBook()
+            _ = try? book.apply(.createList(name: "G", items: (0..<listSize).map { "item \($0)" }), at: .epoch, origin: .file)
+            let before = try? book.list(.id(1))
+            let change = try? book.apply(.addItem("one more", to: .id(1), at: 0), at: .epoch, origin: .file)
+            return LogEntry.change(ChangeRecord(change!, before: before)).line.count
+        }
+        #expect(line(listSize: 10) == line(listSize: 10_000))
+    }
+
+    @Test func anOlderLogsFullChangeLineIsStillRead() throws {
+        let list = ShoppingList(id: 1, name: "G", edited: Timestamp(millisecondsSinceEpoch: 0), revision: 2, items: ["milk"])
+        let full = ListChange(kind: .updated, revision: 2, list: list, steps: [.add(item: "milk")], origin: .file)
+        #expect(LogEntry(line: LogEntry.fullChange(full).line) == .fullChange(full))
     }
 
     @Test func aTornLastLineIsCutOffAndAppendsGoOnFromAWholeLine() throws {
         let path = try temporaryLog()
         let log = try ChangeLog(path: path)
-        try log.append([try changeLine(revision: 1, item: "milk")])
+        try log.append([change(revision: 1, item: "milk")])
         // A crash in the middle of the next append (never confirmed).
         let handle = try #require(FileHandle(forWritingAtPath: path))
         handle.seekToEndOfFile()
-        handle.write(Data(try changeLine(revision: 2, item: "eggs").prefix(30)))
+        handle.write(Data(change(revision: 2, item: "eggs").line.prefix(20)))
         try handle.close()
 
         let reopened = try ChangeLog(path: path)
         #expect(revisions(try reopened.readAll()) == ["change 1"])
-        try reopened.append([try changeLine(revision: 2, item: "bread")])
+        try reopened.append([change(revision: 2, item: "bread")])
         #expect(revisions(try ChangeLog(path: path).readAll()) == ["change 1", "change 2"])
     }
 
     @Test func aDamagedLineWithConfirmedLinesAfterItIsRefusedNotDropped() throws {
         let path = try temporaryLog()
         let log = try ChangeLog(path: path)
-        try log.append([try changeLine(revision: 1, item: "milk"), Array("{garbage".utf8), try changeLine(revision: 3, item: "eggs")])
+        try log.append([change(revision: 1, item: "milk")])
+        try "{garbage\n".data(using: .utf8)!.append(toFile: path)
+        try log.append([change(revision: 3, item: "eggs")])
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect {
             try ChangeLog(path: path).readAll()
@@ -65,5 +98,14 @@ import Testing
             return line == 2
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "nothing was cut")
+    }
+}
+
+extension Data {
+    fileprivate func append(toFile path: String) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(self)
+        try handle.close()
     }
 }

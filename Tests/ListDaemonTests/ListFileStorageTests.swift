@@ -13,9 +13,9 @@ import Testing
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let storage = ListFileStorage(path: directory + "/lists.md")
-        try storage.write(Array("one\n".utf8), to: storage.path)
-        try storage.write(Array("two\n".utf8), to: storage.path, expecting: .some(Array("one\n".utf8)))
-        #expect(try storage.read(storage.path) == Array("two\n".utf8))
+        try storage.write(Array("one\n".utf8))
+        try storage.write(Array("two\n".utf8), expecting: .some(Array("one\n".utf8)))
+        #expect(try storage.read() == Array("two\n".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["lists.md"])
         let mode = try FileManager.default.attributesOfItem(atPath: storage.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -51,7 +51,7 @@ import Testing
         let storage = ListFileStorage(path: directory + "/lists.md")
         try "the person's save\n".write(toFile: storage.path, atomically: true, encoding: .utf8)
         #expect {
-            try storage.write(Array("listd's version\n".utf8), to: storage.path, expecting: .some(Array("what listd read\n".utf8)))
+            try storage.write(Array("listd's version\n".utf8), expecting: .some(Array("what listd read\n".utf8)))
         } throws: { error in
             guard case DaemonError.changedWhileWriting = error else { return false }
             return true
@@ -59,7 +59,7 @@ import Testing
         #expect(try String(contentsOfFile: storage.path, encoding: .utf8) == "the person's save\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["lists.md"])
         // Expecting no file, but there is one: not replaced either.
-        #expect(throws: DaemonError.self) { try storage.write([], to: storage.path, expecting: .some(nil)) }
+        #expect(throws: DaemonError.self) { try storage.write([], expecting: .some(nil)) }
     }
 
     @Test func aSymlinkIsResolvedToItsTarget() throws {
@@ -69,6 +69,6 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: directory + "/lists.md", withDestinationPath: directory + "/target.md")
         let storage = ListFileStorage(path: directory + "/lists.md")
         #expect(storage.path.hasSuffix("/target.md"))
-        #expect(storage.statePath.hasSuffix("/.target.md.listd-state.json"))
+        #expect(try LocalPersistence(listFilePath: storage.path, historyLimit: 1).statePath.hasSuffix("/.target.md.listd-state.json"))
     }
 }

@@ -1,0 +1,128 @@
+import ListFileFormat
+import ListModel
+import ListRPC
+
+/// Why an edit was not applied.
+public enum EditFailure: Error, Sendable, Equatable {
+    case denied(ListError)
+    case fileInvalid(path: String, byteOffset: Int)
+    case deniedByDelegate([DelegateDenial], timedOut: [String])
+    case storageFailed(String)
+    case shuttingDown
+}
+
+/// Who is waiting for a delegates' verdict: a client's proposal, or one edit of a person's save.
+enum Asker: Hashable, Sendable {
+    case proposal(Int)
+    case saveEdit(save: Int, index: Int)
+}
+
+/// What the delegates said about one question.
+struct DelegateVerdict: Sendable, Equatable {
+    var denials: [DelegateDenial] = []
+    var timedOut: [String] = []
+    var denied = false
+    /// Some delegate was asked (time passed, so a person may have saved again meanwhile).
+    var consulted = false
+
+    static let allowed = DelegateVerdict()
+}
+
+/// The list file as the file shell read it.
+enum FileContent: Sendable {
+    case missing
+    /// Its bytes; `reading` is nil when they are not UTF-8 text. `known` is the lists the
+    /// reading was tied to (the core asks again when its own view moved meanwhile).
+    case bytes([UInt8], reading: ListFileReading?, known: ListBook)
+}
+
+/// A rewrite of the list file the core asked for, rendered by the file shell.
+struct RenderedFile: Sendable {
+    var bytes: [UInt8]
+    var reading: ListFileReading
+    /// The lists it shows.
+    var book: ListBook
+}
+
+/// What the journal is told (`JournalEntries` writes it).
+enum JournalEntry: Sendable {
+    case applied(ListChange)
+    /// Denied by a rule; `list` is the list the edit was about, when it exists.
+    case denied(ListError, edit: ListEdit, origin: ChangeOrigin, list: ShoppingList?)
+    case deniedByDelegates(DelegateQuestion, verdict: DelegateVerdict, origin: ChangeOrigin, list: ShoppingList?)
+    case fileRejected(FileRejectionParams)
+    case fileEmptied(path: String, deleted: Bool)
+    case storageFailed(DaemonError, edits: Int)
+    case fileWriteFailed(DaemonError)
+}
+
+/// What the core asks its shells to do, in order.
+enum CoreAction: Sendable {
+    /// Delegates: ask every matching one, then feed `answered`.
+    case ask(Asker, DelegateQuestion, DelegateQuestionParams, list: ListID?, name: String?)
+    /// Persistence: make these durable with one flush, then feed `appended` or `appendFailed`.
+    case append([LogEntry])
+    /// Subscription hub: these changes are durable; the committed lists are now `book`.
+    case publish([ListChange], records: [ChangeRecord], book: ListBook)
+    /// A client's proposal is decided.
+    case reply(Int, Result<ShoppingList, EditFailure>)
+    /// `didDenyChange` subscribers hear of a proposal delegates refused.
+    case announceDenial(DeniedChangeParams)
+    /// `didRejectFileEdit` subscribers hear what of a save was not taken.
+    case announceRejection(FileRejectionParams)
+    case journal(JournalEntry)
+    /// File shell: read the list file once the watcher says it has settled, tie it to `known`,
+    /// then feed `fileRead`.
+    case readFile(known: ListBook)
+    /// File shell: render `book` onto `reading` (marking `rejected` lines), then feed
+    /// `fileRendered`.
+    case renderFile(book: ListBook, reading: ListFileReading?, rejected: [Int: String])
+    /// File shell: replace the list file by `file` unless it no longer holds `expecting`, then
+    /// feed `fileReplaced`.
+    case replaceFile(RenderedFile, expecting: [UInt8]?)
+    /// Feed `writeDue` after this long.
+    case scheduleWrite(after: Duration)
+    /// Feed `fileTouched` after this long (an emptied file is given time to be filled).
+    case recheckFile(after: Duration)
+    /// The lists, the subscribers or the file's state changed (a status line is due).
+    case statusChanged
+}
+
+/// How a write of the list file ended.
+enum FileReplaceOutcome: Sendable {
+    case written
+    /// A person saved meanwhile: nothing was written; their save is read next.
+    case changedWhileWriting
+    case failed(DaemonError)
+}
+
+extension ListEdit {
+    /// The queue this edit waits in behind earlier edits of the same list: one per list, and a
+    /// create queues on the name it would take. nil when the list does not exist.
+    func gateKey(in book: ListBook) -> String? {
+        if case .createList(let name, _) = self { return "name:\(ListText.key(name))" }
+        guard let target, let list = try? book.list(target) else { return nil }
+        return "list:\(list.id)"
+    }
+}
+
+extension DelegateQuestionParams {
+    /// The question an edit raises about `list` (as it will be when the edit is applied).
+    init(_ edit: ListEdit, list: ShoppingList?, origin: ChangeOrigin, revision: Revision) {
+        self.init(list: list, name: nil, item: nil, with: nil, items: nil, origin: origin, revision: revision)
+        switch edit {
+        case .createList(let name, let items):
+            self.name = ListText.trimmed(name)
+            self.items = items.map(ListText.trimmed)
+        case .renameList(_, let name):
+            self.name = ListText.trimmed(name)
+        case .deleteList:
+            break
+        case .addItem(let item, _, _), .removeItem(let item, _):
+            self.item = ListText.trimmed(item)
+        case .replaceItem(let item, let with, _):
+            self.item = ListText.trimmed(item)
+            self.with = ListText.trimmed(with)
+        }
+    }
+}

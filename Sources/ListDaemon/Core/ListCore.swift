@@ -1,0 +1,281 @@
+import ListFileFormat
+import ListModel
+import ListRPC
+
+/// listd's decisions, as a value: the committed lists, the edits under way and the list file's
+/// state, driven by events (an edit proposed, a delegates' verdict, an append done, a save read,
+/// a timer) and answering each with the actions its shells perform (`CoreAction`). No locks, no
+/// I/O, no clock read inside: times come with the events, so every rule is tested by feeding
+/// events and reading actions.
+///
+/// One vetting path: a client's proposal and each edit of a person's save wait in their list's
+/// queue (one per list, in arrival order), are checked against the rules on the lists as they
+/// will be when applied (after the earlier edits that were allowed, never one that is denied or
+/// undecided), then put to the delegates, then applied. Applied changes go to the change log in
+/// batches, one append at a time (group commit); only once a batch is durable are its changes
+/// published and its edits confirmed.
+struct ListCore {
+    /// The lists as the change log has them: what reads and subscribers see.
+    var durable: ListBook
+    /// `durable` plus the changes applied and not yet durable: what the next edit is checked on.
+    var working: ListBook
+    var filePath: String
+
+    enum QueueEntry: Equatable {
+        case proposal(Int)
+        /// The part of the current save that edits this queue's list.
+        case save(Int)
+    }
+    /// Per list (see `ListEdit.gateKey`): who waits, the first one being decided.
+    var queues: [String: [QueueEntry]] = [:]
+    struct Proposal {
+        var edit: ListEdit
+        var ifRevision: Revision?
+        var origin: ChangeOrigin
+        var key: String
+    }
+    var proposals: [Int: Proposal] = [:]
+    /// Questions out to delegates.
+    var asking: Set<Asker> = []
+
+    /// What one append makes durable, and what is due once it is.
+    struct Batch {
+        var entries: [LogEntry] = []
+        var changes: [ListChange] = []
+        var replies: [(Int, Result<ShoppingList, EditFailure>)] = []
+        var after: [CoreAction] = []
+        /// The lists once this batch is durable.
+        var book: ListBook
+        /// The list file's state before this batch took a save in (restored when it fails).
+        var fileBefore: FileState?
+        var isEmpty: Bool { entries.isEmpty && replies.isEmpty && after.isEmpty }
+    }
+    var open: Batch
+    var inFlight: Batch?
+
+    var file = FileState()
+    var save: Save?
+    var nextSaveID = 1
+    var accepting = true
+
+    init(recovered: RecoveredLists, filePath: String) {
+        durable = recovered.book
+        working = recovered.book
+        self.filePath = filePath
+        open = Batch(book: recovered.book)
+        file.shown = recovered.lastShown
+    }
+
+    // MARK: Client proposals
+
+    /// A client proposes an edit; `id` names it in the `reply`.
+    mutating func propose(
+        _ id: Int,
+        _ edit: ListEdit,
+        ifRevision: Revision? = nil,
+        origin: ChangeOrigin,
+        at time: Timestamp
+    ) -> [CoreAction] {
+        var actions: [CoreAction] = []
+        guard accepting else { return [.reply(id, .failure(.shuttingDown))] }
+        guard let key = edit.gateKey(in: working) else {
+            // No such list: denied by the rules, behind nothing (unless the file is unreadable).
+            decide(id, edit, ifRevision, origin, at: time, into: &actions)
+            return actions
+        }
+        proposals[id] = Proposal(edit: edit, ifRevision: ifRevision, origin: origin, key: key)
+        queues[key, default: []].append(.proposal(id))
+        if queues[key]?.count == 1 { advance(key, at: time, into: &actions) }
+        return actions
+    }
+
+    /// The delegates' verdict on a question.
+    mutating func answered(_ asker: Asker, _ verdict: DelegateVerdict, at time: Timestamp) -> [CoreAction] {
+        guard asking.remove(asker) != nil else { return [] }  // a superseded save's question
+        var actions: [CoreAction] = []
+        switch asker {
+        case .proposal(let id):
+            guard let proposal = proposals[id] else { return [] }
+            if verdict.denied {
+                let list = proposal.edit.target.flatMap { try? working.list($0) }
+                let params = DelegateQuestionParams(proposal.edit, list: list, origin: proposal.origin, revision: working.revision)
+                let question = DelegateQuestion(proposal.edit)
+                actions.append(.announceDenial(DeniedChangeParams(question: question, proposal: params, denials: verdict.denials, timedOut: verdict.timedOut)))
+                actions.append(.journal(.deniedByDelegates(question, verdict: verdict, origin: proposal.origin, list: list)))
+                settle(id, .failure(.deniedByDelegate(verdict.denials, timedOut: verdict.timedOut)), into: &actions)
+            } else {
+                apply(id, proposal, at: time, into: &actions)
+            }
+            finish(id, key: proposal.key, at: time, into: &actions)
+        case .saveEdit(let saveID, let index):
+            guard save?.id == saveID else { return [] }
+            record(verdict, forSaveEdit: index, at: time, into: &actions)
+        }
+        flush(into: &actions)
+        return actions
+    }
+
+    /// Decides the first entry of `key`'s queue, and the ones after it that need no question.
+    mutating func advance(_ key: String, at time: Timestamp, into actions: inout [CoreAction]) {
+        while let head = queues[key]?.first {
+            switch head {
+            case .proposal(let id):
+                guard !asking.contains(.proposal(id)), let proposal = proposals[id] else { return }
+                if let question = vet(proposal.edit, proposal.ifRevision, origin: proposal.origin, on: working, at: time) {
+                    asking.insert(.proposal(id))
+                    actions.append(.ask(.proposal(id), question.0, question.1, list: question.1.list?.id, name: question.1.name))
+                    return
+                }
+                // Denied by a rule, or it changes nothing: decided without asking anyone.
+                proposals[id] = nil
+                decide(id, proposal.edit, proposal.ifRevision, proposal.origin, at: time, into: &actions)
+                queues[key]?.removeFirst()
+            case .save(let saveID):
+                guard save?.id == saveID else {
+                    queues[key]?.removeFirst()
+                    continue
+                }
+                // The save holds this queue until it is taken in.
+                advanceSave(key, at: time, into: &actions)
+                completeSaveIfDecided(at: time, into: &actions)
+                return
+            }
+        }
+        queues[key] = nil
+    }
+
+    /// The question `edit` puts to delegates, or nil when the rules decide it (denied, or no
+    /// change): checked on `book`, the lists as they will be when it is applied.
+    func vet(_ edit: ListEdit, _ ifRevision: Revision?, origin: ChangeOrigin, on book: ListBook, at time: Timestamp)
+        -> (DelegateQuestion, DelegateQuestionParams)?
+    {
+        guard file.invalidOffset == nil else { return nil }
+        var trial = book
+        guard case .some(.some) = try? trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin) else { return nil }
+        let list = edit.target.flatMap { try? book.list($0) }
+        return (DelegateQuestion(edit), DelegateQuestionParams(edit, list: list, origin: origin, revision: book.revision))
+    }
+
+    /// A proposal decided by the rules alone, on the lists as they will be.
+    private mutating func decide(
+        _ id: Int,
+        _ edit: ListEdit,
+        _ ifRevision: Revision?,
+        _ origin: ChangeOrigin,
+        at time: Timestamp,
+        into actions: inout [CoreAction]
+    ) {
+        if let offset = file.invalidOffset {
+            settle(id, .failure(.fileInvalid(path: filePath, byteOffset: offset)), into: &actions)
+            return
+        }
+        var trial = working
+        do throws(ListError) {
+            _ = try trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin)
+            settle(id, .success(try working.list(edit.target!)), into: &actions)
+        } catch {
+            let list = edit.target.flatMap { try? working.list($0) }
+            actions.append(.journal(.denied(error, edit: edit, origin: origin, list: list)))
+            settle(id, .failure(.denied(error)), into: &actions)
+        }
+    }
+
+    /// Applies an allowed proposal to `working` (rules checked again: another list may have
+    /// taken its name meanwhile); it is confirmed once durable.
+    private mutating func apply(_ id: Int, _ proposal: Proposal, at time: Timestamp, into actions: inout [CoreAction]) {
+        let before = proposal.edit.target.flatMap { try? working.list($0) }
+        do throws(ListError) {
+            guard let change = try working.apply(proposal.edit, ifRevision: proposal.ifRevision, at: time, origin: proposal.origin) else {
+                settle(id, .success(try working.list(proposal.edit.target!)), into: &actions)
+                return
+            }
+            open.entries.append(.change(ChangeRecord(change, before: before)))
+            open.changes.append(change)
+            open.replies.append((id, .success(change.list)))
+            open.book = working
+            file.markDirty()
+        } catch {
+            actions.append(.journal(.denied(error, edit: proposal.edit, origin: proposal.origin, list: before)))
+            settle(id, .failure(.denied(error)), into: &actions)
+        }
+    }
+
+    /// Replies at once when nothing applied is waiting to be durable, else with the next batch
+    /// (a reply never runs ahead of a change it was decided on).
+    private mutating func settle(_ id: Int, _ outcome: Result<ShoppingList, EditFailure>, into actions: inout [CoreAction]) {
+        if inFlight == nil, open.entries.isEmpty {
+            actions.append(.reply(id, outcome))
+        } else {
+            open.replies.append((id, outcome))
+        }
+    }
+
+    private mutating func finish(_ id: Int, key: String, at time: Timestamp, into actions: inout [CoreAction]) {
+        proposals[id] = nil
+        if queues[key]?.first == .proposal(id) { queues[key]?.removeFirst() }
+        advance(key, at: time, into: &actions)
+    }
+
+    // MARK: Durability
+
+    /// Sends the open batch to the log when no append is under way.
+    mutating func flush(into actions: inout [CoreAction]) {
+        guard inFlight == nil, !open.isEmpty else { return }
+        if open.entries.isEmpty {
+            // Nothing to make durable: what waited on earlier batches is due now.
+            actions += open.replies.map { .reply($0.0, $0.1) }
+            actions += open.after
+            open = Batch(book: working)
+            return
+        }
+        inFlight = open
+        open = Batch(book: working)
+        actions.append(.append(inFlight!.entries))
+    }
+
+    /// The append under way is durable.
+    mutating func appended(now: ContinuousClock.Instant) -> [CoreAction] {
+        guard let batch = inFlight else { return [] }
+        inFlight = nil
+        durable = batch.book
+        let records = batch.entries.compactMap { entry -> ChangeRecord? in
+            if case .change(let record) = entry { return record } else { return nil }
+        }
+        var actions: [CoreAction] = [.publish(batch.changes, records: records, book: batch.book)]
+        actions += batch.changes.map { .journal(.applied($0)) }
+        actions += batch.replies.map { .reply($0.0, $0.1) }
+        actions += batch.after
+        if !batch.changes.isEmpty { actions.append(.statusChanged) }
+        flush(into: &actions)
+        scheduleWrite(now: now, into: &actions)
+        return actions
+    }
+
+    /// The append under way failed: none of its changes counts, nor any applied after them.
+    mutating func appendFailed(_ error: DaemonError) -> [CoreAction] {
+        guard let batch = inFlight else { return [] }
+        inFlight = nil
+        var actions: [CoreAction] = [.journal(.storageFailed(error, edits: batch.changes.count + open.changes.count))]
+        let failure = EditFailure.storageFailed("\(error)")
+        for failed in [batch, open] {
+            for (id, outcome) in failed.replies {
+                // What was confirmed (or found unchanged) on lost changes fails; a denial stands.
+                if case .success = outcome {
+                    actions.append(.reply(id, .failure(failure)))
+                } else {
+                    actions.append(.reply(id, outcome))
+                }
+            }
+            actions += failed.after.filter { if case .announceRejection = $0 { return false } else { return true } }
+        }
+        working = durable
+        if let before = batch.fileBefore ?? open.fileBefore {
+            // A save taken in is not in the lists after all: read it again.
+            file = before
+            file.bytes = nil
+            actions += requestRead()
+        }
+        open = Batch(book: working)
+        return actions
+    }
+}

@@ -1,0 +1,282 @@
+import Foundation
+import ListFileFormat
+import ListModel
+import ListRPC
+import Logging
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// The sole owner of the lists: holds the core (`ListCore`) and performs what it decides through
+/// the shells — persistence, the subscription hub, the list file, the delegates, the journal.
+/// Every event is fed to the core under one lock; the actions it returns are performed in order
+/// by the thread that fed it, and what they bring back (an append done, an answer given at once)
+/// is fed in turn. An append runs on that thread (an event loop, for a client's edit: one
+/// `fdatasync` there costs less than two thread hops); file reads and writes go to the thread
+/// pool, questions to delegates to tasks.
+public final class ListService: Service, Sendable {
+    private let core: Mutex<ListCore>
+    let hub: SubscriptionHub
+    let delegates: DelegateRegistry
+    private let persistence: LocalPersistence
+    private let fileSync: ListFileSync
+    private let journal: JournalEntries
+    private let logger: Logger
+    private let replies = Mutex<[Int: CheckedContinuation<Result<ShoppingList, EditFailure>, Never>]>([:])
+    private let nextProposal = Atomic<Int>(1)
+    private let commitObserver = CallbackSlot<String>()
+
+    /// Tells the service when a person's save has settled.
+    public var watcher: FileWatcher { fileSync.watcher }
+    /// The list file listd works on (a symlink resolved to its target).
+    public var filePath: String { fileSync.path }
+    /// Names this state (see `PersistedState.instance`).
+    public var instance: String { hub.instance }
+
+    /// Loads the lists: the snapshot, then every change logged after it, then whatever the person
+    /// changed in the list file while listd was not running; the file is written before this
+    /// returns when it lags behind.
+    ///
+    /// - Parameter historyLimit: how many changes `subscribe {since}` can always replay.
+    public init(
+        filePath: String,
+        quietPeriod: Duration = .milliseconds(30),
+        historyLimit: Int = 10_000,
+        logger: Logger
+    ) throws(DaemonError) {
+        try makeDirectories(directoryName(of: filePath), mode: 0o700)
+        let storage = ListFileStorage(path: filePath)
+        for name in storage.removeAbandonedTemporaryFiles() {
+            logger.notice("removed \(name), a temp file a listd that is gone left while writing the list file")
+        }
+        self.logger = logger
+        journal = JournalEntries(logger: logger)
+        let watcher = FileWatcher(path: storage.path, quietPeriod: quietPeriod, logger: logger)
+        try watcher.open()
+        fileSync = ListFileSync(storage: storage, watcher: watcher)
+        delegates = DelegateRegistry(logger: logger)
+        persistence = try LocalPersistence(listFilePath: storage.path, historyLimit: historyLimit)
+
+        let recovered = try persistence.recover()
+        for problem in recovered.problems { logger.warning("\(problem)") }
+        let instance = recovered.instance ?? UUID().uuidString.lowercased()
+        hub = SubscriptionHub(book: recovered.book, history: recovered.history, instance: instance)
+        core = Mutex(ListCore(recovered: recovered, filePath: storage.path))
+
+        if recovered.isFirstStart, try storage.read() == nil {
+            // A new file tells the person what it is.
+            let welcome = "<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- item` lines below it. -->\n"
+            try storage.write(Array(welcome.utf8))
+        }
+        var content = try fileSync.readNow(known: recovered.lastShown)
+        var recognized: ListBook?
+        if !recovered.isFirstStart, case .bytes(let bytes, _, _) = content, let shown = recovered.shownByDigest[digest(bytes)] {
+            // A file listd knows: nothing of the person's to take in.
+            content = ListFileSync.content(bytes, known: shown)
+            recognized = shown
+        }
+        let start = content
+        drive(synchronously: true) { core, now, time in
+            core.start(start, recognized: recognized, firstStart: recovered.isFirstStart, now: now, at: time)
+        }
+        drive(synchronously: true) { core, now, _ in core.writeDue(now: now, force: true) }
+        if recovered.instance == nil {
+            // A first start (its lists are in no log), or a state from before the instance name.
+            try persistence.writeSnapshot(of: view())
+        }
+        watcher.setHandler { [weak self] in self?.drive { core, _, _ in core.fileTouched() } }
+    }
+
+    // MARK: Reads
+
+    public var snapshot: ListsSnapshot { hub.snapshot }
+
+    public func list(_ reference: ListReference) throws(ListError) -> ShoppingList {
+        try hub.book.list(reference)
+    }
+
+    public var subscriberCount: Int { hub.subscriberCount }
+
+    /// `3 lists, 2 subscribers, last change: revision 41 by the list file at 2026-11-22T07:19:34.038Z`
+    public var summary: String {
+        let book = hub.book
+        let subscribers = hub.subscriberCount
+        var text = "\(book.lists.count) list\(book.lists.count == 1 ? "" : "s"), \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
+        if let last = hub.lastChange {
+            text += ", last change: revision \(last.revision) by \(last.origin) at \(last.list.edited)"
+        }
+        if let offset = core.withLock({ $0.file.invalidOffset }) {
+            text += "; the list file is not UTF-8 (offset \(offset)), edits wait"
+        }
+        return text
+    }
+
+    /// Called after every change of the lists or of the file's state, with a one-line summary
+    /// (for a service manager's status line).
+    public func onCommit(_ observer: @escaping @Sendable (String) -> Void) {
+        commitObserver.set(observer)
+    }
+
+    // MARK: Edits
+
+    /// Proposes `edit` and returns once it is decided: applied and durable, or why not.
+    /// - Returns: the list after the edit (for a delete, as it was before).
+    public func propose(_ edit: ListEdit, ifRevision: Revision? = nil, origin: ChangeOrigin) async -> Result<ShoppingList, EditFailure> {
+        let id = nextProposal.wrappingAdd(1, ordering: .relaxed).oldValue
+        return await withCheckedContinuation { continuation in
+            replies.withLock { $0[id] = continuation }
+            drive { core, _, time in core.propose(id, edit, ifRevision: ifRevision, origin: origin, at: time) }
+        }
+    }
+
+    /// Reads the list file again from scratch (SIGHUP) and returns once that is done.
+    public func reload() async {
+        drive { core, _, _ in
+            core.file.bytes = nil
+            return core.fileTouched()
+        }
+        await waitUntil { !$0.file.readInFlight && !$0.file.readWanted && $0.save == nil }
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        // Shutting down: refuse new edits, finish every one accepted (delegates are gone by now,
+        // so each open question is settled by its delegate's onTimeout), then write the file. A
+        // save still undecided stays in the file and is taken in at the next start.
+        core.withLock { $0.accepting = false }
+        await waitUntil { $0.proposals.isEmpty && $0.inFlight == nil && $0.open.isEmpty && !$0.file.writeInFlight }
+        drive(synchronously: true) { core, now, _ in core.writeDue(now: now, force: true) }
+    }
+
+    /// Waits (polling the core every few milliseconds, up to 30 s) until `condition` holds.
+    private func waitUntil(_ condition: @Sendable (ListCore) -> Bool) async {
+        for _ in 0..<6_000 {
+            if core.withLock({ condition($0) }) { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        logger.warning("gave up waiting for the lists to settle")
+    }
+
+    // MARK: Driving the core
+
+    /// Feeds one event to the core and performs what it returns, feeding back what the actions
+    /// bring. `synchronously`: file reads and writes are done here too (at start and stop).
+    private func drive(
+        synchronously: Bool = false,
+        _ event: (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]
+    ) {
+        var actions = core.withLock { event(&$0, .now, .now()) }
+        while !actions.isEmpty {
+            let action = actions.removeFirst()
+            if let next = perform(action, synchronously: synchronously) {
+                actions += core.withLock { next(&$0, .now, .now()) }
+            }
+        }
+    }
+
+    private typealias Event = (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]
+
+    /// Performs one action; returns the event it brings back at once, if any.
+    private func perform(_ action: CoreAction, synchronously: Bool) -> Event? {
+        switch action {
+        case .ask(let asker, let question, let params, let list, let name):
+            guard delegates.wants(question, list: list, name: name) else {
+                return { core, _, time in core.answered(asker, .allowed, at: time) }
+            }
+            Task {
+                let verdict = await delegates.ask(question, params, list: list, name: name)
+                drive { core, _, time in core.answered(asker, verdict, at: time) }
+            }
+        case .append(let entries):
+            do throws(DaemonError) {
+                try persistence.append(entries)
+            } catch {
+                return { core, _, _ in core.appendFailed(error) }
+            }
+            if persistence.compactionDue { compactSoon() }
+            return { core, now, _ in core.appended(now: now) }
+        case .publish(let changes, let records, let book):
+            hub.publish(changes, records: records, book: book)
+        case .reply(let id, let outcome):
+            replies.withLock { $0.removeValue(forKey: id) }?.resume(returning: outcome)
+        case .announceDenial(let denial):
+            hub.announce(.didDenyChange, denial, listID: denial.proposal.list?.id)
+        case .announceRejection(let rejection):
+            hub.announce(.didRejectFileEdit, rejection, listID: nil)
+        case .journal(let entry):
+            journal.write(entry)
+        case .readFile(let known):
+            if synchronously {
+                do throws(DaemonError) {
+                    let content = try fileSync.readNow(known: known)
+                    return { core, now, time in core.fileRead(content, now: now, at: time) }
+                } catch {
+                    return readFailed(error)
+                }
+            }
+            Task {
+                do {
+                    let content = try await fileSync.read(known: known)
+                    drive { core, now, time in core.fileRead(content, now: now, at: time) }
+                } catch {
+                    drive(readFailed(error))
+                }
+            }
+        case .renderFile(let book, let reading, let rejected):
+            if synchronously {
+                let rendered = ListFileSync.render(book, onto: reading, rejected: rejected)
+                return { core, now, _ in core.fileRendered(rendered, now: now) }
+            }
+            Task {
+                let rendered = try await NIOThreadPool.singleton.runIfActive { ListFileSync.render(book, onto: reading, rejected: rejected) }
+                drive { core, now, _ in core.fileRendered(rendered, now: now) }
+            }
+        case .replaceFile(let rendered, let expecting):
+            if synchronously {
+                let outcome = fileSync.replace(rendered, expecting: expecting)
+                return { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
+            }
+            Task {
+                let outcome = (try? await NIOThreadPool.singleton.runIfActive { self.fileSync.replace(rendered, expecting: expecting) })
+                    ?? .failed(.cannotWriteListFile(path: filePath, step: "run on the thread pool", errno: ECANCELED))
+                drive { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
+            }
+        case .scheduleWrite(let delay):
+            guard !synchronously else { return nil }
+            Task {
+                try? await Task.sleep(for: delay)
+                drive { core, now, _ in core.writeDue(now: now) }
+            }
+        case .recheckFile(let delay):
+            watcher.recheck(after: delay)
+        case .statusChanged:
+            if commitObserver.isSet { commitObserver(summary) }
+        }
+        return nil
+    }
+
+    private func readFailed(_ error: any Error) -> Event {
+        logger.error("could not read the list file; it is read again at its next save", metadata: ["error": "\(error)"])
+        return { core, _, _ in
+            core.file.readInFlight = false
+            return []
+        }
+    }
+
+    /// What a snapshot holds now.
+    private func view() -> PersistedView {
+        let (file, shown) = core.withLock { ($0.file.bytes ?? [], $0.file.shown) }
+        return PersistedView(book: hub.book, fileDigest: digest(file), shown: shown, instance: hub.instance)
+    }
+
+    /// Compacts the change log on the thread pool (appends wait meanwhile, a few milliseconds).
+    private func compactSoon() {
+        Task {
+            do {
+                try await NIOThreadPool.singleton.runIfActive { try self.persistence.compact(self.view()) }
+            } catch {
+                logger.error("could not compact the change log; it is tried again after the next change", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Glibc
+import Synchronization
+
+/// The append-only change log file: lines of JSON (`LogEntry`), appended in one write and one
+/// `fdatasync` per call, so every edit of one append shares the flush (group commit). Blocking:
+/// callers decide on which thread it runs.
+final class ChangeLog: Sendable {
+    let path: String
+    private struct Handle {
+        var fd: Int32
+        /// Bytes of whole lines: a failed append is cut back to this.
+        var size: Int
+    }
+    private let handle: Mutex<Handle>
+
+    /// Opens the log, creating it (0600, and its directory entry made durable) when missing.
+    init(path: String) throws(DaemonError) {
+        self.path = path
+        let existed = access(path, F_OK) == 0
+        let fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .changeLogFailed(path: path, step: "open", errno: errno) }
+        handle = Mutex(Handle(fd: fd, size: 0))
+        if !existed {
+            do throws(FileIO.Failure) {
+                try FileIO.syncDirectory(directoryName(of: path))
+            } catch {
+                throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
+            }
+        }
+    }
+
+    deinit {
+        handle.withLock { _ = close($0.fd) }
+    }
+
+    /// Every entry, in order. A torn last line (an append a crash cut short, never confirmed)
+    /// is cut off; a damaged line before others is refused, naming it: confirmed changes follow
+    /// it, and listd will not guess.
+    func readAll() throws(DaemonError) -> [LogEntry] {
+        let bytes: [UInt8]
+        do throws(FileIO.Failure) {
+            bytes = try FileIO.read(path) ?? []
+        } catch {
+            throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
+        }
+        var entries: [LogEntry] = []
+        var start = 0
+        while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            guard let entry = LogEntry(line: bytes[start..<newline]) else {
+                if bytes[(newline + 1)...].contains(UInt8(ascii: "\n")) {
+                    throw .damagedLog(path: path, line: entries.count + 1)
+                }
+                break
+            }
+            entries.append(entry)
+            start = newline + 1
+        }
+        let good = start
+        try handle.withLock { handle throws(DaemonError) in
+            if good < bytes.count, ftruncate(handle.fd, off_t(good)) != 0 {
+                throw .changeLogFailed(path: path, step: "cut a torn line off", errno: errno)
+            }
+            handle.size = good
+        }
+        return entries
+    }
+
+    /// Appends `entries` and makes them durable, all in one flush. On failure nothing of them
+    /// counts: the log is cut back, so later appends follow whole lines.
+    func append(_ entries: [LogEntry]) throws(DaemonError) {
+        guard !entries.isEmpty else { return }
+        var bytes: [UInt8] = []
+        for entry in entries {
+            bytes += entry.line
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        try handle.withLock { handle throws(DaemonError) in
+            do throws(FileIO.Failure) {
+                try FileIO.writeAll(bytes, to: handle.fd)
+                if case .failure(let error) = retryingEINTR({ fdatasync(handle.fd) }) {
+                    throw FileIO.Failure(step: "fdatasync", errno: error.code)
+                }
+            } catch {
+                _ = ftruncate(handle.fd, off_t(handle.size))
+                throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
+            }
+            handle.size += bytes.count
+        }
+    }
+
+    /// Bytes of whole lines in the log.
+    var size: Int { handle.withLock { $0.size } }
+
+    /// Replaces the log by `entries`, atomically (see `FileIO.replace`). Call only once a
+    /// snapshot holds everything the dropped lines did.
+    func rewrite(_ entries: [LogEntry]) throws(DaemonError) {
+        var bytes: [UInt8] = []
+        for entry in entries {
+            bytes += entry.line
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        try handle.withLock { handle throws(DaemonError) in
+            do throws(FileIO.Failure) {
+                try FileIO.replace(path, with: bytes)
+            } catch {
+                throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
+            }
+            let fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
+            guard fd >= 0 else { throw .changeLogFailed(path: path, step: "open", errno: errno) }
+            close(handle.fd)
+            handle = Handle(fd: fd, size: bytes.count)
+        }
+    }
+}

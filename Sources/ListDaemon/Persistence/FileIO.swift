@@ -1,0 +1,124 @@
+import Glibc
+
+/// The blocking file operations listd's files need, each retrying on EINTR and failing with the
+/// step and errno that went wrong (callers name the file in their `DaemonError`).
+enum FileIO {
+    /// A step of a file operation that failed.
+    struct Failure: Error, Sendable, CustomStringConvertible {
+        var step: String
+        var errno: Int32
+
+        var description: String { "\(step): \(errorText(errno))" }
+    }
+
+    /// The file's bytes, or nil when it does not exist.
+    static func read(_ path: String) throws(Failure) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw Failure(step: "open", errno: errno)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var info = stat()
+        if fstat(fd, &info) == 0 { bytes.reserveCapacity(Int(info.st_size)) }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                retryingEINTR { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+            }
+            switch count {
+            case .success(0): return bytes
+            case .success(let count): bytes += chunk[..<count]
+            case .failure(let error): throw Failure(step: "read", errno: error.code)
+            }
+        }
+    }
+
+    /// Writes all of `bytes` to `fd` (short writes and EINTR are retried).
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
+        var failure: Int32?
+        bytes.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                switch retryingEINTR({ Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written) }) {
+                case .success(let count): written += count
+                case .failure(let error):
+                    failure = error.code
+                    return
+                }
+            }
+        }
+        if let failure { throw Failure(step: "write", errno: failure) }
+    }
+
+    /// Makes the entries of `directory` durable: a file created or renamed there survives a power
+    /// loss only once this returns.
+    static func syncDirectory(_ directory: String) throws(Failure) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(step: "open the directory \(directory)", errno: errno) }
+        defer { close(fd) }
+        if case .failure(let error) = retryingEINTR({ fsync(fd) }) {
+            throw Failure(step: "fsync the directory \(directory)", errno: error.code)
+        }
+    }
+
+    /// Replaces `path` so that no reader ever sees it half-written and a crash at any moment
+    /// leaves the old or the new content: temp file in the same directory, fsync, rename over,
+    /// fsync the directory. An existing file keeps its permissions; a new one is 0600.
+    ///
+    /// - Parameter beforeRename: runs once the new content is durable in the temp file, just
+    ///   before it replaces `path`; returning false (or throwing) leaves `path` as it was.
+    /// - Returns: false when `beforeRename` said not to replace.
+    @discardableResult
+    static func replace(
+        _ path: String,
+        with bytes: [UInt8],
+        beforeRename: () throws(Failure) -> Bool = { true }
+    ) throws(Failure) -> Bool {
+        let directory = directoryName(of: path)
+        let temporary = directory + "/" + temporaryName
+        var mode: mode_t = 0o600
+        var existing = stat()
+        if stat(path, &existing) == 0 { mode = existing.st_mode & 0o7777 }
+
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw Failure(step: "create \(temporary)", errno: errno) }
+        do throws(Failure) {
+            defer { close(fd) }
+            try writeAll(bytes, to: fd)
+            if fchmod(fd, mode) != 0 { throw Failure(step: "chmod \(temporary)", errno: errno) }
+            if case .failure(let error) = retryingEINTR({ fsync(fd) }) {
+                throw Failure(step: "fsync \(temporary)", errno: error.code)
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        do throws(Failure) {
+            guard try beforeRename() else {
+                unlink(temporary)
+                return false
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        if rename(temporary, path) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw Failure(step: "rename \(temporary) onto it", errno: code)
+        }
+        // The rename is durable only once the directory entry is.
+        try syncDirectory(directory)
+        return true
+    }
+
+    /// The name listd writes a file under before renaming it into place.
+    static let temporaryName = ".listd-" + String(getpid()) + ".tmp"
+
+    /// Whether `name` is a temp file of some listd (this one or an earlier one).
+    static func isTemporaryName(_ name: String) -> Bool {
+        name.hasPrefix(".listd-") && name.hasSuffix(".tmp")
+    }
+}

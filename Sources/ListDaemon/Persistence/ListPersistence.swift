@@ -1,0 +1,46 @@
+import ListModel
+
+/// Where confirmed changes are made durable and found again at the next start. listd's own
+/// files (`LocalPersistence`) are one such store; the core never knows which one it has, so
+/// another (a database shared by a household's machines) can take its place.
+protocol ListPersistence: Sendable {
+    /// Everything kept, read back; called once, before listd serves.
+    func recover() throws(DaemonError) -> RecoveredLists
+    /// Makes `entries` durable, in order, all with one flush: a confirm may be sent once this
+    /// returns. On failure none of them counts.
+    func append(_ entries: [LogEntry]) throws(DaemonError)
+    /// Whether enough has been appended that `compact` should run.
+    var compactionDue: Bool { get }
+    /// Writes a snapshot of `state` and drops what it makes unnecessary, keeping the history
+    /// `subscribe {since}` replays.
+    func compact(_ state: PersistedView) throws(DaemonError)
+}
+
+/// What a store holds besides the changes: enough to recognise the list file at the next start.
+struct PersistedView: Sendable {
+    /// The committed lists (as of the last append).
+    var book: ListBook
+    /// Digest of the list file as listd last read or wrote it.
+    var fileDigest: String
+    /// The lists that file shows (older than `book` while a person's save waits for delegates).
+    var shown: ListBook
+    var instance: String
+}
+
+/// The state a start begins from.
+struct RecoveredLists: Sendable {
+    /// Names this state; nil when none was saved yet (a first start, or an older state file).
+    var instance: String?
+    /// Every confirmed change applied.
+    var book: ListBook
+    /// The last changes, for `subscribe {since}`.
+    var history: ChangeHistory
+    /// Lists shown by list files listd wrote or took in, by the file's digest.
+    var shownByDigest: [String: ListBook]
+    /// What the last such file shows.
+    var lastShown: ListBook
+    /// Nothing was kept at all: the list file is all there is.
+    var isFirstStart: Bool
+    /// What was found wrong and worked around (an unreadable snapshot), for the journal.
+    var problems: [DaemonError]
+}

@@ -1,0 +1,213 @@
+import Foundation
+import ListModel
+import ListRPC
+import Synchronization
+
+/// listd's own store, beside the list file: a snapshot (`.NAME.listd-state.json`) and the change
+/// log after it (`.NAME.listd-log`). A start reads the snapshot and redoes the log's records on
+/// it; compaction writes a new snapshot at the oldest change worth keeping and rewrites the log
+/// with the changes after it, so a start reads a bounded amount whatever the lists' history.
+final class LocalPersistence: ListPersistence {
+    let statePath: String
+    let logPath: String
+    private let log: ChangeLog
+    private struct State {
+        /// The snapshot's lists and the changes logged after them.
+        var history: ChangeHistory
+        /// Lines in the log since it was last rewritten.
+        var lines = 0
+    }
+    private let state: Mutex<State>
+    private let historyLimit: Int
+
+    /// - Parameter historyLimit: changes kept for `subscribe {since}`; the log is compacted once
+    ///   it holds twice as many (and a hundred more).
+    init(listFilePath: String, historyLimit: Int) throws(DaemonError) {
+        let directory = directoryName(of: listFilePath)
+        let name = listFilePath.split(separator: "/").last.map(String.init) ?? "lists.md"
+        statePath = directory + "/." + name + ".listd-state.json"
+        logPath = directory + "/." + name + ".listd-log"
+        self.historyLimit = max(historyLimit, 1)
+        log = try ChangeLog(path: logPath)
+        state = Mutex(State(history: ChangeHistory(base: ListBook(), limit: self.historyLimit)))
+    }
+
+    func recover() throws(DaemonError) -> RecoveredLists {
+        var snapshot: PersistedState?
+        var problems: [DaemonError] = []
+        let bytes: [UInt8]?
+        do throws(FileIO.Failure) {
+            bytes = try FileIO.read(statePath)
+        } catch {
+            throw .snapshotFailed(path: statePath, step: error.step, errno: error.errno)
+        }
+        if let bytes {
+            do {
+                snapshot = try RPCEncoding.decode(PersistedState.self, fromJSON: bytes)
+            } catch {
+                // The list file is the person's truth: the lists are rebuilt from it.
+                problems.append(.unreadableState(path: statePath, detail: "\(error)"))
+            }
+        }
+        let entries = try log.readAll()
+        var recovered = try Self.recover(snapshot: snapshot, entries: entries, historyLimit: historyLimit, logPath: logPath)
+        recovered.isFirstStart = snapshot == nil && entries.isEmpty
+        recovered.problems = problems
+        let history = recovered.history
+        state.withLock { state in
+            state.history = history
+            state.lines = entries.count
+        }
+        return recovered
+    }
+
+    /// The lists the snapshot and the log after it give (pure: tested without files).
+    static func recover(snapshot: PersistedState?, entries: [LogEntry], historyLimit: Int, logPath: String) throws(DaemonError) -> RecoveredLists {
+        var book = snapshot?.book ?? ListBook()
+        let snapshotRevision = book.revision
+        var history = ChangeHistory(base: book, limit: historyLimit)
+        var shownByDigest: [String: ListBook] = [:]
+        var lastShown = snapshot?.shownBook ?? book
+        if let snapshot { shownByDigest[snapshot.listFileDigest] = snapshot.shownBook }
+        for (index, entry) in entries.enumerated() {
+            do throws(RedoError) {
+                switch entry {
+                case .change(let record) where record.revision > book.revision:
+                    try book.redo(record)
+                    try history.append(record)
+                case .fullChange(let change) where change.revision > book.revision:
+                    // An older log's line: the list after the change, whole.
+                    let before = try? book.list(.id(change.list.id))
+                    book.replay(change)
+                    try history.append(ChangeRecord(change, before: before))
+                case .change, .fullChange:
+                    break  // the snapshot has it (an older log kept changes before its snapshot)
+                case .order(let ids, let revision) where revision >= snapshotRevision:
+                    book.reorder(by: ids)
+                case .fileShows(let digest, let revision) where revision >= snapshotRevision:
+                    shownByDigest[digest] = book
+                    lastShown = book
+                case .order, .fileShows:
+                    break
+                }
+            } catch {
+                throw .damagedLog(path: logPath, line: index + 1)
+            }
+        }
+        return RecoveredLists(
+            instance: snapshot?.instance,
+            book: book,
+            history: history,
+            shownByDigest: shownByDigest,
+            lastShown: lastShown,
+            isFirstStart: false,
+            problems: []
+        )
+    }
+
+    func append(_ entries: [LogEntry]) throws(DaemonError) {
+        try state.withLock { state throws(DaemonError) in
+            try log.append(entries)
+            state.lines += entries.count
+            for case .change(let record) in entries {
+                do throws(RedoError) {
+                    try state.history.append(record)
+                } catch {
+                    // Durable already; the next compaction starts from a fresh snapshot.
+                    state.lines = .max
+                }
+            }
+        }
+    }
+
+    var compactionDue: Bool { state.withLock { $0.lines > 2 * historyLimit + 100 } }
+
+    func compact(_ view: PersistedView) throws(DaemonError) {
+        try state.withLock { state throws(DaemonError) in
+            guard state.lines > 2 * historyLimit + 100 else { return }  // another compaction did it
+            var kept: [LogEntry]
+            var base: ListBook
+            do throws(RedoError) {
+                try state.history.trim(keeping: historyLimit)
+                base = state.history.base
+                kept = state.history.records.map(LogEntry.change)
+                // A history that does not add up (see append) starts again from the lists now.
+                if state.lines == .max { throw RedoError(revision: view.book.revision, reason: "restart") }
+            } catch {
+                state.history = ChangeHistory(base: view.book, limit: historyLimit)
+                base = view.book
+                kept = []
+            }
+            base.reorder(by: view.book.lists.map(\.id))
+            kept.append(.order(view.book.lists.map(\.id), revision: view.book.revision))
+            // The snapshot first: until the log is rewritten, the old log on the new snapshot
+            // gives the same lists (its changes up to the snapshot are skipped).
+            try writeSnapshot(PersistedState(book: base, listFileDigest: view.fileDigest, shown: view.shown, instance: view.instance))
+            try log.rewrite(kept)
+            state.lines = kept.count
+        }
+    }
+
+    /// Writes the snapshot alone (a first start, whose lists are in no log).
+    func writeSnapshot(of view: PersistedView) throws(DaemonError) {
+        try state.withLock { state throws(DaemonError) in
+            // Only when nothing is logged yet: the snapshot is the base the log's records follow.
+            guard state.history.records.isEmpty else { return }
+            state.history = ChangeHistory(base: view.book, limit: historyLimit)
+            try writeSnapshot(PersistedState(book: view.book, listFileDigest: view.fileDigest, shown: view.shown, instance: view.instance))
+        }
+    }
+
+    private func writeSnapshot(_ snapshot: PersistedState) throws(DaemonError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data: Data
+        do {
+            data = try encoder.encode(snapshot)
+        } catch {
+            throw .unreadableState(path: statePath, detail: "\(error)")
+        }
+        do throws(FileIO.Failure) {
+            try FileIO.replace(statePath, with: Array(data))
+        } catch {
+            throw .snapshotFailed(path: statePath, step: error.step, errno: error.errno)
+        }
+    }
+}
+
+/// The snapshot listd keeps beside the list file; the change log holds what came after it.
+struct PersistedState: Codable, Sendable {
+    /// 3: `lists` are the base the log's records follow (2: the log may also hold older changes).
+    var format = 3
+    /// Names this state: a client that resumes from a revision can tell it is the same state
+    /// (and not, say, another list file's). Absent in format 1; given on the next start.
+    var instance: String?
+    var revision: Revision
+    var nextID: ListID
+    /// Digest of the list file as listd last read or wrote it: a different file at start-up was
+    /// edited while listd was not running, and is taken in as a person's edit.
+    var listFileDigest: String
+    var lists: [ShoppingList]
+    /// The lists that file shows, when not the ones `lists` and the log give (while delegates vet
+    /// a person's save). A restart merges the file's changes from these lists, losing neither.
+    var listFileLists: [ShoppingList]?
+    /// The revision `listFileLists` are at.
+    var listFileRevision: Revision?
+
+    init(book: ListBook, listFileDigest: String, shown: ListBook, instance: String) {
+        self.instance = instance
+        revision = book.revision
+        nextID = book.nextID
+        self.listFileDigest = listFileDigest
+        lists = book.lists
+        listFileLists = shown.lists == book.lists ? nil : shown.lists
+        listFileRevision = listFileLists == nil ? nil : shown.revision
+    }
+
+    var book: ListBook { ListBook(lists: lists, revision: revision, nextID: nextID) }
+
+    /// What the list file showed when this was saved.
+    var shownBook: ListBook {
+        ListBook(lists: listFileLists ?? lists, revision: listFileRevision ?? revision, nextID: nextID)
+    }
+}

@@ -1,0 +1,103 @@
+import ListModel
+import ListRPC
+import Logging
+
+/// Writes what the core reports to the journal, with structured fields: every entry about an
+/// existing list carries `list_id` and `list_name` (journald: `LIST_ID`, `LIST_NAME`).
+struct JournalEntries: Sendable {
+    let logger: Logger
+
+    func write(_ entry: JournalEntry) {
+        switch entry {
+        case .applied(let change): applied(change)
+        case .denied(let error, let edit, let origin, let list):
+            var metadata = Self.metadata(origin, list: list, edit: edit)
+            metadata["reason"] = "\(error.reason)"
+            logger.notice("denied: \(error.message) (by \(origin))", metadata: metadata)
+        case .deniedByDelegates(let question, let verdict, let origin, let list):
+            var metadata = Self.metadata(origin, list: list, edit: nil)
+            metadata["reason"] = "deniedByDelegate"
+            metadata["denials"] = "\(verdict.denials.map { "\($0.delegate): \($0.reason)" })"
+            metadata["timed_out"] = "\(verdict.timedOut)"
+            logger.notice("denied by delegates: \(question.rawValue) (by \(origin))", metadata: metadata)
+        case .fileRejected(let rejection):
+            var metadata: Logger.Metadata = ["origin": "file", "reason": "\(rejection.reason)"]
+            if let offset = rejection.byteOffset { metadata["byte_offset"] = "\(offset)" }
+            logger.warning("\(rejection.message)", metadata: metadata)
+            for line in rejection.lines {
+                logger.warning(
+                    "not taken from the list file, line \(line.line): \(line.message)",
+                    metadata: ["origin": "file", "reason": "\(line.reason)", "line": "\(line.line)", "text": "\(line.text)"]
+                )
+            }
+        case .fileEmptied(let path, let deleted):
+            logger.warning(
+                "the list file \(path) was \(deleted ? "deleted" : "emptied"); writing the lists back. To remove a list, delete its heading and items from the file."
+            )
+        case .storageFailed(let error, let edits):
+            logger.error("could not save the lists; \(edits) edit(s) not applied", metadata: ["error": "\(error)"])
+        case .fileWriteFailed(let error):
+            logger.error(
+                "could not write the list file; the lists are safe in the change log, and the write is tried again after the next change",
+                metadata: ["error": "\(error)"]
+            )
+        }
+    }
+
+    private func applied(_ change: ListChange) {
+        // Built only when it is written (the summary and fields cost more than the edit).
+        guard logger.logLevel <= .info else { return }
+        var metadata = Self.metadata(change.origin, list: change.list, edit: nil)
+        metadata["revision"] = "\(change.revision)"
+        var summary: String
+        switch change.kind {
+        case .created: summary = "created list “\(change.list.name)”"
+        case .deleted: summary = "deleted list “\(change.list.name)”"
+        case .renamed, .updated: summary = "changed list “\(change.list.name)”"
+        }
+        for step in change.steps {
+            switch step {
+            case .add(let item):
+                metadata["item"] = "\(item)"
+                summary = "added “\(item)” to \(change.list.name)"
+            case .remove(let item):
+                metadata["item"] = "\(item)"
+                summary = "removed “\(item)” from \(change.list.name)"
+            case .replace(let item, let with):
+                metadata["item"] = "\(item)"
+                metadata["replacement"] = "\(with)"
+                summary = "replaced “\(item)” with “\(with)” on \(change.list.name)"
+            case .rename(let from, let to):
+                summary = "renamed list “\(from)” to “\(to)”"
+            }
+        }
+        logger.info("\(summary) (revision \(change.revision), by \(change.origin))", metadata: metadata)
+    }
+
+    /// Who, which list (when it exists; else the name or id the edit gave), which item.
+    private static func metadata(_ origin: ChangeOrigin, list: ShoppingList?, edit: ListEdit?) -> Logger.Metadata {
+        var metadata: Logger.Metadata
+        switch origin {
+        case .client(let pid, let uid, let name):
+            metadata = ["origin": "client", "client_pid": "\(pid)", "client_uid": "\(uid)"]
+            if let name { metadata["client_name"] = "\(name)" }
+        case .file:
+            metadata = ["origin": "file"]
+        }
+        if let list {
+            metadata["list_id"] = "\(list.id)"
+            metadata["list_name"] = "\(list.name)"
+        } else if let target = edit?.target {
+            switch target {
+            case .id(let id): metadata["list_id"] = "\(id)"
+            case .name(let name): metadata["list_name"] = "\(name)"
+            }
+        }
+        switch edit {
+        case .addItem(let item, _, _)?, .removeItem(let item, _)?, .replaceItem(let item, _, _)?:
+            metadata["item"] = "\(item)"
+        default: break
+        }
+        return metadata
+    }
+}

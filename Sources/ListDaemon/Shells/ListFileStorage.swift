@@ -1,0 +1,103 @@
+import Foundation
+import Glibc
+
+/// The person's list file on disk: read it, replace it without ever overwriting a save listd has
+/// not seen, and clear away temp files a killed listd left. Blocking: callers pick the thread.
+struct ListFileStorage: Sendable {
+    /// The list file; a symlink is followed to its target, so the link stays a link.
+    let path: String
+
+    init(path: String) {
+        var resolved = path
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, let real = realpath(path, nil) {
+            resolved = String(cString: real)
+            free(real)
+        }
+        self.path = resolved
+    }
+
+    /// The file's bytes, or nil when it does not exist.
+    func read() throws(DaemonError) -> [UInt8]? {
+        do throws(FileIO.Failure) {
+            return try FileIO.read(path)
+        } catch {
+            throw .cannotReadListFile(path: path, errno: error.errno)
+        }
+    }
+
+    /// Replaces the file atomically (see `FileIO.replace`).
+    ///
+    /// - Parameter expected: when given, the content the file must still have (nil: must not
+    ///   exist) just before the rename; otherwise nothing is replaced and `changedWhileWriting`
+    ///   is thrown, so a person's save that lands while listd writes is never overwritten.
+    /// - Parameter beforeRename: runs once the new content is durable in the temp file, just
+    ///   before it replaces the file; when it throws, nothing is replaced.
+    func write(
+        _ bytes: [UInt8],
+        expecting expected: [UInt8]?? = .none,
+        beforeRename: () throws(DaemonError) -> Void = {}
+    ) throws(DaemonError) {
+        var inner: DaemonError?
+        let path = path
+        let replaced: Bool
+        do throws(FileIO.Failure) {
+            replaced = try FileIO.replace(path, with: bytes) { () throws(FileIO.Failure) -> Bool in
+                if case .some(let expected) = expected, try FileIO.read(path) != expected {
+                    inner = .changedWhileWriting(path: path)
+                    return false
+                }
+                do throws(DaemonError) {
+                    try beforeRename()
+                } catch {
+                    inner = error
+                    return false
+                }
+                return true
+            }
+        } catch {
+            throw .cannotWriteListFile(path: path, step: error.step, errno: error.errno)
+        }
+        if !replaced, let inner { throw inner }
+    }
+
+    /// Removes temp files listd processes that are gone left beside the list file (a listd killed
+    /// while writing); one of a live process (another listd on another file here) is left alone.
+    /// Returns the names removed.
+    @discardableResult
+    func removeAbandonedTemporaryFiles() -> [String] {
+        let directory = directoryName(of: path)
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var removed: [String] = []
+        for name in entries where FileIO.isTemporaryName(name) {
+            let digits = name.dropFirst(".listd-".count).dropLast(".tmp".count)
+            guard let pid = pid_t(digits), pid != getpid() else { continue }
+            // ESRCH: no such process. Anything else (alive, or not ours to signal) stays.
+            if kill(pid, 0) != 0, errno == ESRCH, unlink(directory + "/" + name) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+}
+
+/// 64-bit FNV-1a of `bytes`, in hex: tells two files apart, not a security measure.
+func digest(_ bytes: [UInt8]) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x0000_0100_0000_01B3
+    }
+    return "fnv1a64:" + String(hash, radix: 16) + ":\(bytes.count)"
+}
+
+/// Offset of the first byte that is not part of valid UTF-8, for error messages.
+func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int {
+    var parser = Unicode.UTF8.ForwardParser()
+    var iterator = bytes.makeIterator()
+    var offset = 0
+    while true {
+        switch parser.parseScalar(from: &iterator) {
+        case .valid(let scalar): offset += scalar.count
+        case .emptyInput, .error: return offset
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import ListFileFormat
+import ListModel
+import NIOPosix
+
+/// The list file's shell: reads it once the watcher says a save has settled, renders the lists
+/// onto the person's text and replaces the file. Blocking work runs on NIO's thread pool, never
+/// on an event loop; every decision about the file is the core's.
+struct ListFileSync: Sendable {
+    let storage: ListFileStorage
+    /// Says when a person's save has settled.
+    let watcher: FileWatcher
+
+    var path: String { storage.path }
+
+    /// Reads the file now (blocking) and ties it to `known`.
+    func readNow(known: ListBook) throws(DaemonError) -> FileContent {
+        guard let bytes = try storage.read() else { return .missing }
+        return Self.content(bytes, known: known)
+    }
+
+    /// Reads the file once no save is in progress, off the event loops.
+    func read(known: ListBook) async throws -> FileContent {
+        await watcher.waitUntilSettled()
+        return try await NIOThreadPool.singleton.runIfActive { try readNow(known: known) }
+    }
+
+    static func content(_ bytes: [UInt8], known: ListBook) -> FileContent {
+        guard let text = String(validating: bytes, as: UTF8.self) else { return .bytes(bytes, reading: nil, known: known) }
+        return .bytes(bytes, reading: ListFileReading(ListDocument(parsing: text), known: known), known: known)
+    }
+
+    /// The file's new text: `book` laid onto the person's `reading`, `rejected` lines marked.
+    static func render(_ book: ListBook, onto reading: ListFileReading?, rejected: [Int: String]) -> RenderedFile {
+        let text = ListFileWriter.text(for: book, onto: reading, rejected: rejected)
+        return RenderedFile(bytes: Array(text.utf8), reading: ListFileReading(ListDocument(parsing: text), known: book), book: book)
+    }
+
+    /// Replaces the file (blocking) unless it no longer holds `expecting`.
+    func replace(_ rendered: RenderedFile, expecting: [UInt8]?) -> FileReplaceOutcome {
+        do throws(DaemonError) {
+            try storage.write(rendered.bytes, expecting: .some(expecting))
+            return .written
+        } catch .changedWhileWriting {
+            return .changedWhileWriting
+        } catch {
+            return .failed(error)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/// A change as listd keeps it in its history and its change log: what changed, not the whole
+/// list after it. Redone on the lists of the revision before it (`ListBook.redo`), it gives back
+/// the full `ListChange`, so its size depends on the change, never on the list's length.
+public struct ChangeRecord: Hashable, Sendable {
+    /// What the change did, with positions so that redoing it needs no search.
+    public enum Operation: Hashable, Sendable {
+        case create(id: ListID, name: String, items: [String])
+        case rename(id: ListID, to: String)
+        case delete(id: ListID)
+        case add(id: ListID, item: String, at: Int)
+        case remove(id: ListID, at: Int)
+        case replace(id: ListID, at: Int, with: String)
+
+        public var listID: ListID {
+            switch self {
+            case .create(let id, _, _), .rename(let id, _), .delete(let id), .add(let id, _, _),
+                .remove(let id, _), .replace(let id, _, _):
+                id
+            }
+        }
+    }
+
+    public var revision: Revision
+    /// When it was made (the list's `edited` after it).
+    public var time: Timestamp
+    public var origin: ChangeOrigin
+    public var operation: Operation
+
+    public init(revision: Revision, time: Timestamp, origin: ChangeOrigin, operation: Operation) {
+        self.revision = revision
+        self.time = time
+        self.origin = origin
+        self.operation = operation
+    }
+
+    /// The record of `change`, which `ListBook.apply` returned; `before` is the changed list as
+    /// it was before the change (nil for a create).
+    public init(_ change: ListChange, before: ShoppingList?) {
+        let list = change.list
+        let operation: Operation
+        switch (change.kind, change.steps.first) {
+        case (.created, _):
+            operation = .create(id: list.id, name: list.name, items: list.items)
+        case (.deleted, _):
+            operation = .delete(id: list.id)
+        case (_, .add(let item)?):
+            // Exact text: the step holds the item as stored.
+            operation = .add(id: list.id, item: item, at: list.items.firstIndex(of: item) ?? list.items.count)
+        case (_, .replace(let item, let with)?):
+            operation = .replace(id: list.id, at: before?.items.firstIndex(of: item) ?? -1, with: with)
+        case (_, .remove(let item)?):
+            operation = .remove(id: list.id, at: before?.items.firstIndex(of: item) ?? -1)
+        case (_, .rename?), (_, nil):
+            operation = .rename(id: list.id, to: list.name)
+        }
+        self.init(revision: change.revision, time: list.edited, origin: change.origin, operation: operation)
+    }
+}
+
+/// Why a record cannot be redone: the log does not follow from the lists it was applied to.
+public struct RedoError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var revision: Revision
+    public var reason: String
+
+    public init(revision: Revision, reason: String) {
+        self.revision = revision
+        self.reason = reason
+    }
+
+    public var description: String { "change \(revision) does not follow from the lists before it: \(reason)" }
+}
+
+extension ListBook {
+    /// Redoes a change read back from listd's history: no rule is checked again (it was checked
+    /// when the change was made), but a record that does not fit the lists is refused.
+    /// - Returns: the change as `apply` returned it then.
+    @discardableResult
+    public mutating func redo(_ record: ChangeRecord) throws(RedoError) -> ListChange {
+        func fail(_ reason: String) -> RedoError { RedoError(revision: record.revision, reason: reason) }
+        guard record.revision == revision + 1 else {
+            throw fail("it follows revision \(record.revision - 1), the lists are at \(revision)")
+        }
+        let id = record.operation.listID
+        let index = lists.firstIndex { $0.id == id }
+        if case .create(_, let name, let items) = record.operation {
+            guard index == nil else { throw fail("list \(id) exists already") }
+            let list = ShoppingList(id: id, name: name, edited: record.time, revision: record.revision, items: items)
+            lists.append(list)
+            revision = record.revision
+            nextID = Swift.max(nextID, id + 1)
+            return ListChange(kind: .created, revision: revision, list: list, steps: [], origin: record.origin)
+        }
+        guard let index else { throw fail("there is no list \(id)") }
+        if case .delete = record.operation {
+            let removed = lists.remove(at: index)
+            revision = record.revision
+            return ListChange(kind: .deleted, revision: revision, list: removed, steps: [], origin: record.origin)
+        }
+        var list = lists[index]
+        let kind: ListChange.Kind
+        let step: ListChange.Step
+        switch record.operation {
+        case .rename(_, let name):
+            kind = .renamed
+            step = .rename(from: list.name, to: name)
+            list.name = name
+        case .add(_, let item, let at):
+            guard (0...list.items.count).contains(at) else { throw fail("position \(at) is outside \(list.name)") }
+            kind = .updated
+            step = .add(item: item)
+            list.items.insert(item, at: at)
+        case .remove(_, let at):
+            guard list.items.indices.contains(at) else { throw fail("position \(at) is outside \(list.name)") }
+            kind = .updated
+            step = .remove(item: list.items.remove(at: at))
+        case .replace(_, let at, let with):
+            guard list.items.indices.contains(at) else { throw fail("position \(at) is outside \(list.name)") }
+            kind = .updated
+            step = .replace(item: list.items[at], with: with)
+            list.items[at] = with
+        case .create, .delete:
+            preconditionFailure("handled above")
+        }
+        list.revision = record.revision
+        list.edited = record.time
+        lists[index] = list
+        revision = record.revision
+        return ListChange(kind: kind, revision: revision, list: list, steps: [step], origin: record.origin)
+    }
+}
