@@ -1,0 +1,195 @@
+@testable import ListDaemon
+import ListFileFormat
+import ListModel
+import ListRPC
+import Testing
+
+/// The core on its own: events in, actions out; no sockets, files or clocks.
+@Suite struct ListCoreTests {
+    static let client = ChangeOrigin.client(pid: 1, uid: 1, name: "test")
+    static let time = Timestamp(millisecondsSinceEpoch: 1_000)
+    static let now = ContinuousClock.now
+
+    /// A core with Groceries (milk) committed and its list file known.
+    static func core() -> ListCore {
+        var book = ListBook()
+        _ = try? book.apply(.createList(name: "Groceries", items: ["milk"]), at: time, origin: client)
+        let recovered = RecoveredLists(
+            instance: "i", book: book, history: ChangeHistory(base: book, limit: 10), shownByDigest: [:], lastShown: book,
+            isFirstStart: false, problems: []
+        )
+        var core = ListCore(recovered: recovered, filePath: "/lists.md")
+        let text = "# Groceries <!-- listd id=1 -->\n- milk\n"
+        let content = ListFileSync.content(Array(text.utf8), known: book)
+        _ = core.start(content, recognized: book, firstStart: false, now: now, at: time)
+        core.file.dirty = false
+        return core
+    }
+
+    /// The questions among `actions`, as "shouldAdd bread on [milk]".
+    static func questions(_ actions: [CoreAction]) -> [String] {
+        actions.compactMap { action in
+            guard case .ask(_, let question, let params, _, _) = action else { return nil }
+            return "\(question.rawValue) \(params.item ?? params.name ?? "") on \(params.list?.items ?? [])"
+        }
+    }
+
+    static func askers(_ actions: [CoreAction]) -> [Asker] {
+        actions.compactMap { if case .ask(let asker, _, _, _, _) = $0 { asker } else { nil } }
+    }
+
+    static func replies(_ actions: [CoreAction]) -> [Int: String] {
+        var replies: [Int: String] = [:]
+        for case .reply(let id, let outcome) in actions {
+            switch outcome {
+            case .success(let list): replies[id] = "ok \(list.items)"
+            case .failure(let failure): replies[id] = "\(failure)"
+            }
+        }
+        return replies
+    }
+
+    static func appends(_ actions: [CoreAction]) -> [[LogEntry]] {
+        actions.compactMap { if case .append(let entries) = $0 { entries } else { nil } }
+    }
+
+    static let denied = DelegateVerdict(denials: [DelegateDenial(delegate: "d", reason: "no")], denied: true, consulted: true)
+    static let allowed = DelegateVerdict(consulted: true)
+
+    @Test func anEditIsConfirmedOnlyOnceItsAppendIsDone() {
+        var core = Self.core()
+        let proposed = core.propose(1, .addItem("bread", to: .name("Groceries")), origin: Self.client, at: Self.time)
+        #expect(Self.questions(proposed) == ["shouldAdd bread on [\"milk\"]"])
+        let allowed = core.answered(.proposal(1), .allowed, at: Self.time)
+        #expect(Self.appends(allowed).count == 1)
+        #expect(Self.replies(allowed).isEmpty, "no confirm before the append is durable")
+        #expect(core.durable.lists[0].items == ["milk"])
+        let done = core.appended(now: Self.now)
+        #expect(Self.replies(done) == [1: "ok [\"milk\", \"bread\"]"])
+        #expect(core.durable.lists[0].items == ["milk", "bread"])
+        guard case .publish(let changes, let records, _)? = done.first else {
+            Issue.record("the change is published first: \(done)")
+            return
+        }
+        #expect(changes.map(\.revision) == [2])
+        #expect(records.map(\.operation) == [.add(id: 1, item: "bread", at: 1)])
+    }
+
+    @Test func editsOfOneListQueueBehindTheOneBeingVettedAndAreAskedOnWhatItLeaves() {
+        var core = Self.core()
+        #expect(Self.questions(core.propose(1, .addItem("forbidden", to: .id(1)), origin: Self.client, at: Self.time)).count == 1)
+        // Behind it: nothing asked yet; another list's create goes on.
+        #expect(core.propose(2, .addItem("apples", to: .id(1)), origin: Self.client, at: Self.time).isEmpty)
+        #expect(Self.questions(core.propose(3, .createList(name: "Tools", items: []), origin: Self.client, at: Self.time)) == ["shouldCreate Tools on []"])
+        // The first is denied: the second is asked about on the list without it.
+        let next = core.answered(.proposal(1), Self.denied, at: Self.time)
+        #expect(Self.questions(next) == ["shouldAdd apples on [\"milk\"]"])
+        #expect(Self.replies(next)[1]?.hasPrefix("deniedByDelegate") == true)
+        // Allowed: the next edit of that list would be asked on [milk, apples].
+        _ = core.answered(.proposal(2), Self.allowed, at: Self.time)
+        #expect(Self.questions(core.propose(4, .addItem("pears", to: .id(1)), origin: Self.client, at: Self.time)) == ["shouldAdd pears on [\"milk\", \"apples\"]"])
+    }
+
+    @Test func aSavesEditsOfOneListAreAskedOneAtATimeOnTheListAsItWillBe() {
+        // Issue 12, defect 1, in the core.
+        var core = Self.core()
+        _ = core.fileTouched()
+        let text = "# Groceries <!-- listd id=1 -->\n- milk\n- forbidden fruit\n- apples\n"
+        let read = core.fileRead(ListFileSync.content(Array(text.utf8), known: core.file.shown), now: Self.now, at: Self.time)
+        #expect(Self.questions(read) == ["shouldAdd forbidden fruit on [\"milk\"]"])
+        let second = core.answered(Self.askers(read)[0], Self.denied, at: Self.time)
+        #expect(Self.questions(second) == ["shouldAdd apples on [\"milk\"]"])
+        // Decided after time passed: the file is read again before the save is taken in.
+        let third = core.answered(Self.askers(second)[0], Self.allowed, at: Self.time)
+        #expect(third.contains { if case .readFile = $0 { true } else { false } })
+        let takenIn = core.fileRead(ListFileSync.content(Array(text.utf8), known: core.file.shown), now: Self.now, at: Self.time)
+        #expect(Self.appends(takenIn).count == 1)
+        _ = core.appended(now: Self.now)
+        #expect(core.durable.lists[0].items == ["milk", "apples"])
+        #expect(core.file.rejected.values.contains { $0.contains("forbidden") } || core.file.rejected.keys.contains(2))
+    }
+
+    @Test func aSaveArrivingWhileDelegatesDeliberateReplacesTheUndecidedOne() {
+        var core = Self.core()
+        _ = core.fileTouched()
+        let first = "# Groceries <!-- listd id=1 -->\n- milk\n- bread\n"
+        let asked = core.fileRead(ListFileSync.content(Array(first.utf8), known: core.file.shown), now: Self.now, at: Self.time)
+        #expect(Self.questions(asked) == ["shouldAdd bread on [\"milk\"]"])
+        // A client's edit of the same list waits behind the save.
+        #expect(core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time).isEmpty)
+        // The person saves again: the old question no longer counts.
+        _ = core.fileTouched()
+        let second = "# Groceries <!-- listd id=1 -->\n- milk\n- cake\n"
+        let again = core.fileRead(ListFileSync.content(Array(second.utf8), known: core.file.shown), now: Self.now, at: Self.time)
+        // The client's edit had waited behind the old save: it goes first now.
+        #expect(Self.questions(again) == ["shouldAdd eggs on [\"milk\"]"])
+        #expect(core.answered(Self.askers(asked)[0], Self.allowed, at: Self.time).isEmpty, "an answer about a replaced save is ignored")
+        let cake = core.answered(.proposal(7), Self.allowed, at: Self.time)
+        #expect(Self.questions(cake) == ["shouldAdd cake on [\"milk\", \"eggs\"]"])
+    }
+
+    @Test func aFailedAppendConfirmsNothingAndTheListsGoBack() {
+        var core = Self.core()
+        _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
+        #expect(Self.appends(core.answered(.proposal(1), .allowed, at: Self.time)).count == 1)
+        // Applied while the append is under way: shares the next one.
+        _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
+        #expect(Self.appends(core.answered(.proposal(2), .allowed, at: Self.time)).isEmpty)
+        let failed = core.appendFailed(.changeLogFailed(path: "/log", step: "fdatasync", errno: 5))
+        #expect(Self.replies(failed).count == 2)
+        #expect(Self.replies(failed).values.allSatisfy { $0.hasPrefix("storageFailed") })
+        #expect(core.working == core.durable)
+        #expect(core.working.lists[0].items == ["milk"])
+        // And the next edit goes through as usual.
+        _ = core.propose(3, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
+        #expect(Self.appends(core.answered(.proposal(3), .allowed, at: Self.time)).count == 1)
+    }
+
+    @Test func aDenialWaitsForTheChangeItWasDecidedOn() {
+        var core = Self.core()
+        _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
+        _ = core.answered(.proposal(1), .allowed, at: Self.time)
+        // "bread" is there only once the append is done: the duplicate's denial waits for it.
+        let duplicate = core.propose(2, .addItem("BREAD", to: .id(1)), origin: Self.client, at: Self.time)
+        #expect(Self.replies(duplicate).isEmpty)
+        #expect(Self.replies(core.appended(now: Self.now)).keys.sorted() == [1, 2])
+    }
+
+    @Test func anEditOfAMissingListIsDeniedAndJournalledWithoutAQuestion() {
+        var core = Self.core()
+        let actions = core.propose(1, .addItem("x", to: .name("Nope")), origin: Self.client, at: Self.time)
+        #expect(Self.questions(actions).isEmpty)
+        #expect(Self.replies(actions)[1] == "denied(There is no list called “Nope”.)")
+        #expect(actions.contains { if case .journal(.denied(.listNotFound, _, _, nil)) = $0 { true } else { false } })
+    }
+
+    @Test func aRestartRedoesTheLogOnTheSnapshot() throws {
+        var book = ListBook()
+        _ = try book.apply(.createList(name: "G", items: (0..<100).map { "i\($0)" }), at: Self.time, origin: .file)
+        let snapshot = PersistedState(book: book, listFileDigest: "d", shown: book, instance: "x")
+        var entries: [LogEntry] = []
+        var expected = book
+        for round in 0..<50 {
+            let before = try expected.list(.id(1))
+            let change = try #require(try expected.apply(.addItem("n\(round)", to: .id(1), at: round), at: Self.time, origin: Self.client))
+            entries.append(.change(ChangeRecord(change, before: before)))
+            let removedBefore = try expected.list(.id(1))
+            let removal = try #require(try expected.apply(.removeItem("i\(round)", from: .id(1)), at: Self.time, origin: Self.client))
+            entries.append(.change(ChangeRecord(removal, before: removedBefore)))
+        }
+        entries.append(.fileShows(digest: "e", revision: expected.revision))
+        let recovered = try LocalPersistence.recover(snapshot: snapshot, entries: entries, historyLimit: 1_000, logPath: "/log")
+        #expect(recovered.book == expected)
+        #expect(recovered.shownByDigest["e"] == expected)
+        // The history rebuilds every change in full, as subscribers were told it.
+        let changes = try recovered.history.changes(after: book.revision)
+        #expect(changes.count == 100)
+        #expect(changes.last?.list == (try expected.list(.id(1))))
+        // A record that does not follow from the lists before it is refused, naming its line.
+        var broken = entries
+        broken[3] = .change(ChangeRecord(revision: book.revision + 4, time: Self.time, origin: .file, operation: .remove(id: 1, at: 9_999)))
+        #expect(throws: DaemonError.self) {
+            try LocalPersistence.recover(snapshot: snapshot, entries: broken, historyLimit: 1_000, logPath: "/log")
+        }
+    }
+}
