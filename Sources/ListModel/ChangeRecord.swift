@@ -96,35 +96,36 @@ extension ListBook {
             revision = record.revision
             return ListChange(kind: .deleted, revision: revision, list: removed, steps: [], origin: record.origin)
         }
-        var list = lists[index]
+        // In place: a copy of the list would copy its items for every record redone.
         let kind: ListChange.Kind
         let step: ListChange.Step
+        let count = lists[index].items.count
         switch record.operation {
         case .rename(_, let name):
             kind = .renamed
-            step = .rename(from: list.name, to: name)
-            list.name = name
+            step = .rename(from: lists[index].name, to: name)
+            lists[index].name = name
         case .add(_, let item, let at):
-            guard (0...list.items.count).contains(at) else { throw fail("position \(at) is outside \(list.name)") }
+            guard (0...count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
             kind = .updated
             step = .add(item: item)
-            list.items.insert(item, at: at)
+            lists[index].items.insert(item, at: at)
         case .remove(_, let at):
-            guard list.items.indices.contains(at) else { throw fail("position \(at) is outside \(list.name)") }
+            guard (0..<count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
             kind = .updated
-            step = .remove(item: list.items.remove(at: at))
+            step = .remove(item: lists[index].items.remove(at: at))
         case .replace(_, let at, let with):
-            guard list.items.indices.contains(at) else { throw fail("position \(at) is outside \(list.name)") }
+            guard (0..<count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
             kind = .updated
-            step = .replace(item: list.items[at], with: with)
-            list.items[at] = with
+            step = .replace(item: lists[index].items[at], with: with)
+            lists[index].items[at] = with
         case .create, .delete:
             preconditionFailure("handled above")
         }
-        list.revision = record.revision
-        list.edited = record.time
-        lists[index] = list
+        lists[index].revision = record.revision
+        lists[index].edited = record.time
         revision = record.revision
+        let list = lists[index]
         return ListChange(kind: kind, revision: revision, list: list, steps: [step], origin: record.origin)
     }
 }
