@@ -1,3 +1,4 @@
+// Every method listd serves, mapped to the service, the hub and the delegate registry.
 import Glibc
 import ListModel
 import ListRPC

@@ -1,3 +1,4 @@
+// The wall clock, read by the shells only: the core gets times with its events.
 import Glibc
 import ListModel
 

@@ -1,0 +1,225 @@
+import ListFileFormat
+import ListModel
+import ListRPC
+
+/// A person's save being decided: its edits (from the lists the file showed before), each
+/// waiting in its list's queue, and what was decided of each.
+struct Save: Sendable {
+    enum Decision: Sendable {
+        case allowed
+        case refused(String)
+        /// The rules denied it when it came up (asked again if they would not now).
+        case broke
+        /// It changes nothing.
+        case unchanged
+    }
+
+    var id: Int
+    var bytes: [UInt8]
+    var reading: ListFileReading
+    var base: ListBook
+    var edits: [FileEdit]
+    /// The edits of each queue, in file order.
+    var parts: [String: [Int]]
+    /// Per queue: the lists as they will be after the part's allowed edits so far.
+    var partBooks: [String: ListBook] = [:]
+    var decisions: [Int: Decision] = [:]
+    /// Time passed while it was decided: the file is read again before it is taken in.
+    var waited = false
+    var awaitingVerification = false
+
+    var isDecided: Bool { decisions.count == edits.count }
+}
+
+/// A person's save through the one vetting path: each edit waits in its list's queue, is asked
+/// about on the list as it will be, and the save is taken in once all are decided.
+extension ListCore {
+    /// Starts deciding a save: each of its edits joins its list's queue.
+    mutating func startSave(_ bytes: [UInt8], _ reading: ListFileReading, at time: Timestamp, into actions: inout [CoreAction]) {
+        let edits = reading.edits(from: file.shown)
+        var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: file.shown, edits: edits, parts: [:])
+        nextSaveID += 1
+        for (index, fileEdit) in edits.enumerated() {
+            guard let key = fileEdit.edit.gateKey(in: working) else {
+                new.decisions[index] = .broke  // its list is gone; reported when taken in
+                continue
+            }
+            new.parts[key, default: []].append(index)
+        }
+        save = new
+        for key in new.parts.keys.sorted() {
+            queues[key, default: []].append(.save(new.id))
+            if queues[key]!.count == 1 {
+                advance(key, at: time, into: &actions)
+            } else {
+                save?.waited = true
+            }
+        }
+        completeSaveIfDecided(at: time, into: &actions)
+    }
+
+    /// Decides the next undecided edits of the save's part in `key`'s queue (it is at the head).
+    mutating func advanceSave(_ key: String, at time: Timestamp, into actions: inout [CoreAction]) {
+        guard var current = save, let part = current.parts[key] else { return }
+        var book = current.partBooks[key] ?? working
+        for index in part where current.decisions[index] == nil {
+            if asking.contains(.saveEdit(save: current.id, index: index)) { return }
+            let edit = current.edits[index].edit
+            var trial = book
+            switch Result(catching: { () throws(ListError) in try trial.apply(edit, at: time, origin: .file) }) {
+            case .failure: current.decisions[index] = .broke
+            case .success(nil): current.decisions[index] = .unchanged
+            case .success(.some):
+                let list = edit.target.flatMap { try? book.list($0) }
+                let params = DelegateQuestionParams(edit, list: list, origin: .file, revision: book.revision)
+                current.partBooks[key] = book
+                save = current
+                asking.insert(.saveEdit(save: current.id, index: index))
+                actions.append(.ask(.saveEdit(save: current.id, index: index), DelegateQuestion(edit), params, list: list?.id, name: params.name))
+                return
+            }
+            book = trial
+        }
+        current.partBooks[key] = book
+        save = current
+    }
+
+    /// A delegates' verdict on one edit of the save.
+    mutating func record(_ verdict: DelegateVerdict, forSaveEdit index: Int, at time: Timestamp, into actions: inout [CoreAction]) {
+        guard var current = save else { return }
+        let edit = current.edits[index].edit
+        if verdict.consulted { current.waited = true }
+        guard let key = current.parts.first(where: { $0.value.contains(index) })?.key else { return }
+        if verdict.denied {
+            let message = RPCError.deniedByDelegate(verdict.denials, timedOut: verdict.timedOut).message
+            current.decisions[index] = .refused(message)
+            let book = current.partBooks[key] ?? working
+            let list = edit.target.flatMap { try? book.list($0) }
+            let params = DelegateQuestionParams(edit, list: list, origin: .file, revision: book.revision)
+            actions.append(.announceDenial(DeniedChangeParams(question: DelegateQuestion(edit), proposal: params, denials: verdict.denials, timedOut: verdict.timedOut)))
+        } else {
+            current.decisions[index] = .allowed
+            var book = current.partBooks[key] ?? working
+            _ = try? book.apply(edit, at: time, origin: .file)
+            current.partBooks[key] = book
+        }
+        save = current
+        advanceSave(key, at: time, into: &actions)
+        completeSaveIfDecided(at: time, into: &actions)
+    }
+
+    /// Once every edit is decided: taken in now, or after the file is read again when time
+    /// passed (a later save replaces this one: what delegates said of it does not count).
+    mutating func completeSaveIfDecided(at time: Timestamp, into actions: inout [CoreAction]) {
+        guard let current = save, current.isDecided, !current.awaitingVerification else { return }
+        if current.waited {
+            save?.awaitingVerification = true
+            actions += requestRead()
+        } else {
+            takeIn(at: time, into: &actions)
+        }
+    }
+
+    /// Drops the save being decided (a newer one replaces it): its queues are released, and the
+    /// answers still to come about it are ignored.
+    mutating func withdrawSave(at time: Timestamp, into actions: inout [CoreAction]) {
+        guard let old = save else { return }
+        save = nil
+        asking = asking.filter { if case .saveEdit(let id, _) = $0 { return id != old.id } else { return true } }
+        for key in old.parts.keys.sorted() {
+            let wasHead = queues[key]?.first == .save(old.id)
+            queues[key]?.removeAll { $0 == .save(old.id) }
+            if queues[key]?.isEmpty == true { queues[key] = nil }
+            if wasHead { advance(key, at: time, into: &actions) }
+        }
+    }
+
+    /// Applies the save's allowed edits onto the lists (a three-way merge: edits made meanwhile
+    /// are kept), marks the lines not taken, and releases its queues.
+    mutating func takeIn(at time: Timestamp, into actions: inout [CoreAction]) {
+        guard let current = save else { return }
+        var reading = current.reading
+        var diagnostics = reading.diagnostics
+        var changes: [ListChange] = []
+        var entries: [LogEntry] = []
+        let lines = reading.document.lines
+        var stale = false
+        func reject(_ fileEdit: FileEdit, _ problem: ListFileDiagnostic.Problem) {
+            guard fileEdit.line >= 0 else { return }
+            diagnostics.append(ListFileDiagnostic(line: fileEdit.line + 1, text: lines[fileEdit.line].raw, problem: problem))
+            if case .createList = fileEdit.edit, let section = fileEdit.section {
+                for item in reading.sections[section].items {
+                    diagnostics.append(
+                        ListFileDiagnostic(line: item.line + 1, text: lines[item.line].raw, problem: .underRejectedHeading(headingLine: fileEdit.line + 1))
+                    )
+                }
+            }
+        }
+        var book = working
+        for (index, fileEdit) in current.edits.enumerated() {
+            if case .refused(let message) = current.decisions[index] {
+                reject(fileEdit, .deniedByDelegates(message))
+                continue
+            }
+            let before = fileEdit.edit.target.flatMap { try? book.list($0) }
+            do throws(ListError) {
+                let change = try book.apply(fileEdit.edit, at: time, origin: .file)
+                if case .broke = current.decisions[index], change != nil {
+                    stale = true  // it broke a rule when it came up, and passes now: ask first
+                    break
+                }
+                if case .createList = fileEdit.edit, let section = fileEdit.section {
+                    reading.sections[section].id = change?.list.id
+                }
+                if let change {
+                    changes.append(change)
+                    entries.append(.change(ChangeRecord(change, before: before)))
+                }
+            } catch {
+                reject(fileEdit, .denied(error))
+            }
+        }
+        if stale {
+            let (bytes, reading) = (current.bytes, current.reading)
+            withdrawSave(at: time, into: &actions)
+            startSave(bytes, reading, at: time, into: &actions)
+            return
+        }
+        save = nil
+        book.reorder(by: reading.sections.compactMap(\.id))
+        diagnostics.sort { $0.line < $1.line }
+        reading.diagnostics = diagnostics
+        let fileBefore = file
+        working = book
+        entries.append(.order(book.lists.map(\.id), revision: book.revision))
+        entries.append(.fileShows(digest: digest(current.bytes), revision: book.revision))
+        open.entries += entries
+        open.changes += changes
+        open.book = working
+        if open.fileBefore == nil { open.fileBefore = fileBefore }
+        if let rejection = Self.rejection(diagnostics) {
+            open.after.append(.announceRejection(rejection))
+            open.after.append(.journal(.fileRejected(rejection)))
+        }
+        file.reading = reading
+        file.rejected = reading.rejectedLines
+        file.bytes = current.bytes
+        file.shown = book
+        file.dirty = true
+        // Its queues go to whoever waits behind it.
+        for key in current.parts.keys.sorted() {
+            if queues[key]?.first == .save(current.id) { queues[key]?.removeFirst() }
+            advance(key, at: time, into: &actions)
+        }
+    }
+
+    static func rejection(_ diagnostics: [ListFileDiagnostic]) -> FileRejectionParams? {
+        guard !diagnostics.isEmpty else { return nil }
+        let count = diagnostics.count
+        return FileRejectionParams(
+            reason: "linesNotTaken",
+            message: "\(count) line\(count == 1 ? "" : "s") of the list file could not be taken; the rest was applied. Each is marked in the file.",
+            lines: diagnostics.map { .init(line: $0.line, text: $0.text, reason: $0.reason, message: $0.explanation) }
+        )
+    }
+}
