@@ -69,11 +69,7 @@ final class ChangeLog: Sendable {
     /// counts: the log is cut back, so later appends follow whole lines.
     func append(_ entries: [LogEntry]) throws(DaemonError) {
         guard !entries.isEmpty else { return }
-        var bytes: [UInt8] = []
-        for entry in entries {
-            bytes += entry.line
-            bytes.append(UInt8(ascii: "\n"))
-        }
+        let bytes = Self.lines(entries)
         try handle.withLock { handle throws(DaemonError) in
             do throws(FileIO.Failure) {
                 try FileIO.writeAll(bytes, to: handle.fd)
@@ -94,11 +90,7 @@ final class ChangeLog: Sendable {
     /// Replaces the log by `entries`, atomically (see `FileIO.replace`). Call only once a
     /// snapshot holds everything the dropped lines did.
     func rewrite(_ entries: [LogEntry]) throws(DaemonError) {
-        var bytes: [UInt8] = []
-        for entry in entries {
-            bytes += entry.line
-            bytes.append(UInt8(ascii: "\n"))
-        }
+        let bytes = Self.lines(entries)
         try handle.withLock { handle throws(DaemonError) in
             do throws(FileIO.Failure) {
                 try FileIO.replace(path, with: bytes)
@@ -110,5 +102,15 @@ final class ChangeLog: Sendable {
             close(handle.fd)
             handle = Handle(fd: fd, size: bytes.count)
         }
+    }
+
+    /// The entries as the log's text: a line each.
+    private static func lines(_ entries: [LogEntry]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for entry in entries {
+            bytes += entry.line
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        return bytes
     }
 }
