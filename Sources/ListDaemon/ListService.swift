@@ -57,24 +57,22 @@ public final class ListService: Service, Sendable {
         delegates = DelegateRegistry(logger: logger)
         persistence = try LocalPersistence(listFilePath: storage.path, historyLimit: historyLimit)
 
-        let recovered = try persistence.recover()
+        var fileBytes = try storage.read()
+        let recovered = try persistence.recover(listFileDigest: fileBytes.map(digest))
         for problem in recovered.problems { logger.warning("\(problem)") }
         let instance = recovered.instance ?? UUID().uuidString.lowercased()
         hub = SubscriptionHub(book: recovered.book, history: recovered.history, instance: instance)
         core = Mutex(ListCore(recovered: recovered, filePath: storage.path))
 
-        if recovered.isFirstStart, try storage.read() == nil {
+        if recovered.isFirstStart, fileBytes == nil {
             // A new file tells the person what it is.
-            let welcome = "<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- item` lines below it. -->\n"
-            try storage.write(Array(welcome.utf8))
+            let welcome = Array("<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- item` lines below it. -->\n".utf8)
+            try storage.write(welcome)
+            fileBytes = welcome
         }
-        var content = try fileSync.readNow(known: recovered.lastShown)
-        var recognized: ListBook?
-        if !recovered.isFirstStart, case .bytes(let bytes, _, _) = content, let shown = recovered.shownByDigest[digest(bytes)] {
-            // A file listd knows: nothing of the person's to take in.
-            content = ListFileSync.content(bytes, known: shown)
-            recognized = shown
-        }
+        // A file listd knows (it wrote it, or took it in) holds nothing of the person's to take in.
+        let recognized = recovered.isFirstStart ? nil : recovered.shownByFile
+        let content = fileBytes.map { ListFileSync.content($0, known: recognized ?? recovered.lastShown) } ?? .missing
         let start = content
         drive(synchronously: true) { core, now, time in
             core.start(start, recognized: recognized, firstStart: recovered.isFirstStart, now: now, at: time)

@@ -54,11 +54,13 @@ struct JSONReader {
 
     private mutating func object() throws(Malformed) -> JSONValue {
         index += 1  // {
-        var members: [String: JSONValue] = [:]
+        // Collected first, then hashed into a dictionary of the right size at once: growing it
+        // member by member rehashed every key several times.
+        var members: [(String, JSONValue)] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
         while true {
             skipWhitespace()
@@ -67,15 +69,15 @@ struct JSONReader {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw Malformed() }
             index += 1
-            // A repeated key: the last one counts.
-            members[key] = try value()
+            members.append((key, try value()))
             skipWhitespace()
             guard index < bytes.count else { throw Malformed() }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"):
                 index += 1
-                return .object(members)
+                // A repeated key: the last one counts.
+                return .object(Dictionary(members, uniquingKeysWith: { _, last in last }))
             default: throw Malformed()
             }
         }

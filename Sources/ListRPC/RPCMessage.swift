@@ -205,6 +205,12 @@ public enum RPCEncoding {
 
     /// `T` decoded from JSON text (a stored line, a state file), without Foundation's decoder.
     public static func decode<T: Decodable>(_ type: T.Type, fromJSON bytes: some Collection<UInt8>) throws -> T {
+        try JSONValueDecoder.decode(T.self, from: value(fromJSON: bytes))
+    }
+
+    /// The value JSON text holds, for a reader that takes its fields itself (the change log reads
+    /// a hundred thousand lines at a start; going through `Decodable` costs twice the parse).
+    public static func value(fromJSON bytes: some Collection<UInt8>) throws -> JSONValue {
         func value(_ buffer: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
             guard String(validating: buffer, as: UTF8.self) != nil, RPCLine.nestingDepth(buffer) <= 512 else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not UTF-8 JSON text nested at most 512 levels"))
@@ -215,8 +221,7 @@ public enum RPCEncoding {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON"))
             }
         }
-        let parsed = try bytes.withContiguousStorageIfAvailable(value) ?? Array(bytes).withUnsafeBufferPointer(value)
-        return try JSONValueDecoder.decode(T.self, from: parsed)
+        return try bytes.withContiguousStorageIfAvailable(value) ?? Array(bytes).withUnsafeBufferPointer(value)
     }
 
     /// `value` decoded from a JSON value (params and results arrive as `JSONValue`).

@@ -15,7 +15,7 @@ let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksI
 let listdPath = binaries + "/listd"
 let listctlPath = binaries + "/listctl"
 let baselines = option("--baselines", ".build/bench")
-/// `--only 1,3`: just those sections (figures 1–6 of the issue); nothing is written then unless
+/// `--only 1,3`: just those sections (figures 1–7, bench/README.md); nothing is written then unless
 /// `--out` says where.
 let only = arguments.contains("--only") ? Set(option("--only", "").split(separator: ",").compactMap { Int($0) }) : nil
 func wanted(_ section: Int) -> Bool { only?.contains(section) ?? true }
@@ -23,7 +23,8 @@ let output = option("--out", only == nil ? "bench/results/latest.json" : "")
 let cpus = ProcessInfo.processInfo.activeProcessorCount
 var scratch = Array("/tmp/listd-bench-XXXXXX".utf8CString)
 let work = String(cString: mkdtemp(&scratch))
-defer { try? FileManager.default.removeItem(atPath: work) }
+/// `--keep`: leave the scratch directory (its files and logs) to look at afterwards.
+defer { if !arguments.contains("--keep") { try? FileManager.default.removeItem(atPath: work) } }
 
 /// One line of the table.
 struct Row: Codable {
@@ -458,6 +459,87 @@ if wanted(6) {
     usleep(500_000)
     let perSubscriber = Double(max(0, residentKiB(of: listd.child.pid) - before)) / Double(many.count)
     report("memory per idle subscriber (10,000 connected)", "any", "KiB", listd: Stat([perSubscriber]), target: "≤ 16 KiB", met: perSubscriber <= 16)
+}
+
+// MARK: 7. The change log: bytes per change, and a restart after a crash
+
+/// listd's change log beside `file` (docs/file-format.md).
+func changeLog(of file: String) -> String {
+    let url = URL(fileURLWithPath: file)
+    return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).listd-log").path
+}
+
+func fileSize(_ path: String) -> Int {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int(info.st_size) : 0
+}
+
+/// `clients` connections, each adding and removing its own item `each` times, every edit waiting
+/// for its confirm.
+func edits(_ socket: String, clients: Int, each: Int) {
+    let group = DispatchGroup()
+    for client in 0..<clients {
+        group.enter()
+        Thread.detachNewThread {
+            defer { group.leave() }
+            guard let connection = try? LineSocket(path: socket) else { return }
+            for index in 0..<each { connection.call(addOrRemove(index, item: "client \(client)")) }
+        }
+    }
+    group.wait()
+}
+
+/// The revision listd serves now.
+func servedRevision(_ connection: LineSocket) -> Int? {
+    let reply = connection.call(#"{"jsonrpc":"2.0","id":1,"method":"getLists"}"#)
+    let object = reply.flatMap { try? JSONSerialization.jsonObject(with: Data($0)) } as? [String: Any]
+    return (object?["result"] as? [String: Any])?["revision"] as? Int
+}
+
+if wanted(7) {
+    // The log holds what changed, so a change on a long list costs what it costs on a short one.
+    var perChange: [Int: Double] = [:]
+    for items in [10, 10_000] {
+        let listd = try ListdUnderTest("log-\(items)")
+        let connection = try listd.connect()
+        createList(connection, "Long", items: items)
+        let before = fileSize(changeLog(of: listd.file))
+        let changes = 1_000
+        edits(listd.socket, clients: 1, each: changes)
+        perChange[items] = Double(fileSize(changeLog(of: listd.file)) - before) / Double(changes)
+    }
+    let short = perChange[10]!
+    let long = perChange[10_000]!
+    report("change-log bytes per change, 10-item list", "any", "B", listd: Stat([short]))
+    report(
+        "change-log bytes per change, 10,000-item list", "any", "B", listd: Stat([long]),
+        target: "≤ 1.1× the 10-item list's", met: long <= 1.1 * short
+    )
+
+    // A crash leaves every change since the last snapshot in the log; the next start redoes them.
+    let changes = Int(option("--restart-changes", "100000"))!
+    let history = ["--history", "\(changes)"]
+    let listd = try ListdUnderTest("restart", extra: history)
+    createList(try listd.connect(), "Long", items: 10_000)
+    edits(listd.socket, clients: 16, each: changes / 16)
+    guard let expected = servedRevision(try listd.connect()) else { throw BenchError("no revision before the crash") }
+    kill(listd.child.pid, SIGKILL)
+    listd.child.process.waitUntilExit()
+    let logBytes = fileSize(changeLog(of: listd.file))
+    var restarts: [Double] = []
+    for _ in 0..<3 {
+        let start = now()
+        let again = try ListdUnderTest("restart", file: listd.file, extra: history)
+        restarts.append(ms(now() - start))
+        guard servedRevision(try again.connect()) == expected else { throw BenchError("the restart lost changes") }
+        kill(again.child.pid, SIGKILL)
+        again.child.process.waitUntilExit()
+    }
+    let restart = Stat(restarts)
+    report(
+        "restart after a crash: \(changes / 16 * 16) logged changes on a 10,000-item list (log: \(logBytes / 1_000_000) MB)",
+        "any", "ms", listd: restart, target: "≤ 500 ms", met: restart.median <= 500
+    )
 }
 
 // MARK: Results

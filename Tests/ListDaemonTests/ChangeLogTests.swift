@@ -68,6 +68,33 @@ import Testing
         #expect(LogEntry(line: LogEntry.fullChange(full).line) == .fullChange(full))
     }
 
+    @Test func aLongLogIsReadInOrderAndItsDamageIsNamedByLineWhateverChunkItIsIn() throws {
+        // More lines than one parsing chunk holds, so several chunks are parsed at once.
+        let path = try temporaryLog()
+        let log = try ChangeLog(path: path)
+        let count = 10_000
+        try log.append((1...count).map { change(revision: $0, item: "item \($0)") })
+        let read = try ChangeLog(path: path).readAll()
+        #expect(read == (1...count).map { change(revision: $0, item: "item \($0)") })
+
+        // A damaged line deep in the log, in a later chunk than the first.
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        lines[8_999] = "{garbage"
+        try lines.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        #expect {
+            try ChangeLog(path: path).readAll()
+        } throws: { error in
+            guard case DaemonError.damagedLog(_, let line) = error else { return false }
+            return line == 9_000
+        }
+
+        // The same damage on the last whole line is a torn append: cut off, the rest kept.
+        lines[8_999] = Substring(String(decoding: change(revision: 9_000, item: "item 9000").line, as: UTF8.self))
+        lines[count - 1] = "{garbage"
+        try lines.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(try ChangeLog(path: path).readAll().count == count - 1)
+    }
+
     @Test func aTornLastLineIsCutOffAndAppendsGoOnFromAWholeLine() throws {
         let path = try temporaryLog()
         let log = try ChangeLog(path: path)

@@ -15,7 +15,7 @@ import Testing
         var book = ListBook()
         _ = try? book.apply(.createList(name: "Groceries", items: ["milk"]), at: time, origin: client)
         let recovered = RecoveredLists(
-            instance: "i", book: book, history: ChangeHistory(base: book, limit: 10), shownByDigest: [:], lastShown: book,
+            instance: "i", book: book, history: ChangeHistory(base: book, limit: 10), shownByFile: nil, lastShown: book,
             isFirstStart: false, problems: []
         )
         var core = ListCore(recovered: recovered, filePath: "/lists.md")
@@ -178,9 +178,17 @@ import Testing
             entries.append(.change(ChangeRecord(removal, before: removedBefore)))
         }
         entries.append(.fileShows(digest: "e", revision: expected.revision))
-        let recovered = try LocalPersistence.recover(snapshot: snapshot, entries: entries, historyLimit: 1_000, logPath: "/log")
+        let recovered = try LocalPersistence.recover(
+            snapshot: snapshot, entries: entries, listFileDigest: "e", historyLimit: 1_000, logPath: "/log"
+        )
         #expect(recovered.book == expected)
-        #expect(recovered.shownByDigest["e"] == expected)
+        #expect(recovered.shownByFile == expected)
+        #expect(recovered.lastShown == expected)
+        // A file listd never wrote: nothing known about it.
+        let unknown = try LocalPersistence.recover(
+            snapshot: snapshot, entries: entries, listFileDigest: "f", historyLimit: 1_000, logPath: "/log"
+        )
+        #expect(unknown.shownByFile == nil)
         // The history rebuilds every change in full, as subscribers were told it.
         let changes = try recovered.history.changes(after: book.revision)
         #expect(changes.count == 100)
@@ -189,7 +197,7 @@ import Testing
         var broken = entries
         broken[3] = .change(ChangeRecord(revision: book.revision + 4, time: Self.time, origin: .file, operation: .remove(id: 1, at: 9_999)))
         #expect(throws: DaemonError.self) {
-            try LocalPersistence.recover(snapshot: snapshot, entries: broken, historyLimit: 1_000, logPath: "/log")
+            try LocalPersistence.recover(snapshot: snapshot, entries: broken, listFileDigest: nil, historyLimit: 1_000, logPath: "/log")
         }
     }
 }

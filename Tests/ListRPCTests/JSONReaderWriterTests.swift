@@ -45,6 +45,15 @@ private struct SplitMix: RandomNumberGenerator {
 }
 
 @Suite struct JSONReaderWriterTests {
+    @Test func aRepeatedKeyKeepsItsLastValueAsFoundationDoes() throws {
+        let text = #"{"op":"add","item":"milk","op":"remove","at":1,"item":"eggs"}"#
+        #expect(read(text) == .object(["op": .string("remove"), "item": .string("eggs"), "at": .integer(1)]))
+        let foundation = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        #expect(foundation?["op"] as? String == "remove")
+        #expect(read(#"{}"#) == .object([:]))
+        #expect(read(#"{"a":1,}"#) == nil)
+    }
+
     @Test func writtenValuesReadBackEqualAndFoundationAgrees() throws {
         var generator = SplitMix(state: 42)
         for _ in 0..<2_000 {

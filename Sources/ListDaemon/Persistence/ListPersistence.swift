@@ -4,8 +4,9 @@ import ListModel
 /// files (`LocalPersistence`) are one such store; the core never knows which one it has, so
 /// another (a database shared by a household's machines) can take its place.
 protocol ListPersistence: Sendable {
-    /// Everything kept, read back; called once, before listd serves.
-    func recover() throws(DaemonError) -> RecoveredLists
+    /// Everything kept, read back; called once, before listd serves. `listFileDigest` is the list
+    /// file's as it is now (nil when there is none), to tell whether listd knows what it shows.
+    func recover(listFileDigest: String?) throws(DaemonError) -> RecoveredLists
     /// Makes `entries` durable, in order, all with one flush: a confirm may be sent once this
     /// returns. On failure none of them counts.
     func append(_ entries: [LogEntry]) throws(DaemonError)
@@ -35,8 +36,9 @@ struct RecoveredLists: Sendable {
     var book: ListBook
     /// The last changes, for `subscribe {since}`.
     var history: ChangeHistory
-    /// Lists shown by list files listd wrote or took in, by the file's digest.
-    var shownByDigest: [String: ListBook]
+    /// The lists the list file on disk shows, when listd wrote it or took it in (found by its
+    /// digest); nil when a person changed it since.
+    var shownByFile: ListBook?
     /// What the last such file shows.
     var lastShown: ListBook
     /// Nothing was kept at all: the list file is all there is.

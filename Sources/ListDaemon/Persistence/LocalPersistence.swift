@@ -32,7 +32,7 @@ final class LocalPersistence: ListPersistence {
         state = Mutex(State(history: ChangeHistory(base: ListBook(), limit: self.historyLimit)))
     }
 
-    func recover() throws(DaemonError) -> RecoveredLists {
+    func recover(listFileDigest: String?) throws(DaemonError) -> RecoveredLists {
         var snapshot: PersistedState?
         var problems: [DaemonError] = []
         let bytes: [UInt8]?
@@ -50,7 +50,9 @@ final class LocalPersistence: ListPersistence {
             }
         }
         let entries = try log.readAll()
-        var recovered = try Self.recover(snapshot: snapshot, entries: entries, historyLimit: historyLimit, logPath: logPath)
+        var recovered = try Self.recover(
+            snapshot: snapshot, entries: entries, listFileDigest: listFileDigest, historyLimit: historyLimit, logPath: logPath
+        )
         recovered.isFirstStart = snapshot == nil && entries.isEmpty
         recovered.problems = problems
         let history = recovered.history
@@ -62,13 +64,24 @@ final class LocalPersistence: ListPersistence {
     }
 
     /// The lists the snapshot and the log after it give (pure: tested without files).
-    static func recover(snapshot: PersistedState?, entries: [LogEntry], historyLimit: Int, logPath: String) throws(DaemonError) -> RecoveredLists {
+    /// - Parameter listFileDigest: the list file's digest as it is now, to find what it shows.
+    static func recover(
+        snapshot: PersistedState?, entries: [LogEntry], listFileDigest: String?, historyLimit: Int, logPath: String
+    ) throws(DaemonError) -> RecoveredLists {
         var book = snapshot?.book ?? ListBook()
         let snapshotRevision = book.revision
         var history = ChangeHistory(base: book, limit: historyLimit)
-        var shownByDigest: [String: ListBook] = [:]
         var lastShown = snapshot?.shownBook ?? book
-        if let snapshot { shownByDigest[snapshot.listFileDigest] = snapshot.shownBook }
+        var shownByFile = snapshot.flatMap { $0.listFileDigest == listFileDigest ? $0.shownBook : nil }
+        // Only two of the files listd noted matter: the last one, and the one on disk now. A copy
+        // of the lists at every note would copy a long list's items once per note.
+        var lastNote: Int?
+        var noteOfFile: Int?
+        for (index, entry) in entries.enumerated() {
+            guard case .fileShows(let digest, let revision) = entry, revision >= snapshotRevision else { continue }
+            lastNote = index
+            if digest == listFileDigest { noteOfFile = index }
+        }
         for (index, entry) in entries.enumerated() {
             do throws(RedoError) {
                 switch entry {
@@ -84,10 +97,10 @@ final class LocalPersistence: ListPersistence {
                     break  // the snapshot has it (an older log kept changes before its snapshot)
                 case .order(let ids, let revision) where revision >= snapshotRevision:
                     book.reorder(by: ids)
-                case .fileShows(let digest, let revision) where revision >= snapshotRevision:
-                    shownByDigest[digest] = book
-                    lastShown = book
-                case .order, .fileShows:
+                case .fileShows:
+                    if index == lastNote { lastShown = book }
+                    if index == noteOfFile { shownByFile = book }
+                case .order:
                     break
                 }
             } catch {
@@ -98,7 +111,7 @@ final class LocalPersistence: ListPersistence {
             instance: snapshot?.instance,
             book: book,
             history: history,
-            shownByDigest: shownByDigest,
+            shownByFile: shownByFile,
             lastShown: lastShown,
             isFirstStart: false,
             problems: []
