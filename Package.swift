@@ -38,6 +38,8 @@ let package = Package(
         ),
         // Owns an inotify descriptor; events delivered as the kernel has them.
         .target(name: "Inotify", swiftSettings: swiftSettings),
+        // Where listd's socket and list file are when not named (XDG), for listd and listctl.
+        .target(name: "ListdLocations", swiftSettings: swiftSettings),
         // Newline framing with a length cap, shared by daemon and client.
         .target(
             name: "ListRPCTransport",
@@ -78,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "listd",
             dependencies: [
-                "ListDaemon", "ListRPC", "ListRPCTransport", "Systemd",
+                "ListDaemon", "ListRPC", "ListRPCTransport", "ListdLocations", "Systemd",
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "listctl",
             dependencies: [
-                "ListClient", "ListModel", "ListRPC",
+                "ListClient", "ListModel", "ListRPC", "ListdLocations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

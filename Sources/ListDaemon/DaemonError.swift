@@ -17,6 +17,9 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
     case changeLogFailed(path: String, step: String, errno: Int32)
     /// The snapshot beside the change log could not be read or written.
     case snapshotFailed(path: String, step: String, errno: Int32)
+    /// The socket or its directory could not be given its owner group or mode: listd does not
+    /// serve a socket whose access is not the one asked for.
+    case cannotSetSocketAccess(path: String, step: String, errno: Int32)
 
     public var description: String {
         switch self {
@@ -40,6 +43,8 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
             "cannot use the change log \(path) (\(step)): \(errorText(errno)); edits are not confirmed until it can be written"
         case .snapshotFailed(let path, let step, let errno):
             "cannot use the snapshot \(path) (\(step)): \(errorText(errno))"
+        case .cannotSetSocketAccess(let path, let step, let errno):
+            "cannot set who may use \(path) (\(step)): \(errorText(errno)); listd does not serve a socket whose access is not the one asked for"
         case .damagedLog(let path, let line):
             "line \(line) of the change log \(path) is damaged, and confirmed changes follow it; listd will not start on a guess. Keep a copy, then remove that line (or the whole log, losing the changes since the last snapshot) and start again"
         }

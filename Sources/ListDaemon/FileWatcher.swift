@@ -37,9 +37,18 @@ public final class FileWatcher: Service, Sendable {
     /// Watches writes into the file now under the name (none when there is no file yet: its
     /// creation is seen on the directory, and the watch is made then).
     private func watchFile() {
-        inotify.withLock { instance in
-            _ = try? instance?.addWatch(path: path, mask: UInt32(IN_MODIFY))
+        let failure = inotify.withLock { instance -> Inotify.Error? in
+            do throws(Inotify.Error) {
+                try instance?.addWatch(path: path, mask: UInt32(IN_MODIFY))
+                return nil
+            } catch {
+                return error
+            }
         }
+        // ENOENT: the file went away since the event; a new one is seen on the directory.
+        guard let failure, failure.errno != ENOENT else { return }
+        let problem = DaemonError.cannotWatch(path: path, detail: "\(failure)")
+        logger.error("\(problem); a program that writes into the file without closing it goes unnoticed until it closes it")
     }
 
     /// - Parameter quietPeriod: how long the file must be left alone before it is read.

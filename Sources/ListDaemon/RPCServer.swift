@@ -83,6 +83,16 @@ public final class RPCServer: Service, Sendable {
         self.onReady = onReady
     }
 
+    /// Gives `path` the group `group` (when given) and `mode`, or says why it could not.
+    private static func setAccess(_ path: String, group: gid_t?, mode: mode_t) throws(DaemonError) {
+        if let group, chown(path, UInt32.max, group) != 0 {
+            throw .cannotSetSocketAccess(path: path, step: "chown to group \(group)", errno: errno)
+        }
+        if chmod(path, mode) != 0 {
+            throw .cannotSetSocketAccess(path: path, step: "chmod \(String(mode, radix: 8))", errno: errno)
+        }
+    }
+
     public func run() async throws {
         let path = configuration.socketPath
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -103,15 +113,18 @@ public final class RPCServer: Service, Sendable {
             try makeDirectories(directory, mode: group == nil ? 0o700 : 0o750)
             try Self.removeStaleSocket(at: path)
             listener = try await bootstrap.bind(unixDomainSocketPath: path).get()
-            if let group {
-                // The owner and the group's members may connect (SO_PEERCRED is checked too).
-                chown(directory, UInt32.max, group.gid)
-                chmod(directory, 0o750)
-                chown(path, UInt32.max, group.gid)
-                chmod(path, 0o660)
-            } else {
-                // Only the owner may connect.
-                chmod(path, 0o600)
+            do {
+                if let group {
+                    // The owner and the group's members may connect (SO_PEERCRED is checked too).
+                    try Self.setAccess(directory, group: group.gid, mode: 0o750)
+                    try Self.setAccess(path, group: group.gid, mode: 0o660)
+                } else {
+                    // Only the owner may connect.
+                    try Self.setAccess(path, group: nil, mode: 0o600)
+                }
+            } catch {
+                try? await listener.close()
+                throw error
             }
             logger.info("listening on \(path)")
         }

@@ -3,7 +3,7 @@ import Foundation
 import ListClient
 import ListModel
 import ListRPC
-import ListRPCTransport
+import ListdLocations
 
 struct Listctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@ import Glibc
 import ListDaemon
 import ListRPC
 import ListRPCTransport
+import ListdLocations
 import Logging
 import ServiceLifecycle
 import Systemd
