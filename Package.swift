@@ -107,7 +107,16 @@ let package = Package(
         ),
         // Replays every fuzzer input kept in Tests/Fuzz (seeds and the crashes found).
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
-        .testTarget(name: "ListDaemonTests", dependencies: ["ListDaemon", "ListModel", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ListDaemonTests",
+            dependencies: [
+                "ListDaemon", "ListModel", "ListRPC", "ListRPCTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "ListFileFormatTests",
             dependencies: ["ListFileFormat", "ListModel"],

@@ -10,20 +10,35 @@ extension ListClient {
         try await call(GetList.self, .init(list: list))
     }
 
-    public func createList(_ name: String, items: [String] = [], ifRevision: Revision? = nil) async throws(ListClientError) -> ShoppingList {
+    public func createList(
+        _ name: String,
+        items: [String] = [],
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
         try await call(CreateList.self, .init(name: name, items: items.isEmpty ? nil : items, ifRevision: ifRevision))
     }
 
-    public func renameList(_ list: ListReference, to name: String, ifRevision: Revision? = nil) async throws(ListClientError) -> ShoppingList {
+    public func renameList(
+        _ list: ListReference,
+        to name: String,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
         try await call(RenameList.self, .init(list: list, name: name, ifRevision: ifRevision))
     }
 
     /// - Returns: the list as it was before the delete.
-    public func deleteList(_ list: ListReference, ifRevision: Revision? = nil) async throws(ListClientError) -> ShoppingList {
+    public func deleteList(
+        _ list: ListReference,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
         try await call(DeleteList.self, .init(list: list, ifRevision: ifRevision))
     }
 
-    public func addItem(_ item: String, to list: ListReference, ifRevision: Revision? = nil) async throws(ListClientError) -> ShoppingList {
+    public func addItem(
+        _ item: String,
+        to list: ListReference,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
         try await call(AddItem.self, .init(list: list, item: item, ifRevision: ifRevision))
     }
 
@@ -36,7 +51,11 @@ extension ListClient {
         try await call(ReplaceItem.self, .init(list: list, item: item, with: replacement, ifRevision: ifRevision))
     }
 
-    public func removeItem(_ item: String, from list: ListReference, ifRevision: Revision? = nil) async throws(ListClientError) -> ShoppingList {
+    public func removeItem(
+        _ item: String,
+        from list: ListReference,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
         try await call(RemoveItem.self, .init(list: list, item: item, ifRevision: ifRevision))
     }
 }

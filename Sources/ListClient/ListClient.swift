@@ -113,7 +113,8 @@ public final class ListClient: Sendable {
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ reply: Result<JSONValue, RPCError>) throws(ListClientError) -> T {
+    private func decode<T: Decodable>(_ type: T.Type, _ reply: Result<JSONValue, RPCError>) throws(ListClientError) -> T
+    {
         switch reply {
         case .failure(let error):
             throw ListClientError(error)
@@ -179,7 +180,10 @@ public final class ListClient: Sendable {
         since: Revision? = nil,
         instance: String? = nil
     ) async throws(ListClientError) -> ListsSnapshot {
-        try await call(Subscribe.self, .init(events: events?.map(\.rawValue), lists: lists, since: since, instance: instance))
+        try await call(
+            Subscribe.self,
+            .init(events: events?.map(\.rawValue), lists: lists, since: since, instance: instance)
+        )
     }
 
     public func unsubscribe() async throws(ListClientError) {

@@ -17,7 +17,9 @@ extension ListDelegate {
     public func shouldRename(_ question: DelegateQuestionParams) async -> DelegateAnswer { DelegateAnswer(allow: true) }
     public func shouldDelete(_ question: DelegateQuestionParams) async -> DelegateAnswer { DelegateAnswer(allow: true) }
     public func shouldAdd(_ question: DelegateQuestionParams) async -> DelegateAnswer { DelegateAnswer(allow: true) }
-    public func shouldReplace(_ question: DelegateQuestionParams) async -> DelegateAnswer { DelegateAnswer(allow: true) }
+    public func shouldReplace(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        DelegateAnswer(allow: true)
+    }
     public func shouldRemove(_ question: DelegateQuestionParams) async -> DelegateAnswer { DelegateAnswer(allow: true) }
 
     func answer(_ question: DelegateQuestion, _ params: DelegateQuestionParams) async -> DelegateAnswer {
@@ -40,12 +42,24 @@ public struct ClosureDelegate: ListDelegate {
         self.body = body
     }
 
-    public func shouldCreate(_ question: DelegateQuestionParams) async -> DelegateAnswer { await body(.shouldCreate, question) }
-    public func shouldRename(_ question: DelegateQuestionParams) async -> DelegateAnswer { await body(.shouldRename, question) }
-    public func shouldDelete(_ question: DelegateQuestionParams) async -> DelegateAnswer { await body(.shouldDelete, question) }
-    public func shouldAdd(_ question: DelegateQuestionParams) async -> DelegateAnswer { await body(.shouldAdd, question) }
-    public func shouldReplace(_ question: DelegateQuestionParams) async -> DelegateAnswer { await body(.shouldReplace, question) }
-    public func shouldRemove(_ question: DelegateQuestionParams) async -> DelegateAnswer { await body(.shouldRemove, question) }
+    public func shouldCreate(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        await body(.shouldCreate, question)
+    }
+    public func shouldRename(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        await body(.shouldRename, question)
+    }
+    public func shouldDelete(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        await body(.shouldDelete, question)
+    }
+    public func shouldAdd(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        await body(.shouldAdd, question)
+    }
+    public func shouldReplace(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        await body(.shouldReplace, question)
+    }
+    public func shouldRemove(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        await body(.shouldRemove, question)
+    }
 }
 
 extension ListClient {
@@ -76,7 +90,14 @@ extension ListClient {
         onTimeout: TimeoutVerdict? = nil,
         _ body: @escaping @Sendable (DelegateQuestion, DelegateQuestionParams) async -> DelegateAnswer
     ) async throws(ListClientError) -> RegisterDelegate.Result {
-        try await registerDelegate(ClosureDelegate(body), name: name, questions: questions, lists: lists, timeoutMs: timeoutMs, onTimeout: onTimeout)
+        try await registerDelegate(
+            ClosureDelegate(body),
+            name: name,
+            questions: questions,
+            lists: lists,
+            timeoutMs: timeoutMs,
+            onTimeout: onTimeout
+        )
     }
 
     public func unregisterDelegate() async throws(ListClientError) {

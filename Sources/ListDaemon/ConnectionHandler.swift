@@ -127,7 +127,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if LineFraming.isLineTooLong(error), let outbox = session?.outbox {
             let limit = services.configuration.maximumLineLength
-            outbox.sendReply(replyLine(RPCEncoding.error(id: nil, .invalidRequest("a line is longer than \(limit) bytes; closing the connection."))))
+            outbox.sendReply(
+                replyLine(
+                    RPCEncoding.error(
+                        id: nil,
+                        .invalidRequest("a line is longer than \(limit) bytes; closing the connection.")
+                    )
+                )
+            )
             outbox.closeWhenWritten()
         } else {
             services.logger.debug("connection ended", metadata: peerMetadata.merging(["error": "\(error)"]) { $1 })

@@ -45,7 +45,6 @@ final class DelegateRegistry: Sendable {
         case unanswered
     }
 
-
     private struct Question: Sendable {
         var connection: Int
         var continuation: CheckedContinuation<Reply, Never>
@@ -68,7 +67,10 @@ final class DelegateRegistry: Sendable {
 
     func register(_ delegate: Delegate) {
         state.withLock { $0.delegates[delegate.connection] = delegate }
-        logger.info("delegate “\(delegate.name)” registered (pid \(delegate.pid))", metadata: ["client_pid": "\(delegate.pid)"])
+        logger.info(
+            "delegate “\(delegate.name)” registered (pid \(delegate.pid))",
+            metadata: ["client_pid": "\(delegate.pid)"]
+        )
     }
 
     /// Drops the connection's delegate; its questions in flight are settled now.
@@ -103,13 +105,19 @@ final class DelegateRegistry: Sendable {
     /// Whether some delegate wants `question` about `list` (or, for a create, `name`).
     func wants(_ question: DelegateQuestion, list: ListID?, name: String?) -> Bool {
         state.withLock { state in
-            !state.delegates.isEmpty && state.delegates.values.contains { $0.wants(question, list: list, nameKey: name.map(ListText.key)) }
+            !state.delegates.isEmpty
+                && state.delegates.values.contains { $0.wants(question, list: list, nameKey: name.map(ListText.key)) }
         }
     }
 
     /// Asks every delegate that wants `question` about `list` (or, for a create, `name`), all at
     /// once, and waits for each answer or timeout.
-    func ask(_ question: DelegateQuestion, _ params: DelegateQuestionParams, list: ListID?, name: String?) async -> DelegateVerdict {
+    func ask(
+        _ question: DelegateQuestion,
+        _ params: DelegateQuestionParams,
+        list: ListID?,
+        name: String?
+    ) async -> DelegateVerdict {
         let nameKey = name.map(ListText.key)
         let delegates = state.withLock { state in
             state.delegates.values.filter { $0.wants(question, list: list, nameKey: nameKey) }
@@ -126,7 +134,9 @@ final class DelegateRegistry: Sendable {
                 case .answered(let answer):
                     if !answer.allow {
                         verdict.denied = true
-                        verdict.denials.append(DelegateDenial(delegate: delegate.name, reason: answer.reason ?? "no reason given"))
+                        verdict.denials.append(
+                            DelegateDenial(delegate: delegate.name, reason: answer.reason ?? "no reason given")
+                        )
                     }
                 case .timedOut, .unanswered:
                     verdict.timedOut.append(delegate.name)
@@ -139,7 +149,11 @@ final class DelegateRegistry: Sendable {
         return verdict
     }
 
-    private func ask(_ delegate: Delegate, _ question: DelegateQuestion, _ params: DelegateQuestionParams) async -> Reply {
+    private func ask(
+        _ delegate: Delegate,
+        _ question: DelegateQuestion,
+        _ params: DelegateQuestionParams
+    ) async -> Reply {
         let id = state.withLock { state in
             defer { state.nextQuestion += 1 }
             return "listd-\(state.nextQuestion)"
@@ -193,7 +207,8 @@ final class DelegateRegistry: Sendable {
         )
         let params = DelegateDroppedParams(
             name: dropped.name,
-            reason: "You did not answer \(Self.strikeLimit) questions in a row in time; listd no longer asks you. Register again to resume."
+            reason:
+                "You did not answer \(Self.strikeLimit) questions in a row in time; listd no longer asks you. Register again to resume."
         )
         if var bytes = try? RPCEncoding.request(id: nil, method: DelegateDroppedParams.method, params: params) {
             bytes.append(UInt8(ascii: "\n"))

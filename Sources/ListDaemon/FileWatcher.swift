@@ -48,7 +48,9 @@ public final class FileWatcher: Service, Sendable {
         // ENOENT: the file went away since the event; a new one is seen on the directory.
         guard let failure, failure.errno != ENOENT else { return }
         let problem = DaemonError.cannotWatch(path: path, detail: "\(failure)")
-        logger.error("\(problem); a program that writes into the file without closing it goes unnoticed until it closes it")
+        logger.error(
+            "\(problem); a program that writes into the file without closing it goes unnoticed until it closes it"
+        )
     }
 
     /// - Parameter quietPeriod: how long the file must be left alone before it is read.
@@ -159,7 +161,10 @@ public final class FileWatcher: Service, Sendable {
             // A strict timer without leeway: the quiet period is what a save waits, and a
             // default timer may fire some milliseconds late.
             let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-            timer.schedule(deadline: .now() + dispatchInterval(ContinuousClock.now.duration(to: instant)), leeway: .nanoseconds(0))
+            timer.schedule(
+                deadline: .now() + dispatchInterval(ContinuousClock.now.duration(to: instant)),
+                leeway: .nanoseconds(0)
+            )
             timer.setEventHandler { [self] in
                 timer.cancel()
                 perform(state.withLock { $0.tracker.check(at: .now) })

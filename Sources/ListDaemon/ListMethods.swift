@@ -18,7 +18,13 @@ extension MethodTable {
                 }
                 session.clientName = valid
             }
-            return Hello.Result(server: "listd", version: version, protocolVersion: 1, pid: getpid(), instance: store.instance)
+            return Hello.Result(
+                server: "listd",
+                version: version,
+                protocolVersion: 1,
+                pid: getpid(),
+                instance: store.instance
+            )
         }
         table.register(GetLists.self) { _, _ in store.snapshot }
         table.register(GetList.self) { params, _ throws(RPCError) in
@@ -29,7 +35,11 @@ extension MethodTable {
             }
         }
         table.registerAwaiting(CreateList.self) { params, session throws(RPCError) in
-            try await service.perform(.createList(name: params.name, items: params.items ?? []), params.ifRevision, session)
+            try await service.perform(
+                .createList(name: params.name, items: params.items ?? []),
+                params.ifRevision,
+                session
+            )
         }
         table.registerAwaiting(RenameList.self) { params, session throws(RPCError) in
             try await service.perform(.renameList(params.list, to: params.name), params.ifRevision, session)
@@ -41,7 +51,11 @@ extension MethodTable {
             try await service.perform(.addItem(params.item, to: params.list), params.ifRevision, session)
         }
         table.registerAwaiting(ReplaceItem.self) { params, session throws(RPCError) in
-            try await service.perform(.replaceItem(params.item, with: params.with, on: params.list), params.ifRevision, session)
+            try await service.perform(
+                .replaceItem(params.item, with: params.with, on: params.list),
+                params.ifRevision,
+                session
+            )
         }
         table.registerAwaiting(RemoveItem.self) { params, session throws(RPCError) in
             try await service.perform(.removeItem(params.item, from: params.list), params.ifRevision, session)
@@ -114,7 +128,12 @@ extension MethodTable {
                     onTimeout: params.onTimeout ?? .allow
                 )
             )
-            return RegisterDelegate.Result(name: name, questions: questions, timeoutMs: timeoutMs, onTimeout: params.onTimeout ?? .allow)
+            return RegisterDelegate.Result(
+                name: name,
+                questions: questions,
+                timeoutMs: timeoutMs,
+                onTimeout: params.onTimeout ?? .allow
+            )
         }
         table.register(UnregisterDelegate.self) { _, session in
             delegates.remove(connection: session.id)
@@ -126,9 +145,14 @@ extension MethodTable {
 
 extension ListService {
     /// An edit on behalf of a client, with the outcome mapped to a confirm or a deny.
-    fileprivate func perform(_ edit: ListEdit, _ ifRevision: Revision?, _ session: Session) async throws(RPCError) -> ShoppingList {
+    fileprivate func perform(
+        _ edit: ListEdit,
+        _ ifRevision: Revision?,
+        _ session: Session
+    ) async throws(RPCError) -> ShoppingList {
         switch await propose(edit, ifRevision: ifRevision, origin: session.origin) {
-        case .failure(.deniedByDelegate(let denials, let timedOut)): throw .deniedByDelegate(denials, timedOut: timedOut)
+        case .failure(.deniedByDelegate(let denials, let timedOut)):
+            throw .deniedByDelegate(denials, timedOut: timedOut)
         case .success(let list): return list
         case .failure(.denied(let error)): throw RPCError(error)
         case .failure(.fileInvalid(let path, let offset)): throw .fileInvalid(path: path, byteOffset: offset)

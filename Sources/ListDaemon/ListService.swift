@@ -66,7 +66,10 @@ public final class ListService: Service, Sendable {
 
         if recovered.isFirstStart, fileBytes == nil {
             // A new file tells the person what it is.
-            let welcome = Array("<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- item` lines below it. -->\n".utf8)
+            let welcome = Array(
+                "<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- item` lines below it. -->\n"
+                    .utf8
+            )
             try storage.write(welcome)
             fileBytes = welcome
         }
@@ -99,7 +102,8 @@ public final class ListService: Service, Sendable {
     public var summary: String {
         let book = hub.book
         let subscribers = hub.subscriberCount
-        var text = "\(book.lists.count) list\(book.lists.count == 1 ? "" : "s"), \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
+        var text =
+            "\(book.lists.count) list\(book.lists.count == 1 ? "" : "s"), \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
         if let last = hub.lastChange {
             text += ", last change: revision \(last.revision) by \(last.origin) at \(last.list.edited)"
         }
@@ -119,7 +123,11 @@ public final class ListService: Service, Sendable {
 
     /// Proposes `edit` and returns once it is decided: applied and durable, or why not.
     /// - Returns: the list after the edit (for a delete, as it was before).
-    public func propose(_ edit: ListEdit, ifRevision: Revision? = nil, origin: ChangeOrigin) async -> Result<ShoppingList, EditFailure> {
+    public func propose(
+        _ edit: ListEdit,
+        ifRevision: Revision? = nil,
+        origin: ChangeOrigin
+    ) async -> Result<ShoppingList, EditFailure> {
         let id = nextProposal.wrappingAdd(1, ordering: .relaxed).oldValue
         return await withCheckedContinuation { continuation in
             replies.withLock { $0[id] = continuation }
@@ -226,7 +234,9 @@ public final class ListService: Service, Sendable {
                 return { core, now, _ in core.fileRendered(rendered, now: now) }
             }
             Task {
-                let rendered = try await NIOThreadPool.singleton.runIfActive { ListFileSync.render(book, onto: reading, rejected: rejected) }
+                let rendered = try await NIOThreadPool.singleton.runIfActive {
+                    ListFileSync.render(book, onto: reading, rejected: rejected)
+                }
                 drive { core, now, _ in core.fileRendered(rendered, now: now) }
             }
         case .replaceFile(let rendered, let expecting):
@@ -235,7 +245,10 @@ public final class ListService: Service, Sendable {
                 return { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
             }
             Task {
-                let outcome = (try? await NIOThreadPool.singleton.runIfActive { self.fileSync.replace(rendered, expecting: expecting) })
+                let outcome =
+                    (try? await NIOThreadPool.singleton.runIfActive {
+                        self.fileSync.replace(rendered, expecting: expecting)
+                    })
                     ?? .failed(.cannotWriteListFile(path: filePath, step: "run on the thread pool", errno: ECANCELED))
                 drive { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
             }
@@ -273,7 +286,10 @@ public final class ListService: Service, Sendable {
             do {
                 try await NIOThreadPool.singleton.runIfActive { try self.persistence.compact(self.view()) }
             } catch {
-                logger.error("could not compact the change log; it is tried again after the next change", metadata: ["error": "\(error)"])
+                logger.error(
+                    "could not compact the change log; it is tried again after the next change",
+                    metadata: ["error": "\(error)"]
+                )
             }
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
-import NIOCore
 import ListModel
 import ListRPC
+import NIOCore
 
 /// Maps method names to handlers. Each handler decodes its typed params, does its work and
 /// encodes its typed result, so the server never looks inside a method.
@@ -91,7 +91,9 @@ extension MethodTable {
     }
 
     private func awaits(_ message: Message) -> Bool {
-        guard case .success(.request(let request)) = message, case .awaiting? = handler(for: request.method) else { return false }
+        guard case .success(.request(let request)) = message, case .awaiting? = handler(for: request.method) else {
+            return false
+        }
         return true
     }
 
@@ -127,7 +129,9 @@ extension MethodTable {
     }
 
     private func respond(to message: Message, session: inout Session) async -> Data? {
-        guard case .success(.request(let request)) = message, case .awaiting(let handler)? = handler(for: request.method) else {
+        guard case .success(.request(let request)) = message,
+            case .awaiting(let handler)? = handler(for: request.method)
+        else {
             return respondNow(to: message, session: &session)
         }
         let reply = await handler(request.params, request.id, session)

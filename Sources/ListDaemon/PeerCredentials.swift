@@ -73,7 +73,9 @@ func userGroups(uid: UInt32, primary gid: UInt32) -> [UInt32] {
     var entry = passwd()
     var result: UnsafeMutablePointer<passwd>?
     var buffer = [CChar](repeating: 0, count: 16_384)
-    guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return [gid] }
+    guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else {
+        return [gid]
+    }
     var count: Int32 = 64
     var groups = [gid_t](repeating: 0, count: Int(count))
     if getgrouplist(name, gid, &groups, &count) < 0 {

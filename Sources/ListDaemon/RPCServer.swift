@@ -128,7 +128,8 @@ public final class RPCServer: Service, Sendable {
             }
             logger.info("listening on \(path)")
         }
-        let watchdogTasks = configuration.watchdog.map { Self.startWatchdog(interval: $0.interval, ping: $0.ping) } ?? []
+        let watchdogTasks =
+            configuration.watchdog.map { Self.startWatchdog(interval: $0.interval, ping: $0.ping) } ?? []
         defer { watchdogTasks.forEach { $0.cancel() } }
         onReady()
 
@@ -167,10 +168,16 @@ public final class RPCServer: Service, Sendable {
         var refusal: RPCError?
         if !configuration.access.allows(peer) {
             refusal = .notAllowed(uid: peer.uid, detail: configuration.access.refusal(of: peer))
-            logger.warning("refused a client: \(configuration.access.refusal(of: peer)) (pid \(peer.pid), uid \(peer.uid))", metadata: peerMetadata)
+            logger.warning(
+                "refused a client: \(configuration.access.refusal(of: peer)) (pid \(peer.pid), uid \(peer.uid))",
+                metadata: peerMetadata
+            )
         } else if open > configuration.maximumConnections {
             refusal = .tooManyConnections(configuration.maximumConnections)
-            logger.warning("refused a client: \(configuration.maximumConnections) connections are open already (pid \(peer.pid), uid \(peer.uid))", metadata: peerMetadata)
+            logger.warning(
+                "refused a client: \(configuration.maximumConnections) connections are open already (pid \(peer.pid), uid \(peer.uid))",
+                metadata: peerMetadata
+            )
         }
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(LineFraming.lineDecoder(maximumLineLength: configuration.maximumLineLength))

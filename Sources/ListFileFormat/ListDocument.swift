@@ -132,7 +132,8 @@ public struct ListDocument: Hashable, Sendable {
         default: return nil
         }
         let separator = utf8.index(after: index)
-        guard separator != utf8.endIndex, utf8[separator] == UInt8(ascii: " ") || utf8[separator] == UInt8(ascii: "\t") else {
+        guard separator != utf8.endIndex, utf8[separator] == UInt8(ascii: " ") || utf8[separator] == UInt8(ascii: "\t")
+        else {
             return nil
         }
         let textStart = utf8.index(after: separator)
@@ -169,7 +170,8 @@ extension ListDocument.Line {
         case .heading(let heading): heading.raw
         case .item(let item): item.raw
         case .legacyHeader(let fields):
-            ListDocument.marker + " " + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + " -->"
+            ListDocument.marker + " "
+                + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + " -->"
         case .text(let text): text
         }
     }

@@ -16,8 +16,13 @@ extension ListFileReading {
     public func edits(from known: ListBook) -> [FileEdit] {
         var edits: [FileEdit] = []
         let present = Set(sections.compactMap(\.id))
-        let knownOrder = Dictionary(known.lists.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var deletions = known.lists.enumerated().filter { !present.contains($0.element.id) }.map { (position: $0.offset, list: $0.element) }
+        let knownOrder = Dictionary(
+            known.lists.enumerated().map { ($1.id, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        var deletions = known.lists.enumerated().filter { !present.contains($0.element.id) }.map {
+            (position: $0.offset, list: $0.element)
+        }
 
         func deleteLists(before position: Int) {
             while let first = deletions.first, first.position < position {
@@ -30,13 +35,19 @@ extension ListFileReading {
         for (index, section) in sections.enumerated() {
             guard let id = section.id, let old = try? known.list(.id(id)) else {
                 edits.append(
-                    FileEdit(edit: .createList(name: section.name, items: section.items.map(\.text)), line: section.headingLine, section: index)
+                    FileEdit(
+                        edit: .createList(name: section.name, items: section.items.map(\.text)),
+                        line: section.headingLine,
+                        section: index
+                    )
                 )
                 continue
             }
             deleteLists(before: knownOrder[id] ?? 0)
             if old.name != section.name {
-                edits.append(FileEdit(edit: .renameList(.id(id), to: section.name), line: section.headingLine, section: index))
+                edits.append(
+                    FileEdit(edit: .renameList(.id(id), to: section.name), line: section.headingLine, section: index)
+                )
             }
             var position = 0
             for step in ItemAlignment.align(old: old.items, new: section.items.map(\.text)) {
@@ -45,18 +56,38 @@ extension ListFileReading {
                     let line = section.items[newIndex]
                     if old.items[oldIndex] != line.text {
                         // Same item, new spelling.
-                        edits.append(FileEdit(edit: .replaceItem(old.items[oldIndex], with: line.text, on: .id(id)), line: line.line, section: index))
+                        edits.append(
+                            FileEdit(
+                                edit: .replaceItem(old.items[oldIndex], with: line.text, on: .id(id)),
+                                line: line.line,
+                                section: index
+                            )
+                        )
                     }
                     position += 1
                 case .replace(let oldIndex, let newIndex):
                     let line = section.items[newIndex]
-                    edits.append(FileEdit(edit: .replaceItem(old.items[oldIndex], with: line.text, on: .id(id)), line: line.line, section: index))
+                    edits.append(
+                        FileEdit(
+                            edit: .replaceItem(old.items[oldIndex], with: line.text, on: .id(id)),
+                            line: line.line,
+                            section: index
+                        )
+                    )
                     position += 1
                 case .remove(let oldIndex):
-                    edits.append(FileEdit(edit: .removeItem(old.items[oldIndex], from: .id(id)), line: section.headingLine, section: index))
+                    edits.append(
+                        FileEdit(
+                            edit: .removeItem(old.items[oldIndex], from: .id(id)),
+                            line: section.headingLine,
+                            section: index
+                        )
+                    )
                 case .insert(let newIndex):
                     let line = section.items[newIndex]
-                    edits.append(FileEdit(edit: .addItem(line.text, to: .id(id), at: position), line: line.line, section: index))
+                    edits.append(
+                        FileEdit(edit: .addItem(line.text, to: .id(id), at: position), line: line.line, section: index)
+                    )
                     position += 1
                 }
             }

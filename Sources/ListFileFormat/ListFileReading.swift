@@ -42,11 +42,15 @@ public struct ListFileReading: Sendable {
             case .heading(let heading):
                 switch ListText.validated(heading.name) {
                 case .failure(let violation):
-                    diagnostics.append(.init(line: index + 1, text: line.raw, problem: .rule(.invalidName(heading.name, violation))))
+                    diagnostics.append(
+                        .init(line: index + 1, text: line.raw, problem: .rule(.invalidName(heading.name, violation)))
+                    )
                     rejectedHeading = index
                 case .success(let name):
                     if let existing = usedNames[ListText.key(name)] {
-                        diagnostics.append(.init(line: index + 1, text: line.raw, problem: .rule(.listExists(name: existing))))
+                        diagnostics.append(
+                            .init(line: index + 1, text: line.raw, problem: .rule(.listExists(name: existing)))
+                        )
                         rejectedHeading = index
                     } else {
                         usedNames[ListText.key(name)] = name
@@ -57,7 +61,9 @@ public struct ListFileReading: Sendable {
                 }
             case .item(let item):
                 if let heading = rejectedHeading {
-                    diagnostics.append(.init(line: index + 1, text: line.raw, problem: .underRejectedHeading(headingLine: heading + 1)))
+                    diagnostics.append(
+                        .init(line: index + 1, text: line.raw, problem: .underRejectedHeading(headingLine: heading + 1))
+                    )
                     continue
                 }
                 guard !sections.isEmpty else {
@@ -67,12 +73,18 @@ public struct ListFileReading: Sendable {
                 let listName = sections[sections.count - 1].name
                 switch ListText.validated(item.text) {
                 case .failure(let violation):
-                    diagnostics.append(.init(line: index + 1, text: line.raw, problem: .rule(.invalidItem(item.text, violation))))
+                    diagnostics.append(
+                        .init(line: index + 1, text: line.raw, problem: .rule(.invalidItem(item.text, violation)))
+                    )
                 case .success(let text):
                     let key = ListText.key(text)
                     if let existing = itemsByKey[key] {
                         diagnostics.append(
-                            .init(line: index + 1, text: line.raw, problem: .rule(.itemExists(item: existing, list: listName)))
+                            .init(
+                                line: index + 1,
+                                text: line.raw,
+                                problem: .rule(.itemExists(item: existing, list: listName))
+                            )
                         )
                     } else {
                         itemsByKey[key] = text
@@ -128,12 +140,19 @@ public struct ListFileReading: Sendable {
             }
             var edited = time
             var listRevision = revision
-            if case .heading(let heading) = document.lines[sections[index].headingLine], let metadata = heading.metadata {
+            if case .heading(let heading) = document.lines[sections[index].headingLine], let metadata = heading.metadata
+            {
                 edited = metadata["edited"].flatMap { Timestamp(rfc3339: $0) } ?? time
                 listRevision = min(metadata["revision"].flatMap { Int($0) } ?? revision, revision)
             }
             lists.append(
-                ShoppingList(id: sections[index].id!, name: sections[index].name, edited: edited, revision: listRevision, items: sections[index].items.map(\.text))
+                ShoppingList(
+                    id: sections[index].id!,
+                    name: sections[index].name,
+                    edited: edited,
+                    revision: listRevision,
+                    items: sections[index].items.map(\.text)
+                )
             )
         }
         return ListBook(lists: lists, revision: revision, nextID: nextID)
@@ -181,7 +200,8 @@ public struct ListFileDiagnostic: Hashable, Sendable {
         switch problem {
         case .rule(let error), .denied(let error): error.message
         case .itemOutsideList: "An item before the first # heading is on no list."
-        case .underRejectedHeading(let heading): "The heading on line \(heading) was not taken, so neither are its items."
+        case .underRejectedHeading(let heading):
+            "The heading on line \(heading) was not taken, so neither are its items."
         case .deniedByDelegates(let message): message
         }
     }

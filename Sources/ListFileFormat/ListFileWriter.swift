@@ -12,7 +12,8 @@ public enum ListFileWriter {
     ///
     /// - Parameter reading: the document last read or written, with its sections tied to list ids;
     ///   nil for a new file.
-    public static func text(for book: ListBook, onto reading: ListFileReading?, rejected: [Int: String] = [:]) -> String {
+    public static func text(for book: ListBook, onto reading: ListFileReading?, rejected: [Int: String] = [:]) -> String
+    {
         let document = reading?.document ?? ListDocument()
         let lists = Dictionary(book.lists.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
 

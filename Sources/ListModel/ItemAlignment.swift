@@ -60,7 +60,8 @@ public enum ItemAlignment {
             var lengths = [[Int32]](repeating: [Int32](repeating: 0, count: m + 1), count: n + 1)
             for i in stride(from: n - 1, through: 0, by: -1) {
                 for j in stride(from: m - 1, through: 0, by: -1) {
-                    lengths[i][j] = middleA[i] == middleB[j] ? lengths[i + 1][j + 1] + 1 : max(lengths[i + 1][j], lengths[i][j + 1])
+                    lengths[i][j] =
+                        middleA[i] == middleB[j] ? lengths[i + 1][j + 1] + 1 : max(lengths[i + 1][j], lengths[i][j + 1])
                 }
             }
             var i = 0

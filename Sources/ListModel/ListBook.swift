@@ -99,7 +99,9 @@ public struct ListBook: Hashable, Sendable {
             let index = try position(of: reference)
             let name = try validName(rawName)
             try check(ifRevision, against: lists[index])
-            if let other = lists.first(where: { $0.id != lists[index].id && ListText.key($0.name) == ListText.key(name) }) {
+            if let other = lists.first(where: {
+                $0.id != lists[index].id && ListText.key($0.name) == ListText.key(name)
+            }) {
                 throw .listExists(name: other.name)
             }
             let old = lists[index].name
@@ -139,7 +141,8 @@ public struct ListBook: Hashable, Sendable {
             }
             let old = list.items[position]
             if old == replacement { return nil }
-            return commit(.updated, at: index, time: time, origin: origin, step: .replace(item: old, with: replacement)) {
+            return commit(.updated, at: index, time: time, origin: origin, step: .replace(item: old, with: replacement))
+            {
                 $0.items[position] = replacement
             }
 
@@ -163,7 +166,9 @@ public struct ListBook: Hashable, Sendable {
     public mutating func reorder(by ids: [ListID]) {
         let rank = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let ordered = lists.enumerated().sorted { lhs, rhs in
-            (rank[lhs.element.id] ?? ids.count + lhs.offset, lhs.offset) < (rank[rhs.element.id] ?? ids.count + rhs.offset, rhs.offset)
+            (rank[lhs.element.id] ?? ids.count + lhs.offset, lhs.offset) < (
+                rank[rhs.element.id] ?? ids.count + rhs.offset, rhs.offset
+            )
         }
         lists = ordered.map(\.element)
     }

@@ -44,8 +44,13 @@ public enum ListText {
         let text = trimmed(text)
         // ASCII folds by itself, byte by byte (keys are taken for every line of a list file).
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            guard text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { return text }
-            return String(decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+            guard text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
+                return text
+            }
+            return String(
+                decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 },
+                as: UTF8.self
+            )
         }
         return text.uppercased().lowercased()
     }

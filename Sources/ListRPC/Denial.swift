@@ -45,7 +45,8 @@ extension RPCError {
     public static func fileInvalid(path: String, byteOffset: Int) -> RPCError {
         RPCError(
             code: DenialCode.code(for: "fileInvalid"),
-            message: "The list file \(path) is not UTF-8 text (first bad byte at offset \(byteOffset)); fix it, then try again.",
+            message:
+                "The list file \(path) is not UTF-8 text (first bad byte at offset \(byteOffset)); fix it, then try again.",
             data: .object(["reason": .string("fileInvalid"), "byteOffset": .integer(Int64(byteOffset))])
         )
     }
@@ -57,18 +58,26 @@ extension RPCError {
         parts += timedOut.map { "\($0): no answer in time" }
         let data: JSONValue = .object([
             "reason": .string("deniedByDelegate"),
-            "denials": .array(denials.map { .object(["delegate": .string($0.delegate), "reason": .string($0.reason)]) }),
+            "denials": .array(
+                denials.map { .object(["delegate": .string($0.delegate), "reason": .string($0.reason)]) }
+            ),
             "timedOut": .array(timedOut.map { .string($0) }),
         ])
         return RPCError(
             code: DenialCode.code(for: "deniedByDelegate"),
-            message: "Denied by \(denials.count + timedOut.count == 1 ? "a delegate" : "delegates"): \(parts.joined(separator: "; ")).",
+            message:
+                "Denied by \(denials.count + timedOut.count == 1 ? "a delegate" : "delegates"): \(parts.joined(separator: "; ")).",
             data: data
         )
     }
 
     /// `subscribe {since}` cannot replay what the client missed: resync from a snapshot.
-    public static func historyCompacted(since: Revision, revision: Revision, oldestKept: Revision?, instance: String) -> RPCError {
+    public static func historyCompacted(
+        since: Revision,
+        revision: Revision,
+        oldestKept: Revision?,
+        instance: String
+    ) -> RPCError {
         let why =
             since > revision
             ? "revision \(since) is ahead of listd's current revision \(revision) (is this another listd's state?)"
@@ -88,8 +97,12 @@ extension RPCError {
     public static func instanceChanged(expected: String, instance: String, revision: Revision) -> RPCError {
         RPCError(
             code: DenialCode.code(for: "instanceChanged"),
-            message: "Cannot resume: listd now serves another state (instance \(instance), not \(expected)); its revisions are not the ones you saw. Fetch the lists again.",
-            data: .object(["reason": .string("instanceChanged"), "revision": .integer(Int64(revision)), "instance": .string(instance)])
+            message:
+                "Cannot resume: listd now serves another state (instance \(instance), not \(expected)); its revisions are not the ones you saw. Fetch the lists again.",
+            data: .object([
+                "reason": .string("instanceChanged"), "revision": .integer(Int64(revision)),
+                "instance": .string(instance),
+            ])
         )
     }
 

@@ -142,7 +142,9 @@ struct JSONReader {
                     var scalar = UInt32(try hex4())
                     if (0xD800...0xDBFF).contains(scalar) {
                         // A high surrogate must be followed by an escaped low one.
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw Malformed()
                         }
                         index += 2
@@ -200,7 +202,9 @@ struct JSONReader {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard try digits() > 0 else { throw Malformed() }
             isInteger = false
         }

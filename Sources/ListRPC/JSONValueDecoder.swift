@@ -33,14 +33,20 @@ extension JSONValueDecoder {
         let found: String
         switch value {
         case .null:
-            return .valueNotFound(type, .init(codingPath: path, debugDescription: "Expected \(type) value but found null instead."))
+            return .valueNotFound(
+                type,
+                .init(codingPath: path, debugDescription: "Expected \(type) value but found null instead.")
+            )
         case .bool: found = "a boolean"
         case .integer, .number: found = "a number"
         case .string: found = "a string"
         case .array: found = "an array"
         case .object: found = "an object"
         }
-        return .typeMismatch(type, .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(found) instead."))
+        return .typeMismatch(
+            type,
+            .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(found) instead.")
+        )
     }
 
     /// Every primitive, decoded from one value.
@@ -56,20 +62,33 @@ extension JSONValueDecoder {
         }
     }
 
-    fileprivate static func integer<T: FixedWidthInteger>(_ type: T.Type, from value: JSONValue, at path: [any CodingKey]) throws -> T {
+    fileprivate static func integer<T: FixedWidthInteger>(
+        _ type: T.Type,
+        from value: JSONValue,
+        at path: [any CodingKey]
+    ) throws -> T {
         guard case .integer(let integer) = value else { throw mismatch(type, value, path) }
         guard let exact = T(exactly: integer) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(integer) does not fit in \(type)."))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: path, debugDescription: "\(integer) does not fit in \(type).")
+            )
         }
         return exact
     }
 
-    fileprivate static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, at path: [any CodingKey]) throws -> T {
+    fileprivate static func decode<T: Decodable>(
+        _ type: T.Type,
+        from value: JSONValue,
+        at path: [any CodingKey]
+    ) throws -> T {
         switch type {
-        case is String.Type, is Bool.Type, is Double.Type, is Float.Type: return try primitive(type, from: value, at: path)
+        case is String.Type, is Bool.Type, is Double.Type, is Float.Type:
+            return try primitive(type, from: value, at: path)
         case is JSONValue.Type: return value as! T
         case let integerType as any FixedWidthInteger.Type:
-            func decodeInteger<I: FixedWidthInteger>(_ type: I.Type) throws -> T { try integer(type, from: value, at: path) as! T }
+            func decodeInteger<I: FixedWidthInteger>(_ type: I.Type) throws -> T {
+                try integer(type, from: value, at: path) as! T
+            }
             return try decodeInteger(integerType)
         default: return try T(from: ValueDecoder(value: value, codingPath: path))
         }
@@ -85,7 +104,10 @@ extension JSONValueDecoder {
 
         private func value(for key: Key) throws -> JSONValue {
             guard let value = members[key.stringValue] else {
-                throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No value associated with key \(key.stringValue)."))
+                throw DecodingError.keyNotFound(
+                    key,
+                    .init(codingPath: codingPath, debugDescription: "No value associated with key \(key.stringValue).")
+                )
             }
             return value
         }
@@ -123,7 +145,10 @@ extension JSONValueDecoder {
             return try JSONValueDecoder.decode(type, from: value, at: codingPath + [key])
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type,
+            forKey key: Key
+        ) throws -> KeyedDecodingContainer<NestedKey> {
             try ValueDecoder(value: try value(for: key), codingPath: codingPath + [key]).container(keyedBy: type)
         }
 
@@ -157,7 +182,10 @@ extension JSONValueDecoder {
 
         private mutating func next(_ type: Any.Type) throws -> JSONValue {
             guard !isAtEnd else {
-                throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "Unkeyed container is at end."))
+                throw DecodingError.valueNotFound(
+                    type,
+                    .init(codingPath: path, debugDescription: "Unkeyed container is at end.")
+                )
             }
             defer { currentIndex += 1 }
             return elements[currentIndex]
@@ -174,9 +202,13 @@ extension JSONValueDecoder {
             return try JSONValueDecoder.decode(type, from: try next(type), at: path)
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type
+        ) throws -> KeyedDecodingContainer<NestedKey> {
             let path = self.path
-            return try ValueDecoder(value: try next([String: JSONValue].self), codingPath: path).container(keyedBy: type)
+            return try ValueDecoder(value: try next([String: JSONValue].self), codingPath: path).container(
+                keyedBy: type
+            )
         }
 
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -201,18 +233,38 @@ extension JSONValueDecoder {
         }
 
         func decode(_ type: Bool.Type) throws -> Bool { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
-        func decode(_ type: String.Type) throws -> String { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
-        func decode(_ type: Double.Type) throws -> Double { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
-        func decode(_ type: Float.Type) throws -> Float { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
+        func decode(_ type: String.Type) throws -> String {
+            try JSONValueDecoder.decode(type, from: value, at: codingPath)
+        }
+        func decode(_ type: Double.Type) throws -> Double {
+            try JSONValueDecoder.decode(type, from: value, at: codingPath)
+        }
+        func decode(_ type: Float.Type) throws -> Float {
+            try JSONValueDecoder.decode(type, from: value, at: codingPath)
+        }
         func decode(_ type: Int.Type) throws -> Int { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
         func decode(_ type: Int8.Type) throws -> Int8 { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
-        func decode(_ type: Int16.Type) throws -> Int16 { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
-        func decode(_ type: Int32.Type) throws -> Int32 { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
-        func decode(_ type: Int64.Type) throws -> Int64 { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
+        func decode(_ type: Int16.Type) throws -> Int16 {
+            try JSONValueDecoder.decode(type, from: value, at: codingPath)
+        }
+        func decode(_ type: Int32.Type) throws -> Int32 {
+            try JSONValueDecoder.decode(type, from: value, at: codingPath)
+        }
+        func decode(_ type: Int64.Type) throws -> Int64 {
+            try JSONValueDecoder.decode(type, from: value, at: codingPath)
+        }
         func decode(_ type: UInt.Type) throws -> UInt { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
-        func decode(_ type: UInt8.Type) throws -> UInt8 { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
-        func decode(_ type: UInt16.Type) throws -> UInt16 { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
-        func decode(_ type: UInt32.Type) throws -> UInt32 { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
-        func decode(_ type: UInt64.Type) throws -> UInt64 { try JSONValueDecoder.decode(type, from: value, at: codingPath) }
+        func decode(_ type: UInt8.Type) throws -> UInt8 {
+            try JSONValueDecoder.decode(type, from: value, at: codingPath)
+        }
+        func decode(_ type: UInt16.Type) throws -> UInt16 {
+            try JSONValueDecoder.decode(type, from: value, at: codingPath)
+        }
+        func decode(_ type: UInt32.Type) throws -> UInt32 {
+            try JSONValueDecoder.decode(type, from: value, at: codingPath)
+        }
+        func decode(_ type: UInt64.Type) throws -> UInt64 {
+            try JSONValueDecoder.decode(type, from: value, at: codingPath)
+        }
     }
 }

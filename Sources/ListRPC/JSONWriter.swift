@@ -89,7 +89,10 @@ extension JSONWriter {
         func startElement(of id: Int) throws {
             close(downTo: id)
             guard let last = open.last, last.id == id else {
-                throw EncodingError.invalidValue(id, .init(codingPath: [], debugDescription: "a container was written to after its parent went on"))
+                throw EncodingError.invalidValue(
+                    id,
+                    .init(codingPath: [], debugDescription: "a container was written to after its parent went on")
+                )
             }
             if last.hasElements { bytes.append(UInt8(ascii: ",")) }
             open[open.count - 1].hasElements = true
@@ -105,7 +108,10 @@ extension JSONWriter {
 
         func write(_ double: Double, codingPath: [any CodingKey]) throws {
             guard double.isFinite else {
-                throw EncodingError.invalidValue(double, .init(codingPath: codingPath, debugDescription: "\(double) is not a JSON number"))
+                throw EncodingError.invalidValue(
+                    double,
+                    .init(codingPath: codingPath, debugDescription: "\(double) is not a JSON number")
+                )
             }
             writeRaw(Self.text(of: double))
         }
@@ -121,7 +127,8 @@ extension JSONWriter {
             var string = string
             string.withUTF8 { utf8 in
                 var clean = 0
-                for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                for (index, byte) in utf8.enumerated()
+                where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                     bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
                     clean = index + 1
                     switch byte {
@@ -232,10 +239,15 @@ extension JSONWriter {
             try StreamEncoder.encode(value, sink: sink, codingPath: codingPath + [key])
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type,
+            forKey key: Key
+        ) -> KeyedEncodingContainer<NestedKey> {
             try? start(key)
             let nested = sink.openContainer(UInt8(ascii: "{"), closer: UInt8(ascii: "}"))
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(sink: sink, id: nested, codingPath: codingPath + [key]))
+            return KeyedEncodingContainer(
+                KeyedContainer<NestedKey>(sink: sink, id: nested, codingPath: codingPath + [key])
+            )
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -314,7 +326,9 @@ extension JSONWriter {
             try StreamEncoder.encode(value, sink: sink, codingPath: path)
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type
+        ) -> KeyedEncodingContainer<NestedKey> {
             let path = nextPath
             try? start()
             let nested = sink.openContainer(UInt8(ascii: "{"), closer: UInt8(ascii: "}"))

@@ -104,7 +104,11 @@ extension RPCLine {
         }
         // Checked before reading: nesting is followed by recursion.
         if nestingDepth(buffer) > limits.maximumDepth {
-            return .single(.failure(.init(id: nil, error: .invalidRequest("JSON nested deeper than \(limits.maximumDepth) levels."))))
+            return .single(
+                .failure(
+                    .init(id: nil, error: .invalidRequest("JSON nested deeper than \(limits.maximumDepth) levels."))
+                )
+            )
         }
         let value: JSONValue
         do {
@@ -118,7 +122,14 @@ extension RPCLine {
             }
             if elements.count > limits.maximumBatch {
                 return .single(
-                    .failure(.init(id: nil, error: .invalidRequest("a batch of \(elements.count) messages; at most \(limits.maximumBatch) are taken at once.")))
+                    .failure(
+                        .init(
+                            id: nil,
+                            error: .invalidRequest(
+                                "a batch of \(elements.count) messages; at most \(limits.maximumBatch) are taken at once."
+                            )
+                        )
+                    )
                 )
             }
             return .batch(elements.map(message(from:)))
@@ -191,7 +202,14 @@ extension RPCLine {
             case .integer(let code)? = error["code"],
             case .string(let message)? = error["message"]
         {
-            return .success(.response(RPCResponse(id: id, outcome: .failure(RPCError(code: Int(code), message: message, data: error["data"])))))
+            return .success(
+                .response(
+                    RPCResponse(
+                        id: id,
+                        outcome: .failure(RPCError(code: Int(code), message: message, data: error["data"]))
+                    )
+                )
+            )
         }
         return .failure(.init(id: id, error: .invalidRequest("a message needs “method”, “result” or “error”.")))
     }
@@ -213,7 +231,9 @@ public enum RPCEncoding {
     public static func value(fromJSON bytes: some Collection<UInt8>) throws -> JSONValue {
         func value(_ buffer: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
             guard String(validating: buffer, as: UTF8.self) != nil, RPCLine.nestingDepth(buffer) <= 512 else {
-                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not UTF-8 JSON text nested at most 512 levels"))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: [], debugDescription: "not UTF-8 JSON text nested at most 512 levels")
+                )
             }
             do {
                 return try JSONReader.read(buffer)

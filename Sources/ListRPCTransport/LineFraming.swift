@@ -24,8 +24,13 @@ public enum LineFraming {
 
     /// The handler that splits inbound bytes into lines (without their terminator), for a
     /// pipeline that handles lines itself.
-    public static func lineDecoder(maximumLineLength: Int = defaultMaximumLineLength) -> ByteToMessageHandler<some ByteToMessageDecoder> {
-        ByteToMessageHandler(CappedLineDecoder(maximumLineLength: maximumLineLength), maximumBufferSize: maximumLineLength + 1)
+    public static func lineDecoder(
+        maximumLineLength: Int = defaultMaximumLineLength
+    ) -> ByteToMessageHandler<some ByteToMessageDecoder> {
+        ByteToMessageHandler(
+            CappedLineDecoder(maximumLineLength: maximumLineLength),
+            maximumBufferSize: maximumLineLength + 1
+        )
     }
 
     /// True when `error` means the peer sent a line longer than the cap.
@@ -57,7 +62,11 @@ struct CappedLineDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    mutating func decodeLast(
+        context: ChannelHandlerContext,
+        buffer: inout ByteBuffer,
+        seenEOF: Bool
+    ) throws -> DecodingState {
         // A partial line at the end of the stream is dropped: it was never a whole message.
         .needMoreData
     }

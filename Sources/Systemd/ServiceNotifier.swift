@@ -63,6 +63,9 @@ public enum ListenFileDescriptors {
 
     /// Whether `descriptor` is a listening Unix stream socket (`sd_is_socket_unix`).
     public static func isListeningUnixStream(_ descriptor: Int32) throws(SystemdError) -> Bool {
-        try SystemdError.check(sd_is_socket_unix(descriptor, Int32(SOCK_STREAM.rawValue), 1, nil, 0), "sd_is_socket_unix") > 0
+        try SystemdError.check(
+            sd_is_socket_unix(descriptor, Int32(SOCK_STREAM.rawValue), 1, nil, 0),
+            "sd_is_socket_unix"
+        ) > 0
     }
 }

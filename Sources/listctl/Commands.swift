@@ -158,7 +158,9 @@ extension ItemBatchCommand {
                 switch result {
                 case .success(let list):
                     outcomes.append(ItemOutcome(item: item, confirmed: true, list: list))
-                    if !options.json { print("\(Self.verb) “\(ListText.trimmed(item))” \(Self.preposition) \(list.name).") }
+                    if !options.json {
+                        print("\(Self.verb) “\(ListText.trimmed(item))” \(Self.preposition) \(list.name).")
+                    }
                 case .failure(.denied(let denial)):
                     anyDenied = true
                     outcomes.append(ItemOutcome(item: item, confirmed: false, denied: DenialOutput(denial).denied))

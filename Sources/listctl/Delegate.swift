@@ -16,13 +16,24 @@ extension Listctl {
         )
         @OptionGroup var options: ConnectionOptions
 
-        @Option(name: .customLong("question"), help: ArgumentHelp("Only this question (shouldAdd, shouldRemove, …); repeatable.", valueName: "question"))
+        @Option(
+            name: .customLong("question"),
+            help: ArgumentHelp("Only this question (shouldAdd, shouldRemove, …); repeatable.", valueName: "question")
+        )
         var questions: [String] = []
 
-        @Option(name: .customLong("list"), help: ArgumentHelp("Only edits of this list (name or id); repeatable.", valueName: "list"))
+        @Option(
+            name: .customLong("list"),
+            help: ArgumentHelp("Only edits of this list (name or id); repeatable.", valueName: "list")
+        )
         var lists: [String] = []
 
-        @Option(help: ArgumentHelp("How long listd waits for COMMAND, in milliseconds (default 2000, at most 30000).", valueName: "ms"))
+        @Option(
+            help: ArgumentHelp(
+                "How long listd waits for COMMAND, in milliseconds (default 2000, at most 30000).",
+                valueName: "ms"
+            )
+        )
         var timeout: Int?
 
         @Option(help: "What a question COMMAND does not answer in time counts as: allow or deny.")
@@ -31,13 +42,20 @@ extension Listctl {
         @Option(help: "The name shown in denials (default: the command's name).")
         var name: String?
 
-        @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
+        @Argument(
+            parsing: .postTerminator,
+            help: ArgumentHelp("The command and its arguments, after --.", valueName: "command")
+        )
         var command: [String] = []
 
         func validate() throws {
-            if command.isEmpty { throw ValidationError("Give the command to run after --, for example: listctl delegate -- ./vet.sh") }
+            if command.isEmpty {
+                throw ValidationError("Give the command to run after --, for example: listctl delegate -- ./vet.sh")
+            }
             for question in questions where DelegateQuestion(rawValue: question) == nil {
-                throw ValidationError("“\(question)” is not a question; listd asks \(DelegateQuestion.allCases.map(\.rawValue).joined(separator: ", ")).")
+                throw ValidationError(
+                    "“\(question)” is not a question; listd asks \(DelegateQuestion.allCases.map(\.rawValue).joined(separator: ", "))."
+                )
             }
             if let onTimeout, TimeoutVerdict(rawValue: onTimeout) == nil {
                 throw ValidationError("--on-timeout must be allow or deny.")
@@ -58,13 +76,21 @@ extension Listctl {
                     let input = (try? questionJSON(question, params)) ?? Data()
                     let (status, output) = await runCommand(command, input: input)
                     let reason = output.trimmingCharacters(in: .whitespacesAndNewlines)
-                    let answer = status == 0
+                    let answer =
+                        status == 0
                         ? DelegateAnswer(allow: true)
-                        : DelegateAnswer(allow: false, reason: reason.isEmpty ? "\(name) exited with status \(status)" : reason)
-                    print("\(question.rawValue) \(summary(params)): \(answer.allow ? "allowed" : "denied (\(answer.reason ?? ""))")")
+                        : DelegateAnswer(
+                            allow: false,
+                            reason: reason.isEmpty ? "\(name) exited with status \(status)" : reason
+                        )
+                    print(
+                        "\(question.rawValue) \(summary(params)): \(answer.allow ? "allowed" : "denied (\(answer.reason ?? ""))")"
+                    )
                     return answer
                 }
-                print("Registered as delegate “\(registered.name)” for \(registered.questions.map(\.rawValue).joined(separator: ", ")); Ctrl-C to stop.")
+                print(
+                    "Registered as delegate “\(registered.name)” for \(registered.questions.map(\.rawValue).joined(separator: ", ")); Ctrl-C to stop."
+                )
                 for await _ in client.events() {}
                 writeError("listctl: listd closed the connection.")
                 throw ExitCode(ListctlExit.failed.rawValue)
@@ -88,7 +114,16 @@ private func questionJSON(_ question: DelegateQuestion, _ params: DelegateQuesti
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return try encoder.encode(
-        Line(question: question, list: params.list, name: params.name, item: params.item, with: params.with, items: params.items, origin: params.origin, revision: params.revision)
+        Line(
+            question: question,
+            list: params.list,
+            name: params.name,
+            item: params.item,
+            with: params.with,
+            items: params.items,
+            origin: params.origin,
+            revision: params.revision
+        )
     )
 }
 

@@ -24,7 +24,12 @@ struct Listctl: AsyncParsableCommand {
 
 /// Options every subcommand takes.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("listd's socket (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "listd's socket (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock).",
+            valueName: "path"
+        )
+    )
     var socket: String?
 
     @Flag(help: "Print JSON for scripts instead of text for people.")

@@ -8,27 +8,46 @@ extension Listctl {
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print every change to the lists as it happens, until interrupted.",
-            discussion: "With --json, one JSON object per line: first {event: \"subscribed\", revision, lists}, then {event, revision, list, origin, changes} per change."
+            discussion:
+                "With --json, one JSON object per line: first {event: \"subscribed\", revision, lists}, then {event, revision, list, origin, changes} per change."
         )
         @OptionGroup var options: ConnectionOptions
 
-        @Option(name: .customLong("list"), help: ArgumentHelp("Only changes to this list (name or id); repeatable.", valueName: "list"))
+        @Option(
+            name: .customLong("list"),
+            help: ArgumentHelp("Only changes to this list (name or id); repeatable.", valueName: "list")
+        )
         var lists: [String] = []
 
-        @Option(name: .customLong("event"), help: ArgumentHelp("Only this notification, e.g. didUpdateShoppingList; repeatable.", valueName: "event"))
+        @Option(
+            name: .customLong("event"),
+            help: ArgumentHelp("Only this notification, e.g. didUpdateShoppingList; repeatable.", valueName: "event")
+        )
         var events: [String] = []
 
-        @Option(help: ArgumentHelp("First print every change after this revision (from an earlier watch), then go on live.", valueName: "revision"))
+        @Option(
+            help: ArgumentHelp(
+                "First print every change after this revision (from an earlier watch), then go on live.",
+                valueName: "revision"
+            )
+        )
         var since: Int?
 
         @Flag(help: "Run COMMAND (after --) for each notification, with it as JSON on stdin, one at a time, in order.")
         var exec = false
 
-        @Argument(parsing: .postTerminator, help: ArgumentHelp("With --exec: the command and its arguments, after --.", valueName: "command"))
+        @Argument(
+            parsing: .postTerminator,
+            help: ArgumentHelp("With --exec: the command and its arguments, after --.", valueName: "command")
+        )
         var command: [String] = []
 
         func validate() throws {
-            if exec, command.isEmpty { throw ValidationError("--exec needs the command to run after --, for example: listctl watch --exec -- ./on-change.sh") }
+            if exec, command.isEmpty {
+                throw ValidationError(
+                    "--exec needs the command to run after --, for example: listctl watch --exec -- ./on-change.sh"
+                )
+            }
             if !exec, !command.isEmpty { throw ValidationError("A command after -- is run only with --exec.") }
             for event in events where ListEventName(rawValue: event) == nil {
                 let known = ListEventName.allCases.map(\.rawValue).joined(separator: ", ")
@@ -55,7 +74,9 @@ extension Listctl {
                 // Notifications (replayed ones too) may arrive before `subscribe` returns: they
                 // wait here, in order, until the first line is out; the stream ends with the
                 // connection.
-                let (notifications, sink) = AsyncStream.makeStream(of: (line: any Encodable & Sendable, sentence: String).self)
+                let (notifications, sink) = AsyncStream.makeStream(
+                    of: (line: any Encodable & Sendable, sentence: String).self
+                )
                 client.on { event in sink.yield((WatchLine(event), describe(event))) }
                 client.onFileRejection { rejection in sink.yield((RejectionLine(rejection), describe(rejection))) }
                 let connection = client.events()
@@ -70,11 +91,20 @@ extension Listctl {
                 )
                 if options.json {
                     // The starting point, so a script knows the state each change applies to.
-                    printJSON(SubscribedLine(revision: snapshot.revision, lists: snapshot.lists, instance: snapshot.instance, since: since))
+                    printJSON(
+                        SubscribedLine(
+                            revision: snapshot.revision,
+                            lists: snapshot.lists,
+                            instance: snapshot.instance,
+                            since: since
+                        )
+                    )
                 } else if let since {
                     print("Watching from revision \(since) (now \(snapshot.revision)); Ctrl-C to stop.")
                 } else {
-                    print("Watching \(plural(snapshot.lists.count, "list")) from revision \(snapshot.revision); Ctrl-C to stop.")
+                    print(
+                        "Watching \(plural(snapshot.lists.count, "list")) from revision \(snapshot.revision); Ctrl-C to stop."
+                    )
                 }
                 // Every notification goes the same way: to the command, as JSON, or as a sentence.
                 for await (line, sentence) in notifications {

@@ -15,7 +15,9 @@ func pinThread(to cpu: Int?) {
         if let cpu {
             bytes[cpu / 8] = UInt8(1 << (cpu % 8))
         } else {
-            for cpu in 0..<min(ProcessInfo.processInfo.activeProcessorCount, bytes.count * 8) { bytes[cpu / 8] |= UInt8(1 << (cpu % 8)) }
+            for cpu in 0..<min(ProcessInfo.processInfo.activeProcessorCount, bytes.count * 8) {
+                bytes[cpu / 8] |= UInt8(1 << (cpu % 8))
+            }
         }
     }
     // sched_setaffinity is hidden behind _GNU_SOURCE in the Swift overlay; look it up.
@@ -42,7 +44,9 @@ final class LineSocket {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8.prefix($0.count - 1))) }
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         if result != 0 {
             close(fd)
@@ -138,7 +142,11 @@ final class Child {
 }
 
 /// Waits until something answers at `socket`.
-func waitForSocket(_ socket: String, probe: String = #"{"jsonrpc":"2.0","id":0,"method":"hello"}"#, timeout: Double = 180) throws {
+func waitForSocket(
+    _ socket: String,
+    probe: String = #"{"jsonrpc":"2.0","id":0,"method":"hello"}"#,
+    timeout: Double = 180
+) throws {
     let deadline = now() + UInt64(timeout * 1e9)
     while now() < deadline {
         if let connection = try? LineSocket(path: socket), connection.call(probe) != nil { return }

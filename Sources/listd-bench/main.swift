@@ -39,9 +39,26 @@ struct Row: Codable {
 }
 var rows: [Row] = []
 
-func report(_ figure: String, _ placement: String, _ unit: String, listd: Stat?, baseline: Stat? = nil, target: String = "", met: Bool? = nil) {
+func report(
+    _ figure: String,
+    _ placement: String,
+    _ unit: String,
+    listd: Stat?,
+    baseline: Stat? = nil,
+    target: String = "",
+    met: Bool? = nil
+) {
     let ratio = listd.flatMap { listd in baseline.map { listd.median / $0.median } }
-    let row = Row(figure: figure, placement: placement, unit: unit, listd: listd, baseline: baseline, ratio: ratio, target: target, met: met)
+    let row = Row(
+        figure: figure,
+        placement: placement,
+        unit: unit,
+        listd: listd,
+        baseline: baseline,
+        ratio: ratio,
+        target: target,
+        met: met
+    )
     rows.append(row)
     func show(_ stat: Stat?) -> String {
         guard let stat else { return "—" }
@@ -49,8 +66,11 @@ func report(_ figure: String, _ placement: String, _ unit: String, listd: Stat?,
     }
     let verdict = met.map { $0 ? "met" : "NOT met" } ?? ""
     print(
-        [figure, placement, unit, show(listd), show(baseline), ratio.map { String(format: "%.2f×", $0) } ?? "—", target, verdict]
-            .joined(separator: " | ")
+        [
+            figure, placement, unit, show(listd), show(baseline), ratio.map { String(format: "%.2f×", $0) } ?? "—",
+            target, verdict,
+        ]
+        .joined(separator: " | ")
     )
     fflush(nil)
 }
@@ -64,7 +84,11 @@ final class ListdUnderTest {
     init(_ name: String, cpu: Int? = nil, file: String? = nil, extra: [String] = []) throws {
         socket = "\(work)/\(name).sock"
         self.file = file ?? "\(work)/\(name).md"
-        child = try Child(listdPath, ["--socket", socket, "--file", self.file, "--log", "stderr", "--log-level", "warning"] + extra, cpu: cpu)
+        child = try Child(
+            listdPath,
+            ["--socket", socket, "--file", self.file, "--log", "stderr", "--log-level", "warning"] + extra,
+            cpu: cpu
+        )
         try waitForSocket(socket)
     }
 
@@ -143,7 +167,8 @@ if wanted(1) {
     }()
     report("fdatasync of a small append", "—", "µs", listd: nil, baseline: Stat([fdatasyncMicros]))
 
-    let placements: [(name: String, server: Int, client: Int)] = cpus > 1
+    let placements: [(name: String, server: Int, client: Int)] =
+        cpus > 1
         ? [("same CPU", 0, 0), ("different CPUs", 0, 1)] : [("same CPU", 0, 0)]
     for placement in placements {
         let pingpongSocket = "\(work)/pingpong.sock"
@@ -152,7 +177,9 @@ if wanted(1) {
         var baseline50: [Double] = []
         var baseline99: [Double] = []
         for _ in 0..<runs {
-            let result = try onThread(cpu: placement.client) { roundTrips(try LineSocket(path: pingpongSocket), count: 2_000) { _ in getList } }
+            let result = try onThread(cpu: placement.client) {
+                roundTrips(try LineSocket(path: pingpongSocket), count: 2_000) { _ in getList }
+            }
             baseline50.append(result.p50)
             baseline99.append(result.p99)
         }
@@ -165,24 +192,47 @@ if wanted(1) {
         var write50: [Double] = []
         var write99: [Double] = []
         for _ in 0..<runs {
-            let read = try onThread(cpu: placement.client) { roundTrips(try listd.connect(), count: 2_000) { _ in getList } }
+            let read = try onThread(cpu: placement.client) {
+                roundTrips(try listd.connect(), count: 2_000) { _ in getList }
+            }
             read50.append(read.p50)
             read99.append(read.p99)
-            let write = try onThread(cpu: placement.client) { roundTrips(try listd.connect(), count: 200) { addOrRemove($0) } }
+            let write = try onThread(cpu: placement.client) {
+                roundTrips(try listd.connect(), count: 200) { addOrRemove($0) }
+            }
             write50.append(write.p50)
             write99.append(write.p99)
         }
         let ping50 = Stat(baseline50)
         let read = Stat(read50)
-        report("getList round trip p50", placement.name, "µs", listd: read, baseline: ping50, target: "≤ 2× ping-pong", met: read.median <= 2 * ping50.median)
+        report(
+            "getList round trip p50",
+            placement.name,
+            "µs",
+            listd: read,
+            baseline: ping50,
+            target: "≤ 2× ping-pong",
+            met: read.median <= 2 * ping50.median
+        )
         report("getList round trip p99", placement.name, "µs", listd: Stat(read99), baseline: Stat(baseline99))
         let write = Stat(write50)
         let writeTarget = fdatasyncMicros + 2 * ping50.median
         report(
-            "addItem (durable) round trip p50", placement.name, "µs", listd: write, baseline: ping50,
-            target: String(format: "≤ fdatasync + 2× ping-pong = %.0f µs", writeTarget), met: write.median <= writeTarget
+            "addItem (durable) round trip p50",
+            placement.name,
+            "µs",
+            listd: write,
+            baseline: ping50,
+            target: String(format: "≤ fdatasync + 2× ping-pong = %.0f µs", writeTarget),
+            met: write.median <= writeTarget
         )
-        report("addItem (durable) round trip p99", placement.name, "µs", listd: Stat(write99), baseline: Stat(baseline99))
+        report(
+            "addItem (durable) round trip p99",
+            placement.name,
+            "µs",
+            listd: Stat(write99),
+            baseline: Stat(baseline99)
+        )
     }
 }
 
@@ -190,7 +240,12 @@ if wanted(1) {
 
 /// Starts `clients` threads, each on its own connection sending `request(client, index)` and
 /// waiting for the reply, until `stop`; returns the group to wait on and the replies counter.
-func requestsUntil(_ stop: UInt64, socket: String, clients: Int, _ request: @escaping (Int, Int) -> String) -> (DispatchGroup, Atomic) {
+func requestsUntil(
+    _ stop: UInt64,
+    socket: String,
+    clients: Int,
+    _ request: @escaping (Int, Int) -> String
+) -> (DispatchGroup, Atomic) {
     let replies = Atomic(0)
     let group = DispatchGroup()
     for client in 0..<clients {
@@ -209,7 +264,9 @@ func requestsUntil(_ stop: UInt64, socket: String, clients: Int, _ request: @esc
 /// Confirms per second with `clients` connections each adding and removing its own item.
 func editsPerSecond(_ socket: String, clients: Int, seconds: Double = 1.5) throws -> Double {
     let start = now()
-    let (group, total) = requestsUntil(start + UInt64(seconds * 1e9), socket: socket, clients: clients) { client, index in
+    let (group, total) = requestsUntil(start + UInt64(seconds * 1e9), socket: socket, clients: clients) {
+        client,
+        index in
         addOrRemove(index, item: "client \(client)")
     }
     group.wait()
@@ -242,8 +299,13 @@ if wanted(2) {
         let durable = Stat(try (0..<3).map { _ in try editsPerSecond(listd.socket, clients: clients) })
         let plain = Stat(try (0..<3).map { _ in try editsPerSecond(pingpongSocket, clients: clients) })
         report(
-            "durable edits/s, \(clients) client\(clients == 1 ? "" : "s")", "any", "edits/s", listd: durable, baseline: plain,
-            target: clients == 64 ? "≥ 50,000/s" : "", met: clients == 64 ? durable.median >= 50_000 : nil
+            "durable edits/s, \(clients) client\(clients == 1 ? "" : "s")",
+            "any",
+            "edits/s",
+            listd: durable,
+            baseline: plain,
+            target: clients == 64 ? "≥ 50,000/s" : "",
+            met: clients == 64 ? durable.median >= 50_000 : nil
         )
     }
     pingpong.stop()
@@ -278,7 +340,8 @@ func fanOutOnce(publisher: LineSocket, subscribers: [LineSocket], publication: S
 }
 
 let subscribeRequest = #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#
-let baselinePublication = #"{"jsonrpc":"2.0","method":"didUpdateShoppingList","params":{"changes":[{"item":"probe","op":"add"}],"list":{"edited":"2026-11-22T10:00:00.000Z","id":1,"items":["probe"],"name":"Fan","revision":2},"origin":{"kind":"client","pid":1,"uid":0},"revision":2}}"#
+let baselinePublication =
+    #"{"jsonrpc":"2.0","method":"didUpdateShoppingList","params":{"changes":[{"item":"probe","op":"add"}],"list":{"edited":"2026-11-22T10:00:00.000Z","id":1,"items":["probe"],"name":"Fan","revision":2},"origin":{"kind":"client","pid":1,"uid":0},"revision":2}}"#
 if wanted(3) {
     for count in [1, 100, 1_000] {
         var listdRuns: [Double] = []
@@ -291,7 +354,9 @@ if wanted(3) {
             createList(publisher, "Fan")
             let subs = try subscribers(listd.socket, count: count, request: subscribeRequest)
             for _ in 0..<3 {
-                var samples = (0..<40).map { fanOutOnce(publisher: publisher, subscribers: subs, publication: addOrRemove($0)) }
+                var samples = (0..<40).map {
+                    fanOutOnce(publisher: publisher, subscribers: subs, publication: addOrRemove($0))
+                }
                 samples.sort()
                 listdRuns.append(percentile(samples, 0.5))
                 listd99.append(percentile(samples, 0.99))
@@ -305,7 +370,9 @@ if wanted(3) {
             let publisher = try LineSocket(path: socket)
             let subs = try subscribers(socket, count: count, request: "SUB")
             for _ in 0..<3 {
-                var samples = (0..<40).map { _ in fanOutOnce(publisher: publisher, subscribers: subs, publication: baselinePublication) }
+                var samples = (0..<40).map { _ in
+                    fanOutOnce(publisher: publisher, subscribers: subs, publication: baselinePublication)
+                }
                 samples.sort()
                 baseRuns.append(percentile(samples, 0.5))
                 base99.append(percentile(samples, 0.99))
@@ -314,15 +381,31 @@ if wanted(3) {
         let p50 = Stat(listdRuns)
         let base = Stat(baseRuns)
         report(
-            "one edit → \(count) subscriber\(count == 1 ? "" : "s") p50", "any", "µs", listd: p50, baseline: base,
-            target: count == 1_000 ? "≤ 2× C" : "", met: count == 1_000 ? p50.median <= 2 * base.median : nil
+            "one edit → \(count) subscriber\(count == 1 ? "" : "s") p50",
+            "any",
+            "µs",
+            listd: p50,
+            baseline: base,
+            target: count == 1_000 ? "≤ 2× C" : "",
+            met: count == 1_000 ? p50.median <= 2 * base.median : nil
         )
-        report("one edit → \(count) subscriber\(count == 1 ? "" : "s") p99", "any", "µs", listd: Stat(listd99), baseline: Stat(base99))
+        report(
+            "one edit → \(count) subscriber\(count == 1 ? "" : "s") p99",
+            "any",
+            "µs",
+            listd: Stat(listd99),
+            baseline: Stat(base99)
+        )
     }
 }
 
 /// Notifications per second delivered to `subscribers` while `publishers` publish as fast as they can.
-func notificationsPerSecond(_ socket: String, subscribeWith request: String, publishers: Int, publication: @escaping (Int, Int) -> String) throws -> Double {
+func notificationsPerSecond(
+    _ socket: String,
+    subscribeWith request: String,
+    publishers: Int,
+    publication: @escaping (Int, Int) -> String
+) throws -> Double {
     let subs = try subscribers(socket, count: 100, request: request)
     let received = Atomic(0)
     let seconds = 1.5
@@ -351,19 +434,32 @@ if wanted(3) {
         let setup = try listd.connect()
         for publisher in 0..<4 { createList(setup, "Publisher \(publisher)") }
         listdRates.append(
-            try notificationsPerSecond(listd.socket, subscribeWith: subscribeRequest, publishers: 4) { publisher, index in
+            try notificationsPerSecond(listd.socket, subscribeWith: subscribeRequest, publishers: 4) {
+                publisher,
+                index in
                 let method = index % 2 == 0 ? "addItem" : "removeItem"
-                return #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":{"list":\#(publisher + 1),"item":"probe"}}"#
+                return
+                    #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":{"list":\#(publisher + 1),"item":"probe"}}"#
             }
         )
         let socket = "\(work)/rate-c-\(run).sock"
         let server = try Child("\(baselines)/fanout", [socket])
         try waitForSocket(socket, probe: "SUB")
-        baseRates.append(try notificationsPerSecond(socket, subscribeWith: "SUB", publishers: 4) { _, _ in baselinePublication })
+        baseRates.append(
+            try notificationsPerSecond(socket, subscribeWith: "SUB", publishers: 4) { _, _ in baselinePublication }
+        )
         server.stop()
     }
     let rate = Stat(listdRates)
-    report("notifications/s to 100 subscribers", "any", "notifications/s", listd: rate, baseline: Stat(baseRates), target: "≥ 30,000/s", met: rate.median >= 30_000)
+    report(
+        "notifications/s to 100 subscribers",
+        "any",
+        "notifications/s",
+        listd: rate,
+        baseline: Stat(baseRates),
+        target: "≥ 30,000/s",
+        met: rate.median >= 30_000
+    )
 }
 
 // MARK: 4. The list file
@@ -389,7 +485,14 @@ if wanted(4) {
         }
         if items == 100_000 {
             let load = Stat(loads)
-            report("start with a 100,000-item file (first start: \(Int(firstStart)) ms)", "any", "ms", listd: load, target: "≤ 200 ms", met: load.median <= 200)
+            report(
+                "start with a 100,000-item file (first start: \(Int(firstStart)) ms)",
+                "any",
+                "ms",
+                listd: load,
+                target: "≤ 200 ms",
+                met: load.median <= 200
+            )
         }
         let listd = try ListdUnderTest("save-\(items)", file: path)
         let subscriber = try listd.connect()
@@ -407,8 +510,12 @@ if wanted(4) {
         }
         let beyond = Stat(samples.map { $0 - settleMs })
         report(
-            "save of \(items) items → notification, beyond the \(Int(settleMs)) ms settle", "any", "ms", listd: beyond,
-            target: items == 1_000 ? "≤ 2 ms" : "", met: items == 1_000 ? beyond.median <= 2 : nil
+            "save of \(items) items → notification, beyond the \(Int(settleMs)) ms settle",
+            "any",
+            "ms",
+            listd: beyond,
+            target: items == 1_000 ? "≤ 2 ms" : "",
+            met: items == 1_000 ? beyond.median <= 2 : nil
         )
     }
 }
@@ -427,13 +534,24 @@ if wanted(5) {
     var listctlRuns: [Double] = []
     var oneshotRuns: [Double] = []
     for index in 0..<15 {
-        listctlRuns.append(try processMillis(listctlPath, ["add", "Groceries", "listctl \(index)", "--socket", listd.socket]))
-        let line = #"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Groceries","item":"oneshot \#(index)"}}"#
+        listctlRuns.append(
+            try processMillis(listctlPath, ["add", "Groceries", "listctl \(index)", "--socket", listd.socket])
+        )
+        let line =
+            #"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Groceries","item":"oneshot \#(index)"}}"#
         oneshotRuns.append(try processMillis("\(baselines)/oneshot", [listd.socket, line]))
     }
     let listctl = Stat(listctlRuns)
     let oneshot = Stat(oneshotRuns)
-    report("`listctl add`, the whole process", "any", "ms", listd: listctl, baseline: oneshot, target: "≤ 3× C one-shot", met: listctl.median <= 3 * oneshot.median)
+    report(
+        "`listctl add`, the whole process",
+        "any",
+        "ms",
+        listd: listctl,
+        baseline: oneshot,
+        target: "≤ 3× C one-shot",
+        met: listctl.median <= 3 * oneshot.median
+    )
 }
 
 // MARK: 6. Idle
@@ -451,14 +569,28 @@ if wanted(6) {
         cpu.append(ms(after > before ? after - before : 0))
     }
     let idleCPU = Stat(cpu)
-    report("CPU over 10 s idle, 100 subscribers", "any", "ms", listd: idleCPU, target: "< 1 ms", met: idleCPU.median < 1)
+    report(
+        "CPU over 10 s idle, 100 subscribers",
+        "any",
+        "ms",
+        listd: idleCPU,
+        target: "< 1 ms",
+        met: idleCPU.median < 1
+    )
     _ = idle
 
     let before = residentKiB(of: listd.child.pid)
     let many = try subscribers(listd.socket, count: 10_000, request: subscribeRequest)
     usleep(500_000)
     let perSubscriber = Double(max(0, residentKiB(of: listd.child.pid) - before)) / Double(many.count)
-    report("memory per idle subscriber (10,000 connected)", "any", "KiB", listd: Stat([perSubscriber]), target: "≤ 16 KiB", met: perSubscriber <= 16)
+    report(
+        "memory per idle subscriber (10,000 connected)",
+        "any",
+        "KiB",
+        listd: Stat([perSubscriber]),
+        target: "≤ 16 KiB",
+        met: perSubscriber <= 16
+    )
 }
 
 // MARK: 7. The change log: bytes per change, and a restart after a crash
@@ -512,8 +644,12 @@ if wanted(7) {
     let long = perChange[10_000]!
     report("change-log bytes per change, 10-item list", "any", "B", listd: Stat([short]))
     report(
-        "change-log bytes per change, 10,000-item list", "any", "B", listd: Stat([long]),
-        target: "≤ 1.1× the 10-item list's", met: long <= 1.1 * short
+        "change-log bytes per change, 10,000-item list",
+        "any",
+        "B",
+        listd: Stat([long]),
+        target: "≤ 1.1× the 10-item list's",
+        met: long <= 1.1 * short
     )
 
     // A crash leaves every change since the last snapshot in the log; the next start redoes them.
@@ -526,7 +662,12 @@ if wanted(7) {
     try listFile(items: items).write(toFile: file, atomically: true, encoding: .utf8)
     let snapshot: [String: Any] = [
         "format": 3, "instance": "bench-restart", "revision": 1, "nextID": 2, "listFileDigest": "none",
-        "lists": [["id": 1, "name": "Big", "edited": "2026-11-23T00:00:00.000Z", "revision": 1, "items": (0..<items).map { "item \($0)" }]],
+        "lists": [
+            [
+                "id": 1, "name": "Big", "edited": "2026-11-23T00:00:00.000Z", "revision": 1,
+                "items": (0..<items).map { "item \($0)" },
+            ]
+        ],
     ]
     let state = URL(fileURLWithPath: work).appendingPathComponent(".restart.md.listd-state.json")
     try JSONSerialization.data(withJSONObject: snapshot).write(to: state)
@@ -536,8 +677,10 @@ if wanted(7) {
         let revision = change + 2
         let origin = #"{"kind":"client","pid":\#(1_000 + change / 2 % 16),"uid":1000}"#
         let time = 1_795_400_000_000 + change
-        log += change % 2 == 0
-            ? #"{"r":\#(revision),"t":\#(time),"o":\#(origin),"op":"add","id":1,"item":"client \#(change / 2 % 16)","at":\#(items)}"# + "\n"
+        log +=
+            change % 2 == 0
+            ? #"{"r":\#(revision),"t":\#(time),"o":\#(origin),"op":"add","id":1,"item":"client \#(change / 2 % 16)","at":\#(items)}"#
+                + "\n"
             : #"{"r":\#(revision),"t":\#(time),"o":\#(origin),"op":"remove","id":1,"at":\#(items)}"# + "\n"
     }
     try log.write(toFile: changeLog(of: file), atomically: false, encoding: .utf8)
@@ -547,14 +690,20 @@ if wanted(7) {
         let start = now()
         let listd = try ListdUnderTest("restart", file: file, extra: history)
         restarts.append(ms(now() - start))
-        guard servedRevision(try listd.connect()) == changes + 1 else { throw BenchError("the restart did not redo every change") }
+        guard servedRevision(try listd.connect()) == changes + 1 else {
+            throw BenchError("the restart did not redo every change")
+        }
         kill(listd.child.pid, SIGKILL)
         listd.child.process.waitUntilExit()
     }
     let restart = Stat(restarts)
     report(
         "restart after a crash: \(changes) logged changes on a \(items)-item list (\(log.utf8.count / 1_000_000) MB log)",
-        "any", "ms", listd: restart, target: "≤ 500 ms", met: restart.median <= 500
+        "any",
+        "ms",
+        listd: restart,
+        target: "≤ 500 ms",
+        met: restart.median <= 500
     )
 }
 
@@ -572,6 +721,9 @@ if output.isEmpty {
     exit(0)
 }
 let results = Results(date: ISO8601DateFormatter().string(from: Date()), cpus: cpus, rows: rows)
-try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+try FileManager.default.createDirectory(
+    atPath: (output as NSString).deletingLastPathComponent,
+    withIntermediateDirectories: true
+)
 try encoder.encode(results).write(to: URL(fileURLWithPath: output))
 print("written to \(output)")

@@ -14,7 +14,8 @@ struct Listd: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "listd",
-        abstract: "The shopping-list daemon: owns the lists, confirms or denies every edit, tells subscribers every change.",
+        abstract:
+            "The shopping-list daemon: owns the lists, confirms or denies every edit, tells subscribers every change.",
         discussion: """
             listd serves newline-delimited JSON-RPC 2.0 on a Unix-domain socket and keeps the lists \
             in a Markdown file. See docs/protocol.md and docs/file-format.md.
@@ -22,25 +23,54 @@ struct Listd: AsyncParsableCommand {
         version: version
     )
 
-    @Option(help: ArgumentHelp("Unix socket to serve (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Unix socket to serve (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock).",
+            valueName: "path"
+        )
+    )
     var socket: String?
 
-    @Option(help: ArgumentHelp("List file (default: $LISTD_FILE, else $XDG_DATA_HOME/listd/lists.md).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp("List file (default: $LISTD_FILE, else $XDG_DATA_HOME/listd/lists.md).", valueName: "path")
+    )
     var file: String?
 
-    @Option(help: ArgumentHelp("How long the list file must be left alone after a save before listd reads it.", valueName: "milliseconds"))
+    @Option(
+        help: ArgumentHelp(
+            "How long the list file must be left alone after a save before listd reads it.",
+            valueName: "milliseconds"
+        )
+    )
     var settleMs: Int = 30
 
-    @Option(help: ArgumentHelp("How many of the last changes a client can always resume from (subscribe with since), kept across restarts.", valueName: "changes"))
+    @Option(
+        help: ArgumentHelp(
+            "How many of the last changes a client can always resume from (subscribe with since), kept across restarts.",
+            valueName: "changes"
+        )
+    )
     var history: Int = 10_000
 
-    @Option(help: ArgumentHelp("Longest request line taken; a longer one gets an error and the connection is closed.", valueName: "bytes"))
+    @Option(
+        help: ArgumentHelp(
+            "Longest request line taken; a longer one gets an error and the connection is closed.",
+            valueName: "bytes"
+        )
+    )
     var maxLineBytes: Int = LineFraming.defaultMaximumLineLength
 
-    @Option(help: ArgumentHelp("Connections served at once; one more gets an error line and is closed.", valueName: "count"))
+    @Option(
+        help: ArgumentHelp("Connections served at once; one more gets an error line and is closed.", valueName: "count")
+    )
     var maxConnections: Int = RPCServer.Configuration.defaultMaximumConnections
 
-    @Option(help: ArgumentHelp("Bytes that may wait for a client that does not read; beyond that it is disconnected.", valueName: "bytes"))
+    @Option(
+        help: ArgumentHelp(
+            "Bytes that may wait for a client that does not read; beyond that it is disconnected.",
+            valueName: "bytes"
+        )
+    )
     var maxOutboundBytes: Int = RPCServer.Configuration.defaultMaximumOutboundBytes
 
     @Option(help: ArgumentHelp("Deepest nesting of JSON arrays and objects in a request.", valueName: "levels"))
@@ -49,14 +79,22 @@ struct Listd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Most messages in one JSON-RPC batch.", valueName: "count"))
     var maxBatch: Int = RPCLine.Limits.default.maximumBatch
 
-    @Option(help: ArgumentHelp("Also serve members of this group (the socket is then 0660 with this group, its directory 0750): for the system service.", valueName: "group"))
+    @Option(
+        help: ArgumentHelp(
+            "Also serve members of this group (the socket is then 0660 with this group, its directory 0750): for the system service.",
+            valueName: "group"
+        )
+    )
     var allowGroup: String?
 
     enum LogTarget: String, ExpressibleByArgument, CaseIterable {
         case auto, journal, stderr
     }
 
-    @Option(help: "Where to log: journal (native, with structured fields), stderr (readable lines), or auto (journal when systemd connected stderr to it).")
+    @Option(
+        help:
+            "Where to log: journal (native, with structured fields), stderr (readable lines), or auto (journal when systemd connected stderr to it)."
+    )
     var log: LogTarget = .auto
 
     @Option(help: "Least severe log level written: trace, debug, info, notice, warning, error, critical.")
@@ -68,7 +106,8 @@ struct Listd: AsyncParsableCommand {
         }
         for (name, value, range) in [
             ("--max-line-bytes", maxLineBytes, 1_024...1 << 30), ("--max-connections", maxConnections, 1...1_000_000),
-            ("--max-outbound-bytes", maxOutboundBytes, 65_536...1 << 34), ("--max-json-depth", maxJsonDepth, 4...10_000),
+            ("--max-outbound-bytes", maxOutboundBytes, 65_536...1 << 34),
+            ("--max-json-depth", maxJsonDepth, 4...10_000),
             ("--max-batch", maxBatch, 1...1_000_000),
         ] where !range.contains(value) {
             throw ValidationError("\(name) must be between \(range.lowerBound) and \(range.upperBound).")
@@ -80,7 +119,9 @@ struct Listd: AsyncParsableCommand {
             throw ValidationError("--history must be between 1 and 10000000.")
         }
         if Logger.Level(rawValue: logLevel) == nil {
-            throw ValidationError("“\(logLevel)” is not a log level; use trace, debug, info, notice, warning, error or critical.")
+            throw ValidationError(
+                "“\(logLevel)” is not a log level; use trace, debug, info, notice, warning, error or critical."
+            )
         }
     }
 
@@ -97,7 +138,8 @@ struct Listd: AsyncParsableCommand {
         let socketPath = ListdPaths.socket(option: socket, environment: environment)
         let filePath = ListdPaths.file(option: file, environment: environment)
         let level = Logger.Level(rawValue: logLevel) ?? .info
-        let useJournal = log == .journal || (log == .auto && JournalLogHandler.stderrIsJournal(environment: environment))
+        let useJournal =
+            log == .journal || (log == .auto && JournalLogHandler.stderrIsJournal(environment: environment))
         LoggingSystem.bootstrap { label in
             if useJournal {
                 var handler = JournalLogHandler(identifier: "listd")
@@ -119,8 +161,15 @@ struct Listd: AsyncParsableCommand {
             if let socket = passed.first, !(try ListenFileDescriptors.isListeningUnixStream(socket)) {
                 throw ValidationError("the socket passed by the service manager is not a listening Unix stream socket.")
             }
-            let store = try ListService(filePath: filePath, quietPeriod: .milliseconds(settleMs), historyLimit: history, logger: logger)
-            logger.info("loaded \(store.snapshot.lists.count) list(s) from \(store.filePath) at revision \(store.snapshot.revision)")
+            let store = try ListService(
+                filePath: filePath,
+                quietPeriod: .milliseconds(settleMs),
+                historyLimit: history,
+                logger: logger
+            )
+            logger.info(
+                "loaded \(store.snapshot.lists.count) list(s) from \(store.filePath) at revision \(store.snapshot.revision)"
+            )
             let systemd = SystemdIntegration(store: store, logger: logger)
             let watchdog = try Watchdog.interval()
             if let watchdog { logger.info("watchdog: a keep-alive at least every \(watchdog / 2)") }

@@ -17,14 +17,17 @@ import Testing
     }
 
     @Test func parsesConsecutiveRecordsWithPaddedNames() {
-        let bytes = record(watch: 1, mask: 0x100, cookie: 0, name: "lists.md", padTo: 16)
+        let bytes =
+            record(watch: 1, mask: 0x100, cookie: 0, name: "lists.md", padTo: 16)
             + record(watch: 1, mask: 0x80, cookie: 7, name: "4913", padTo: 16)
             + record(watch: -1, mask: 0x4000, cookie: 0, name: "", padTo: 0)
-        #expect(InotifyEvent.parse(bytes) == [
-            InotifyEvent(watch: 1, mask: 0x100, cookie: 0, name: "lists.md"),
-            InotifyEvent(watch: 1, mask: 0x80, cookie: 7, name: "4913"),
-            InotifyEvent(watch: -1, mask: 0x4000, cookie: 0, name: ""),
-        ])
+        #expect(
+            InotifyEvent.parse(bytes) == [
+                InotifyEvent(watch: 1, mask: 0x100, cookie: 0, name: "lists.md"),
+                InotifyEvent(watch: 1, mask: 0x80, cookie: 7, name: "4913"),
+                InotifyEvent(watch: -1, mask: 0x4000, cookie: 0, name: ""),
+            ]
+        )
     }
 
     @Test func aTruncatedRecordIsNotReadPastTheBuffer() {

@@ -15,7 +15,12 @@ final class ChildProcess: @unchecked Sendable {
     private static let spawnLock = NSLock()
 
     /// Starts `executable`. With `mergeOutput`, stderr goes to the stdout pipe.
-    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, mergeOutput: Bool = false) throws {
+    init(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        mergeOutput: Bool = false
+    ) throws {
         // Other tests spawn children at the same time: a pipe end must be close-on-exec before
         // any child can be spawned, or it leaks into a child that outlives its test.
         Self.spawnLock.lock()
@@ -121,7 +126,11 @@ final class ChildProcess: @unchecked Sendable {
             }
         }
         let status = child.wait()
-        return Run(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        return Run(
+            status: status,
+            stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self)
+        )
     }
 }
 

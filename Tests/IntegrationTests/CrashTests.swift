@@ -28,7 +28,9 @@ import Testing
                 knowledge = Knowledge()
             }
             // A list per round, deleted once checked: lists stay small, as shopping lists are.
-            let list = try #require(try LineConnection(path: sandbox.socket).result("createList", ["name": "Round \(round)"])["id"] as? Int)
+            let list = try #require(
+                try LineConnection(path: sandbox.socket).result("createList", ["name": "Round \(round)"])["id"] as? Int
+            )
             let writers = DispatchGroup()
             for writer in 0..<4 {
                 writers.enter()
@@ -42,7 +44,11 @@ import Testing
                         let removing = step % 2 == 1 && !mine.isEmpty
                         let item = removing ? mine.removeFirst() : "r\(round)-w\(writer)-\(step)"
                         knowledge.withLock { $0.unknown.insert(item) }
-                        guard let reply = try? connection.call(removing ? "removeItem" : "addItem", ["list": list, "item": item]),
+                        guard
+                            let reply = try? connection.call(
+                                removing ? "removeItem" : "addItem",
+                                ["list": list, "item": item]
+                            ),
                             reply["result"] != nil
                         else { return }  // listd is gone: this edit stays unknown
                         knowledge.withLock { knowledge in
@@ -71,11 +77,17 @@ import Testing
             let present = known.subtracting(unknown)
             let found = Set(items)
             #expect(items.count == found.count, "an item appears twice after round \(round)")
-            #expect(present.subtracting(found).isEmpty, "confirmed adds lost after round \(round): \(present.subtracting(found).sorted())")
+            #expect(
+                present.subtracting(found).isEmpty,
+                "confirmed adds lost after round \(round): \(present.subtracting(found).sorted())"
+            )
             #expect(absent.intersection(found).isEmpty, "confirmed removes undone after round \(round)")
             // The list file, written at start, parses to the same list, once.
             let lines = try sandbox.read().split(separator: "\n")
-            #expect(lines.filter { $0.hasPrefix("# ") }.map { $0.prefix { $0 != "<" } } == ["# Round \(round) "], "one heading, once")
+            #expect(
+                lines.filter { $0.hasPrefix("# ") }.map { $0.prefix { $0 != "<" } } == ["# Round \(round) "],
+                "one heading, once"
+            )
             let fileItems = lines.filter { $0.hasPrefix("- ") }.map { String($0.dropFirst(2)) }
             #expect(fileItems == items, "the file shows the lists after round \(round)")
             if present.subtracting(found).isEmpty == false { break }

@@ -26,7 +26,10 @@ private func denialData(_ error: [String: Any]) -> [String: Any] {
 /// Runs `body` with `count` delegates connected and registered, each answering with `answer`.
 private func withDelegates(
     socket: String,
-    _ specs: [(name: String, timeoutMs: Int?, onTimeout: TimeoutVerdict?, answer: @Sendable (DelegateQuestion, DelegateQuestionParams) async -> DelegateAnswer)],
+    _ specs: [(
+        name: String, timeoutMs: Int?, onTimeout: TimeoutVerdict?,
+        answer: @Sendable (DelegateQuestion, DelegateQuestionParams) async -> DelegateAnswer
+    )],
     _ body: @escaping @Sendable () async throws -> Void
 ) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -35,7 +38,12 @@ private func withDelegates(
         for spec in specs {
             group.addTask {
                 try await ListClient.withConnection(socketPath: socket) { client in
-                    try await client.registerDelegate(name: spec.name, timeoutMs: spec.timeoutMs, onTimeout: spec.onTimeout, spec.answer)
+                    try await client.registerDelegate(
+                        name: spec.name,
+                        timeoutMs: spec.timeoutMs,
+                        onTimeout: spec.onTimeout,
+                        spec.answer
+                    )
                     ready.increment()
                     while !done.isSet { try await Task.sleep(for: .milliseconds(10)) }
                 }
@@ -69,40 +77,58 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         let socket = daemon.sandbox.socket
         _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
         let asked = Counter()
-        try await withDelegates(socket: socket, [
-            ("diet", nil, nil, { question, params in
-                asked.increment()
-                return params.item == "cake" || params.item == "candy" ? DelegateAnswer(allow: false, reason: "no sweets") : DelegateAnswer(allow: true)
-            }),
-            ("budget", nil, nil, { question, params in
-                asked.increment()
-                return params.item == "candy" ? DelegateAnswer(allow: false, reason: "too expensive") : DelegateAnswer(allow: true)
-            }),
-        ]) {
-          try await offThePool {
-            let client = try LineConnection(path: socket)
-            _ = try client.result("addItem", ["list": 1, "item": "milk"])
-            #expect(asked.count == 2)
+        try await withDelegates(
+            socket: socket,
+            [
+                (
+                    "diet", nil, nil,
+                    { question, params in
+                        asked.increment()
+                        return params.item == "cake" || params.item == "candy"
+                            ? DelegateAnswer(allow: false, reason: "no sweets") : DelegateAnswer(allow: true)
+                    }
+                ),
+                (
+                    "budget", nil, nil,
+                    { question, params in
+                        asked.increment()
+                        return params.item == "candy"
+                            ? DelegateAnswer(allow: false, reason: "too expensive") : DelegateAnswer(allow: true)
+                    }
+                ),
+            ]
+        ) {
+            try await offThePool {
+                let client = try LineConnection(path: socket)
+                _ = try client.result("addItem", ["list": 1, "item": "milk"])
+                #expect(asked.count == 2)
 
-            let one = try client.error("addItem", ["list": 1, "item": "cake"])
-            #expect(one["code"] as? Int == 1009)
-            #expect(denialData(one)["reason"] as? String == "deniedByDelegate")
-            #expect(denialData(one)["denials"] as? [[String: String]] == [["delegate": "diet", "reason": "no sweets"]])
-            #expect(one["message"] as? String == "Denied by a delegate: diet: no sweets.")
+                let one = try client.error("addItem", ["list": 1, "item": "cake"])
+                #expect(one["code"] as? Int == 1009)
+                #expect(denialData(one)["reason"] as? String == "deniedByDelegate")
+                #expect(
+                    denialData(one)["denials"] as? [[String: String]] == [["delegate": "diet", "reason": "no sweets"]]
+                )
+                #expect(one["message"] as? String == "Denied by a delegate: diet: no sweets.")
 
-            let both = try client.error("addItem", ["list": 1, "item": "candy"])
-            #expect(denialData(both)["denials"] as? [[String: String]] == [
-                ["delegate": "budget", "reason": "too expensive"], ["delegate": "diet", "reason": "no sweets"],
-            ])
-            #expect(both["message"] as? String == "Denied by delegates: budget: too expensive; diet: no sweets.")
+                let both = try client.error("addItem", ["list": 1, "item": "candy"])
+                #expect(
+                    denialData(both)["denials"] as? [[String: String]] == [
+                        ["delegate": "budget", "reason": "too expensive"], ["delegate": "diet", "reason": "no sweets"],
+                    ]
+                )
+                #expect(both["message"] as? String == "Denied by delegates: budget: too expensive; diet: no sweets.")
 
-            // The rules come first: a duplicate is denied without asking anyone.
-            let before = asked.count
-            #expect(denialData(try client.error("addItem", ["list": 1, "item": "MILK"]))["reason"] as? String == "itemExists")
-            #expect(asked.count == before)
-            // Nothing a delegate denied was applied.
-            #expect(try client.result("getList", ["list": 1])["items"] as? [String] == ["milk"])
-          }
+                // The rules come first: a duplicate is denied without asking anyone.
+                let before = asked.count
+                #expect(
+                    denialData(try client.error("addItem", ["list": 1, "item": "MILK"]))["reason"] as? String
+                        == "itemExists"
+                )
+                #expect(asked.count == before)
+                // Nothing a delegate denied was applied.
+                #expect(try client.result("getList", ["list": 1])["items"] as? [String] == ["milk"])
+            }
         }
     }
 
@@ -112,25 +138,34 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
         // Timeouts of 2 s: long enough for a prompt answer on a loaded machine (200 ms was not,
         // with the load tests running beside), far below the 20 s a slow answer takes.
-        try await withDelegates(socket: socket, [
-            ("sleepy-deny", 2_000, .deny, { _, params in
-                if params.item == "slow-deny" { try? await Task.sleep(for: .seconds(20)) }
-                return DelegateAnswer(allow: true)
-            }),
-            ("sleepy-allow", 2_000, .allow, { _, params in
-                if params.item == "slow-allow" { try? await Task.sleep(for: .seconds(20)) }
-                return DelegateAnswer(allow: true)
-            }),
-        ]) {
-          try await offThePool {
-            let client = try LineConnection(path: socket)
-            let start = Date()
-            let denied = try client.error("addItem", ["list": 1, "item": "slow-deny"])
-            #expect(Date().timeIntervalSince(start) < 10, "the answer waited for the delegate, not its timeout")
-            #expect(denialData(denied)["timedOut"] as? [String] == ["sleepy-deny"])
-            #expect(denialData(denied)["denials"] as? [[String: String]] == [])
-            _ = try client.result("addItem", ["list": 1, "item": "slow-allow"])
-          }
+        try await withDelegates(
+            socket: socket,
+            [
+                (
+                    "sleepy-deny", 2_000, .deny,
+                    { _, params in
+                        if params.item == "slow-deny" { try? await Task.sleep(for: .seconds(20)) }
+                        return DelegateAnswer(allow: true)
+                    }
+                ),
+                (
+                    "sleepy-allow", 2_000, .allow,
+                    { _, params in
+                        if params.item == "slow-allow" { try? await Task.sleep(for: .seconds(20)) }
+                        return DelegateAnswer(allow: true)
+                    }
+                ),
+            ]
+        ) {
+            try await offThePool {
+                let client = try LineConnection(path: socket)
+                let start = Date()
+                let denied = try client.error("addItem", ["list": 1, "item": "slow-deny"])
+                #expect(Date().timeIntervalSince(start) < 10, "the answer waited for the delegate, not its timeout")
+                #expect(denialData(denied)["timedOut"] as? [String] == ["sleepy-deny"])
+                #expect(denialData(denied)["denials"] as? [[String: String]] == [])
+                _ = try client.result("addItem", ["list": 1, "item": "slow-allow"])
+            }
         }
     }
 
@@ -159,23 +194,37 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         let socket = daemon.sandbox.socket
         _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
         let asked = Counter()
-        let specs: [(name: String, timeoutMs: Int?, onTimeout: TimeoutVerdict?, answer: @Sendable (DelegateQuestion, DelegateQuestionParams) async -> DelegateAnswer)] =
-            (0..<100).map { index in
-                ("delegate-\(index)", 10_000, nil, { _, params in
-                    asked.increment()
-                    try? await Task.sleep(for: .milliseconds(100))
-                    return DelegateAnswer(allow: params.item != "veto" || index != 42, reason: "delegate 42 says no")
-                })
-            }
+        let specs:
+            [(
+                name: String, timeoutMs: Int?, onTimeout: TimeoutVerdict?,
+                answer: @Sendable (DelegateQuestion, DelegateQuestionParams) async -> DelegateAnswer
+            )] =
+                (0..<100).map { index in
+                    (
+                        "delegate-\(index)", 10_000, nil,
+                        { _, params in
+                            asked.increment()
+                            try? await Task.sleep(for: .milliseconds(100))
+                            return DelegateAnswer(
+                                allow: params.item != "veto" || index != 42,
+                                reason: "delegate 42 says no"
+                            )
+                        }
+                    )
+                }
         try await withDelegates(socket: socket, specs) {
-          try await offThePool {
-            let client = try LineConnection(path: socket)
-            _ = try client.result("addItem", ["list": 1, "item": "milk"])
-            #expect(asked.count == 100)
-            let veto = try client.error("addItem", ["list": 1, "item": "veto"])
-            #expect(denialData(veto)["denials"] as? [[String: String]] == [["delegate": "delegate-42", "reason": "delegate 42 says no"]])
-            #expect(asked.count == 200)
-          }
+            try await offThePool {
+                let client = try LineConnection(path: socket)
+                _ = try client.result("addItem", ["list": 1, "item": "milk"])
+                #expect(asked.count == 100)
+                let veto = try client.error("addItem", ["list": 1, "item": "veto"])
+                #expect(
+                    denialData(veto)["denials"] as? [[String: String]] == [
+                        ["delegate": "delegate-42", "reason": "delegate 42 says no"]
+                    ]
+                )
+                #expect(asked.count == 200)
+            }
         }
     }
 
@@ -226,9 +275,16 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         #expect(((try first.readObject())["result"] as? [String: Any])?["items"] as? [String] == ["first"])
         let question3 = try delegate.readObject()
         #expect((question3["params"] as? [String: Any])?["item"] as? String == "second")
-        #expect(((question3["params"] as? [String: Any])?["list"] as? [String: Any])?["items"] as? [String] == ["first"])
-        try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question3["id"])),\"result\":{\"allow\":false,\"reason\":\"enough\"}}")
-        #expect(denialData((try second.readObject())["error"] as? [String: Any] ?? [:])["reason"] as? String == "deniedByDelegate")
+        #expect(
+            ((question3["params"] as? [String: Any])?["list"] as? [String: Any])?["items"] as? [String] == ["first"]
+        )
+        try delegate.send(
+            "{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question3["id"])),\"result\":{\"allow\":false,\"reason\":\"enough\"}}"
+        )
+        #expect(
+            denialData((try second.readObject())["error"] as? [String: Any] ?? [:])["reason"] as? String
+                == "deniedByDelegate"
+        )
         #expect(try setup.result("getList", ["list": "Groceries"])["items"] as? [String] == ["first"])
     }
 
@@ -238,7 +294,9 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         _ = try delegate.result("createList", ["name": "Groceries"])
         // A timeout longer than the test waits for a reply: only a real answer can confirm.
         _ = try delegate.result("registerDelegate", ["name": "self-vetting", "timeoutMs": 20000])
-        try delegate.send(#"{"jsonrpc":"2.0","id":"mine","method":"addItem","params":{"list":"Groceries","item":"milk"}}"#)
+        try delegate.send(
+            #"{"jsonrpc":"2.0","id":"mine","method":"addItem","params":{"list":"Groceries","item":"milk"}}"#
+        )
         let question = try delegate.readObject()
         #expect(question["method"] as? String == "shouldAdd")
         try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question["id"])),\"result\":{\"allow\":true}}")
@@ -246,9 +304,13 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         #expect(reply["id"] as? String == "mine")
         #expect((reply["result"] as? [String: Any])?["items"] as? [String] == ["milk"])
         // A batch that mixes an answer with a request gets a reply for the request only.
-        try delegate.send(#"{"jsonrpc":"2.0","id":"again","method":"addItem","params":{"list":"Groceries","item":"bread"}}"#)
+        try delegate.send(
+            #"{"jsonrpc":"2.0","id":"again","method":"addItem","params":{"list":"Groceries","item":"bread"}}"#
+        )
         let second = try delegate.readObject()
-        try delegate.send("[{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(second["id"])),\"result\":{\"allow\":false,\"reason\":\"enough\"}},{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"getList\",\"params\":{\"list\":\"Groceries\"}}]")
+        try delegate.send(
+            "[{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(second["id"])),\"result\":{\"allow\":false,\"reason\":\"enough\"}},{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"getList\",\"params\":{\"list\":\"Groceries\"}}]"
+        )
         let denied = try delegate.readObject()
         #expect(denied["id"] as? String == "again")
         #expect(denialData(denied["error"] as? [String: Any] ?? [:])["reason"] as? String == "deniedByDelegate")
@@ -265,19 +327,26 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         // What the delegate saw, in the order it was asked: the item, the list as it was shown,
         // and how many questions were open at once.
         let log = Mutex<(seen: [(item: String, shown: [String])], open: Int, mostOpen: Int)>(([], 0, 0))
-        try await withDelegates(socket: socket, [
-            ("odd-out", 10_000, .deny, { _, params in
-                log.withLock { log in
-                    log.seen.append((params.item ?? "?", params.list?.items ?? []))
-                    log.open += 1
-                    log.mostOpen = max(log.mostOpen, log.open)
-                }
-                try? await Task.sleep(for: .milliseconds(Int.random(in: 0...3)))
-                log.withLock { $0.open -= 1 }
-                let number = Int(params.item?.split(separator: "-").last ?? "") ?? 0
-                return number % 2 == 1 ? DelegateAnswer(allow: false, reason: "odd") : DelegateAnswer(allow: true)
-            }),
-        ]) {
+        try await withDelegates(
+            socket: socket,
+            [
+                (
+                    "odd-out", 10_000, .deny,
+                    { _, params in
+                        log.withLock { log in
+                            log.seen.append((params.item ?? "?", params.list?.items ?? []))
+                            log.open += 1
+                            log.mostOpen = max(log.mostOpen, log.open)
+                        }
+                        try? await Task.sleep(for: .milliseconds(Int.random(in: 0...3)))
+                        log.withLock { $0.open -= 1 }
+                        let number = Int(params.item?.split(separator: "-").last ?? "") ?? 0
+                        return number % 2 == 1
+                            ? DelegateAnswer(allow: false, reason: "odd") : DelegateAnswer(allow: true)
+                    }
+                )
+            ]
+        ) {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for client in 0..<20 {
                     group.addTask {
@@ -319,20 +388,26 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         _ = try optedIn.result("subscribe", ["events": ["didDenyChange"]])
         let everything = try LineConnection(path: socket)
         _ = try everything.result("subscribe")
-        try await withDelegates(socket: socket, [("diet", nil, nil, { _, _ in DelegateAnswer(allow: false, reason: "no") })]) {
-          try await offThePool {
-            let client = try LineConnection(path: socket)
-            _ = try client.result("hello", ["name": "shopper"])
-            _ = try client.error("addItem", ["list": 1, "item": "cake"])
-            let note = try optedIn.readObject()
-            #expect(note["method"] as? String == "didDenyChange")
-            let params = try #require(note["params"] as? [String: Any])
-            #expect(params["question"] as? String == "shouldAdd")
-            #expect((params["proposal"] as? [String: Any])?["item"] as? String == "cake")
-            #expect(((params["proposal"] as? [String: Any])?["origin"] as? [String: Any])?["name"] as? String == "shopper")
-            #expect(params["denials"] as? [[String: String]] == [["delegate": "diet", "reason": "no"]])
-            #expect(try everything.isQuiet(for: 0.3))
-          }
+        try await withDelegates(
+            socket: socket,
+            [("diet", nil, nil, { _, _ in DelegateAnswer(allow: false, reason: "no") })]
+        ) {
+            try await offThePool {
+                let client = try LineConnection(path: socket)
+                _ = try client.result("hello", ["name": "shopper"])
+                _ = try client.error("addItem", ["list": 1, "item": "cake"])
+                let note = try optedIn.readObject()
+                #expect(note["method"] as? String == "didDenyChange")
+                let params = try #require(note["params"] as? [String: Any])
+                #expect(params["question"] as? String == "shouldAdd")
+                #expect((params["proposal"] as? [String: Any])?["item"] as? String == "cake")
+                #expect(
+                    ((params["proposal"] as? [String: Any])?["origin"] as? [String: Any])?["name"] as? String
+                        == "shopper"
+                )
+                #expect(params["denials"] as? [[String: String]] == [["delegate": "diet", "reason": "no"]])
+                #expect(try everything.isQuiet(for: 0.3))
+            }
         }
     }
 }
@@ -353,7 +428,11 @@ private func jsonString(_ value: Any?) -> String {
         let watcher = try LineConnection(path: sandbox.socket)
         _ = try watcher.result("subscribe")
 
-        try "# Groceries <!-- listd id=1 -->\n- milk\n- cake\n- bread\n".write(toFile: sandbox.file, atomically: false, encoding: .utf8)
+        try "# Groceries <!-- listd id=1 -->\n- milk\n- cake\n- bread\n".write(
+            toFile: sandbox.file,
+            atomically: false,
+            encoding: .utf8
+        )
         // One question per added line, asked at once; answer each.
         var items: [String: Any] = [:]
         for _ in 0..<2 {
@@ -362,26 +441,34 @@ private func jsonString(_ value: Any?) -> String {
             #expect(((question["params"] as? [String: Any])?["origin"] as? [String: Any])?["kind"] as? String == "file")
             items[item] = question["id"]
             let answer = item == "cake" ? #"{"allow":false,"reason":"no sweets"}"# : #"{"allow":true}"#
-            try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\"\(question["id"] as? String ?? "")\",\"result\":\(answer)}")
+            try delegate.send(
+                "{\"jsonrpc\":\"2.0\",\"id\":\"\(question["id"] as? String ?? "")\",\"result\":\(answer)}"
+            )
         }
         #expect(Set(items.keys) == ["cake", "bread"])
         let first = try watcher.readObject()
         #expect(first["method"] as? String == "didUpdateShoppingList")
-        #expect(((first["params"] as? [String: Any])?["changes"] as? [[String: String]]) == [["op": "add", "item": "bread"]])
+        #expect(
+            ((first["params"] as? [String: Any])?["changes"] as? [[String: String]]) == [
+                ["op": "add", "item": "bread"]
+            ]
+        )
         let rejection = try watcher.readObject()
         #expect(rejection["method"] as? String == "didRejectFileEdit")
         let line = ((rejection["params"] as? [String: Any])?["lines"] as? [[String: Any]])?.first
         #expect(line?["line"] as? Int == 3)
         #expect(line?["reason"] as? String == "deniedByDelegate")
         let expected = """
-                # Groceries <!-- listd id=1 -->
-                - milk
-                <!-- listd: not taken: Denied by a delegate: diet: no sweets. You wrote: - cake -->
-                - bread
+            # Groceries <!-- listd id=1 -->
+            - milk
+            <!-- listd: not taken: Denied by a delegate: diet: no sweets. You wrote: - cake -->
+            - bread
 
-                """
+            """
         #expect(try sandbox.read { $0 == expected } == expected)
-        #expect(daemon.logOutput.contains("not taken from the list file, line 3: Denied by a delegate: diet: no sweets."))
+        #expect(
+            daemon.logOutput.contains("not taken from the list file, line 3: Denied by a delegate: diet: no sweets.")
+        )
     }
 }
 
@@ -395,7 +482,11 @@ extension FileEditDelegateTests {
         defer { withExtendedLifetime(daemon) {} }
         let delegate = try LineConnection(path: sandbox.socket)
         _ = try delegate.result("registerDelegate", ["name": "strict", "questions": ["shouldAdd"]])
-        try "# Groceries <!-- listd id=1 -->\n- milk\n- forbidden fruit\n- apples\n".write(toFile: sandbox.file, atomically: false, encoding: .utf8)
+        try "# Groceries <!-- listd id=1 -->\n- milk\n- forbidden fruit\n- apples\n".write(
+            toFile: sandbox.file,
+            atomically: false,
+            encoding: .utf8
+        )
         var asked: [String] = []
         for _ in 0..<2 {
             let question = try delegate.readObject()
@@ -408,12 +499,12 @@ extension FileEditDelegateTests {
         }
         #expect(asked == ["forbidden fruit on [\"milk\"]", "apples on [\"milk\"]"])
         let expected = """
-                # Groceries <!-- listd id=1 -->
-                - milk
-                <!-- listd: not taken: Denied by a delegate: strict: forbidden. You wrote: - forbidden fruit -->
-                - apples
+            # Groceries <!-- listd id=1 -->
+            - milk
+            <!-- listd: not taken: Denied by a delegate: strict: forbidden. You wrote: - forbidden fruit -->
+            - apples
 
-                """
+            """
         #expect(try sandbox.read { $0 == expected } == expected)
         let reader = try LineConnection(path: sandbox.socket)
         #expect(try reader.result("getList", ["list": "Groceries"])["items"] as? [String] == ["milk", "apples"])
@@ -424,9 +515,15 @@ extension FileEditDelegateTests {
     /// The file with Groceries (milk) and Hardware (nails), a delegate that vets Groceries only
     /// and answers when the test says so, and the person's save adding bread to Groceries, whose
     /// question has reached the delegate.
-    private func saveWaitingForADelegate() throws -> (Sandbox, Daemon, delegate: LineConnection, question: [String: Any], saved: String) {
+    private func saveWaitingForADelegate() throws -> (
+        Sandbox, Daemon, delegate: LineConnection, question: [String: Any], saved: String
+    ) {
         let sandbox = try Sandbox()
-        try "# Groceries\n- milk\n\n# Hardware\n- nails\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        try "# Groceries\n- milk\n\n# Hardware\n- nails\n".write(
+            toFile: sandbox.file,
+            atomically: true,
+            encoding: .utf8
+        )
         let daemon = try Daemon.start(in: sandbox)
         let delegate = try LineConnection(path: sandbox.socket)
         _ = try delegate.result("registerDelegate", ["name": "slow", "lists": ["Groceries"], "timeoutMs": 20000])
@@ -448,7 +545,11 @@ extension FileEditDelegateTests {
         // Hardware is not held up by the question about Groceries (the delegate's timeout is 20 s,
         // a reply waits 10 s at most) ...
         let other = try LineConnection(path: sandbox.socket)
-        #expect(try other.result("addItem", ["list": "Hardware", "item": "screws"])["items"] as? [String] == ["nails", "screws"])
+        #expect(
+            try other.result("addItem", ["list": "Hardware", "item": "screws"])["items"] as? [String] == [
+                "nails", "screws",
+            ]
+        )
         // ... and the person's save is not written over while it waits.
         #expect(try sandbox.read() == saved)
 
@@ -459,9 +560,13 @@ extension FileEditDelegateTests {
         try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question["id"])),\"result\":{\"allow\":true}}")
         let next = try delegate.readObject()
         #expect((next["params"] as? [String: Any])?["item"] as? String == "eggs")
-        #expect(((next["params"] as? [String: Any])?["list"] as? [String: Any])?["items"] as? [String] == ["milk", "bread"])
+        #expect(
+            ((next["params"] as? [String: Any])?["list"] as? [String: Any])?["items"] as? [String] == ["milk", "bread"]
+        )
         try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(next["id"])),\"result\":{\"allow\":true}}")
-        #expect(((try same.readObject())["result"] as? [String: Any])?["items"] as? [String] == ["milk", "bread", "eggs"])
+        #expect(
+            ((try same.readObject())["result"] as? [String: Any])?["items"] as? [String] == ["milk", "bread", "eggs"]
+        )
 
         var seen: [String] = []
         for _ in 0..<3 {
@@ -473,16 +578,16 @@ extension FileEditDelegateTests {
         #expect(seen == ["Hardware screws by client", "Groceries bread by file", "Groceries eggs by client"])
         // Both the save and the edits made while it waited are in the file (a three-way merge).
         let expected = """
-                # Groceries <!-- listd id=1 -->
-                - milk
-                - bread
-                - eggs
+            # Groceries <!-- listd id=1 -->
+            - milk
+            - bread
+            - eggs
 
-                # Hardware <!-- listd id=2 -->
-                - nails
-                - screws
+            # Hardware <!-- listd id=2 -->
+            - nails
+            - screws
 
-                """
+            """
         #expect(try sandbox.read { $0 == expected } == expected)
     }
 
@@ -493,7 +598,11 @@ extension FileEditDelegateTests {
         _ = try watcher.result("subscribe")
         // The person saves again before the delegate answers; the answer about the first save
         // does not count for the second.
-        try saved.replacingOccurrences(of: "- bread\n", with: "- bread\n- cake\n").write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        try saved.replacingOccurrences(of: "- bread\n", with: "- bread\n- cake\n").write(
+            toFile: sandbox.file,
+            atomically: true,
+            encoding: .utf8
+        )
         try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\(jsonString(question["id"])),\"result\":{\"allow\":true}}")
         // Asked again, one line at a time (each question shows the list as it will be then).
         var asked: [String] = []
@@ -506,9 +615,17 @@ extension FileEditDelegateTests {
         }
         #expect(asked == ["bread", "cake"])
         let change = try watcher.readObject()
-        #expect((change["params"] as? [String: Any])?["changes"] as? [[String: String]] == [["op": "add", "item": "bread"]])
+        #expect(
+            (change["params"] as? [String: Any])?["changes"] as? [[String: String]] == [["op": "add", "item": "bread"]]
+        )
         #expect(try watcher.readObject()["method"] as? String == "didRejectFileEdit")
-        #expect(try sandbox.read { $0.contains("- bread\n<!-- listd: not taken: Denied by a delegate: slow: no sweets. You wrote: - cake -->\n") }.contains("- bread\n<!-- listd: not taken: Denied by a delegate: slow: no sweets. You wrote: - cake -->\n"))
+        #expect(
+            try sandbox.read {
+                $0.contains(
+                    "- bread\n<!-- listd: not taken: Denied by a delegate: slow: no sweets. You wrote: - cake -->\n"
+                )
+            }.contains("- bread\n<!-- listd: not taken: Denied by a delegate: slow: no sweets. You wrote: - cake -->\n")
+        )
     }
 
     @Test func aSaveLineThatBrokeARuleWhenAskedIsAskedAboutBeforeItIsEverTakenIn() throws {
@@ -525,7 +642,8 @@ extension FileEditDelegateTests {
         func describe(_ question: [String: Any]) -> String {
             let params = question["params"] as? [String: Any]
             let origin = (params?["origin"] as? [String: Any])?["kind"] as? String ?? "?"
-            return "\(question["method"] as? String ?? "?") \(params?["item"] as? String ?? params?["name"] as? String ?? "?") by \(origin)"
+            return
+                "\(question["method"] as? String ?? "?") \(params?["item"] as? String ?? params?["name"] as? String ?? "?") by \(origin)"
         }
         let client = try LineConnection(path: sandbox.socket)
         let watcher = try LineConnection(path: sandbox.socket)
@@ -545,7 +663,10 @@ extension FileEditDelegateTests {
             #expect((try client.readObject())["result"] != nil)
         }
         // Meanwhile a client creates Tools (allowed) ...
-        try allowedClientEdit(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Tools"}}"#, "shouldCreate Tools by client")
+        try allowedClientEdit(
+            #"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Tools"}}"#,
+            "shouldCreate Tools by client"
+        )
         // ... and the person saves again with a Tools heading of their own, which breaks a rule
         // now (Tools exists), so only bread is asked about again.
         try (saved + "\n# Tools\n- saw\n").write(toFile: sandbox.file, atomically: true, encoding: .utf8)
@@ -553,7 +674,10 @@ extension FileEditDelegateTests {
         let breadAgain = try delegate.readObject()
         #expect(describe(breadAgain) == "shouldAdd bread by file")
         // The client deletes its Tools: the person's Tools heading would now be taken in ...
-        try allowedClientEdit(#"{"jsonrpc":"2.0","id":2,"method":"deleteList","params":{"list":"Tools"}}"#, "shouldDelete ? by client")
+        try allowedClientEdit(
+            #"{"jsonrpc":"2.0","id":2,"method":"deleteList","params":{"list":"Tools"}}"#,
+            "shouldDelete ? by client"
+        )
         // ... but not before the delegate has been asked about it.
         try answer(breadAgain, allow: true)
         var asked: [String: [String: Any]] = [:]
@@ -568,21 +692,37 @@ extension FileEditDelegateTests {
         while heard.last != "didRejectFileEdit" {
             let note = try watcher.readObject()
             let params = note["params"] as? [String: Any]
-            let detail = (params?["changes"] as? [[String: String]])?.first?["item"] ?? (params?["list"] as? [String: Any])?["name"] as? String
+            let detail =
+                (params?["changes"] as? [[String: String]])?.first?["item"] ?? (params?["list"] as? [String: Any])?[
+                    "name"
+                ] as? String
             heard.append([note["method"] as? String, detail].compactMap { $0 }.joined(separator: " "))
         }
-        #expect(heard == ["didCreateShoppingList Tools", "didDeleteShoppingList Tools", "didUpdateShoppingList bread", "didRejectFileEdit"])
+        #expect(
+            heard == [
+                "didCreateShoppingList Tools", "didDeleteShoppingList Tools", "didUpdateShoppingList bread",
+                "didRejectFileEdit",
+            ]
+        )
         let reader = try LineConnection(path: sandbox.socket)
         let lists = try reader.result("getLists")["lists"] as? [[String: Any]] ?? []
         #expect(lists.map { $0["name"] as? String } == ["Groceries"])
         #expect(lists.first?["items"] as? [String] == ["milk", "bread"])
-        #expect(try sandbox.read { $0.contains("<!-- listd: not taken: Denied by a delegate: all: no tools. You wrote: # Tools -->") }.contains("<!-- listd: not taken: Denied by a delegate: all: no tools. You wrote: # Tools -->"))
+        #expect(
+            try sandbox.read {
+                $0.contains("<!-- listd: not taken: Denied by a delegate: all: no tools. You wrote: # Tools -->")
+            }.contains("<!-- listd: not taken: Denied by a delegate: all: no tools. You wrote: # Tools -->")
+        )
     }
 
     @Test func aCrashWhileASaveWaitsForDelegatesLosesNeitherTheSaveNorConfirmedEdits() throws {
         let (sandbox, daemon, delegate, _, _) = try saveWaitingForADelegate()
         let client = try LineConnection(path: sandbox.socket)
-        #expect(try client.result("addItem", ["list": "Hardware", "item": "screws"])["items"] as? [String] == ["nails", "screws"])
+        #expect(
+            try client.result("addItem", ["list": "Hardware", "item": "screws"])["items"] as? [String] == [
+                "nails", "screws",
+            ]
+        )
         daemon.kill()
         withExtendedLifetime(delegate) {}  // it never answered: the save was still undecided
 
@@ -609,14 +749,21 @@ extension FileEditDelegateTests {
         let daemon = try Daemon.start()
         let sandbox = daemon.sandbox
         _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries"])
-        let vet = try script(sandbox, "vet.sh", """
+        let vet = try script(
+            sandbox,
+            "vet.sh",
+            """
             question=$(cat)
             case "$question" in
               *'"item":"cake"'*'"question":"shouldAdd"'*) echo "no sweets"; exit 1;;
             esac
             exit 0
-            """)
-        let delegate = try ChildProcess(Binaries.listctl.path, ["delegate", "--socket", sandbox.socket, "--question", "shouldAdd", "--name", "diet", "--", vet])
+            """
+        )
+        let delegate = try ChildProcess(
+            Binaries.listctl.path,
+            ["delegate", "--socket", sandbox.socket, "--question", "shouldAdd", "--name", "diet", "--", vet]
+        )
         defer { delegate.signal(SIGTERM) }
         let output = LineReader(delegate.stdout)
         #expect(try output.line() == "Registered as delegate “diet” for shouldAdd; Ctrl-C to stop.")
@@ -628,7 +775,9 @@ extension FileEditDelegateTests {
         // Not asked about removals.
         #expect(try listctl(["remove", "Groceries", "bread"], socket: sandbox.socket).status == 0)
         let lines = [try output.line(), try output.line()].sorted()
-        #expect(lines == ["shouldAdd “bread” on Groceries: allowed", "shouldAdd “cake” on Groceries: denied (no sweets)"])
+        #expect(
+            lines == ["shouldAdd “bread” on Groceries: allowed", "shouldAdd “cake” on Groceries: denied (no sweets)"]
+        )
     }
 
     @Test func watchExecRunsACommandForEachNotificationInOrder() throws {
@@ -636,7 +785,10 @@ extension FileEditDelegateTests {
         let sandbox = daemon.sandbox
         let log = sandbox.path + "/actions.log"
         let action = try script(sandbox, "on-change.sh", "cat >> '\(log)'\n")
-        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--socket", sandbox.socket, "--exec", "--", action])
+        let watch = try ChildProcess(
+            Binaries.listctl.path,
+            ["watch", "--socket", sandbox.socket, "--exec", "--", action]
+        )
         defer { watch.signal(SIGTERM) }
         #expect(try LineReader(watch.stdout).line().hasPrefix("Watching 0 lists"))
         _ = try listctl(["create", "Groceries", "milk"], socket: sandbox.socket)
@@ -648,7 +800,11 @@ extension FileEditDelegateTests {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }
         }
-        #expect(lines.map { $0["event"] as? String } == ["didCreateShoppingList", "didUpdateShoppingList", "didUpdateShoppingList"])
+        #expect(
+            lines.map { $0["event"] as? String } == [
+                "didCreateShoppingList", "didUpdateShoppingList", "didUpdateShoppingList",
+            ]
+        )
         #expect(lines.map { $0["revision"] as? Int } == [1, 2, 3])
     }
 

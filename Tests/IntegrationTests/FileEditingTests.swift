@@ -75,7 +75,8 @@ import Testing
             change.keys.sorted().filter { $0 != "op" }.map { "\($0)=\(change[$0]!)" }.joined(separator: ",")
         }
         let origin = (params["origin"] as? [String: Any])?["kind"] as? String ?? "?"
-        return "\(note["method"]!) #\(params["revision"]!) \(list["name"]!) \(changes.joined(separator: ";")) by \(origin)"
+        return
+            "\(note["method"]!) #\(params["revision"]!) \(list["name"]!) \(changes.joined(separator: ";")) by \(origin)"
     }
 
     @Test func vimWithBackupcopyYesReplacesAnItemInPlace() throws {
@@ -89,7 +90,9 @@ import Testing
 
     @Test func vimWithBackupcopyNoAddsAnItemWhereItWasTyped() throws {
         let setup = try Setup()
-        try setup.shell("vim -Nu NONE -n -es -c 'set backupcopy=no writebackup' -c '/^- milk/s/$/\\r- bread/' -c 'wq' lists.md")
+        try setup.shell(
+            "vim -Nu NONE -n -es -c 'set backupcopy=no writebackup' -c '/^- milk/s/$/\\r- bread/' -c 'wq' lists.md"
+        )
         let notes = try setup.notifications(1)
         #expect(notes.map(Self.summary) == ["didUpdateShoppingList #1 Groceries item=bread by file"])
         #expect(try setup.lists().first?["items"] as? [String] == ["milk", "bread", "eggs"])
@@ -101,7 +104,11 @@ import Testing
         let setup = try Setup()
         // backupcopy=auto: vim first creates and deletes a file named 4913 to test the directory.
         try setup.shell("vim -Nu NONE -n -es -c '%s/^- milk$/- whole milk/' -c 'wq' lists.md")
-        #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Groceries item=milk,with=whole milk by file"])
+        #expect(
+            try setup.notifications(1).map(Self.summary) == [
+                "didUpdateShoppingList #1 Groceries item=milk,with=whole milk by file"
+            ]
+        )
         #expect(try setup.sandbox.read() == Self.base.replacingOccurrences(of: "- milk", with: "- whole milk"))
         #expect(!FileManager.default.fileExists(atPath: setup.sandbox.path + "/4913"))
     }
@@ -109,7 +116,9 @@ import Testing
     @Test func sedInPlaceRemovesAnItem() throws {
         let setup = try Setup()
         try setup.shell("sed -i '/^- nails$/d' lists.md")
-        #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Hardware item=nails by file"])
+        #expect(
+            try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Hardware item=nails by file"]
+        )
         #expect(try setup.lists().last?["items"] as? [String] == [])
     }
 
@@ -124,21 +133,30 @@ import Testing
     @Test func mvOverTheFileAppliesEveryChangeInFileOrder() throws {
         let setup = try Setup()
         let edited = Self.base
-            .replacingOccurrences(of: "# Hardware <!-- listd id=2 -->\n- nails", with: "# Tools <!-- listd id=2 -->\n- hammer\n- nails")
+            .replacingOccurrences(
+                of: "# Hardware <!-- listd id=2 -->\n- nails",
+                with: "# Tools <!-- listd id=2 -->\n- hammer\n- nails"
+            )
             .replacingOccurrences(of: "- milk\n", with: "")
         try edited.write(toFile: setup.sandbox.path + "/draft.md", atomically: false, encoding: .utf8)
         try setup.shell("mv draft.md lists.md")
-        #expect(try setup.notifications(3).map(Self.summary) == [
-            "didUpdateShoppingList #1 Groceries item=milk by file",
-            "didRenameShoppingList #2 Tools from=Hardware,to=Tools by file",
-            "didUpdateShoppingList #3 Tools item=hammer by file",
-        ])
+        #expect(
+            try setup.notifications(3).map(Self.summary) == [
+                "didUpdateShoppingList #1 Groceries item=milk by file",
+                "didRenameShoppingList #2 Tools from=Hardware,to=Tools by file",
+                "didUpdateShoppingList #3 Tools item=hammer by file",
+            ]
+        )
         #expect(try setup.sandbox.read() == edited)
     }
 
     @Test func cpOverTheFileCreatesAList() throws {
         let setup = try Setup()
-        try (Self.base + "\n# Party\n- cake\n- balloons\n").write(toFile: setup.sandbox.path + "/other.md", atomically: false, encoding: .utf8)
+        try (Self.base + "\n# Party\n- cake\n- balloons\n").write(
+            toFile: setup.sandbox.path + "/other.md",
+            atomically: false,
+            encoding: .utf8
+        )
         try setup.shell("cp other.md lists.md")
         let notes = try setup.notifications(1)
         #expect(notes.map(Self.summary) == ["didCreateShoppingList #1 Party  by file"])
@@ -175,7 +193,9 @@ import Testing
     /// keeps the file open is read once it has gone quiet, with no close to announce it.
     @Test func aWriteIntoTheFileThatIsNeverClosedIsReadOnceQuiet() throws {
         let setup = try Setup()
-        try setup.shell("sh -c 'exec 3>>lists.md; printf -- \"- glue\\n\" >&3; echo $$ > writer.pid; exec sleep 30' >/dev/null 2>&1 &")
+        try setup.shell(
+            "sh -c 'exec 3>>lists.md; printf -- \"- glue\\n\" >&3; echo $$ > writer.pid; exec sleep 30' >/dev/null 2>&1 &"
+        )
         defer { try? setup.shell("kill $(cat writer.pid)") }
         #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Hardware item=glue by file"])
     }
@@ -208,12 +228,16 @@ import Testing
         #expect(line["reason"] as? String == "itemExists")
         #expect(line["message"] as? String == "“milk” is already on Groceries.")
         #expect(
-            try setup.sandbox.read() == Self.base.replacingOccurrences(
-                of: "- eggs\n",
-                with: "- eggs\n<!-- listd: not taken: “milk” is already on Groceries. You wrote: - MILK  -->\n- bread\n"
-            )
+            try setup.sandbox.read()
+                == Self.base.replacingOccurrences(
+                    of: "- eggs\n",
+                    with:
+                        "- eggs\n<!-- listd: not taken: “milk” is already on Groceries. You wrote: - MILK  -->\n- bread\n"
+                )
         )
-        #expect(setup.daemon.logOutput.contains("not taken from the list file, line 6: “milk” is already on Groceries."))
+        #expect(
+            setup.daemon.logOutput.contains("not taken from the list file, line 6: “milk” is already on Groceries.")
+        )
     }
 
     @Test func aFileThatIsNotUTF8IsNeverOverwrittenAndEditsWaitForTheFix() throws {
@@ -238,7 +262,11 @@ import Testing
         #expect(try client.result("getList", ["list": 1])["items"] as? [String] == ["milk", "eggs"])
 
         // The person fixes the file (and adds an item): listd takes it in and edits work again.
-        try Self.base.replacingOccurrences(of: "- nails", with: "- nails\n- glue").write(toFile: setup.sandbox.file, atomically: false, encoding: .utf8)
+        try Self.base.replacingOccurrences(of: "- nails", with: "- nails\n- glue").write(
+            toFile: setup.sandbox.file,
+            atomically: false,
+            encoding: .utf8
+        )
         #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Hardware item=glue by file"])
         _ = try client.result("addItem", ["list": 1, "item": "tea"])
     }
@@ -268,20 +296,27 @@ import Testing
             """
         #expect(try setup.sandbox.read() == expected)
         // A person's edit between the lists keeps everything else as it was.
-        try setup.shell("sed -i 's/^Between lists: remember the coupons./Between lists: coupons are in the drawer./' lists.md")
+        try setup.shell(
+            "sed -i 's/^Between lists: remember the coupons./Between lists: coupons are in the drawer./' lists.md"
+        )
         #expect(try setup.notifications(0).isEmpty)
         _ = try client.result("deleteList", ["list": "Hardware"])
         #expect(try setup.notifications(1).count == 1)
-        #expect(try setup.sandbox.read() == expected
-            .replacingOccurrences(of: "remember the coupons.", with: "coupons are in the drawer.")
-            .replacingOccurrences(of: "# Hardware <!-- listd id=2 -->\n\n", with: ""))
+        #expect(
+            try setup.sandbox.read()
+                == expected
+                .replacingOccurrences(of: "remember the coupons.", with: "coupons are in the drawer.")
+                .replacingOccurrences(of: "# Hardware <!-- listd id=2 -->\n\n", with: "")
+        )
     }
 
     @Test func aHundredSavesInABurstAreEachApplied() throws {
         let setup = try Setup()
         try setup.shell("for i in $(seq 1 100); do printf -- '- item %s\\n' $i >> lists.md; done")
         let notes = try setup.notifications(100)
-        #expect(notes.map(Self.summary) == (1...100).map { "didUpdateShoppingList #\($0) Hardware item=item \($0) by file" })
+        #expect(
+            notes.map(Self.summary) == (1...100).map { "didUpdateShoppingList #\($0) Hardware item=item \($0) by file" }
+        )
         #expect(try setup.sandbox.read() == Self.base + (1...100).map { "- item \($0)\n" }.joined())
     }
 
@@ -290,22 +325,31 @@ import Testing
         let client = try LineConnection(path: setup.sandbox.socket)
         for item in ["tea", "coffee", "cocoa"] { _ = try client.result("addItem", ["list": 1, "item": item]) }
         let notes = try setup.notifications(3)
-        #expect(notes.map(Self.summary) == [
-            "didUpdateShoppingList #1 Groceries item=tea by client",
-            "didUpdateShoppingList #2 Groceries item=coffee by client",
-            "didUpdateShoppingList #3 Groceries item=cocoa by client",
-        ])
+        #expect(
+            notes.map(Self.summary) == [
+                "didUpdateShoppingList #1 Groceries item=tea by client",
+                "didUpdateShoppingList #2 Groceries item=coffee by client",
+                "didUpdateShoppingList #3 Groceries item=cocoa by client",
+            ]
+        )
     }
 
     @Test func aPersonsSaveIsTakenInBeforeListdsOwnEdit() throws {
         let setup = try Setup()
         let client = try LineConnection(path: setup.sandbox.socket)
         // The save and the edit land together; neither may be lost.
-        try Self.base.replacingOccurrences(of: "- nails", with: "- nails\n- glue").write(toFile: setup.sandbox.file, atomically: false, encoding: .utf8)
+        try Self.base.replacingOccurrences(of: "- nails", with: "- nails\n- glue").write(
+            toFile: setup.sandbox.file,
+            atomically: false,
+            encoding: .utf8
+        )
         let reply = try client.result("addItem", ["list": "Groceries", "item": "tea"])
         #expect(reply["items"] as? [String] == ["milk", "eggs", "tea"])
         let notes = try setup.notifications(2).map(Self.summary)
-        #expect(notes.contains("didUpdateShoppingList #1 Hardware item=glue by file") || notes.contains("didUpdateShoppingList #2 Hardware item=glue by file"))
+        #expect(
+            notes.contains("didUpdateShoppingList #1 Hardware item=glue by file")
+                || notes.contains("didUpdateShoppingList #2 Hardware item=glue by file")
+        )
         let text = try setup.sandbox.read()
         #expect(text.contains("- nails\n- glue\n"))
         #expect(text.contains("- eggs\n- tea\n"))
@@ -315,15 +359,24 @@ import Testing
         let sandbox = try Sandbox()
         try FileManager.default.createDirectory(atPath: sandbox.path + "/real", withIntermediateDirectories: true)
         try Self.handWritten.write(toFile: sandbox.path + "/real/lists.md", atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(atPath: sandbox.file, withDestinationPath: sandbox.path + "/real/lists.md")
+        try FileManager.default.createSymbolicLink(
+            atPath: sandbox.file,
+            withDestinationPath: sandbox.path + "/real/lists.md"
+        )
         let daemon = try Daemon.start(in: sandbox)
         let client = try LineConnection(path: sandbox.socket)
         _ = try client.result("subscribe")
-        try Self.base.replacingOccurrences(of: "- nails", with: "- glue").write(toFile: sandbox.path + "/real/lists.md", atomically: true, encoding: .utf8)
+        try Self.base.replacingOccurrences(of: "- nails", with: "- glue").write(
+            toFile: sandbox.path + "/real/lists.md",
+            atomically: true,
+            encoding: .utf8
+        )
         let note = try client.readObject()
         #expect(Self.summary(note) == "didUpdateShoppingList #1 Hardware item=nails,with=glue by file")
         _ = try client.result("addItem", ["list": 1, "item": "tea"])
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: sandbox.file) == sandbox.path + "/real/lists.md")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: sandbox.file) == sandbox.path + "/real/lists.md"
+        )
         #expect(try sandbox.read { $0.contains("- eggs\n- tea\n") }.contains("- eggs\n- tea\n"))
         _ = daemon
     }
@@ -337,7 +390,11 @@ import Testing
         let lists = try client.result("getLists")
         #expect(lists["revision"] as? Int == 1)
         #expect((lists["lists"] as? [[String: Any]])?.first?["items"] as? [String] == ["oat milk", "eggs"])
-        #expect(setup.daemon.logOutput.contains("replaced “milk” with “oat milk” on Groceries (revision 1, by the list file)"))
+        #expect(
+            setup.daemon.logOutput.contains(
+                "replaced “milk” with “oat milk” on Groceries (revision 1, by the list file)"
+            )
+        )
     }
 
     @Test func listctlWatchShowsFileMadeChangesWithTheirOrigin() throws {

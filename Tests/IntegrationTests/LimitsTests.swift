@@ -13,7 +13,10 @@ import Testing
     @Test func aLineOverTheLimitGetsAnErrorThenTheConnectionCloses() throws {
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--max-line-bytes", "2048"])
         let connection = try LineConnection(path: daemon.sandbox.socket)
-        try connection.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":""# + String(repeating: "x", count: 3000) + #""}}"#)
+        try connection.send(
+            #"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":""# + String(repeating: "x", count: 3000)
+                + #""}}"#
+        )
         let error = try #require(try connection.readObject()["error"] as? [String: Any])
         #expect((error["message"] as? String)?.contains("longer than 2048 bytes") == true, "\(error)")
         #expect(try connection.readLine() == nil, "closed")
@@ -68,7 +71,10 @@ import Testing
     @Test func deepNestingAndOversizedBatchesAreRefusedAndTheConnectionGoesOn() throws {
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--max-batch", "10"])
         let connection = try LineConnection(path: daemon.sandbox.socket)
-        try connection.send(#"{"jsonrpc":"2.0","id":1,"method":"hello","params":{"name":"#  + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}}")
+        try connection.send(
+            #"{"jsonrpc":"2.0","id":1,"method":"hello","params":{"name":"# + String(repeating: "[", count: 100_000)
+                + String(repeating: "]", count: 100_000) + "}}"
+        )
         let deep = try #require(try connection.readObject()["error"] as? [String: Any])
         #expect((deep["message"] as? String)?.contains("nested deeper than 64 levels") == true)
 
@@ -92,14 +98,20 @@ import Testing
             (0..<4096).map { _ in UInt8.random(in: 0...255) }.filter { $0 != 0x0A } + [0x0A],  // binary noise
             Array("{\"jsonrpc\":\"2.0\",\"id\":1e999999,\"method\":\"hello\"}\n".utf8),  // huge numbers
             Array("{\"jsonrpc\":\"2.0\",\"id\":123456789012345678901234567890,\"method\":\"hello\"}\n".utf8),
-            Array("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"getList\",\"params\":{\"list\":123456789012345678901234567890}}\n".utf8),
+            Array(
+                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"getList\",\"params\":{\"list\":123456789012345678901234567890}}\n"
+                    .utf8
+            ),
             Array("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"addItem\",\"params\":{\"list\":true,\"item\":5}}\n".utf8),  // wrong types
             Array("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"addItem\",\"params\":[1,2,3]}\n".utf8),
             Array("{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"hello\"}\n".utf8),
             Array("\"just a string\"\n".utf8),
             Array("[]\n".utf8),
             Array("[1,2,3]\n".utf8),
-            Array("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"addItem\",\"params\":{\"list\":1,\"item\":\"\\u0000\\ud800\"}}\n".utf8),
+            Array(
+                "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"addItem\",\"params\":{\"list\":1,\"item\":\"\\u0000\\ud800\"}}\n"
+                    .utf8
+            ),
         ]
         for bytes in garbage {
             try connection.sendBytes(bytes)
@@ -133,22 +145,32 @@ import Testing
         let marker = "/tmp/listd-escape-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let client = try LineConnection(path: daemon.sandbox.socket)
         let name = "../../../..\(marker)"
-        _ = try client.result("createList", ["name": name, "items": ["$(touch \(marker)-shell)", "`touch \(marker)-tick`; touch \(marker)-semi"]])
+        _ = try client.result(
+            "createList",
+            ["name": name, "items": ["$(touch \(marker)-shell)", "`touch \(marker)-tick`; touch \(marker)-semi"]]
+        )
         // Through listctl watch --exec too: the notification goes to the command's stdin only.
         let received = marker + "-received.json"
         defer { unlink(received) }
-        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--exec", "--socket", daemon.sandbox.socket, "--", "/usr/bin/tee", received])
+        let watch = try ChildProcess(
+            Binaries.listctl.path,
+            ["watch", "--exec", "--socket", daemon.sandbox.socket, "--", "/usr/bin/tee", received]
+        )
         defer { watch.signal(SIGTERM) }
         _ = try LineReader(watch.stdout).line()  // subscribed
         _ = try client.result("addItem", ["list": 1, "item": "; touch \(marker)-exec"])
         let deadline = Date().addingTimeInterval(10)
-        while !((try? String(contentsOfFile: received, encoding: .utf8))?.contains("touch \(marker)-exec") ?? false), Date() < deadline {
+        while !((try? String(contentsOfFile: received, encoding: .utf8))?.contains("touch \(marker)-exec") ?? false),
+            Date() < deadline
+        {
             usleep(10_000)
         }
         #expect((try? String(contentsOfFile: received, encoding: .utf8))?.contains("touch \(marker)-exec") == true)
         daemon.kill()
         try daemon.start()
-        #expect(try LineConnection(path: daemon.sandbox.socket).result("getList", ["list": 1])["name"] as? String == name)
+        #expect(
+            try LineConnection(path: daemon.sandbox.socket).result("getList", ["list": 1])["name"] as? String == name
+        )
         for suffix in ["", "-shell", "-tick", "-semi", "-exec"] {
             #expect(!FileManager.default.fileExists(atPath: marker + suffix), "\(marker + suffix) was created")
         }
@@ -162,7 +184,13 @@ import Testing
 @Suite struct AccessTests {
     /// Runs listctl as the user nobody (uid 65534, group nogroup 65534).
     private func listctlAsNobody(_ arguments: [String], socket: String) throws -> Run {
-        try ChildProcess.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.listctl.path] + arguments + ["--socket", socket], environment: ProcessInfo.processInfo.environment)
+        try ChildProcess.run(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.listctl.path] + arguments + [
+                "--socket", socket,
+            ],
+            environment: ProcessInfo.processInfo.environment
+        )
     }
 
     /// Lets anyone reach the socket, so that only listd's own check stands in the way.

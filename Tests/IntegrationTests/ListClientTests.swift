@@ -24,7 +24,8 @@ import Testing
                 try await client.addItem("DUCK EGGS", to: .id(1))
             } throws: { error in
                 guard case ListClientError.denied(let denial) = error else { return false }
-                return denial.reason == "itemExists" && denial.message == "“duck eggs” is already on Food." && denial.code == 1001
+                return denial.reason == "itemExists" && denial.message == "“duck eggs” is already on Food."
+                    && denial.code == 1001
             }
             await #expect {
                 try await client.addItem("x", to: .id(1), ifRevision: 1)
@@ -32,7 +33,10 @@ import Testing
                 guard case ListClientError.denied(let denial) = error else { return false }
                 return denial.reason == "conflict"
             }
-            let outcomes = try await client.batch(AddItem.self, [.init(list: .id(1), item: "a"), .init(list: .id(1), item: "A")])
+            let outcomes = try await client.batch(
+                AddItem.self,
+                [.init(list: .id(1), item: "a"), .init(list: .id(1), item: "A")]
+            )
             #expect((try? outcomes[0].get())?.items == ["duck eggs", "a"])
             guard case .failure(.denied(let denial)) = outcomes[1] else {
                 Issue.record("the second add should be denied: \(outcomes[1])")
@@ -64,7 +68,11 @@ import Testing
                 seen.append(event)
                 if seen.count == 4 { break }
             }
-            #expect(seen.map(\.name) == [.didCreateShoppingList, .didUpdateShoppingList, .didUpdateShoppingList, .didDeleteShoppingList])
+            #expect(
+                seen.map(\.name) == [
+                    .didCreateShoppingList, .didUpdateShoppingList, .didUpdateShoppingList, .didDeleteShoppingList,
+                ]
+            )
             #expect(seen[1].changes == [.add(item: "milk")])
             guard case .client(_, _, let name) = seen[1].origin else {
                 Issue.record("origin should be a client")
@@ -111,11 +119,19 @@ import Testing
         try await ListClient.withConnection(socketPath: sandbox.socket) { client in
             let rejections = client.fileRejections()
             _ = try await client.subscribe(events: [.didRejectFileEdit])
-            try "# Groceries <!-- listd id=1 -->\n- milk\n- MILK\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+            try "# Groceries <!-- listd id=1 -->\n- milk\n- MILK\n".write(
+                toFile: sandbox.file,
+                atomically: true,
+                encoding: .utf8
+            )
             var iterator = rejections.makeAsyncIterator()
             let rejection = try #require(await iterator.next())
             #expect(rejection.reason == "linesNotTaken")
-            #expect(rejection.lines == [.init(line: 3, text: "- MILK", reason: "itemExists", message: "“milk” is already on Groceries.")])
+            #expect(
+                rejection.lines == [
+                    .init(line: 3, text: "- MILK", reason: "itemExists", message: "“milk” is already on Groceries.")
+                ]
+            )
         }
         _ = daemon
     }
@@ -124,7 +140,8 @@ import Testing
 /// A program that vets only removals: every other question is allowed by the protocol's defaults.
 private struct KeepMilk: ListDelegate {
     func shouldRemove(_ question: DelegateQuestionParams) async -> DelegateAnswer {
-        question.item == "milk" ? DelegateAnswer(allow: false, reason: "we always need milk") : DelegateAnswer(allow: true)
+        question.item == "milk"
+            ? DelegateAnswer(allow: false, reason: "we always need milk") : DelegateAnswer(allow: true)
     }
 }
 
@@ -143,7 +160,8 @@ private struct KeepMilk: ListDelegate {
                     try await client.removeItem("milk", from: .id(1))
                 } throws: { error in
                     guard case ListClientError.denied(let denial) = error else { return false }
-                    return denial.reason == "deniedByDelegate" && denial.message == "Denied by a delegate: keep-milk: we always need milk."
+                    return denial.reason == "deniedByDelegate"
+                        && denial.message == "Denied by a delegate: keep-milk: we always need milk."
                 }
                 try await delegate.unregisterDelegate()
                 _ = try await client.removeItem("milk", from: .id(1))
@@ -160,8 +178,15 @@ private struct KeepMilk: ListDelegate {
             // Whatever is bought also goes on the pantry list, through the delegate's own
             // connection. Were its edit or its answers held up there, the question would time
             // out, and a timeout denies here.
-            try await keeper.registerDelegate(name: "pantry", questions: [.shouldAdd], timeoutMs: 5000, onTimeout: .deny) { _, params in
-                guard params.list?.name == "Groceries", let item = params.item else { return DelegateAnswer(allow: true) }
+            try await keeper.registerDelegate(
+                name: "pantry",
+                questions: [.shouldAdd],
+                timeoutMs: 5000,
+                onTimeout: .deny
+            ) { _, params in
+                guard params.list?.name == "Groceries", let item = params.item else {
+                    return DelegateAnswer(allow: true)
+                }
                 do {
                     _ = try await keeper.addItem(item, to: .name("Pantry"))
                     return DelegateAnswer(allow: true)

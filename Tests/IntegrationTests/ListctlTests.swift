@@ -90,7 +90,10 @@ import Testing
         #expect(help.stdout.contains("USAGE: listctl add"))
         let completion = try listctl(["--generate-completion-script", "bash"], socket: "/nonexistent")
         #expect(completion.status == 0)
-        #expect(completion.stdout.contains("complete -o filenames -F _listctl listctl") || completion.stdout.contains("_listctl"))
+        #expect(
+            completion.stdout.contains("complete -o filenames -F _listctl listctl")
+                || completion.stdout.contains("_listctl")
+        )
     }
 
     @Test func unreachableListdExitsWith3AndSaysWhereAndHow() throws {
@@ -140,11 +143,16 @@ import Testing
         let socket = daemon.sandbox.socket
         let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--json", "--socket", socket])
         defer { watch.signal(SIGTERM) }
-        let human = try ChildProcess(Binaries.listctl.path, ["watch", "--socket", socket, "--event", "didUpdateShoppingList"])
+        let human = try ChildProcess(
+            Binaries.listctl.path,
+            ["watch", "--socket", socket, "--event", "didUpdateShoppingList"]
+        )
         defer { human.signal(SIGTERM) }
         // Both watchers print a first line once subscribed.
         let reader = LineReader(watch.stdout)
-        let subscribed = try #require(try JSONSerialization.jsonObject(with: Data(try reader.line().utf8)) as? [String: Any])
+        let subscribed = try #require(
+            try JSONSerialization.jsonObject(with: Data(try reader.line().utf8)) as? [String: Any]
+        )
         #expect(subscribed["event"] as? String == "subscribed")
         #expect(subscribed["revision"] as? Int == 0)
         let humanReader = LineReader(human.stdout)
@@ -158,7 +166,9 @@ import Testing
         let first = try #require(try JSONSerialization.jsonObject(with: Data(try reader.line().utf8)) as? [String: Any])
         #expect(first["event"] as? String == "didCreateShoppingList")
         #expect(first["revision"] as? Int == 1)
-        let second = try #require(try JSONSerialization.jsonObject(with: Data(try reader.line().utf8)) as? [String: Any])
+        let second = try #require(
+            try JSONSerialization.jsonObject(with: Data(try reader.line().utf8)) as? [String: Any]
+        )
         #expect(second["event"] as? String == "didUpdateShoppingList")
         #expect((second["origin"] as? [String: Any])?["name"] as? String == "listctl")
         #expect(second["changes"] as? [[String: String]] == [["op": "add", "item": "milk"]])
@@ -167,4 +177,3 @@ import Testing
         #expect(line.hasPrefix("#2 Groceries: added “milk” (by listctl (pid "))
     }
 }
-

@@ -36,7 +36,8 @@ import Testing
             Thread.detachNewThread {
                 defer { subscribers.leave() }
                 var mine = Heard()
-                guard let connection = try? LineConnection(path: socket), (try? connection.result("subscribe")) != nil else {
+                guard let connection = try? LineConnection(path: socket), (try? connection.result("subscribe")) != nil
+                else {
                     subscribed.signal()
                     return
                 }
@@ -71,16 +72,27 @@ import Testing
                     let other = "item \(Int.random(in: 0..<12, using: &generator))"
                     let (method, params, edit): (String, [String: Any], ListEdit)
                     switch Int.random(in: 0..<3, using: &generator) {
-                    case 0: (method, params, edit) = ("addItem", ["list": list, "item": item], .addItem(item, to: .id(list)))
-                    case 1: (method, params, edit) = ("removeItem", ["list": list, "item": item], .removeItem(item, from: .id(list)))
+                    case 0:
+                        (method, params, edit) = (
+                            "addItem", ["list": list, "item": item], .addItem(item, to: .id(list))
+                        )
+                    case 1:
+                        (method, params, edit) = (
+                            "removeItem", ["list": list, "item": item], .removeItem(item, from: .id(list))
+                        )
                     default:
-                        (method, params, edit) = ("replaceItem", ["list": list, "item": item, "with": other], .replaceItem(item, with: other, on: .id(list)))
+                        (method, params, edit) = (
+                            "replaceItem", ["list": list, "item": item, "with": other],
+                            .replaceItem(item, with: other, on: .id(list))
+                        )
                     }
                     guard let reply = try? connection.call(method, params) else {
                         Issue.record("writer \(writer) lost its connection")
                         return
                     }
-                    if let result = reply["result"] as? [String: Any], let revision = result["revision"] as? Int, item != other || method != "replaceItem" {
+                    if let result = reply["result"] as? [String: Any], let revision = result["revision"] as? Int,
+                        item != other || method != "replaceItem"
+                    {
                         confirmed.withLock { $0.append(Confirmed(revision: revision, edit: edit)) }
                     }
                 }
@@ -104,7 +116,9 @@ import Testing
         #expect(edits.map(\.revision) == Array((start + 1)...lastRevision), "one confirmed edit per revision")
         var book = ListBook()
         let t = Timestamp(millisecondsSinceEpoch: 0)
-        for index in 0..<lists { _ = try book.apply(.createList(name: "List \(index)", items: []), at: t, origin: .file) }
+        for index in 0..<lists {
+            _ = try book.apply(.createList(name: "List \(index)", items: []), at: t, origin: .file)
+        }
         for confirmedEdit in edits {
             let change = try book.apply(confirmedEdit.edit, at: t, origin: .file)
             #expect(change?.revision == confirmedEdit.revision)
@@ -114,7 +128,9 @@ import Testing
 
         // Memory stayed bounded: the most listd ever held.
         let status = try String(contentsOfFile: "/proc/\(daemon.pid!)/status", encoding: .utf8)
-        let peakKiB = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        let peakKiB =
+            status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ")[1]) }
+            ?? 0
         #expect(peakKiB > 0 && peakKiB < 256 * 1024, "listd peaked at \(peakKiB) KiB")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
+import Glibc
 import ListClient
 import Synchronization
-import Glibc
 import Testing
 
 @Suite struct PersistenceTests {
@@ -46,13 +46,13 @@ import Testing
     @Test func theFileIsReadableMarkdownAndHandEditsAreLoaded() throws {
         let sandbox = try Sandbox()
         try """
-            # Groceries
-            - milk
-            - eggs
+        # Groceries
+        - milk
+        - eggs
 
-            # Hardware
-            - nails
-            """.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        # Hardware
+        - nails
+        """.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
         let daemon = try Daemon.start(in: sandbox)
         let client = try LineConnection(path: sandbox.socket)
         let lists = try #require(try client.result("getLists")["lists"] as? [[String: Any]])
@@ -164,7 +164,9 @@ import Testing
         #expect(before.count >= 40)
         #expect(before.count < 800, "the stop came too late to test anything")
         try daemon.start()
-        let items = try #require(try LineConnection(path: sandbox.socket).result("getList", ["list": 1])["items"] as? [String])
+        let items = try #require(
+            try LineConnection(path: sandbox.socket).result("getList", ["list": 1])["items"] as? [String]
+        )
         #expect(Set(before).isSubset(of: Set(items)))
         #expect(Set(items).count == items.count)
     }

@@ -85,18 +85,28 @@ import Testing
         let cases: [(String, [String: Any], String, Int, String)] = [
             ("addItem", ["list": "Groceries", "item": " Milk"], "itemExists", 1001, "“milk” is already on Groceries."),
             ("removeItem", ["list": "Groceries", "item": "jam"], "itemNotFound", 1002, "“jam” is not on Groceries."),
-            ("replaceItem", ["list": "Groceries", "item": "jam", "with": "honey"], "itemNotFound", 1002, "“jam” is not on Groceries."),
+            (
+                "replaceItem", ["list": "Groceries", "item": "jam", "with": "honey"], "itemNotFound", 1002,
+                "“jam” is not on Groceries."
+            ),
             ("createList", ["name": "hardware"], "listExists", 1003, "There is already a list called “Hardware”."),
-            ("renameList", ["list": "Groceries", "name": "HARDWARE"], "listExists", 1003, "There is already a list called “Hardware”."),
+            (
+                "renameList", ["list": "Groceries", "name": "HARDWARE"], "listExists", 1003,
+                "There is already a list called “Hardware”."
+            ),
             ("deleteList", ["list": 99], "listNotFound", 1004, "There is no list with id 99."),
             ("renameList", ["list": "Nope", "name": "X"], "listNotFound", 1004, "There is no list called “Nope”."),
             ("getList", ["list": "Nope"], "listNotFound", 1004, "There is no list called “Nope”."),
             ("createList", ["name": "  "], "invalidName", 1005, "“  ” is not a valid list name: it is empty."),
-            ("addItem", ["list": 1, "item": "a\nb"], "invalidItem", 1006,
-             "“a\u{FFFD}b” is not a valid item: it contains the control character U+000A; it must be one line of text."),
+            (
+                "addItem", ["list": 1, "item": "a\nb"], "invalidItem", 1006,
+                "“a\u{FFFD}b” is not a valid item: it contains the control character U+000A; it must be one line of text."
+            ),
             ("addItem", ["list": 1, "item": String(repeating: "x", count: 1001)], "invalidItem", 1006, ""),
-            ("addItem", ["list": 1, "item": "jam", "ifRevision": 0], "conflict", 1007,
-             "Groceries has changed since revision 0 (it is at revision 1); reload it and try again."),
+            (
+                "addItem", ["list": 1, "item": "jam", "ifRevision": 0], "conflict", 1007,
+                "Groceries has changed since revision 0 (it is at revision 1); reload it and try again."
+            ),
         ]
         for (method, params, reason, code, message) in cases {
             let error = try client.error(method, params)
@@ -142,10 +152,22 @@ import Testing
         #expect(code == -32600)
         #expect(id as? Int == 6)
         #expect(try errorCode(afterSending: #"{"jsonrpc":"2.0","id":7,"method":"launchRockets"}"#).0 == -32601)
-        #expect(try errorCode(afterSending: #"{"jsonrpc":"2.0","id":8,"method":"addItem","params":{"list":1}}"#).0 == -32602)
-        #expect(try errorCode(afterSending: #"{"jsonrpc":"2.0","id":9,"method":"addItem","params":{"list":true,"item":"x"}}"#).0 == -32602)
-        #expect(try errorCode(afterSending: #"{"jsonrpc":"2.0","id":10,"method":"addItem","params":[1,"x"]}"#).0 == -32602)
-        #expect(try errorCode(afterSending: #"{"jsonrpc":"2.0","id":11,"method":"subscribe","params":{"events":["didExplode"]}}"#).0 == -32602)
+        #expect(
+            try errorCode(afterSending: #"{"jsonrpc":"2.0","id":8,"method":"addItem","params":{"list":1}}"#).0 == -32602
+        )
+        #expect(
+            try errorCode(
+                afterSending: #"{"jsonrpc":"2.0","id":9,"method":"addItem","params":{"list":true,"item":"x"}}"#
+            ).0 == -32602
+        )
+        #expect(
+            try errorCode(afterSending: #"{"jsonrpc":"2.0","id":10,"method":"addItem","params":[1,"x"]}"#).0 == -32602
+        )
+        #expect(
+            try errorCode(
+                afterSending: #"{"jsonrpc":"2.0","id":11,"method":"subscribe","params":{"events":["didExplode"]}}"#
+            ).0 == -32602
+        )
 
         // Blank lines are ignored, a notification gets no reply, and the connection still works.
         try client.send("")
@@ -173,7 +195,9 @@ import Testing
         #expect(replies[0]["id"] as? String == "a")
         #expect((replies[0]["result"] as? [String: Any])?["items"] as? [String] == ["milk"])
         #expect(replies[1]["id"] as? String == "b")
-        #expect(((replies[1]["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String == "itemExists")
+        #expect(
+            ((replies[1]["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String == "itemExists"
+        )
         #expect(replies[2]["id"] as? String == "c")
         #expect((replies[2]["error"] as? [String: Any])?["code"] as? Int == -32601)
         #expect((replies[3]["error"] as? [String: Any])?["code"] as? Int == -32600)

@@ -21,7 +21,10 @@ import Testing
         try (0..<count).map { _ in
             let note = try connection.readObject()
             let params = note["params"] as? [String: Any]
-            let item = (params?["changes"] as? [[String: String]])?.first?["item"] ?? (params?["list"] as? [String: Any])?["name"] as? String ?? ""
+            let item =
+                (params?["changes"] as? [[String: String]])?.first?["item"] ?? (params?["list"] as? [String: Any])?[
+                    "name"
+                ] as? String ?? ""
             return "\(params?["revision"] as? Int ?? -1) \(note["method"] as? String ?? "?") \(item)"
         }
     }
@@ -56,7 +59,11 @@ import Testing
                 "\(seen + 3) didRenameShoppingList Tools", "\(seen + 4) didUpdateShoppingList eggs",
             ]
         )
-        #expect(try next(2, on: groceries) == ["\(seen + 1) didUpdateShoppingList milk", "\(seen + 4) didUpdateShoppingList eggs"])
+        #expect(
+            try next(2, on: groceries) == [
+                "\(seen + 1) didUpdateShoppingList milk", "\(seen + 4) didUpdateShoppingList eggs",
+            ]
+        )
         // Then live, and nothing twice.
         _ = try client.result("addItem", ["list": 1, "item": "bread"])
         #expect(try next(1, on: everything) == ["\(seen + 5) didUpdateShoppingList bread"])
@@ -76,7 +83,9 @@ import Testing
         let instance = try #require(try client.result("hello")["instance"] as? String)
         try add((0..<300).map { "item \($0)" }, on: client, batchSize: 100)
         // The log was compacted: it keeps about the history, not every change since the start.
-        let logLines = try String(contentsOfFile: sandbox.path + "/.lists.md.listd-log", encoding: .utf8).split(separator: "\n").count
+        let logLines = try String(contentsOfFile: sandbox.path + "/.lists.md.listd-log", encoding: .utf8).split(
+            separator: "\n"
+        ).count
         #expect(logLines < 250)
         daemon.kill()
 

@@ -20,10 +20,12 @@ import Testing
 
         var notes: [[String: Any]] = []
         for _ in 0..<6 { notes.append(try watcher.readObject()) }
-        #expect(notes.map { $0["method"] as? String } == [
-            "didCreateShoppingList", "didUpdateShoppingList", "didUpdateShoppingList",
-            "didUpdateShoppingList", "didRenameShoppingList", "didDeleteShoppingList",
-        ])
+        #expect(
+            notes.map { $0["method"] as? String } == [
+                "didCreateShoppingList", "didUpdateShoppingList", "didUpdateShoppingList",
+                "didUpdateShoppingList", "didRenameShoppingList", "didDeleteShoppingList",
+            ]
+        )
         let params = notes.map { $0["params"] as? [String: Any] ?? [:] }
         #expect(params.map { $0["revision"] as? Int } == [1, 2, 3, 4, 5, 6])
         #expect(notes.allSatisfy { $0["id"] == nil && $0["jsonrpc"] as? String == "2.0" })
@@ -51,7 +53,10 @@ import Testing
         let renamesOnly = try LineConnection(path: daemon.sandbox.socket)
         _ = try renamesOnly.result("subscribe", ["events": ["didRenameShoppingList"]])
         let unknown = try LineConnection(path: daemon.sandbox.socket)
-        #expect(((try unknown.error("subscribe", ["lists": ["Nope"]]))["data"] as? [String: Any])?["reason"] as? String == "listNotFound")
+        #expect(
+            ((try unknown.error("subscribe", ["lists": ["Nope"]]))["data"] as? [String: Any])?["reason"] as? String
+                == "listNotFound"
+        )
 
         _ = try editor.result("addItem", ["list": "Hardware", "item": "nails"])
         _ = try editor.result("addItem", ["list": "Groceries", "item": "milk"])
@@ -89,7 +94,10 @@ import Testing
 
         let clients = 20
         let editsPerClient = 15
-        let (confirmed, libraryEvents, libraryStart) = try await ListClient.withConnection(socketPath: socket, name: "watcher") { watcher in
+        let (confirmed, libraryEvents, libraryStart) = try await ListClient.withConnection(
+            socketPath: socket,
+            name: "watcher"
+        ) { watcher in
             let stream = watcher.events()
             let start = try await watcher.subscribe().revision
             let confirmed = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -191,7 +191,9 @@ final class LineConnection: @unchecked Sendable {
             raw.copyBytes(from: Array(path.utf8.prefix(raw.count - 1)))
         }
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         if result != 0 {
             let code = errno
@@ -295,7 +297,9 @@ final class LineConnection: @unchecked Sendable {
     /// The `error` of a call that must fail.
     func error(_ method: String, _ params: [String: Any]? = nil) throws -> [String: Any] {
         let reply = try call(method, params)
-        guard let error = reply["error"] as? [String: Any] else { throw TestFailure("\(method) did not fail: \(reply)") }
+        guard let error = reply["error"] as? [String: Any] else {
+            throw TestFailure("\(method) did not fail: \(reply)")
+        }
         return error
     }
 }

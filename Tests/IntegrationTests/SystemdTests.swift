@@ -19,10 +19,16 @@ private func renderUnits(_ kind: String, into directory: String) throws {
     @Test func theSystemUnitsVerifyAndScoreAtMostOne() throws {
         let sandbox = try Sandbox()
         try renderUnits("system", into: sandbox.path)
-        let verify = try ChildProcess.run("/usr/bin/systemd-analyze", ["verify", sandbox.path + "/listd.socket", sandbox.path + "/listd.service"])
+        let verify = try ChildProcess.run(
+            "/usr/bin/systemd-analyze",
+            ["verify", sandbox.path + "/listd.socket", sandbox.path + "/listd.service"]
+        )
         #expect(verify.status == 0, "\(verify.stderr)")
         #expect(verify.stderr.isEmpty, "\(verify.stderr)")
-        let security = try ChildProcess.run("/usr/bin/systemd-analyze", ["security", "--offline=true", sandbox.path + "/listd.service"])
+        let security = try ChildProcess.run(
+            "/usr/bin/systemd-analyze",
+            ["security", "--offline=true", sandbox.path + "/listd.service"]
+        )
         let line = try #require(security.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") })
         let score = try #require(Double(line.split(separator: ":")[1].split(separator: " ")[0]))
         #expect(score <= 1.0, "\(line)")
@@ -32,7 +38,11 @@ private func renderUnits(_ kind: String, into directory: String) throws {
         let sandbox = try Sandbox()
         try renderUnits("user", into: sandbox.path)
         let runtime = sandbox.path + "/runtime"
-        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: runtime,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtime
         let verify = try ChildProcess.run(
@@ -58,7 +68,9 @@ final class NotifySocket: @unchecked Sendable {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8.prefix($0.count - 1))) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0 else {
             close(descriptor)
@@ -133,13 +145,20 @@ final class NotifySocket: @unchecked Sendable {
         }
         #expect(listening)
         // Until a client connects, the process is still systemd-socket-activate, and no list file exists.
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(activator.pid)/exe").hasSuffix("systemd-socket-activate"))
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(activator.pid)/exe").hasSuffix(
+                "systemd-socket-activate"
+            )
+        )
         #expect(!FileManager.default.fileExists(atPath: sandbox.file))
 
         let run = try listctl(["create", "Groceries", "milk"], socket: sandbox.socket)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == "Created Groceries (id 1) with 1 item.\n")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(activator.pid)/exe") == Binaries.listd.path)
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(activator.pid)/exe")
+                == Binaries.listd.path
+        )
         #expect(try sandbox.read { $0.contains("- milk") }.contains("- milk"))
         // The socket belongs to the activator: listd leaves it in place when it stops.
         activator.signal(SIGTERM)
@@ -149,7 +168,12 @@ final class NotifySocket: @unchecked Sendable {
 }
 
 /// A real journald, started by the test when none runs, receives listd's structured entries.
-@Suite(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/lib/systemd/systemd-journald"), "needs root and systemd-journald"))
+@Suite(
+    .enabled(
+        if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/lib/systemd/systemd-journald"),
+        "needs root and systemd-journald"
+    )
+)
 struct JournalTests {
     static let journalSocket = "/run/systemd/journal/socket"
 
@@ -162,7 +186,9 @@ struct JournalTests {
             address.sun_family = sa_family_t(AF_UNIX)
             withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(journalSocket.utf8)) }
             return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             } == 0
         }
         if listening() { return }
@@ -176,7 +202,10 @@ struct JournalTests {
     /// The journal entries for `listName`, as JSON objects.
     static func entries(listName: String, count: Int) throws -> [[String: Any]] {
         for _ in 0..<100 {
-            let run = try ChildProcess.run("/usr/bin/journalctl", ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=listd", "LIST_NAME=\(listName)"])
+            let run = try ChildProcess.run(
+                "/usr/bin/journalctl",
+                ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=listd", "LIST_NAME=\(listName)"]
+            )
             let entries = run.stdout.split(separator: "\n").compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }
@@ -198,7 +227,12 @@ struct JournalTests {
         _ = try client.error("removeItem", ["list": 1, "item": "bread"])
 
         let entries = try Self.entries(listName: name, count: 4)
-        let added = try #require(entries.first { $0["MESSAGE"] as? String == "added “milk” to \(name) (revision 2, by journal-test (pid \(getpid()), uid 0))" })
+        let added = try #require(
+            entries.first {
+                $0["MESSAGE"] as? String
+                    == "added “milk” to \(name) (revision 2, by journal-test (pid \(getpid()), uid 0))"
+            }
+        )
         #expect(added["ITEM"] as? String == "milk")
         #expect(added["LIST_ID"] as? String == "1")
         #expect(added["REVISION"] as? String == "2")
@@ -215,7 +249,10 @@ struct JournalTests {
         // Every entry about an existing list names it both ways (issue 12, defect 3), however
         // the edit referred to it.
         #expect(denied["LIST_ID"] as? String == "1")
-        let byID = try #require(entries.first { $0["REASON"] as? String == "itemNotFound" }, "a denial of an edit naming the list by id")
+        let byID = try #require(
+            entries.first { $0["REASON"] as? String == "itemNotFound" },
+            "a denial of an edit naming the list by id"
+        )
         #expect(byID["LIST_ID"] as? String == "1")
         #expect(byID["LIST_NAME"] as? String == name)
         // Nothing went to stderr.
@@ -226,7 +263,8 @@ struct JournalTests {
         try Self.ensureJournald()
         let sandbox = try Sandbox()
         // What systemd does for a service: JOURNAL_STREAM names the device and inode of stderr.
-        let script = "export JOURNAL_STREAM=$(stat -L -c '%d:%i' /proc/self/fd/2); exec '\(Binaries.listd.path)' --socket '\(sandbox.socket)' --file '\(sandbox.file)'"
+        let script =
+            "export JOURNAL_STREAM=$(stat -L -c '%d:%i' /proc/self/fd/2); exec '\(Binaries.listd.path)' --socket '\(sandbox.socket)' --file '\(sandbox.file)'"
         let child = try ChildProcess("/bin/sh", ["-c", script], mergeOutput: true)
         defer {
             child.signal(SIGTERM)
@@ -240,6 +278,8 @@ struct JournalTests {
         let name = "Auto-\(UUID().uuidString.prefix(8))"
         _ = try #require(client).result("createList", ["name": name])
         let entries = try Self.entries(listName: name, count: 1)
-        #expect(entries.first?["MESSAGE"] as? String == "created list “\(name)” (revision 1, by (pid \(getpid()), uid 0))")
+        #expect(
+            entries.first?["MESSAGE"] as? String == "created list “\(name)” (revision 1, by (pid \(getpid()), uid 0))"
+        )
     }
 }

@@ -1,6 +1,7 @@
-@testable import ListDaemon
 import Synchronization
 import Testing
+
+@testable import ListDaemon
 
 @Suite struct CallbackSlotTests {
     /// listd calls its commit observer after every pass. Kept as a bare closure in a `Mutex`, each

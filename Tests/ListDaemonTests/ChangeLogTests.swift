@@ -1,8 +1,9 @@
 import Foundation
-@testable import ListDaemon
 import ListModel
 import ListRPC
 import Testing
+
+@testable import ListDaemon
 
 @Suite struct ChangeLogTests {
     private func temporaryLog() throws -> String {
@@ -12,7 +13,14 @@ import Testing
     }
 
     private func change(revision: Int, item: String) -> LogEntry {
-        .change(ChangeRecord(revision: revision, time: Timestamp(millisecondsSinceEpoch: 5), origin: .file, operation: .add(id: 1, item: item, at: 0)))
+        .change(
+            ChangeRecord(
+                revision: revision,
+                time: Timestamp(millisecondsSinceEpoch: 5),
+                origin: .file,
+                operation: .add(id: 1, item: item, at: 0)
+            )
+        )
     }
 
     private func revisions(_ entries: [LogEntry]) -> [String] {
@@ -45,7 +53,14 @@ import Testing
             .add(id: 3, item: "bread\\\"", at: 2), .remove(id: 3, at: 1), .replace(id: 3, at: 0, with: "oat milk"),
         ]
         for operation in operations {
-            let entry = LogEntry.change(ChangeRecord(revision: 9, time: Timestamp(millisecondsSinceEpoch: 1234), origin: origin, operation: operation))
+            let entry = LogEntry.change(
+                ChangeRecord(
+                    revision: 9,
+                    time: Timestamp(millisecondsSinceEpoch: 1234),
+                    origin: origin,
+                    operation: operation
+                )
+            )
             #expect(LogEntry(line: entry.line) == entry, "\(operation)")
         }
     }
@@ -54,7 +69,11 @@ import Testing
         // Defect 2 of issue 12: the line held the whole list after the change.
         func line(listSize: Int) -> Int {
             var book = ListBook()
-            _ = try? book.apply(.createList(name: "G", items: (0..<listSize).map { "item \($0)" }), at: .epoch, origin: .file)
+            _ = try? book.apply(
+                .createList(name: "G", items: (0..<listSize).map { "item \($0)" }),
+                at: .epoch,
+                origin: .file
+            )
             let before = try? book.list(.id(1))
             let change = try? book.apply(.addItem("one more", to: .id(1), at: 0), at: .epoch, origin: .file)
             return LogEntry.change(ChangeRecord(change!, before: before)).line.count
@@ -63,7 +82,13 @@ import Testing
     }
 
     @Test func anOlderLogsFullChangeLineIsStillRead() throws {
-        let list = ShoppingList(id: 1, name: "G", edited: Timestamp(millisecondsSinceEpoch: 0), revision: 2, items: ["milk"])
+        let list = ShoppingList(
+            id: 1,
+            name: "G",
+            edited: Timestamp(millisecondsSinceEpoch: 0),
+            revision: 2,
+            items: ["milk"]
+        )
         let full = ListChange(kind: .updated, revision: 2, list: list, steps: [.add(item: "milk")], origin: .file)
         #expect(LogEntry(line: LogEntry.fullChange(full).line) == .fullChange(full))
     }
@@ -78,7 +103,10 @@ import Testing
         #expect(read == (1...count).map { change(revision: $0, item: "item \($0)") })
 
         // A damaged line deep in the log, in a later chunk than the first.
-        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(
+            separator: "\n",
+            omittingEmptySubsequences: false
+        )
         lines[8_999] = "{garbage"
         try lines.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
         #expect {

@@ -1,8 +1,9 @@
-@testable import ListDaemon
 import ListFileFormat
 import ListModel
 import ListRPC
 import Testing
+
+@testable import ListDaemon
 
 /// The core on its own: events in, actions out; no sockets, files or clocks.
 @Suite struct ListCoreTests {
@@ -15,8 +16,13 @@ import Testing
         var book = ListBook()
         _ = try? book.apply(.createList(name: "Groceries", items: ["milk"]), at: time, origin: client)
         let recovered = RecoveredLists(
-            instance: "i", book: book, history: ChangeHistory(base: book, limit: 10), shownByFile: nil, lastShown: book,
-            isFirstStart: false, problems: []
+            instance: "i",
+            book: book,
+            history: ChangeHistory(base: book, limit: 10),
+            shownByFile: nil,
+            lastShown: book,
+            isFirstStart: false,
+            problems: []
         )
         var core = ListCore(recovered: recovered, filePath: "/lists.md")
         let text = "# Groceries <!-- listd id=1 -->\n- milk\n"
@@ -53,7 +59,11 @@ import Testing
         actions.compactMap { if case .append(let entries) = $0 { entries } else { nil } }
     }
 
-    static let denied = DelegateVerdict(denials: [DelegateDenial(delegate: "d", reason: "no")], denied: true, consulted: true)
+    static let denied = DelegateVerdict(
+        denials: [DelegateDenial(delegate: "d", reason: "no")],
+        denied: true,
+        consulted: true
+    )
     static let allowed = DelegateVerdict(consulted: true)
 
     @Test func anEditIsConfirmedOnlyOnceItsAppendIsDone() {
@@ -77,17 +87,27 @@ import Testing
 
     @Test func editsOfOneListQueueBehindTheOneBeingVettedAndAreAskedOnWhatItLeaves() {
         var core = Self.core()
-        #expect(Self.questions(core.propose(1, .addItem("forbidden", to: .id(1)), origin: Self.client, at: Self.time)).count == 1)
+        #expect(
+            Self.questions(core.propose(1, .addItem("forbidden", to: .id(1)), origin: Self.client, at: Self.time)).count
+                == 1
+        )
         // Behind it: nothing asked yet; another list's create goes on.
         #expect(core.propose(2, .addItem("apples", to: .id(1)), origin: Self.client, at: Self.time).isEmpty)
-        #expect(Self.questions(core.propose(3, .createList(name: "Tools", items: []), origin: Self.client, at: Self.time)) == ["shouldCreate Tools on []"])
+        #expect(
+            Self.questions(core.propose(3, .createList(name: "Tools", items: []), origin: Self.client, at: Self.time))
+                == ["shouldCreate Tools on []"]
+        )
         // The first is denied: the second is asked about on the list without it.
         let next = core.answered(.proposal(1), Self.denied, at: Self.time)
         #expect(Self.questions(next) == ["shouldAdd apples on [\"milk\"]"])
         #expect(Self.replies(next)[1]?.hasPrefix("deniedByDelegate") == true)
         // Allowed: the next edit of that list would be asked on [milk, apples].
         _ = core.answered(.proposal(2), Self.allowed, at: Self.time)
-        #expect(Self.questions(core.propose(4, .addItem("pears", to: .id(1)), origin: Self.client, at: Self.time)) == ["shouldAdd pears on [\"milk\", \"apples\"]"])
+        #expect(
+            Self.questions(core.propose(4, .addItem("pears", to: .id(1)), origin: Self.client, at: Self.time)) == [
+                "shouldAdd pears on [\"milk\", \"apples\"]"
+            ]
+        )
     }
 
     @Test func aSavesEditsOfOneListAreAskedOneAtATimeOnTheListAsItWillBe() {
@@ -95,14 +115,22 @@ import Testing
         var core = Self.core()
         _ = core.fileTouched()
         let text = "# Groceries <!-- listd id=1 -->\n- milk\n- forbidden fruit\n- apples\n"
-        let read = core.fileRead(ListFileSync.content(Array(text.utf8), known: core.file.shown), now: Self.now, at: Self.time)
+        let read = core.fileRead(
+            ListFileSync.content(Array(text.utf8), known: core.file.shown),
+            now: Self.now,
+            at: Self.time
+        )
         #expect(Self.questions(read) == ["shouldAdd forbidden fruit on [\"milk\"]"])
         let second = core.answered(Self.askers(read)[0], Self.denied, at: Self.time)
         #expect(Self.questions(second) == ["shouldAdd apples on [\"milk\"]"])
         // Decided after time passed: the file is read again before the save is taken in.
         let third = core.answered(Self.askers(second)[0], Self.allowed, at: Self.time)
         #expect(third.contains { if case .readFile = $0 { true } else { false } })
-        let takenIn = core.fileRead(ListFileSync.content(Array(text.utf8), known: core.file.shown), now: Self.now, at: Self.time)
+        let takenIn = core.fileRead(
+            ListFileSync.content(Array(text.utf8), known: core.file.shown),
+            now: Self.now,
+            at: Self.time
+        )
         #expect(Self.appends(takenIn).count == 1)
         _ = core.appended(now: Self.now)
         #expect(core.durable.lists[0].items == ["milk", "apples"])
@@ -113,17 +141,28 @@ import Testing
         var core = Self.core()
         _ = core.fileTouched()
         let first = "# Groceries <!-- listd id=1 -->\n- milk\n- bread\n"
-        let asked = core.fileRead(ListFileSync.content(Array(first.utf8), known: core.file.shown), now: Self.now, at: Self.time)
+        let asked = core.fileRead(
+            ListFileSync.content(Array(first.utf8), known: core.file.shown),
+            now: Self.now,
+            at: Self.time
+        )
         #expect(Self.questions(asked) == ["shouldAdd bread on [\"milk\"]"])
         // A client's edit of the same list waits behind the save.
         #expect(core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time).isEmpty)
         // The person saves again: the old question no longer counts.
         _ = core.fileTouched()
         let second = "# Groceries <!-- listd id=1 -->\n- milk\n- cake\n"
-        let again = core.fileRead(ListFileSync.content(Array(second.utf8), known: core.file.shown), now: Self.now, at: Self.time)
+        let again = core.fileRead(
+            ListFileSync.content(Array(second.utf8), known: core.file.shown),
+            now: Self.now,
+            at: Self.time
+        )
         // The client's edit had waited behind the old save: it goes first now.
         #expect(Self.questions(again) == ["shouldAdd eggs on [\"milk\"]"])
-        #expect(core.answered(Self.askers(asked)[0], Self.allowed, at: Self.time).isEmpty, "an answer about a replaced save is ignored")
+        #expect(
+            core.answered(Self.askers(asked)[0], Self.allowed, at: Self.time).isEmpty,
+            "an answer about a replaced save is ignored"
+        )
         let cake = core.answered(.proposal(7), Self.allowed, at: Self.time)
         #expect(Self.questions(cake) == ["shouldAdd cake on [\"milk\", \"eggs\"]"])
     }
@@ -171,22 +210,34 @@ import Testing
         var expected = book
         for round in 0..<50 {
             let before = try expected.list(.id(1))
-            let change = try #require(try expected.apply(.addItem("n\(round)", to: .id(1), at: round), at: Self.time, origin: Self.client))
+            let change = try #require(
+                try expected.apply(.addItem("n\(round)", to: .id(1), at: round), at: Self.time, origin: Self.client)
+            )
             entries.append(.change(ChangeRecord(change, before: before)))
             let removedBefore = try expected.list(.id(1))
-            let removal = try #require(try expected.apply(.removeItem("i\(round)", from: .id(1)), at: Self.time, origin: Self.client))
+            let removal = try #require(
+                try expected.apply(.removeItem("i\(round)", from: .id(1)), at: Self.time, origin: Self.client)
+            )
             entries.append(.change(ChangeRecord(removal, before: removedBefore)))
         }
         entries.append(.fileShows(digest: "e", revision: expected.revision))
         let recovered = try LocalPersistence.recover(
-            snapshot: snapshot, entries: entries, listFileDigest: "e", historyLimit: 1_000, logPath: "/log"
+            snapshot: snapshot,
+            entries: entries,
+            listFileDigest: "e",
+            historyLimit: 1_000,
+            logPath: "/log"
         )
         #expect(recovered.book == expected)
         #expect(recovered.shownByFile == expected)
         #expect(recovered.lastShown == expected)
         // A file listd never wrote: nothing known about it.
         let unknown = try LocalPersistence.recover(
-            snapshot: snapshot, entries: entries, listFileDigest: "f", historyLimit: 1_000, logPath: "/log"
+            snapshot: snapshot,
+            entries: entries,
+            listFileDigest: "f",
+            historyLimit: 1_000,
+            logPath: "/log"
         )
         #expect(unknown.shownByFile == nil)
         // The history rebuilds every change in full, as subscribers were told it.
@@ -195,9 +246,22 @@ import Testing
         #expect(changes.last?.list == (try expected.list(.id(1))))
         // A record that does not follow from the lists before it is refused, naming its line.
         var broken = entries
-        broken[3] = .change(ChangeRecord(revision: book.revision + 4, time: Self.time, origin: .file, operation: .remove(id: 1, at: 9_999)))
+        broken[3] = .change(
+            ChangeRecord(
+                revision: book.revision + 4,
+                time: Self.time,
+                origin: .file,
+                operation: .remove(id: 1, at: 9_999)
+            )
+        )
         #expect(throws: DaemonError.self) {
-            try LocalPersistence.recover(snapshot: snapshot, entries: broken, listFileDigest: nil, historyLimit: 1_000, logPath: "/log")
+            try LocalPersistence.recover(
+                snapshot: snapshot,
+                entries: broken,
+                listFileDigest: nil,
+                historyLimit: 1_000,
+                logPath: "/log"
+            )
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import ListDaemon
 import Testing
+
+@testable import ListDaemon
 
 @Suite struct ListFileStorageTests {
     private func temporaryDirectory() throws -> String {
@@ -36,13 +37,20 @@ import Testing
         try live.run()
         defer { live.terminate() }
         for pid in [gone.processIdentifier, live.processIdentifier, getpid()] {
-            #expect(FileManager.default.createFile(atPath: directory + "/.listd-\(pid).tmp", contents: Data("half a write".utf8)))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: directory + "/.listd-\(pid).tmp",
+                    contents: Data("half a write".utf8)
+                )
+            )
         }
         #expect(FileManager.default.createFile(atPath: directory + "/.listd-notapid.tmp", contents: nil))
         let storage = ListFileStorage(path: directory + "/lists.md")
         #expect(storage.removeAbandonedTemporaryFiles() == [".listd-\(gone.processIdentifier).tmp"])
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory))
-            == [".listd-\(live.processIdentifier).tmp", ".listd-\(getpid()).tmp", ".listd-notapid.tmp"])
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+                == [".listd-\(live.processIdentifier).tmp", ".listd-\(getpid()).tmp", ".listd-notapid.tmp"]
+        )
     }
 
     @Test func aFileChangedSinceItWasReadIsNotReplaced() throws {
@@ -66,9 +74,16 @@ import Testing
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "x".write(toFile: directory + "/target.md", atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(atPath: directory + "/lists.md", withDestinationPath: directory + "/target.md")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory + "/lists.md",
+            withDestinationPath: directory + "/target.md"
+        )
         let storage = ListFileStorage(path: directory + "/lists.md")
         #expect(storage.path.hasSuffix("/target.md"))
-        #expect(try LocalPersistence(listFilePath: storage.path, historyLimit: 1).statePath.hasSuffix("/.target.md.listd-state.json"))
+        #expect(
+            try LocalPersistence(listFilePath: storage.path, historyLimit: 1).statePath.hasSuffix(
+                "/.target.md.listd-state.json"
+            )
+        )
     }
 }

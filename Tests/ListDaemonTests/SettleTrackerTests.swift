@@ -1,5 +1,6 @@
-@testable import ListDaemon
 import Testing
+
+@testable import ListDaemon
 
 @Suite struct SettleTrackerTests {
     let start = ContinuousClock.now

@@ -1,6 +1,7 @@
-@testable import ListFileFormat
 import ListModel
 import Testing
+
+@testable import ListFileFormat
 
 private let t0 = Timestamp(millisecondsSinceEpoch: 1_795_330_023_123)
 
@@ -18,7 +19,9 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
     var edits: [ListEdit] = []
     for fileEdit in reading.edits(from: book) {
         let change = try book.apply(fileEdit.edit, at: t0, origin: .file)
-        if let section = fileEdit.section, case .createList = fileEdit.edit { reading.sections[section].id = change?.list.id }
+        if let section = fileEdit.section, case .createList = fileEdit.edit {
+            reading.sections[section].id = change?.list.id
+        }
         edits.append(fileEdit.edit)
     }
     return (edits, book, reading)
@@ -94,7 +97,11 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
             """
         )
         #expect(reading.diagnostics.map(\.line) == [1, 4, 5, 6, 7, 8])
-        #expect(reading.diagnostics.map(\.reason) == ["itemOutsideList", "itemExists", "invalidItem", "listExists", "listRejected", "invalidName"])
+        #expect(
+            reading.diagnostics.map(\.reason) == [
+                "itemOutsideList", "itemExists", "invalidItem", "listExists", "listRejected", "invalidName",
+            ]
+        )
         #expect(reading.diagnostics[1].message == "line 4: “milk” is already on Groceries.")
         #expect(book.lists.count == 1)
         #expect(book.lists[0].items == ["milk"])
@@ -184,7 +191,9 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
         )
         _ = try book.apply(.deleteList(.id(1)), at: t0, origin: .file)
         reading = ListFileReading(ListDocument(parsing: ListFileWriter.text(for: book, onto: reading)), known: book)
-        #expect(ListFileWriter.text(for: book, onto: reading).hasPrefix("Notes at the top.\n\n(buy the big one)\n\n# Tools"))
+        #expect(
+            ListFileWriter.text(for: book, onto: reading).hasPrefix("Notes at the top.\n\n(buy the big one)\n\n# Tools")
+        )
     }
 
     @Test func rejectedLinesBecomeCommentsThatKeepWhatWasTyped() throws {
@@ -198,9 +207,15 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
 
                 """
         )
-        #expect(ListFileWriter.annotation("why", "- a --> b <!-- c") == "<!-- listd: not taken: why You wrote: - a -- > b <! -- c -->")
+        #expect(
+            ListFileWriter.annotation("why", "- a --> b <!-- c")
+                == "<!-- listd: not taken: why You wrote: - a -- > b <! -- c -->"
+        )
         // The annotation is then a note like any other.
-        let again = ListFileReading(ListDocument(parsing: ListFileWriter.text(for: book, onto: reading, rejected: reading.rejectedLines)), known: book)
+        let again = ListFileReading(
+            ListDocument(parsing: ListFileWriter.text(for: book, onto: reading, rejected: reading.rejectedLines)),
+            known: book
+        )
         #expect(again.diagnostics.isEmpty)
         #expect(again.edits(from: book).isEmpty)
     }
@@ -216,35 +231,49 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
             "# Groceries <!-- listd id=1 -->\n- bread\n- milk\n- duck eggs\n\n# Hardware <!-- listd id=2 -->\n",
             over: try start()
         )
-        #expect(edits == [
-            .addItem("bread", to: .id(1), at: 0),
-            .replaceItem("eggs", with: "duck eggs", on: .id(1)),
-            .removeItem("nails", from: .id(2)),
-        ])
+        #expect(
+            edits == [
+                .addItem("bread", to: .id(1), at: 0),
+                .replaceItem("eggs", with: "duck eggs", on: .id(1)),
+                .removeItem("nails", from: .id(2)),
+            ]
+        )
         #expect(try book.list(.id(1)).items == ["bread", "milk", "duck eggs"])
     }
 
     @Test func aChangedHeadingIsARenameOfTheSameList() throws {
-        let (edits, book, _) = try save("# Food <!-- listd id=1 -->\n- milk\n- eggs\n\n# Hardware <!-- listd id=2 -->\n- nails\n", over: try start())
+        let (edits, book, _) = try save(
+            "# Food <!-- listd id=1 -->\n- milk\n- eggs\n\n# Hardware <!-- listd id=2 -->\n- nails\n",
+            over: try start()
+        )
         #expect(edits == [.renameList(.id(1), to: "Food")])
         #expect(try book.list(.id(1)).name == "Food")
     }
 
     @Test func aRetypedHeadingWithoutItsCommentIsMatchedByName() throws {
-        let (edits, _, reading) = try save("# groceries\n- milk\n- eggs\n\n# Hardware <!-- listd id=2 -->\n- nails\n", over: try start())
+        let (edits, _, reading) = try save(
+            "# groceries\n- milk\n- eggs\n\n# Hardware <!-- listd id=2 -->\n- nails\n",
+            over: try start()
+        )
         #expect(edits == [.renameList(.id(1), to: "groceries")])
         #expect(reading.sections.map(\.id) == [1, 2])
     }
 
     @Test func newAndRemovedHeadingsAreCreatesAndDeletesInFileOrder() throws {
-        let (edits, book, reading) = try save("# Party\n- cake\n\n# Hardware <!-- listd id=2 -->\n- nails\n", over: try start())
+        let (edits, book, reading) = try save(
+            "# Party\n- cake\n\n# Hardware <!-- listd id=2 -->\n- nails\n",
+            over: try start()
+        )
         #expect(edits == [.createList(name: "Party", items: ["cake"]), .deleteList(.id(1))])
         #expect(book.lists.map(\.name) == ["Hardware", "Party"])
         #expect(reading.sections.map(\.id) == [3, 2])
     }
 
     @Test func aChangeOfSpellingIsAReplace() throws {
-        let (edits, _, _) = try save("# Groceries <!-- listd id=1 -->\n- Milk\n- eggs\n\n# Hardware <!-- listd id=2 -->\n- nails\n", over: try start())
+        let (edits, _, _) = try save(
+            "# Groceries <!-- listd id=1 -->\n- Milk\n- eggs\n\n# Hardware <!-- listd id=2 -->\n- nails\n",
+            over: try start()
+        )
         #expect(edits == [.replaceItem("milk", with: "Milk", on: .id(1))])
     }
 }
@@ -253,10 +282,14 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
     /// Lines are split on bytes; Swift's Character-wise split (where "\r\n" is one Character) is
     /// the reference.
     @Test func splittingOnBytesIsTheCharacterWiseSplit() {
-        let pieces = ["a", "\n", "\r", "\r\n", "é", "e\u{301}", "\u{301}", "🥛", " ", "# H", "- x", "\n\u{301}", "\r\r\n"]
+        let pieces = [
+            "a", "\n", "\r", "\r\n", "é", "e\u{301}", "\u{301}", "🥛", " ", "# H", "- x", "\n\u{301}", "\r\r\n",
+        ]
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20_000 {
-            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator)!
+            }.joined()
             let reference = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
             #expect(ListDocument.lineTexts(of: text) == reference, "\(text.debugDescription)")
         }
@@ -280,9 +313,11 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
             guard let quick = ListDocument.quickItem(line) else { continue }
             decidedQuickly += 1
             // The rules without the quick path: what the line would be otherwise.
-            #expect(quick == ListDocument.classifyCharacterWise(line, beforeFirstHeading: false), "\(line.debugDescription)")
+            #expect(
+                quick == ListDocument.classifyCharacterWise(line, beforeFirstHeading: false),
+                "\(line.debugDescription)"
+            )
         }
         #expect(decidedQuickly > 1_000)
     }
 }
-

@@ -18,13 +18,19 @@ import Testing
     }
 
     @Test func unchangedListsAreAllKeeps() {
-        #expect(ItemAlignment.align(old: ["a", "b"], new: ["a", "b"]) == [.keep(oldIndex: 0, newIndex: 0), .keep(oldIndex: 1, newIndex: 1)])
+        #expect(
+            ItemAlignment.align(old: ["a", "b"], new: ["a", "b"]) == [
+                .keep(oldIndex: 0, newIndex: 0), .keep(oldIndex: 1, newIndex: 1),
+            ]
+        )
     }
 
     @Test func anEditInPlaceIsAReplace() {
-        #expect(ItemAlignment.align(old: ["milk", "eggs", "jam"], new: ["milk", "duck eggs", "jam"]) == [
-            .keep(oldIndex: 0, newIndex: 0), .replace(oldIndex: 1, newIndex: 1), .keep(oldIndex: 2, newIndex: 2),
-        ])
+        #expect(
+            ItemAlignment.align(old: ["milk", "eggs", "jam"], new: ["milk", "duck eggs", "jam"]) == [
+                .keep(oldIndex: 0, newIndex: 0), .replace(oldIndex: 1, newIndex: 1), .keep(oldIndex: 2, newIndex: 2),
+            ]
+        )
     }
 
     @Test func aChangeOfCaseIsAKeep() {
@@ -32,12 +38,17 @@ import Testing
     }
 
     @Test func insertsAndRemovesKeepTheirPositions() {
-        #expect(ItemAlignment.align(old: ["a", "c"], new: ["a", "b", "c", "d"]) == [
-            .keep(oldIndex: 0, newIndex: 0), .insert(newIndex: 1), .keep(oldIndex: 1, newIndex: 2), .insert(newIndex: 3),
-        ])
-        #expect(ItemAlignment.align(old: ["a", "b", "c"], new: ["c"]) == [
-            .remove(oldIndex: 0), .remove(oldIndex: 1), .keep(oldIndex: 2, newIndex: 0),
-        ])
+        #expect(
+            ItemAlignment.align(old: ["a", "c"], new: ["a", "b", "c", "d"]) == [
+                .keep(oldIndex: 0, newIndex: 0), .insert(newIndex: 1), .keep(oldIndex: 1, newIndex: 2),
+                .insert(newIndex: 3),
+            ]
+        )
+        #expect(
+            ItemAlignment.align(old: ["a", "b", "c"], new: ["c"]) == [
+                .remove(oldIndex: 0), .remove(oldIndex: 1), .keep(oldIndex: 2, newIndex: 0),
+            ]
+        )
     }
 
     @Test(arguments: [
@@ -64,7 +75,9 @@ import Testing
 
     @Test func reorderFollowsTheGivenIDsWithoutARevision() throws {
         var book = ListBook()
-        for name in ["A", "B", "C"] { _ = try book.apply(.createList(name: name, items: []), at: .epoch, origin: .file) }
+        for name in ["A", "B", "C"] {
+            _ = try book.apply(.createList(name: name, items: []), at: .epoch, origin: .file)
+        }
         book.reorder(by: [3, 1])
         #expect(book.lists.map(\.name) == ["C", "A", "B"])
         #expect(book.revision == 3)

@@ -24,7 +24,9 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
 @Suite struct CreateTests {
     @Test func createAssignsIDRevisionAndStamp() throws {
         var book = ListBook()
-        let change = try #require(try book.apply(.createList(name: "  Groceries ", items: [" milk"]), at: t0, origin: me))
+        let change = try #require(
+            try book.apply(.createList(name: "  Groceries ", items: [" milk"]), at: t0, origin: me)
+        )
         #expect(change.kind == .created)
         #expect(change.revision == 1)
         #expect(change.list == ShoppingList(id: 1, name: "Groceries", edited: t0, revision: 1, items: ["milk"]))
@@ -34,7 +36,9 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
 
     @Test func createDeniesANameInUseComparedCaseInsensitively() throws {
         var book = try groceries()
-        let error = denial { () throws(ListError) in _ = try book.apply(.createList(name: "GROCERIES ", items: []), at: t1, origin: me) }
+        let error = denial { () throws(ListError) in
+            _ = try book.apply(.createList(name: "GROCERIES ", items: []), at: t1, origin: me)
+        }
         #expect(error == .listExists(name: "Groceries"))
         #expect(error?.reason == "listExists")
         #expect(error?.message == "There is already a list called “Groceries”.")
@@ -43,7 +47,9 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
 
     @Test func createDeniesDuplicateStartingItems() {
         var book = ListBook()
-        let error = denial { () throws(ListError) in _ = try book.apply(.createList(name: "A", items: ["milk", "MILK"]), at: t0, origin: me) }
+        let error = denial { () throws(ListError) in
+            _ = try book.apply(.createList(name: "A", items: ["milk", "MILK"]), at: t0, origin: me)
+        }
         #expect(error == .itemExists(item: "MILK", list: "A"))
         #expect(book.lists.isEmpty)
         #expect(book.revision == 0)
@@ -51,8 +57,15 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
 
     @Test func createDeniesInvalidNamesAndItems() {
         var book = ListBook()
-        #expect(denial { () throws(ListError) in _ = try book.apply(.createList(name: "  ", items: []), at: t0, origin: me) } == .invalidName("  ", .empty))
-        #expect(denial { () throws(ListError) in _ = try book.apply(.createList(name: "A", items: ["ok", ""]), at: t0, origin: me) } == .invalidItem("", .empty))
+        #expect(
+            denial { () throws(ListError) in _ = try book.apply(.createList(name: "  ", items: []), at: t0, origin: me)
+            } == .invalidName("  ", .empty)
+        )
+        #expect(
+            denial { () throws(ListError) in
+                _ = try book.apply(.createList(name: "A", items: ["ok", ""]), at: t0, origin: me)
+            } == .invalidItem("", .empty)
+        )
         #expect(book.lists.isEmpty)
     }
 
@@ -79,7 +92,8 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
     @Test(arguments: ["milk", "Milk ", "  MILK", "mIlK\t"])
     func addDeniesAnItemAlreadyThere(_ text: String) throws {
         var book = try groceries()
-        let error = denial { () throws(ListError) in _ = try book.apply(.addItem(text, to: .id(1)), at: t1, origin: me) }
+        let error = denial { () throws(ListError) in _ = try book.apply(.addItem(text, to: .id(1)), at: t1, origin: me)
+        }
         #expect(error == .itemExists(item: "milk", list: "Groceries"))
         #expect(error?.message == "“milk” is already on Groceries.")
         #expect(book == (try groceries()))
@@ -88,11 +102,20 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
     @Test func caseFoldingCoversNonASCII() throws {
         var book = ListBook()
         _ = try book.apply(.createList(name: "Einkauf", items: ["Straße", "ÄPFEL"]), at: t0, origin: me)
-        #expect(denial { () throws(ListError) in _ = try book.apply(.addItem("STRASSE", to: .id(1)), at: t1, origin: me) } != nil)
-        #expect(denial { () throws(ListError) in _ = try book.apply(.addItem("äpfel", to: .id(1)), at: t1, origin: me) } != nil)
+        #expect(
+            denial { () throws(ListError) in _ = try book.apply(.addItem("STRASSE", to: .id(1)), at: t1, origin: me) }
+                != nil
+        )
+        #expect(
+            denial { () throws(ListError) in _ = try book.apply(.addItem("äpfel", to: .id(1)), at: t1, origin: me) }
+                != nil
+        )
         // Precomposed and decomposed "é" are the same text.
         _ = try book.apply(.addItem("caf\u{E9}", to: .id(1)), at: t1, origin: me)
-        #expect(denial { () throws(ListError) in _ = try book.apply(.addItem("cafe\u{301}", to: .id(1)), at: t1, origin: me) } != nil)
+        #expect(
+            denial { () throws(ListError) in _ = try book.apply(.addItem("cafe\u{301}", to: .id(1)), at: t1, origin: me)
+            } != nil
+        )
     }
 
     @Test func theSpellingFirstStoredIsKept() throws {
@@ -114,7 +137,9 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
             ("a\u{2028}b", .controlCharacter(scalar: 0x2028)),
         ]
         for (text, violation) in cases {
-            let error = denial { () throws(ListError) in _ = try book.apply(.addItem(text, to: .id(1)), at: t1, origin: me) }
+            let error = denial { () throws(ListError) in
+                _ = try book.apply(.addItem(text, to: .id(1)), at: t1, origin: me)
+            }
             #expect(error == .invalidItem(text, violation))
             #expect(error?.reason == "invalidItem")
         }
@@ -122,19 +147,33 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
 
     @Test func replaceKeepsThePosition() throws {
         var book = try groceries()
-        let change = try #require(try book.apply(.replaceItem("MILK", with: "oat milk", on: .id(1)), at: t1, origin: me))
+        let change = try #require(
+            try book.apply(.replaceItem("MILK", with: "oat milk", on: .id(1)), at: t1, origin: me)
+        )
         #expect(change.steps == [.replace(item: "milk", with: "oat milk")])
         #expect(change.list.items == ["oat milk", "eggs"])
     }
 
     @Test func replaceDeniesAMissingItemAndAClashWithAnotherItem() throws {
         var book = try groceries()
-        #expect(denial { () throws(ListError) in _ = try book.apply(.replaceItem("bread", with: "rye", on: .id(1)), at: t1, origin: me) }
-            == .itemNotFound(item: "bread", list: "Groceries"))
-        #expect(denial { () throws(ListError) in _ = try book.apply(.replaceItem("milk", with: " Eggs", on: .id(1)), at: t1, origin: me) }
-            == .itemExists(item: "eggs", list: "Groceries"))
-        #expect(denial { () throws(ListError) in _ = try book.apply(.replaceItem("milk", with: "", on: .id(1)), at: t1, origin: me) }
-            == .invalidItem("", .empty))
+        #expect(
+            denial { () throws(ListError) in
+                _ = try book.apply(.replaceItem("bread", with: "rye", on: .id(1)), at: t1, origin: me)
+            }
+                == .itemNotFound(item: "bread", list: "Groceries")
+        )
+        #expect(
+            denial { () throws(ListError) in
+                _ = try book.apply(.replaceItem("milk", with: " Eggs", on: .id(1)), at: t1, origin: me)
+            }
+                == .itemExists(item: "eggs", list: "Groceries")
+        )
+        #expect(
+            denial { () throws(ListError) in
+                _ = try book.apply(.replaceItem("milk", with: "", on: .id(1)), at: t1, origin: me)
+            }
+                == .invalidItem("", .empty)
+        )
     }
 
     @Test func replaceMayChangeTheSpellingOfTheSameItem() throws {
@@ -154,8 +193,10 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
         let change = try #require(try book.apply(.removeItem(" EGGS", from: .name("Groceries")), at: t1, origin: me))
         #expect(change.steps == [.remove(item: "eggs")])
         #expect(change.list.items == ["milk"])
-        #expect(denial { () throws(ListError) in _ = try book.apply(.removeItem("eggs", from: .id(1)), at: t1, origin: me) }
-            == .itemNotFound(item: "eggs", list: "Groceries"))
+        #expect(
+            denial { () throws(ListError) in _ = try book.apply(.removeItem("eggs", from: .id(1)), at: t1, origin: me) }
+                == .itemNotFound(item: "eggs", list: "Groceries")
+        )
     }
 }
 
@@ -167,20 +208,35 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
         #expect(change.kind == .renamed)
         #expect(change.list.id == 1)
         #expect(change.steps == [.rename(from: "Groceries", to: "Food")])
-        #expect(denial { () throws(ListError) in _ = try book.apply(.renameList(.id(1), to: "HARDWARE"), at: t1, origin: me) }
-            == .listExists(name: "Hardware"))
+        #expect(
+            denial { () throws(ListError) in _ = try book.apply(.renameList(.id(1), to: "HARDWARE"), at: t1, origin: me)
+            }
+                == .listExists(name: "Hardware")
+        )
         // Its own name in other letter case is not "in use by another list".
         #expect(try book.apply(.renameList(.id(1), to: "FOOD"), at: t1, origin: me)?.list.name == "FOOD")
-        #expect(denial { () throws(ListError) in _ = try book.apply(.renameList(.id(1), to: "a\u{0}b"), at: t1, origin: me) }
-            == .invalidName("a\u{0}b", .controlCharacter(scalar: 0)))
+        #expect(
+            denial { () throws(ListError) in _ = try book.apply(.renameList(.id(1), to: "a\u{0}b"), at: t1, origin: me)
+            }
+                == .invalidName("a\u{0}b", .controlCharacter(scalar: 0))
+        )
     }
 
     @Test func renameAndDeleteDenyAnUnknownList() throws {
         var book = try groceries()
-        #expect(denial { () throws(ListError) in _ = try book.apply(.renameList(.id(9), to: "X"), at: t1, origin: me) } == .listNotFound(.id(9)))
-        #expect(denial { () throws(ListError) in _ = try book.apply(.deleteList(.name("Nope")), at: t1, origin: me) } == .listNotFound(.name("Nope")))
-        #expect(denial { () throws(ListError) in _ = try book.apply(.addItem("x", to: .name("Nope")), at: t1, origin: me) }?.message
-            == "There is no list called “Nope”.")
+        #expect(
+            denial { () throws(ListError) in _ = try book.apply(.renameList(.id(9), to: "X"), at: t1, origin: me) }
+                == .listNotFound(.id(9))
+        )
+        #expect(
+            denial { () throws(ListError) in _ = try book.apply(.deleteList(.name("Nope")), at: t1, origin: me) }
+                == .listNotFound(.name("Nope"))
+        )
+        #expect(
+            denial { () throws(ListError) in _ = try book.apply(.addItem("x", to: .name("Nope")), at: t1, origin: me) }?
+                .message
+                == "There is no list called “Nope”."
+        )
     }
 
     @Test func deleteReturnsTheLastState() throws {
@@ -195,10 +251,16 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
     @Test func ifRevisionIsCompareAndSwap() throws {
         var book = try groceries()
         #expect(try book.apply(.addItem("bread", to: .id(1)), ifRevision: 1, at: t1, origin: me) != nil)
-        let error = denial { () throws(ListError) in _ = try book.apply(.addItem("jam", to: .id(1)), ifRevision: 1, at: t1, origin: me) }
+        let error = denial { () throws(ListError) in
+            _ = try book.apply(.addItem("jam", to: .id(1)), ifRevision: 1, at: t1, origin: me)
+        }
         #expect(error == .conflict(list: "Groceries", expected: 1, actual: 2))
         #expect(error?.reason == "conflict")
-        #expect(denial { () throws(ListError) in _ = try book.apply(.createList(name: "B", items: []), ifRevision: 0, at: t1, origin: me) }?.reason == "conflict")
+        #expect(
+            denial { () throws(ListError) in
+                _ = try book.apply(.createList(name: "B", items: []), ifRevision: 0, at: t1, origin: me)
+            }?.reason == "conflict"
+        )
         #expect(try book.apply(.createList(name: "B", items: []), ifRevision: 2, at: t1, origin: me) != nil)
     }
 

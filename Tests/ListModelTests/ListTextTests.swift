@@ -38,7 +38,9 @@ private enum Reference {
     @Test func fastPathsAgreeWithTheRulesAsFirstWritten() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20_000 {
-            let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in Self.pieces.randomElement(using: &generator)! }.joined()
+            let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                Self.pieces.randomElement(using: &generator)!
+            }.joined()
             #expect(ListText.trimmed(text) == Reference.trimmed(text), "\(text.debugDescription)")
             #expect(ListText.key(text) == Reference.key(text), "\(text.debugDescription)")
             #expect(ListText.validated(text) == Reference.validated(text), "\(text.debugDescription)")
@@ -46,9 +48,14 @@ private enum Reference {
     }
 
     @Test func longTextsAreMeasuredInCharacters() {
-        #expect(ListText.validated(String(repeating: "a", count: 1000)) == .success(String(repeating: "a", count: 1000)))
+        #expect(
+            ListText.validated(String(repeating: "a", count: 1000)) == .success(String(repeating: "a", count: 1000))
+        )
         #expect(ListText.validated(String(repeating: "a", count: 1001)) == .failure(.tooLong(length: 1001)))
-        #expect(ListText.validated(String(repeating: "é", count: 1000)) == Reference.validated(String(repeating: "é", count: 1000)))
+        #expect(
+            ListText.validated(String(repeating: "é", count: 1000))
+                == Reference.validated(String(repeating: "é", count: 1000))
+        )
         #expect(ListText.validated(String(repeating: "e\u{301}", count: 1001)) == .failure(.tooLong(length: 1001)))
     }
 }

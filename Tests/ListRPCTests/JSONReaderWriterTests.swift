@@ -1,7 +1,8 @@
 import Foundation
 import ListModel
-@testable import ListRPC
 import Testing
+
+@testable import ListRPC
 
 private func read(_ text: String) -> JSONValue? {
     Array(text.utf8).withUnsafeBufferPointer { try? JSONReader.read($0) }
@@ -15,14 +16,20 @@ private func written(_ value: JSONValue) -> String {
 
 /// A JSON value made from `seed`, up to `depth` levels deep, with strings that need escaping.
 private func randomValue(_ generator: inout some RandomNumberGenerator, depth: Int = 4) -> JSONValue {
-    let strings = ["", "milk", "“quoted”", "a\"b", "back\\slash", "tab\there", "new\nline", "\u{1}\u{1f}", "slash/", "🥛 oat", "\u{7f}é"]
+    let strings = [
+        "", "milk", "“quoted”", "a\"b", "back\\slash", "tab\there", "new\nline", "\u{1}\u{1f}", "slash/", "🥛 oat",
+        "\u{7f}é",
+    ]
     switch Int.random(in: depth > 0 ? 0...6 : 0...4, using: &generator) {
     case 0: return .null
     case 1: return .bool(Bool.random(using: &generator))
     case 2: return .integer(Int64.random(in: Int64.min...Int64.max, using: &generator))
     case 3: return .number(Double.random(in: -1e6...1e6, using: &generator) + 0.5)
     case 4: return .string(strings.randomElement(using: &generator)!)
-    case 5: return .array((0..<Int.random(in: 0...4, using: &generator)).map { _ in randomValue(&generator, depth: depth - 1) })
+    case 5:
+        return .array(
+            (0..<Int.random(in: 0...4, using: &generator)).map { _ in randomValue(&generator, depth: depth - 1) }
+        )
     default:
         var object: [String: JSONValue] = [:]
         for _ in 0..<Int.random(in: 0...4, using: &generator) {
@@ -61,13 +68,22 @@ private struct SplitMix: RandomNumberGenerator {
             let text = written(value)
             #expect(read(text) == value, "\(text)")
             // Foundation reads the same text as valid JSON too.
-            #expect(throws: Never.self) { try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) }
+            #expect(throws: Never.self) {
+                try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
+            }
         }
     }
 
     @Test func readsWhatTheGrammarAllows() {
-        #expect(read(#"  {"a" : [1, -2, 3.5, 1e2, -0, true, false, null, "x"] }  "#)
-            == .object(["a": .array([.integer(1), .integer(-2), .number(3.5), .integer(100), .integer(0), .bool(true), .bool(false), .null, .string("x")])]))
+        #expect(
+            read(#"  {"a" : [1, -2, 3.5, 1e2, -0, true, false, null, "x"] }  "#)
+                == .object([
+                    "a": .array([
+                        .integer(1), .integer(-2), .number(3.5), .integer(100), .integer(0), .bool(true), .bool(false),
+                        .null, .string("x"),
+                    ])
+                ])
+        )
         #expect(read(#""\u00e9\ud83e\udd5b\n\/\\\"""#) == .string("é🥛\n/\\\""))
         #expect(read("123456789012345678901234567890") == .number(123456789012345678901234567890))
         #expect(read(#"{"a":1,"a":2}"#) == .object(["a": .integer(2)]))
@@ -81,7 +97,9 @@ private struct SplitMix: RandomNumberGenerator {
     func refusesWhatTheGrammarDoesNot(_ text: String) {
         #expect(read(text) == nil, "\(text.debugDescription)")
         // Foundation refuses each of them too.
-        #expect(throws: (any Error).self) { try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) }
+        #expect(throws: (any Error).self) {
+            try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
+        }
     }
 
     /// Foundation's reader lets these through; JSON (RFC 8259) does not, and neither does listd.
@@ -94,7 +112,11 @@ private struct SplitMix: RandomNumberGenerator {
         var book = ListBook()
         let items = ["milk", "“oat” milk", "back\\slash", "say \"hi\"", "🥛", "a/b"]
         let created = try #require(
-            try book.apply(.createList(name: "Groceries \"weekly\"", items: items), at: Timestamp(millisecondsSinceEpoch: 1_790_000_000_123), origin: .client(pid: 7, uid: 1000, name: "vim/ctl"))
+            try book.apply(
+                .createList(name: "Groceries \"weekly\"", items: items),
+                at: Timestamp(millisecondsSinceEpoch: 1_790_000_000_123),
+                origin: .client(pid: 7, uid: 1000, name: "vim/ctl")
+            )
         )
         let params = ListChangeParams(created)
         let bytes = try JSONWriter.encode(params)
@@ -116,8 +138,20 @@ private struct SplitMix: RandomNumberGenerator {
     /// their Codable conformance writes.
     @Test func aListWrittenDirectlyIsWhatCodableWrites() throws {
         let lists = [
-            ShoppingList(id: 1, name: "Groceries", edited: Timestamp(millisecondsSinceEpoch: 0), revision: 1, items: []),
-            ShoppingList(id: 42, name: "“Weekly” \\ \"shop\"/", edited: Timestamp(millisecondsSinceEpoch: 1_790_000_000_123), revision: 99, items: ["milk", "🥛 oat", "a\u{1}b", "say \"hi\""]),
+            ShoppingList(
+                id: 1,
+                name: "Groceries",
+                edited: Timestamp(millisecondsSinceEpoch: 0),
+                revision: 1,
+                items: []
+            ),
+            ShoppingList(
+                id: 42,
+                name: "“Weekly” \\ \"shop\"/",
+                edited: Timestamp(millisecondsSinceEpoch: 1_790_000_000_123),
+                revision: 99,
+                items: ["milk", "🥛 oat", "a\u{1}b", "say \"hi\""]
+            ),
         ]
         for list in lists {
             var direct: [UInt8] = []
@@ -135,9 +169,23 @@ private struct SplitMix: RandomNumberGenerator {
         var book = ListBook()
         let at = Timestamp(millisecondsSinceEpoch: 1_790_000_000_000)
         var changes: [ListChange] = []
-        changes.append(try #require(try book.apply(.createList(name: "G \"1\"", items: ["a", "b"]), at: at, origin: .file)))
-        changes.append(try #require(try book.apply(.addItem("c/d", to: .id(1)), at: at, origin: .client(pid: 1, uid: 2, name: nil))))
-        changes.append(try #require(try book.apply(.replaceItem("a", with: "“A”", on: .id(1)), at: at, origin: .client(pid: 3, uid: 0, name: "n\\m"))))
+        changes.append(
+            try #require(try book.apply(.createList(name: "G \"1\"", items: ["a", "b"]), at: at, origin: .file))
+        )
+        changes.append(
+            try #require(
+                try book.apply(.addItem("c/d", to: .id(1)), at: at, origin: .client(pid: 1, uid: 2, name: nil))
+            )
+        )
+        changes.append(
+            try #require(
+                try book.apply(
+                    .replaceItem("a", with: "“A”", on: .id(1)),
+                    at: at,
+                    origin: .client(pid: 3, uid: 0, name: "n\\m")
+                )
+            )
+        )
         changes.append(try #require(try book.apply(.removeItem("b", from: .id(1)), at: at, origin: .file)))
         changes.append(try #require(try book.apply(.renameList(.id(1), to: "H"), at: at, origin: .file)))
         for change in changes {
@@ -153,11 +201,22 @@ private struct SplitMix: RandomNumberGenerator {
             // The notification and a reply around it are JSON-RPC as Foundation reads it.
             let line = try RPCEncoding.requestBytes(id: nil, method: "didUpdateShoppingList", params: params)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
-            #expect(object["jsonrpc"] as? String == "2.0" && object["method"] as? String == "didUpdateShoppingList" && object["id"] == nil)
+            #expect(
+                object["jsonrpc"] as? String == "2.0" && object["method"] as? String == "didUpdateShoppingList"
+                    && object["id"] == nil
+            )
             for id in [RPCRequestID.number(7), .string("x\"y"), .null] {
-                let reply = try #require(try JSONSerialization.jsonObject(with: try RPCEncoding.result(id: id, params.list)) as? [String: Any])
+                let reply = try #require(
+                    try JSONSerialization.jsonObject(with: try RPCEncoding.result(id: id, params.list))
+                        as? [String: Any]
+                )
                 #expect(reply.keys.sorted() == ["id", "jsonrpc", "result"])
-                #expect(try JSONDecoder().decode(ShoppingList.self, from: JSONSerialization.data(withJSONObject: reply["result"]!)) == params.list)
+                #expect(
+                    try JSONDecoder().decode(
+                        ShoppingList.self,
+                        from: JSONSerialization.data(withJSONObject: reply["result"]!)
+                    ) == params.list
+                )
             }
         }
     }
@@ -205,7 +264,8 @@ private struct SplitMix: RandomNumberGenerator {
         for text in [
             #"{"list":1,"item":"milk"}"#, #"{"list":"Groceries","item":"milk","ifRevision":7}"#, #"{"item":"milk"}"#,
             #"{"list":1}"#, #"{"list":1,"item":5}"#, #"{"list":1,"item":null}"#, #"{"list":true,"item":"x"}"#,
-            #"{"list":1,"item":"x","ifRevision":"7"}"#, #"{"list":1,"item":"x","ifRevision":null}"#, #"{"list":[1],"item":"x"}"#,
+            #"{"list":1,"item":"x","ifRevision":"7"}"#, #"{"list":1,"item":"x","ifRevision":null}"#,
+            #"{"list":[1],"item":"x"}"#,
         ] {
             try agree(AddItem.Params.self, text)
         }
@@ -223,7 +283,8 @@ private struct SplitMix: RandomNumberGenerator {
         }
         for text in [
             #"{"name":"vet"}"#, #"{"name":"vet","questions":["shouldAdd"],"timeoutMs":100,"onTimeout":"deny"}"#,
-            #"{"name":"vet","questions":["shouldFly"]}"#, #"{"name":"vet","onTimeout":"maybe"}"#, #"{"name":"vet","timeoutMs":"fast"}"#,
+            #"{"name":"vet","questions":["shouldFly"]}"#, #"{"name":"vet","onTimeout":"maybe"}"#,
+            #"{"name":"vet","timeoutMs":"fast"}"#,
         ] {
             try agree(RegisterDelegate.Params.self, text)
         }
@@ -232,7 +293,11 @@ private struct SplitMix: RandomNumberGenerator {
     /// Where they differ, on purpose: a fraction for an integer field names the field (Foundation
     /// reports a corrupted document with no path, which became a message naming nothing).
     @Test func aFractionForAnIntegerNamesTheField() {
-        #expect(outcome(Subscribe.Params.self) { try JSONValueDecoder.decode(Subscribe.Params.self, from: .object(["since": .number(1.5)])) }
-            == .error(kind: "typeMismatch", path: ["since"]))
+        #expect(
+            outcome(Subscribe.Params.self) {
+                try JSONValueDecoder.decode(Subscribe.Params.self, from: .object(["since": .number(1.5)]))
+            }
+                == .error(kind: "typeMismatch", path: ["since"])
+        )
     }
 }

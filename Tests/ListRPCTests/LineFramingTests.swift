@@ -1,12 +1,15 @@
-@testable import ListRPCTransport
 import NIOCore
 import NIOEmbedded
 import Testing
 
+@testable import ListRPCTransport
+
 @Suite struct LineFramingTests {
     private func channel(cap: Int) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(CappedLineDecoder(maximumLineLength: cap), maximumBufferSize: cap + 1))
+        try channel.pipeline.syncOperations.addHandler(
+            ByteToMessageHandler(CappedLineDecoder(maximumLineLength: cap), maximumBufferSize: cap + 1)
+        )
         return channel
     }
 
@@ -38,7 +41,9 @@ import Testing
         // Whole, in a single read: the line itself is measured, not only what waits.
         let whole = try channel(cap: 16)
         #expect {
-            try whole.writeInbound(ByteBuffer(bytes: Array(repeating: UInt8(ascii: "x"), count: 17) + [0x0A, 0x7B, 0x7D, 0x0A]))
+            try whole.writeInbound(
+                ByteBuffer(bytes: Array(repeating: UInt8(ascii: "x"), count: 17) + [0x0A, 0x7B, 0x7D, 0x0A])
+            )
         } throws: { error in
             LineFraming.isLineTooLong(error)
         }

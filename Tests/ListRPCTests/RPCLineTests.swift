@@ -15,7 +15,9 @@ private func errorCode(_ text: String) -> Int? {
 
 @Suite struct RPCLineTests {
     @Test func readsARequestWithNamedParams() throws {
-        let message = try #require(single(#"{"jsonrpc":"2.0","id":7,"method":"addItem","params":{"list":1,"item":"milk"}}"#))
+        let message = try #require(
+            single(#"{"jsonrpc":"2.0","id":7,"method":"addItem","params":{"list":1,"item":"milk"}}"#)
+        )
         guard case .success(.request(let request)) = message else {
             Issue.record("expected a request, got \(message)")
             return
@@ -60,12 +62,20 @@ private func errorCode(_ text: String) -> Int? {
     }
 
     @Test func batchesAreValidatedPerElement() {
-        guard case .batch(let elements) = RPCLine.parse(Array(#"[{"jsonrpc":"2.0","id":1,"method":"a"}, 1, {"jsonrpc":"2.0","method":"b"}]"#.utf8)) else {
+        guard
+            case .batch(let elements) = RPCLine.parse(
+                Array(#"[{"jsonrpc":"2.0","id":1,"method":"a"}, 1, {"jsonrpc":"2.0","method":"b"}]"#.utf8)
+            )
+        else {
             Issue.record("expected a batch")
             return
         }
         #expect(elements.count == 3)
-        if case .failure(let invalid) = elements[1] { #expect(invalid.error.code == -32600) } else { Issue.record("element 2 should be invalid") }
+        if case .failure(let invalid) = elements[1] {
+            #expect(invalid.error.code == -32600)
+        } else {
+            Issue.record("element 2 should be invalid")
+        }
     }
 
     @Test func blankLinesAreIgnored() {
@@ -86,14 +96,21 @@ private func errorCode(_ text: String) -> Int? {
         #expect(error.message == "“milk” is already on Groceries.")
         #expect(error.isDenial)
         #expect(!RPCError.methodNotFound("x").isDenial)
-        let codes = ["itemExists", "itemNotFound", "listExists", "listNotFound", "invalidName", "invalidItem", "conflict"]
-            .map(DenialCode.code(for:))
+        let codes = [
+            "itemExists", "itemNotFound", "listExists", "listNotFound", "invalidName", "invalidItem", "conflict",
+        ]
+        .map(DenialCode.code(for:))
         #expect(Set(codes).count == codes.count)
     }
 
     @Test func listReferenceIsAnIDOrAName() throws {
         #expect(try RPCEncoding.decode(GetList.Params.self, from: .object(["list": .integer(3)])).list == .id(3))
-        #expect(try RPCEncoding.decode(GetList.Params.self, from: .object(["list": .string("3 Things")])).list == .name("3 Things"))
-        #expect(throws: (any Error).self) { try RPCEncoding.decode(GetList.Params.self, from: .object(["list": .bool(true)])) }
+        #expect(
+            try RPCEncoding.decode(GetList.Params.self, from: .object(["list": .string("3 Things")])).list
+                == .name("3 Things")
+        )
+        #expect(throws: (any Error).self) {
+            try RPCEncoding.decode(GetList.Params.self, from: .object(["list": .bool(true)]))
+        }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-@testable import Systemd
 import Testing
+
+@testable import Systemd
 
 @Suite struct JournalFieldTests {
     @Test func metadataKeysBecomeJournalFieldNames() {

@@ -101,7 +101,12 @@ extension ListCore {
         return actions
     }
 
-    private mutating func take(_ content: FileContent, now: ContinuousClock.Instant, at time: Timestamp, into actions: inout [CoreAction]) {
+    private mutating func take(
+        _ content: FileContent,
+        now: ContinuousClock.Instant,
+        at time: Timestamp,
+        into actions: inout [CoreAction]
+    ) {
         switch content {
         case .bytes(let bytes, _, let known) where known != file.shown && bytes != file.bytes:
             // Tied to lists the file no longer shows (a save was taken in meanwhile): again.
@@ -137,7 +142,8 @@ extension ListCore {
                 file.reportedInvalid = bytes
                 let rejection = FileRejectionParams(
                     reason: "fileInvalid",
-                    message: "The list file \(filePath) is not UTF-8 text (first bad byte at offset \(offset)); listd keeps the lists as they were and will not write the file until it is fixed.",
+                    message:
+                        "The list file \(filePath) is not UTF-8 text (first bad byte at offset \(offset)); listd keeps the lists as they were and will not write the file until it is fixed.",
                     lines: [],
                     byteOffset: offset
                 )
@@ -160,7 +166,9 @@ extension ListCore {
 
     /// Asks for a rewrite once the file has lagged `fileWriteDelay`, or a timer for it.
     mutating func scheduleWrite(now: ContinuousClock.Instant, force: Bool = false, into actions: inout [CoreAction]) {
-        guard file.dirty, save == nil, file.invalidOffset == nil, !file.writeInFlight, !file.readInFlight else { return }
+        guard file.dirty, save == nil, file.invalidOffset == nil, !file.writeInFlight, !file.readInFlight else {
+            return
+        }
         let since = file.dirtySince ?? now
         file.dirtySince = since
         let lag = now - since
@@ -196,7 +204,11 @@ extension ListCore {
     }
 
     /// How the replacement of the list file ended.
-    mutating func fileReplaced(_ rendered: RenderedFile, _ outcome: FileReplaceOutcome, now: ContinuousClock.Instant) -> [CoreAction] {
+    mutating func fileReplaced(
+        _ rendered: RenderedFile,
+        _ outcome: FileReplaceOutcome,
+        now: ContinuousClock.Instant
+    ) -> [CoreAction] {
         file.writeInFlight = false
         var actions: [CoreAction] = []
         switch outcome {

@@ -35,7 +35,12 @@ struct Save: Sendable {
 /// about on the list as it will be, and the save is taken in once all are decided.
 extension ListCore {
     /// Starts deciding a save: each of its edits joins its list's queue.
-    mutating func startSave(_ bytes: [UInt8], _ reading: ListFileReading, at time: Timestamp, into actions: inout [CoreAction]) {
+    mutating func startSave(
+        _ bytes: [UInt8],
+        _ reading: ListFileReading,
+        at time: Timestamp,
+        into actions: inout [CoreAction]
+    ) {
         let edits = reading.edits(from: file.shown)
         var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: file.shown, edits: edits, parts: [:])
         nextSaveID += 1
@@ -75,7 +80,15 @@ extension ListCore {
                 current.partBooks[key] = book
                 save = current
                 asking.insert(.saveEdit(save: current.id, index: index))
-                actions.append(.ask(.saveEdit(save: current.id, index: index), DelegateQuestion(edit), params, list: list?.id, name: params.name))
+                actions.append(
+                    .ask(
+                        .saveEdit(save: current.id, index: index),
+                        DelegateQuestion(edit),
+                        params,
+                        list: list?.id,
+                        name: params.name
+                    )
+                )
                 return
             }
             book = trial
@@ -85,7 +98,12 @@ extension ListCore {
     }
 
     /// A delegates' verdict on one edit of the save.
-    mutating func record(_ verdict: DelegateVerdict, forSaveEdit index: Int, at time: Timestamp, into actions: inout [CoreAction]) {
+    mutating func record(
+        _ verdict: DelegateVerdict,
+        forSaveEdit index: Int,
+        at time: Timestamp,
+        into actions: inout [CoreAction]
+    ) {
         guard var current = save else { return }
         let edit = current.edits[index].edit
         if verdict.consulted { current.waited = true }
@@ -96,7 +114,16 @@ extension ListCore {
             let book = current.partBooks[key] ?? working
             let list = edit.target.flatMap { try? book.list($0) }
             let params = DelegateQuestionParams(edit, list: list, origin: .file, revision: book.revision)
-            actions.append(.announceDenial(DeniedChangeParams(question: DelegateQuestion(edit), proposal: params, denials: verdict.denials, timedOut: verdict.timedOut)))
+            actions.append(
+                .announceDenial(
+                    DeniedChangeParams(
+                        question: DelegateQuestion(edit),
+                        proposal: params,
+                        denials: verdict.denials,
+                        timedOut: verdict.timedOut
+                    )
+                )
+            )
         } else {
             current.decisions[index] = .allowed
             var book = current.partBooks[key] ?? working
@@ -146,11 +173,17 @@ extension ListCore {
         var stale = false
         func reject(_ fileEdit: FileEdit, _ problem: ListFileDiagnostic.Problem) {
             guard fileEdit.line >= 0 else { return }
-            diagnostics.append(ListFileDiagnostic(line: fileEdit.line + 1, text: lines[fileEdit.line].raw, problem: problem))
+            diagnostics.append(
+                ListFileDiagnostic(line: fileEdit.line + 1, text: lines[fileEdit.line].raw, problem: problem)
+            )
             if case .createList = fileEdit.edit, let section = fileEdit.section {
                 for item in reading.sections[section].items {
                     diagnostics.append(
-                        ListFileDiagnostic(line: item.line + 1, text: lines[item.line].raw, problem: .underRejectedHeading(headingLine: fileEdit.line + 1))
+                        ListFileDiagnostic(
+                            line: item.line + 1,
+                            text: lines[item.line].raw,
+                            problem: .underRejectedHeading(headingLine: fileEdit.line + 1)
+                        )
                     )
                 }
             }
@@ -218,7 +251,8 @@ extension ListCore {
         let count = diagnostics.count
         return FileRejectionParams(
             reason: "linesNotTaken",
-            message: "\(count) line\(count == 1 ? "" : "s") of the list file could not be taken; the rest was applied. Each is marked in the file.",
+            message:
+                "\(count) line\(count == 1 ? "" : "s") of the list file could not be taken; the rest was applied. Each is marked in the file.",
             lines: diagnostics.map { .init(line: $0.line, text: $0.text, reason: $0.reason, message: $0.explanation) }
         )
     }

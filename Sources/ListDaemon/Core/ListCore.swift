@@ -98,10 +98,26 @@ struct ListCore {
             guard let proposal = proposals[id] else { return [] }
             if verdict.denied {
                 let list = proposal.edit.target.flatMap { try? working.list($0) }
-                let params = DelegateQuestionParams(proposal.edit, list: list, origin: proposal.origin, revision: working.revision)
+                let params = DelegateQuestionParams(
+                    proposal.edit,
+                    list: list,
+                    origin: proposal.origin,
+                    revision: working.revision
+                )
                 let question = DelegateQuestion(proposal.edit)
-                actions.append(.announceDenial(DeniedChangeParams(question: question, proposal: params, denials: verdict.denials, timedOut: verdict.timedOut)))
-                actions.append(.journal(.deniedByDelegates(question, verdict: verdict, origin: proposal.origin, list: list)))
+                actions.append(
+                    .announceDenial(
+                        DeniedChangeParams(
+                            question: question,
+                            proposal: params,
+                            denials: verdict.denials,
+                            timedOut: verdict.timedOut
+                        )
+                    )
+                )
+                actions.append(
+                    .journal(.deniedByDelegates(question, verdict: verdict, origin: proposal.origin, list: list))
+                )
                 settle(id, .failure(.deniedByDelegate(verdict.denials, timedOut: verdict.timedOut)), into: &actions)
             } else {
                 apply(id, proposal, at: time, into: &actions)
@@ -121,9 +137,17 @@ struct ListCore {
             switch head {
             case .proposal(let id):
                 guard !asking.contains(.proposal(id)), let proposal = proposals[id] else { return }
-                if let question = vet(proposal.edit, proposal.ifRevision, origin: proposal.origin, on: working, at: time) {
+                if let question = vet(
+                    proposal.edit,
+                    proposal.ifRevision,
+                    origin: proposal.origin,
+                    on: working,
+                    at: time
+                ) {
                     asking.insert(.proposal(id))
-                    actions.append(.ask(.proposal(id), question.0, question.1, list: question.1.list?.id, name: question.1.name))
+                    actions.append(
+                        .ask(.proposal(id), question.0, question.1, list: question.1.list?.id, name: question.1.name)
+                    )
                     return
                 }
                 // Denied by a rule, or it changes nothing: decided without asking anyone.
@@ -146,14 +170,24 @@ struct ListCore {
 
     /// The question `edit` puts to delegates, or nil when the rules decide it (denied, or no
     /// change): checked on `book`, the lists as they will be when it is applied.
-    func vet(_ edit: ListEdit, _ ifRevision: Revision?, origin: ChangeOrigin, on book: ListBook, at time: Timestamp)
+    func vet(
+        _ edit: ListEdit,
+        _ ifRevision: Revision?,
+        origin: ChangeOrigin,
+        on book: ListBook,
+        at time: Timestamp
+    )
         -> (DelegateQuestion, DelegateQuestionParams)?
     {
         guard file.invalidOffset == nil else { return nil }
         var trial = book
-        guard case .some(.some) = try? trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin) else { return nil }
+        guard case .some(.some) = try? trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin) else {
+            return nil
+        }
         let list = edit.target.flatMap { try? book.list($0) }
-        return (DelegateQuestion(edit), DelegateQuestionParams(edit, list: list, origin: origin, revision: book.revision))
+        return (
+            DelegateQuestion(edit), DelegateQuestionParams(edit, list: list, origin: origin, revision: book.revision)
+        )
     }
 
     /// A proposal decided by the rules alone, on the lists as they will be.
@@ -185,7 +219,14 @@ struct ListCore {
     private mutating func apply(_ id: Int, _ proposal: Proposal, at time: Timestamp, into actions: inout [CoreAction]) {
         let before = proposal.edit.target.flatMap { try? working.list($0) }
         do throws(ListError) {
-            guard let change = try working.apply(proposal.edit, ifRevision: proposal.ifRevision, at: time, origin: proposal.origin) else {
+            guard
+                let change = try working.apply(
+                    proposal.edit,
+                    ifRevision: proposal.ifRevision,
+                    at: time,
+                    origin: proposal.origin
+                )
+            else {
                 settle(id, .success(try working.list(proposal.edit.target!)), into: &actions)
                 return
             }
@@ -202,7 +243,11 @@ struct ListCore {
 
     /// Replies at once when nothing applied is waiting to be durable, else with the next batch
     /// (a reply never runs ahead of a change it was decided on).
-    private mutating func settle(_ id: Int, _ outcome: Result<ShoppingList, EditFailure>, into actions: inout [CoreAction]) {
+    private mutating func settle(
+        _ id: Int,
+        _ outcome: Result<ShoppingList, EditFailure>,
+        into actions: inout [CoreAction]
+    ) {
         if inFlight == nil, open.entries.isEmpty {
             actions.append(.reply(id, outcome))
         } else {

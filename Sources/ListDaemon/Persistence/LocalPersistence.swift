@@ -51,7 +51,11 @@ final class LocalPersistence: ListPersistence {
         }
         let entries = try log.readAll()
         var recovered = try Self.recover(
-            snapshot: snapshot, entries: entries, listFileDigest: listFileDigest, historyLimit: historyLimit, logPath: logPath
+            snapshot: snapshot,
+            entries: entries,
+            listFileDigest: listFileDigest,
+            historyLimit: historyLimit,
+            logPath: logPath
         )
         recovered.isFirstStart = snapshot == nil && entries.isEmpty
         recovered.problems = problems
@@ -66,7 +70,11 @@ final class LocalPersistence: ListPersistence {
     /// The lists the snapshot and the log after it give (pure: tested without files).
     /// - Parameter listFileDigest: the list file's digest as it is now, to find what it shows.
     static func recover(
-        snapshot: PersistedState?, entries: [LogEntry], listFileDigest: String?, historyLimit: Int, logPath: String
+        snapshot: PersistedState?,
+        entries: [LogEntry],
+        listFileDigest: String?,
+        historyLimit: Int,
+        logPath: String
     ) throws(DaemonError) -> RecoveredLists {
         var book = snapshot?.book ?? ListBook()
         let snapshotRevision = book.revision
@@ -155,7 +163,9 @@ final class LocalPersistence: ListPersistence {
             kept.append(.order(view.book.lists.map(\.id), revision: view.book.revision))
             // The snapshot first: until the log is rewritten, the old log on the new snapshot
             // gives the same lists (its changes up to the snapshot are skipped).
-            try writeSnapshot(PersistedState(book: base, listFileDigest: view.fileDigest, shown: view.shown, instance: view.instance))
+            try writeSnapshot(
+                PersistedState(book: base, listFileDigest: view.fileDigest, shown: view.shown, instance: view.instance)
+            )
             try log.rewrite(kept)
             state.lines = kept.count
         }
@@ -167,7 +177,14 @@ final class LocalPersistence: ListPersistence {
             // Only when nothing is logged yet: the snapshot is the base the log's records follow.
             guard state.history.records.isEmpty else { return }
             state.history = ChangeHistory(base: view.book, limit: historyLimit)
-            try writeSnapshot(PersistedState(book: view.book, listFileDigest: view.fileDigest, shown: view.shown, instance: view.instance))
+            try writeSnapshot(
+                PersistedState(
+                    book: view.book,
+                    listFileDigest: view.fileDigest,
+                    shown: view.shown,
+                    instance: view.instance
+                )
+            )
         }
     }
 

@@ -23,12 +23,14 @@ enum LogEntry: Sendable, Hashable {
             stored.t = record.time.millisecondsSinceEpoch
             stored.o = record.origin
             switch record.operation {
-            case .create(let id, let name, let items): (stored.op, stored.id, stored.name, stored.items) = ("create", id, name, items)
+            case .create(let id, let name, let items):
+                (stored.op, stored.id, stored.name, stored.items) = ("create", id, name, items)
             case .rename(let id, let name): (stored.op, stored.id, stored.name) = ("rename", id, name)
             case .delete(let id): (stored.op, stored.id) = ("delete", id)
             case .add(let id, let item, let at): (stored.op, stored.id, stored.item, stored.at) = ("add", id, item, at)
             case .remove(let id, let at): (stored.op, stored.id, stored.at) = ("remove", id, at)
-            case .replace(let id, let at, let with): (stored.op, stored.id, stored.at, stored.item) = ("replace", id, at, with)
+            case .replace(let id, let at, let with):
+                (stored.op, stored.id, stored.at, stored.item) = ("replace", id, at, with)
             }
         case .fileShows(let digest, let revision):
             (stored.listd, stored.digest, stored.revision) = ("fileShows", digest, revision)
@@ -36,7 +38,12 @@ enum LogEntry: Sendable, Hashable {
             (stored.listd, stored.ids, stored.revision) = ("order", ids, revision)
         case .fullChange(let change):
             // Never written; kept encodable so an old log's line round-trips in tests.
-            return (try? RPCEncoding.requestBytes(id: nil, method: ListEventName(change.kind).rawValue, params: ListChangeParams(change))) ?? []
+            return
+                (try? RPCEncoding.requestBytes(
+                    id: nil,
+                    method: ListEventName(change.kind).rawValue,
+                    params: ListChangeParams(change)
+                )) ?? []
         }
         return (try? JSONWriter.encode(stored)) ?? []
     }
@@ -56,7 +63,8 @@ enum LogEntry: Sendable, Hashable {
             let id = fields.int("id")
         else { return nil }
         let operation: ChangeRecord.Operation
-        switch (op, fields["name"]?.stringValue, fields.strings("items"), fields["item"]?.stringValue, fields.int("at")) {
+        switch (op, fields["name"]?.stringValue, fields.strings("items"), fields["item"]?.stringValue, fields.int("at"))
+        {
         case ("create", let name?, let items?, _, _): operation = .create(id: id, name: name, items: items)
         case ("rename", let name?, _, _, _): operation = .rename(id: id, to: name)
         case ("delete", _, _, _, _): operation = .delete(id: id)
@@ -87,7 +95,15 @@ enum LogEntry: Sendable, Hashable {
             let event = ListEventName(rawValue: older.method), let kind = ListChange.Kind(event)
         else { return nil }
         let params = older.params
-        return .fullChange(ListChange(kind: kind, revision: params.revision, list: params.list, steps: params.changes, origin: params.origin))
+        return .fullChange(
+            ListChange(
+                kind: kind,
+                revision: params.revision,
+                list: params.list,
+                steps: params.changes,
+                origin: params.origin
+            )
+        )
     }
 
     /// Every field any entry has; the names are short because there is one line per change.

@@ -27,7 +27,9 @@ struct JournalEntries: Sendable {
             for line in rejection.lines {
                 logger.warning(
                     "not taken from the list file, line \(line.line): \(line.message)",
-                    metadata: ["origin": "file", "reason": "\(line.reason)", "line": "\(line.line)", "text": "\(line.text)"]
+                    metadata: [
+                        "origin": "file", "reason": "\(line.reason)", "line": "\(line.line)", "text": "\(line.text)",
+                    ]
                 )
             }
         case .fileEmptied(let path, let deleted):

@@ -25,14 +25,20 @@ struct ListFileSync: Sendable {
     }
 
     static func content(_ bytes: [UInt8], known: ListBook) -> FileContent {
-        guard let text = String(validating: bytes, as: UTF8.self) else { return .bytes(bytes, reading: nil, known: known) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .bytes(bytes, reading: nil, known: known)
+        }
         return .bytes(bytes, reading: ListFileReading(ListDocument(parsing: text), known: known), known: known)
     }
 
     /// The file's new text: `book` laid onto the person's `reading`, `rejected` lines marked.
     static func render(_ book: ListBook, onto reading: ListFileReading?, rejected: [Int: String]) -> RenderedFile {
         let text = ListFileWriter.text(for: book, onto: reading, rejected: rejected)
-        return RenderedFile(bytes: Array(text.utf8), reading: ListFileReading(ListDocument(parsing: text), known: book), book: book)
+        return RenderedFile(
+            bytes: Array(text.utf8),
+            reading: ListFileReading(ListDocument(parsing: text), known: book),
+            book: book
+        )
     }
 
     /// Replaces the file (blocking) unless it no longer holds `expecting`.

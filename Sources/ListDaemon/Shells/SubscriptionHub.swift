@@ -89,7 +89,12 @@ final class SubscriptionHub: Sendable {
                     throw .instanceChanged(expected: expectedInstance, instance: instance, revision: revision)
                 }
                 guard state.history.covers(since: since), let changes = try? state.history.changes(after: since) else {
-                    throw .historyCompacted(since: since, revision: revision, oldestKept: state.history.oldest, instance: instance)
+                    throw .historyCompacted(
+                        since: since,
+                        revision: revision,
+                        oldestKept: state.history.oldest,
+                        instance: instance
+                    )
                 }
                 for change in changes where subscription.wants(ListEventName(change.kind), change.list.id) {
                     if let line = try? Self.notificationLine(change) { outbox.sendNotification(line) }
@@ -146,7 +151,11 @@ final class SubscriptionHub: Sendable {
 
     /// A change as the notification line subscribers get.
     static func notificationLine(_ change: ListChange) throws -> ByteBuffer {
-        var bytes = try RPCEncoding.requestBytes(id: nil, method: ListEventName(change.kind).rawValue, params: ListChangeParams(change))
+        var bytes = try RPCEncoding.requestBytes(
+            id: nil,
+            method: ListEventName(change.kind).rawValue,
+            params: ListChangeParams(change)
+        )
         bytes.append(UInt8(ascii: "\n"))
         return ByteBuffer(bytes: bytes)
     }

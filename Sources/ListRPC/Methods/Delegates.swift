@@ -36,7 +36,13 @@ public enum RegisterDelegate: RPCMethod {
         public var timeoutMs: Int?
         public var onTimeout: TimeoutVerdict?
 
-        public init(name: String, questions: [DelegateQuestion]? = nil, lists: [ListReference]? = nil, timeoutMs: Int? = nil, onTimeout: TimeoutVerdict? = nil) {
+        public init(
+            name: String,
+            questions: [DelegateQuestion]? = nil,
+            lists: [ListReference]? = nil,
+            timeoutMs: Int? = nil,
+            onTimeout: TimeoutVerdict? = nil
+        ) {
             self.name = name
             self.questions = questions
             self.lists = lists
@@ -82,7 +88,15 @@ public struct DelegateQuestionParams: Codable, Sendable, Hashable {
     /// The daemon-wide revision the proposal was checked against.
     public var revision: Revision
 
-    public init(list: ShoppingList?, name: String?, item: String?, with: String?, items: [String]?, origin: ChangeOrigin, revision: Revision) {
+    public init(
+        list: ShoppingList?,
+        name: String?,
+        item: String?,
+        with: String?,
+        items: [String]?,
+        origin: ChangeOrigin,
+        revision: Revision
+    ) {
         self.list = list
         self.name = name
         self.item = item
@@ -134,7 +148,12 @@ public struct DeniedChangeParams: Codable, Sendable, Hashable {
     public var denials: [DelegateDenial]
     public var timedOut: [String]
 
-    public init(question: DelegateQuestion, proposal: DelegateQuestionParams, denials: [DelegateDenial], timedOut: [String]) {
+    public init(
+        question: DelegateQuestion,
+        proposal: DelegateQuestionParams,
+        denials: [DelegateDenial],
+        timedOut: [String]
+    ) {
         self.question = question
         self.proposal = proposal
         self.denials = denials

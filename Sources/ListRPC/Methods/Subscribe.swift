@@ -15,7 +15,12 @@ public enum Subscribe: RPCMethod {
         /// With `since`: the instance that revision belongs to (from an earlier reply); a
         /// different one is refused with `instanceChanged`.
         public var instance: String?
-        public init(events: [String]? = nil, lists: [ListReference]? = nil, since: Revision? = nil, instance: String? = nil) {
+        public init(
+            events: [String]? = nil,
+            lists: [ListReference]? = nil,
+            since: Revision? = nil,
+            instance: String? = nil
+        ) {
             self.events = events
             self.lists = lists
             self.since = since

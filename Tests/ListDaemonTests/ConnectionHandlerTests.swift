@@ -1,0 +1,204 @@
+// The connection layer on in-memory channels: listd's own line decoder and ConnectionHandler in
+// a NIOAsyncTestingChannel, serving a real ListService on a temporary list file. Bytes go in as a
+// socket would deliver them; what the handler writes is read back line by line.
+import Foundation
+import ListModel
+import ListRPC
+import ListRPCTransport
+import Logging
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@testable import ListDaemon
+
+/// A socket whose kernel buffer is full: writes are kept, never completed, until the connection
+/// closes (then they fail, as they would).
+private final class StalledSocket: ChannelOutboundHandler, @unchecked Sendable {
+    typealias OutboundIn = ByteBuffer
+    private(set) var stalledBytes = 0
+    private var promises: [EventLoopPromise<Void>] = []
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        stalledBytes += unwrapOutboundIn(data).readableBytes
+        if let promise { promises.append(promise) }
+    }
+
+    func flush(context: ChannelHandlerContext) {}
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        for promise in promises { promise.fail(ChannelError.ioOnClosedChannel) }
+        promises = []
+        context.close(mode: mode, promise: promise)
+    }
+}
+
+/// Fails with `what` when `body` takes longer than `seconds`.
+private func within<T: Sendable>(
+    _ seconds: Double,
+    _ what: String,
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let result = first else {
+            Issue.record("waited \(seconds) s for \(what)")
+            throw CancellationError()
+        }
+        return result
+    }
+}
+
+/// One client's connection: the pipeline RPCServer.accept builds, on a testing channel.
+private struct TestConnection {
+    let channel: NIOAsyncTestingChannel
+
+    init(
+        _ service: ListService,
+        id: Int,
+        maximumLineLength: Int = LineFraming.defaultMaximumLineLength,
+        outboundLimit: Int = RPCServer.Configuration.defaultMaximumOutboundBytes,
+        stalled: StalledSocket? = nil
+    ) async throws {
+        let configuration = RPCServer.Configuration(
+            socketPath: "/unused",
+            maximumLineLength: maximumLineLength,
+            maximumOutboundBytes: outboundLimit,
+            version: "test"
+        )
+        let services = ConnectionServices(
+            methods: .listd(service: service, version: "test"),
+            hub: service.hub,
+            delegates: service.delegates,
+            configuration: configuration,
+            logger: Logger(label: "test")
+        )
+        let credentials = PeerCredentials(pid: 4_000 + Int32(id), uid: getuid(), gid: getgid())
+        channel = NIOAsyncTestingChannel()
+        let channel = channel
+        try await channel.eventLoop.submit {
+            let pipeline = channel.pipeline.syncOperations
+            if let stalled { try pipeline.addHandler(stalled) }
+            try pipeline.addHandler(LineFraming.lineDecoder(maximumLineLength: maximumLineLength))
+            try pipeline.addHandler(
+                ConnectionHandler(services: services, id: id, credentials: credentials, refusal: nil)
+            )
+        }.get()
+        try await channel.connect(to: SocketAddress(unixDomainSocketPath: "/unused")).get()
+    }
+
+    /// Delivers `text` as the socket would: as one read, newlines and all.
+    func send(_ text: String) async throws {
+        try await channel.writeInbound(ByteBuffer(string: text))
+    }
+
+    /// The next line listd wrote, as JSON.
+    func nextReply(_ what: String) async throws -> Any {
+        let channel = channel
+        let buffer = try await within(10, what) { try await channel.waitForOutboundWrite(as: ByteBuffer.self) }
+        let text = String(buffer: buffer)
+        #expect(text.hasSuffix("\n"), "every reply is one whole line: \(text)")
+        #expect(text.dropLast().contains("\n") == false, "one line per write: \(text)")
+        return try JSONSerialization.jsonObject(with: Data(text.utf8))
+    }
+
+    func waitUntilClosed(_ what: String) async throws {
+        let channel = channel
+        try await within(10, what) { try await channel.closeFuture.get() }
+    }
+}
+
+private func id(_ reply: Any) -> Int? { (reply as? [String: Any])?["id"] as? Int }
+
+private func service() throws -> ListService {
+    let directory = NSTemporaryDirectory() + "connection-\(UUID().uuidString)"
+    return try ListService(filePath: directory + "/lists.md", logger: Logger(label: "test"))
+}
+
+@Suite struct ConnectionHandlerTests {
+    @Test func aRequestSplitAcrossReadsAndTwoInOneReadAreEachAnsweredInOrder() async throws {
+        let connection = try await TestConnection(try service(), id: 1)
+        try await connection.send(#"{"jsonrpc":"2.0","id":1,"meth"#)
+        try await connection.send(#"od":"hello"}"# + "\n" + #"{"jsonrpc":"2.0","id":2,"method":"getLists"}"# + "\n")
+        #expect(id(try await connection.nextReply("the reply to the split request")) == 1)
+        let second = try await connection.nextReply("the reply to the second request of the read")
+        #expect(id(second) == 2)
+        #expect(((second as? [String: Any])?["result"] as? [String: Any])?["lists"] as? [Any] != nil)
+    }
+
+    @Test func aLineLongerThanTheLimitIsRefusedAndTheConnectionEnds() async throws {
+        let connection = try await TestConnection(try service(), id: 1, maximumLineLength: 64)
+        try await connection.send(String(repeating: "x", count: 100))
+        let reply = try await connection.nextReply("the error for a long line")
+        let error = (reply as? [String: Any])?["error"] as? [String: Any]
+        #expect(error?["code"] as? Int == -32600)
+        #expect((error?["message"] as? String)?.contains("longer than 64 bytes") == true)
+        try await connection.waitUntilClosed("the connection to end after a long line")
+    }
+
+    @Test func aBatchIsAnsweredByOneLineInOrderAndItsNotificationGetsNoReply() async throws {
+        let connection = try await TestConnection(try service(), id: 1)
+        try await connection.send(
+            "["
+                + #"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Groceries","items":["milk"]}},"#
+                + #"{"jsonrpc":"2.0","method":"hello","params":{"name":"batcher"}},"#
+                + #"{"jsonrpc":"2.0","id":2,"method":"getLists"}"#
+                + "]\n"
+        )
+        let replies = try #require(try await connection.nextReply("the batch's reply") as? [[String: Any]])
+        #expect(replies.map { $0["id"] as? Int } == [1, 2])
+        // The read after the edit in the same batch sees it: the batch is handled in order.
+        let lists = (replies[1]["result"] as? [String: Any])?["lists"] as? [[String: Any]]
+        #expect(lists?.map { $0["name"] as? String } == ["Groceries"])
+    }
+
+    @Test func aClientThatShutsItsSendingSideGetsEveryReplyThenTheEnd() async throws {
+        let connection = try await TestConnection(try service(), id: 1)
+        try await connection.send(
+            #"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Groceries"}}"# + "\n"
+                + #"{"jsonrpc":"2.0","id":2,"method":"addItem","params":{"list":"Groceries","item":"milk"}}"# + "\n"
+        )
+        let channel = connection.channel
+        try await channel.eventLoop.submit { channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed) }
+            .get()
+        #expect(id(try await connection.nextReply("the create's reply after the half-close")) == 1)
+        let added = try await connection.nextReply("the add's reply after the half-close")
+        #expect(id(added) == 2)
+        #expect(((added as? [String: Any])?["result"] as? [String: Any])?["items"] as? [String] == ["milk"])
+        try await connection.waitUntilClosed("the connection to end once every reply is written")
+    }
+
+    @Test func aSubscriberThatStopsReadingIsDisconnectedOnceTooMuchWaitsForIt() async throws {
+        let lists = try service()
+        let stalled = StalledSocket()
+        let limit = 4_096
+        let subscriber = try await TestConnection(lists, id: 1, outboundLimit: limit, stalled: stalled)
+        let editor = try await TestConnection(lists, id: 2)
+        try await subscriber.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
+        try await editor.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Groceries"}}"# + "\n")
+        _ = try await editor.nextReply("the create's reply")
+        var edits = 0
+        while try await subscriber.channel.eventLoop.submit({ subscriber.channel.isActive }).get() {
+            edits += 1
+            try #require(edits < 200, "the subscriber was still connected after \(edits) notifications")
+            let method = edits % 2 == 1 ? "addItem" : "removeItem"
+            try await editor.send(
+                #"{"jsonrpc":"2.0","id":\#(edits + 1),"method":"\#(method)","params":{"list":"Groceries","item":"milk"}}"#
+                    + "\n"
+            )
+            _ = try await editor.nextReply("edit \(edits)'s reply")
+        }
+        try await subscriber.waitUntilClosed("the stalled subscriber to be disconnected")
+        // Disconnected once the limit was passed, not before, and without waiting for more.
+        #expect(stalled.stalledBytes <= limit)
+        #expect(edits > 3, "a few notifications fit under the limit first")
+        // The editor is served on, unaffected.
+        try await editor.send(#"{"jsonrpc":"2.0","id":999,"method":"getLists"}"# + "\n")
+        #expect(id(try await editor.nextReply("a reply after the subscriber was dropped")) == 999)
+    }
+}
