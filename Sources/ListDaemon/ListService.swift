@@ -9,9 +9,10 @@ import Synchronization
 
 /// The sole owner of the lists: holds the core (`ListCore`) and performs what it decides through
 /// the shells — persistence, the subscription hub, the list file, the delegates, the journal.
-/// Every event is fed to the core under one lock; the actions it returns are performed in order
-/// by the thread that fed it, and what they bring back (an append done, an answer given at once)
-/// is fed in turn. An append runs on that thread (an event loop, for a client's edit: one
+/// Every event is fed to the core under one lock. What the core says to tell (notifications,
+/// replies, journal entries) is delivered in the order it decided it, whichever thread fed it;
+/// the other actions are performed by the thread that fed the event, and what they bring back
+/// (an append done, an answer given at once) is fed in turn. An append runs on that thread (an event loop, for a client's edit: one
 /// `fdatasync` there costs less than two thread hops); file reads and writes go to the thread
 /// pool, questions to delegates to tasks.
 public final class ListService: Service, Sendable {
@@ -25,6 +26,16 @@ public final class ListService: Service, Sendable {
     private let replies = Mutex<[Int: CheckedContinuation<Result<ShoppingList, EditFailure>, Never>]>([:])
     private let nextProposal = Atomic<Int>(1)
     private let commitObserver = CallbackSlot<String>()
+    /// What clients, subscribers and the journal are told, in the order the core decided it.
+    /// Several threads drive the core at once and each performs its actions after leaving the
+    /// core's lock: without this queue, a thread descheduled in between could publish revision
+    /// 41 after another thread published 42.
+    private let deliveries = Mutex(Deliveries())
+    private struct Deliveries {
+        var queue: [CoreAction] = []
+        /// A thread is performing the queue; others only add to it.
+        var draining = false
+    }
 
     /// Tells the service when a person's save has settled.
     public var watcher: FileWatcher { fileSync.watcher }
@@ -171,12 +182,47 @@ public final class ListService: Service, Sendable {
         synchronously: Bool = false,
         _ event: (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]
     ) {
-        var actions = core.withLock { event(&$0, .now, .now()) }
+        var actions = step(event)
         while !actions.isEmpty {
             let action = actions.removeFirst()
             if let next = perform(action, synchronously: synchronously) {
-                actions += core.withLock { next(&$0, .now, .now()) }
+                actions += step(next)
             }
+        }
+    }
+
+    /// Feeds one event to the core. What it says to tell anyone is queued under the core's lock,
+    /// so in the core's order, and delivered by whichever thread finds nobody delivering; the
+    /// other actions are returned, for the caller to perform.
+    private func step(_ event: Event) -> [CoreAction] {
+        let (others, mustDeliver) = core.withLock { core -> ([CoreAction], Bool) in
+            var others: [CoreAction] = []
+            var told: [CoreAction] = []
+            for action in event(&core, .now, .now()) {
+                if action.tellsSomeone { told.append(action) } else { others.append(action) }
+            }
+            guard !told.isEmpty else { return (others, false) }
+            let mustDeliver = deliveries.withLock { deliveries in
+                deliveries.queue += told
+                defer { deliveries.draining = true }
+                return !deliveries.draining
+            }
+            return (others, mustDeliver)
+        }
+        if mustDeliver { deliver() }
+        return others
+    }
+
+    /// Performs the queue of deliveries until it is empty, others adding to it meanwhile.
+    private func deliver() {
+        while true {
+            let batch = deliveries.withLock { deliveries -> [CoreAction] in
+                defer { deliveries.queue = [] }
+                if deliveries.queue.isEmpty { deliveries.draining = false }
+                return deliveries.queue
+            }
+            if batch.isEmpty { return }
+            for action in batch { _ = perform(action, synchronously: false) }
         }
     }
 
@@ -291,6 +337,18 @@ public final class ListService: Service, Sendable {
                     metadata: ["error": "\(error)"]
                 )
             }
+        }
+    }
+}
+
+extension CoreAction {
+    /// Whether this action tells a client, subscribers, the journal or the service manager
+    /// something (and so must keep its place in the core's order), rather than doing I/O that
+    /// feeds an event back.
+    fileprivate var tellsSomeone: Bool {
+        switch self {
+        case .publish, .reply, .announceDenial, .announceRejection, .journal, .statusChanged: true
+        case .ask, .append, .readFile, .renderFile, .replaceFile, .scheduleWrite, .recheckFile: false
         }
     }
 }

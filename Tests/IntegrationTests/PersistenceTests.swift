@@ -27,6 +27,31 @@ import Testing
         #expect(created["revision"] as? Int == (before["revision"] as? Int).map { $0 + 1 })
     }
 
+    @Test func aChangeToALongListAddsNoMoreToTheChangeLogThanOneToAShortList() throws {
+        // Issue 12, defect 2: the log held the whole list after every change, so a long list's
+        // log grew by its length with every edit (and a restart after a crash read all of it).
+        let sandbox = try Sandbox()
+        let daemon = try Daemon.start(in: sandbox)
+        let client = try LineConnection(path: sandbox.socket)
+        _ = try client.result("createList", ["name": "Short", "items": (0..<5).map { "short \($0)" }])
+        _ = try client.result("createList", ["name": "Long", "items": (0..<2_000).map { "long item \($0)" }])
+        let log = sandbox.path + "/.lists.md.listd-log"
+        func logGrowth(editing list: String) throws -> Int {
+            let before = try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int ?? 0
+            for round in 0..<20 {
+                _ = try client.result(round % 2 == 0 ? "addItem" : "removeItem", ["list": list, "item": "probe"])
+            }
+            return (try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int ?? 0) - before
+        }
+        let short = try logGrowth(editing: "Short")
+        let long = try logGrowth(editing: "Long")
+        #expect(short > 0, "the edits were logged")
+        // The long list's name is as long as the short one's; its edits may log a few bytes more
+        // (positions have more digits, the list file's digest note is as long), never its items.
+        #expect(long < short + short / 5, "20 edits of a 2,000-item list logged \(long) bytes, of a 5-item list \(short)")
+        _ = daemon
+    }
+
     @Test func aConfirmIsDurableBeforeItIsSentAndTheFileShowsItSoonAfter() throws {
         let sandbox = try Sandbox()
         let daemon = try Daemon.start(in: sandbox)
