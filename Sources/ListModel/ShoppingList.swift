@@ -25,6 +25,6 @@ public struct ShoppingList: Hashable, Sendable, Codable {
     /// Index of the item equal to `text` under `ListText.key`.
     public func index(ofItem text: String) -> Int? {
         let key = ListText.key(text)
-        return items.firstIndex { ListText.key($0) == key }
+        return items.firstIndex { ListText.hasKey($0, key) }
     }
 }

@@ -44,6 +44,15 @@ private enum Reference {
             #expect(ListText.trimmed(text) == Reference.trimmed(text), "\(text.debugDescription)")
             #expect(ListText.key(text) == Reference.key(text), "\(text.debugDescription)")
             #expect(ListText.validated(text) == Reference.validated(text), "\(text.debugDescription)")
+            // Another text with the same key often enough: the same, in other case, or any.
+            let any = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                Self.pieces.randomElement(using: &generator)!
+            }.joined()
+            let other = [text, text.uppercased(), text.lowercased(), " " + text, any].randomElement(using: &generator)!
+            #expect(
+                ListText.hasKey(text, Reference.key(other)) == (Reference.key(text) == Reference.key(other)),
+                "\(text.debugDescription) against \(other.debugDescription)"
+            )
         }
     }
 
