@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import ListFileFormat
 import ListModel
@@ -10,11 +11,12 @@ import Synchronization
 /// The sole owner of the lists: holds the core (`ListCore`) and performs what it decides through
 /// the shells — persistence, the subscription hub, the list file, the delegates, the journal.
 /// Every event is fed to the core under one lock. What the core says to tell (notifications,
-/// replies, journal entries) is delivered in the order it decided it, whichever thread fed it;
-/// the other actions are performed by the thread that fed the event, and what they bring back
-/// (an append done, an answer given at once) is fed in turn. An append runs on that thread (an event loop, for a client's edit: one
-/// `fdatasync` there costs less than two thread hops); file reads and writes go to the thread
-/// pool, questions to delegates to tasks.
+/// replies, journal entries) and its appends to the change log are performed on one serial
+/// queue, in the order it decided them: no thread that serves clients waits for the disk, and
+/// edits that arrive during an `fdatasync` are vetted meanwhile and share the next one. The other
+/// actions are performed by the thread that fed the event, and what they bring back (an answer
+/// given at once) is fed in turn; file reads and writes go to the thread pool, questions to
+/// delegates to tasks.
 public final class ListService: Service, Sendable {
     private let core: Mutex<ListCore>
     let hub: SubscriptionHub
@@ -27,15 +29,11 @@ public final class ListService: Service, Sendable {
     private let nextProposal = Atomic<Int>(1)
     private let commitObserver = CallbackSlot<String>()
     /// What clients, subscribers and the journal are told, in the order the core decided it.
-    /// Several threads drive the core at once and each performs its actions after leaving the
-    /// core's lock: without this queue, a thread descheduled in between could publish revision
-    /// 41 after another thread published 42.
-    private let deliveries = Mutex(Deliveries())
-    private struct Deliveries {
-        var queue: [CoreAction] = []
-        /// A thread is performing the queue; others only add to it.
-        var draining = false
-    }
+    /// Several threads drive the core at once; were each to perform its own after leaving the
+    /// core's lock, a thread descheduled in between could publish revision 41 after another
+    /// published 42. So they are handed to this serial queue under the core's lock, and the
+    /// thread that fed the event goes straight on (to the next append, say).
+    private let deliveries = DispatchQueue(label: "listd.deliveries")
 
     /// Tells the service when a person's save has settled.
     public var watcher: FileWatcher { fileSync.watcher }
@@ -182,48 +180,37 @@ public final class ListService: Service, Sendable {
         synchronously: Bool = false,
         _ event: (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]
     ) {
-        var actions = step(event)
+        var actions = step(event, synchronously: synchronously)
         while !actions.isEmpty {
-            let action = actions.removeFirst()
+            // The append (an fdatasync) waits until everything else is done: edits queued behind
+            // the one just decided are vetted meanwhile, and join the next batch instead of
+            // waiting a whole flush each (group commit).
+            let next = actions.firstIndex { if case .append = $0 { false } else { true } } ?? 0
+            let action = actions.remove(at: next)
             if let next = perform(action, synchronously: synchronously) {
-                actions += step(next)
+                actions += step(next, synchronously: synchronously)
             }
         }
     }
 
-    /// Feeds one event to the core. What it says to tell anyone is queued under the core's lock,
-    /// so in the core's order, and delivered by whichever thread finds nobody delivering; the
-    /// other actions are returned, for the caller to perform.
-    private func step(_ event: Event) -> [CoreAction] {
-        let (others, mustDeliver) = core.withLock { core -> ([CoreAction], Bool) in
+    /// Feeds one event to the core. What it says to tell anyone is handed to `deliveries` under
+    /// the core's lock, so in the core's order; the other actions are returned, for the caller to
+    /// perform. `synchronously` (at start and stop): returns once those deliveries are made.
+    private func step(_ event: Event, synchronously: Bool) -> [CoreAction] {
+        let others = core.withLock { core -> [CoreAction] in
             var others: [CoreAction] = []
             var told: [CoreAction] = []
             for action in event(&core, .now, .now()) {
                 if action.tellsSomeone { told.append(action) } else { others.append(action) }
             }
-            guard !told.isEmpty else { return (others, false) }
-            let mustDeliver = deliveries.withLock { deliveries in
-                deliveries.queue += told
-                defer { deliveries.draining = true }
-                return !deliveries.draining
+            if !told.isEmpty {
+                let actions = told
+                deliveries.async { for action in actions { _ = self.perform(action, synchronously: false) } }
             }
-            return (others, mustDeliver)
+            return others
         }
-        if mustDeliver { deliver() }
+        if synchronously { deliveries.sync {} }
         return others
-    }
-
-    /// Performs the queue of deliveries until it is empty, others adding to it meanwhile.
-    private func deliver() {
-        while true {
-            let batch = deliveries.withLock { deliveries -> [CoreAction] in
-                defer { deliveries.queue = [] }
-                if deliveries.queue.isEmpty { deliveries.draining = false }
-                return deliveries.queue
-            }
-            if batch.isEmpty { return }
-            for action in batch { _ = perform(action, synchronously: false) }
-        }
     }
 
     private typealias Event = (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]
@@ -240,13 +227,14 @@ public final class ListService: Service, Sendable {
                 drive { core, _, time in core.answered(asker, verdict, at: time) }
             }
         case .append(let entries):
-            do throws(DaemonError) {
-                try persistence.append(entries)
-            } catch {
-                return { core, _, _ in core.appendFailed(error) }
+            guard synchronously else {
+                // On the deliveries queue, behind what the core said to tell before it: no
+                // thread that serves clients waits for the disk, and the edits that arrive
+                // meanwhile are vetted and join the next batch.
+                deliveries.async { self.drive(self.append(entries)) }
+                return nil
             }
-            if persistence.compactionDue { compactSoon() }
-            return { core, now, _ in core.appended(now: now) }
+            return append(entries)
         case .publish(let changes, let records, let book):
             hub.publish(changes, records: records, book: book)
         case .reply(let id, let outcome):
@@ -310,6 +298,17 @@ public final class ListService: Service, Sendable {
             if commitObserver.isSet { commitObserver(summary) }
         }
         return nil
+    }
+
+    /// Makes `entries` durable; returns the event that says how it went.
+    private func append(_ entries: [LogEntry]) -> Event {
+        do throws(DaemonError) {
+            try persistence.append(entries)
+        } catch {
+            return { core, _, _ in core.appendFailed(error) }
+        }
+        if persistence.compactionDue { compactSoon() }
+        return { core, now, _ in core.appended(now: now) }
     }
 
     private func readFailed(_ error: any Error) -> Event {
