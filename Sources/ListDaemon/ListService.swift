@@ -10,12 +10,13 @@ import Synchronization
 
 /// The sole owner of the lists: holds the core (`ListCore`) and performs what it decides through
 /// the shells — persistence, the subscription hub, the list file, the delegates, the journal.
-/// Every event is fed to the core under one lock. What the core says to tell (notifications,
-/// replies, journal entries) and its appends to the change log are performed on one serial
-/// queue, in the order it decided them: no thread that serves clients waits for the disk, and
-/// edits that arrive during an `fdatasync` are vetted meanwhile and share the next one. The other
-/// actions are performed by the thread that fed the event, and what they bring back (an answer
-/// given at once) is fed in turn; file reads and writes go to the thread pool, questions to
+/// Every event is fed to the core under one lock; the actions it returns are performed by the
+/// thread that fed it, and what they bring back (an append done, an answer given at once) is fed
+/// in turn. Threads race to perform them, so the subscription hub puts publications back in
+/// revision order. An append is made by the thread whose edit needed it, unless appends follow
+/// one another (edits keep coming): then a serial queue makes them, so no thread that serves
+/// clients waits for the disk twice, and the edits that arrive during an `fdatasync` are vetted
+/// meanwhile and share the next one. File reads and writes go to the thread pool, questions to
 /// delegates to tasks.
 public final class ListService: Service, Sendable {
     private let core: Mutex<ListCore>
@@ -28,12 +29,10 @@ public final class ListService: Service, Sendable {
     private let replies = Mutex<[Int: CheckedContinuation<Result<ShoppingList, EditFailure>, Never>]>([:])
     private let nextProposal = Atomic<Int>(1)
     private let commitObserver = CallbackSlot<String>()
-    /// What clients, subscribers and the journal are told, in the order the core decided it.
-    /// Several threads drive the core at once; were each to perform its own after leaving the
-    /// core's lock, a thread descheduled in between could publish revision 41 after another
-    /// published 42. So they are handed to this serial queue under the core's lock, and the
-    /// thread that fed the event goes straight on (to the next append, say).
-    private let deliveries = DispatchQueue(label: "listd.deliveries")
+    /// Makes the appends that follow one another while edits keep coming, off the threads that
+    /// serve clients. The first append after a quiet spell is made by the thread whose edit
+    /// needed it (no hand-over: a lone edit is confirmed sooner).
+    private let flushes = DispatchQueue(label: "listd.flushes")
 
     /// Tells the service when a person's save has settled.
     public var watcher: FileWatcher { fileSync.watcher }
@@ -176,47 +175,47 @@ public final class ListService: Service, Sendable {
 
     /// Feeds one event to the core and performs what it returns, feeding back what the actions
     /// bring. `synchronously`: file reads and writes are done here too (at start and stop).
+    /// `flushing`: this is the flush queue, which makes every append it meets.
     private func drive(
         synchronously: Bool = false,
+        flushing: Bool = false,
         _ event: (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]
     ) {
-        var actions = step(event, synchronously: synchronously)
+        var actions = step(event)
+        var flushed = false
         while !actions.isEmpty {
             // The append (an fdatasync) waits until everything else is done: edits queued behind
             // the one just decided are vetted meanwhile, and join the next batch instead of
             // waiting a whole flush each (group commit).
-            let next = actions.firstIndex { if case .append = $0 { false } else { true } } ?? 0
-            let action = actions.remove(at: next)
-            if let next = perform(action, synchronously: synchronously) {
-                actions += step(next, synchronously: synchronously)
+            let next = actions.firstIndex { if case .append = $0.action { false } else { true } } ?? 0
+            let (action, durable) = actions.remove(at: next)
+            if case .append(let entries) = action, !synchronously, !flushing, flushed {
+                // A second flush in a row means edits keep coming: the flush queue takes over, so
+                // this thread (which serves clients) does not wait for the disk again.
+                flushes.async { self.drive(flushing: true, self.append(entries)) }
+                continue
+            }
+            if case .append = action { flushed = true }
+            if let next = perform(action, synchronously: synchronously, durable: durable) {
+                actions += step(next)
             }
         }
     }
 
-    /// Feeds one event to the core. What it says to tell anyone is handed to `deliveries` under
-    /// the core's lock, so in the core's order; the other actions are returned, for the caller to
-    /// perform. `synchronously` (at start and stop): returns once those deliveries are made.
-    private func step(_ event: Event, synchronously: Bool) -> [CoreAction] {
-        let others = core.withLock { core -> [CoreAction] in
-            var others: [CoreAction] = []
-            var told: [CoreAction] = []
-            for action in event(&core, .now, .now()) {
-                if action.tellsSomeone { told.append(action) } else { others.append(action) }
-            }
-            if !told.isEmpty {
-                let actions = told
-                deliveries.async { for action in actions { _ = self.perform(action, synchronously: false) } }
-            }
-            return others
+    /// Feeds one event to the core; returns its actions, each with the revision durable when it
+    /// was decided (an announcement waits until the changes up to there are published).
+    private func step(_ event: Event) -> [(action: CoreAction, durable: Revision)] {
+        core.withLock { core in
+            let actions = event(&core, .now, .now())
+            let durable = core.durable.revision
+            return actions.map { ($0, durable) }
         }
-        if synchronously { deliveries.sync {} }
-        return others
     }
 
     private typealias Event = (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]
 
     /// Performs one action; returns the event it brings back at once, if any.
-    private func perform(_ action: CoreAction, synchronously: Bool) -> Event? {
+    private func perform(_ action: CoreAction, synchronously: Bool, durable: Revision) -> Event? {
         switch action {
         case .ask(let asker, let question, let params, let list, let name):
             guard delegates.wants(question, list: list, name: name) else {
@@ -227,22 +226,15 @@ public final class ListService: Service, Sendable {
                 drive { core, _, time in core.answered(asker, verdict, at: time) }
             }
         case .append(let entries):
-            guard synchronously else {
-                // On the deliveries queue, behind what the core said to tell before it: no
-                // thread that serves clients waits for the disk, and the edits that arrive
-                // meanwhile are vetted and join the next batch.
-                deliveries.async { self.drive(self.append(entries)) }
-                return nil
-            }
             return append(entries)
         case .publish(let changes, let records, let book):
             hub.publish(changes, records: records, book: book)
         case .reply(let id, let outcome):
             replies.withLock { $0.removeValue(forKey: id) }?.resume(returning: outcome)
         case .announceDenial(let denial):
-            hub.announce(.didDenyChange, denial, listID: denial.proposal.list?.id)
+            hub.announce(.didDenyChange, denial, listID: denial.proposal.list?.id, after: durable)
         case .announceRejection(let rejection):
-            hub.announce(.didRejectFileEdit, rejection, listID: nil)
+            hub.announce(.didRejectFileEdit, rejection, listID: nil, after: durable)
         case .journal(let entry):
             journal.write(entry)
         case .readFile(let known):
@@ -336,18 +328,6 @@ public final class ListService: Service, Sendable {
                     metadata: ["error": "\(error)"]
                 )
             }
-        }
-    }
-}
-
-extension CoreAction {
-    /// Whether this action tells a client, subscribers, the journal or the service manager
-    /// something (and so must keep its place in the core's order), rather than doing I/O that
-    /// feeds an event back.
-    fileprivate var tellsSomeone: Bool {
-        switch self {
-        case .publish, .reply, .announceDenial, .announceRejection, .journal, .statusChanged: true
-        case .ask, .append, .readFile, .renderFile, .replaceFile, .scheduleWrite, .recheckFile: false
         }
     }
 }

@@ -39,6 +39,18 @@ final class SubscriptionHub: Sendable {
         var history: ChangeHistory
         var subscribers: [Int: Subscription] = [:]
         var lastChange: ListChange?
+        /// Publications handed over before the one they follow (the threads that perform them
+        /// race): kept until it comes, so subscribers hear revisions in order.
+        var early: [Publication] = []
+        /// Announcements about lists of a revision not yet published, sent once it is.
+        var waiting: [(after: Revision, name: ListEventName, line: ByteBuffer, listID: ListID?)] = []
+    }
+    private struct Publication {
+        var changes: [ListChange]
+        var records: [ChangeRecord]
+        var book: ListBook
+        /// The revision it follows.
+        var follows: Revision { book.revision - changes.count }
     }
     private let state: Mutex<State>
     /// Names this state (see `PersistedState.instance`).
@@ -115,37 +127,55 @@ final class SubscriptionHub: Sendable {
     /// subscriber that wants them (one encoding per change, the same bytes for all).
     func publish(_ changes: [ListChange], records: [ChangeRecord], book: ListBook) {
         state.withLock { state in
-            state.book = book
-            for (change, record) in zip(changes, records) {
-                // The history redoes its records; a record that does not fit starts it afresh.
-                do throws(RedoError) {
-                    try state.history.append(record)
-                } catch {
-                    state.history = ChangeHistory(base: book, limit: state.history.limit)
-                }
-                let event = ListEventName(change.kind)
-                guard state.subscribers.values.contains(where: { $0.wants(event, change.list.id) }),
-                    let line = try? Self.notificationLine(change)
-                else { continue }
-                for subscription in state.subscribers.values where subscription.wants(event, change.list.id) {
-                    subscription.outbox.sendNotification(line)
-                }
+            state.early.append(Publication(changes: changes, records: records, book: book))
+            while let next = state.early.firstIndex(where: { $0.follows == state.book.revision }) {
+                Self.publish(state.early.remove(at: next), in: &state)
             }
-            if let last = changes.last { state.lastChange = last }
+            while let ready = state.waiting.firstIndex(where: { $0.after <= state.book.revision }) {
+                let announcement = state.waiting.remove(at: ready)
+                Self.send(announcement.line, announcement.name, announcement.listID, in: state)
+            }
         }
     }
 
-    /// Tells subscribers that want `name` (about `listID`, or about no list).
-    func announce(_ name: ListEventName, _ params: some Encodable & Sendable, listID: ListID?) {
+    private static func publish(_ publication: Publication, in state: inout State) {
+        state.book = publication.book
+        for (change, record) in zip(publication.changes, publication.records) {
+            // The history redoes its records; a record that does not fit starts it afresh.
+            do throws(RedoError) {
+                try state.history.append(record)
+            } catch {
+                state.history = ChangeHistory(base: publication.book, limit: state.history.limit)
+            }
+            let event = ListEventName(change.kind)
+            guard state.subscribers.values.contains(where: { $0.wants(event, change.list.id) }),
+                let line = try? notificationLine(change)
+            else { continue }
+            send(line, event, change.list.id, in: state)
+        }
+        if let last = publication.changes.last { state.lastChange = last }
+    }
+
+    /// Tells subscribers that want `name` (about `listID`, or about no list), once the changes up
+    /// to `after` (those it was decided on) have been published.
+    func announce(_ name: ListEventName, _ params: some Encodable & Sendable, listID: ListID?, after: Revision) {
         state.withLock { state in
             guard state.subscribers.values.contains(where: { $0.wants(name, listID) }),
                 var bytes = try? RPCEncoding.requestBytes(id: nil, method: name.rawValue, params: params)
             else { return }
             bytes.append(UInt8(ascii: "\n"))
             let line = ByteBuffer(bytes: bytes)
-            for subscription in state.subscribers.values where subscription.wants(name, listID) {
-                subscription.outbox.sendNotification(line)
+            if after <= state.book.revision {
+                Self.send(line, name, listID, in: state)
+            } else {
+                state.waiting.append((after, name, line, listID))
             }
+        }
+    }
+
+    private static func send(_ line: ByteBuffer, _ name: ListEventName, _ listID: ListID?, in state: State) {
+        for subscription in state.subscribers.values where subscription.wants(name, listID) {
+            subscription.outbox.sendNotification(line)
         }
     }
 
