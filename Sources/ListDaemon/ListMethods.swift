@@ -5,10 +5,13 @@ import ListRPC
 
 extension MethodTable {
     /// Every method listd serves.
-    static func listd(service: ListService, version: String) -> MethodTable {
+    static func listd(
+        service: ListService,
+        hub: SubscriptionHub,
+        delegates: DelegateRegistry,
+        version: String
+    ) -> MethodTable {
         let store = service
-        let hub = service.hub
-        let delegates = service.delegates
         var table = MethodTable()
 
         table.register(Hello.self) { params, session throws(RPCError) in

@@ -20,9 +20,9 @@ import Synchronization
 /// delegates to tasks.
 public final class ListService: Service, Sendable {
     private let core: Mutex<ListCore>
-    let hub: SubscriptionHub
-    let delegates: DelegateRegistry
-    private let persistence: LocalPersistence
+    private let hub: SubscriptionHub
+    private let delegates: DelegateRegistry
+    private let persistence: any ListPersistence
     private let fileSync: ListFileSync
     private let journal: JournalEntries
     private let logger: Logger
@@ -34,42 +34,32 @@ public final class ListService: Service, Sendable {
     /// needed it (no hand-over: a lone edit is confirmed sooner).
     private let flushes = DispatchQueue(label: "listd.flushes")
 
-    /// Tells the service when a person's save has settled.
-    public var watcher: FileWatcher { fileSync.watcher }
     /// The list file listd works on (a symlink resolved to its target).
     public var filePath: String { fileSync.path }
     /// Names this state (see `PersistedState.instance`).
     public var instance: String { hub.instance }
 
-    /// Loads the lists: the snapshot, then every change logged after it, then whatever the person
-    /// changed in the list file while listd was not running; the file is written before this
-    /// returns when it lags behind.
-    ///
-    /// - Parameter historyLimit: how many changes `subscribe {since}` can always replay.
-    public init(
-        filePath: String,
-        quietPeriod: Duration = .milliseconds(30),
-        historyLimit: Int = 10_000,
+    /// Starts from what `persistence` recovered: takes in whatever the person changed in the list
+    /// file (`fileBytes`, as read before recovery) while listd was not running, and writes the
+    /// file before this returns when it lags behind. `ListdParts` builds the parts.
+    init(
+        recovered: RecoveredLists,
+        fileBytes: [UInt8]?,
+        persistence: any ListPersistence,
+        hub: SubscriptionHub,
+        fileSync: ListFileSync,
+        delegates: DelegateRegistry,
+        journal: JournalEntries,
         logger: Logger
     ) throws(DaemonError) {
-        try makeDirectories(directoryName(of: filePath), mode: 0o700)
-        let storage = ListFileStorage(path: filePath)
-        for name in storage.removeAbandonedTemporaryFiles() {
-            logger.notice("removed \(name), a temp file a listd that is gone left while writing the list file")
-        }
         self.logger = logger
-        journal = JournalEntries(logger: logger)
-        let watcher = FileWatcher(path: storage.path, quietPeriod: quietPeriod, logger: logger)
-        try watcher.open()
-        fileSync = ListFileSync(storage: storage, watcher: watcher)
-        delegates = DelegateRegistry(logger: logger)
-        persistence = try LocalPersistence(listFilePath: storage.path, historyLimit: historyLimit)
-
-        var fileBytes = try storage.read()
-        let recovered = try persistence.recover(listFileDigest: fileBytes.map(digest))
-        for problem in recovered.problems { logger.warning("\(problem)") }
-        let instance = recovered.instance ?? UUID().uuidString.lowercased()
-        hub = SubscriptionHub(book: recovered.book, history: recovered.history, instance: instance)
+        self.journal = journal
+        self.fileSync = fileSync
+        self.delegates = delegates
+        self.persistence = persistence
+        self.hub = hub
+        let storage = fileSync.storage
+        var fileBytes = fileBytes
         core = Mutex(ListCore(recovered: recovered, filePath: storage.path))
 
         if recovered.isFirstStart, fileBytes == nil {
@@ -93,7 +83,7 @@ public final class ListService: Service, Sendable {
             // A first start (its lists are in no log), or a state from before the instance name.
             try persistence.writeSnapshot(of: view())
         }
-        watcher.setHandler { [weak self] in self?.drive { core, _, _ in core.fileTouched() } }
+        fileSync.watcher.setHandler { [weak self] in self?.drive { core, _, _ in core.fileTouched() } }
     }
 
     // MARK: Reads
@@ -285,7 +275,7 @@ public final class ListService: Service, Sendable {
                 drive { core, now, _ in core.writeDue(now: now) }
             }
         case .recheckFile(let delay):
-            watcher.recheck(after: delay)
+            fileSync.watcher.recheck(after: delay)
         case .statusChanged:
             if commitObserver.isSet { commitObserver(summary) }
         }

@@ -64,22 +64,16 @@ public final class RPCServer: Service, Sendable {
     private let nextConnectionID = Atomic<Int>(1)
     private let openChannels = Mutex<[Int: any Channel]>([:])
 
-    /// - Parameter onReady: called once the socket accepts connections.
-    public init(
+    /// `ListdParts.server` builds it.
+    init(
         configuration: Configuration,
-        service: ListService,
+        services: ConnectionServices,
         logger: Logger,
-        onReady: @escaping @Sendable () -> Void = {}
+        onReady: @escaping @Sendable () -> Void
     ) {
         self.configuration = configuration
         self.logger = logger
-        self.services = ConnectionServices(
-            methods: .listd(service: service, version: configuration.version),
-            hub: service.hub,
-            delegates: service.delegates,
-            configuration: configuration,
-            logger: logger
-        )
+        self.services = services
         self.onReady = onReady
     }
 

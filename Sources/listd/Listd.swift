@@ -161,12 +161,13 @@ struct Listd: AsyncParsableCommand {
             if let socket = passed.first, !(try ListenFileDescriptors.isListeningUnixStream(socket)) {
                 throw ValidationError("the socket passed by the service manager is not a listening Unix stream socket.")
             }
-            let store = try ListService(
+            let parts = try ListdParts(
                 filePath: filePath,
                 quietPeriod: .milliseconds(settleMs),
                 historyLimit: history,
                 logger: logger
             )
+            let store = parts.service
             logger.info(
                 "loaded \(store.snapshot.lists.count) list(s) from \(store.filePath) at revision \(store.snapshot.revision)"
             )
@@ -185,16 +186,11 @@ struct Listd: AsyncParsableCommand {
                 version: Self.version,
                 watchdog: watchdog.map { (interval: $0, ping: ping) }
             )
-            let server = RPCServer(
-                configuration: configuration,
-                service: store,
-                logger: logger,
-                onReady: { systemd.ready() }
-            )
+            let server = parts.server(configuration: configuration, logger: logger, onReady: { systemd.ready() })
             // Shut down in reverse: systemd hears STOPPING first, then the server stops taking
             // requests, the watcher stops, and the store finishes what it accepted.
             let group = ServiceGroup(
-                services: [store, store.watcher, server, systemd],
+                services: [store, parts.watcher, server, systemd],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 cancellationSignals: [],
                 logger: logger

@@ -59,7 +59,7 @@ private struct TestConnection {
     let channel: NIOAsyncTestingChannel
 
     init(
-        _ service: ListService,
+        _ parts: ListdParts,
         id: Int,
         maximumLineLength: Int = LineFraming.defaultMaximumLineLength,
         outboundLimit: Int = RPCServer.Configuration.defaultMaximumOutboundBytes,
@@ -71,13 +71,7 @@ private struct TestConnection {
             maximumOutboundBytes: outboundLimit,
             version: "test"
         )
-        let services = ConnectionServices(
-            methods: .listd(service: service, version: "test"),
-            hub: service.hub,
-            delegates: service.delegates,
-            configuration: configuration,
-            logger: Logger(label: "test")
-        )
+        let services = parts.connectionServices(configuration, logger: Logger(label: "test"))
         let credentials = PeerCredentials(pid: 4_000 + Int32(id), uid: getuid(), gid: getgid())
         channel = NIOAsyncTestingChannel()
         let channel = channel
@@ -115,9 +109,9 @@ private struct TestConnection {
 
 private func id(_ reply: Any) -> Int? { (reply as? [String: Any])?["id"] as? Int }
 
-private func service() throws -> ListService {
+private func service() throws -> ListdParts {
     let directory = NSTemporaryDirectory() + "connection-\(UUID().uuidString)"
-    return try ListService(filePath: directory + "/lists.md", logger: Logger(label: "test"))
+    return try ListdParts(filePath: directory + "/lists.md", logger: Logger(label: "test"))
 }
 
 @Suite struct ConnectionHandlerTests {

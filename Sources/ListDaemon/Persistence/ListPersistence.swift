@@ -15,6 +15,9 @@ protocol ListPersistence: Sendable {
     /// Writes a snapshot of `state` and drops what it makes unnecessary, keeping the history
     /// `subscribe {since}` replays.
     func compact(_ state: PersistedView) throws(DaemonError)
+    /// Keeps `state` as the base the next appends follow, when nothing is kept after a base yet
+    /// (a first start, whose lists are in no log); otherwise does nothing.
+    func writeSnapshot(of state: PersistedView) throws(DaemonError)
 }
 
 /// What a store holds besides the changes: enough to recognise the list file at the next start.
