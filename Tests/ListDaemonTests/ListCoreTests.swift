@@ -137,6 +137,44 @@ import Testing
         #expect(core.file.rejected.values.contains { $0.contains("forbidden") } || core.file.rejected.keys.contains(2))
     }
 
+    @Test func aSaveTheFileAlreadyShowsIsNotRenderedAgainOneMissingAClientsEditIs() {
+        // No delegate wants the question: the shell answers at once, unconsulted.
+        let unasked = DelegateVerdict(consulted: false)
+        func save(_ text: String, into core: inout ListCore) -> [CoreAction] {
+            _ = core.fileTouched()
+            let read = core.fileRead(
+                ListFileSync.content(Array(text.utf8), known: core.file.shown),
+                now: Self.now,
+                at: Self.time
+            )
+            var actions: [CoreAction] = []
+            for asker in Self.askers(read) { actions += core.answered(asker, unasked, at: Self.time) }
+            return actions + core.appended(now: Self.now)
+        }
+        func writes(_ actions: [CoreAction]) -> Bool {
+            actions.contains {
+                switch $0 {
+                case .renderFile, .scheduleWrite: true
+                default: false
+                }
+            }
+        }
+
+        var core = Self.core()
+        let plain = save("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
+        #expect(core.durable.lists[0].items == ["milk", "bread"])
+        #expect(!core.file.dirty && !writes(plain), "the file shows the lists already")
+
+        // A client's edit the file does not show yet, then a save made from the file without it.
+        _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
+        _ = core.answered(.proposal(7), unasked, at: Self.time)
+        _ = core.appended(now: Self.now)
+        let merged = save("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n- apples\n", into: &core)
+        #expect(core.durable.lists[0].items == ["milk", "bread", "apples", "eggs"])
+        // The client's edit scheduled a write already; the save leaves it due.
+        #expect(core.file.dirty && (core.file.writeScheduled || writes(merged)), "the file lacks eggs: it is written")
+    }
+
     @Test func aSaveArrivingWhileDelegatesDeliberateReplacesTheUndecidedOne() {
         var core = Self.core()
         _ = core.fileTouched()

@@ -189,6 +189,8 @@ extension ListCore {
             }
         }
         var book = working
+        let listsBefore = working.lists
+        var created = false
         for (index, fileEdit) in current.edits.enumerated() {
             if case .refused(let message) = current.decisions[index] {
                 reject(fileEdit, .deniedByDelegates(message))
@@ -203,6 +205,7 @@ extension ListCore {
                 }
                 if case .createList = fileEdit.edit, let section = fileEdit.section {
                     reading.sections[section].id = change?.list.id
+                    created = true
                 }
                 if let change {
                     changes.append(change)
@@ -238,7 +241,10 @@ extension ListCore {
         file.rejected = reading.rejectedLines
         file.bytes = current.bytes
         file.shown = book
-        file.dirty = true
+        // The file needs writing only when it does not show the lists as they now are: lines to
+        // mark, a new list's id to add, or edits made since the lists it was saved from (a render
+        // of a long list costs tens of milliseconds, only to find the same bytes).
+        file.dirty = !diagnostics.isEmpty || created || listsBefore != current.base.lists
         // Its queues go to whoever waits behind it.
         for key in current.parts.keys.sorted() {
             if queues[key]?.first == .save(current.id) { queues[key]?.removeFirst() }
