@@ -59,23 +59,24 @@ public enum ListText {
     /// ends (then its key is its bytes with A–Z lowered): finding an item compares every item of
     /// the list, and building each one's key made that the cost of an edit on a long list.
     public static func hasKey(_ text: String, _ key: String) -> Bool {
-        let answer = text.utf8.withContiguousStorageIfAvailable { text -> Bool? in
-            key.utf8.withContiguousStorageIfAvailable { key -> Bool? in
-                guard let first = text.first, let last = text.last, isVisibleASCII(first), isVisibleASCII(last)
-                else { return nil }
-                if text.count != key.count {
-                    // Only an ASCII text's key is as long as the text.
-                    return text.allSatisfy { $0 < 0x80 } ? false : nil
-                }
-                for index in text.indices {
-                    var byte = text[index]
-                    if byte >= 0x80 { return nil }
-                    if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { byte += 32 }
-                    if byte != key[index] { return text[index...].allSatisfy { $0 < 0x80 } ? false : nil }
-                }
-                return true
+        let answer =
+            text.utf8.withContiguousStorageIfAvailable { text -> Bool? in
+                key.utf8.withContiguousStorageIfAvailable { key -> Bool? in
+                    guard let first = text.first, let last = text.last, isVisibleASCII(first), isVisibleASCII(last)
+                    else { return nil }
+                    if text.count != key.count {
+                        // Only an ASCII text's key is as long as the text.
+                        return text.allSatisfy { $0 < 0x80 } ? false : nil
+                    }
+                    for index in text.indices {
+                        var byte = text[index]
+                        if byte >= 0x80 { return nil }
+                        if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { byte += 32 }
+                        if byte != key[index] { return text[index...].allSatisfy { $0 < 0x80 } ? false : nil }
+                    }
+                    return true
+                } ?? nil
             } ?? nil
-        } ?? nil
         return answer ?? (Self.key(text) == key)
     }
 

@@ -48,7 +48,10 @@ import Testing
         #expect(short > 0, "the edits were logged")
         // The long list's name is as long as the short one's; its edits may log a few bytes more
         // (positions have more digits, the list file's digest note is as long), never its items.
-        #expect(long < short + short / 5, "20 edits of a 2,000-item list logged \(long) bytes, of a 5-item list \(short)")
+        #expect(
+            long < short + short / 5,
+            "20 edits of a 2,000-item list logged \(long) bytes, of a 5-item list \(short)"
+        )
         _ = daemon
     }
 
