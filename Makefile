@@ -59,6 +59,7 @@ test: deps
 
 # libFuzzer on the request-line decoder and the list-file parser, for a bounded time each. New
 # inputs go to a scratch corpus; the kept seeds and past crashes (Tests/Fuzz) are read first.
+# Without Swift's backtracer, libFuzzer itself catches a crash and writes its input out.
 fuzz: deps
 	@for fuzzer in $(FUZZERS); do \
 		$(SWIFT) build --product $$fuzzer --sanitize=fuzzer --scratch-path .build-fuzz || exit 1; \
@@ -67,7 +68,7 @@ fuzz: deps
 	@for fuzzer in $(FUZZERS); do \
 		scratch=.build-fuzz/corpus/$$fuzzer; mkdir -p $$scratch; \
 		echo "fuzzing $$fuzzer for $(FUZZ_SECONDS) s"; \
-		.build-fuzz/debug/$$fuzzer -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -print_final_stats=1 \
+		SWIFT_BACKTRACE=enable=no .build-fuzz/debug/$$fuzzer -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -print_final_stats=1 \
 			-artifact_prefix=.build-fuzz/artifacts/$$fuzzer- $$scratch Tests/Fuzz/corpus/$$fuzzer Tests/Fuzz/regressions/$$fuzzer \
 			> .build-fuzz/$$fuzzer.log 2>&1 \
 			|| { tail -40 .build-fuzz/$$fuzzer.log; echo "$$fuzzer found a crash: see .build-fuzz/artifacts (Tests/Fuzz/README.md says what next)"; exit 1; }; \

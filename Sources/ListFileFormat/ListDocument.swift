@@ -77,8 +77,20 @@ public struct ListDocument: Hashable, Sendable {
 
     /// The document as text.
     public var text: String {
-        var text = lines.map(\.raw).joined(separator: "\n")
-        if endsWithNewline, !lines.isEmpty { text += "\n" }
+        Self.joining(lines.map(\.raw), endingWithNewline: endsWithNewline)
+    }
+
+    /// `lines` as text, each ended by "\n" (the last one only when `endingWithNewline`). A line
+    /// that ends in "\r" is ended by "\r\n": it was read from "\r\r\n", and a lone "\n" after it
+    /// would read back as a "\r\n" ending, the line losing its "\r" (and "#\r", a note, becoming
+    /// "#", a heading).
+    static func joining(_ lines: [String], endingWithNewline: Bool) -> String {
+        var text = ""
+        for (index, line) in lines.enumerated() {
+            text += line
+            guard index < lines.count - 1 || endingWithNewline else { break }
+            text += line.utf8.last == UInt8(ascii: "\r") ? "\r\n" : "\n"
+        }
         return text
     }
 

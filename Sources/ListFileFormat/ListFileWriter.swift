@@ -100,9 +100,7 @@ public enum ListFileWriter {
             out.append(contentsOf: list.items.map { "- " + $0 })
             appended = true
         }
-        var text = out.joined(separator: "\n")
-        if !out.isEmpty, document.endsWithNewline || appended { text += "\n" }
-        return text
+        return ListDocument.joining(out, endingWithNewline: document.endsWithNewline || appended)
     }
 
     /// `# Name <!-- listd id=N -->`, or the person's own heading line when it already says that.
