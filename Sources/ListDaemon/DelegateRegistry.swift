@@ -9,8 +9,10 @@ import Synchronization
 /// questions in flight to them. Held weakly in effect: a delegate whose connection ends is dropped at once, and its
 /// questions in flight are settled immediately by its `onTimeout`.
 final class DelegateRegistry: Sendable {
-    static let defaultTimeout: Duration = .seconds(2)
-    static let maximumTimeout: Duration = .seconds(30)
+    /// How long a delegate has to answer when it does not say (`registerDelegate {timeoutMs}`).
+    static let defaultTimeoutMs = 2_000
+    /// The longest it may ask for.
+    static let maximumTimeoutMs = 30_000
     /// Timeouts in a row after which a delegate is no longer consulted.
     static let strikeLimit = 3
 

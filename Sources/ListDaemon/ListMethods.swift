@@ -104,9 +104,9 @@ extension MethodTable {
             guard case .success(let name) = ListText.validated(params.name) else {
                 throw .invalidParams("“name” must be one line of text: it names the delegate in every denial.")
             }
-            let timeoutMs = params.timeoutMs ?? 2000
-            guard (1...30_000).contains(timeoutMs) else {
-                throw .invalidParams("“timeoutMs” must be between 1 and 30000.")
+            let timeoutMs = params.timeoutMs ?? DelegateRegistry.defaultTimeoutMs
+            guard (1...DelegateRegistry.maximumTimeoutMs).contains(timeoutMs) else {
+                throw .invalidParams("“timeoutMs” must be between 1 and \(DelegateRegistry.maximumTimeoutMs).")
             }
             var ids: Set<ListID>?
             var names: Set<String> = []

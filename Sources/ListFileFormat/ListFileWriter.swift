@@ -119,11 +119,6 @@ public enum ListFileWriter {
         }
         return "\(ListDocument.marker): not taken: \(safe(why)) You wrote: \(safe(line)) -->"
     }
-
-    /// Whether a line is one of listd's not-taken annotations.
-    public static func isAnnotation(_ line: String) -> Bool {
-        line.hasPrefix(ListDocument.marker + ": not taken:")
-    }
 }
 
 extension ListFileReading {

@@ -78,8 +78,6 @@ extension ListCore {
         requestRead()
     }
 
-    func readAction() -> CoreAction { .readFile(known: file.shown) }
-
     mutating func requestRead() -> [CoreAction] {
         if file.readInFlight || file.writeInFlight {
             file.readWanted = true
