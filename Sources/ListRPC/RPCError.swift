@@ -46,7 +46,7 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
     public static func notAllowed(uid: UInt32, detail: String) -> RPCError {
         RPCError(
             code: -32001,
-            message: "Not allowed: \(detail) (uid \(uid)); this connection is closed.",
+            message: "Not allowed for uid \(uid): \(detail); this connection is closed.",
             data: .object(["reason": .string("notAllowed"), "uid": .integer(Int64(uid))])
         )
     }
