@@ -416,8 +416,11 @@ import Testing
     static let limitPath = "/proc/sys/fs/inotify/max_queued_events"
     static var canLowerTheLimit: Bool { access(limitPath, W_OK) == 0 }
 
-    @Test(.enabled(if: canLowerTheLimit, "needs root to lower fs.inotify.max_queued_events"))
+    static let lowerTheLimit = "root, to lower fs.inotify.max_queued_events"
+
+    @Test(.enabled(if: Requirement.runs(canLowerTheLimit, needing: lowerTheLimit)))
     func anOverflowedQueueStillMissesNoChange() throws {
+        try Requirement.check(Self.canLowerTheLimit, needing: Self.lowerTheLimit)
         let sandbox = try Sandbox()
         try FileEditingTests.handWritten.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
         let original = try String(contentsOfFile: Self.limitPath, encoding: .utf8)

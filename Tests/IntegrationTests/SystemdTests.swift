@@ -168,12 +168,14 @@ final class NotifySocket: @unchecked Sendable {
 }
 
 /// A real journald, started by the test when none runs, receives listd's structured entries.
-@Suite(
-    .enabled(
-        if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/lib/systemd/systemd-journald"),
-        "needs root and systemd-journald"
-    )
-)
+private enum Journald {
+    static let need = "root and systemd-journald"
+    static var canRun: Bool {
+        getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/lib/systemd/systemd-journald")
+    }
+}
+
+@Suite(.enabled(if: Requirement.runs(Journald.canRun, needing: Journald.need)))
 struct JournalTests {
     static let journalSocket = "/run/systemd/journal/socket"
 
@@ -216,6 +218,7 @@ struct JournalTests {
     }
 
     @Test func everyChangeAndDenialIsOneStructuredEntry() throws {
+        try Requirement.check(Journald.canRun, needing: Journald.need)
         try Self.ensureJournald()
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--log", "journal"])
         let name = "Groceries-\(UUID().uuidString.prefix(8))"
@@ -260,6 +263,7 @@ struct JournalTests {
     }
 
     @Test func underSystemdTheJournalIsChosenWithoutBeingAsked() throws {
+        try Requirement.check(Journald.canRun, needing: Journald.need)
         try Self.ensureJournald()
         let sandbox = try Sandbox()
         // What systemd does for a service: JOURNAL_STREAM names the device and inode of stderr.
