@@ -194,6 +194,8 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         let socket = daemon.sandbox.socket
         _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
         let asked = Counter()
+        // Questions open at once, and the most there were: asked in parallel, all 100 are.
+        let open = Mutex((now: 0, most: 0))
         let specs:
             [(
                 name: String, timeoutMs: Int?, onTimeout: TimeoutVerdict?,
@@ -204,7 +206,17 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
                         "delegate-\(index)", 10_000, nil,
                         { _, params in
                             asked.increment()
-                            try? await Task.sleep(for: .milliseconds(100))
+                            open.withLock { open in
+                                open.now += 1
+                                open.most = max(open.most, open.now)
+                            }
+                            // A fence, not a sleep: answer once every question is open (or after
+                            // 1 s: questions asked one at a time never get there).
+                            let deadline = ContinuousClock.now + .seconds(1)
+                            while open.withLock({ $0.now }) < 100, ContinuousClock.now < deadline {
+                                try? await Task.sleep(for: .milliseconds(2))
+                            }
+                            open.withLock { $0.now -= 1 }
                             return DelegateAnswer(
                                 allow: params.item != "veto" || index != 42,
                                 reason: "delegate 42 says no"
@@ -217,6 +229,7 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
                 let client = try LineConnection(path: socket)
                 _ = try client.result("addItem", ["list": 1, "item": "milk"])
                 #expect(asked.count == 100)
+                #expect(open.withLock { $0.most } == 100, "the questions were not all open at once")
                 let veto = try client.error("addItem", ["list": 1, "item": "veto"])
                 #expect(
                     denialData(veto)["denials"] as? [[String: String]] == [
