@@ -74,9 +74,8 @@ public final class ListService: Service, Sendable {
         // A file listd knows (it wrote it, or took it in) holds nothing of the person's to take in.
         let recognized = recovered.isFirstStart ? nil : recovered.shownByFile
         let content = fileBytes.map { ListFileSync.content($0, known: recognized ?? recovered.lastShown) } ?? .missing
-        let start = content
         drive(synchronously: true) { core, now, time in
-            core.start(start, recognized: recognized, firstStart: recovered.isFirstStart, now: now, at: time)
+            core.start(content, recognized: recognized, firstStart: recovered.isFirstStart, now: now, at: time)
         }
         drive(synchronously: true) { core, now, _ in core.writeDue(now: now, force: true) }
         if recovered.instance == nil {

@@ -606,21 +606,6 @@ func fileSize(_ path: String) -> Int {
     return stat(path, &info) == 0 ? Int(info.st_size) : 0
 }
 
-/// `clients` connections, each adding and removing its own item `each` times, every edit waiting
-/// for its confirm.
-func edits(_ socket: String, clients: Int, each: Int) {
-    let group = DispatchGroup()
-    for client in 0..<clients {
-        group.enter()
-        Thread.detachNewThread {
-            defer { group.leave() }
-            guard let connection = try? LineSocket(path: socket) else { return }
-            for index in 0..<each { connection.call(addOrRemove(index, item: "client \(client)")) }
-        }
-    }
-    group.wait()
-}
-
 /// The revision listd serves now.
 func servedRevision(_ connection: LineSocket) -> Int? {
     let reply = connection.call(#"{"jsonrpc":"2.0","id":1,"method":"getLists"}"#)
@@ -637,7 +622,7 @@ if wanted(7) {
         createList(connection, "Long", items: items)
         let before = fileSize(changeLog(of: listd.file))
         let changes = 1_000
-        edits(listd.socket, clients: 1, each: changes)
+        for index in 0..<changes { connection.call(addOrRemove(index)) }
         perChange[items] = Double(fileSize(changeLog(of: listd.file)) - before) / Double(changes)
     }
     let short = perChange[10]!

@@ -32,6 +32,11 @@ import Testing
         return core
     }
 
+    /// The core reads `text` as the list file, as the file shell would give it.
+    static func read(_ text: String, into core: inout ListCore) -> [CoreAction] {
+        core.fileRead(ListFileSync.content(Array(text.utf8), known: core.file.shown), now: now, at: time)
+    }
+
     /// The questions among `actions`, as "shouldAdd bread on [milk]".
     static func questions(_ actions: [CoreAction]) -> [String] {
         actions.compactMap { action in
@@ -115,22 +120,14 @@ import Testing
         var core = Self.core()
         _ = core.fileTouched()
         let text = "# Groceries <!-- listd id=1 -->\n- milk\n- forbidden fruit\n- apples\n"
-        let read = core.fileRead(
-            ListFileSync.content(Array(text.utf8), known: core.file.shown),
-            now: Self.now,
-            at: Self.time
-        )
+        let read = Self.read(text, into: &core)
         #expect(Self.questions(read) == ["shouldAdd forbidden fruit on [\"milk\"]"])
         let second = core.answered(Self.askers(read)[0], Self.denied, at: Self.time)
         #expect(Self.questions(second) == ["shouldAdd apples on [\"milk\"]"])
         // Decided after time passed: the file is read again before the save is taken in.
         let third = core.answered(Self.askers(second)[0], Self.allowed, at: Self.time)
         #expect(third.contains { if case .readFile = $0 { true } else { false } })
-        let takenIn = core.fileRead(
-            ListFileSync.content(Array(text.utf8), known: core.file.shown),
-            now: Self.now,
-            at: Self.time
-        )
+        let takenIn = Self.read(text, into: &core)
         #expect(Self.appends(takenIn).count == 1)
         _ = core.appended(now: Self.now)
         #expect(core.durable.lists[0].items == ["milk", "apples"])
@@ -142,11 +139,7 @@ import Testing
         let unasked = DelegateVerdict(consulted: false)
         func save(_ text: String, into core: inout ListCore) -> [CoreAction] {
             _ = core.fileTouched()
-            let read = core.fileRead(
-                ListFileSync.content(Array(text.utf8), known: core.file.shown),
-                now: Self.now,
-                at: Self.time
-            )
+            let read = Self.read(text, into: &core)
             var actions: [CoreAction] = []
             for asker in Self.askers(read) { actions += core.answered(asker, unasked, at: Self.time) }
             return actions + core.appended(now: Self.now)
@@ -179,22 +172,14 @@ import Testing
         var core = Self.core()
         _ = core.fileTouched()
         let first = "# Groceries <!-- listd id=1 -->\n- milk\n- bread\n"
-        let asked = core.fileRead(
-            ListFileSync.content(Array(first.utf8), known: core.file.shown),
-            now: Self.now,
-            at: Self.time
-        )
+        let asked = Self.read(first, into: &core)
         #expect(Self.questions(asked) == ["shouldAdd bread on [\"milk\"]"])
         // A client's edit of the same list waits behind the save.
         #expect(core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time).isEmpty)
         // The person saves again: the old question no longer counts.
         _ = core.fileTouched()
         let second = "# Groceries <!-- listd id=1 -->\n- milk\n- cake\n"
-        let again = core.fileRead(
-            ListFileSync.content(Array(second.utf8), known: core.file.shown),
-            now: Self.now,
-            at: Self.time
-        )
+        let again = Self.read(second, into: &core)
         // The client's edit had waited behind the old save: it goes first now.
         #expect(Self.questions(again) == ["shouldAdd eggs on [\"milk\"]"])
         #expect(
