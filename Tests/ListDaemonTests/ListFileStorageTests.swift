@@ -36,20 +36,26 @@ import Testing
         live.arguments = ["30"]
         try live.run()
         defer { live.terminate() }
+        // Named as listd names them now (`.listd-PID-N.tmp`), and as it did before (`.listd-PID.tmp`).
         for pid in [gone.processIdentifier, live.processIdentifier, getpid()] {
-            #expect(
-                FileManager.default.createFile(
-                    atPath: directory + "/.listd-\(pid).tmp",
-                    contents: Data("half a write".utf8)
+            for name in [".listd-\(pid)-7.tmp", ".listd-\(pid).tmp"] {
+                #expect(
+                    FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("half a write".utf8))
                 )
-            )
+            }
         }
         #expect(FileManager.default.createFile(atPath: directory + "/.listd-notapid.tmp", contents: nil))
         let storage = ListFileStorage(path: directory + "/lists.md")
-        #expect(storage.removeAbandonedTemporaryFiles() == [".listd-\(gone.processIdentifier).tmp"])
+        #expect(
+            Set(storage.removeAbandonedTemporaryFiles())
+                == [".listd-\(gone.processIdentifier)-7.tmp", ".listd-\(gone.processIdentifier).tmp"]
+        )
         #expect(
             Set(try FileManager.default.contentsOfDirectory(atPath: directory))
-                == [".listd-\(live.processIdentifier).tmp", ".listd-\(getpid()).tmp", ".listd-notapid.tmp"]
+                == [
+                    ".listd-\(live.processIdentifier)-7.tmp", ".listd-\(live.processIdentifier).tmp",
+                    ".listd-\(getpid())-7.tmp", ".listd-\(getpid()).tmp", ".listd-notapid.tmp",
+                ]
         )
     }
 

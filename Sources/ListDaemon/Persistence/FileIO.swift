@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// The blocking file operations listd's files need, each retrying on EINTR and failing with the
 /// step and errno that went wrong (callers name the file in their `DaemonError`).
@@ -77,7 +78,7 @@ enum FileIO {
         beforeRename: () throws(Failure) -> Bool = { true }
     ) throws(Failure) -> Bool {
         let directory = directoryName(of: path)
-        let temporary = directory + "/" + temporaryName
+        let temporary = directory + "/" + newTemporaryName()
         var mode: mode_t = 0o600
         var existing = stat()
         if stat(path, &existing) == 0 { mode = existing.st_mode & 0o7777 }
@@ -114,11 +115,24 @@ enum FileIO {
         return true
     }
 
-    /// The name listd writes a file under before renaming it into place.
-    static let temporaryName = ".listd-" + String(getpid()) + ".tmp"
+    /// A name to write a file under before renaming it into place, `.listd-PID-N.tmp`: one of its
+    /// own for each call, as the list file and the snapshot may be replaced at the same moment
+    /// from two threads (with one shared name each could rename the other's bytes into place).
+    static func newTemporaryName() -> String {
+        ".listd-\(getpid())-\(temporaryFiles.add(1, ordering: .relaxed).newValue).tmp"
+    }
+
+    private static let temporaryFiles = Atomic<Int>(0)
 
     /// Whether `name` is a temp file of some listd (this one or an earlier one).
     static func isTemporaryName(_ name: String) -> Bool {
         name.hasPrefix(".listd-") && name.hasSuffix(".tmp")
+    }
+
+    /// The pid of the listd that named a temp file (`.listd-PID-N.tmp`, or `.listd-PID.tmp` as
+    /// listd named them before), or nil for another name.
+    static func writer(ofTemporaryName name: String) -> pid_t? {
+        guard isTemporaryName(name) else { return nil }
+        return pid_t(name.dropFirst(".listd-".count).dropLast(".tmp".count).prefix { $0 != "-" })
     }
 }

@@ -69,9 +69,8 @@ struct ListFileStorage: Sendable {
         let directory = directoryName(of: path)
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         var removed: [String] = []
-        for name in entries where FileIO.isTemporaryName(name) {
-            let digits = name.dropFirst(".listd-".count).dropLast(".tmp".count)
-            guard let pid = pid_t(digits), pid != getpid() else { continue }
+        for name in entries {
+            guard let pid = FileIO.writer(ofTemporaryName: name), pid != getpid() else { continue }
             // ESRCH: no such process. Anything else (alive, or not ours to signal) stays.
             if kill(pid, 0) != 0, errno == ESRCH, unlink(directory + "/" + name) == 0 { removed.append(name) }
         }
