@@ -266,6 +266,8 @@ public final class ListService: Service, Sendable {
                     })
                     ?? .failed(.cannotWriteListFile(path: filePath, step: "run on the thread pool", errno: ECANCELED))
                 drive { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
+                // A compaction put off while the write was under way runs now.
+                if persistence.compactionDue { compactSoon() }
             }
         case .scheduleWrite(let delay):
             guard !synchronously else { return nil }
@@ -302,15 +304,27 @@ public final class ListService: Service, Sendable {
 
     /// What a snapshot holds now.
     private func view() -> PersistedView {
-        let (file, shown) = core.withLock { ($0.file.bytes ?? [], $0.file.shown) }
-        return PersistedView(book: hub.book, fileDigest: digest(file), shown: shown, instance: hub.instance)
+        view(requiringSettledFile: false)!
+    }
+
+    /// What a snapshot holds now; nil, with `requiringSettledFile`, while the list file is not
+    /// settled (`ListCore.fileSettled`, checked in the same look at the core as the file's state).
+    private func view(requiringSettledFile: Bool) -> PersistedView? {
+        let file = core.withLock { core -> (bytes: [UInt8], shown: ListBook)? in
+            if requiringSettledFile, !core.fileSettled { return nil }
+            return (core.file.bytes ?? [], core.file.shown)
+        }
+        guard let file else { return nil }
+        return PersistedView(book: hub.book, fileDigest: digest(file.bytes), shown: file.shown, instance: hub.instance)
     }
 
     /// Compacts the change log on the thread pool (appends wait meanwhile, a few milliseconds).
     private func compactSoon() {
         Task {
             do {
-                try await NIOThreadPool.singleton.runIfActive { try self.persistence.compact(self.view()) }
+                try await NIOThreadPool.singleton.runIfActive {
+                    try self.persistence.compact { self.view(requiringSettledFile: true) }
+                }
             } catch {
                 logger.error(
                     "could not compact the change log; it is tried again after the next change",

@@ -168,6 +168,47 @@ import Testing
         #expect(core.file.dirty && (core.file.writeScheduled || writes(merged)), "the file lacks eggs: it is written")
     }
 
+    /// A snapshot may name the list file only when the file is, durably, what the core says:
+    /// not while listd's own write is under way (its note is logged before the rename, and a
+    /// snapshot naming the file before it would drop that note), nor while a taken save's
+    /// changes wait for their append (the snapshot would say the file shows lists no log has).
+    @Test func theListFileIsSettledOnlyBetweenWritesAndOnceASaveIsDurable() throws {
+        let unasked = DelegateVerdict(consulted: false)
+        var core = Self.core()
+        #expect(core.fileSettled)
+
+        _ = core.fileTouched()
+        let read = Self.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
+        for asker in Self.askers(read) { _ = core.answered(asker, unasked, at: Self.time) }
+        #expect(core.file.shown.lists[0].items == ["milk", "bread"])
+        #expect(!core.fileSettled, "the save is taken, its change not durable")
+        _ = core.appended(now: Self.now)
+        #expect(core.fileSettled)
+
+        _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
+        _ = core.answered(.proposal(7), unasked, at: Self.time)
+        _ = core.appended(now: Self.now)
+        #expect(core.fileSettled, "a change the file does not show yet leaves it as it was")
+        let due = core.writeDue(now: Self.now, force: true)
+        let render = try #require(
+            due.compactMap { action -> (ListBook, ListFileReading?, [Int: String])? in
+                if case .renderFile(let book, let reading, let rejected) = action {
+                    (book, reading, rejected)
+                } else {
+                    nil
+                }
+            }.first
+        )
+        #expect(!core.fileSettled, "a write is under way")
+        let rendered = ListFileSync.render(render.0, onto: render.1, rejected: render.2)
+        let noted = core.fileRendered(rendered, now: Self.now)
+        #expect(Self.appends(noted).flatMap { $0 }.contains { if case .fileShows = $0 { true } else { false } })
+        #expect(!core.fileSettled, "the note is logged, the rename still to come")
+        _ = core.appended(now: Self.now)
+        _ = core.fileReplaced(rendered, .written, now: Self.now)
+        #expect(core.fileSettled)
+    }
+
     @Test func aSaveArrivingWhileDelegatesDeliberateReplacesTheUndecidedOne() {
         var core = Self.core()
         _ = core.fileTouched()

@@ -34,6 +34,11 @@ struct FileState: Sendable {
 }
 
 extension ListCore {
+    /// Whether the list file is, durably, what `file` says: no write of listd's under way (its
+    /// note may be in the log and the rename still to come, or done and not yet reported), and
+    /// no save taken whose changes are not durable yet. Only then may a snapshot name it.
+    var fileSettled: Bool { !file.writeInFlight && file.shown.revision <= durable.revision }
+
     /// How long an emptied list file is given to be filled before listd writes the lists back.
     static let emptyFileGrace: Duration = .seconds(2)
     /// How long the list file may lag behind the committed lists: edits within that time share

@@ -12,9 +12,13 @@ protocol ListPersistence: Sendable {
     func append(_ entries: [LogEntry]) throws(DaemonError)
     /// Whether enough has been appended that `compact` should run.
     var compactionDue: Bool { get }
-    /// Writes a snapshot of `state` and drops what it makes unnecessary, keeping the history
-    /// `subscribe {since}` replays.
-    func compact(_ state: PersistedView) throws(DaemonError)
+    /// Writes a snapshot and drops what it makes unnecessary, keeping the history
+    /// `subscribe {since}` replays. `state` is asked for while no append can run, so the list
+    /// file it names is the one the appended notes last said; it returns nil when the list file
+    /// is not settled (a write whose note may be appended, a save not yet durable), and nothing
+    /// is done: a snapshot naming the file before that write would drop the note that names the
+    /// file after it, and a start would take listd's own write for a person's save.
+    func compact(_ state: () -> PersistedView?) throws(DaemonError)
     /// Keeps `state` as the base the next appends follow, when nothing is kept after a base yet
     /// (a first start, whose lists are in no log); otherwise does nothing.
     func writeSnapshot(of state: PersistedView) throws(DaemonError)

@@ -143,9 +143,10 @@ final class LocalPersistence: ListPersistence {
 
     var compactionDue: Bool { state.withLock { $0.lines > 2 * historyLimit + 100 } }
 
-    func compact(_ view: PersistedView) throws(DaemonError) {
+    func compact(_ view: () -> PersistedView?) throws(DaemonError) {
         try state.withLock { state throws(DaemonError) in
             guard state.lines > 2 * historyLimit + 100 else { return }  // another compaction did it
+            guard let view = view() else { return }  // the list file is not settled: later
             var kept: [LogEntry]
             var base: ListBook
             do throws(RedoError) {
