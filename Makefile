@@ -5,8 +5,9 @@
 SWIFT ?= swift
 # System packages the build and the tests need (Debian names): libsystemd to build; vim to edit
 # the list file in tests; systemd (journald, systemd-analyze, systemd-socket-activate),
-# systemd-container and debootstrap to test the units for real.
-APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap
+# systemd-container and debootstrap to test the units for real; fuse3, libfuse3-dev and a C
+# compiler for the power-cut file system PowerLossTests mounts (Tests/PowerCutFS).
+APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc
 
 # make install PREFIX=… DESTDIR=… UNITS=user|system
 PREFIX ?= /usr/local

@@ -135,7 +135,7 @@ let package = Package(
         // Drive the real listd and listctl binaries over a real socket.
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ListClient", "ListModel", "ListRPC"],
+            dependencies: ["ListClient", "ListFileFormat", "ListModel", "ListRPC"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -95,6 +95,17 @@ final class ChildProcess: @unchecked Sendable {
         return status!
     }
 
+    /// Waits at most `timeout` seconds for the child to exit; its status, or nil if it still runs.
+    @discardableResult
+    func wait(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let status = exitStatus { return status }
+            usleep(2_000)
+        }
+        return exitStatus
+    }
+
     func signal(_ signal: Int32) {
         if !hasExited { Glibc.kill(pid, signal) }
     }
@@ -140,6 +151,20 @@ final class LineReader: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     init(_ fd: Int32) { self.fd = fd }
+
+    /// A whole line if one has arrived already, without waiting.
+    func lineIfReady() -> String? {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        if buffer.firstIndex(of: 0x0A) == nil, poll(&poller, 1, 0) > 0 {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = read(fd, &chunk, chunk.count)
+            if count > 0 { buffer += chunk[..<count] }
+        }
+        guard let newline = buffer.firstIndex(of: 0x0A) else { return nil }
+        let line = String(decoding: buffer[..<newline], as: UTF8.self)
+        buffer.removeSubrange(...newline)
+        return line
+    }
 
     func line(timeout: Double = 10) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
