@@ -49,11 +49,23 @@ import Testing
             #expect(try sandbox.read() == FileEditingTests.base)
         }
 
-        /// Exactly `count` notifications, then nothing more for a while.
+        /// Exactly `count` notifications, and then nothing: after a quiet wait, subscribing
+        /// again is answered before anything else, with the revision of the last notification
+        /// (a marker that changes nothing: these tests pin revisions and the file's text).
         func notifications(_ count: Int) throws -> [[String: Any]] {
             var notes: [[String: Any]] = []
             for _ in 0..<count { notes.append(try subscriber.readObject()) }
-            #expect(try subscriber.isQuiet(for: 0.5), "more notifications than \(count)")
+            let fence = try subscriber.firstMessage(afterQuiet: 0.5) {
+                try subscriber.send(#"{"jsonrpc":"2.0","id":"fence","method":"subscribe"}"#)
+            }
+            #expect(fence["id"] as? String == "fence", "more notifications than \(count): \(fence)")
+            // (A rejected line is notified without a revision: the last change's is compared.)
+            if let last = notes.compactMap({ ($0["params"] as? [String: Any])?["revision"] as? Int }).last {
+                #expect(
+                    (fence["result"] as? [String: Any])?["revision"] as? Int == last,
+                    "the lists changed after the last notification"
+                )
+            }
             return notes
         }
 

@@ -39,8 +39,11 @@ import Testing
         #expect(lists[3]["items"] as? [String] == ["duck eggs"])
         #expect(lists[5]["name"] as? String == "Food")
         #expect(lists[5]["items"] as? [String] == ["duck eggs"])
-        // The deny produced no notification.
-        #expect(try watcher.isQuiet(for: 0.3))
+        // The deny produced no notification: the next one is a marker's.
+        try watcher.expectNothingBeforeMarker(
+            { _ = try editor.result("createList", ["name": "Fence"]) },
+            isMarker: listNamed("Fence")
+        )
     }
 
     @Test func eventsAndListsFilterWhatASubscriberHears() throws {
@@ -64,10 +67,17 @@ import Testing
 
         let heard = try groceriesOnly.readObject()
         #expect((heard["params"] as? [String: Any])?["revision"] as? Int == 4)
-        #expect(try groceriesOnly.isQuiet(for: 0.3))
+        // Neither hears more: the next each hears is a marker it is filtered to hear.
+        try groceriesOnly.expectNothingBeforeMarker(
+            { _ = try editor.result("addItem", ["list": "Groceries", "item": "fence"]) },
+            isMarker: listHolds("fence")
+        )
         let rename = try renamesOnly.readObject()
         #expect(rename["method"] as? String == "didRenameShoppingList")
-        #expect(try renamesOnly.isQuiet(for: 0.3))
+        try renamesOnly.expectNothingBeforeMarker(
+            { _ = try editor.result("renameList", ["list": "Tools", "name": "Fence"]) },
+            isMarker: listNamed("Fence")
+        )
     }
 
     @Test func unsubscribeStopsNotifications() throws {
@@ -77,7 +87,7 @@ import Testing
         _ = try client.result("unsubscribe")
         let editor = try LineConnection(path: daemon.sandbox.socket)
         _ = try editor.result("createList", ["name": "Groceries"])
-        #expect(try client.isQuiet(for: 0.3))
+        try client.expectNothingBeforeAReply("a notification after unsubscribe")
     }
 
     /// Two subscribers, one on a raw socket and one through ListClient, see the same gap-free,
@@ -145,12 +155,16 @@ import Testing
         #expect(libraryStart == 2)
         #expect(rawRevisions == Array(3..<(3 + confirmed)))
         #expect(libraryEvents.map { $0.revision } == rawRevisions)
-        #expect(try raw.isQuiet(for: 0.3))
 
         // The final state agrees with what was notified.
         let lists = try setup.result("getLists")
         #expect(lists["revision"] as? Int == 2 + confirmed)
         let shared = try #require((lists["lists"] as? [[String: Any]])?.first { $0["id"] as? Int == 1 })
         #expect((shared["items"] as? [String])?.count == 1 + clients * ((editsPerClient + 1) / 2))
+        // And nothing more was notified: the next is a marker's.
+        try raw.expectNothingBeforeMarker(
+            { _ = try setup.result("createList", ["name": "Fence"]) },
+            isMarker: listNamed("Fence")
+        )
     }
 }

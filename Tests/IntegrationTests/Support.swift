@@ -271,14 +271,48 @@ final class LineConnection: @unchecked Sendable {
         }
     }
 
-    /// True when nothing arrives within `seconds`.
-    func isQuiet(for seconds: Double) throws -> Bool {
-        do {
-            _ = try readLine(timeout: seconds)
-            return false
-        } catch is TestFailure {
-            return true
+    /// The first message once `marker` has run: the fence that shows nothing more arrives. A
+    /// quiet wait alone passes whether listd stopped sending or not; so after it `marker` makes
+    /// something this connection surely receives (a change it hears, a reply), and the caller
+    /// asserts that the very next message is that. A message that arrives during the quiet wait
+    /// is returned at once, without `marker`, for the assertion to name.
+    func firstMessage(afterQuiet seconds: Double = 0.2, marker: () throws -> Void) throws -> [String: Any] {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        if buffer.contains(UInt8(ascii: "\n")) || poll(&poller, 1, Int32(seconds * 1000)) > 0 {
+            return try readObject()
         }
+        try marker()
+        return try readObject()
+    }
+
+    /// Nothing more arrives here: after a quiet wait, this connection's own request (`hello`) is
+    /// answered before anything else comes.
+    func expectNothingBeforeAReply(
+        _ comment: Comment? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let first = try firstMessage { try send(#"{"jsonrpc":"2.0","id":"fence","method":"hello"}"#) }
+        #expect(
+            first["id"] as? String == "fence",
+            "\(comment.map { "\($0): " } ?? "")\(first) came first",
+            sourceLocation: sourceLocation
+        )
+    }
+
+    /// Nothing more arrives on this subscription: after a quiet wait, `marker` makes a change it
+    /// hears, and the very next message is that change's notification (`isMarker` of its params).
+    func expectNothingBeforeMarker(
+        _ marker: () throws -> Void,
+        isMarker: ([String: Any]) -> Bool,
+        _ comment: Comment? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let first = try firstMessage(marker: marker)
+        #expect(
+            (first["params"] as? [String: Any]).map(isMarker) == true,
+            "\(comment.map { "\($0): " } ?? "")\(first) came before the marker",
+            sourceLocation: sourceLocation
+        )
     }
 
     /// The next line as a JSON value.
@@ -325,6 +359,16 @@ final class LineConnection: @unchecked Sendable {
         }
         return error
     }
+}
+
+/// A marker's test: the notified list holds `item`.
+func listHolds(_ item: String) -> ([String: Any]) -> Bool {
+    { params in ((params["list"] as? [String: Any])?["items"] as? [String])?.contains(item) == true }
+}
+
+/// A marker's test: the notified list is named `name`.
+func listNamed(_ name: String) -> ([String: Any]) -> Bool {
+    { params in (params["list"] as? [String: Any])?["name"] as? String == name }
 }
 
 /// The outcome of running listctl.
