@@ -28,7 +28,7 @@ FUZZERS := FuzzRPCLine FuzzListFile
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build run test e2e fuzz bench clean release install uninstall
+.PHONY: all deps build run test e2e fuzz fuzz-merge bench clean release install uninstall
 
 all: build
 
@@ -59,7 +59,8 @@ test: deps
 	$(MAKE) --no-print-directory e2e
 
 # libFuzzer on the request-line decoder and the list-file parser, for a bounded time each. New
-# inputs go to a scratch corpus; the kept seeds and past crashes (Tests/Fuzz) are read first.
+# inputs go to a scratch corpus; the kept corpus and past crashes (Tests/Fuzz) are read first. A
+# crash's input is copied into Tests/Fuzz/regressions at once, so it is kept with the fix.
 # Without Swift's backtracer, libFuzzer itself catches a crash and writes its input out.
 fuzz: deps
 	@for fuzzer in $(FUZZERS); do \
@@ -72,8 +73,20 @@ fuzz: deps
 		SWIFT_BACKTRACE=enable=no .build-fuzz/debug/$$fuzzer -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -print_final_stats=1 \
 			-artifact_prefix=.build-fuzz/artifacts/$$fuzzer- $$scratch Tests/Fuzz/corpus/$$fuzzer Tests/Fuzz/regressions/$$fuzzer \
 			> .build-fuzz/$$fuzzer.log 2>&1 \
-			|| { tail -40 .build-fuzz/$$fuzzer.log; echo "$$fuzzer found a crash: see .build-fuzz/artifacts (Tests/Fuzz/README.md says what next)"; exit 1; }; \
+			|| { tail -40 .build-fuzz/$$fuzzer.log; \
+				cp .build-fuzz/artifacts/$$fuzzer-* Tests/Fuzz/regressions/$$fuzzer/ 2>/dev/null; \
+				echo "$$fuzzer found a crash; its input is kept in Tests/Fuzz/regressions/$$fuzzer (swift test replays it): fix it, commit both"; exit 1; }; \
 		grep -E "^stat::number_of_executed_units" .build-fuzz/$$fuzzer.log | sed "s/^/  $$fuzzer /"; \
+	done
+
+# Folds the scratch corpus of past `make fuzz` runs into Tests/Fuzz/corpus: only the inputs that
+# reach code the kept ones do not (libFuzzer's -merge=1), so the kept corpus stays minimal.
+fuzz-merge:
+	@for fuzzer in $(FUZZERS); do \
+		SWIFT_BACKTRACE=enable=no .build-fuzz/debug/$$fuzzer -merge=1 -max_len=65536 \
+			Tests/Fuzz/corpus/$$fuzzer .build-fuzz/corpus/$$fuzzer > .build-fuzz/$$fuzzer-merge.log 2>&1 \
+			|| { tail -20 .build-fuzz/$$fuzzer-merge.log; exit 1; }; \
+		echo "$$fuzzer: $$(ls Tests/Fuzz/corpus/$$fuzzer | wc -l) inputs kept"; \
 	done
 
 # A real systemd booted in a container: socket activation, journal, watchdog, hardening.

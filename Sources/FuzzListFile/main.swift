@@ -4,6 +4,8 @@ import FuzzChecks
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzListFile(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    FuzzChecks.listFile(UnsafeRawBufferPointer(start: start, count: count))
+    if let broken = FuzzChecks.listFile(UnsafeRawBufferPointer(start: start, count: count)) {
+        fatalError(broken)  // libFuzzer keeps the input
+    }
     return 0
 }

@@ -4,6 +4,8 @@ import FuzzChecks
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRPCLine(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    FuzzChecks.rpcLine(UnsafeRawBufferPointer(start: start, count: count))
+    if let broken = FuzzChecks.rpcLine(UnsafeRawBufferPointer(start: start, count: count)) {
+        fatalError(broken)  // libFuzzer keeps the input
+    }
     return 0
 }

@@ -163,10 +163,14 @@ public struct ListDocument: Hashable, Sendable {
         return nil
     }
 
-    /// The `key=value` fields of a `<!-- listd … -->` comment.
+    /// The `key=value` fields of a `<!-- listd … -->` comment. Not of listd's note on a line it
+    /// did not take (`<!-- listd: not taken: …`): what the person wrote there may read as fields
+    /// (`revision=3` made it a legacy header, dropped at the next write: found by make fuzz).
     static func fields(of text: Substring) -> [String: String]? {
         let trimmed = Substring(ListText.trimmed(String(text)))
-        guard trimmed.hasPrefix(marker), trimmed.hasSuffix("-->") else { return nil }
+        guard trimmed.hasPrefix(marker), trimmed.hasSuffix("-->"),
+            trimmed.dropFirst(marker.count).first == " "
+        else { return nil }
         var fields: [String: String] = [:]
         for token in trimmed.dropFirst(marker.count).dropLast(3).split(separator: " ") {
             guard let equals = token.firstIndex(of: "=") else { continue }

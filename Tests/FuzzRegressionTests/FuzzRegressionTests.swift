@@ -7,13 +7,15 @@ import Testing
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fuzz")
 
-    /// The kept inputs of one fuzzer.
-    private static func inputs(_ fuzzer: String) throws -> [Data] {
-        var inputs: [Data] = []
+    /// The kept inputs of one fuzzer, by folder and name.
+    private static func inputs(_ fuzzer: String) throws -> [(name: String, bytes: Data)] {
+        var inputs: [(String, Data)] = []
         for folder in ["corpus", "regressions"] {
             let directory = root.appendingPathComponent(folder).appendingPathComponent(fuzzer)
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !name.hasPrefix(".") {
-                inputs.append(try Data(contentsOf: directory.appendingPathComponent(name)))
+                inputs.append(
+                    ("\(folder)/\(fuzzer)/\(name)", try Data(contentsOf: directory.appendingPathComponent(name)))
+                )
             }
         }
         return inputs
@@ -21,13 +23,19 @@ import Testing
 
     @Test func requestLines() throws {
         let inputs = try Self.inputs("FuzzRPCLine")
-        #expect(!inputs.isEmpty)
-        for input in inputs { input.withUnsafeBytes(FuzzChecks.rpcLine) }
+        #expect(inputs.count > 10, "the corpus is there")
+        for input in inputs {
+            let broken = input.bytes.withUnsafeBytes(FuzzChecks.rpcLine)
+            #expect(broken == nil, "\(input.name): \(broken ?? "")")
+        }
     }
 
     @Test func listFiles() throws {
         let inputs = try Self.inputs("FuzzListFile")
-        #expect(!inputs.isEmpty)
-        for input in inputs { input.withUnsafeBytes(FuzzChecks.listFile) }
+        #expect(inputs.count > 10, "the corpus is there")
+        for input in inputs {
+            let broken = input.bytes.withUnsafeBytes(FuzzChecks.listFile)
+            #expect(broken == nil, "\(input.name): \(broken ?? "")")
+        }
     }
 }

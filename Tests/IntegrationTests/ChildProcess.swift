@@ -185,3 +185,15 @@ final class LineReader: @unchecked Sendable {
         }
     }
 }
+
+/// Everything left to read from `fd` (a child's pipe once it has exited), as text.
+func readToEnd(_ fd: Int32) -> String {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = read(fd, &chunk, chunk.count)
+        if count <= 0 { break }
+        bytes += chunk[..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}

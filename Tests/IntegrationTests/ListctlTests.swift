@@ -109,6 +109,27 @@ import Testing
         #expect(defaulted.stderr.contains("\(sandbox.path)/listd/listd.sock"))
     }
 
+    /// Exit status 4: listd went away before it answered (killed while a delegate deliberates on
+    /// listctl's edit), and listctl says so.
+    @Test func listdGoingAwayMidEditExitsWith4() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
+        let delegate = try LineConnection(path: socket)
+        _ = try delegate.result("registerDelegate", ["name": "slow", "timeoutMs": 10_000])
+        var environment = ProcessInfo.processInfo.environment
+        environment["LISTD_SOCKET"] = socket
+        let child = try ChildProcess(Binaries.listctl.path, ["add", "Groceries", "milk"], environment: environment)
+        // listctl's edit is in flight once the delegate is asked about it.
+        #expect(try delegate.readObject()["method"] as? String == "shouldAdd")
+        daemon.kill()
+        let status = child.wait(timeout: 15)
+        #expect(status == 4, "listctl exited with \(status.map(String.init) ?? "nothing within 15 s")")
+        let stderr = readToEnd(child.stderr)
+        #expect(stderr.hasPrefix("listctl: "), "\(stderr)")
+        #expect(stderr.contains("closed") || stderr.contains("lost"), "\(stderr)")
+    }
+
     @Test func watchSinceFirstPrintsWhatWasMissed() throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket

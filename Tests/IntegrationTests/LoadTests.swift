@@ -10,6 +10,10 @@ import Testing
     private struct Confirmed {
         var revision: Int
         var edit: ListEdit
+        /// The same edit as sent: list index, item and (for a replace) the new item.
+        var list: Int
+        var item: String
+        var with: String?
     }
 
     /// What one subscriber heard: revisions in order, and a digest of every line as received.
@@ -93,7 +97,10 @@ import Testing
                     if let result = reply["result"] as? [String: Any], let revision = result["revision"] as? Int,
                         item != other || method != "replaceItem"
                     {
-                        confirmed.withLock { $0.append(Confirmed(revision: revision, edit: edit)) }
+                        let with = method == "replaceItem" ? other : nil
+                        confirmed.withLock {
+                            $0.append(Confirmed(revision: revision, edit: edit, list: list - 1, item: item, with: with))
+                        }
                     }
                 }
             }
@@ -125,6 +132,31 @@ import Testing
         }
         let finalLists = try #require(try setup.result("getLists")["lists"] as? [[String: Any]])
         #expect(finalLists.map { $0["items"] as? [String] ?? [] } == book.lists.map(\.items))
+
+        // And against the rules written out here, not ListBook's: each confirmed edit was allowed
+        // on its list as it stood (an add of an item not there, a remove of one there, a replace
+        // of one there by one not there), and applying them gives the lists listd serves.
+        var model = Array(repeating: [String](), count: lists)
+        var disallowed: [String] = []
+        for edit in edits {
+            var items = model[edit.list]
+            let index = items.firstIndex(of: edit.item)
+            switch (edit.with, edit.edit) {
+            case (nil, .addItem):
+                if index == nil { items.append(edit.item) } else { disallowed.append("#\(edit.revision) add") }
+            case (nil, _):
+                if let index { items.remove(at: index) } else { disallowed.append("#\(edit.revision) remove") }
+            case (let with?, _):
+                if let index, !items.contains(with) {
+                    items[index] = with
+                } else {
+                    disallowed.append("#\(edit.revision) replace")
+                }
+            }
+            model[edit.list] = items
+        }
+        #expect(disallowed.isEmpty, "confirmed edits the rules forbid: \(disallowed)")
+        #expect(finalLists.map { $0["items"] as? [String] ?? [] } == model, "the lists are not what the edits give")
 
         // Memory stayed bounded: the most listd ever held.
         let status = try String(contentsOfFile: "/proc/\(daemon.pid!)/status", encoding: .utf8)

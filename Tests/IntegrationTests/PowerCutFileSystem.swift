@@ -68,6 +68,17 @@ final class PowerCutFileSystem: @unchecked Sendable {
         child?.signal(SIGUSR1)
     }
 
+    /// Fills the disk (SIGUSR2): from the next request on, writes, creates and syncs fail with
+    /// ENOSPC. (A signal is taken before the file system's next request is served.)
+    func fillDisk() {
+        child?.signal(SIGUSR2)
+    }
+
+    /// Frees the disk filled by `fillDisk`.
+    func freeDisk() {
+        child?.signal(SIGUSR2)
+    }
+
     /// Waits until the power is cut and the image holds only what was durable; returns why.
     func waitForCut(timeout: Double = 20) throws -> String {
         if let cutReason { return cutReason }

@@ -177,6 +177,23 @@ import Testing
         #expect(reply["result"] != nil)
     }
 
+    /// `--max-json-depth`: a request nested deeper than the limit is refused (-32600, naming the
+    /// limit) and the connection goes on; one nested exactly as deep is served.
+    @Test func aRequestNestedDeeperThanMaxJSONDepthIsRefused() throws {
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--max-json-depth", "5"])
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        // The request, its params and three arrays: 5 levels (an unknown member is ignored).
+        let atTheLimit = #"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"A","x":[[["y"]]]}}"#
+        let tooDeep = #"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"B","x":[[[["y"]]]]}}"#
+        try client.send(tooDeep)
+        let refused = try client.readObject()
+        #expect((refused["error"] as? [String: Any])?["code"] as? Int == -32600)
+        #expect(((refused["error"] as? [String: Any])?["message"] as? String)?.contains("deeper than 5 levels") == true)
+        try client.send(atTheLimit)
+        #expect(((try client.readObject())["result"] as? [String: Any])?["name"] as? String == "A")
+        #expect(try client.result("getLists")["lists"].map { ($0 as? [[String: Any]])?.count } == 1)
+    }
+
     @Test func aBatchIsAnsweredAsOneArray() throws {
         let daemon = try Daemon.start()
         let client = try LineConnection(path: daemon.sandbox.socket)

@@ -38,6 +38,16 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
         #expect(ListDocument(parsing: text).text == text)
     }
 
+    /// listd's note on a line it did not take stays a note, whatever the person wrote in it:
+    /// "revision=3" in it once made it read as a legacy header, dropped at the next write.
+    @Test func aNoteOnALineNotTakenIsNotReadAsFields() {
+        let note =
+            "<!-- listd: not taken: An item before the first # heading is on no list. You wrote: - x revision=3 -->"
+        let document = ListDocument(parsing: note + "\n# A <!-- listd id=1 -->\n")
+        #expect(document.lines.first == .text(note))
+        #expect(document.text == note + "\n# A <!-- listd id=1 -->\n")
+    }
+
     @Test func windowsLineEndingsAreRead() {
         let (book, _) = firstStart("# A\r\n- milk\r\n")
         #expect(book.lists.first?.name == "A")

@@ -8,7 +8,8 @@
 //              [--rename-count K]
 //
 // IMAGE is read at mount (all of it durable) and rewritten when the power is cut, or with the
-// current state on a clean unmount (SIGTERM, umount). SIGUSR1 cuts the power now. --cut-at-op N
+// current state on a clean unmount (SIGTERM, umount). SIGUSR1 cuts the power now; SIGUSR2 fills
+// the disk (writes, creates and syncs fail with ENOSPC) or, sent again, frees it. --cut-at-op N
 // cuts just before the N-th changing request (write, truncate, create, mkdir, unlink, rmdir,
 // rename, fsync, fsyncdir); the rename options cut just before or just after the K-th (first)
 // rename onto NAME. stdout says "mounted", then "cut: REASON" once the image holds the durable state.
@@ -73,6 +74,7 @@ static long renames_seen;
 static long operations;
 static int power_cut;
 static volatile sig_atomic_t cut_requested;
+static volatile sig_atomic_t disk_full;
 
 static void die(const char *what) {
     perror(what);
@@ -234,9 +236,10 @@ static int powered(void) {
     return !power_cut;
 }
 
-// Called first by every request that changes something; false once the power is cut.
-static int changing(void) {
-    if (!powered()) return 0;
+// Called first by every request that changes something; false once the power is cut, or (for
+// one that takes space) while the disk is full: the caller answers `refusal()`.
+static int changing_space(int takes_space) {
+    if (!powered() || (takes_space && disk_full)) return 0;
     operations++;
     if (cut_at_op > 0 && operations >= cut_at_op) {
         char reason[64];
@@ -245,6 +248,15 @@ static int changing(void) {
         return 0;
     }
     return 1;
+}
+
+static int changing(void) {
+    return changing_space(1);
+}
+
+// The error a refused request gets: the machine is off, or the disk is full.
+static int refusal(void) {
+    return power_cut ? EIO : ENOSPC;
 }
 
 // ---- Requests. ----
@@ -320,7 +332,7 @@ static void resize(struct node *node, size_t size) {
 
 static void on_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, struct fuse_file_info *fi) {
     (void)fi;
-    if (!((to_set & FUSE_SET_ATTR_SIZE) ? changing() : powered())) return (void)fuse_reply_err(req, EIO);
+    if (!((to_set & FUSE_SET_ATTR_SIZE) ? changing() : powered())) return (void)fuse_reply_err(req, refusal());
     struct node *node = node_of(ino);
     if (!node) return (void)fuse_reply_err(req, ENOENT);
     if (to_set & FUSE_SET_ATTR_SIZE) {
@@ -354,20 +366,20 @@ static struct node *make(fuse_req_t req, fuse_ino_t parent, const char *name, mo
 
 static void on_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev) {
     (void)rdev;
-    if (!changing()) return (void)fuse_reply_err(req, EIO);
+    if (!changing()) return (void)fuse_reply_err(req, refusal());
     if (!S_ISREG(mode)) return (void)fuse_reply_err(req, EPERM);  // listd makes files and directories only
     struct node *node = make(req, parent, name, mode);
     if (node) reply_entry(req, node);
 }
 
 static void on_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode) {
-    if (!changing()) return (void)fuse_reply_err(req, EIO);
+    if (!changing()) return (void)fuse_reply_err(req, refusal());
     struct node *node = make(req, parent, name, S_IFDIR | (mode & 07777));
     if (node) reply_entry(req, node);
 }
 
 static void on_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *fi) {
-    if (!changing()) return (void)fuse_reply_err(req, EIO);
+    if (!changing()) return (void)fuse_reply_err(req, refusal());
     struct node *dir = node_of(parent);
     struct entry *existing = dir ? find(&dir->children, name) : NULL;
     struct node *node;
@@ -388,7 +400,7 @@ static void on_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 }
 
 static void on_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi) {
-    if (!((fi->flags & O_TRUNC) ? changing() : powered())) return (void)fuse_reply_err(req, EIO);
+    if (!((fi->flags & O_TRUNC) ? changing() : powered())) return (void)fuse_reply_err(req, refusal());
     struct node *node = node_of(ino);
     if (!node) return (void)fuse_reply_err(req, ENOENT);
     if (fi->flags & O_TRUNC) resize(node, 0);
@@ -408,7 +420,7 @@ static void on_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
 
 static void on_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
                      struct fuse_file_info *fi) {
-    if (!changing()) return (void)fuse_reply_err(req, EIO);
+    if (!changing()) return (void)fuse_reply_err(req, refusal());
     struct node *node = node_of(ino);
     if (!node) return (void)fuse_reply_err(req, ENOENT);
     size_t at = (fi->fh & O_APPEND) ? node->size : (size_t)off;
@@ -422,7 +434,7 @@ static void on_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 static void on_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi) {
     (void)datasync;
     (void)fi;
-    if (!changing()) return (void)fuse_reply_err(req, EIO);
+    if (!changing()) return (void)fuse_reply_err(req, refusal());
     struct node *node = node_of(ino);
     if (!node) return (void)fuse_reply_err(req, ENOENT);
     if (node->dirty_from != SIZE_MAX || node->durable_size != node->size) {
@@ -439,7 +451,7 @@ static void on_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 static void on_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi) {
     (void)datasync;
     (void)fi;
-    if (!changing()) return (void)fuse_reply_err(req, EIO);
+    if (!changing()) return (void)fuse_reply_err(req, refusal());
     struct node *node = node_of(ino);
     if (!node) return (void)fuse_reply_err(req, ENOENT);
     copy_entries(&node->durable_children, &node->children);
@@ -468,7 +480,7 @@ static void unlink_node(struct node *dir, const char *name) {
 }
 
 static void on_unlink(fuse_req_t req, fuse_ino_t parent, const char *name) {
-    if (!changing()) return (void)fuse_reply_err(req, EIO);
+    if (!changing_space(0)) return (void)fuse_reply_err(req, refusal());
     struct node *dir = node_of(parent);
     struct entry *entry = dir ? find(&dir->children, name) : NULL;
     if (!entry) return (void)fuse_reply_err(req, ENOENT);
@@ -478,7 +490,7 @@ static void on_unlink(fuse_req_t req, fuse_ino_t parent, const char *name) {
 }
 
 static void on_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name) {
-    if (!changing()) return (void)fuse_reply_err(req, EIO);
+    if (!changing_space(0)) return (void)fuse_reply_err(req, refusal());
     struct node *dir = node_of(parent);
     struct entry *entry = dir ? find(&dir->children, name) : NULL;
     if (!entry) return (void)fuse_reply_err(req, ENOENT);
@@ -491,7 +503,7 @@ static void on_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name) {
 
 static void on_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
                       const char *newname, unsigned int flags) {
-    if (!changing()) return (void)fuse_reply_err(req, EIO);
+    if (!changing()) return (void)fuse_reply_err(req, refusal());
     const char *aimed_at = cut_before_rename ? cut_before_rename : cut_after_rename;
     int at_aim = aimed_at && strcmp(newname, aimed_at) == 0 && ++renames_seen == rename_count;
     if (at_aim && cut_before_rename) {
@@ -613,6 +625,11 @@ static void on_cut_signal(int signal) {
     cut_requested = 1;
 }
 
+static void on_full_signal(int signal) {
+    (void)signal;
+    disk_full = !disk_full;
+}
+
 static void on_stop_signal(int signal) {
     (void)signal;
     fuse_session_exit(session);
@@ -654,6 +671,7 @@ int main(int argc, char *argv[]) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     handle(SIGUSR1, on_cut_signal);
+    handle(SIGUSR2, on_full_signal);
     handle(SIGTERM, on_stop_signal);
     handle(SIGINT, on_stop_signal);
     handle(SIGHUP, on_stop_signal);
