@@ -46,12 +46,10 @@ public struct ListDocument: Hashable, Sendable {
         var rawLines = Self.lineTexts(of: text)
         endsWithNewline = text.isEmpty || rawLines.last?.isEmpty == true
         if endsWithNewline, !rawLines.isEmpty { rawLines.removeLast() }
-        var sawHeading = false
-        lines = rawLines.map { raw in
-            let line = Self.classify(raw, beforeFirstHeading: !sawHeading)
-            if case .heading = line { sawHeading = true }
-            return line
-        }
+        // The earlier format's header was the file's first line, and only there is it one: a
+        // person's line like it further down stays theirs (listd's note on a heading it did not
+        // take once left such a line before the first heading, read as a header and dropped).
+        lines = rawLines.enumerated().map { index, raw in Self.classify(raw, firstLine: index == 0) }
     }
 
     /// The lines of `text`, split at "\n" and "\r\n" (the last one empty when the text ends with
@@ -96,12 +94,12 @@ public struct ListDocument: Hashable, Sendable {
 
     static let marker = "<!-- listd"
 
-    static func classify(_ raw: Substring, beforeFirstHeading: Bool) -> Line {
-        quickItem(raw) ?? classifyCharacterWise(raw, beforeFirstHeading: beforeFirstHeading)
+    static func classify(_ raw: Substring, firstLine: Bool) -> Line {
+        quickItem(raw) ?? classifyCharacterWise(raw, firstLine: firstLine)
     }
 
     /// The rules, Character by Character.
-    static func classifyCharacterWise(_ raw: Substring, beforeFirstHeading: Bool) -> Line {
+    static func classifyCharacterWise(_ raw: Substring, firstLine: Bool) -> Line {
         if raw.hasPrefix("# ") || raw == "#" {
             var name = raw.dropFirst()
             var metadata: [String: String]?
@@ -122,7 +120,7 @@ public struct ListDocument: Hashable, Sendable {
                 return .item(Item(prefix: String(raw[..<textStart]), text: String(raw[textStart...])))
             }
         }
-        if beforeFirstHeading, let fields = fields(of: raw), fields["revision"] != nil || fields["next-id"] != nil {
+        if firstLine, let fields = fields(of: raw), fields["revision"] != nil || fields["next-id"] != nil {
             return .legacyHeader(fields)
         }
         return .text(String(raw))

@@ -40,6 +40,15 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
 
     /// listd's note on a line it did not take stays a note, whatever the person wrote in it:
     /// "revision=3" in it once made it read as a legacy header, dropped at the next write.
+    /// The earlier format's header is read only as the file's first line: further down, a line
+    /// like it is the person's (and stays, when listd's note on a heading above it leaves it
+    /// before the first heading).
+    @Test func onlyTheFirstLineIsTheEarlierFormatsHeader() {
+        let header = "<!-- listd revision=3 next-id=4 -->"
+        #expect(ListDocument(parsing: header + "\n# A\n").lines.first == .legacyHeader(["revision": "3", "next-id": "4"]))
+        #expect(ListDocument(parsing: "notes\n" + header + "\n# A\n").lines[1] == .text(header))
+    }
+
     @Test func aNoteOnALineNotTakenIsNotReadAsFields() {
         let note =
             "<!-- listd: not taken: An item before the first # heading is on no list. You wrote: - x revision=3 -->"
@@ -324,7 +333,7 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
             decidedQuickly += 1
             // The rules without the quick path: what the line would be otherwise.
             #expect(
-                quick == ListDocument.classifyCharacterWise(line, beforeFirstHeading: false),
+                quick == ListDocument.classifyCharacterWise(line, firstLine: false),
                 "\(line.debugDescription)"
             )
         }
