@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 
 /// A child process started with posix_spawn and reaped with waitpid by this type alone.
 ///
@@ -7,6 +8,7 @@ import Glibc
 /// `waitUntilExit` was seen here spinning forever on a child that had already exited.
 final class ChildProcess: @unchecked Sendable {
     let pid: pid_t
+    let executable: String
     /// Read ends of the child's stdout and stderr pipes (the same pipe when merged).
     let stdout: Int32
     let stderr: Int32
@@ -55,6 +57,7 @@ final class ChildProcess: @unchecked Sendable {
             throw TestFailure("posix_spawn \(executable): \(String(cString: strerror(result)))")
         }
         pid = child
+        self.executable = executable
         stdout = outPipe[0]
         stderr = errPipe[0]
     }
@@ -62,7 +65,7 @@ final class ChildProcess: @unchecked Sendable {
     deinit {
         if !hasExited {
             Glibc.kill(pid, SIGKILL)
-            _ = wait()
+            _ = reap()
         }
         close(stdout)
         if stderr != stdout { close(stderr) }
@@ -81,9 +84,22 @@ final class ChildProcess: @unchecked Sendable {
 
     var hasExited: Bool { exitStatus != nil }
 
-    /// Blocks until the child exits; returns its status.
+    /// How long `wait()` and `run` wait for a child before they fail the test and kill it.
+    static let exitLimit: Double = 120
+
+    /// Waits until the child exits; returns its status. A child still running after `exitLimit`
+    /// seconds fails the test (naming it) and is killed: no test hangs on one.
     @discardableResult
     func wait() -> Int32 {
+        if wait(timeout: Self.exitLimit) == nil {
+            Issue.record("\(executable) (pid \(pid)) did not exit within \(Self.exitLimit) s; killed")
+            Glibc.kill(pid, SIGKILL)
+        }
+        return reap()
+    }
+
+    /// Blocks until the child, killed or exiting, is reaped.
+    private func reap() -> Int32 {
         lock.lock()
         defer { lock.unlock() }
         if let status { return status }
@@ -122,9 +138,12 @@ final class ChildProcess: @unchecked Sendable {
         var err: [UInt8] = []
         var open: [Int32: Bool] = [child.stdout: true, child.stderr: true]
         var chunk = [UInt8](repeating: 0, count: 65_536)
+        let deadline = Date().addingTimeInterval(exitLimit)
         while open.values.contains(true) {
+            // Output open past the limit: `wait` below fails the test and kills the child.
+            guard Date() < deadline else { break }
             var fds = open.filter(\.value).map { pollfd(fd: $0.key, events: Int16(POLLIN), revents: 0) }
-            if poll(&fds, nfds_t(fds.count), 30_000) <= 0 { continue }
+            if poll(&fds, nfds_t(fds.count), 1_000) <= 0 { continue }
             for entry in fds where entry.revents != 0 {
                 let count = read(entry.fd, &chunk, chunk.count)
                 if count <= 0 {

@@ -67,7 +67,7 @@ import Testing
             }
             usleep(UInt32.random(in: 0...40_000))
             daemon.kill()
-            writers.wait()
+            try wait(for: writers, "the writers to see listd gone")
             try daemon.start()
 
             let checker = try LineConnection(path: sandbox.socket)

@@ -429,21 +429,33 @@ import Testing
     static var canLowerTheLimit: Bool { access(limitPath, W_OK) == 0 }
 
     static let lowerTheLimit = "root, to lower fs.inotify.max_queued_events"
+    /// The limit as it was, kept while it is lowered: a test process that dies then leaves it
+    /// here, and the next run puts it back before anything else.
+    static let savedLimitPath = "/var/tmp/listd-tests-inotify-limit.saved"
+
+    static func restoreALimitLeftLowered() throws {
+        guard let saved = try? String(contentsOfFile: savedLimitPath, encoding: .utf8) else { return }
+        try saved.write(toFile: limitPath, atomically: false, encoding: .utf8)
+        unlink(savedLimitPath)
+    }
 
     @Test(.enabled(if: Requirement.runs(canLowerTheLimit, needing: lowerTheLimit)))
     func anOverflowedQueueStillMissesNoChange() throws {
         try Requirement.check(Self.canLowerTheLimit, needing: Self.lowerTheLimit)
         let sandbox = try Sandbox()
         try FileEditingTests.handWritten.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
-        let original = try String(contentsOfFile: Self.limitPath, encoding: .utf8)
         // The limit applies to inotify instances created while it is set: only this listd's,
         // as other tests wait for the lock before making theirs.
         let lock = InotifyLimitLock(.exclusive)
+        try Self.restoreALimitLeftLowered()
+        let original = try String(contentsOfFile: Self.limitPath, encoding: .utf8)
+        try original.write(toFile: Self.savedLimitPath, atomically: true, encoding: .utf8)
         try "4\n".write(toFile: Self.limitPath, atomically: false, encoding: .utf8)
         let daemon = Daemon(sandbox)
         let started = Result { try daemon.startWithoutLock(arguments: ["--settle-ms", "200"]) }
-        try original.write(toFile: Self.limitPath, atomically: false, encoding: .utf8)
+        try Self.restoreALimitLeftLowered()
         lock.release()
+        #expect(try String(contentsOfFile: Self.limitPath, encoding: .utf8) == original, "the limit is back")
         try started.get()
 
         let client = try LineConnection(path: sandbox.socket)

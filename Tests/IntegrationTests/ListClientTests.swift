@@ -63,10 +63,13 @@ import Testing
                 _ = try await editor.addItem("eggs", to: .id(1))
                 _ = try await editor.deleteList(.id(1))
             }
-            var seen: [ListEvent] = []
-            for await event in stream {
-                seen.append(event)
-                if seen.count == 4 { break }
+            let seen = try await withTimeLimit(10, waitingFor: "four events") {
+                var seen: [ListEvent] = []
+                for await event in stream {
+                    seen.append(event)
+                    if seen.count == 4 { break }
+                }
+                return seen
             }
             #expect(
                 seen.map(\.name) == [
@@ -100,7 +103,9 @@ import Testing
             let stream = client.events()
             _ = try await client.subscribe()
             #expect(daemon.stop() == 0)
-            for await _ in stream {}
+            try await withTimeLimit(10, waitingFor: "the event stream to end with listd") {
+                for await _ in stream {}
+            }
             await #expect {
                 try await client.lists()
             } throws: { error in

@@ -58,7 +58,9 @@ import Testing
                 heard.withLock { $0.append(mine) }
             }
         }
-        for _ in 0..<50 { subscribed.wait() }
+        for _ in 0..<50 where subscribed.wait(timeout: .now() + 60) == .timedOut {
+            throw TestFailure("a subscriber did not subscribe within 60 s")
+        }
 
         // Writers: 100 random edits each over a small vocabulary, so that some are denied and
         // the lists stay small.
@@ -105,10 +107,10 @@ import Testing
                 }
             }
         }
-        writers.wait()
+        try wait(for: writers, "200 writers' 100 edits each")
         let lastRevision = try #require(try setup.result("getLists")["revision"] as? Int)
         final.store(lastRevision, ordering: .relaxed)
-        subscribers.wait()
+        try wait(for: subscribers, "50 subscribers to hear every change")
 
         // Every subscriber heard the same lines, revisions start+1 … last with no gap.
         let everyone = heard.withLock { $0 }

@@ -172,7 +172,7 @@ import Testing
             }
             connection.hangUp()
         }
-        written.wait()
+        if written.wait(timeout: .now() + 120) == .timedOut { throw TestFailure("the writer did not finish in 120 s") }
         #expect(revisions == Array(revisions.first!...301))
     }
 }

@@ -137,10 +137,13 @@ import Testing
                 }
                 return try await group.reduce(0, +)
             }
-            var events: [ListEvent] = []
-            for await event in stream {
-                events.append(event)
-                if events.count == confirmed { break }
+            let events = try await withTimeLimit(60, waitingFor: "\(confirmed) events") {
+                var events: [ListEvent] = []
+                for await event in stream {
+                    events.append(event)
+                    if events.count == confirmed { break }
+                }
+                return events
             }
             return (confirmed, events, start)
         }

@@ -361,6 +361,34 @@ final class LineConnection: @unchecked Sendable {
     }
 }
 
+/// `body`'s result, or a failure naming `what` once `seconds` pass first (`body` is cancelled
+/// then: a `for await` over a stream ends on cancellation). No test waits for ever on a stream.
+func withTimeLimit<T: Sendable>(
+    _ seconds: Double,
+    waitingFor what: String,
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw TestFailure("waited \(seconds) s for \(what)")
+        }
+        return value
+    }
+}
+
+/// Waits for `group`, at most `seconds`; a failure naming `what` after that.
+func wait(for group: DispatchGroup, _ what: String, seconds: Double = 120) throws {
+    if group.wait(timeout: .now() + seconds) == .timedOut {
+        throw TestFailure("waited \(seconds) s for \(what)")
+    }
+}
+
 /// A marker's test: the notified list holds `item`.
 func listHolds(_ item: String) -> ([String: Any]) -> Bool {
     { params in ((params["list"] as? [String: Any])?["items"] as? [String])?.contains(item) == true }

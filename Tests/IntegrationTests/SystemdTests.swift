@@ -175,12 +175,14 @@ private enum Journald {
     }
 }
 
-@Suite(.enabled(if: Requirement.runs(Journald.canRun, needing: Journald.need)))
+/// One at a time: a test stops the journald it started.
+@Suite(.serialized, .enabled(if: Requirement.runs(Journald.canRun, needing: Journald.need)))
 struct JournalTests {
     static let journalSocket = "/run/systemd/journal/socket"
 
-    /// Starts journald unless one already listens.
-    static func ensureJournald() throws {
+    /// Runs `body` with a journald listening: the machine's, or one started for it and stopped
+    /// (by pid) when it returns.
+    static func withJournald(_ body: () throws -> Void) throws {
         func listening() -> Bool {
             let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             defer { close(fd) }
@@ -193,12 +195,15 @@ struct JournalTests {
                 }
             } == 0
         }
-        if listening() { return }
-        // Left running: later tests (and runs) use it too.
-        let run = try ChildProcess.run("/bin/sh", ["-c", "/lib/systemd/systemd-journald </dev/null >/dev/null 2>&1 &"])
-        #expect(run.status == 0)
-        for _ in 0..<250 where !listening() { usleep(20_000) }
-        guard listening() else { throw TestFailure("journald did not start") }
+        if listening() { return try body() }
+        let journald = try ChildProcess("/lib/systemd/systemd-journald", [], mergeOutput: true)
+        defer {
+            journald.signal(SIGTERM)
+            journald.wait()
+        }
+        for _ in 0..<250 where !listening() && !journald.hasExited { usleep(20_000) }
+        guard listening() else { throw TestFailure("journald did not start (status \(journald.exitStatus ?? -1))") }
+        try body()
     }
 
     /// The journal entries for `listName`, as JSON objects.
@@ -219,7 +224,10 @@ struct JournalTests {
 
     @Test func everyChangeAndDenialIsOneStructuredEntry() throws {
         try Requirement.check(Journald.canRun, needing: Journald.need)
-        try Self.ensureJournald()
+        try Self.withJournald(everyChangeAndDenialIsOneStructuredEntryWithJournald)
+    }
+
+    private func everyChangeAndDenialIsOneStructuredEntryWithJournald() throws {
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--log", "journal"])
         let name = "Groceries-\(UUID().uuidString.prefix(8))"
         let client = try LineConnection(path: daemon.sandbox.socket)
@@ -264,7 +272,10 @@ struct JournalTests {
 
     @Test func underSystemdTheJournalIsChosenWithoutBeingAsked() throws {
         try Requirement.check(Journald.canRun, needing: Journald.need)
-        try Self.ensureJournald()
+        try Self.withJournald(underSystemdTheJournalIsChosenWithoutBeingAskedWithJournald)
+    }
+
+    private func underSystemdTheJournalIsChosenWithoutBeingAskedWithJournald() throws {
         let sandbox = try Sandbox()
         // What systemd does for a service: JOURNAL_STREAM names the device and inode of stderr.
         let script =

@@ -45,7 +45,9 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
     /// before the first heading).
     @Test func onlyTheFirstLineIsTheEarlierFormatsHeader() {
         let header = "<!-- listd revision=3 next-id=4 -->"
-        #expect(ListDocument(parsing: header + "\n# A\n").lines.first == .legacyHeader(["revision": "3", "next-id": "4"]))
+        #expect(
+            ListDocument(parsing: header + "\n# A\n").lines.first == .legacyHeader(["revision": "3", "next-id": "4"])
+        )
         #expect(ListDocument(parsing: "notes\n" + header + "\n# A\n").lines[1] == .text(header))
     }
 
