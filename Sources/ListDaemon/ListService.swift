@@ -64,10 +64,7 @@ public final class ListService: Service, Sendable {
 
         if recovered.isFirstStart, fileBytes == nil {
             // A new file tells the person what it is.
-            let welcome = Array(
-                "<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- item` lines below it. -->\n"
-                    .utf8
-            )
+            let welcome = Array((ListFileWriter.introduction + "\n").utf8)
             try storage.write(welcome)
             fileBytes = welcome
         }

@@ -68,7 +68,10 @@ public enum ListFileWriter {
             }
             switch line {
             case .legacyHeader:
-                continue
+                // The earlier format's header (its numbers are taken in) gives way to the note a
+                // new file starts with: a line of the person's after it, like a header, must not
+                // become the first line and be read as one (found by make fuzz).
+                out.append(introduction)
             case .heading(let heading):
                 guard let list = headingList[index] else {
                     collapseBlank = out.last.map { ListText.trimmed($0).isEmpty } ?? true
@@ -110,6 +113,10 @@ public enum ListFileWriter {
         }
         return "# \(list.name) \(ListDocument.marker) id=\(list.id) -->"
     }
+
+    /// The first line of a list file listd makes, saying what it is.
+    public static let introduction =
+        "<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- item` lines below it. -->"
 
     /// `<!-- listd: not taken: WHY You wrote: LINE -->`, safe to put in an HTML comment.
     public static func annotation(_ why: String, _ line: String) -> String {
