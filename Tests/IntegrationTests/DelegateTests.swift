@@ -256,7 +256,7 @@ private func offThePool(_ body: @escaping @Sendable () throws -> Void) async thr
         #expect(told["method"] as? String == "didStopConsultingDelegate")
         _ = try client.result("addItem", ["list": 1, "item": "d"])
         try silent.expectNothingBeforeAReply("a question after three timeouts")
-        #expect(daemon.logOutput.contains("delegate “silent” (pid \(getpid())) did not answer 3 times in a row"))
+        #expect(daemon.logShows("delegate “silent” (pid \(getpid())) did not answer 3 times in a row"))
     }
 
     @Test func editsOfOneListWaitInOrderWhileOtherListsGoOn() async throws {
@@ -481,7 +481,7 @@ private func jsonString(_ value: Any?) -> String {
             """
         #expect(try sandbox.read { $0 == expected } == expected)
         #expect(
-            daemon.logOutput.contains("not taken from the list file, line 3: Denied by a delegate: diet: no sweets.")
+            daemon.logShows("not taken from the list file, line 3: Denied by a delegate: diet: no sweets.")
         )
     }
 }

@@ -223,7 +223,7 @@ import Testing
         #expect(restored)
         #expect(try setup.notifications(0).isEmpty)
         #expect(try setup.lists().count == 2)
-        #expect(setup.daemon.logOutput.contains("was deleted; writing the lists back"))
+        #expect(setup.daemon.logShows("was deleted; writing the lists back"))
     }
 
     @Test func aDuplicateTypedByHandIsReportedAndMarkedInTheFile() throws {
@@ -248,7 +248,7 @@ import Testing
                 )
         )
         #expect(
-            setup.daemon.logOutput.contains("not taken from the list file, line 6: “milk” is already on Groceries.")
+            setup.daemon.logShows("not taken from the list file, line 6: “milk” is already on Groceries.")
         )
     }
 
@@ -263,7 +263,7 @@ import Testing
         let params = notes[0]["params"] as? [String: Any]
         #expect(params?["reason"] as? String == "fileInvalid")
         #expect(params?["byteOffset"] as? Int == 20)
-        #expect(setup.daemon.logOutput.contains("offset 20"))
+        #expect(setup.daemon.logShows("offset 20"))
 
         let client = try LineConnection(path: setup.sandbox.socket)
         let denial = try client.error("addItem", ["list": 1, "item": "tea"])
@@ -403,7 +403,7 @@ import Testing
         #expect(lists["revision"] as? Int == 1)
         #expect((lists["lists"] as? [[String: Any]])?.first?["items"] as? [String] == ["oat milk", "eggs"])
         #expect(
-            setup.daemon.logOutput.contains(
+            setup.daemon.logShows(
                 "replaced “milk” with “oat milk” on Groceries (revision 1, by the list file)"
             )
         )
@@ -467,6 +467,6 @@ import Testing
             revisions.append(try #require(((try client.readObject())["params"] as? [String: Any])?["revision"] as? Int))
         }
         #expect(revisions == Array(1...50))
-        #expect(daemon.logOutput.contains("inotify queue overflowed"))
+        #expect(daemon.logShows("inotify queue overflowed"))
     }
 }

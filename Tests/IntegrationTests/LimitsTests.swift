@@ -25,21 +25,29 @@ import Testing
 
     @Test func connectionsOverTheLimitGetAnErrorLineAndAreClosed() throws {
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--max-connections", "3"])
-        // The start-up probe's connection may still be closing; three that answer are open.
-        usleep(100_000)
-        let open = try (0..<3).map { _ in try LineConnection(path: daemon.sandbox.socket) }
-        for connection in open { _ = try connection.result("hello") }
+        // The start-up probe's connection may still be closing: three that all answer are open.
+        let open = try served(daemon, connections: 3)
         let extra = try LineConnection(path: daemon.sandbox.socket)
         let refused = try extra.readObject()
         let error = try #require(refused["error"] as? [String: Any])
         #expect(error["code"] as? Int == -32000)
         #expect((error["message"] as? String)?.contains("at most 3 connections") == true)
         #expect(try extra.readLine() == nil, "closed")
-        #expect(daemon.logOutput.contains("refused a client: 3 connections are open already"))
-        // One leaves; a newcomer is served.
+        #expect(daemon.logShows("refused a client: 3 connections are open already"))
+        // One leaves; a newcomer is served (once listd has seen it leave).
         open[0].hangUp()
-        usleep(100_000)
-        _ = try LineConnection(path: daemon.sandbox.socket).result("hello")
+        _ = try served(daemon, connections: 1)
+    }
+
+    /// `count` new connections that listd serves, trying again (for 10 s) while one is refused
+    /// because a connection that was closed is still counted.
+    private func served(_ daemon: Daemon, connections count: Int) throws -> [LineConnection] {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let connections = try (0..<count).map { _ in try LineConnection(path: daemon.sandbox.socket) }
+            if connections.allSatisfy({ (try? $0.call("hello"))?["result"] != nil }) { return connections }
+            guard Date() < deadline else { throw TestFailure("\(count) connections were not served within 10 s") }
+        }
     }
 
     @Test func aSubscriberThatStopsReadingIsDisconnectedAndNobodyElseWaits() throws {
@@ -58,8 +66,8 @@ import Testing
             _ = try editor.result("addItem", ["list": 1, "item": "\(index) \(filler)"])
             #expect((try reader.readObject()["params"] as? [String: Any])?["revision"] as? Int == index + 2)
         }
-        #expect(daemon.logOutput.contains("disconnecting a client that stopped reading"))
-        #expect(daemon.logOutput.contains("the limit is 65536"))
+        #expect(daemon.logShows("disconnecting a client that stopped reading"))
+        #expect(daemon.logShows("the limit is 65536"))
         // The stalled client finds its connection ended after what was already sent: the end
         // itself (recv returns 0), not a silence (readLine throws after its timeout).
         var linesBeforeTheEnd = 0
@@ -214,8 +222,8 @@ import Testing
                 "Not allowed for uid 65534: this listd serves only its own user (uid 0) and root; this connection is closed."
             )
         )
-        #expect(daemon.logOutput.contains("refused a client: this listd serves only its own user (uid 0) and root"))
-        #expect(daemon.logOutput.contains("uid 65534"))
+        #expect(daemon.logShows("refused a client: this listd serves only its own user (uid 0) and root"))
+        #expect(daemon.logShows("uid 65534"))
         // Its own user (root here) is served.
         #expect(try listctl(["lists"], socket: daemon.sandbox.socket).status == 0)
     }

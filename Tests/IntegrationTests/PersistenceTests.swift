@@ -113,7 +113,7 @@ import Testing
         let first = try Daemon.start(in: sandbox)
         let second = Daemon(sandbox)
         #expect(try second.startExpectingExit() == 1)
-        #expect(second.logOutput.contains("another listd is already serving \(sandbox.socket)"))
+        #expect(second.logShows("another listd is already serving \(sandbox.socket)"))
         // The first one still serves.
         #expect(try LineConnection(path: sandbox.socket).result("getLists")["revision"] as? Int == 0)
         _ = first
@@ -135,7 +135,7 @@ import Testing
         try "precious".write(toFile: sandbox.socket, atomically: true, encoding: .utf8)
         let daemon = Daemon(sandbox)
         #expect(try daemon.startExpectingExit() == 1)
-        #expect(daemon.logOutput.contains("exists and is not a socket"))
+        #expect(daemon.logShows("exists and is not a socket"))
         #expect(try sandbox.read("listd.sock") == "precious")
     }
 }

@@ -55,7 +55,7 @@ struct StorageFailureTests {
             { _ = try client.result("addItem", ["list": "Groceries", "item": "fence"]) },
             isMarker: listHolds("fence")
         )
-        #expect(daemon.logOutput.contains("No space left on device"))
+        #expect(daemon.logShows("No space left on device"))
 
         daemon.kill()
         try daemon.start()

@@ -91,12 +91,22 @@ final class Daemon: @unchecked Sendable {
 
     var pid: Int32? { child?.pid }
 
-    /// Everything listd wrote to stderr so far, across restarts.
+    /// Everything listd wrote to stderr so far (as far as the reader has taken it), across restarts.
     var logOutput: String {
-        usleep(20_000)  // let the log reader catch up
         logLock.lock()
         defer { logLock.unlock() }
         return String(decoding: logText, as: UTF8.self)
+    }
+
+    /// Whether listd logs `text`, waiting for it up to `seconds` (listd logs as it goes, and the
+    /// log reader takes it on a thread of its own).
+    func logShows(_ text: String, within seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !logOutput.contains(text) {
+            guard Date() < deadline else { return false }
+            usleep(2_000)
+        }
+        return true
     }
 
     /// Starts listd and waits until its socket accepts connections.
