@@ -180,7 +180,7 @@ public final class RPCServer: Service, Sendable {
 
     /// Every event loop marks itself alive twice per interval; the watchdog is pinged only once
     /// all of them have, so one wedged loop is enough for the service manager to restart listd.
-    private static func startWatchdog(interval: Duration, ping: @escaping @Sendable () -> Void) -> [RepeatedTask] {
+    static func startWatchdog(interval: Duration, ping: @escaping @Sendable () -> Void) -> [RepeatedTask] {
         let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         let alive = Mutex(Set<Int>())
         let (seconds, attoseconds) = (interval / 2).components

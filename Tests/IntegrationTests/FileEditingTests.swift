@@ -212,6 +212,21 @@ import Testing
         #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Hardware item=glue by file"])
     }
 
+    /// An emptied file (truncated, and nothing written after) is written back once it has stayed
+    /// empty for 2 s, the time a save in progress gets to fill it; nothing is lost or notified.
+    @Test func anEmptiedFileIsWrittenBackAfterTwoSeconds() throws {
+        let setup = try Setup()
+        let emptied = Date()
+        try setup.shell(": > lists.md")
+        let text = try setup.sandbox.read(when: { $0 == Self.base }, timeout: 10)
+        let waited = Date().timeIntervalSince(emptied)
+        #expect(text == Self.base, "written back")
+        // A lower bound only: a slow machine makes the wait longer, never shorter.
+        #expect(waited >= 1.9, "written back after \(waited) s, inside the 2 s a save gets")
+        #expect(try setup.notifications(0).isEmpty)
+        #expect(try setup.lists().count == 2)
+    }
+
     @Test func deletingTheFileDoesNotDeleteTheLists() throws {
         let setup = try Setup()
         try setup.shell("rm lists.md")

@@ -190,8 +190,22 @@ import Testing
     }
 }
 
-/// Who may connect: SO_PEERCRED is checked on accept.
-@Suite struct AccessTests {
+/// What running a client as another user takes.
+private enum OtherUsers {
+    static let need = "root, setpriv and groupadd (to run listctl as nobody, in a group made for the test)"
+    static var canSwitch: Bool {
+        getuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0 && access("/usr/sbin/groupadd", X_OK) == 0
+            && getpwnam("nobody") != nil
+    }
+}
+
+/// Who may connect: SO_PEERCRED is checked on accept. These run listctl as the user nobody
+/// (setpriv), so they need root; the group they allow is made for them and removed after.
+@Suite(.enabled(if: Requirement.runs(OtherUsers.canSwitch, needing: OtherUsers.need)))
+struct AccessTests {
+    static let need = OtherUsers.need
+    static var canSwitchUsers: Bool { OtherUsers.canSwitch }
+
     /// Runs listctl as the user nobody (uid 65534, group nogroup 65534).
     private func listctlAsNobody(_ arguments: [String], socket: String) throws -> Run {
         try ChildProcess.run(
@@ -210,6 +224,7 @@ import Testing
     }
 
     @Test func anotherUserIsRefusedWithAClearErrorAndLogged() throws {
+        try Requirement.check(Self.canSwitchUsers, needing: Self.need)
         let daemon = try Daemon.start()
         var info = stat()
         #expect(stat(daemon.sandbox.socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
@@ -229,6 +244,7 @@ import Testing
     }
 
     @Test func membersOfTheAllowedGroupAreServedAndTheSocketIsTheGroups() throws {
+        try Requirement.check(Self.canSwitchUsers, needing: Self.need)
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--allow-group", "nogroup"])
         var info = stat()
         #expect(stat(daemon.sandbox.socket, &info) == 0)
@@ -237,6 +253,27 @@ import Testing
         #expect(stat(daemon.sandbox.path, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o750)
         chmod(daemon.sandbox.path, 0o755)  // the sandbox itself stands for /run
+        let run = try listctlAsNobody(["lists"], socket: daemon.sandbox.socket)
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
+    /// A user whose membership of the allowed group is a supplementary one (in the group
+    /// database, not the user's primary group) is served too; before, a group nobody is not in
+    /// keeps them out.
+    @Test func aMemberThroughASupplementaryGroupIsServed() throws {
+        try Requirement.check(Self.canSwitchUsers, needing: Self.need)
+        let group = "listd-test-\(getpid())"
+        #expect(try ChildProcess.run("/usr/sbin/groupadd", [group]).status == 0)
+        defer { _ = try? ChildProcess.run("/usr/sbin/groupdel", [group]) }
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--allow-group", group])
+        chmod(daemon.sandbox.path, 0o755)  // the sandbox itself stands for /run
+        chmod(daemon.sandbox.socket, 0o666)  // only listd's own check stands in the way
+        let refused = try listctlAsNobody(["lists"], socket: daemon.sandbox.socket)
+        #expect(refused.status != 0, "nobody is not in \(group) yet")
+        #expect(refused.stderr.contains("Not allowed for uid 65534"), "\(refused.stderr)")
+
+        let added = try ChildProcess.run("/usr/sbin/usermod", ["-a", "-G", group, "nobody"])
+        #expect(added.status == 0, "\(added.stderr)")
         let run = try listctlAsNobody(["lists"], socket: daemon.sandbox.socket)
         #expect(run.status == 0, "\(run.stderr)")
     }
