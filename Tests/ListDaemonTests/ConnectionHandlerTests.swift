@@ -8,6 +8,7 @@ import ListRPCTransport
 import Logging
 import NIOCore
 import NIOEmbedded
+import ServiceLifecycleTestKit
 import Testing
 
 @testable import ListDaemon
@@ -115,6 +116,27 @@ private func service() throws -> ListdParts {
 }
 
 @Suite struct ConnectionHandlerTests {
+    /// An edit that reaches the service once it has stopped taking edits is refused with -32603
+    /// ("listd is shutting down"), not left unanswered. (Over a socket it takes a read in the
+    /// moment between the two: listd closes its connections as it stops.)
+    @Test func anEditAfterTheServiceStoppedTakingEditsIsRefusedAsShuttingDown() async throws {
+        let parts = try service()
+        try await within(10, "the service to stop") {
+            try await testGracefulShutdown { trigger in
+                trigger.triggerGracefulShutdown()
+                try await parts.service.run()
+            }
+        }
+        let connection = try await TestConnection(parts, id: 1)
+        try await connection.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Late"}}"# + "\n")
+        let error = (try await connection.nextReply("the reply to a late edit") as? [String: Any])?["error"]
+        #expect((error as? [String: Any])?["code"] as? Int == -32603)
+        #expect(
+            (error as? [String: Any])?["message"] as? String
+                == "Internal error: listd is shutting down; the change was not applied."
+        )
+    }
+
     @Test func aRequestSplitAcrossReadsAndTwoInOneReadAreEachAnsweredInOrder() async throws {
         let connection = try await TestConnection(try service(), id: 1)
         try await connection.send(#"{"jsonrpc":"2.0","id":1,"meth"#)
