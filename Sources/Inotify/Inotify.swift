@@ -21,8 +21,9 @@ public final class Inotify: @unchecked Sendable {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw Error(call: "inotify_init1", errno: errno) }
         descriptor = fd
+        self.queue = queue
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler {
+        let drain: @Sendable () -> Void = {
             // Large enough for many events; one event needs at most 16 + NAME_MAX + 1 bytes.
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
@@ -36,7 +37,22 @@ public final class Inotify: @unchecked Sendable {
                 }
             }
         }
+        self.drain = drain
+        source.setEventHandler(handler: drain)
         source.setCancelHandler { close(fd) }
+    }
+
+    private let queue: DispatchQueue
+    private let drain: @Sendable () -> Void
+
+    /// Delivers the events the kernel has queued now, before returning (on the queue, as always):
+    /// a caller that must not overtake a change already made asks for this first. Cheap when
+    /// there are none (one `poll`). Call from outside the queue.
+    public func deliverPending() {
+        let running = lifecycle.withLock { $0.started && !$0.stopped }
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard running, poll(&poller, 1, 0) > 0 else { return }
+        queue.sync(execute: drain)
     }
 
     /// `inotify_add_watch`; returns the watch descriptor.

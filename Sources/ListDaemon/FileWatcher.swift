@@ -82,6 +82,14 @@ public final class FileWatcher: Service, Sendable {
         }
     }
 
+    /// Whether a person's save is under way: seen, not settled yet. Changes the kernel has
+    /// reported already are taken first, so a save whose write returned before this call is
+    /// seen. Call from outside the watcher's queue.
+    func saveUnderway() -> Bool {
+        inotify.withLock { $0 }?.deliverPending()
+        return !state.withLock { $0.tracker.isSettled }
+    }
+
     /// Asks for another look after `delay` (an emptied file is given time to be filled).
     func recheck(after delay: Duration) {
         queue.asyncAfter(deadline: .now() + dispatchInterval(delay)) { [self] in

@@ -123,9 +123,14 @@ public final class ListService: Service, Sendable {
         origin: ChangeOrigin
     ) async -> Result<ShoppingList, EditFailure> {
         let id = nextProposal.wrappingAdd(1, ordering: .relaxed).oldValue
+        // A person's save that came first is taken in first.
+        let saveUnderway = fileSync.watcher.saveUnderway()
         return await withCheckedContinuation { continuation in
             replies.withLock { $0[id] = continuation }
-            drive { core, _, time in core.propose(id, edit, ifRevision: ifRevision, origin: origin, at: time) }
+            drive { core, _, time in
+                if saveUnderway { core.saveSeenBeforeAnEdit() }
+                return core.propose(id, edit, ifRevision: ifRevision, origin: origin, at: time)
+            }
         }
     }
 
@@ -144,7 +149,10 @@ public final class ListService: Service, Sendable {
         // so each open question is settled by its delegate's onTimeout), then write the file. A
         // save still undecided stays in the file and is taken in at the next start.
         core.withLock { $0.accepting = false }
-        await waitUntil { $0.proposals.isEmpty && $0.inFlight == nil && $0.open.isEmpty && !$0.file.writeInFlight }
+        await waitUntil {
+            $0.proposals.isEmpty && $0.heldForSave.isEmpty && $0.inFlight == nil && $0.open.isEmpty
+                && !$0.file.writeInFlight
+        }
         drive(synchronously: true) { core, now, _ in core.writeDue(now: now, force: true) }
     }
 
@@ -293,10 +301,7 @@ public final class ListService: Service, Sendable {
 
     private func readFailed(_ error: any Error) -> Event {
         logger.error("could not read the list file; it is read again at its next save", metadata: ["error": "\(error)"])
-        return { core, _, _ in
-            core.file.readInFlight = false
-            return []
-        }
+        return { core, _, time in core.fileReadFailed(at: time) }
     }
 
     /// What a snapshot holds now.

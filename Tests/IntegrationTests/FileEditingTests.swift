@@ -364,7 +364,8 @@ import Testing
     @Test func aPersonsSaveIsTakenInBeforeListdsOwnEdit() throws {
         let setup = try Setup()
         let client = try LineConnection(path: setup.sandbox.socket)
-        // The save and the edit land together; neither may be lost.
+        // The save is written (its write has returned) before the edit is sent: the save is
+        // revision 1, the edit 2, although the save still has its settle wait to go.
         try Self.base.replacingOccurrences(of: "- nails", with: "- nails\n- glue").write(
             toFile: setup.sandbox.file,
             atomically: false,
@@ -372,12 +373,14 @@ import Testing
         )
         let reply = try client.result("addItem", ["list": "Groceries", "item": "tea"])
         #expect(reply["items"] as? [String] == ["milk", "eggs", "tea"])
-        let notes = try setup.notifications(2).map(Self.summary)
+        #expect(reply["revision"] as? Int == 2, "the edit came second")
         #expect(
-            notes.contains("didUpdateShoppingList #1 Hardware item=glue by file")
-                || notes.contains("didUpdateShoppingList #2 Hardware item=glue by file")
+            try setup.notifications(2).map(Self.summary) == [
+                "didUpdateShoppingList #1 Hardware item=glue by file",
+                "didUpdateShoppingList #2 Groceries item=tea by client",
+            ]
         )
-        let text = try setup.sandbox.read()
+        let text = try setup.sandbox.read { $0.contains("- eggs\n- tea\n") }
         #expect(text.contains("- nails\n- glue\n"))
         #expect(text.contains("- eggs\n- tea\n"))
     }

@@ -168,6 +168,28 @@ import Testing
         #expect(core.file.dirty && (core.file.writeScheduled || writes(merged)), "the file lacks eggs: it is written")
     }
 
+    /// A save the watcher saw before a client's edit came is taken in first: the edit waits,
+    /// unanswered, until the save is read, then goes behind the save's edits.
+    @Test func anEditWaitsForASaveSeenBeforeItAndGoesBehindItsEdits() {
+        let unasked = DelegateVerdict(consulted: false)
+        var core = Self.core()
+        core.saveSeenBeforeAnEdit()
+        let held = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
+        #expect(held.isEmpty, "nothing decided, nothing answered while the save is under way")
+
+        _ = core.fileTouched()
+        var pending = Self.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
+        var answered: [String] = []
+        while let asker = Self.askers(pending).first {
+            answered += Self.questions(pending)
+            pending = core.answered(asker, unasked, at: Self.time)
+        }
+        // One append at a time: the save's, then the edit's (decided while the first was out).
+        while !Self.appends(core.appended(now: Self.now)).isEmpty {}
+        #expect(core.durable.lists[0].items == ["milk", "bread", "eggs"], "the save's bread, then the edit's eggs")
+        #expect(core.heldForSave.isEmpty && !core.file.saveUnderway)
+    }
+
     /// A snapshot may name the list file only when the file is, durably, what the core says:
     /// not while listd's own write is under way (its note is logged before the rename, and a
     /// snapshot naming the file before it would drop that note), nor while a taken save's

@@ -29,6 +29,8 @@ struct FileState: Sendable {
     var readWanted = false
     var writeInFlight = false
     var writeScheduled = false
+    /// A person's save was seen before an edit came, and is not read yet: edits wait for it.
+    var saveUnderway = false
 
     mutating func markDirty() { dirty = true }
 }
@@ -83,6 +85,27 @@ extension ListCore {
         requestRead()
     }
 
+    /// The watcher has seen a person's save that has not settled yet, as a client's edit comes:
+    /// the edit (and those after it) wait until the save is read, and go behind its edits. The
+    /// watcher reports the save once it settles (`fileTouched`), so the read comes.
+    mutating func saveSeenBeforeAnEdit() {
+        file.saveUnderway = true
+    }
+
+    /// Reading the file failed: edits held for a save go on without it.
+    mutating func fileReadFailed(at time: Timestamp) -> [CoreAction] {
+        file.readInFlight = false
+        return releaseHeldForSave(at: time)
+    }
+
+    /// Puts the edits held for a save into their queues, in the order they came.
+    private mutating func releaseHeldForSave(at time: Timestamp) -> [CoreAction] {
+        file.saveUnderway = false
+        let held = heldForSave
+        heldForSave = []
+        return held.flatMap { propose($0.id, $0.edit, ifRevision: $0.ifRevision, origin: $0.origin, at: time) }
+    }
+
     mutating func requestRead() -> [CoreAction] {
         if file.readInFlight || file.writeInFlight {
             file.readWanted = true
@@ -99,6 +122,8 @@ extension ListCore {
         var actions: [CoreAction] = []
         take(content, now: now, at: time, into: &actions)
         if file.readWanted, !file.readInFlight { actions += requestRead() }
+        // The save is in its queues (or was nothing new): the edits that waited for it follow.
+        if file.saveUnderway, !file.readInFlight { actions += releaseHeldForSave(at: time) }
         flush(into: &actions)
         scheduleWrite(now: now, into: &actions)
         return actions

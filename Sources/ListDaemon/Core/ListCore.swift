@@ -35,6 +35,9 @@ struct ListCore {
         var key: String
     }
     var proposals: [Int: Proposal] = [:]
+    /// Proposals that came while a person's save was under way, in order: they go into their
+    /// queues once the save is read, behind its edits (the save came first).
+    var heldForSave: [(id: Int, edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin)] = []
     /// Questions out to delegates.
     var asking: Set<Asker> = []
 
@@ -78,6 +81,10 @@ struct ListCore {
     ) -> [CoreAction] {
         var actions: [CoreAction] = []
         guard accepting else { return [.reply(id, .failure(.shuttingDown))] }
+        if file.saveUnderway {
+            heldForSave.append((id, edit, ifRevision, origin))
+            return []
+        }
         guard let key = edit.gateKey(in: working) else {
             // No such list: denied by the rules, behind nothing (unless the file is unreadable).
             decide(id, edit, ifRevision, origin, at: time, into: &actions)
