@@ -49,7 +49,14 @@ private func withDelegates(
                 }
             }
         }
-        while ready.count < specs.count { try await Task.sleep(for: .milliseconds(10)) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ready.count < specs.count {
+            guard ContinuousClock.now < deadline else {
+                done.set()
+                throw TestFailure("\(specs.count - ready.count) of \(specs.count) delegates did not register in 30 s")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         defer { done.set() }
         try await body()
     }

@@ -184,7 +184,10 @@ import Testing
             }
             group.addTask {
                 // Let some edits through, then stop listd in the middle of the stream.
-                while confirmed.items.withLock({ $0.count }) < 40 { try? await Task.sleep(for: .milliseconds(5)) }
+                let deadline = ContinuousClock.now + .seconds(60)
+                while confirmed.items.withLock({ $0.count }) < 40, ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
                 #expect(daemon.stop() == 0)
             }
         }
