@@ -361,6 +361,36 @@ import Testing
         )
     }
 
+    /// listd tells its own writes of the file from a person's (the rename from its temp file):
+    /// they are never reported as saves to be read. The watcher logs each save it reports; with
+    /// no settle wait, a write of listd's taken for a save would be its own report, before the
+    /// person's save that follows as the marker.
+    @Test func listdsOwnWritesAreNotReportedAsSaves() throws {
+        let sandbox = try Sandbox()
+        try Self.handWritten.write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let daemon = try Daemon.start(in: sandbox, arguments: ["--log-level", "debug", "--settle-ms", "0"])
+        let client = try LineConnection(path: sandbox.socket)
+        let subscriber = try LineConnection(path: sandbox.socket)
+        _ = try subscriber.result("subscribe")
+        for item in ["tea", "coffee", "cocoa"] { _ = try client.result("addItem", ["list": 1, "item": item]) }
+        for _ in 0..<3 { _ = try subscriber.readObject() }
+        let written = try sandbox.read { $0.contains("- cocoa\n") }
+        #expect(written.contains("- cocoa\n"), "listd wrote the file")
+        // The marker: a person's save, reported once.
+        try written.replacingOccurrences(of: "- nails", with: "- glue").write(
+            toFile: sandbox.file,
+            atomically: true,
+            encoding: .utf8
+        )
+        #expect(
+            Self.summary(try subscriber.readObject())
+                == "didUpdateShoppingList #4 Hardware item=nails,with=glue by file"
+        )
+        #expect(daemon.logShows("list file settled"))
+        let reports = daemon.logOutput.components(separatedBy: "list file settled").count - 1
+        #expect(reports == 1, "\(reports) saves reported: listd's own writes were taken for saves")
+    }
+
     @Test func aPersonsSaveIsTakenInBeforeListdsOwnEdit() throws {
         let setup = try Setup()
         let client = try LineConnection(path: setup.sandbox.socket)

@@ -184,7 +184,7 @@ import Testing
             }
             group.addTask {
                 // Let some edits through, then stop listd in the middle of the stream.
-                let deadline = ContinuousClock.now + .seconds(60)
+                let deadline = ContinuousClock.now + .seconds(120)
                 while confirmed.items.withLock({ $0.count }) < 40, ContinuousClock.now < deadline {
                     try? await Task.sleep(for: .milliseconds(5))
                 }

@@ -121,7 +121,7 @@ private func service() throws -> ListdParts {
     /// moment between the two: listd closes its connections as it stops.)
     @Test func anEditAfterTheServiceStoppedTakingEditsIsRefusedAsShuttingDown() async throws {
         let parts = try service()
-        try await within(10, "the service to stop") {
+        try await within(60, "the service to stop") {
             try await testGracefulShutdown { trigger in
                 trigger.triggerGracefulShutdown()
                 try await parts.service.run()
