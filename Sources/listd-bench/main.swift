@@ -289,6 +289,112 @@ final class Atomic: @unchecked Sendable {
     }
 }
 
+/// One run of `clients` connections editing as fast as their replies come: confirms per second,
+/// and each request's round trip (µs, sorted).
+func measureEdits(
+    _ socket: String,
+    clients: Int,
+    seconds: Double = 1.5,
+    _ request: @escaping (Int, Int) -> String
+) -> (perSecond: Double, latencies: [Double]) {
+    let start = now()
+    let stop = start + UInt64(seconds * 1e9)
+    let latencies = Samples()
+    let group = DispatchGroup()
+    for client in 0..<clients {
+        group.enter()
+        Thread.detachNewThread {
+            defer { group.leave() }
+            guard let connection = try? LineSocket(path: socket) else { return }
+            var mine: [Double] = []
+            var index = 0
+            while now() < stop {
+                let sent = now()
+                guard connection.call(request(client, index)) != nil else { break }
+                mine.append(us(now() - sent))
+                index += 1
+            }
+            latencies.add(mine)
+        }
+    }
+    group.wait()
+    let all = latencies.values.sorted()
+    return (Double(all.count) / (Double(now() - start) / 1e9), all)
+}
+
+/// Samples the client threads add to, under a lock.
+final class Samples: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Double] = []
+    func add(_ samples: [Double]) {
+        lock.lock()
+        stored += samples
+        lock.unlock()
+    }
+    var values: [Double] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}
+
+/// Three runs of `measureEdits`: the rate, p50 and p99 over the runs.
+func editFigures(
+    _ socket: String,
+    clients: Int,
+    _ request: @escaping (Int, Int) -> String
+) -> (
+    rate: Stat, p50: Stat, p99: Stat
+) {
+    let measured = (0..<3).map { _ in measureEdits(socket, clients: clients, request) }
+    return (
+        Stat(measured.map(\.perSecond)),
+        Stat(measured.map { percentile($0.latencies, 0.5) }),
+        Stat(measured.map { percentile($0.latencies, 0.99) })
+    )
+}
+
+if wanted(2) {
+    // Next to Redis doing the same job durably (issue 14): the same client code, the same disk.
+    let listd = try ListdUnderTest("versus-redis")
+    try createList(listd.connect(), "Busy")
+    let redis = try RedisUnderTest("edits")
+    for clients in [1, 8, 64] {
+        let ours = editFigures(listd.socket, clients: clients) { client, index in
+            addOrRemove(index, item: "client \(client)")
+        }
+        let theirs = editFigures(redis.socket, clients: clients) { client, index in
+            redisAddOrRemove(index, member: "client-\(client)")
+        }
+        let label = "\(clients) client\(clients == 1 ? "" : "s")"
+        report(
+            "durable edits/s, \(label), Redis AOF always as baseline",
+            "any",
+            "edits/s",
+            listd: ours.rate,
+            baseline: theirs.rate,
+            target: "≥ 1.0× Redis",
+            met: ours.rate.median >= theirs.rate.median
+        )
+        report(
+            "durable edit latency p50, \(label), Redis as baseline",
+            "any",
+            "µs",
+            listd: ours.p50,
+            baseline: theirs.p50,
+            target: clients == 1 ? "≤ 1.0× Redis" : "",
+            met: clients == 1 ? ours.p50.median <= theirs.p50.median : nil
+        )
+        report(
+            "durable edit latency p99, \(label), Redis as baseline",
+            "any",
+            "µs",
+            listd: ours.p99,
+            baseline: theirs.p99
+        )
+    }
+}
+
 if wanted(2) {
     let pingpongSocket = "\(work)/pingpong-throughput.sock"
     let pingpong = try Child("\(baselines)/pingpong", [pingpongSocket])
@@ -322,8 +428,16 @@ func subscribers(_ socket: String, count: Int, request: String) throws -> [LineS
     }
 }
 
-/// One publication → the time until the last of `subscribers` has a whole line, in µs.
-func fanOutOnce(publisher: LineSocket, subscribers: [LineSocket], publication: String) -> Double {
+/// One publication → the time until the last of `subscribers` has the whole message, in µs. A
+/// message is `linesPerMessage` lines (Redis's are several), the publisher's reply `replyLines`.
+func fanOutOnce(
+    publisher: LineSocket,
+    subscribers: [LineSocket],
+    publication: String,
+    linesPerMessage: Int = 1,
+    replyLines: Int = 1
+) -> Double {
+    var lines = [Int](repeating: 0, count: subscribers.count)
     var waiting = Set(0..<subscribers.count)
     var pollers = subscribers.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
     let start = now()
@@ -331,12 +445,30 @@ func fanOutOnce(publisher: LineSocket, subscribers: [LineSocket], publication: S
     while !waiting.isEmpty {
         _ = poll(&pollers, nfds_t(pollers.count), 5_000)
         for index in waiting where pollers[index].revents != 0 {
-            if subscribers[index].fill(), subscribers[index].takeLines() > 0 { waiting.remove(index) }
+            guard subscribers[index].fill() else { continue }
+            lines[index] += subscribers[index].takeLines()
+            if lines[index] >= linesPerMessage { waiting.remove(index) }
         }
     }
     let elapsed = us(now() - start)
-    _ = publisher.readLine()  // the publisher's own reply
+    for _ in 0..<replyLines { _ = publisher.readLine() }  // the publisher's own reply
     return elapsed
+}
+
+/// Redis subscribers of the channel `fan` (`SUBSCRIBE`'s reply is six lines).
+func redisSubscribers(_ socket: String, count: Int) throws -> [LineSocket] {
+    try (0..<count).map { _ in
+        let connection = try LineSocket(path: socket)
+        connection.send("SUBSCRIBE fan")
+        for _ in 0..<6 where connection.readLine() == nil { throw BenchError("a Redis subscriber was refused") }
+        return connection
+    }
+}
+
+/// Redis's durable change and its broadcast, as one transaction: the set changes (appended and
+/// fsynced before EXEC replies) and `fan` gets a message as long as listd's notification.
+func redisPublication(_ index: Int, payload: String) -> String {
+    "MULTI\n\(redisAddOrRemove(index, set: "fanset"))\nPUBLISH fan \(payload)\nEXEC"
 }
 
 let subscribeRequest = #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#
@@ -378,8 +510,48 @@ if wanted(3) {
                 base99.append(percentile(samples, 0.99))
             }
         }
+        var redisRuns: [Double] = []
+        var redis99: [Double] = []
+        do {
+            let redis = try RedisUnderTest("fanout-\(count)")
+            let publisher = try redis.connect()
+            let subs = try redisSubscribers(redis.socket, count: count)
+            let payload = String(repeating: "x", count: baselinePublication.utf8.count)
+            for _ in 0..<3 {
+                // A message is seven lines (*3, then three bulk strings); EXEC's reply ends six.
+                var samples = (0..<40).map {
+                    fanOutOnce(
+                        publisher: publisher,
+                        subscribers: subs,
+                        publication: redisPublication($0, payload: payload),
+                        linesPerMessage: 7,
+                        replyLines: 6
+                    )
+                }
+                samples.sort()
+                redisRuns.append(percentile(samples, 0.5))
+                redis99.append(percentile(samples, 0.99))
+            }
+        }
         let p50 = Stat(listdRuns)
         let base = Stat(baseRuns)
+        let redisP50 = Stat(redisRuns)
+        report(
+            "durable change → \(count) subscriber\(count == 1 ? "" : "s") p50, Redis as baseline",
+            "any",
+            "µs",
+            listd: p50,
+            baseline: redisP50,
+            target: "≤ 1.0× Redis",
+            met: p50.median <= redisP50.median
+        )
+        report(
+            "durable change → \(count) subscriber\(count == 1 ? "" : "s") p99, Redis as baseline",
+            "any",
+            "µs",
+            listd: Stat(listd99),
+            baseline: Stat(redis99)
+        )
         report(
             "one edit → \(count) subscriber\(count == 1 ? "" : "s") p50",
             "any",
@@ -525,24 +697,19 @@ if wanted(4) {
 if wanted(5) {
     let listd = try ListdUnderTest("listctl")
     try createList(listd.connect(), "Groceries")
-    func processMillis(_ path: String, _ arguments: [String]) throws -> Double {
-        let start = now()
-        let child = try Child(path, arguments)
-        child.process.waitUntilExit()
-        return ms(now() - start)
-    }
-    var listctlRuns: [Double] = []
-    var oneshotRuns: [Double] = []
+    // Timed with wait4 from spawn to exit (a poll every 5 ms once made both read 51 ms).
+    var listctlRuns: [ProcessCost] = []
+    var oneshotRuns: [ProcessCost] = []
     for index in 0..<15 {
         listctlRuns.append(
-            try processMillis(listctlPath, ["add", "Groceries", "listctl \(index)", "--socket", listd.socket])
+            try timedRun(listctlPath, ["add", "Groceries", "listctl \(index)", "--socket", listd.socket])
         )
         let line =
             #"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Groceries","item":"oneshot \#(index)"}}"#
-        oneshotRuns.append(try processMillis("\(baselines)/oneshot", [listd.socket, line]))
+        oneshotRuns.append(try timedRun("\(baselines)/oneshot", [listd.socket, line]))
     }
-    let listctl = Stat(listctlRuns)
-    let oneshot = Stat(oneshotRuns)
+    let listctl = Stat(listctlRuns.map(\.wallMs))
+    let oneshot = Stat(oneshotRuns.map(\.wallMs))
     report(
         "`listctl add`, the whole process",
         "any",
@@ -551,6 +718,13 @@ if wanted(5) {
         baseline: oneshot,
         target: "≤ 3× C one-shot",
         met: listctl.median <= 3 * oneshot.median
+    )
+    report(
+        "`listctl add`, CPU (user + system)",
+        "any",
+        "ms",
+        listd: Stat(listctlRuns.map(\.cpuMs)),
+        baseline: Stat(oneshotRuns.map(\.cpuMs))
     )
 }
 
