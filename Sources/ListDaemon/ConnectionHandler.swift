@@ -166,6 +166,17 @@ final class ConnectionHandler: ChannelDuplexHandler {
             }
             busy = true
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let outbox = session.outbox
+            let started = methods.decide(line, session: session) { reply in
+                // On the thread that decided the edit; the next line waits for it, on the loop.
+                if let reply { outbox.sendReply(reply) }
+                outbox.release()
+                handler.eventLoop.execute {
+                    handler.value.busy = false
+                    handler.value.handleWaiting()
+                }
+            }
+            if started { continue }
             Task { [session] in
                 var session = session
                 if let reply = await methods.respond(to: line, session: &session) { session.outbox.sendReply(reply) }

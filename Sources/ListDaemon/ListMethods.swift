@@ -37,31 +37,33 @@ extension MethodTable {
                 throw RPCError(error)
             }
         }
-        table.registerAwaiting(CreateList.self) { params, session throws(RPCError) in
-            try await service.perform(
+        table.registerDeciding(CreateList.self) { params, session, reply in
+            service.perform(
                 .createList(name: params.name, items: params.items ?? []),
                 params.ifRevision,
-                session
+                session,
+                then: reply
             )
         }
-        table.registerAwaiting(RenameList.self) { params, session throws(RPCError) in
-            try await service.perform(.renameList(params.list, to: params.name), params.ifRevision, session)
+        table.registerDeciding(RenameList.self) { params, session, reply in
+            service.perform(.renameList(params.list, to: params.name), params.ifRevision, session, then: reply)
         }
-        table.registerAwaiting(DeleteList.self) { params, session throws(RPCError) in
-            try await service.perform(.deleteList(params.list), params.ifRevision, session)
+        table.registerDeciding(DeleteList.self) { params, session, reply in
+            service.perform(.deleteList(params.list), params.ifRevision, session, then: reply)
         }
-        table.registerAwaiting(AddItem.self) { params, session throws(RPCError) in
-            try await service.perform(.addItem(params.item, to: params.list), params.ifRevision, session)
+        table.registerDeciding(AddItem.self) { params, session, reply in
+            service.perform(.addItem(params.item, to: params.list), params.ifRevision, session, then: reply)
         }
-        table.registerAwaiting(ReplaceItem.self) { params, session throws(RPCError) in
-            try await service.perform(
+        table.registerDeciding(ReplaceItem.self) { params, session, reply in
+            service.perform(
                 .replaceItem(params.item, with: params.with, on: params.list),
                 params.ifRevision,
-                session
+                session,
+                then: reply
             )
         }
-        table.registerAwaiting(RemoveItem.self) { params, session throws(RPCError) in
-            try await service.perform(.removeItem(params.item, from: params.list), params.ifRevision, session)
+        table.registerDeciding(RemoveItem.self) { params, session, reply in
+            service.perform(.removeItem(params.item, from: params.list), params.ifRevision, session, then: reply)
         }
         table.register(Subscribe.self) { params, session throws(RPCError) in
             var events = ListEventName.defaultEvents
@@ -147,20 +149,26 @@ extension MethodTable {
 }
 
 extension ListService {
-    /// An edit on behalf of a client, with the outcome mapped to a confirm or a deny.
+    /// An edit on behalf of a client; `then` gets the list it left (a confirm) or why not (a
+    /// deny), once decided.
     fileprivate func perform(
         _ edit: ListEdit,
         _ ifRevision: Revision?,
-        _ session: Session
-    ) async throws(RPCError) -> ShoppingList {
-        switch await propose(edit, ifRevision: ifRevision, origin: session.origin) {
-        case .failure(.deniedByDelegate(let denials, let timedOut)):
-            throw .deniedByDelegate(denials, timedOut: timedOut)
-        case .success(let list): return list
-        case .failure(.denied(let error)): throw RPCError(error)
-        case .failure(.fileInvalid(let path, let offset)): throw .fileInvalid(path: path, byteOffset: offset)
-        case .failure(.storageFailed(let detail)): throw .storageFailed(detail)
-        case .failure(.shuttingDown): throw .internalError("listd is shutting down; the change was not applied.")
+        _ session: Session,
+        then reply: @escaping @Sendable (Result<ShoppingList, RPCError>) -> Void
+    ) {
+        propose(edit, ifRevision: ifRevision, origin: session.origin) { outcome in
+            reply(
+                outcome.mapError { failure in
+                    switch failure {
+                    case .deniedByDelegate(let denials, let timedOut): .deniedByDelegate(denials, timedOut: timedOut)
+                    case .denied(let error): RPCError(error)
+                    case .fileInvalid(let path, let offset): .fileInvalid(path: path, byteOffset: offset)
+                    case .storageFailed(let detail): .storageFailed(detail)
+                    case .shuttingDown: .internalError("listd is shutting down; the change was not applied.")
+                    }
+                }
+            )
         }
     }
 }

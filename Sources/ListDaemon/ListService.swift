@@ -26,7 +26,7 @@ public final class ListService: Service, Sendable {
     private let fileSync: ListFileSync
     private let journal: JournalEntries
     private let logger: Logger
-    private let replies = Mutex<[Int: CheckedContinuation<Result<ShoppingList, EditFailure>, Never>]>([:])
+    private let replies = Mutex<[Int: @Sendable (Result<ShoppingList, EditFailure>) -> Void]>([:])
     private let nextProposal = Atomic<Int>(1)
     private let commitObserver = CallbackSlot<String>()
     /// Makes the appends that follow one another while edits keep coming, off the threads that
@@ -122,15 +122,27 @@ public final class ListService: Service, Sendable {
         ifRevision: Revision? = nil,
         origin: ChangeOrigin
     ) async -> Result<ShoppingList, EditFailure> {
+        await withCheckedContinuation { continuation in
+            propose(edit, ifRevision: ifRevision, origin: origin) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Proposes `edit`; `decided` runs once it is decided, on whatever thread decided it (often
+    /// the caller's, before this returns, when no delegate is asked; else the one that made the
+    /// change durable). No task, no hop: a connection's event loop calls this and stays on.
+    public func propose(
+        _ edit: ListEdit,
+        ifRevision: Revision? = nil,
+        origin: ChangeOrigin,
+        decided: @escaping @Sendable (Result<ShoppingList, EditFailure>) -> Void
+    ) {
         let id = nextProposal.wrappingAdd(1, ordering: .relaxed).oldValue
         // A person's save that came first is taken in first.
         let saveUnderway = fileSync.watcher.saveUnderway()
-        return await withCheckedContinuation { continuation in
-            replies.withLock { $0[id] = continuation }
-            drive { core, _, time in
-                if saveUnderway { core.saveSeenBeforeAnEdit() }
-                return core.propose(id, edit, ifRevision: ifRevision, origin: origin, at: time)
-            }
+        replies.withLock { $0[id] = decided }
+        drive { core, _, time in
+            if saveUnderway { core.saveSeenBeforeAnEdit() }
+            return core.propose(id, edit, ifRevision: ifRevision, origin: origin, at: time)
         }
     }
 
@@ -224,7 +236,7 @@ public final class ListService: Service, Sendable {
         case .publish(let changes, let records, let book):
             hub.publish(changes, records: records, book: book)
         case .reply(let id, let outcome):
-            replies.withLock { $0.removeValue(forKey: id) }?.resume(returning: outcome)
+            replies.withLock { $0.removeValue(forKey: id) }?(outcome)
         case .announceDenial(let denial):
             hub.announce(.didDenyChange, denial, listID: denial.proposal.list?.id, after: durable)
         case .announceRejection(let rejection):

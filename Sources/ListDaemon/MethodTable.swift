@@ -7,16 +7,18 @@ import NIOCore
 /// encodes its typed result, so the server never looks inside a method.
 ///
 /// A method that neither waits nor blocks (a read, a subscription) is answered right where its
-/// line was read, on the connection's event loop; one that waits (an edit: delegates, then the
-/// store's flush) runs as a task.
+/// line was read, on the connection's event loop. An edit is started there too and answered by
+/// whichever thread decides it (its reply is handed to the connection's outbox): no task and no
+/// thread hop of its own. A batch that holds an edit runs as a task, its messages in order.
 struct MethodTable: Sendable {
     typealias Reply = Result<Data, RPCError>
 
     enum Handler: Sendable {
         /// Answers at once, on the event loop; may change the session (`hello` names it).
         case immediate(@Sendable (JSONValue?, RPCRequestID?, inout Session) -> Reply)
-        /// Waits for something (delegates, the disk).
-        case awaiting(@Sendable (JSONValue?, RPCRequestID?, Session) async -> Reply)
+        /// An edit: started on the event loop, its reply handed to the callback once decided,
+        /// on the thread that decided it (no task in between).
+        case deciding(@Sendable (JSONValue?, RPCRequestID?, Session, @escaping @Sendable (Reply) -> Void) -> Void)
     }
 
     private var handlers: [String: Handler] = [:]
@@ -33,23 +35,25 @@ struct MethodTable: Sendable {
         }
     }
 
-    /// A method that waits for something before it can answer.
-    mutating func registerAwaiting<M: RPCMethod>(
+    /// An edit: `body` starts it and hands its result (or why not) to the callback once decided.
+    /// Also answerable in a batch (awaited there, like any method that waits).
+    mutating func registerDeciding<M: RPCMethod>(
         _ method: M.Type,
-        _ body: @escaping @Sendable (M.Params, Session) async throws(RPCError) -> M.Result
+        _ body:
+            @escaping @Sendable (M.Params, Session, @escaping @Sendable (Result<M.Result, RPCError>) -> Void) -> Void
     ) {
-        handlers[M.name] = .awaiting { params, id, session in
+        handlers[M.name] = .deciding { params, id, session, reply in
             let decoded: M.Params
             do throws(RPCError) {
                 decoded = try Self.decode(M.self, params)
             } catch {
-                return .failure(error)
+                return reply(.failure(error))
             }
-            do throws(RPCError) {
-                let result = try await body(decoded, session)
-                return Self.reply(id: id) { () throws(RPCError) in result }
-            } catch {
-                return .failure(error)
+            body(decoded, session) { outcome in
+                switch outcome {
+                case .success(let result): reply(Self.reply(id: id) { () throws(RPCError) in result })
+                case .failure(let error): reply(.failure(error))
+                }
             }
         }
     }
@@ -91,8 +95,22 @@ extension MethodTable {
     }
 
     private func awaits(_ message: Message) -> Bool {
-        guard case .success(.request(let request)) = message, case .awaiting? = handler(for: request.method) else {
-            return false
+        guard case .success(.request(let request)) = message else { return false }
+        switch handler(for: request.method) {
+        case .deciding?: return true
+        case .immediate?, nil: return false
+        }
+    }
+
+    /// Starts `line` when it is one edit (a `deciding` method): `then` gets its reply line (nil for
+    /// a notification) once decided, on the thread that decided it. False, and nothing done, for
+    /// any other line (`respond` takes it, as a task).
+    func decide(_ line: RPCLine, session: Session, then: @escaping @Sendable (ByteBuffer?) -> Void) -> Bool {
+        guard case .single(.success(.request(let request))) = line,
+            case .deciding(let handler)? = handler(for: request.method)
+        else { return false }
+        handler(request.params, request.id, session) { reply in
+            then(request.id.map { id in replyLine(Self.encode(reply, id: id)) })
         }
         return true
     }
@@ -129,12 +147,17 @@ extension MethodTable {
     }
 
     private func respond(to message: Message, session: inout Session) async -> Data? {
-        guard case .success(.request(let request)) = message,
-            case .awaiting(let handler)? = handler(for: request.method)
-        else {
+        guard case .success(.request(let request)) = message else { return respondNow(to: message, session: &session) }
+        let reply: Reply
+        switch handler(for: request.method) {
+        case .deciding(let handler)?:
+            let session = session
+            reply = await withCheckedContinuation { continuation in
+                handler(request.params, request.id, session) { continuation.resume(returning: $0) }
+            }
+        case .immediate?, nil:
             return respondNow(to: message, session: &session)
         }
-        let reply = await handler(request.params, request.id, session)
         return request.id.map { id in Self.encode(reply, id: id) }
     }
 
@@ -150,7 +173,7 @@ extension MethodTable {
             switch handler(for: request.method) {
             case nil: reply = .failure(.methodNotFound(request.method))
             case .immediate(let handler)?: reply = handler(request.params, request.id, &session)
-            case .awaiting?: reply = .failure(.internalError("\(request.method) cannot be answered at once."))
+            case .deciding?: reply = .failure(.internalError("\(request.method) cannot be answered at once."))
             }
             return request.id.map { id in Self.encode(reply, id: id) }
         }

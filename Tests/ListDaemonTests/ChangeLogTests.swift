@@ -52,16 +52,25 @@ import Testing
             .create(id: 3, name: "Groceries", items: ["milk", "eggs"]), .rename(id: 3, to: "Food"), .delete(id: 3),
             .add(id: 3, item: "bread\\\"", at: 2), .remove(id: 3, at: 1), .replace(id: 3, at: 0, with: "oat milk"),
         ]
+        let origins = [origin, .client(pid: 8, uid: 0, name: nil), .file]
         for operation in operations {
-            let entry = LogEntry.change(
-                ChangeRecord(
-                    revision: 9,
-                    time: Timestamp(millisecondsSinceEpoch: 1234),
-                    origin: origin,
-                    operation: operation
+            for origin in origins {
+                let entry = LogEntry.change(
+                    ChangeRecord(
+                        revision: 9,
+                        time: Timestamp(millisecondsSinceEpoch: 1234),
+                        origin: origin,
+                        operation: operation
+                    )
                 )
-            )
-            #expect(LogEntry(line: entry.line) == entry, "\(operation)")
+                #expect(LogEntry(line: entry.line) == entry, "\(operation) by \(origin)")
+            }
+        }
+        for note in [
+            LogEntry.fileShows(digest: "fnv1a64:ab:12", revision: 4), .order([3, 1, 2], revision: 5),
+            .order([], revision: 0),
+        ] {
+            #expect(LogEntry(line: note.line) == note, "\(note)")
         }
     }
 
