@@ -1,10 +1,15 @@
-import Foundation
 import ListModel
 import ListRPC
 import ListRPCTransport
 import NIOCore
 import NIOPosix
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A connection to listd: one async method per request, change events as an `AsyncSequence`
 /// and through closure handlers.

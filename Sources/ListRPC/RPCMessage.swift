@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A request's id: JSON-RPC allows a string or a number; `null` is discouraged but legal and
 /// still gets a reply (unlike a missing id, which makes a notification).

@@ -1,8 +1,13 @@
 import ArgumentParser
-import Foundation
 import ListClient
 import ListModel
 import ListRPC
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Listctl {
     struct Delegate: AsyncParsableCommand {
@@ -75,7 +80,7 @@ extension Listctl {
                 ) { question, params in
                     let input = (try? questionJSON(question, params)) ?? Data()
                     let (status, output) = await runCommand(command, input: input)
-                    let reason = output.trimmingCharacters(in: .whitespacesAndNewlines)
+                    let reason = output.trimmedOfWhitespace
                     let answer =
                         status == 0
                         ? DelegateAnswer(allow: true)

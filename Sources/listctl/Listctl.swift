@@ -1,9 +1,14 @@
 import ArgumentParser
-import Foundation
 import ListClient
 import ListModel
 import ListRPC
 import ListdLocations
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 struct Listctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

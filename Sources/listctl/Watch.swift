@@ -1,8 +1,13 @@
 import ArgumentParser
-import Foundation
 import ListClient
 import ListModel
 import ListRPC
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Listctl {
     struct Watch: AsyncParsableCommand {
