@@ -96,14 +96,15 @@ e2e: deps
 
 # listd next to plain-C baselines (bench/c), release builds, in one run of a few minutes: prints
 # the table and writes bench/results/latest.json (bench/README.md says how to read it).
-# make bench measures Redis beside listd, on the same work with the same client (issue 14).
+# make bench measures Redis beside listd, on the same work with the same client (issue 14), and
+# the binaries as make install ships them (the Swift runtime linked in).
 BENCH_APT_PACKAGES := redis-server
 
 bench: deps
 	@command -v redis-server >/dev/null || { echo "Installing system packages: $(BENCH_APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_APT_PACKAGES); }
-	@for product in listd listctl listd-bench; do $(SWIFT) build -c release --product $$product || exit 1; done
+	@for product in listd listctl listd-bench; do $(SWIFT) build -c release --static-swift-stdlib --product $$product || exit 1; done
 	@mkdir -p .build/bench
 	@for baseline in pingpong fanout oneshot; do \
 		$(BENCH_CC) -O2 -Wall -pthread -o .build/bench/$$baseline bench/c/$$baseline.c || exit 1; \
