@@ -5,7 +5,10 @@ import ListRPC
 
 extension Listctl {
     struct Lists: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show every list, with its id and number of items.")
+        static let configuration = CommandConfiguration(
+            commandName: "lists",
+            abstract: "Show every list, with its id and number of items."
+        )
         @OptionGroup var options: ConnectionOptions
 
         func run() async throws {
@@ -25,7 +28,7 @@ extension Listctl {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one list's items.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one list's items.")
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.") var list: String
 
@@ -39,7 +42,10 @@ extension Listctl {
     }
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a list, optionally with items.")
+        static let configuration = CommandConfiguration(
+            commandName: "create",
+            abstract: "Create a list, optionally with items."
+        )
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The new list's name.") var name: String
         @Argument(help: "Items to start with.") var items: [String] = []
@@ -54,7 +60,7 @@ extension Listctl {
     }
 
     struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a list.")
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a list.")
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.") var list: String
         @Argument(help: "Its new name.") var newName: String
@@ -70,7 +76,7 @@ extension Listctl {
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a list and its items.")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a list and its items.")
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.") var list: String
 
@@ -88,6 +94,7 @@ extension Listctl {
         static let verb = "Added"
         static let preposition = "to"
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add items to a list.",
             discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
         )
@@ -101,6 +108,7 @@ extension Listctl {
         static let verb = "Removed"
         static let preposition = "from"
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove items from a list.",
             discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
         )
@@ -110,7 +118,10 @@ extension Listctl {
     }
 
     struct Replace: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Replace an item's text, keeping its place.")
+        static let configuration = CommandConfiguration(
+            commandName: "replace",
+            abstract: "Replace an item's text, keeping its place."
+        )
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.") var list: String
         @Argument(help: "The item to replace.") var item: String

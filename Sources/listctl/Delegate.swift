@@ -12,6 +12,7 @@ import ListRPC
 extension Listctl {
     struct Delegate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delegate",
             abstract: "Vet edits with a command: listd asks before applying each matching edit.",
             discussion: """
                 For each question COMMAND runs (with its arguments, never through a shell) with the \

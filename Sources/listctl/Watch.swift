@@ -12,6 +12,7 @@ import ListRPC
 extension Listctl {
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "Print every change to the lists as it happens, until interrupted.",
             discussion:
                 "With --json, one JSON object per line: first {event: \"subscribed\", revision, lists}, then {event, revision, list, origin, changes} per change."
