@@ -141,8 +141,8 @@ public final class ListService: Service, Sendable {
         let saveUnderway = fileSync.watcher.saveUnderway()
         replies.withLock { $0[id] = decided }
         drive { core, _, time in
-            if saveUnderway { core.saveSeenBeforeAnEdit() }
-            return core.propose(id, edit, ifRevision: ifRevision, origin: origin, at: time)
+            let read = saveUnderway ? core.saveSeenBeforeAnEdit() : []
+            return read + core.propose(id, edit, ifRevision: ifRevision, origin: origin, at: time)
         }
     }
 

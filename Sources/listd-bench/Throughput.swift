@@ -1,70 +1,17 @@
-// Figure 2's clients: connections that edit as fast as their replies come, counting confirms and
-// timing each round trip (listd and Redis alike: the same code, only the request line differs).
+// Figure 2's clients: connections that send requests as fast as their replies come, timing each
+// round trip (listd, Redis and the ping-pong alike: the same code, only the request line differs).
 import Foundation
 import Glibc
 
 /// Starts `clients` threads, each on its own connection sending `request(client, index)` and
-/// waiting for the reply, until `stop`; returns the group to wait on and the replies counter.
+/// waiting for the reply, until `stop`; returns the group to wait on and every round trip (µs).
 func requestsUntil(
     _ stop: UInt64,
     socket: String,
     clients: Int,
     _ request: @escaping (Int, Int) -> String
-) -> (DispatchGroup, Atomic) {
-    let replies = Atomic(0)
-    let group = DispatchGroup()
-    for client in 0..<clients {
-        group.enter()
-        Thread.detachNewThread {
-            defer { group.leave() }
-            guard let connection = try? LineSocket(path: socket) else { return }
-            var index = 0
-            while now() < stop, connection.call(request(client, index)) != nil { index += 1 }
-            replies.add(index)
-        }
-    }
-    return (group, replies)
-}
-
-/// Confirms per second with `clients` connections each adding and removing its own item.
-func editsPerSecond(_ socket: String, clients: Int, seconds: Double = 1.5) throws -> Double {
-    let start = now()
-    let (group, total) = requestsUntil(start + UInt64(seconds * 1e9), socket: socket, clients: clients) {
-        client,
-        index in
-        addOrRemove(index, item: "client \(client)")
-    }
-    group.wait()
-    return Double(total.value) / (Double(now() - start) / 1e9)
-}
-
-final class Atomic: @unchecked Sendable {
-    private var stored: Int
-    private let lock = NSLock()
-    init(_ value: Int) { stored = value }
-    func add(_ amount: Int) {
-        lock.lock()
-        stored += amount
-        lock.unlock()
-    }
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-}
-
-/// One run of `clients` connections editing as fast as their replies come: confirms per second,
-/// and each request's round trip (µs, sorted).
-func measureEdits(
-    _ socket: String,
-    clients: Int,
-    seconds: Double = 1.5,
-    _ request: @escaping (Int, Int) -> String
-) -> (perSecond: Double, latencies: [Double]) {
-    let start = now()
-    let stop = start + UInt64(seconds * 1e9)
-    let latencies = Samples()
+) -> (DispatchGroup, Samples) {
+    let roundTrips = Samples()
     let group = DispatchGroup()
     for client in 0..<clients {
         group.enter()
@@ -79,12 +26,31 @@ func measureEdits(
                 mine.append(us(now() - sent))
                 index += 1
             }
-            latencies.add(mine)
+            roundTrips.add(mine)
         }
     }
+    return (group, roundTrips)
+}
+
+/// One run of `clients` connections editing as fast as their replies come: confirms per second,
+/// and each request's round trip (µs, sorted).
+func measureEdits(
+    _ socket: String,
+    clients: Int,
+    seconds: Double = 1.5,
+    _ request: @escaping (Int, Int) -> String
+) -> (perSecond: Double, latencies: [Double]) {
+    let start = now()
+    let (group, roundTrips) = requestsUntil(start + UInt64(seconds * 1e9), socket: socket, clients: clients, request)
     group.wait()
-    let all = latencies.values.sorted()
+    let all = roundTrips.values.sorted()
     return (Double(all.count) / (Double(now() - start) / 1e9), all)
+}
+
+/// Confirms per second with `clients` connections each adding and removing its own item.
+func editsPerSecond(_ socket: String, clients: Int) -> Double {
+    measureEdits(socket, clients: clients) { client, index in addOrRemove(index, item: "client \(client)") }
+        .perSecond
 }
 
 /// Samples the client threads add to, under a lock.

@@ -286,8 +286,8 @@ if wanted(2) {
     let listd = try ListdUnderTest("throughput")
     try createList(listd.connect(), "Busy")
     for clients in [1, 8, 64] {
-        let durable = Stat(try (0..<3).map { _ in try editsPerSecond(listd.socket, clients: clients) })
-        let plain = Stat(try (0..<3).map { _ in try editsPerSecond(pingpongSocket, clients: clients) })
+        let durable = Stat((0..<3).map { _ in editsPerSecond(listd.socket, clients: clients) })
+        let plain = Stat((0..<3).map { _ in editsPerSecond(pingpongSocket, clients: clients) })
         report(
             "durable edits/s, \(clients) client\(clients == 1 ? "" : "s")",
             "any",

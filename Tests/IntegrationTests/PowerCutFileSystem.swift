@@ -37,6 +37,9 @@ final class PowerCutFileSystem: @unchecked Sendable {
             && (getuid() == 0 || executable(named: "fusermount3") != nil)
     }
 
+    /// What `isAvailable` needs, for a skip's or a failure's message.
+    static let need = "FUSE: /dev/fuse, fuse3 and libfuse3-dev, a C compiler, and root or fusermount3"
+
     /// The image: what survives a cut (and a clean unmount) lives here between mounts.
     let image: String
     let mountpoint: String
@@ -50,6 +53,13 @@ final class PowerCutFileSystem: @unchecked Sendable {
         for path in [image, mountpoint] where mkdir(path, 0o755) != 0 {
             throw TestFailure("mkdir \(path): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// An empty file system in `sandbox`, mounted nowhere yet, where the sandbox's list file
+    /// (and so listd's own files beside it) will live; its socket stays outside.
+    convenience init(holdingListFileOf sandbox: Sandbox) throws {
+        try self.init(in: sandbox.path)
+        sandbox.file = mountpoint + "/lists.md"
     }
 
     /// Mounts the image, with the power to go as `cut` says; returns once the mount is in place.

@@ -15,7 +15,7 @@ import Testing
     .enabled(
         if: Requirement.runs(
             PowerCutFileSystem.isAvailable,
-            needing: "FUSE: /dev/fuse, fuse3 and libfuse3-dev, a C compiler, and root or fusermount3"
+            needing: PowerCutFileSystem.need
         )
     )
 )
@@ -38,6 +38,12 @@ struct PowerLossTests {
         var listIDs: [String: Int] = [:]
         /// The next number each writer names an item (or list) with.
         var next: [Int: Int] = [:]
+
+        /// A number `writer` has not named anything with yet.
+        mutating func nextNumber(of writer: Int) -> Int {
+            defer { next[writer, default: 0] += 1 }
+            return next[writer, default: 0]
+        }
         /// The highest revision a confirm or a notification showed: it was durable when shown.
         var highestRevision = 0
         /// The revision listd had after the last start.
@@ -57,11 +63,10 @@ struct PowerLossTests {
     private static let arguments = ["--history", "20"]
 
     @Test func everyConfirmedEditSurvivesPowerCuts() throws {
-        try Requirement.check(PowerCutFileSystem.isAvailable, needing: "FUSE (see the suite)")
+        try Requirement.check(PowerCutFileSystem.isAvailable, needing: PowerCutFileSystem.need)
         let sandbox = try Sandbox()
-        let fs = try PowerCutFileSystem(in: sandbox.path)
+        let fs = try PowerCutFileSystem(holdingListFileOf: sandbox)
         defer { try? fs.unmount() }
-        sandbox.file = fs.mountpoint + "/lists.md"
         let daemon = Daemon(sandbox)
         let ledger = Ledger()
 
@@ -305,14 +310,7 @@ struct PowerLossTests {
         for _ in 0..<steps {
             // Each list stays short: once a writer has six items, it removes its oldest.
             let removing = mine.count >= 6
-            let item =
-                removing
-                ? mine.removeFirst()
-                : ledger.withLock { ledger in
-                    let number = ledger.next[writer, default: 0]
-                    ledger.next[writer] = number + 1
-                    return "w\(writer)-\(number)"
-                }
+            let item = removing ? mine.removeFirst() : ledger.withLock { "w\(writer)-\($0.nextNumber(of: writer))" }
             ledger.withLock { $0.items[item] = Facts.Fact.inFlight }
             guard
                 let reply = try? connection.call(removing ? "removeItem" : "addItem", ["list": list, "item": item]),
@@ -334,17 +332,10 @@ struct PowerLossTests {
         }
         for _ in 0..<steps / 4 {
             let deleting = mine.count >= 2
-            let name =
-                deleting
-                ? mine.removeFirst()
-                : ledger.withLock { ledger in
-                    let number = ledger.next[listWriter, default: 0]
-                    ledger.next[listWriter] = number + 1
-                    return "Extra \(number)"
-                }
-            let (id, _) = ledger.withLock { ledger in
+            let name = deleting ? mine.removeFirst() : ledger.withLock { "Extra \($0.nextNumber(of: listWriter))" }
+            let id = ledger.withLock { ledger in
                 ledger.extraLists[name] = .inFlight
-                return (ledger.listIDs[name] ?? 0, ())
+                return ledger.listIDs[name] ?? 0
             }
             guard
                 let reply = try? connection.call(

@@ -9,17 +9,16 @@ import Testing
     .enabled(
         if: Requirement.runs(
             PowerCutFileSystem.isAvailable,
-            needing: "FUSE: /dev/fuse, fuse3 and libfuse3-dev, a C compiler, and root or fusermount3"
+            needing: PowerCutFileSystem.need
         )
     )
 )
 struct StorageFailureTests {
     @Test func aFullDiskDeniesEditsWithStorageFailedAndLosesNothing() throws {
-        try Requirement.check(PowerCutFileSystem.isAvailable, needing: "FUSE (see the suite)")
+        try Requirement.check(PowerCutFileSystem.isAvailable, needing: PowerCutFileSystem.need)
         let sandbox = try Sandbox()
-        let fs = try PowerCutFileSystem(in: sandbox.path)
+        let fs = try PowerCutFileSystem(holdingListFileOf: sandbox)
         defer { try? fs.unmount() }
-        sandbox.file = fs.mountpoint + "/lists.md"
         try fs.mount()
         let daemon = try Daemon.start(in: sandbox)
         defer { daemon.kill() }

@@ -173,11 +173,11 @@ import Testing
     @Test func anEditWaitsForASaveSeenBeforeItAndGoesBehindItsEdits() {
         let unasked = DelegateVerdict(consulted: false)
         var core = Self.core()
-        core.saveSeenBeforeAnEdit()
+        let read = core.saveSeenBeforeAnEdit()
+        #expect(read.contains { if case .readFile = $0 { true } else { false } }, "the save is read")
         let held = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(held.isEmpty, "nothing decided, nothing answered while the save is under way")
 
-        _ = core.fileTouched()
         var pending = Self.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
         var answered: [String] = []
         while let asker = Self.askers(pending).first {

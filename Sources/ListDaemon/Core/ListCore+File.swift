@@ -87,9 +87,11 @@ extension ListCore {
 
     /// The watcher has seen a person's save that has not settled yet, as a client's edit comes:
     /// the edit (and those after it) wait until the save is read, and go behind its edits. The
-    /// watcher reports the save once it settles (`fileTouched`), so the read comes.
-    mutating func saveSeenBeforeAnEdit() {
+    /// read is asked for here (it waits for the save to settle), not left to the watcher's report:
+    /// that report may have come and gone between the watcher's answer and this event.
+    mutating func saveSeenBeforeAnEdit() -> [CoreAction] {
         file.saveUnderway = true
+        return requestRead()
     }
 
     /// Reading the file failed: edits held for a save go on without it.
