@@ -60,10 +60,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What every client shares, whatever its I/O: the errors, and a blocking connection for
+        // short-lived programs (no event loop, no threads).
+        .target(name: "ListClientCore", dependencies: ["ListModel", "ListRPC"], swiftSettings: swiftSettings),
+        // The asynchronous client on SwiftNIO: calls, subscriptions, delegates.
         .target(
             name: "ListClient",
             dependencies: [
-                "ListModel", "ListRPC", "ListRPCTransport",
+                "ListClientCore", "ListModel", "ListRPC", "ListRPCTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -93,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "listctl",
             dependencies: [
-                "ListClient", "ListModel", "ListRPC", "ListdLocations",
+                "ListClientCore", "ListModel", "ListRPC", "ListdLocations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

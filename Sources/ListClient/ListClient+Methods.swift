@@ -1,3 +1,4 @@
+import ListClientCore
 import ListModel
 import ListRPC
 

@@ -1,3 +1,4 @@
+@_exported import ListClientCore
 import ListModel
 import ListRPC
 import ListRPCTransport
@@ -90,7 +91,7 @@ public final class ListClient: Sendable {
         } catch {
             throw .invalidReply("\(error)")
         }
-        return try decode(M.Result.self, reply)
+        return try decodeReply(M.Result.self, reply)
     }
 
     /// Sends one JSON-RPC batch of the same method and returns each element's outcome, in order.
@@ -111,23 +112,9 @@ public final class ListClient: Sendable {
         }
         return replies.map { reply in
             do throws(ListClientError) {
-                return .success(try decode(M.Result.self, reply))
+                return .success(try decodeReply(M.Result.self, reply))
             } catch {
                 return .failure(error)
-            }
-        }
-    }
-
-    private func decode<T: Decodable>(_ type: T.Type, _ reply: Result<JSONValue, RPCError>) throws(ListClientError) -> T
-    {
-        switch reply {
-        case .failure(let error):
-            throw ListClientError(error)
-        case .success(let value):
-            do {
-                return try RPCEncoding.decode(T.self, from: value)
-            } catch {
-                throw .invalidReply("\(error)")
             }
         }
     }
@@ -237,13 +224,12 @@ public final class ListClient: Sendable {
 
     /// Answers a question from listd with the registered delegate (each in its own task, so a
     /// slow answer does not hold up the connection).
-    private func answer(_ request: RPCRequest, _ question: DelegateQuestion) {
-        guard let id = request.id else { return }
+    private func answer(_ question: DelegateQuestion, _ params: DelegateQuestionParams?, id: RPCRequestID) {
         let delegate = state.withLock { $0.delegate }
         let outbound = self.outbound
         Task {
             let answer: DelegateAnswer
-            if let delegate, let params = try? RPCEncoding.decode(DelegateQuestionParams.self, from: request.params) {
+            if let delegate, let params {
                 answer = await delegate.answer(question, params)
             } else {
                 answer = DelegateAnswer(allow: true)
@@ -283,21 +269,21 @@ public final class ListClient: Sendable {
             }
             let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
             continuation?.succeed(response.outcome)
-        case .success(.request(let request)) where request.id != nil:
-            if let question = DelegateQuestion(rawValue: request.method) { answer(request, question) }
-        case .success(.request(let request)) where request.method == ListEventName.didRejectFileEdit.rawValue:
-            guard let params = try? RPCEncoding.decode(FileRejectionParams.self, from: request.params) else { return }
-            let (handlers, streams) = state.withLock { ($0.rejectionHandlers, Array($0.rejectionStreams.values)) }
-            for handler in handlers { handler(params) }
-            for stream in streams { stream.yield(params) }
         case .success(.request(let request)):
-            guard request.id == nil, let name = ListEventName(rawValue: request.method),
-                let params = try? RPCEncoding.decode(ListChangeParams.self, from: request.params)
-            else { return }
-            let event = ListEvent(name: name, params: params)
-            let (handlers, streams) = state.withLock { ($0.handlers, Array($0.streams.values)) }
-            for entry in handlers where entry.name == nil || entry.name == name { entry.handler(event) }
-            for stream in streams { stream.yield(event) }
+            switch ListdMessage(request) {
+            case .question(let question, let params, let id):
+                answer(question, params, id: id)
+            case .fileRejection(let params):
+                let (handlers, streams) = state.withLock { ($0.rejectionHandlers, Array($0.rejectionStreams.values)) }
+                for handler in handlers { handler(params) }
+                for stream in streams { stream.yield(params) }
+            case .event(let event):
+                let (handlers, streams) = state.withLock { ($0.handlers, Array($0.streams.values)) }
+                for entry in handlers where entry.name == nil || entry.name == event.name { entry.handler(event) }
+                for stream in streams { stream.yield(event) }
+            case nil:
+                break
+            }
         case .failure(let invalid):
             // A reply listd could not even frame: fail the request it names, if any.
             if let id = invalid.id {
@@ -323,10 +309,8 @@ public final class ListClient: Sendable {
     }
 }
 
-/// A connect failure as a short phrase ("no such file", "connection refused").
+/// A connect failure as a short phrase ("no such file or directory", "connection refused").
 private func connectionFailure(_ error: any Error) -> String {
-    if let error = error as? IOError {
-        return String(cString: strerror(error.errnoCode)).lowercased()
-    }
+    if let error = error as? IOError { return errorPhrase(error.errnoCode) }
     return "\(error)"
 }

@@ -10,14 +10,8 @@ import Glibc
 #endif
 
 /// Runs a program with an argv (through `env`, which looks it up in PATH, never through a shell),
-/// `input` on its stdin, and returns its exit status and stdout.
-func runCommand(_ argv: [String], input: Data) async -> (status: Int32, output: String) {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: runCommandBlocking(argv, input: Array(input))) }
-    }
-}
-
-private func runCommandBlocking(_ argv: [String], input: [UInt8]) -> (status: Int32, output: String) {
+/// `input` on its stdin; returns its exit status and stdout once it has exited.
+func runCommand(_ argv: [String], input: [UInt8]) -> (status: Int32, output: String) {
     var stdin: [Int32] = [0, 0]
     var stdout: [Int32] = [0, 0]
     guard pipe(&stdin) == 0 else { return (127, "cannot run \(argv.first ?? ""): pipe failed") }

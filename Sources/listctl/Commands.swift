@@ -1,19 +1,19 @@
 import ArgumentParser
-import ListClient
+import ListClientCore
 import ListModel
 import ListRPC
 
 extension Listctl {
-    struct Lists: AsyncParsableCommand {
+    struct Lists: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "lists",
             abstract: "Show every list, with its id and number of items."
         )
         @OptionGroup var options: ConnectionOptions
 
-        func run() async throws {
-            try await options.withClient { client in
-                let snapshot = try await client.lists()
+        func run() throws {
+            try options.withClient { client in
+                let snapshot = try client.call(GetLists.self, NoParams())
                 if options.json { return printJSON(snapshot) }
                 if snapshot.lists.isEmpty {
                     print("No lists yet. Create one with: listctl create NAME [ITEM…]")
@@ -27,21 +27,21 @@ extension Listctl {
         }
     }
 
-    struct Show: AsyncParsableCommand {
+    struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one list's items.")
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.") var list: String
 
-        func run() async throws {
-            try await options.withClient { client in
-                let list = try await client.list(reference(list))
+        func run() throws {
+            try options.withClient { client in
+                let list = try client.call(GetList.self, .init(list: reference(list)))
                 if options.json { return printJSON(list) }
                 printList(list)
             }
         }
     }
 
-    struct Create: AsyncParsableCommand {
+    struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create",
             abstract: "Create a list, optionally with items."
@@ -50,39 +50,42 @@ extension Listctl {
         @Argument(help: "The new list's name.") var name: String
         @Argument(help: "Items to start with.") var items: [String] = []
 
-        func run() async throws {
-            try await options.withClient { client in
-                let list = try await client.createList(name, items: items)
+        func run() throws {
+            try options.withClient { client in
+                let list = try client.call(CreateList.self, .init(name: name, items: items.isEmpty ? nil : items))
                 if options.json { return printJSON(list) }
                 print("Created \(list.name) (id \(list.id)) with \(plural(list.items.count, "item")).")
             }
         }
     }
 
-    struct Rename: AsyncParsableCommand {
+    struct Rename: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a list.")
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.") var list: String
         @Argument(help: "Its new name.") var newName: String
 
-        func run() async throws {
-            try await options.withClient { client in
-                let before = try await client.list(reference(list))
-                let after = try await client.renameList(.id(before.id), to: newName, ifRevision: before.revision)
+        func run() throws {
+            try options.withClient { client in
+                let before = try client.call(GetList.self, .init(list: reference(list)))
+                let after = try client.call(
+                    RenameList.self,
+                    .init(list: .id(before.id), name: newName, ifRevision: before.revision)
+                )
                 if options.json { return printJSON(after) }
                 print("Renamed \(before.name) to \(after.name).")
             }
         }
     }
 
-    struct Delete: AsyncParsableCommand {
+    struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a list and its items.")
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.") var list: String
 
-        func run() async throws {
-            try await options.withClient { client in
-                let deleted = try await client.deleteList(reference(list))
+        func run() throws {
+            try options.withClient { client in
+                let deleted = try client.call(DeleteList.self, .init(list: reference(list)))
                 if options.json { return printJSON(deleted) }
                 print("Deleted \(deleted.name) (\(plural(deleted.items.count, "item"))).")
             }
@@ -117,7 +120,7 @@ extension Listctl {
         @Argument(help: "The items to remove.") var items: [String]
     }
 
-    struct Replace: AsyncParsableCommand {
+    struct Replace: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "replace",
             abstract: "Replace an item's text, keeping its place."
@@ -127,9 +130,9 @@ extension Listctl {
         @Argument(help: "The item to replace.") var item: String
         @Argument(help: "Its new text.") var newText: String
 
-        func run() async throws {
-            try await options.withClient { client in
-                let list = try await client.replaceItem(item, with: newText, on: reference(list))
+        func run() throws {
+            try options.withClient { client in
+                let list = try client.call(ReplaceItem.self, .init(list: reference(list), item: item, with: newText))
                 if options.json { return printJSON(list) }
                 print("Replaced “\(ListText.trimmed(item))” with “\(ListText.trimmed(newText))” on \(list.name).")
             }
@@ -147,7 +150,7 @@ private struct ItemOutcome: Encodable {
 
 /// `add` and `remove`: one request per item, sent as a single batch, each outcome reported; exit
 /// status 1 when any was denied.
-protocol ItemBatchCommand: AsyncParsableCommand {
+protocol ItemBatchCommand: ParsableCommand {
     associatedtype Method: RPCMethod where Method.Params == ListItemParams, Method.Result == ShoppingList
     static var verb: String { get }
     static var preposition: String { get }
@@ -157,13 +160,13 @@ protocol ItemBatchCommand: AsyncParsableCommand {
 }
 
 extension ItemBatchCommand {
-    func run() async throws {
+    func run() throws {
         let target = reference(list)
         let items = self.items
         let options = self.options
         var anyDenied = false
-        try await options.withClient { client in
-            let results = try await client.batch(Method.self, items.map { ListItemParams(list: target, item: $0) })
+        try options.withClient { client in
+            let results = try client.batch(Method.self, items.map { ListItemParams(list: target, item: $0) })
             var outcomes: [ItemOutcome] = []
             for (item, result) in zip(items, results) {
                 switch result {

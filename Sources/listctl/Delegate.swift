@@ -1,5 +1,6 @@
 import ArgumentParser
-import ListClient
+import Dispatch
+import ListClientCore
 import ListModel
 import ListRPC
 
@@ -10,7 +11,7 @@ import ListRPC
 #endif
 
 extension Listctl {
-    struct Delegate: AsyncParsableCommand {
+    struct Delegate: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "delegate",
             abstract: "Vet edits with a command: listd asks before applying each matching edit.",
@@ -68,41 +69,60 @@ extension Listctl {
             }
         }
 
-        func run() async throws {
+        func run() throws {
             let command = self.command
-            let name = self.name ?? URL(fileURLWithPath: command[0]).lastPathComponent
-            try await options.withClient { client in
-                let registered = try await client.registerDelegate(
-                    name: name,
-                    questions: questions.isEmpty ? nil : questions.compactMap(DelegateQuestion.init(rawValue:)),
-                    lists: lists.isEmpty ? nil : lists.map(reference),
-                    timeoutMs: timeout,
-                    onTimeout: onTimeout.flatMap(TimeoutVerdict.init(rawValue:))
-                ) { question, params in
-                    let input = (try? questionJSON(question, params)) ?? Data()
-                    let (status, output) = await runCommand(command, input: input)
-                    let reason = output.trimmedOfWhitespace
-                    let answer =
-                        status == 0
-                        ? DelegateAnswer(allow: true)
-                        : DelegateAnswer(
-                            allow: false,
-                            reason: reason.isEmpty ? "\(name) exited with status \(status)" : reason
-                        )
-                    print(
-                        "\(question.rawValue) \(summary(params)): \(answer.allow ? "allowed" : "denied (\(answer.reason ?? ""))")"
+            let name = self.name ?? command[0].split(separator: "/").last.map(String.init) ?? command[0]
+            try options.withClient { client in
+                let registered = try client.call(
+                    RegisterDelegate.self,
+                    .init(
+                        name: name,
+                        questions: questions.isEmpty ? nil : questions.compactMap(DelegateQuestion.init(rawValue:)),
+                        lists: lists.isEmpty ? nil : lists.map(reference),
+                        timeoutMs: timeout,
+                        onTimeout: onTimeout.flatMap(TimeoutVerdict.init(rawValue:))
                     )
-                    return answer
-                }
+                )
                 print(
                     "Registered as delegate “\(registered.name)” for \(registered.questions.map(\.rawValue).joined(separator: ", ")); Ctrl-C to stop."
                 )
-                for await _ in client.events() {}
+                let answers = client.answers
+                while let message = client.next() {
+                    guard case .question(let question, let params, let id) = message else { continue }
+                    // Each question on a thread of its own: listd asks several at once, each with
+                    // its own time limit, and a slow command must not hold up the others.
+                    DispatchQueue.global().async {
+                        answers.send(
+                            params.map { vet(question, $0, with: command, name: name) } ?? DelegateAnswer(allow: true),
+                            to: id
+                        )
+                    }
+                }
                 writeError("listctl: listd closed the connection.")
                 throw ExitCode(ListctlExit.failed.rawValue)
             }
         }
     }
+}
+
+/// Runs `command` on one question; its exit status is the answer, its output the reason for a deny.
+private func vet(
+    _ question: DelegateQuestion,
+    _ params: DelegateQuestionParams,
+    with command: [String],
+    name: String
+)
+    -> DelegateAnswer
+{
+    let input = (try? questionJSON(question, params)).map(Array.init) ?? []
+    let (status, output) = runCommand(command, input: input)
+    let reason = output.trimmedOfWhitespace
+    let answer =
+        status == 0
+        ? DelegateAnswer(allow: true)
+        : DelegateAnswer(allow: false, reason: reason.isEmpty ? "\(name) exited with status \(status)" : reason)
+    print("\(question.rawValue) \(summary(params)): \(answer.allow ? "allowed" : "denied (\(answer.reason ?? ""))")")
+    return answer
 }
 
 /// The JSON a delegate command reads on stdin: the question's name and its params.

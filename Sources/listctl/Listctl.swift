@@ -1,5 +1,5 @@
 import ArgumentParser
-import ListClient
+import ListClientCore
 import ListModel
 import ListRPC
 import ListdLocations
@@ -10,7 +10,7 @@ import ListdLocations
     import Foundation
 #endif
 
-struct Listctl: AsyncParsableCommand {
+struct Listctl: ParsableCommand {
     // Every command names itself (commandName): left out, ArgumentParser derives the name from
     // the type's description, and the dynamic casts that takes scan every protocol conformance
     // in the binary at each start (a quarter of `listctl add`'s CPU time, seen with perf).
@@ -49,29 +49,31 @@ struct ConnectionOptions: ParsableArguments {
 
     /// Connects, runs `body`, and turns connection and protocol failures into listctl's exit
     /// statuses with a message on stderr.
-    func withClient(_ body: (ListClient) async throws -> Void) async throws {
-        let path = socketPath
+    func withClient(_ body: (BlockingListClient) throws -> Void) throws {
         do {
-            try await ListClient.withConnection(socketPath: path, name: "listctl") { client in
-                try await body(client)
-            }
+            try body(try BlockingListClient(socketPath: socketPath, name: "listctl"))
         } catch let error as ListClientError {
-            switch error {
-            case .cannotConnect(let path, let detail):
-                writeError(
-                    """
-                    listctl: cannot reach listd at \(path): \(detail).
-                    Start it with `listd` (or `systemctl --user start listd.socket`), or point --socket or LISTD_SOCKET at its socket.
-                    """
-                )
-                throw ExitCode(ListctlExit.unreachable.rawValue)
-            case .denied(let denial):
-                report(denial)
-                throw ExitCode(ListctlExit.denied.rawValue)
-            default:
-                writeError("listctl: \(error)")
-                throw ExitCode(ListctlExit.failed.rawValue)
-            }
+            throw exit(for: error)
+        }
+    }
+
+    /// Says what went wrong on stderr and returns the exit status that tells it.
+    private func exit(for error: ListClientError) -> ExitCode {
+        switch error {
+        case .cannotConnect(let path, let detail):
+            writeError(
+                """
+                listctl: cannot reach listd at \(path): \(detail).
+                Start it with `listd` (or `systemctl --user start listd.socket`), or point --socket or LISTD_SOCKET at its socket.
+                """
+            )
+            return ExitCode(ListctlExit.unreachable.rawValue)
+        case .denied(let denial):
+            report(denial)
+            return ExitCode(ListctlExit.denied.rawValue)
+        default:
+            writeError("listctl: \(error)")
+            return ExitCode(ListctlExit.failed.rawValue)
         }
     }
 

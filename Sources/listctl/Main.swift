@@ -3,18 +3,18 @@ import ArgumentParser
 
 /// Runs `Listctl` with listctl's documented exit statuses: argument-parser's usage errors
 /// (EX_USAGE, 64) become 2, as for most Unix tools.
+///
+/// Synchronous throughout, on the blocking client: a one-shot command (add, show, …) starts no
+/// event loop and no Swift concurrency, whose threads would cost a short-lived process more than
+/// its request (issue 14). watch and delegate read on this thread and run commands on Dispatch's.
 @main
 enum Main {
-    static func main() async {
+    static func main() {
         // watch's lines must reach a pipe as they happen.
         setvbuf(stdout, nil, _IOLBF, 0)
         do {
             var command = try Listctl.parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
+            try command.run()
         } catch {
             if Listctl.exitCode(for: error) == .validationFailure {
                 writeError(Listctl.fullMessage(for: error))

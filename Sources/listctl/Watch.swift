@@ -1,5 +1,6 @@
 import ArgumentParser
-import ListClient
+import Dispatch
+import ListClientCore
 import ListModel
 import ListRPC
 
@@ -10,7 +11,7 @@ import ListRPC
 #endif
 
 extension Listctl {
-    struct Watch: AsyncParsableCommand {
+    struct Watch: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "watch",
             abstract: "Print every change to the lists as it happens, until interrupted.",
@@ -61,39 +62,15 @@ extension Listctl {
             }
         }
 
-        func run() async throws {
-            try await options.withClient { client in
-                let json = options.json
-                // --exec: one command at a time, in the order of the notifications.
-                let (actions, queue) = AsyncStream.makeStream(of: Data.self)
-                let command = exec ? self.command : []
-                let runner = Task {
-                    for await input in actions {
-                        let (status, _) = await runCommand(command, input: input)
-                        if status != 0 { writeError("listctl: \(command[0]) exited with status \(status)") }
-                    }
-                }
-                defer {
-                    queue.finish()
-                    runner.cancel()
-                }
-                // Notifications (replayed ones too) may arrive before `subscribe` returns: they
-                // wait here, in order, until the first line is out; the stream ends with the
-                // connection.
-                let (notifications, sink) = AsyncStream.makeStream(
-                    of: (line: any Encodable & Sendable, sentence: String).self
-                )
-                client.on { event in sink.yield((WatchLine(event), describe(event))) }
-                client.onFileRejection { rejection in sink.yield((RejectionLine(rejection), describe(rejection))) }
-                let connection = client.events()
-                Task {
-                    for await _ in connection {}
-                    sink.finish()
-                }
-                let snapshot = try await client.subscribe(
-                    events: events.isEmpty ? nil : events.compactMap(ListEventName.init(rawValue:)),
-                    lists: lists.isEmpty ? nil : lists.map(reference),
-                    since: since
+        func run() throws {
+            try options.withClient { client in
+                let snapshot = try client.call(
+                    Subscribe.self,
+                    .init(
+                        events: events.isEmpty ? nil : events,
+                        lists: lists.isEmpty ? nil : lists.map(reference),
+                        since: since
+                    )
                 )
                 if options.json {
                     // The starting point, so a script knows the state each change applies to.
@@ -112,16 +89,35 @@ extension Listctl {
                         "Watching \(plural(snapshot.lists.count, "list")) from revision \(snapshot.revision); Ctrl-C to stop."
                     )
                 }
-                // Every notification goes the same way: to the command, as JSON, or as a sentence.
-                for await (line, sentence) in notifications {
+                // --exec: one command at a time, in the order of the notifications, while reading
+                // goes on (listd closes a subscriber that stops reading).
+                let command = exec ? self.command : []
+                let runs = DispatchQueue(label: "listctl.watch.exec")
+                // Notifications that came before the reply to subscribe (replayed ones too) come
+                // first, in order; every one goes the same way: to the command, as JSON, or as a
+                // sentence.
+                while let message = client.next() {
+                    let line: any Encodable
+                    let sentence: String
+                    switch message {
+                    case .event(let event): (line, sentence) = (WatchLine(event), describe(event))
+                    case .fileRejection(let rejection):
+                        (line, sentence) = (RejectionLine(rejection), describe(rejection))
+                    case .question: continue
+                    }
                     if !command.isEmpty {
-                        queue.yield(jsonData(line))
-                    } else if json {
+                        let input = Array(jsonData(line))
+                        runs.async {
+                            let (status, _) = runCommand(command, input: input)
+                            if status != 0 { writeError("listctl: \(command[0]) exited with status \(status)") }
+                        }
+                    } else if options.json {
                         printJSON(line)
                     } else {
                         print(sentence)
                     }
                 }
+                runs.sync {}  // every notification received is handled before listctl stops
                 writeError("listctl: listd closed the connection.")
                 throw ExitCode(ListctlExit.failed.rawValue)
             }
@@ -140,7 +136,7 @@ private struct SubscribedLine: Encodable {
 }
 
 /// One `watch --json` line.
-private struct WatchLine: Encodable, Sendable {
+private struct WatchLine: Encodable {
     var event: String
     var revision: Revision
     var list: ShoppingList
@@ -180,7 +176,7 @@ func describe(_ event: ListEvent) -> String {
 }
 
 /// A `didRejectFileEdit` as `watch --json` prints it.
-private struct RejectionLine: Encodable, Sendable {
+private struct RejectionLine: Encodable {
     var event = ListEventName.didRejectFileEdit.rawValue
     var reason: String
     var message: String

@@ -1,3 +1,4 @@
+// The errors every listd client reports, whatever its I/O: a deny, a protocol error, no listd.
 import ListRPC
 
 /// listd's refusal of an edit: a stable reason word and a sentence for a person.
@@ -11,7 +12,7 @@ public struct ListDenial: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
-    init?(_ error: RPCError) {
+    package init?(_ error: RPCError) {
         guard error.isDenial, let reason = error.reason else { return nil }
         self.reason = reason
         self.message = error.message
@@ -43,11 +44,28 @@ public enum ListClientError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    init(_ error: RPCError) {
+    package init(_ error: RPCError) {
         if let denial = ListDenial(error) {
             self = .denied(denial)
         } else {
             self = .protocolError(error)
+        }
+    }
+}
+
+/// A reply's result as `T`, or the error it carries as a `ListClientError`.
+package func decodeReply<T: Decodable>(
+    _ type: T.Type,
+    _ reply: Result<JSONValue, RPCError>
+) throws(ListClientError) -> T {
+    switch reply {
+    case .failure(let error):
+        throw ListClientError(error)
+    case .success(let value):
+        do {
+            return try RPCEncoding.decode(T.self, from: value)
+        } catch {
+            throw .invalidReply("\(error)")
         }
     }
 }

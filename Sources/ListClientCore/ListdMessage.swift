@@ -1,0 +1,36 @@
+// What listd sends a client on its own (not a reply): read the same way by every client.
+import ListModel
+import ListRPC
+
+/// A request or notification from listd, as a client acts on it.
+public enum ListdMessage: Sendable {
+    /// A change notification (`didUpdateShoppingList`, …).
+    case event(ListEvent)
+    /// A person's save of the list file that listd could not take (wholly or in part).
+    case fileRejection(FileRejectionParams)
+    /// A question to this client as a delegate; answer it with a `DelegateAnswer` for `id`.
+    /// `params` is nil when they could not be read (the question is then allowed).
+    case question(DelegateQuestion, DelegateQuestionParams?, id: RPCRequestID)
+
+    /// nil for anything a client does not act on (an unknown method, params that do not read).
+    public init?(_ request: RPCRequest) {
+        if let id = request.id {
+            guard let question = DelegateQuestion(rawValue: request.method) else { return nil }
+            self = .question(
+                question,
+                try? RPCEncoding.decode(DelegateQuestionParams.self, from: request.params),
+                id: id
+            )
+        } else if request.method == ListEventName.didRejectFileEdit.rawValue {
+            guard let params = try? RPCEncoding.decode(FileRejectionParams.self, from: request.params) else {
+                return nil
+            }
+            self = .fileRejection(params)
+        } else {
+            guard let name = ListEventName(rawValue: request.method),
+                let params = try? RPCEncoding.decode(ListChangeParams.self, from: request.params)
+            else { return nil }
+            self = .event(ListEvent(name: name, params: params))
+        }
+    }
+}
