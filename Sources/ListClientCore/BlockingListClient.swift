@@ -40,9 +40,20 @@ public final class BlockingListClient {
 
     /// Connects to listd at `socketPath`.
     ///
-    /// - Parameter name: shown in the origin of every change this client makes.
-    public init(socketPath: String, name: String? = nil) throws(ListClientError) {
-        socket = LineSocket(try connectToUnixSocket(socketPath))
+    /// - Parameters:
+    ///   - name: shown in the origin of every change this client makes.
+    ///   - timeLimit: how long one read or write may wait before the call fails with
+    ///     `connectionClosed` (none by default: a delegate may take its time).
+    public init(socketPath: String, name: String? = nil, timeLimit: Duration? = nil) throws(ListClientError) {
+        let descriptor = try connectToUnixSocket(socketPath)
+        if let timeLimit {
+            let (seconds, attoseconds) = timeLimit.components
+            var limit = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+            for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+                setsockopt(descriptor, SOL_SOCKET, option, &limit, socklen_t(MemoryLayout<timeval>.size))
+            }
+        }
+        socket = LineSocket(descriptor)
         if let name {
             let id = takeID()
             // Hello's params never fail to encode (a string in a struct).

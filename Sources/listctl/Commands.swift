@@ -30,7 +30,7 @@ extension Listctl {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one list's items.")
         @OptionGroup var options: ConnectionOptions
-        @Argument(help: "The list's name or id.") var list: String
+        @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
 
         func run() throws {
             try options.withClient { client in
@@ -62,7 +62,7 @@ extension Listctl {
     struct Rename: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a list.")
         @OptionGroup var options: ConnectionOptions
-        @Argument(help: "The list's name or id.") var list: String
+        @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
         @Argument(help: "Its new name.") var newName: String
 
         func run() throws {
@@ -81,7 +81,7 @@ extension Listctl {
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a list and its items.")
         @OptionGroup var options: ConnectionOptions
-        @Argument(help: "The list's name or id.") var list: String
+        @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
 
         func run() throws {
             try options.withClient { client in
@@ -102,7 +102,7 @@ extension Listctl {
             discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
         )
         @OptionGroup var options: ConnectionOptions
-        @Argument(help: "The list's name or id.") var list: String
+        @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
         @Argument(help: "The items to add.") var items: [String]
     }
 
@@ -116,8 +116,8 @@ extension Listctl {
             discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
         )
         @OptionGroup var options: ConnectionOptions
-        @Argument(help: "The list's name or id.") var list: String
-        @Argument(help: "The items to remove.") var items: [String]
+        @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
+        @Argument(help: "The items to remove.", completion: ListCompletion.items) var items: [String]
     }
 
     struct Replace: ParsableCommand {
@@ -126,8 +126,8 @@ extension Listctl {
             abstract: "Replace an item's text, keeping its place."
         )
         @OptionGroup var options: ConnectionOptions
-        @Argument(help: "The list's name or id.") var list: String
-        @Argument(help: "The item to replace.") var item: String
+        @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
+        @Argument(help: "The item to replace.", completion: ListCompletion.items) var item: String
         @Argument(help: "Its new text.") var newText: String
 
         func run() throws {

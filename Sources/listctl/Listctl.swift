@@ -36,7 +36,8 @@ struct ConnectionOptions: ParsableArguments {
         help: ArgumentHelp(
             "listd's socket (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock).",
             valueName: "path"
-        )
+        ),
+        completion: .file()
     )
     var socket: String?
 

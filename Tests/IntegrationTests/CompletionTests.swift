@@ -1,0 +1,55 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Tab completion as bash does it: listctl's generated script, loaded into a real bash, asked
+/// for the words of a command line; list names and items come from the running listd.
+@Suite struct CompletionTests {
+    /// What bash offers at the end of `line` (candidates joined with `|`), with listctl's
+    /// completion script loaded as bash-completion would.
+    private func completions(_ line: String) throws -> Run {
+        let script = try ChildProcess.run(Binaries.listctl.path, ["--generate-completion-script", "bash"])
+        #expect(script.status == 0, "\(script.stderr)")
+        let path = NSTemporaryDirectory() + "listctl-completion-\(getpid()).bash"
+        try script.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        let driver = """
+            source "$1"
+            COMP_LINE="$2"; COMP_POINT=${#COMP_LINE}
+            read -ra COMP_WORDS <<<"$COMP_LINE"
+            [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
+            COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+            _listctl listctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+            IFS='|'; echo "${COMPREPLY[*]}"
+            """
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = Binaries.directory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment.removeValue(forKey: "LISTD_SOCKET")
+        return try ChildProcess.run("/bin/bash", ["-c", driver, "bash", path, line], environment: environment)
+    }
+
+    @Test func listNamesAndItemsComeFromTheRunningListd() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        #expect(try listctl(["create", "Groceries", "milk", "oat milk", "eggs"], socket: socket).status == 0)
+        #expect(try listctl(["create", "Garden"], socket: socket).status == 0)
+
+        #expect(try completions("listctl show --socket \(socket) Gr").stdout == "Groceries\n")
+        #expect(try completions("listctl add --socket \(socket) ").stdout == "Groceries|Garden\n")
+        #expect(
+            try completions("listctl remove --socket \(socket) Groceries ").stdout
+                == "milk|oat milk|eggs\n"
+        )
+        #expect(try completions("listctl replace --socket \(socket) Groceries o").stdout == "oat milk\n")
+        // A list named by id, and the socket given as --socket=PATH.
+        #expect(try completions("listctl remove --socket=\(socket) 1 e").stdout == "eggs\n")
+    }
+
+    @Test func withoutListdThereIsNothingToOfferAndNothingSaid() throws {
+        let sandbox = try Sandbox()
+        let run = try completions("listctl show --socket \(sandbox.socket) Gr")
+        #expect(run.status == 0)
+        #expect(run.stdout == "\n")
+        #expect(run.stderr == "")
+    }
+}
