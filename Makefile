@@ -6,8 +6,9 @@ SWIFT ?= swift
 # System packages the build and the tests need (Debian names): libsystemd to build; vim to edit
 # the list file in tests; systemd (journald, systemd-analyze, systemd-socket-activate),
 # systemd-container and debootstrap to test the units for real; fuse3, libfuse3-dev and a C
-# compiler for the power-cut file system PowerLossTests mounts (Tests/PowerCutFS).
-APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc
+# compiler for the power-cut file system PowerLossTests mounts (Tests/PowerCutFS); man-db to check
+# the packaged manual pages render (Tests/e2e).
+APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db
 
 # make install PREFIX=… DESTDIR=… UNITS=user|system
 PREFIX ?= /usr/local
@@ -17,6 +18,16 @@ UNITS ?= user
 USER_UNITDIR ?= $(PREFIX)/lib/systemd/user
 SYSTEM_UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+MANDIR ?= $(PREFIX)/share/man
+# Where bash-completion, zsh and fish look (zsh: Debian's vendor directory for /usr, else the
+# site directory every zsh reads).
+BASH_COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETIONDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISH_COMPLETIONDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+# Manual pages and completion scripts made from the release binaries (make man, make completions).
+GENERATED := .build/generated
+# The manual pages' date: the last commit's, so that a build of the same commit is the same.
+MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 RELEASE_BIN := .build/release
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 DEBUG_BIN := .build/debug
@@ -28,7 +39,7 @@ FUZZERS := FuzzRPCLine FuzzListFile
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build run test e2e fuzz fuzz-merge bench clean release install uninstall
+.PHONY: all deps build run test e2e fuzz fuzz-merge bench clean release man completions install uninstall deb
 
 all: build
 
@@ -90,9 +101,8 @@ fuzz-merge:
 	done
 
 # A real systemd booted in a container: socket activation, journal, watchdog, hardening.
-e2e: deps
-	$(SWIFT) build --product listctl
-	$(SUDO) Tests/e2e/nspawn-e2e.sh
+e2e: deps deb
+	$(SUDO) Tests/e2e/nspawn-e2e.sh $(DEB)
 
 # listd next to plain-C baselines (bench/c), release builds, in one run of a few minutes: prints
 # the table and writes bench/results/latest.json (bench/README.md says how to read it).
@@ -115,11 +125,39 @@ bench: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
-install: release
+# listctl(1) and listd(8) are generated from the argument-parser definitions by its
+# generate-manual tool (the one its plugin runs, here once per binary for its own section), so
+# they never drift from --help; listd(5), on the list file and the socket, is written by hand.
+man: release
+	$(SWIFT) build -c release --static-swift-stdlib --product generate-manual
+	@mkdir -p $(GENERATED)/man
+	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listctl --section 1 --date $(MAN_DATE) --output-directory $(GENERATED)/man
+	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listd --section 8 --date $(MAN_DATE) --output-directory $(GENERATED)/man
+	cp docs/man/listd.5 $(GENERATED)/man/listd.5
+
+# Completion scripts as each shell names them (bash's without a #! line: it is sourced);
+# listctl's complete list names and items from the running listd.
+completions: release
+	@mkdir -p $(GENERATED)/completions
+	@for tool in listd listctl; do \
+		$(RELEASE_BIN)/$$tool --generate-completion-script bash | sed '1{/^#!/d}' > $(GENERATED)/completions/$$tool && \
+		$(RELEASE_BIN)/$$tool --generate-completion-script zsh > $(GENERATED)/completions/_$$tool && \
+		$(RELEASE_BIN)/$$tool --generate-completion-script fish > $(GENERATED)/completions/$$tool.fish || exit 1; \
+	done
+
+install: release man completions
 	install -D -m 0755 $(RELEASE_BIN)/listd $(DESTDIR)$(BINDIR)/listd
 	install -D -m 0755 $(RELEASE_BIN)/listctl $(DESTDIR)$(BINDIR)/listctl
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -D -m 0644 $(GENERATED)/man/listctl.1 $(DESTDIR)$(MANDIR)/man1/listctl.1
+	install -D -m 0644 $(GENERATED)/man/listd.5 $(DESTDIR)$(MANDIR)/man5/listd.5
+	install -D -m 0644 $(GENERATED)/man/listd.8 $(DESTDIR)$(MANDIR)/man8/listd.8
+	@for tool in listd listctl; do \
+		install -D -m 0644 $(GENERATED)/completions/$$tool $(DESTDIR)$(BASH_COMPLETIONDIR)/$$tool && \
+		install -D -m 0644 $(GENERATED)/completions/_$$tool $(DESTDIR)$(ZSH_COMPLETIONDIR)/_$$tool && \
+		install -D -m 0644 $(GENERATED)/completions/$$tool.fish $(DESTDIR)$(FISH_COMPLETIONDIR)/$$tool.fish || exit 1; \
+	done
 	@case "$(UNITS)" in \
 	user) dir="$(USER_UNITDIR)";; \
 	system) dir="$(SYSTEM_UNITDIR)"; \
@@ -132,7 +170,7 @@ install: release
 		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/$(UNITS)/$$unit > $(DESTDIR)$$dir/$$unit; \
 		chmod 0644 $(DESTDIR)$$dir/$$unit; \
 	done; \
-	echo "Installed. Next: systemctl $$( [ "$(UNITS)" = user ] && echo '--user ')daemon-reload && systemctl $$( [ "$(UNITS)" = user ] && echo '--user ')enable --now listd.socket"
+	[ -n "$(QUIET_INSTALL)" ] || echo "Installed. Next: systemctl $$( [ "$(UNITS)" = user ] && echo '--user ')daemon-reload && systemctl $$( [ "$(UNITS)" = user ] && echo '--user ')enable --now listd.socket"
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/listd $(DESTDIR)$(BINDIR)/listctl
@@ -140,6 +178,47 @@ uninstall:
 	rm -f $(DESTDIR)$(USER_UNITDIR)/listd.socket $(DESTDIR)$(USER_UNITDIR)/listd.service
 	rm -f $(DESTDIR)$(SYSTEM_UNITDIR)/listd.socket $(DESTDIR)$(SYSTEM_UNITDIR)/listd.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/listd.conf
+	rm -f $(DESTDIR)$(MANDIR)/man1/listctl.1 $(DESTDIR)$(MANDIR)/man5/listd.5 $(DESTDIR)$(MANDIR)/man8/listd.8
+	for tool in listd listctl; do \
+		rm -f $(DESTDIR)$(BASH_COMPLETIONDIR)/$$tool $(DESTDIR)$(ZSH_COMPLETIONDIR)/_$$tool $(DESTDIR)$(FISH_COMPLETIONDIR)/$$tool.fish; \
+	done
+
+# A Debian package (.build/deb/listd_VERSION_ARCH.deb) with dpkg-deb alone: the static binaries
+# (stripped), system and user units, sysusers.d, manual pages, completions and docs, and
+# maintainer scripts (systemd/debian) that create the group and reload systemd, enabling
+# nothing. Checked with lintian (installed with apt if missing): no errors.
+DEB_VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/listd/Listd.swift)-1
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+DEB_ROOT := .build/deb/listd_$(DEB_VERSION)_$(DEB_ARCH)
+DEB := .build/deb/listd_$(DEB_VERSION)_$(DEB_ARCH).deb
+DEB_APT_PACKAGES := dpkg-dev lintian
+# Who answers for the package (make deb DEB_MAINTAINER="Name <address>"); none is named yet.
+DEB_MAINTAINER ?= listd developers <listd@example.invalid>
+
+deb: release man completions
+	@missing=""; for package in $(DEB_APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then echo "Installing system packages:$$missing"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+	rm -rf $(DEB_ROOT) $(DEB)
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=system QUIET_INSTALL=1
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=user QUIET_INSTALL=1
+	strip --remove-section=.comment --remove-section=.note --strip-unneeded $(DEB_ROOT)/usr/bin/listd $(DEB_ROOT)/usr/bin/listctl
+	gzip -9n $(DEB_ROOT)/usr/share/man/man*/*
+	install -m 0644 systemd/debian/copyright $(DEB_ROOT)/usr/share/doc/listd/copyright
+	sed 's|@MAINTAINER@|$(DEB_MAINTAINER)|' systemd/debian/changelog | gzip -9n > $(DEB_ROOT)/usr/share/doc/listd/changelog.Debian.gz
+	install -d $(DEB_ROOT)/DEBIAN
+	install -m 0755 systemd/debian/postinst systemd/debian/prerm systemd/debian/postrm $(DEB_ROOT)/DEBIAN/
+	@# Depends: the shared libraries the binaries load (the Swift runtime is linked in).
+	cd .build/deb && mkdir -p shlibs/debian && printf 'Source: listd\n\nPackage: listd\nArchitecture: any\n' > shlibs/debian/control && \
+		cd shlibs && dpkg-shlibdeps -O -e../listd_$(DEB_VERSION)_$(DEB_ARCH)/usr/bin/listd -e../listd_$(DEB_VERSION)_$(DEB_ARCH)/usr/bin/listctl \
+		| sed 's/^shlibs:Depends=//' > ../depends
+	sed -e 's|@VERSION@|$(DEB_VERSION)|' -e 's|@ARCH@|$(DEB_ARCH)|' -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|' -e "s|@DEPENDS@|$$(cat .build/deb/depends)|" \
+		-e "s|@SIZE@|$$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)|" systemd/debian/control > $(DEB_ROOT)/DEBIAN/control
+	dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $(DEB)
+	lintian --fail-on error $(DEB)
+	@echo "Built $(DEB). Install: sudo apt install ./$(DEB)"
 
 clean:
 	rm -rf .build

@@ -1,17 +1,19 @@
 #!/bin/bash
-# End to end under a real systemd: boots Debian in a container (systemd-nspawn), installs listd's
-# system units with `make install`, and shows: listd started by its socket on the first client,
-# an edit confirmed, its journal entry, a restart by the watchdog when listd is frozen with
-# SIGSTOP, the hardening in force, a clean stop, and the lists kept across it.
+# End to end under a real systemd: boots Debian in a container (systemd-nspawn), installs the
+# package `make deb` built (dpkg -i), and shows: the manual pages and the completions where man
+# and the shells look, listd started by its socket on the first client (listctl inside the
+# container), an edit confirmed, its journal entry, a restart by the watchdog when listd is
+# frozen with SIGSTOP, the hardening in force, a clean stop, the lists kept across it; then
+# purges the package and finds nothing left of it but the state directory.
 #
-# Needs root, systemd-nspawn and debootstrap (make test installs them). The container's root is
-# kept outside the repository, in $LISTD_E2E_ROOT, and reused by later runs.
+# Usage: nspawn-e2e.sh PACKAGE.deb. Needs root, systemd-nspawn and debootstrap (make test
+# installs them). The container's root is kept outside the repository, in $LISTD_E2E_ROOT, and
+# reused by later runs.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
 ROOT=${LISTD_E2E_ROOT:-/var/tmp/listd-nspawn-root}
 NAME=listd-e2e-$$
-LISTCTL=${LISTCTL:-$REPO/.build/debug/listctl}
+DEB=$(realpath "${1:?usage: nspawn-e2e.sh PACKAGE.deb}")
 NSPAWN_PID=
 CONTAINER_PID=
 failures=0
@@ -53,9 +55,11 @@ if [ ! -f "$ROOT/.listd-ready" ]; then
     touch "$ROOT/.listd-ready"
 fi
 
-say "make install into the container (system units)"
-make -C "$REPO" --no-print-directory install DESTDIR="$ROOT" UNITS=system PREFIX=/usr/local >/tmp/listd-e2e-install.log 2>&1 \
-    || { tail -30 /tmp/listd-e2e-install.log; exit 1; }
+say "the package into the container's root"
+# What earlier runs installed with make install (under /usr/local) goes first.
+rm -rf "$ROOT"/usr/local/bin/listd "$ROOT"/usr/local/bin/listctl "$ROOT"/usr/local/lib/systemd/system/listd.* \
+    "$ROOT"/usr/local/lib/sysusers.d/listd.conf "$ROOT"/usr/local/share/doc/listd
+cp "$DEB" "$ROOT/var/tmp/listd.deb"
 # A short watchdog, so that the freeze below is noticed within the test.
 mkdir -p "$ROOT/etc/systemd/system/listd.service.d"
 printf '[Service]\nWatchdogSec=2s\n' > "$ROOT/etc/systemd/system/listd.service.d/e2e.conf"
@@ -84,9 +88,33 @@ for _ in $(seq 1 100); do
 done
 check "systemd is up ($state)" test "$state" = running -o "$state" = degraded
 
+# Every file in the container but the kernel's, the runtime's, logs and package databases.
+files() {
+    inside find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp -o -path /var/tmp \
+        -o -path /var/log -o -path /var/cache -o -path /var/lib/dpkg -o -path /var/lib/apt \
+        -o -path /var/lib/systemd \) -prune -o -print | sort
+}
+
+say "install the package"
+inside dpkg --purge listd >/dev/null 2>&1 || true  # left by an interrupted run
+files > /tmp/listd-e2e-files-before
+check "dpkg -i installs it" inside dpkg -i /var/tmp/listd.deb
+enabled=$(inside systemctl is-enabled listd.socket listd.service 2>&1 | tr '\n' ' ' || true)
+check "… and enables nothing: $enabled" test "$enabled" = "disabled static "
+check "the group listd exists" inside getent group listd
+
+say "manual pages and completions where man and the shells look"
+MAN=$ROOT/usr/share/man
+check "listctl(1) from the argument-parser definitions" bash -c "zcat '$MAN/man1/listctl.1.gz' | grep -q '^.Dt LISTCTL 1'"
+check "… that names every command" bash -c "zcat '$MAN/man1/listctl.1.gz' | grep -q '^.It Em delegate'"
+check "listd(8)" bash -c "zcat '$MAN/man8/listd.8.gz' | grep -q '^.Dt LISTD 8'"
+check "listd(5), the list file and the socket" bash -c "zcat '$MAN/man5/listd.5.gz' | grep -q '^.Sh FILES'"
+check "man renders listctl(1)" bash -c "MANWIDTH=80 man -l '$MAN/man1/listctl.1.gz' 2>/dev/null | grep -q 'Read and edit the shopping lists'"
+check "bash: /usr/share/bash-completion/completions/listctl" test -s "$ROOT/usr/share/bash-completion/completions/listctl"
+check "zsh: /usr/share/zsh/vendor-completions/_listctl" grep -q '^#compdef listctl' "$ROOT/usr/share/zsh/vendor-completions/_listctl"
+check "fish: /usr/share/fish/vendor_completions.d/listctl.fish" grep -q "^complete -c 'listctl'" "$ROOT/usr/share/fish/vendor_completions.d/listctl.fish"
+
 say "enable the socket"
-inside systemd-sysusers >/dev/null
-inside systemctl daemon-reload
 inside systemctl enable --now listd.socket >/dev/null 2>&1
 SOCKET=/proc/$CONTAINER_PID/root/run/listd/listd.sock
 check "the socket listens" test -S "$SOCKET"
@@ -94,7 +122,8 @@ check "listd is not running before a client comes" test "$(inside systemctl is-a
 check "the socket is root:listd 0660" test "$(inside stat -c '%U:%G %a' /run/listd/listd.sock)" = "root:listd 660"
 
 say "first client"
-out=$("$LISTCTL" create Groceries milk eggs --socket "$SOCKET" 2>&1) || true
+listctl() { inside listctl "$@" --socket /run/listd/listd.sock; }
+out=$(listctl create Groceries milk eggs 2>&1) || true
 check "the edit is confirmed: $out" test "$out" = "Created Groceries (id 1) with 2 items."
 check "listd was started by the socket" test "$(inside systemctl is-active listd.service)" = active
 if [ "$failures" -ne 0 ]; then
@@ -102,7 +131,7 @@ if [ "$failures" -ne 0 ]; then
     inside journalctl -u listd.service --no-pager | tail -40
     exit 1
 fi
-out=$("$LISTCTL" add Groceries MILK --socket "$SOCKET" 2>&1 || true)
+out=$(listctl add Groceries MILK 2>&1 || true)
 check "a duplicate is denied: $out" test "$out" = "listctl: denied: “milk” is already on Groceries."
 
 say "reload"
@@ -143,15 +172,43 @@ done
 check "a frozen listd is restarted by the watchdog" test "$new" != "$MAIN" -a "$new" != 0
 check "… counted as a restart" test "$(inside systemctl show -p NRestarts --value listd.service)" -gt "$restarts"
 check "… with result watchdog in the journal" bash -c "nsenter -t $CONTAINER_PID -m -u -i -n -p -C --wd=/ -- env -i PATH=/usr/bin:/bin journalctl -u listd.service --no-pager | grep -q 'Watchdog timeout'"
-out=$("$LISTCTL" show Groceries --socket "$SOCKET" 2>&1 | tail -n +2 | tr -d ' ' | tr '\n' ' ')
+out=$(listctl show Groceries 2>&1 | tail -n +2 | tr -d ' ' | tr '\n' ' ')
 check "the lists survived the restart: $out" test "$out" = "-milk -eggs "
 
 say "clean stop"
 inside systemctl stop listd.service
 check "stopped with result success" test "$(inside systemctl show -p Result --value listd.service)" = success
 check "exit status 0" test "$(inside systemctl show -p ExecMainStatus --value listd.service)" = 0
-out=$("$LISTCTL" show Groceries --socket "$SOCKET" 2>&1 | tail -n +2 | tr -d ' ' | tr '\n' ' ')
+out=$(listctl show Groceries 2>&1 | tail -n +2 | tr -d ' ' | tr '\n' ' ')
 check "started again by the socket, with the lists kept: $out" test "$out" = "-milk -eggs "
+
+say "completion from the running listd, in the container's bash"
+# What bash-completion does on Tab: the script sourced, COMP_* set, _listctl asked.
+complete_line() {
+    inside bash -c 'source /usr/share/bash-completion/completions/listctl
+        COMP_LINE=$1; COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<<"$COMP_LINE"
+        [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
+        COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+        _listctl listctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+        IFS="|"; echo "${COMPREPLY[*]}"' bash "$1"
+}
+out=$(complete_line "listctl show --socket /run/listd/listd.sock Gro" 2>/dev/null)
+check "listctl show Gro<Tab> completes the list: $out" test "$out" = Groceries
+out=$(complete_line "listctl remove --socket /run/listd/listd.sock Groceries " 2>/dev/null)
+check "listctl remove Groceries <Tab> offers its items: $out" test "$out" = "milk|eggs"
+
+say "purge"
+inside systemctl enable listd.socket >/dev/null 2>&1
+check "dpkg --purge removes it" inside dpkg --purge listd
+check "… stopping listd" test "$(inside systemctl is-active listd.service listd.socket | sort -u | tr '\n' ' ')" = "inactive "
+check "… and its socket" test ! -e "$SOCKET"
+check "… and the group listd" bash -c "! nsenter -t $CONTAINER_PID -m -u -i -n -p -C --wd=/ -- getent group listd"
+files > /tmp/listd-e2e-files-after
+left=$(comm -13 /tmp/listd-e2e-files-before /tmp/listd-e2e-files-after | grep -v -e '^/var/lib/private' -e '^/var/lib/listd$' | tr '\n' ' ' || true)
+check "nothing is left but the state directory: ${left:-nothing}" test -z "$left"
+check "… which keeps the lists" test -f "$ROOT/var/lib/private/listd/lists.md"
+gone=$(comm -23 /tmp/listd-e2e-files-before /tmp/listd-e2e-files-after | tr '\n' ' ')
+check "… and nothing that was there before is gone: ${gone:-nothing}" test -z "$gone"
 
 if [ "$failures" -ne 0 ]; then
     say "$failures check(s) failed"
