@@ -58,7 +58,8 @@ fi
 say "the package into the container's root"
 # What earlier runs installed with make install (under /usr/local) goes first.
 rm -rf "$ROOT"/usr/local/bin/listd "$ROOT"/usr/local/bin/listctl "$ROOT"/usr/local/lib/systemd/system/listd.* \
-    "$ROOT"/usr/local/lib/sysusers.d/listd.conf "$ROOT"/usr/local/share/doc/listd
+    "$ROOT"/usr/local/lib/sysusers.d/listd.conf "$ROOT"/usr/local/share/doc/listd \
+    "$ROOT"/etc/systemd/system/*.wants/listd.*
 cp "$DEB" "$ROOT/var/tmp/listd.deb"
 # A short watchdog, so that the freeze below is noticed within the test.
 mkdir -p "$ROOT/etc/systemd/system/listd.service.d"
@@ -74,8 +75,12 @@ for hierarchy in systemd unified; do mkdir -p "/sys/fs/cgroup/$hierarchy/$NAME";
         --link-journal=no --console=read-only --machine="$NAME" >/tmp/listd-e2e-console.log 2>&1
 ) &
 NSPAWN_PID=$!
+# The container's init: nspawn's child once it runs systemd (nspawn forks short-lived helpers
+# first; taking one of those for the container fails every later check).
 for _ in $(seq 1 100); do
-    CONTAINER_PID=$(cat /proc/$NSPAWN_PID/task/*/children 2>/dev/null | tr ' ' '\n' | grep -m1 . || true)
+    for child in $(cat /proc/$NSPAWN_PID/task/*/children 2>/dev/null); do
+        [ "$(cat /proc/$child/comm 2>/dev/null)" = systemd ] && CONTAINER_PID=$child
+    done
     [ -n "$CONTAINER_PID" ] && break
     sleep 0.1
 done
