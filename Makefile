@@ -187,7 +187,7 @@ uninstall:
 # (stripped), system and user units, sysusers.d, manual pages, completions and docs, and
 # maintainer scripts (systemd/debian) that create the group and reload systemd, enabling
 # nothing. Checked with lintian (installed with apt if missing): no errors.
-DEB_VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/listd/Listd.swift)-1
+DEB_VERSION := $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/ListRPC/ListdVersion.swift)-1
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
 DEB_ROOT := .build/deb/listd_$(DEB_VERSION)_$(DEB_ARCH)
 DEB := .build/deb/listd_$(DEB_VERSION)_$(DEB_ARCH).deb

@@ -22,7 +22,7 @@ struct Listctl: ParsableCommand {
             denied (the reason is on stderr), 2 usage error, 3 listd cannot be reached, 4 any other \
             failure. Shell completions: listctl --generate-completion-script bash|zsh|fish.
             """,
-        version: "0.1.0",
+        version: ListdVersion.current,
         subcommands: [
             Lists.self, Show.self, Create.self, Rename.self, Delete.self,
             Add.self, Replace.self, Remove.self, Watch.self, Delegate.self,

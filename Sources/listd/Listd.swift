@@ -10,7 +10,7 @@ import ServiceLifecycle
 import Systemd
 
 struct Listd: AsyncParsableCommand {
-    static let version = "0.1.0"
+    static let version = ListdVersion.current
 
     static let configuration = CommandConfiguration(
         commandName: "listd",

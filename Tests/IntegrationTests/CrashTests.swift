@@ -43,7 +43,7 @@ import Testing
                         // Mostly adds; now and then one of this writer's items is removed again.
                         let removing = step % 2 == 1 && !mine.isEmpty
                         let item = removing ? mine.removeFirst() : "r\(round)-w\(writer)-\(step)"
-                        knowledge.withLock { $0.unknown.insert(item) }
+                        knowledge.withLock { _ = $0.unknown.insert(item) }
                         guard
                             let reply = try? connection.call(
                                 removing ? "removeItem" : "addItem",
