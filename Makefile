@@ -39,7 +39,7 @@ FUZZERS := FuzzRPCLine FuzzListFile
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build run test e2e fuzz fuzz-merge bench clean release man completions install uninstall deb
+.PHONY: all deps build run test e2e fuzz fuzz-merge bench clean release man completions install install-files uninstall deb
 
 all: build
 
@@ -146,6 +146,10 @@ completions: release
 	done
 
 install: release man completions
+	@$(MAKE) --no-print-directory install-files
+
+# What install copies, from what release, man and completions made (make deb runs it twice).
+install-files:
 	install -D -m 0755 $(RELEASE_BIN)/listd $(DESTDIR)$(BINDIR)/listd
 	install -D -m 0755 $(RELEASE_BIN)/listctl $(DESTDIR)$(BINDIR)/listctl
 	install -d $(DESTDIR)$(DOCDIR)
@@ -202,8 +206,8 @@ deb: release man completions
 	if [ -n "$$missing" ]; then echo "Installing system packages:$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 	rm -rf $(DEB_ROOT) $(DEB)
-	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=system QUIET_INSTALL=1
-	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=user QUIET_INSTALL=1
+	$(MAKE) --no-print-directory install-files DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=system QUIET_INSTALL=1
+	$(MAKE) --no-print-directory install-files DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=user QUIET_INSTALL=1
 	strip --remove-section=.comment --remove-section=.note --strip-unneeded $(DEB_ROOT)/usr/bin/listd $(DEB_ROOT)/usr/bin/listctl
 	gzip -9n $(DEB_ROOT)/usr/share/man/man*/*
 	install -m 0644 systemd/debian/copyright $(DEB_ROOT)/usr/share/doc/listd/copyright

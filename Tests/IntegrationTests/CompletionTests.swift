@@ -10,7 +10,8 @@ import Testing
     private func completions(_ line: String) throws -> Run {
         let script = try ChildProcess.run(Binaries.listctl.path, ["--generate-completion-script", "bash"])
         #expect(script.status == 0, "\(script.stderr)")
-        let path = NSTemporaryDirectory() + "listctl-completion-\(getpid()).bash"
+        // One file per call: the tests of this suite run at once.
+        let path = NSTemporaryDirectory() + "listctl-completion-\(UUID().uuidString).bash"
         try script.stdout.write(toFile: path, atomically: true, encoding: .utf8)
         defer { unlink(path) }
         let driver = """
@@ -25,7 +26,12 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = Binaries.directory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment.removeValue(forKey: "LISTD_SOCKET")
-        return try ChildProcess.run("/bin/bash", ["-c", driver, "bash", path, line], environment: environment)
+        // A completion that never returns ends here (status 124) instead of holding the test.
+        return try ChildProcess.run(
+            "/usr/bin/timeout",
+            ["10", "/bin/bash", "-c", driver, "bash", path, line],
+            environment: environment
+        )
     }
 
     @Test func listNamesAndItemsComeFromTheRunningListd() throws {
@@ -49,6 +55,27 @@ import Testing
         let sandbox = try Sandbox()
         let run = try completions("listctl show --socket \(sandbox.socket) Gr")
         #expect(run.status == 0)
+        #expect(run.stdout == "\n")
+        #expect(run.stderr == "")
+    }
+
+    /// A socket that takes the connection and never answers (a hung listd): listctl gives up
+    /// after its half-second limit instead of holding the shell.
+    @Test func aListdThatDoesNotAnswerHoldsNothingUp() throws {
+        let sandbox = try Sandbox()
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(sandbox.socket.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0 && listen(listener, 8) == 0, "a socket that never answers")
+        let run = try completions("listctl show --socket \(sandbox.socket) Gr")
+        #expect(run.status == 0, "the completion did not return: status \(run.status)")
         #expect(run.stdout == "\n")
         #expect(run.stderr == "")
     }
