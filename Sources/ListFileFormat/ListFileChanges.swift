@@ -3,7 +3,8 @@ import ListModel
 /// One edit a person made by saving the file, with the line it came from.
 public struct FileEdit: Hashable, Sendable {
     public var edit: ListEdit
-    /// Index in the document of the line that asks for it (the heading for list edits).
+    /// Index in the document of the line that asks for it (the heading for list edits); -1 for a
+    /// removal or a deletion, whose line is gone.
     public var line: Int
     /// Index of the section in the reading (to tie a created list to its heading).
     public var section: Int?
@@ -11,8 +12,8 @@ public struct FileEdit: Hashable, Sendable {
 
 extension ListFileReading {
     /// The finest edits that turn `known` into what this reading says, in file order: per list,
-    /// a create (with its items) or a rename then item adds, replaces and removes; a list that
-    /// is no longer in the file is deleted where it used to be.
+    /// a create (with its items) or a rename, the moves of lines the person moved, then item adds,
+    /// replaces and removes; a list that is no longer in the file is deleted where it used to be.
     public func edits(from known: ListBook) -> [FileEdit] {
         var edits: [FileEdit] = []
         let present = Set(sections.compactMap(\.id))
@@ -49,16 +50,29 @@ extension ListFileReading {
                     FileEdit(edit: .renameList(.id(id), to: section.name), line: section.headingLine, section: index)
                 )
             }
+            let newItems = section.items.map(\.text)
+            // A moved line is the same item in a new place: moved first, so what follows is only
+            // what was added, removed or edited.
+            let (moves, reordered) = ItemAlignment.moves(old: old.items, new: newItems)
+            for move in moves {
+                edits.append(
+                    FileEdit(
+                        edit: .moveItem(old.items[move.oldIndex], on: .id(id), after: move.after.map { old.items[$0] }),
+                        line: section.items[move.newIndex].line,
+                        section: index
+                    )
+                )
+            }
             var position = 0
-            for step in ItemAlignment.align(old: old.items, new: section.items.map(\.text)) {
+            for step in ItemAlignment.align(old: reordered, new: newItems) {
                 switch step {
                 case .keep(let oldIndex, let newIndex):
                     let line = section.items[newIndex]
-                    if old.items[oldIndex] != line.text {
+                    if reordered[oldIndex] != line.text {
                         // Same item, new spelling.
                         edits.append(
                             FileEdit(
-                                edit: .replaceItem(old.items[oldIndex], with: line.text, on: .id(id)),
+                                edit: .replaceItem(reordered[oldIndex], with: line.text, on: .id(id)),
                                 line: line.line,
                                 section: index
                             )
@@ -69,17 +83,19 @@ extension ListFileReading {
                     let line = section.items[newIndex]
                     edits.append(
                         FileEdit(
-                            edit: .replaceItem(old.items[oldIndex], with: line.text, on: .id(id)),
+                            edit: .replaceItem(reordered[oldIndex], with: line.text, on: .id(id)),
                             line: line.line,
                             section: index
                         )
                     )
                     position += 1
                 case .remove(let oldIndex):
+                    // Its line is gone: a removal refused leaves the item in the file again, and
+                    // marks no line (the heading is not what was refused).
                     edits.append(
                         FileEdit(
-                            edit: .removeItem(old.items[oldIndex], from: .id(id)),
-                            line: section.headingLine,
+                            edit: .removeItem(reordered[oldIndex], from: .id(id)),
+                            line: -1,
                             section: index
                         )
                     )

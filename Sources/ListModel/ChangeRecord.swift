@@ -10,11 +10,12 @@ public struct ChangeRecord: Hashable, Sendable {
         case add(id: ListID, item: String, at: Int)
         case remove(id: ListID, at: Int)
         case replace(id: ListID, at: Int, with: String)
+        case move(id: ListID, from: Int, to: Int)
 
         public var listID: ListID {
             switch self {
             case .create(let id, _, _), .rename(let id, _), .delete(let id), .add(let id, _, _),
-                .remove(let id, _), .replace(let id, _, _):
+                .remove(let id, _), .replace(let id, _, _), .move(let id, _, _):
                 id
             }
         }
@@ -50,6 +51,8 @@ public struct ChangeRecord: Hashable, Sendable {
             operation = .replace(id: list.id, at: before?.items.firstIndex(of: item) ?? -1, with: with)
         case (_, .remove(let item)?):
             operation = .remove(id: list.id, at: before?.items.firstIndex(of: item) ?? -1)
+        case (_, .move(let item, let to)?):
+            operation = .move(id: list.id, from: before?.items.firstIndex(of: item) ?? -1, to: to)
         case (_, .rename?), (_, nil):
             operation = .rename(id: list.id, to: list.name)
         }
@@ -119,6 +122,14 @@ extension ListBook {
             kind = .updated
             step = .replace(item: lists[index].items[at], with: with)
             lists[index].items[at] = with
+        case .move(_, let from, let to):
+            guard (0..<count).contains(from), (0..<count).contains(to) else {
+                throw fail("a move from \(from) to \(to) is outside \(lists[index].name)")
+            }
+            kind = .updated
+            let item = lists[index].items.remove(at: from)
+            lists[index].items.insert(item, at: to)
+            step = .move(item: item, to: to)
         case .create, .delete:
             preconditionFailure("handled above")
         }

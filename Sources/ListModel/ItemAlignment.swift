@@ -41,6 +41,62 @@ public enum ItemAlignment {
         return steps
     }
 
+    /// An item that changes place: `old[oldIndex]` goes right after `old[after]` (to the top when
+    /// nil), as `ItemAlignment.move` does.
+    public struct Move: Hashable, Sendable {
+        public var oldIndex: Int
+        public var newIndex: Int
+        public var after: Int?
+
+        public init(oldIndex: Int, newIndex: Int, after: Int?) {
+            self.oldIndex = oldIndex
+            self.newIndex = newIndex
+            self.after = after
+        }
+    }
+
+    /// The fewest moves that put the items `old` and `new` share (compared by `ListText.key`) in
+    /// `new`'s order, and `old` once they are made. A line a person moved is the same item in a
+    /// new place — never a removal and an addition, which a rule or a delegate could split and
+    /// lose the item by — so a save's moves are made first and `align` then sees only what was
+    /// really added, removed or edited.
+    public static func moves(old: [String], new: [String]) -> (moves: [Move], reordered: [String]) {
+        var oldIndexByKey: [String: Int] = [:]
+        for (index, text) in old.enumerated() where oldIndexByKey[ListText.key(text)] == nil {
+            oldIndexByKey[ListText.key(text)] = index
+        }
+        // The shared items in new's order, each by its index in old and in new.
+        var shared: [(old: Int, new: Int)] = []
+        var seen: Set<Int> = []
+        for (newIndex, text) in new.enumerated() {
+            if let oldIndex = oldIndexByKey[ListText.key(text)], seen.insert(oldIndex).inserted {
+                shared.append((oldIndex, newIndex))
+            }
+        }
+        let inOldOrder = shared.map(\.old).sorted()
+        let staying = Set(
+            longestCommonSubsequence(inOldOrder.map(String.init), shared.map { String($0.old) }).map { inOldOrder[$0.0] }
+        )
+        var moves: [Move] = []
+        var reordered = Array(old.indices)
+        for (position, item) in shared.enumerated() where !staying.contains(item.old) {
+            let after = position > 0 ? shared[position - 1].old : nil
+            moves.append(Move(oldIndex: item.old, newIndex: item.new, after: after))
+            move(&reordered, from: reordered.firstIndex(of: item.old)!, toFollow: after.flatMap(reordered.firstIndex(of:)))
+        }
+        return (moves, reordered.map { old[$0] })
+    }
+
+    /// Moves `elements[index]` to right after `elements[anchor]` (to the front when nil).
+    /// - Returns: where it is now.
+    @discardableResult
+    public static func move<Element>(_ elements: inout [Element], from index: Int, toFollow anchor: Int?) -> Int {
+        let element = elements.remove(at: index)
+        let destination = anchor.map { $0 < index ? $0 + 1 : $0 } ?? 0
+        elements.insert(element, at: destination)
+        return destination
+    }
+
     /// Index pairs of one longest common subsequence. Quadratic in the worst case, but common
     /// prefixes and suffixes (almost everything, for one person's save) are matched first.
     static func longestCommonSubsequence(_ a: [String], _ b: [String]) -> [(Int, Int)] {

@@ -157,6 +157,25 @@ public struct ListBook: Hashable, Sendable {
             return commit(.updated, at: index, time: time, origin: origin, step: .remove(item: old)) {
                 $0.items.remove(at: position)
             }
+
+        case .moveItem(let rawItem, let reference, let rawAnchor):
+            let index = try position(of: reference)
+            let list = lists[index]
+            guard let position = list.index(ofItem: rawItem) else {
+                throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
+            }
+            try check(ifRevision, against: list)
+            var anchor: Int?
+            if let rawAnchor {
+                // Gone meanwhile (a three-way merge with a client's removal): the item stays.
+                guard let found = list.index(ofItem: rawAnchor), found != position else { return nil }
+                anchor = found
+            }
+            var items = list.items
+            let destination = ItemAlignment.move(&items, from: position, toFollow: anchor)
+            if destination == position { return nil }
+            let step = ListChange.Step.move(item: list.items[position], to: destination)
+            return commit(.updated, at: index, time: time, origin: origin, step: step) { $0.items = items }
         }
     }
 

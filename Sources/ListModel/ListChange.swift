@@ -10,6 +10,8 @@ public struct ListChange: Hashable, Sendable {
         case replace(item: String, with: String)
         case remove(item: String)
         case rename(from: String, to: String)
+        /// The item is now at `index` of the list's items.
+        case move(item: String, to: Int)
     }
 
     public var kind: Kind
@@ -30,7 +32,7 @@ public struct ListChange: Hashable, Sendable {
 }
 
 extension ListChange.Step: Codable {
-    private enum CodingKeys: String, CodingKey { case op, item, with, from, to }
+    private enum CodingKeys: String, CodingKey { case op, item, with, from, to, index }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -46,6 +48,11 @@ extension ListChange.Step: Codable {
             self = .rename(
                 from: try container.decode(String.self, forKey: .from),
                 to: try container.decode(String.self, forKey: .to)
+            )
+        case "move":
+            self = .move(
+                item: try container.decode(String.self, forKey: .item),
+                to: try container.decode(Int.self, forKey: .index)
             )
         case let other:
             throw DecodingError.dataCorruptedError(
@@ -73,6 +80,10 @@ extension ListChange.Step: Codable {
             try container.encode("rename", forKey: .op)
             try container.encode(from, forKey: .from)
             try container.encode(to, forKey: .to)
+        case .move(let item, let index):
+            try container.encode("move", forKey: .op)
+            try container.encode(item, forKey: .item)
+            try container.encode(index, forKey: .index)
         }
     }
 }

@@ -8,13 +8,17 @@ public enum ListEdit: Hashable, Sendable {
     case addItem(String, to: ListReference, at: Int? = nil)
     case replaceItem(String, with: String, on: ListReference)
     case removeItem(String, from: ListReference)
+    /// Puts an item right after another (at the top when `after` is nil): a line the person moved
+    /// in the list file. When `after` is no longer on the list, nothing moves.
+    case moveItem(String, on: ListReference, after: String?)
 
     /// The list the edit targets, when it targets an existing one.
     public var target: ListReference? {
         switch self {
         case .createList: nil
         case .renameList(let list, _), .deleteList(let list),
-            .replaceItem(_, _, let list), .removeItem(_, let list), .addItem(_, let list, _):
+            .replaceItem(_, _, let list), .removeItem(_, let list), .addItem(_, let list, _),
+            .moveItem(_, let list, _):
             list
         }
     }

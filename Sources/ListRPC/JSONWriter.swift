@@ -451,6 +451,10 @@ extension ListChange.Step: JSONDirectlyWritable {
             bytes.append(contentsOf: #"{"op":"rename""#.utf8)
             field("from", from)
             field("to", to)
+        case .move(let item, let index):
+            bytes.append(contentsOf: #"{"op":"move""#.utf8)
+            field("item", item)
+            bytes.append(contentsOf: ",\"index\":\(index)".utf8)
         }
         bytes.append(UInt8(ascii: "}"))
     }

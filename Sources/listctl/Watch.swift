@@ -169,6 +169,7 @@ func describe(_ event: ListEvent) -> String {
             case .remove(let item): "removed “\(item)”"
             case .replace(let item, let with): "replaced “\(item)” with “\(with)”"
             case .rename(let from, _): "renamed from \(from)"
+            case .move(let item, let index): "moved “\(item)” to place \(index + 1)"
             }
         }.joined(separator: ", ")
     }

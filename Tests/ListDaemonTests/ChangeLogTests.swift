@@ -51,6 +51,7 @@ import Testing
         let operations: [ChangeRecord.Operation] = [
             .create(id: 3, name: "Groceries", items: ["milk", "eggs"]), .rename(id: 3, to: "Food"), .delete(id: 3),
             .add(id: 3, item: "bread\\\"", at: 2), .remove(id: 3, at: 1), .replace(id: 3, at: 0, with: "oat milk"),
+            .move(id: 3, from: 2, to: 0),
         ]
         let origins = [origin, .client(pid: 8, uid: 0, name: nil), .file]
         for operation in operations {

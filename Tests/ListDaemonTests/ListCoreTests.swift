@@ -253,6 +253,28 @@ import Testing
         #expect(Self.questions(cake) == ["shouldAdd cake on [\"milk\", \"eggs\"]"])
     }
 
+    /// Issue 26, item 3: a save that is not UTF-8, undone back to exactly the bytes listd last
+    /// wrote, ends the refusal of edits at once (it was taken for listd's own echo before).
+    @Test func aFileRevertedToListdsOwnBytesAfterAnInvalidSaveEndsTheRefusal() {
+        var core = Self.core()
+        let good = "# Groceries <!-- listd id=1 -->\n- milk\n"
+        _ = core.fileTouched()
+        let invalid = core.fileRead(
+            ListFileSync.content(Array(good.utf8) + [0xFF, 0x0A], known: core.file.shown),
+            now: Self.now,
+            at: Self.time
+        )
+        #expect(invalid.contains { if case .statusChanged = $0 { true } else { false } })
+        let refused = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
+        #expect(Self.replies(refused)[1]?.hasPrefix("fileInvalid") == true, "edits are refused while the file is bad")
+
+        _ = core.fileTouched()
+        let reverted = Self.read(good, into: &core)
+        #expect(reverted.contains { if case .statusChanged = $0 { true } else { false } }, "STATUS says it is over")
+        let proposed = core.propose(2, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
+        #expect(Self.questions(proposed) == ["shouldAdd bread on [\"milk\"]"], "the edit is vetted, not refused")
+    }
+
     @Test func aFailedAppendConfirmsNothingAndTheListsGoBack() {
         var core = Self.core()
         _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)

@@ -83,3 +83,34 @@ import Testing
         #expect(book.revision == 3)
     }
 }
+
+/// Issue 26, item 1: lines a person moved are moves of the same items, the fewest of them.
+@Suite struct ItemMoveTests {
+    @Test func aLineMovedUpIsOneMoveAndTheRestIsAlignedAsBefore() {
+        let (moves, reordered) = ItemAlignment.moves(old: ["milk", "eggs", "bread"], new: ["Bread", "milk", "eggs", "jam"])
+        #expect(moves == [ItemAlignment.Move(oldIndex: 2, newIndex: 0, after: nil)])
+        #expect(reordered == ["bread", "milk", "eggs"])
+        #expect(
+            ItemAlignment.align(old: reordered, new: ["Bread", "milk", "eggs", "jam"]) == [
+                .keep(oldIndex: 0, newIndex: 0), .keep(oldIndex: 1, newIndex: 1), .keep(oldIndex: 2, newIndex: 2),
+                .insert(newIndex: 3),
+            ]
+        )
+    }
+
+    @Test func everyOrderIsReachedByMovesThatLeaveTheRemovedItemsInPlace() {
+        let old = ["a", "b", "c", "d", "e"]
+        for new in [["e", "d", "c", "b", "a"], ["b", "x", "a", "e"], ["c", "a", "b"], ["a", "b", "c", "d", "e"]] {
+            let (moves, reordered) = ItemAlignment.moves(old: old, new: new)
+            #expect(reordered.filter(new.contains) == new.filter(old.contains), "\(new)")
+            // Made one by one as ListBook makes them, they give the same order.
+            var items = old
+            for move in moves {
+                let from = items.firstIndex(of: old[move.oldIndex])!
+                ItemAlignment.move(&items, from: from, toFollow: move.after.flatMap { items.firstIndex(of: old[$0]) })
+            }
+            #expect(items == reordered)
+        }
+        #expect(ItemAlignment.moves(old: old, new: ["e", "d", "c", "b", "a"]).moves.count == 4)
+    }
+}

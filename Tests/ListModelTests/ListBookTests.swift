@@ -200,6 +200,32 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
     }
 }
 
+extension ItemRuleTests {
+    /// Issue 26, item 1: a moved line is a move of the same item, kept in the change log as one
+    /// record that redoes to the same change.
+    @Test func moveKeepsTheItemAndRedoesFromItsRecord() throws {
+        var book = try groceries()
+        _ = try book.apply(.addItem("bread", to: .id(1)), at: t1, origin: me)
+        let before = book
+        let change = try #require(try book.apply(.moveItem("BREAD", on: .id(1), after: nil), at: t1, origin: .file))
+        #expect(change.steps == [.move(item: "bread", to: 0)])
+        #expect(change.list.items == ["bread", "milk", "eggs"])
+        var redone = before
+        let record = ChangeRecord(change, before: try before.list(.id(1)))
+        #expect(record.operation == .move(id: 1, from: 2, to: 0))
+        #expect(try redone.redo(record) == change)
+        #expect(redone == book)
+        // Already there, or after an item no longer on the list: nothing changes.
+        #expect(try book.apply(.moveItem("milk", on: .id(1), after: "bread"), at: t1, origin: .file) == nil)
+        #expect(try book.apply(.moveItem("milk", on: .id(1), after: "cake"), at: t1, origin: .file) == nil)
+        #expect(
+            denial { () throws(ListError) in
+                _ = try book.apply(.moveItem("cake", on: .id(1), after: nil), at: t1, origin: me)
+            } == .itemNotFound(item: "cake", list: "Groceries")
+        )
+    }
+}
+
 @Suite struct ListRuleTests {
     @Test func renameKeepsTheIDAndDeniesANameInUseByAnotherList() throws {
         var book = try groceries()

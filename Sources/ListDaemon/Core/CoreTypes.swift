@@ -118,7 +118,7 @@ extension DelegateQuestionParams {
             self.name = ListText.trimmed(name)
         case .deleteList:
             break
-        case .addItem(let item, _, _), .removeItem(let item, _):
+        case .addItem(let item, _, _), .removeItem(let item, _), .moveItem(let item, _, _):
             self.item = ListText.trimmed(item)
         case .replaceItem(let item, let with, _):
             self.item = ListText.trimmed(item)

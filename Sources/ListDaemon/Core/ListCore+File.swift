@@ -142,7 +142,10 @@ extension ListCore {
             // Tied to lists the file no longer shows (a save was taken in meanwhile): again.
             actions += requestRead()
         case .bytes(let bytes, _, _) where bytes == file.bytes && save == nil:
-            file.emptySince = nil  // listd's own write, or nothing new
+            // listd's own write, or nothing new: or the file put back as listd last wrote it
+            // after a save that was not UTF-8, which ends the refusal of edits at once.
+            file.emptySince = nil
+            endInvalidity(into: &actions)
         case .bytes(let bytes, _, _) where save?.bytes == bytes:
             if save!.awaitingVerification { takeIn(at: time, into: &actions) }
         case .missing, .bytes([], _, _):
@@ -182,14 +185,19 @@ extension ListCore {
                 actions.append(.statusChanged)
             }
         case .bytes(let bytes, let reading?, _):
-            let wasInvalid = file.invalidOffset != nil
             file.emptySince = nil
-            file.reportedInvalid = nil
-            file.invalidOffset = nil
-            if wasInvalid { actions.append(.statusChanged) }
+            endInvalidity(into: &actions)
             withdrawSave(at: time, into: &actions)
             startSave(bytes, reading, at: time, into: &actions)
         }
+    }
+
+    /// The file reads as UTF-8 again: edits are no longer denied `fileInvalid`.
+    private mutating func endInvalidity(into actions: inout [CoreAction]) {
+        file.reportedInvalid = nil
+        guard file.invalidOffset != nil else { return }
+        file.invalidOffset = nil
+        actions.append(.statusChanged)
     }
 
     // MARK: Writing the file

@@ -74,6 +74,8 @@ extension ListCore {
             switch Result(catching: { () throws(ListError) in try trial.apply(edit, at: time, origin: .file) }) {
             case .failure: current.decisions[index] = .broke
             case .success(nil): current.decisions[index] = .unchanged
+            case .success(.some) where DelegateQuestion(edit) == nil:
+                current.decisions[index] = .allowed  // a moved line: nothing to ask
             case .success(.some):
                 let list = edit.target.flatMap { try? book.list($0) }
                 let params = DelegateQuestionParams(edit, list: list, origin: .file, revision: book.revision)
@@ -83,7 +85,7 @@ extension ListCore {
                 actions.append(
                     .ask(
                         .saveEdit(save: current.id, index: index),
-                        DelegateQuestion(edit),
+                        DelegateQuestion(edit)!,
                         params,
                         list: list?.id,
                         name: params.name
@@ -108,7 +110,7 @@ extension ListCore {
         let edit = current.edits[index].edit
         if verdict.consulted { current.waited = true }
         guard let key = current.parts.first(where: { $0.value.contains(index) })?.key else { return }
-        if verdict.denied {
+        if verdict.denied, let question = DelegateQuestion(edit) {
             let message = RPCError.deniedByDelegate(verdict.denials, timedOut: verdict.timedOut).message
             current.decisions[index] = .refused(message)
             let book = current.partBooks[key] ?? working
@@ -117,7 +119,7 @@ extension ListCore {
             actions.append(
                 .announceDenial(
                     DeniedChangeParams(
-                        question: DelegateQuestion(edit),
+                        question: question,
                         proposal: params,
                         denials: verdict.denials,
                         timedOut: verdict.timedOut

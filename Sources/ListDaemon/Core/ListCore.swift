@@ -103,7 +103,8 @@ struct ListCore {
         switch asker {
         case .proposal(let id):
             guard let proposal = proposals[id] else { return [] }
-            if verdict.denied {
+            // Only an edit that raises a question is asked about, so only such an edit is denied.
+            if verdict.denied, let question = DelegateQuestion(proposal.edit) {
                 let list = proposal.edit.target.flatMap { try? working.list($0) }
                 let params = DelegateQuestionParams(
                     proposal.edit,
@@ -111,7 +112,6 @@ struct ListCore {
                     origin: proposal.origin,
                     revision: working.revision
                 )
-                let question = DelegateQuestion(proposal.edit)
                 actions.append(
                     .announceDenial(
                         DeniedChangeParams(
@@ -186,14 +186,14 @@ struct ListCore {
     )
         -> (DelegateQuestion, DelegateQuestionParams)?
     {
-        guard file.invalidOffset == nil else { return nil }
+        guard file.invalidOffset == nil, let question = DelegateQuestion(edit) else { return nil }
         var trial = book
         guard case .some(.some) = try? trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin) else {
             return nil
         }
         let list = edit.target.flatMap { try? book.list($0) }
         return (
-            DelegateQuestion(edit), DelegateQuestionParams(edit, list: list, origin: origin, revision: book.revision)
+            question, DelegateQuestionParams(edit, list: list, origin: origin, revision: book.revision)
         )
     }
 

@@ -63,6 +63,11 @@ enum LogEntry: Sendable, Hashable {
                 field("id", id)
                 field("item", with)
                 field("at", at)
+            case .move(let id, let from, let to):
+                field("op", "move")
+                field("id", id)
+                field("at", from)
+                field("to", to)
             }
             bytes.append(UInt8(ascii: "}"))
         case .fileShows(let digest, let revision):
@@ -123,6 +128,9 @@ enum LogEntry: Sendable, Hashable {
         case ("add", _, _, let item?, let at?): operation = .add(id: id, item: item, at: at)
         case ("remove", _, _, _, let at?): operation = .remove(id: id, at: at)
         case ("replace", _, _, let item?, let at?): operation = .replace(id: id, at: at, with: item)
+        case ("move", _, _, _, let at?):
+            guard let to = fields.int("to") else { return nil }
+            operation = .move(id: id, from: at, to: to)
         default: return nil
         }
         let time = Timestamp(millisecondsSinceEpoch: milliseconds)

@@ -71,6 +71,9 @@ struct JournalEntries: Sendable {
                 summary = "replaced “\(item)” with “\(with)” on \(change.list.name)"
             case .rename(let from, let to):
                 summary = "renamed list “\(from)” to “\(to)”"
+            case .move(let item, let index):
+                metadata["item"] = "\(item)"
+                summary = "moved “\(item)” to place \(index + 1) on \(change.list.name)"
             }
         }
         logger.info("\(summary) (revision \(change.revision), by \(change.origin))", metadata: metadata)
@@ -96,7 +99,8 @@ struct JournalEntries: Sendable {
             }
         }
         switch edit {
-        case .addItem(let item, _, _)?, .removeItem(let item, _)?, .replaceItem(let item, _, _)?:
+        case .addItem(let item, _, _)?, .removeItem(let item, _)?, .replaceItem(let item, _, _)?,
+            .moveItem(let item, _, _)?:
             metadata["item"] = "\(item)"
         default: break
         }

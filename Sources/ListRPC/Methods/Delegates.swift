@@ -4,8 +4,9 @@ import ListModel
 public enum DelegateQuestion: String, Codable, Sendable, CaseIterable, Hashable {
     case shouldCreate, shouldRename, shouldDelete, shouldAdd, shouldReplace, shouldRemove
 
-    /// The question an edit raises.
-    public init(_ edit: ListEdit) {
+    /// The question an edit raises; none for a move (a line moved in the list file), which adds,
+    /// removes and changes nothing.
+    public init?(_ edit: ListEdit) {
         switch edit {
         case .createList: self = .shouldCreate
         case .renameList: self = .shouldRename
@@ -13,6 +14,7 @@ public enum DelegateQuestion: String, Codable, Sendable, CaseIterable, Hashable 
         case .addItem: self = .shouldAdd
         case .replaceItem: self = .shouldReplace
         case .removeItem: self = .shouldRemove
+        case .moveItem: return nil
         }
     }
 }
