@@ -20,6 +20,13 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
     /// The socket or its directory could not be given its owner group or mode: listd does not
     /// serve a socket whose access is not the one asked for.
     case cannotSetSocketAccess(path: String, step: String, errno: Int32)
+    /// Another listd keeps the lists of this list file (it holds the lock beside it).
+    case listFileInUse(path: String, lockPath: String, pid: Int32?)
+    case cannotLockState(path: String, errno: Int32)
+    /// The socket cannot be made at this path (checked before anything is written).
+    case socketPathTooLong(socketPath: String, bytes: Int, maximum: Int)
+    case notADirectory(socketPath: String, component: String)
+    case cannotBindSocket(socketPath: String, errno: Int32)
 
     public var description: String {
         switch self {
@@ -45,6 +52,16 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
             "cannot use the snapshot \(path) (\(step)): \(errorText(errno))"
         case .cannotSetSocketAccess(let path, let step, let errno):
             "cannot set who may use \(path) (\(step)): \(errorText(errno)); listd does not serve a socket whose access is not the one asked for"
+        case .listFileInUse(let path, let lockPath, let pid):
+            "another listd\(pid.map { " (pid \($0))" } ?? "") already keeps the lists of \(path) (it holds \(lockPath)); stop it first, or give this one another --file"
+        case .cannotLockState(let path, let errno):
+            "cannot lock \(path), which keeps a second listd off the same lists: \(errorText(errno))"
+        case .socketPathTooLong(let path, let bytes, let maximum):
+            "cannot serve \(path): the path is \(bytes) bytes long, and a Unix socket's path may have at most \(maximum); choose a shorter --socket"
+        case .notADirectory(let path, let component):
+            "cannot serve \(path): \(component) is not a directory; move it away or choose another --socket"
+        case .cannotBindSocket(let path, let errno):
+            "cannot serve \(path): \(errorText(errno))"
         case .damagedLog(let path, let line):
             "line \(line) of the change log \(path) is damaged, and confirmed changes follow it; listd will not start on a guess. Keep a copy, then remove that line (or the whole log, losing the changes since the last snapshot) and start again"
         }

@@ -13,6 +13,8 @@ public struct ListdParts: Sendable {
     public let watcher: FileWatcher
     let hub: SubscriptionHub
     let delegates: DelegateRegistry
+    /// Held while listd runs: no second listd keeps these lists.
+    let lock: StateLock
 
     /// Recovers the lists kept beside `filePath` and starts the service on them (see
     /// `ListService.init`).
@@ -25,6 +27,8 @@ public struct ListdParts: Sendable {
         logger: Logger
     ) throws(DaemonError) {
         try makeDirectories(directoryName(of: filePath), mode: 0o700)
+        // Before anything is read or written: another listd may own all of it.
+        lock = try StateLock(listFilePath: filePath)
         let storage = ListFileStorage(path: filePath)
         for name in storage.removeAbandonedTemporaryFiles() {
             logger.notice("removed \(name), a temp file a listd that is gone left while writing the list file")

@@ -106,7 +106,11 @@ public final class RPCServer: Service, Sendable {
             let directory = directoryName(of: path)
             try makeDirectories(directory, mode: group == nil ? 0o700 : 0o750)
             try Self.removeStaleSocket(at: path)
-            listener = try await bootstrap.bind(unixDomainSocketPath: path).get()
+            do {
+                listener = try await bootstrap.bind(unixDomainSocketPath: path).get()
+            } catch let error as IOError {
+                throw DaemonError.cannotBindSocket(socketPath: path, errno: error.errnoCode)
+            }
             do {
                 if let group {
                     // The owner and the group's members may connect (SO_PEERCRED is checked too).
@@ -198,9 +202,33 @@ public final class RPCServer: Service, Sendable {
         }
     }
 
-    /// Replaces a socket file left by a listd that is gone; refuses when one still answers or
-    /// when the path is something else.
-    static func removeStaleSocket(at path: String) throws(DaemonError) {
+    /// Whether listd can serve `path`, found out before it writes anything anywhere: a failed
+    /// start leaves the disk as it found it, and says what is wrong in words.
+    public static func checkSocketPath(_ path: String) throws(DaemonError) {
+        let maximum = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+        if path.utf8.count > maximum {
+            throw .socketPathTooLong(socketPath: path, bytes: path.utf8.count, maximum: maximum)
+        }
+        // Every directory above it that exists must be one; the first missing one must be
+        // creatable, and an existing last one writable.
+        var current = path.hasPrefix("/") ? "" : "."
+        var lastExisting = current.isEmpty ? "/" : current
+        for component in directoryName(of: path).split(separator: "/") {
+            current += "/" + component
+            var info = stat()
+            guard stat(current, &info) == 0 else {
+                guard errno == ENOENT else { throw .cannotBindSocket(socketPath: path, errno: errno) }
+                break
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw .notADirectory(socketPath: path, component: current) }
+            lastExisting = current
+        }
+        if access(lastExisting, W_OK | X_OK) != 0 { throw .cannotBindSocket(socketPath: path, errno: errno) }
+        try checkNoOneServes(path)
+    }
+
+    /// Refuses when a listd still answers on `path`, or when `path` is not a socket.
+    static func checkNoOneServes(_ path: String) throws(DaemonError) {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard info.st_mode & S_IFMT == S_IFSOCK else { throw .socketPathOccupied(socketPath: path) }
@@ -219,6 +247,12 @@ public final class RPCServer: Service, Sendable {
             }
         }
         if connected == 0 { throw .alreadyRunning(socketPath: path) }
+    }
+
+    /// Replaces a socket file left by a listd that is gone; refuses when one still answers or
+    /// when the path is something else.
+    static func removeStaleSocket(at path: String) throws(DaemonError) {
+        try checkNoOneServes(path)
         unlink(path)
     }
 }

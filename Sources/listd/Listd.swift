@@ -161,6 +161,8 @@ struct Listd: AsyncParsableCommand {
             if let socket = passed.first, !(try ListenFileDescriptors.isListeningUnixStream(socket)) {
                 throw ValidationError("the socket passed by the service manager is not a listening Unix stream socket.")
             }
+            // Whatever can fail is checked before anything is written.
+            if passed.isEmpty { try RPCServer.checkSocketPath(socketPath) }
             let parts = try ListdParts(
                 filePath: filePath,
                 quietPeriod: .milliseconds(settleMs),

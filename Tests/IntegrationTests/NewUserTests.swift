@@ -87,3 +87,74 @@ private func steps(_ note: [String: Any]) -> [String] {
         )
     }
 }
+
+@Suite struct StartingTests {
+    /// Item 2: a second listd on the same list file (another socket) started too, and the two
+    /// wrote over each other's log: after a restart a confirmed list was gone and another was
+    /// there twice. The second is refused before it touches anything; the first goes on.
+    @Test func aSecondListdOnTheSameListFileIsRefusedAndTheFirstGoesOn() throws {
+        let sandbox = try Sandbox()
+        let first = try Daemon.start(in: sandbox)
+        let client = try LineConnection(path: sandbox.socket)
+        _ = try client.result("createList", ["name": "Pets", "items": ["cat food"]])
+
+        let elsewhere = try Sandbox()
+        elsewhere.file = sandbox.file
+        let second = Daemon(elsewhere)
+        #expect(try second.startExpectingExit(timeout: 10) != 0, "the second listd must not serve")
+        #expect(
+            second.logOutput.contains("another listd (pid \(first.pid ?? -1)) already keeps the lists of \(sandbox.file)"),
+            "\(second.logOutput)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: elsewhere.socket), "it served nothing")
+
+        _ = try client.result("createList", ["name": "Garden"])
+        first.stop()
+        try first.start()
+        let lists = try LineConnection(path: sandbox.socket).result("getLists")["lists"] as? [[String: Any]] ?? []
+        #expect(lists.map { $0["name"] as? String } == ["Pets", "Garden"])
+        #expect(lists.map { $0["id"] as? Int } == [1, 2])
+    }
+
+    /// Everything under `path`, with each file's bytes.
+    private func contents(of path: String) -> [String: Data] {
+        var found: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: path)
+        while let name = enumerator?.nextObject() as? String {
+            found[name] = FileManager.default.contents(atPath: path + "/" + name) ?? Data()
+        }
+        return found
+    }
+
+    /// Item 4: a listd that cannot serve its socket had already made the list file's directory,
+    /// the list file, its state and change log, or rewritten an existing list file. Now it leaves
+    /// the disk as it found it, and says what is wrong in words.
+    @Test func aStartThatCannotServeItsSocketWritesNothingAndSaysWhy() throws {
+        let serving = try Daemon.start(in: try Sandbox())
+        for existingFile in [false, true] {
+            let cases: [(name: String, socket: (String) -> String, says: String)] = [
+                ("the socket's parent is a file", { "\($0)/blocker/listd.sock" }, "/blocker is not a directory"),
+                (
+                    "the path is too long", { "\($0)/" + String(repeating: "s", count: 120) + ".sock" },
+                    "bytes long, and a Unix socket's path may have at most 107"
+                ),
+                ("another listd serves it", { _ in serving.sandbox.socket }, "another listd is already serving"),
+            ]
+            for (name, socket, says) in cases {
+                let sandbox = try Sandbox()
+                try "".write(toFile: sandbox.path + "/blocker", atomically: false, encoding: .utf8)
+                if existingFile {
+                    try "# Groceries\n- milk\n".write(toFile: sandbox.file, atomically: false, encoding: .utf8)
+                } else {
+                    sandbox.file = sandbox.path + "/data/lists.md"
+                }
+                sandbox.socket = socket(sandbox.path)
+                let before = contents(of: sandbox.path)
+                let daemon = Daemon(sandbox)
+                #expect(try daemon.startExpectingExit(timeout: 10) != 0, "\(name): listd must not start")
+                #expect(daemon.logOutput.contains(says), "\(name): \(daemon.logOutput)")
+                #expect(contents(of: sandbox.path) == before, "\(name), file existing \(existingFile): the disk is as it was")
+            }
+        }
+    }
+}
