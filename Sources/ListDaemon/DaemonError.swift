@@ -1,5 +1,5 @@
 /// Why listd cannot start or keep going, each with a sentence a person can act on.
-public enum DaemonError: Error, CustomStringConvertible, Sendable {
+public enum DaemonError: Error, CustomStringConvertible, Sendable, Hashable {
     case alreadyRunning(socketPath: String)
     case socketPathOccupied(socketPath: String)
     case cannotCreateDirectory(path: String, errno: Int32)

@@ -101,8 +101,12 @@ public final class ListService: Service, Sendable {
         if let last = hub.lastChange {
             text += ", last change: revision \(last.revision) by \(last.origin) at \(last.list.edited)"
         }
-        if let offset = core.withLock({ $0.file.invalidOffset }) {
+        let (offset, writeFailure) = core.withLock { ($0.file.invalidOffset, $0.file.writeFailure) }
+        if let offset {
             text += "; the list file is not UTF-8 (offset \(offset)), edits wait"
+        }
+        if let writeFailure {
+            text += "; the list file is behind the lists, retrying: \(writeFailure)"
         }
         return text
     }

@@ -158,3 +158,32 @@ private func steps(_ note: [String: Any]) -> [String] {
         }
     }
 }
+
+@Suite struct UnwritableDirectoryTests {
+    /// Item 5: while the list file's directory is not writable listd serves from its log; once it
+    /// is writable again the file caught up only at the next edit. Now it is written within a
+    /// second or so, unasked. (Root ignores directory modes: as root, listd runs as nobody.)
+    @Test func theListFileCatchesUpOnceItsDirectoryIsWritableAgain() throws {
+        let sandbox = try Sandbox()
+        let daemon = Daemon(sandbox)
+        if geteuid() == 0 {
+            #expect(chown(sandbox.path, 65_534, 65_534) == 0)
+            daemon.launcher = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        }
+        try daemon.start()
+        let client = try LineConnection(path: sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": ["milk"]])
+        #expect(try sandbox.read { $0.contains("- milk") }.contains("- milk"))
+
+        #expect(chmod(sandbox.path, 0o500) == 0)
+        defer { chmod(sandbox.path, 0o700) }
+        #expect(try client.result("addItem", ["list": "Groceries", "item": "eggs"])["items"] as? [String] == ["milk", "eggs"])
+        #expect(daemon.logShows("could not write the list file"), "\(daemon.logOutput)")
+        #expect(!(try sandbox.read()).contains("eggs"))
+
+        #expect(chmod(sandbox.path, 0o700) == 0)
+        let caughtUp = try sandbox.read(when: { $0.contains("- eggs") }, timeout: 5)
+        #expect(caughtUp.contains("- eggs"), "no edit came, and the file caught up: \(daemon.logOutput)")
+        #expect(daemon.logShows("is written again"))
+    }
+}

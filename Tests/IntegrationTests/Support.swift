@@ -84,6 +84,8 @@ final class Daemon: @unchecked Sendable {
     private let logLock = NSLock()
     /// Extra environment for listd (NOTIFY_SOCKET, WATCHDOG_USEC, …).
     var environment: [String: String] = [:]
+    /// A command listd is run through (`setpriv …` to run it as another user), or none.
+    var launcher: [String] = []
 
     init(_ sandbox: Sandbox) {
         self.sandbox = sandbox
@@ -123,9 +125,10 @@ final class Daemon: @unchecked Sendable {
     private func launch(arguments: [String]) throws -> ChildProcess {
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
+        let command = launcher + [Binaries.listd.path, "--socket", sandbox.socket, "--file", sandbox.file] + arguments
         let child = try ChildProcess(
-            Binaries.listd.path,
-            ["--socket", sandbox.socket, "--file", sandbox.file] + arguments,
+            command[0],
+            Array(command.dropFirst()),
             environment: env,
             mergeOutput: true
         )

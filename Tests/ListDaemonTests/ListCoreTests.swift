@@ -231,6 +231,48 @@ import Testing
         #expect(core.fileSettled)
     }
 
+    /// Issue 26, item 5: a write of the list file that failed (its directory not writable) is
+    /// tried again with a backoff, with no other edit needed, and STATUS says so meanwhile.
+    @Test func aFailedWriteOfTheListFileIsRetriedUntilItIsMade() throws {
+        var core = Self.core()
+        _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
+        _ = core.answered(.proposal(7), .allowed, at: Self.time)
+        _ = core.appended(now: Self.now)
+        func render(_ actions: [CoreAction]) -> RenderedFile? {
+            for case .renderFile(let book, let reading, let rejected) in actions {
+                return ListFileSync.render(book, onto: reading, rejected: rejected)
+            }
+            return nil
+        }
+        func retry(_ actions: [CoreAction]) -> Duration? {
+            for case .scheduleWrite(let delay) in actions { return delay }
+            return nil
+        }
+        func statusChanged(_ actions: [CoreAction]) -> Bool {
+            actions.contains { if case .statusChanged = $0 { true } else { false } }
+        }
+        var rendered = try #require(render(core.writeDue(now: Self.now, force: true)))
+        _ = core.fileRendered(rendered, now: Self.now)
+        _ = core.appended(now: Self.now)
+        let denied = DaemonError.cannotWriteListFile(path: "/lists.md", step: "create a temp file", errno: 13)  // EACCES
+        var now = Self.now
+        var delays: [Duration] = []
+        for attempt in 0..<5 {
+            let failed = core.fileReplaced(rendered, .failed(denied), now: now)
+            #expect(statusChanged(failed) == (attempt == 0), "told once")
+            let delay = try #require(retry(failed), "attempt \(attempt): the write is tried again, unasked")
+            delays.append(delay)
+            now += delay
+            rendered = try #require(render(core.writeDue(now: now)), "attempt \(attempt): due after the backoff")
+            _ = core.fileRendered(rendered, now: now)
+            _ = core.appended(now: now)
+        }
+        #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1)])
+        #expect(core.file.writeFailure == denied)
+        let written = core.fileReplaced(rendered, .written, now: now)
+        #expect(statusChanged(written) && core.file.writeFailure == nil && !core.file.dirty)
+    }
+
     @Test func aSaveArrivingWhileDelegatesDeliberateReplacesTheUndecidedOne() {
         var core = Self.core()
         _ = core.fileTouched()

@@ -54,6 +54,7 @@ enum JournalEntry: Sendable {
     case fileEmptied(path: String, deleted: Bool)
     case storageFailed(DaemonError, edits: Int)
     case fileWriteFailed(DaemonError)
+    case fileWrittenAgain(path: String)
 }
 
 /// What the core asks its shells to do, in order.

@@ -29,6 +29,10 @@ struct FileState: Sendable {
     var readWanted = false
     var writeInFlight = false
     var writeScheduled = false
+    /// Why the last writes of the file failed, and how many failed in a row: retried with a
+    /// backoff, and STATUS says so meanwhile.
+    var writeFailure: DaemonError?
+    var writeFailures = 0
     /// A person's save was seen before an edit came, and is not read yet: edits wait for it.
     var saveUnderway = false
 
@@ -46,6 +50,9 @@ extension ListCore {
     /// How long the list file may lag behind the committed lists: edits within that time share
     /// one rewrite of the file.
     static let fileWriteDelay: Duration = .milliseconds(25)
+    /// A failed write of the list file is tried again after 100 ms, doubling up to this: a
+    /// directory made writable again gets the file within a second, with no edit needed.
+    static let longestWriteRetry: Duration = .seconds(1)
 
     /// The first look at the list file, before listd serves. `recognized`: the file is one listd
     /// wrote or took in (its `reading` is tied to the lists it shows, `shown`).
@@ -251,6 +258,12 @@ extension ListCore {
         var actions: [CoreAction] = []
         switch outcome {
         case .written:
+            if file.writeFailure != nil {
+                file.writeFailure = nil
+                actions.append(.journal(.fileWrittenAgain(path: filePath)))
+                actions.append(.statusChanged)
+            }
+            file.writeFailures = 0
             file.bytes = rendered.bytes
             file.reading = rendered.reading
             file.rejected = [:]
@@ -260,10 +273,21 @@ extension ListCore {
         case .changedWhileWriting:
             file.readWanted = true  // the watcher brings that save in; still dirty
         case .failed(let error):
-            // Tried again after the next change (the lists are safe in the change log).
-            actions.append(.journal(.fileWriteFailed(error)))
+            // The lists are safe in the change log; the write is tried again soon (and at the
+            // next change), told once and again when it fails differently.
+            if file.writeFailure != error {
+                actions.append(.journal(.fileWriteFailed(error)))
+                actions.append(.statusChanged)
+            }
+            file.writeFailure = error
+            file.writeFailures += 1
             file.dirtySince = now
             if file.readWanted { actions += requestRead() }
+            if !file.writeScheduled {
+                let doublings = min(file.writeFailures - 1, 10)
+                file.writeScheduled = true
+                actions.append(.scheduleWrite(after: min(.milliseconds(100) * (1 << doublings), Self.longestWriteRetry)))
+            }
             return actions
         }
         if file.readWanted { actions += requestRead() }

@@ -40,9 +40,11 @@ struct JournalEntries: Sendable {
             logger.error("could not save the lists; \(edits) edit(s) not applied", metadata: ["error": "\(error)"])
         case .fileWriteFailed(let error):
             logger.error(
-                "could not write the list file; the lists are safe in the change log, and the write is tried again after the next change",
+                "could not write the list file; the lists are safe in the change log, and the write is tried again until it is made",
                 metadata: ["error": "\(error)"]
             )
+        case .fileWrittenAgain(let path):
+            logger.notice("the list file \(path) is written again and shows the lists")
         }
     }
 
