@@ -11,6 +11,8 @@ public enum ListdMessage: Sendable {
     /// A question to this client as a delegate; answer it with a `DelegateAnswer` for `id`.
     /// `params` is nil when they could not be read (the question is then allowed).
     case question(DelegateQuestion, DelegateQuestionParams?, id: RPCRequestID)
+    /// listd no longer consults this delegate (it did not answer in time, several times in a row).
+    case delegateDropped(DelegateDroppedParams)
 
     /// nil for anything a client does not act on (an unknown method, params that do not read).
     public init?(_ request: RPCRequest) {
@@ -21,6 +23,11 @@ public enum ListdMessage: Sendable {
                 try? RPCEncoding.decode(DelegateQuestionParams.self, from: request.params),
                 id: id
             )
+        } else if request.method == DelegateDroppedParams.method {
+            guard let params = try? RPCEncoding.decode(DelegateDroppedParams.self, from: request.params) else {
+                return nil
+            }
+            self = .delegateDropped(params)
         } else if request.method == ListEventName.didRejectFileEdit.rawValue {
             guard let params = try? RPCEncoding.decode(FileRejectionParams.self, from: request.params) else {
                 return nil

@@ -9,9 +9,31 @@ import Glibc
     import Foundation
 #endif
 
+/// Whether `program` can be run: a path to an executable file, or a name found in PATH as
+/// `env` would find it. Asked before listctl registers or subscribes, so a typo is a usage error.
+func canRun(_ program: String) -> Bool {
+    func executable(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
+    }
+    if program.contains("/") { return executable(program) }
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+    return path.split(separator: ":", omittingEmptySubsequences: false).contains { directory in
+        executable((directory.isEmpty ? "." : String(directory)) + "/" + program)
+    }
+}
+
+/// listctl writes questions and notifications into its commands' stdin: a command that exits
+/// without reading them all must not kill listctl with SIGPIPE (the write fails instead, and the
+/// command's exit status still counts). The commands themselves get the default back.
+func ignoreBrokenPipes() {
+    signal(SIGPIPE, SIG_IGN)
+}
+
 /// Runs a program with an argv (through `env`, which looks it up in PATH, never through a shell),
-/// `input` on its stdin; returns its exit status and stdout once it has exited.
-func runCommand(_ argv: [String], input: [UInt8]) -> (status: Int32, output: String) {
+/// `input` on its stdin; returns its exit status and, with `captureOutput`, its stdout once it has
+/// exited (else the program writes to listctl's own stdout).
+func runCommand(_ argv: [String], input: [UInt8], captureOutput: Bool = true) -> (status: Int32, output: String) {
     var stdin: [Int32] = [0, 0]
     var stdout: [Int32] = [0, 0]
     guard pipe(&stdin) == 0 else { return (127, "cannot run \(argv.first ?? ""): pipe failed") }
@@ -26,11 +48,20 @@ func runCommand(_ argv: [String], input: [UInt8]) -> (status: Int32, output: Str
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
-    posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
+    if captureOutput { posix_spawn_file_actions_adddup2(&actions, stdout[1], 1) }
+    // SIGPIPE as a program expects it, whatever listctl does with it.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    sigaddset(&defaults, SIGPIPE)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
     let arguments = (["/usr/bin/env", "--"] + argv).map { strdup($0) } + [nil]
     defer { arguments.forEach { free($0) } }
     var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, arguments, environ)
+    let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, &attributes, arguments, environ)
     close(stdin[0])
     close(stdout[1])
     guard spawned == 0 else {

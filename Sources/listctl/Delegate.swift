@@ -18,7 +18,7 @@ extension Listctl {
             discussion: """
                 For each question COMMAND runs (with its arguments, never through a shell) with the \
                 question as JSON on stdin: {"question": "shouldAdd", "list": …, "item": …, "origin": …}. \
-                Exit status 0 allows; any other status denies, with what COMMAND printed as the reason.
+                Exit status 0 allows; any other status denies, with what COMMAND printed as the reason                 (COMMAND need not read its question). Each question is reported as it is answered:                 allowed, denied, or timed out (listd then applied --on-timeout). When listd stops                 consulting this delegate (three timeouts in a row) listctl says so on stderr and                 exits with status 4, so a service manager can restart it. With --json, one object                 per question: {question, list, item, name, with, vote, reason, counted, elapsedMs}.
                 """
         )
         @OptionGroup var options: ConnectionOptions
@@ -59,6 +59,9 @@ extension Listctl {
             if command.isEmpty {
                 throw ValidationError("Give the command to run after --, for example: listctl delegate -- ./vet.sh")
             }
+            if !canRun(command[0]) {
+                throw ValidationError("cannot run “\(command[0])”: no such program in PATH, or it is not executable.")
+            }
             for question in questions where DelegateQuestion(rawValue: question) == nil {
                 throw ValidationError(
                     "“\(question)” is not a question; listd asks \(DelegateQuestion.allCases.map(\.rawValue).joined(separator: ", "))."
@@ -70,7 +73,9 @@ extension Listctl {
         }
 
         func run() throws {
+            ignoreBrokenPipes()
             let command = self.command
+            let json = options.json
             let name = self.name ?? command[0].split(separator: "/").last.map(String.init) ?? command[0]
             try options.withClient { client in
                 let registered = try client.call(
@@ -83,19 +88,41 @@ extension Listctl {
                         onTimeout: onTimeout.flatMap(TimeoutVerdict.init(rawValue:))
                     )
                 )
-                print(
-                    "Registered as delegate “\(registered.name)” for \(registered.questions.map(\.rawValue).joined(separator: ", ")); Ctrl-C to stop."
-                )
+                if !json {
+                    print(
+                        "Registered as delegate “\(registered.name)” for \(registered.questions.map(\.rawValue).joined(separator: ", ")); Ctrl-C to stop."
+                    )
+                }
                 let answers = client.answers
+                let limit = Duration.milliseconds(registered.timeoutMs)
                 while let message = client.next() {
-                    guard case .question(let question, let params, let id) = message else { continue }
-                    // Each question on a thread of its own: listd asks several at once, each with
-                    // its own time limit, and a slow command must not hold up the others.
-                    DispatchQueue.global().async {
-                        answers.send(
-                            params.map { vet(question, $0, with: command, name: name) } ?? DelegateAnswer(allow: true),
-                            to: id
-                        )
+                    switch message {
+                    case .question(let question, let params, let id):
+                        // Each question on a thread of its own: listd asks several at once, each
+                        // with its own time limit, and a slow command must not hold up the others.
+                        let asked = ContinuousClock.now
+                        DispatchQueue.global().async {
+                            guard let params else {
+                                _ = answers.send(DelegateAnswer(allow: true), to: id)
+                                return
+                            }
+                            let answer = vet(question, params, with: command, name: name)
+                            _ = answers.send(answer, to: id)
+                            let vote = Vote(
+                                question: question,
+                                params: params,
+                                answer: answer,
+                                elapsed: ContinuousClock.now - asked,
+                                limit: limit,
+                                onTimeout: registered.onTimeout
+                            )
+                            if json { printJSON(vote) } else { print(vote.sentence) }
+                        }
+                    case .delegateDropped(let dropped):
+                        writeError("listctl: listd no longer consults delegate “\(dropped.name)”: \(dropped.reason)")
+                        throw ExitCode(ListctlExit.failed.rawValue)
+                    case .event, .fileRejection:
+                        continue
                     }
                 }
                 writeError("listctl: listd closed the connection.")
@@ -117,12 +144,59 @@ private func vet(
     let input = (try? questionJSON(question, params)).map(Array.init) ?? []
     let (status, output) = runCommand(command, input: input)
     let reason = output.trimmedOfWhitespace
-    let answer =
-        status == 0
+    return status == 0
         ? DelegateAnswer(allow: true)
         : DelegateAnswer(allow: false, reason: reason.isEmpty ? "\(name) exited with status \(status)" : reason)
-    print("\(question.rawValue) \(summary(params)): \(answer.allow ? "allowed" : "denied (\(answer.reason ?? ""))")")
-    return answer
+}
+
+/// What became of one question: COMMAND's vote, and whether it counted (it came within listd's
+/// time limit, as far as listctl can tell) or listd applied `onTimeout` instead.
+private struct Vote: Encodable {
+    var question: DelegateQuestion
+    var list: String?
+    var item: String?
+    var with: String?
+    var name: String?
+    var vote: String
+    var reason: String?
+    var counted: Bool
+    /// When it did not count: what listd counted instead.
+    var appliedOnTimeout: TimeoutVerdict?
+    var elapsedMs: Int
+    private var summary: String
+
+    init(
+        question: DelegateQuestion,
+        params: DelegateQuestionParams,
+        answer: DelegateAnswer,
+        elapsed: Duration,
+        limit: Duration,
+        onTimeout: TimeoutVerdict
+    ) {
+        self.question = question
+        list = params.list?.name
+        item = params.item
+        with = params.with
+        name = params.name
+        vote = answer.allow ? "allow" : "deny"
+        reason = answer.reason
+        counted = elapsed < limit
+        appliedOnTimeout = counted ? nil : onTimeout
+        let (seconds, attoseconds) = elapsed.components
+        elapsedMs = Int(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+        summary = "\(question.rawValue) \(listctl.summary(params))"
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case question, list, item, with, name, vote, reason, counted, appliedOnTimeout, elapsedMs
+    }
+
+    var sentence: String {
+        let said = vote == "allow" ? "allowed" : "denied (\(reason ?? ""))"
+        guard let appliedOnTimeout else { return "\(summary): \(said)" }
+        let applied = appliedOnTimeout == .allow ? "allowed" : "denied"
+        return "\(summary): timed out after \(elapsedMs) ms; listd applied --on-timeout and \(applied) it (the command \(said), too late)"
+    }
 }
 
 /// The JSON a delegate command reads on stdin: the question's name and its params.

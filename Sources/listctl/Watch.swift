@@ -56,6 +56,9 @@ extension Listctl {
                 )
             }
             if !exec, !command.isEmpty { throw ValidationError("A command after -- is run only with --exec.") }
+            if exec, !canRun(command[0]) {
+                throw ValidationError("cannot run “\(command[0])”: no such program in PATH, or it is not executable.")
+            }
             for event in events where ListEventName(rawValue: event) == nil {
                 let known = ListEventName.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ValidationError("“\(event)” is not an event; listd sends \(known).")
@@ -63,6 +66,7 @@ extension Listctl {
         }
 
         func run() throws {
+            if exec { ignoreBrokenPipes() }
             try options.withClient { client in
                 let snapshot = try client.call(
                     Subscribe.self,
@@ -103,12 +107,13 @@ extension Listctl {
                     case .event(let event): (line, sentence) = (WatchLine(event), describe(event))
                     case .fileRejection(let rejection):
                         (line, sentence) = (RejectionLine(rejection), describe(rejection))
-                    case .question: continue
+                    case .question, .delegateDropped: continue
                     }
                     if !command.isEmpty {
                         let input = Array(jsonData(line))
                         runs.async {
-                            let (status, _) = runCommand(command, input: input)
+                            // Its output is the watch's output.
+                            let (status, _) = runCommand(command, input: input, captureOutput: false)
                             if status != 0 { writeError("listctl: \(command[0]) exited with status \(status)") }
                         }
                     } else if options.json {

@@ -187,3 +187,87 @@ private func steps(_ note: [String: Any]) -> [String] {
         #expect(daemon.logShows("is written again"))
     }
 }
+
+/// Items 6–8 and watch --exec's output: listctl's delegate and watch with commands that do not
+/// read their input, do not exist, or answer too late.
+@Suite struct ListctlCommandTests {
+    /// Item 6: a command that exits without reading its question (here: over the 64 KiB a pipe
+    /// holds, with a list of 2,000 items) killed listctl with SIGPIPE, the denying delegate was
+    /// gone and the next edits went through. It still votes with its exit status.
+    @Test func aCommandThatReadsNothingStillVotesAndListctlLives() throws {
+        let daemon = try Daemon.start()
+        let sandbox = daemon.sandbox
+        let items = (0..<2_000).map { "item number \($0) with a long enough name to fill the pipe" }
+        _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Big", "items": items])
+        let delegate = try ChildProcess(
+            Binaries.listctl.path,
+            ["delegate", "--json", "--socket", sandbox.socket, "--question", "shouldAdd", "--", "false"]
+        )
+        defer { delegate.signal(SIGTERM) }
+        let watch = try ChildProcess(
+            Binaries.listctl.path,
+            ["watch", "--socket", sandbox.socket, "--exec", "--", "sh", "-c", "echo seen"]
+        )
+        defer { watch.signal(SIGTERM) }
+        let watched = LineReader(watch.stdout)
+        #expect(try watched.line().hasPrefix("Watching 1 list"))
+        // The delegate is registered once a question reaches it: wait for its first vote.
+        let output = LineReader(delegate.stdout)
+        for round in 0..<3 {
+            let denied = try listctl(["add", "Big", "cake \(round)"], socket: sandbox.socket)
+            #expect(denied.status == 1, "round \(round): \(denied.stdout) \(denied.stderr)")
+            let vote = try JSONSerialization.jsonObject(with: Data(try output.line().utf8)) as? [String: Any] ?? [:]
+            #expect(vote["question"] as? String == "shouldAdd" && vote["item"] as? String == "cake \(round)")
+            #expect(vote["vote"] as? String == "deny" && vote["counted"] as? Bool == true, "\(vote)")
+            #expect(!delegate.hasExited, "round \(round): listctl delegate died (\(delegate.exitStatus ?? 0))")
+        }
+        // watch --exec: each change ran the command, whose output is watch's; listctl lives on.
+        _ = try listctl(["remove", "Big", "item number 1 with a long enough name to fill the pipe"], socket: sandbox.socket)
+        _ = try listctl(["remove", "Big", "item number 2 with a long enough name to fill the pipe"], socket: sandbox.socket)
+        #expect(try watched.line() == "seen")
+        #expect(try watched.line() == "seen")
+        #expect(!watch.hasExited, "listctl watch died (\(watch.exitStatus ?? 0))")
+    }
+
+    /// Item 7: a command that cannot be run is a usage error, before anything is registered.
+    @Test func aCommandThatCannotBeRunIsAUsageError() throws {
+        let daemon = try Daemon.start()
+        for arguments in [["delegate", "--", "no-such-command"], ["watch", "--exec", "--", "./no-such-script.sh"]] {
+            let run = try ChildProcess(
+                Binaries.listctl.path,
+                [arguments[0], "--socket", daemon.sandbox.socket] + arguments.dropFirst()
+            )
+            defer { run.signal(SIGKILL) }
+            #expect(run.wait(timeout: 10) == 2, "\(arguments): it must not register and wait")
+            #expect(try LineReader(run.stderr).line(timeout: 1).contains("cannot run “\(arguments.last!)”"))
+        }
+    }
+
+    /// Item 8: an answer that came after listd's time limit is reported as timed out (listd
+    /// applied --on-timeout), and when listd stops consulting the delegate listctl says so and
+    /// exits with status 4.
+    @Test func lateAnswersAreReportedAsTimedOutAndADroppedDelegateExitsWithFour() throws {
+        let daemon = try Daemon.start()
+        let sandbox = daemon.sandbox
+        _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries"])
+        let delegate = try ChildProcess(
+            Binaries.listctl.path,
+            [
+                "delegate", "--socket", sandbox.socket, "--timeout", "200", "--on-timeout", "deny", "--name", "slow",
+                "--", "sh", "-c", "sleep 0.5",
+            ]
+        )
+        defer { delegate.signal(SIGTERM) }
+        let output = LineReader(delegate.stdout)
+        #expect(try output.line().hasPrefix("Registered as delegate “slow”"))
+        #expect(try listctl(["add", "Groceries", "milk"], socket: sandbox.socket).status == 1)
+        let line = try output.line()
+        #expect(line.hasPrefix("shouldAdd “milk” on Groceries: timed out after "), "\(line)")
+        #expect(line.contains("listd applied --on-timeout and denied it (the command allowed, too late)"), "\(line)")
+        #expect(try listctl(["add", "Groceries", "eggs"], socket: sandbox.socket).status == 1)
+        #expect(try listctl(["add", "Groceries", "jam"], socket: sandbox.socket).status == 1)
+        #expect(delegate.wait(timeout: 10) == 4, "dropped after three timeouts: exit 4")
+        let errors = LineReader(delegate.stderr)
+        #expect(try errors.line().hasPrefix("listctl: listd no longer consults delegate “slow”"))
+    }
+}
