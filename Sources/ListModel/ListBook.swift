@@ -50,7 +50,10 @@ public struct ListBook: Hashable, Sendable {
             found = lists.firstIndex { $0.id == id }
         case .name(let name):
             let key = ListText.key(name)
-            found = lists.firstIndex { ListText.key($0.name) == key }
+            // A name first; digits that name no list are an id (a list may be called "2026").
+            found =
+                lists.firstIndex { ListText.key($0.name) == key }
+                ?? ListReference.id(inName: name).flatMap { id in lists.firstIndex { $0.id == id } }
         }
         guard let found else { throw .listNotFound(reference) }
         return found

@@ -4,6 +4,18 @@ public enum ListReference: Hashable, Sendable {
     case name(String)
 }
 
+extension ListReference {
+    /// The id a name of ASCII digits reads as, when no list has that name (`ListBook` tries the
+    /// name first): how a person types a list's id where a list's name goes.
+    public static func id(inName name: String) -> ListID? {
+        let text = ListText.trimmed(name)
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return nil
+        }
+        return ListID(text)
+    }
+}
+
 extension ListReference: CustomStringConvertible {
     public var description: String {
         switch self {

@@ -48,10 +48,11 @@ extension Listctl {
         )
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The new list's name.") var name: String
-        @Argument(help: "Items to start with.") var items: [String] = []
+        @Argument(help: "Items to start with; - reads one item per line from stdin.") var items: [String] = []
 
         func run() throws {
             try options.withClient { client in
+                let items = withStandardInput(self.items)
                 let list = try client.call(CreateList.self, .init(name: name, items: items.isEmpty ? nil : items))
                 if options.json { return printJSON(list) }
                 print("Created \(list.name) (id \(list.id)) with \(plural(list.items.count, "item")).")
@@ -103,7 +104,7 @@ extension Listctl {
         )
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
-        @Argument(help: "The items to add.") var items: [String]
+        @Argument(help: "The items to add; - reads one item per line from stdin.") var items: [String]
     }
 
     struct Remove: ItemBatchCommand {
@@ -117,7 +118,8 @@ extension Listctl {
         )
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
-        @Argument(help: "The items to remove.", completion: ListCompletion.items) var items: [String]
+        @Argument(help: "The items to remove; - reads one item per line from stdin.", completion: ListCompletion.items)
+        var items: [String]
     }
 
     struct Replace: ParsableCommand {
@@ -162,7 +164,7 @@ protocol ItemBatchCommand: ParsableCommand {
 extension ItemBatchCommand {
     func run() throws {
         let target = reference(list)
-        let items = self.items
+        let items = withStandardInput(self.items)
         let options = self.options
         var anyDenied = false
         try options.withClient { client in
@@ -187,6 +189,17 @@ extension ItemBatchCommand {
         }
         if anyDenied { throw ExitCode(ListctlExit.denied.rawValue) }
     }
+}
+
+/// `items` with each `-` replaced by the lines of stdin (blank ones skipped), so a file or a pipe
+/// of items goes to listd as one batch.
+func withStandardInput(_ items: [String]) -> [String] {
+    guard items.contains("-") else { return items }
+    var lines: [String] = []
+    while let line = readLine(strippingNewline: true) {
+        if !ListText.trimmed(line).isEmpty { lines.append(line) }
+    }
+    return items.flatMap { $0 == "-" ? lines : [$0] }
 }
 
 func printList(_ list: ShoppingList) {

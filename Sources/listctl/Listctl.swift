@@ -117,10 +117,10 @@ func printJSON(_ value: some Encodable) {
     }
 }
 
-/// How a list is named on the command line: digits are an id, anything else a name.
+/// How a list is named on the command line: by its name, sent as one. listd reads digits that
+/// name no list as an id, so a list called "2026" and the list with id 3 can both be given.
 func reference(_ text: String) -> ListReference {
-    if let id = Int(text), !text.hasPrefix("+") { return .id(id) }
-    return .name(text)
+    .name(text)
 }
 
 func plural(_ count: Int, _ noun: String) -> String {

@@ -12,12 +12,25 @@ enum Main {
     static func main() {
         // watch's lines must reach a pipe as they happen.
         setvbuf(stdout, nil, _IOLBF, 0)
+        let subcommands = Set(Listctl.configuration.subcommands.compactMap { $0.configuration.commandName })
+        let arguments = Arguments.hoistingSharedOptions(
+            Array(CommandLine.arguments.dropFirst()),
+            subcommands: subcommands
+        )
+        if let stray = Arguments.strayDash(in: arguments) {
+            writeError(Arguments.hint(for: stray.word, before: stray.before))
+            exit(ListctlExit.usage.rawValue)
+        }
         do {
-            var command = try Listctl.parseAsRoot()
+            var command = try Listctl.parseAsRoot(arguments)
             try command.run()
         } catch {
             if Listctl.exitCode(for: error) == .validationFailure {
-                writeError(Listctl.fullMessage(for: error))
+                let message = Listctl.fullMessage(for: error)
+                writeError(message)
+                if message.contains("Unknown option") {
+                    writeError("To give an item or name that starts with -, put it after --: listctl add LIST -- \"-item\"")
+                }
                 exit(ListctlExit.usage.rawValue)
             }
             Listctl.exit(withError: error)

@@ -271,3 +271,83 @@ private func steps(_ note: [String: Any]) -> [String] {
         #expect(try errors.line().hasPrefix("listctl: listd no longer consults delegate “slow”"))
     }
 }
+
+/// Items 9–12: listctl's command line as people type it.
+@Suite struct ListctlTrapsTests {
+    /// Item 9: `-fresh fish` printed the help and exited 0 (read as flags, -h among them).
+    @Test func aWordThatLooksLikeAnOptionIsAUsageErrorThatSaysHowToPassIt() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try listctl(["create", "Groceries"], socket: socket)
+        for word in ["-fresh fish", "-sunscreen", "--bogus"] {
+            let run = try listctl(["add", "Groceries", word], socket: socket)
+            #expect(run.status == 2, "\(word): \(run.stdout)")
+            #expect(run.stdout.isEmpty, "\(word): no help, nothing done")
+            #expect(run.stderr.contains("put it after --: listctl add"), "\(word): \(run.stderr)")
+        }
+        #expect(try listctl(["add", "Groceries", "-fresh fish"], socket: socket).stderr.contains(#"listctl add Groceries -- "-fresh fish""#))
+        #expect(try listctl(["add", "Groceries", "--", "-fresh fish", "-sunscreen"], socket: socket).status == 0)
+        let shown = try LineConnection(path: socket).result("getList", ["list": "Groceries"])
+        #expect(shown["items"] as? [String] == ["-fresh fish", "-sunscreen"])
+    }
+
+    /// listctl checks words that start with - itself (item 9): every option a subcommand's help
+    /// names must pass that check.
+    @Test func everyOptionInTheHelpIsKnown() throws {
+        for command in ["lists", "show", "create", "rename", "delete", "add", "remove", "replace", "watch", "delegate"] {
+            let help = try listctl([command, "--help"], socket: "/nonexistent").stdout
+            let options = help.split(separator: "\n").compactMap { line -> String? in
+                let word = line.drop { $0 == " " }.prefix { $0 != " " && $0 != "," && $0 != "=" }
+                return word.hasPrefix("--") ? String(word) : nil
+            }
+            #expect(options.contains("--socket"), "\(command): \(help)")
+            for option in options {
+                let run = try listctl([command, option], socket: "/nonexistent")
+                #expect(!run.stderr.contains("unknown option"), "\(command) \(option): \(run.stderr)")
+            }
+        }
+    }
+
+    /// Item 10: the options every subcommand takes, before the subcommand (as `git -C`).
+    @Test func sharedOptionsMayComeBeforeTheSubcommand() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        let created = try listctl(["--socket", socket, "create", "Groceries", "milk"], socket: nil)
+        #expect(created.status == 0, "\(created.stderr)")
+        let shown = try listctl(["--json", "--socket=\(socket)", "show", "Groceries"], socket: nil)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let list = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+        #expect(list?["items"] as? [String] == ["milk"])
+    }
+
+    /// Item 11: a list named with digits could not be addressed ("There is no list with id 2026").
+    @Test func aListIsNamedFirstAndDigitsAreAnIdOnlyWhenNoListHasThatName() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try listctl(["create", "Groceries", "milk"], socket: socket)
+        _ = try listctl(["create", "2026", "fireworks"], socket: socket)
+        _ = try listctl(["create", "1", "one"], socket: socket)
+        #expect(try listctl(["show", "2026"], socket: socket).stdout.contains("- fireworks"))
+        #expect(try listctl(["add", "2026", "champagne"], socket: socket).stdout == "Added “champagne” to 2026.\n")
+        #expect(try listctl(["show", "1"], socket: socket).stdout.hasPrefix("1 (id 3"), "the name wins over the id")
+        #expect(try listctl(["show", "2"], socket: socket).stdout.hasPrefix("2026 (id 2"), "no list is called 2: id 2")
+        let missing = try listctl(["show", "99"], socket: socket)
+        #expect(missing.status == 1 && missing.stderr.contains("There is no list called “99”."), "\(missing.stderr)")
+    }
+
+    /// Item 12: `-` added an item called "-"; it reads one item per line from stdin, as one batch.
+    @Test func aDashReadsItemsFromStandardInput() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try listctl(["create", "Groceries", "milk"], socket: socket)
+        let run = try ChildProcess.run(
+            "/bin/sh",
+            ["-c", "printf 'eggs\\n\\n  \\nbread\\nmilk\\n' | '\(Binaries.listctl.path)' add --socket '\(socket)' Groceries -"]
+        )
+        #expect(run.status == 1, "milk is there already: \(run.stderr)")
+        #expect(run.stdout == "Added “eggs” to Groceries.\nAdded “bread” to Groceries.\n")
+        #expect(run.stderr == "listctl: denied: “milk” is already on Groceries.\n")
+        let shown = try LineConnection(path: socket).result("getList", ["list": "Groceries"])
+        #expect(shown["items"] as? [String] == ["milk", "eggs", "bread"])
+    }
+}

@@ -1,0 +1,73 @@
+// What listctl does to its command line before argument-parser reads it: the shared options may
+// come before the subcommand, and a word that looks like an option but is none is a usage error
+// that says how to pass it as an item.
+
+enum Arguments {
+    /// Options every subcommand takes; people put them first, as with `git -C` or
+    /// `systemctl --user`. The value-taking ones take the next word.
+    static let sharedFlags: Set<String> = ["--json"]
+    static let sharedValueOptions: Set<String> = ["--socket"]
+    /// Options of any subcommand that take a value: the word after them is not checked.
+    static let valueOptions: Set<String> = [
+        "--socket", "--list", "--event", "--question", "--timeout", "--on-timeout", "--name", "--since",
+    ]
+
+    /// Every long option of listctl and its subcommands, and argument-parser's own: any other
+    /// `--word` is a usage error with the hint (argument-parser took `add L --bogus` for a missing
+    /// item). ListctlTrapsTests checks it against every subcommand's help.
+    static let longOptions: Set<String> = [
+        "--socket", "--json", "--help", "--version", "--list", "--event", "--since", "--exec", "--no-reconnect",
+        "--question", "--timeout", "--on-timeout", "--name", "--generate-completion-script",
+        "--experimental-dump-help",
+    ]
+
+    /// `--socket P` / `--socket=P` / `--json` given before the subcommand go right after it.
+    static func hoistingSharedOptions(_ arguments: [String], subcommands: Set<String>) -> [String] {
+        var shared: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if sharedFlags.contains(word) || sharedValueOptions.contains(where: { word.hasPrefix($0 + "=") }) {
+                shared.append(word)
+                index += 1
+            } else if sharedValueOptions.contains(word), index + 1 < arguments.count {
+                shared += [word, arguments[index + 1]]
+                index += 2
+            } else {
+                break
+            }
+        }
+        guard !shared.isEmpty, index < arguments.count, subcommands.contains(arguments[index]) else { return arguments }
+        return [arguments[index]] + shared + arguments[(index + 1)...]
+    }
+
+    /// The first word before `--` that starts with `-` but is no option listctl has (`-fresh fish`
+    /// was read as the flags -f -r -e -s -h, and -h printed the help): with the words before it.
+    static func strayDash(in arguments: [String]) -> (word: String, before: [String])? {
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if word == "--" { return nil }
+            if valueOptions.contains(word) {
+                index += 2
+                continue
+            }
+            // A lone "-" is stdin (add, remove, create); "---…" is argument-parser's completion call.
+            let isLong = word.hasPrefix("--")
+            let known =
+                isLong
+                ? word.hasPrefix("---") || longOptions.contains(String(word.prefix { $0 != "=" }))
+                : word == "-" || word == "-h" || !word.hasPrefix("-")
+            if !known { return (word, Array(arguments[..<index])) }
+            index += 1
+        }
+        return nil
+    }
+
+    /// How to pass `word` as an item: after `--`.
+    static func hint(for word: String, before: [String]) -> String {
+        let quoted = word.contains(" ") ? "\"\(word)\"" : word
+        let example = (["listctl"] + before + ["--", quoted]).joined(separator: " ")
+        return "listctl: unknown option “\(word)”. To give an item or name that starts with -, put it after --: \(example)"
+    }
+}
