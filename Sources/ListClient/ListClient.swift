@@ -281,7 +281,7 @@ public final class ListClient: Sendable {
                 let (handlers, streams) = state.withLock { ($0.handlers, Array($0.streams.values)) }
                 for entry in handlers where entry.name == nil || entry.name == event.name { entry.handler(event) }
                 for stream in streams { stream.yield(event) }
-            case .delegateDropped, nil:
+            case .delegateDropped, .denial, nil:
                 break
             }
         case .failure(let invalid):

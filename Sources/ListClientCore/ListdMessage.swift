@@ -11,6 +11,8 @@ public enum ListdMessage: Sendable {
     /// A question to this client as a delegate; answer it with a `DelegateAnswer` for `id`.
     /// `params` is nil when they could not be read (the question is then allowed).
     case question(DelegateQuestion, DelegateQuestionParams?, id: RPCRequestID)
+    /// An edit delegates denied (`didDenyChange`, for subscribers that asked for it).
+    case denial(DeniedChangeParams)
     /// listd no longer consults this delegate (it did not answer in time, several times in a row).
     case delegateDropped(DelegateDroppedParams)
 
@@ -28,6 +30,11 @@ public enum ListdMessage: Sendable {
                 return nil
             }
             self = .delegateDropped(params)
+        } else if request.method == ListEventName.didDenyChange.rawValue {
+            guard let params = try? RPCEncoding.decode(DeniedChangeParams.self, from: request.params) else {
+                return nil
+            }
+            self = .denial(params)
         } else if request.method == ListEventName.didRejectFileEdit.rawValue {
             guard let params = try? RPCEncoding.decode(FileRejectionParams.self, from: request.params) else {
                 return nil

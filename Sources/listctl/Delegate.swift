@@ -121,7 +121,7 @@ extension Listctl {
                     case .delegateDropped(let dropped):
                         writeError("listctl: listd no longer consults delegate “\(dropped.name)”: \(dropped.reason)")
                         throw ExitCode(ListctlExit.failed.rawValue)
-                    case .event, .fileRejection:
+                    case .event, .fileRejection, .denial:
                         continue
                     }
                 }
@@ -227,7 +227,7 @@ private func questionJSON(_ question: DelegateQuestion, _ params: DelegateQuesti
     )
 }
 
-private func summary(_ params: DelegateQuestionParams) -> String {
+func summary(_ params: DelegateQuestionParams) -> String {
     var parts: [String] = []
     if let item = params.item { parts.append("“\(item)”") }
     if let with = params.with { parts.append("→ “\(with)”") }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Glibc
 import ListClientCore
 import ListModel
 import ListRPC
@@ -43,6 +44,9 @@ extension Listctl {
         @Flag(help: "Run COMMAND (after --) for each notification, with it as JSON on stdin, one at a time, in order.")
         var exec = false
 
+        @Flag(help: "Exit with status 4 when listd goes away, instead of reconnecting and resuming.")
+        var noReconnect = false
+
         @Argument(
             parsing: .postTerminator,
             help: ArgumentHelp("With --exec: the command and its arguments, after --.", valueName: "command")
@@ -67,64 +71,113 @@ extension Listctl {
 
         func run() throws {
             if exec { ignoreBrokenPipes() }
-            try options.withClient { client in
-                let snapshot = try client.call(
-                    Subscribe.self,
-                    .init(
-                        events: events.isEmpty ? nil : events,
-                        lists: lists.isEmpty ? nil : lists.map(reference),
-                        since: since
+            // --exec: one command at a time, in the order of the notifications, while reading
+            // goes on (listd closes a subscriber that stops reading).
+            let command = exec ? self.command : []
+            let runs = DispatchQueue(label: "listctl.watch.exec")
+            try options.withClient { first in
+                var client = first
+                var resume = Resume(since: since, instance: nil, first: true)
+                while true {
+                    try watch(client, resume: &resume, command: command, runs: runs)
+                    runs.sync {}  // every notification received is handled before going on
+                    guard !noReconnect else {
+                        writeError("listctl: listd closed the connection.")
+                        throw ExitCode(ListctlExit.failed.rawValue)
+                    }
+                    writeError(
+                        "listctl: listd closed the connection; reconnecting to resume after revision \(resume.since ?? 0)."
                     )
+                    client = reconnect()
+                }
+            }
+        }
+
+        /// Where a watch goes on from after a reconnect: the last revision it handled, and the
+        /// instance that revision belongs to.
+        struct Resume {
+            var since: Revision?
+            var instance: String?
+            var first: Bool
+        }
+
+        /// Subscribes (from `resume`) and handles notifications until listd closes the connection.
+        private func watch(
+            _ client: BlockingListClient,
+            resume: inout Resume,
+            command: [String],
+            runs: DispatchQueue
+        ) throws {
+            let snapshot = try client.call(
+                Subscribe.self,
+                .init(
+                    events: events.isEmpty ? nil : events,
+                    lists: lists.isEmpty ? nil : lists.map(reference),
+                    since: resume.since,
+                    instance: resume.instance
                 )
-                if options.json {
-                    // The starting point, so a script knows the state each change applies to.
-                    printJSON(
-                        SubscribedLine(
-                            revision: snapshot.revision,
-                            lists: snapshot.lists,
-                            instance: snapshot.instance,
-                            since: since
-                        )
-                    )
-                } else if let since {
-                    print("Watching from revision \(since) (now \(snapshot.revision)); Ctrl-C to stop.")
+            )
+            if resume.first {
+                printHeader(snapshot)
+                resume.first = false
+            }
+            resume.instance = snapshot.instance
+            if resume.since == nil { resume.since = snapshot.revision }
+            // Notifications that came before the reply to subscribe (replayed ones too) come
+            // first, in order; every one goes the same way: to the command, as JSON, or as a
+            // sentence.
+            while let message = client.next() {
+                let line: any Encodable
+                let sentence: String
+                switch message {
+                case .event(let event):
+                    (line, sentence) = (WatchLine(event), describe(event))
+                    resume.since = max(resume.since ?? 0, event.revision)
+                case .fileRejection(let rejection):
+                    (line, sentence) = (RejectionLine(rejection), describe(rejection))
+                case .denial(let denial):
+                    (line, sentence) = (DenialLine(denial), describe(denial))
+                case .question, .delegateDropped: continue
+                }
+                if !command.isEmpty {
+                    let input = Array(jsonData(line))
+                    runs.async {
+                        // Its output is the watch's output.
+                        let (status, _) = runCommand(command, input: input, captureOutput: false)
+                        if status != 0 { writeError("listctl: \(command[0]) exited with status \(status)") }
+                    }
+                } else if options.json {
+                    printJSON(line)
                 } else {
-                    print(
-                        "Watching \(plural(snapshot.lists.count, "list")) from revision \(snapshot.revision); Ctrl-C to stop."
-                    )
+                    print(sentence)
                 }
-                // --exec: one command at a time, in the order of the notifications, while reading
-                // goes on (listd closes a subscriber that stops reading).
-                let command = exec ? self.command : []
-                let runs = DispatchQueue(label: "listctl.watch.exec")
-                // Notifications that came before the reply to subscribe (replayed ones too) come
-                // first, in order; every one goes the same way: to the command, as JSON, or as a
-                // sentence.
-                while let message = client.next() {
-                    let line: any Encodable
-                    let sentence: String
-                    switch message {
-                    case .event(let event): (line, sentence) = (WatchLine(event), describe(event))
-                    case .fileRejection(let rejection):
-                        (line, sentence) = (RejectionLine(rejection), describe(rejection))
-                    case .question, .delegateDropped: continue
-                    }
-                    if !command.isEmpty {
-                        let input = Array(jsonData(line))
-                        runs.async {
-                            // Its output is the watch's output.
-                            let (status, _) = runCommand(command, input: input, captureOutput: false)
-                            if status != 0 { writeError("listctl: \(command[0]) exited with status \(status)") }
-                        }
-                    } else if options.json {
-                        printJSON(line)
-                    } else {
-                        print(sentence)
-                    }
+            }
+        }
+
+        private func printHeader(_ snapshot: ListsSnapshot) {
+            if options.json {
+                // The starting point, so a script knows the state each change applies to.
+                printJSON(
+                    SubscribedLine(revision: snapshot.revision, lists: snapshot.lists, instance: snapshot.instance, since: since)
+                )
+            } else if let since {
+                print("Watching from revision \(since) (now \(snapshot.revision)); Ctrl-C to stop.")
+            } else {
+                print("Watching \(plural(snapshot.lists.count, "list")) from revision \(snapshot.revision); Ctrl-C to stop.")
+            }
+        }
+
+        /// Connects again, waiting 50 ms after the first try and doubling up to a second: listd
+        /// restarting (or its socket unit) takes that long.
+        private func reconnect() -> BlockingListClient {
+            var delay = Duration.milliseconds(50)
+            while true {
+                if let client = try? BlockingListClient(socketPath: options.socketPath, name: "listctl") {
+                    return client
                 }
-                runs.sync {}  // every notification received is handled before listctl stops
-                writeError("listctl: listd closed the connection.")
-                throw ExitCode(ListctlExit.failed.rawValue)
+                let (seconds, attoseconds) = delay.components
+                usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+                delay = min(delay * 2, .seconds(1))
             }
         }
     }
@@ -179,6 +232,29 @@ func describe(_ event: ListEvent) -> String {
         }.joined(separator: ", ")
     }
     return "#\(event.revision) \(event.list.name): \(what) (by \(event.origin))"
+}
+
+/// A `didDenyChange` as `watch --json` prints it.
+private struct DenialLine: Encodable {
+    var event = ListEventName.didDenyChange.rawValue
+    var question: DelegateQuestion
+    var proposal: DelegateQuestionParams
+    var denials: [DelegateDenial]
+    var timedOut: [String]
+
+    init(_ denial: DeniedChangeParams) {
+        question = denial.question
+        proposal = denial.proposal
+        denials = denial.denials
+        timedOut = denial.timedOut
+    }
+}
+
+/// `Denied shouldAdd “cake” on Groceries (by listctl (pid 4242, uid 1000)): diet: no sweets`
+func describe(_ denial: DeniedChangeParams) -> String {
+    var reasons = denial.denials.map { "\($0.delegate): \($0.reason)" }
+    reasons += denial.timedOut.map { "\($0): no answer in time" }
+    return "Denied \(denial.question.rawValue) \(summary(denial.proposal)) (by \(denial.proposal.origin)): \(reasons.joined(separator: "; "))"
 }
 
 /// A `didRejectFileEdit` as `watch --json` prints it.

@@ -351,3 +351,55 @@ private func steps(_ note: [String: Any]) -> [String] {
         #expect(shown["items"] as? [String] == ["milk", "eggs", "bread"])
     }
 }
+
+/// Item 13: watch prints what --event names, and goes on through a restart of listd.
+@Suite struct ListctlWatchTests {
+    @Test func watchPrintsDeniedChangesWhenAskedFor() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try listctl(["create", "Groceries"], socket: socket)
+        let delegate = try ChildProcess(
+            Binaries.listctl.path,
+            ["delegate", "--socket", socket, "--name", "diet", "--", "sh", "-c", "echo no sweets; exit 1"]
+        )
+        defer { delegate.signal(SIGTERM) }
+        #expect(try LineReader(delegate.stdout).line().hasPrefix("Registered as delegate “diet”"))
+        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--socket", socket, "--event", "didDenyChange"])
+        defer { watch.signal(SIGTERM) }
+        let output = LineReader(watch.stdout)
+        #expect(try output.line().hasPrefix("Watching 1 list"))
+        #expect(try listctl(["add", "Groceries", "cake"], socket: socket).status == 1)
+        let line = try output.line()
+        #expect(line.hasPrefix("Denied shouldAdd “cake” on Groceries (by listctl"), "\(line)")
+        #expect(line.hasSuffix("): diet: no sweets"), "\(line)")
+    }
+
+    /// listd restarts: watch says so once on stderr, reconnects, and prints every change after
+    /// the last one it printed, once, in order (one made before it is back among them).
+    @Test func watchReconnectsAndResumesWithNothingLostOrTwice() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try listctl(["create", "Groceries"], socket: socket)
+        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--socket", socket])
+        defer { watch.signal(SIGTERM) }
+        let once = try ChildProcess(Binaries.listctl.path, ["watch", "--no-reconnect", "--socket", socket])
+        defer { once.signal(SIGTERM) }
+        let output = LineReader(watch.stdout)
+        #expect(try output.line().hasPrefix("Watching 1 list"))
+        #expect(try LineReader(once.stdout).line().hasPrefix("Watching 1 list"))
+        _ = try listctl(["add", "Groceries", "milk"], socket: socket)
+        #expect(try output.line().hasPrefix("#2 Groceries: added “milk”"))
+
+        daemon.stop()
+        #expect(once.wait(timeout: 10) == 4, "--no-reconnect: status 4 when listd goes away")
+        try daemon.start()
+        _ = try listctl(["add", "Groceries", "eggs"], socket: socket)
+        _ = try listctl(["add", "Groceries", "bread"], socket: socket)
+        #expect(try output.line().hasPrefix("#3 Groceries: added “eggs”"))
+        #expect(try output.line().hasPrefix("#4 Groceries: added “bread”"))
+        _ = try listctl(["add", "Groceries", "fence"], socket: socket)
+        #expect(try output.line().hasPrefix("#5 Groceries: added “fence”"), "nothing twice before it")
+        #expect(!watch.hasExited)
+        #expect(try LineReader(watch.stderr).line().contains("reconnecting to resume after revision 2"))
+    }
+}
