@@ -25,13 +25,15 @@ extension Listctl {
 
         @Option(
             name: .customLong("question"),
-            help: ArgumentHelp("Only this question (shouldAdd, shouldRemove, …); repeatable.", valueName: "question")
+            help: ArgumentHelp("Only this question (shouldAdd, shouldRemove, …); repeatable.", valueName: "question"),
+            completion: .list(DelegateQuestion.allCases.map(\.rawValue))
         )
         var questions: [String] = []
 
         @Option(
             name: .customLong("list"),
-            help: ArgumentHelp("Only edits of this list (name or id); repeatable.", valueName: "list")
+            help: ArgumentHelp("Only edits of this list (name or id); repeatable.", valueName: "list"),
+            completion: ListCompletion.listNames
         )
         var lists: [String] = []
 
@@ -43,7 +45,10 @@ extension Listctl {
         )
         var timeout: Int?
 
-        @Option(help: "What a question COMMAND does not answer in time counts as: allow or deny.")
+        @Option(
+            help: "What a question COMMAND does not answer in time counts as: allow or deny.",
+            completion: .list(["allow", "deny"])
+        )
         var onTimeout: String?
 
         @Option(help: "The name shown in denials (default: the command's name).")

@@ -23,13 +23,15 @@ extension Listctl {
 
         @Option(
             name: .customLong("list"),
-            help: ArgumentHelp("Only changes to this list (name or id); repeatable.", valueName: "list")
+            help: ArgumentHelp("Only changes to this list (name or id); repeatable.", valueName: "list"),
+            completion: ListCompletion.listNames
         )
         var lists: [String] = []
 
         @Option(
             name: .customLong("event"),
-            help: ArgumentHelp("Only this notification, e.g. didUpdateShoppingList; repeatable.", valueName: "event")
+            help: ArgumentHelp("Only this notification, e.g. didUpdateShoppingList; repeatable.", valueName: "event"),
+            completion: .list(ListEventName.allCases.map(\.rawValue))
         )
         var events: [String] = []
 

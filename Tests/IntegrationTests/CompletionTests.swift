@@ -79,4 +79,17 @@ import Testing
         #expect(run.stdout == "\n")
         #expect(run.stderr == "")
     }
+
+    /// Issue 26, item 14: the values of --list, --event, --question and --on-timeout.
+    @Test func optionValuesAreOffered() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        #expect(try listctl(["create", "Groceries"], socket: socket).status == 0)
+        #expect(try listctl(["create", "Garden"], socket: socket).status == 0)
+        #expect(try completions("listctl watch --socket \(socket) --list ").stdout == "Groceries|Garden\n")
+        #expect(try completions("listctl delegate --socket \(socket) --list Gr").stdout == "Groceries\n")
+        #expect(try completions("listctl watch --event didU").stdout == "didUpdateShoppingList\n")
+        #expect(try completions("listctl delegate --question shouldR").stdout == "shouldRename|shouldReplace|shouldRemove\n")
+        #expect(try completions("listctl delegate --on-timeout ").stdout == "allow|deny\n")
+    }
 }

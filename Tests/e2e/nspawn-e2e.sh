@@ -115,6 +115,11 @@ check "… that names every command" bash -c "zcat '$MAN/man1/listctl.1.gz' | gr
 check "listd(8)" bash -c "zcat '$MAN/man8/listd.8.gz' | grep -q '^.Dt LISTD 8'"
 check "listd(5), the list file and the socket" bash -c "zcat '$MAN/man5/listd.5.gz' | grep -q '^.Sh FILES'"
 check "man renders listctl(1)" bash -c "MANWIDTH=80 man -l '$MAN/man1/listctl.1.gz' 2>/dev/null | grep -q 'Read and edit the shopping lists'"
+for section in ENVIRONMENT "EXIT STATUS" EXAMPLES "SEE ALSO"; do
+	check "… with its $section" bash -c "MANWIDTH=80 man -l '$MAN/man1/listctl.1.gz' 2>/dev/null | grep -q '^$section'"
+done
+check "… and not the boilerplate one" bash -c "! zcat '$MAN/man1/listctl.1.gz' | grep -q '^.Ex'"
+check "… whose EXIT STATUS is listctl's (0 to 4, not boilerplate)" bash -c "MANWIDTH=80 man -l '$MAN/man1/listctl.1.gz' 2>/dev/null | grep -q 'listd cannot be reached'"
 check "bash: /usr/share/bash-completion/completions/listctl" test -s "$ROOT/usr/share/bash-completion/completions/listctl"
 check "zsh: /usr/share/zsh/vendor-completions/_listctl" grep -q '^#compdef listctl' "$ROOT/usr/share/zsh/vendor-completions/_listctl"
 check "fish: /usr/share/fish/vendor_completions.d/listctl.fish" grep -q "^complete -c 'listctl'" "$ROOT/usr/share/fish/vendor_completions.d/listctl.fish"
