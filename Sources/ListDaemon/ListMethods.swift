@@ -163,7 +163,8 @@ extension ListService {
                     switch failure {
                     case .deniedByDelegate(let denials, let timedOut): .deniedByDelegate(denials, timedOut: timedOut)
                     case .denied(let error): RPCError(error)
-                    case .fileInvalid(let path, let offset): .fileInvalid(path: path, byteOffset: offset)
+                    case .fileInvalid(let path, let line, let offset):
+                        .fileInvalid(path: path, line: line, byteOffset: offset)
                     case .storageFailed(let detail): .storageFailed(detail)
                     case .shuttingDown: .internalError("listd is shutting down; the change was not applied.")
                     }

@@ -101,9 +101,11 @@ public final class ListService: Service, Sendable {
         if let last = hub.lastChange {
             text += ", last change: revision \(last.revision) by \(last.origin) at \(last.list.edited)"
         }
-        let (offset, writeFailure) = core.withLock { ($0.file.invalidOffset, $0.file.writeFailure) }
-        if let offset {
-            text += "; the list file is not UTF-8 (offset \(offset)), edits wait"
+        let (offset, line, writeFailure) = core.withLock {
+            ($0.file.invalidOffset, $0.file.invalidLine, $0.file.writeFailure)
+        }
+        if offset != nil {
+            text += "; line \(line) of the list file is not UTF-8, edits wait"
         }
         if let writeFailure {
             text += "; the list file is behind the lists, retrying: \(writeFailure)"

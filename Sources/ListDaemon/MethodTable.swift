@@ -67,7 +67,7 @@ struct MethodTable: Sendable {
         } catch let error as RPCError {
             throw error
         } catch {
-            throw .invalidParams("\(M.name): \(describe(error))")
+            throw invalidParams(M.name, error)
         }
     }
 
@@ -196,31 +196,53 @@ func replyLine(_ data: Data) -> ByteBuffer {
     return buffer
 }
 
-/// A decoding error as one sentence naming the offending field.
-private func describe(_ error: any Error) -> String {
-    guard let error = error as? DecodingError else { return "\(error)" }
-    func path(_ context: DecodingError.Context) -> String {
-        let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-        return keys.isEmpty ? "params" : "“" + keys.joined(separator: ".") + "”"
+/// A params decoding error as one sentence in plain words, naming the parameter at fault (also
+/// as `data.param`) and what it must be: never a Swift type's name.
+private func invalidParams(_ method: String, _ error: any Error) -> RPCError {
+    guard let error = error as? DecodingError else { return .invalidParams("\(method): \(error)") }
+    func path(_ context: DecodingError.Context) -> [String] {
+        context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+    }
+    func expected(_ param: String) -> String {
+        ParamExpectation.table[param] ?? "of another kind (see docs/protocol.md)"
     }
     switch error {
     case .keyNotFound(let key, let context):
-        let parent = context.codingPath.isEmpty ? "" : " in \(path(context))"
-        return "“\(key.stringValue)” is missing\(parent)."
-    case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-        return "\(path(context)) must be \(typeName(type))."
+        let keys = path(context)
+        let param = keys.first ?? key.stringValue
+        return .invalidParams("\(method) needs “\(key.stringValue)”: \(expected(key.stringValue)).", param: param)
+    case .typeMismatch(_, let context), .valueNotFound(_, let context):
+        let keys = path(context)
+        guard let param = keys.first else {
+            return .invalidParams("\(method) takes its params by name, as a JSON object.")
+        }
+        return .invalidParams("\(param) must be \(expected(param)).", param: param)
     case .dataCorrupted(let context):
-        return "\(path(context)): \(context.debugDescription)"
+        let keys = path(context)
+        guard let param = keys.first else { return .invalidParams("\(method): \(context.debugDescription)") }
+        return .invalidParams("\(param): \(context.debugDescription).", param: param)
     @unknown default:
-        return "\(error)"
+        return .invalidParams("\(method): \(error)")
     }
 }
 
-private func typeName(_ type: Any.Type) -> String {
-    switch type {
-    case is String.Type: "a string"
-    case is Int.Type, is Int64.Type: "an integer"
-    case is [String].Type, is [Any].Type: "an array"
-    default: "a \(type)"
-    }
+/// What each parameter of listd's methods must be, in words.
+private enum ParamExpectation {
+    static let table: [String: String] = [
+        "list": "a list's name (a string) or id (an integer)",
+        "lists": "an array of list names or ids",
+        "name": "a string",
+        "item": "a string",
+        "with": "a string",
+        "items": "an array of strings",
+        "events": "an array of notification names (\(ListEventName.allCases.map(\.rawValue).joined(separator: ", ")))",
+        "questions": "an array of question names (\(DelegateQuestion.allCases.map(\.rawValue).joined(separator: ", ")))",
+        "timeoutMs": "an integer (milliseconds)",
+        "onTimeout": "“allow” or “deny”",
+        "ifRevision": "an integer (a revision)",
+        "since": "an integer (a revision)",
+        "instance": "a string (the instance from hello or subscribe)",
+        "allow": "true or false",
+        "reason": "a string",
+    ]
 }

@@ -7,7 +7,7 @@ public struct ListDocument: Hashable, Sendable {
     public enum Line: Hashable, Sendable {
         /// `# Name <!-- listd id=1 -->`: starts a list.
         case heading(Heading)
-        /// `- item` (also `*`, `+`, indented).
+        /// `- item` (also `*`, `+`, an ordered `1.` or `1)`, indented).
         case item(Item)
         /// The `<!-- listd revision=… next-id=… -->` line earlier versions wrote; read for its
         /// numbers, never written again.
@@ -118,6 +118,19 @@ public struct ListDocument: Hashable, Sendable {
             if rest.first == " " || rest.first == "\t" {
                 let textStart = rest.index(after: rest.startIndex)
                 return .item(Item(prefix: String(raw[..<textStart]), text: String(raw[textStart...])))
+            }
+        }
+        // An ordered list's item, as Markdown has it: up to nine digits, "." or ")", a space.
+        let digits = body.prefix { $0.isASCII && $0.isNumber }
+        if (1...9).contains(digits.count) {
+            let rest = body[digits.endIndex...]
+            if let mark = rest.first, mark == "." || mark == ")" {
+                let after = rest.dropFirst()
+                if after.isEmpty { return .item(Item(prefix: String(raw), text: "")) }
+                if after.first == " " || after.first == "\t" {
+                    let textStart = after.index(after: after.startIndex)
+                    return .item(Item(prefix: String(raw[..<textStart]), text: String(raw[textStart...])))
+                }
             }
         }
         if firstLine, let fields = fields(of: raw), fields["revision"] != nil || fields["next-id"] != nil {

@@ -91,7 +91,13 @@ public struct ListFileReading: Sendable {
                         sections[sections.count - 1].items.append(ItemLine(line: index, text: text))
                     }
                 }
-            case .legacyHeader, .text:
+            case .text(let text):
+                // `-sunscreen`: an item meant, the space after the bullet forgotten. Said, not
+                // silently kept as a note (only under a list: notes elsewhere are the person's).
+                if !sections.isEmpty, rejectedHeading == nil, let item = Self.itemWithoutSpace(text) {
+                    diagnostics.append(.init(line: index + 1, text: text, problem: .bulletWithoutSpace(item)))
+                }
+            case .legacyHeader:
                 continue
             }
         }
@@ -116,6 +122,13 @@ public struct ListFileReading: Sendable {
         }
         self.sections = sections
         self.diagnostics = diagnostics
+    }
+
+    /// The item a line like `-sunscreen` was meant to be: a dash right before a letter.
+    static func itemWithoutSpace(_ line: String) -> String? {
+        let body = line.drop { $0 == " " || $0 == "\t" }
+        guard body.first == "-", let next = body.dropFirst().first, next.isLetter else { return nil }
+        return String(body.dropFirst())
     }
 
     /// The numbers a file written by an earlier listd carries in its first comment.
@@ -172,6 +185,8 @@ public struct ListFileDiagnostic: Hashable, Sendable {
         case denied(ListError)
         /// Delegates refused the change the line asks for (the message says who and why).
         case deniedByDelegates(String)
+        /// `-sunscreen`: an item without the space after its bullet.
+        case bulletWithoutSpace(String)
     }
 
     /// 1-based line number.
@@ -192,6 +207,7 @@ public struct ListFileDiagnostic: Hashable, Sendable {
         case .itemOutsideList: "itemOutsideList"
         case .underRejectedHeading: "listRejected"
         case .deniedByDelegates: "deniedByDelegate"
+        case .bulletWithoutSpace: "bulletWithoutSpace"
         }
     }
 
@@ -203,6 +219,8 @@ public struct ListFileDiagnostic: Hashable, Sendable {
         case .underRejectedHeading(let heading):
             "The heading on line \(heading) was not taken, so neither are its items."
         case .deniedByDelegates(let message): message
+        case .bulletWithoutSpace(let item):
+            "An item needs a space after its dash: write “- \(item)” to add it."
         }
     }
 

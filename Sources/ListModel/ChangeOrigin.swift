@@ -8,8 +8,10 @@ public enum ChangeOrigin: Hashable, Sendable {
 extension ChangeOrigin: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .client(let pid, let uid, let name):
-            (name.map { "\($0) " } ?? "") + "(pid \(pid), uid \(uid))"
+        case .client(let pid, let uid, let name?):
+            "\(name) (pid \(pid), uid \(uid))"
+        case .client(let pid, let uid, nil):
+            "pid \(pid) (uid \(uid))"
         case .file:
             "the list file"
         }

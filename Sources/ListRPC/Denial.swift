@@ -42,12 +42,14 @@ extension RPCError {
 
     /// Edits wait while the list file cannot be read, so that the person's file is never
     /// overwritten with listd's older copy.
-    public static func fileInvalid(path: String, byteOffset: Int) -> RPCError {
+    public static func fileInvalid(path: String, line: Int, byteOffset: Int) -> RPCError {
         RPCError(
             code: DenialCode.code(for: "fileInvalid"),
-            message:
-                "The list file \(path) is not UTF-8 text (first bad byte at offset \(byteOffset)); fix it, then try again.",
-            data: .object(["reason": .string("fileInvalid"), "byteOffset": .integer(Int64(byteOffset))])
+            message: "Line \(line) of the list file \(path) is not UTF-8 text; fix it, then try again.",
+            data: .object([
+                "reason": .string("fileInvalid"), "line": .integer(Int64(line)),
+                "byteOffset": .integer(Int64(byteOffset)),
+            ])
         )
     }
 

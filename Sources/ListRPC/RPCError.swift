@@ -25,8 +25,13 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
         RPCError(code: -32601, message: "Method not found: “\(method)” is not a listd method.")
     }
 
-    public static func invalidParams(_ detail: String) -> RPCError {
-        RPCError(code: -32602, message: "Invalid params: \(detail)")
+    /// - Parameter param: the parameter at fault, as `data.param`, for a program to point at.
+    public static func invalidParams(_ detail: String, param: String? = nil) -> RPCError {
+        RPCError(
+            code: -32602,
+            message: "Invalid params: \(detail)",
+            data: param.map { .object(["param": .string($0)]) }
+        )
     }
 
     public static func internalError(_ detail: String) -> RPCError {

@@ -403,3 +403,94 @@ private func steps(_ note: [String: Any]) -> [String] {
         #expect(try LineReader(watch.stderr).line().contains("reconnecting to resume after revision 2"))
     }
 }
+
+/// Items 16–19: errors a person can act on.
+@Suite struct ActionableErrorTests {
+    /// Item 16: a save that is not UTF-8 is reported by line (what an editor shows), not only by
+    /// byte offset: in the notification's lines, its message, the denial and the journal.
+    @Test func aFileThatIsNotUTF8IsReportedByLine() throws {
+        let sandbox = try Sandbox()
+        try "# Groceries\n- milk\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let daemon = try Daemon.start(in: sandbox)
+        let subscriber = try LineConnection(path: sandbox.socket)
+        _ = try subscriber.result("subscribe")
+        var bytes = Array("# Groceries <!-- listd id=1 -->\n- milk\n- caf".utf8)
+        bytes += [0xE9] + Array(" au lait\n- eggs\n".utf8)  // Latin-1 é on line 3
+        try Data(bytes).write(to: URL(fileURLWithPath: sandbox.path + "/latin1.md"))
+        try shell(in: sandbox, "cp latin1.md lists.md")
+        let note = try subscriber.readObject()
+        let params = note["params"] as? [String: Any] ?? [:]
+        #expect(params["reason"] as? String == "fileInvalid")
+        let lines = params["lines"] as? [[String: Any]] ?? []
+        #expect(lines.map { $0["line"] as? Int } == [3], "\(params)")
+        #expect(lines.first?["text"] as? String == "- caf\u{FFFD} au lait")
+        #expect((params["message"] as? String ?? "").contains("Line 3 is not UTF-8 text"), "\(params)")
+        let denial = try LineConnection(path: sandbox.socket).error("addItem", ["list": "Groceries", "item": "tea"])
+        #expect((denial["message"] as? String ?? "").hasPrefix("Line 3 of the list file"), "\(denial)")
+        #expect((denial["data"] as? [String: Any])?["line"] as? Int == 3)
+        #expect(daemon.logShows("Line 3 is not UTF-8 text"))
+    }
+
+    /// Item 17: `1. toothpaste` was kept silently as a note, and so was `-sunscreen`: an
+    /// ordered-list line is an item, and `-sunscreen` is a line not taken, marked with why.
+    @Test func orderedItemsAreItemsAndADashWithoutASpaceIsMarked() throws {
+        let sandbox = try Sandbox()
+        try "# Bathroom\n- soap\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let daemon = try Daemon.start(in: sandbox)
+        defer { withExtendedLifetime(daemon) {} }
+        let subscriber = try LineConnection(path: sandbox.socket)
+        _ = try subscriber.result("subscribe")
+        try shell(in: sandbox, "sed -i 's/^- soap$/- soap\\n1. toothpaste\\n2) floss\\n-sunscreen/' lists.md")
+        var methods: [String] = []
+        for _ in 0..<3 { methods.append(try subscriber.readObject()["method"] as? String ?? "?") }
+        #expect(methods == ["didUpdateShoppingList", "didUpdateShoppingList", "didRejectFileEdit"])
+        let list = try LineConnection(path: sandbox.socket).result("getList", ["list": "Bathroom"])
+        #expect(list["items"] as? [String] == ["soap", "toothpaste", "floss"])
+        let expected = """
+            # Bathroom <!-- listd id=1 -->
+            - soap
+            1. toothpaste
+            2) floss
+            <!-- listd: not taken: An item needs a space after its dash: write “- sunscreen” to add it. You wrote: -sunscreen -->
+
+            """
+        #expect(try sandbox.read { $0 == expected } == expected)
+    }
+
+    /// Item 18: -32602 named Swift types ("must be a Array<JSONValue>", "Cannot initialize
+    /// DelegateQuestion from invalid String value"): now the parameter and what it must be.
+    @Test func invalidParamsSayWhatIsExpectedInWords() throws {
+        let daemon = try Daemon.start()
+        let connection = try LineConnection(path: daemon.sandbox.socket)
+        let cases: [(method: String, params: [String: Any], param: String, says: String)] = [
+            (
+                "registerDelegate", ["name": "d", "questions": ["shouldFly"]], "questions",
+                "questions: unknown question “shouldFly”; known: shouldCreate, shouldRename"
+            ),
+            ("registerDelegate", ["name": "d", "lists": "Groceries"], "lists", "lists must be an array of list names or ids."),
+            ("registerDelegate", ["name": "d", "onTimeout": "maybe"], "onTimeout", "onTimeout: “maybe” is neither “allow” nor “deny”."),
+            ("registerDelegate", ["name": "d", "timeoutMs": "soon"], "timeoutMs", "timeoutMs must be an integer (milliseconds)."),
+            ("addItem", ["list": "Groceries"], "item", "addItem needs “item”: a string."),
+            ("addItem", ["list": ["Groceries"], "item": "milk"], "list", "list: a list is named by its id (a number) or its name (a string)."),
+            ("subscribe", ["since": "yesterday"], "since", "since must be an integer (a revision)."),
+        ]
+        for (method, params, param, says) in cases {
+            let error = try connection.error(method, params)
+            let message = error["message"] as? String ?? ""
+            #expect(error["code"] as? Int == -32602)
+            #expect(message.contains(says), "\(method) \(params): \(message)")
+            #expect((error["data"] as? [String: Any])?["param"] as? String == param, "\(method): \(error)")
+            for swift in ["Array<", "JSONValue", "Cannot initialize", "TimeoutVerdict", "DelegateQuestion", "Int"] {
+                #expect(!message.contains(swift), "\(method): \(message)")
+            }
+        }
+    }
+
+    /// Item 19: a client that sent no name was journalled as `by (pid N, uid U)`.
+    @Test func aClientWithoutANameIsJournalledByItsPid() throws {
+        let daemon = try Daemon.start()
+        let connection = try LineConnection(path: daemon.sandbox.socket)
+        _ = try connection.result("createList", ["name": "Groceries"])
+        #expect(daemon.logShows("created list “Groceries” (revision 1, by pid \(getpid()) (uid \(geteuid())))"), "\(daemon.logOutput)")
+    }
+}

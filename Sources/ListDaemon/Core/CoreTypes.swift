@@ -5,7 +5,7 @@ import ListRPC
 /// Why an edit was not applied.
 public enum EditFailure: Error, Sendable, Equatable {
     case denied(ListError)
-    case fileInvalid(path: String, byteOffset: Int)
+    case fileInvalid(path: String, line: Int, byteOffset: Int)
     case deniedByDelegate([DelegateDenial], timedOut: [String])
     case storageFailed(String)
     case shuttingDown

@@ -19,6 +19,8 @@ struct FileState: Sendable {
     var dirtySince: ContinuousClock.Instant?
     /// Set while the file is not UTF-8: edits are denied so the file is not clobbered.
     var invalidOffset: Int?
+    /// The 1-based line that byte is on (what a person sees in an editor).
+    var invalidLine = 0
     /// The invalid content already reported, so it is reported once.
     var reportedInvalid: [UInt8]?
     /// When the file was first seen empty (a truncate whose write has not come yet).
@@ -176,15 +178,27 @@ extension ListCore {
         case .bytes(let bytes, nil, _):
             // Not UTF-8: keep the last good state, never overwrite, deny edits until fixed.
             let offset = firstInvalidUTF8Offset(bytes)
+            let lineStart = bytes[..<offset].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+            let lineEnd = bytes[offset...].firstIndex(of: 0x0A) ?? bytes.count
+            let line = bytes[..<lineStart].count { $0 == 0x0A } + 1
             file.invalidOffset = offset
+            file.invalidLine = line
             withdrawSave(at: time, into: &actions)
             if file.reportedInvalid != bytes {
                 file.reportedInvalid = bytes
+                let explanation =
+                    "Line \(line) is not UTF-8 text (its byte \(offset - lineStart + 1) cannot be read); listd keeps the lists as they were and will not write the file until it is fixed."
                 let rejection = FileRejectionParams(
                     reason: "fileInvalid",
-                    message:
-                        "The list file \(filePath) is not UTF-8 text (first bad byte at offset \(offset)); listd keeps the lists as they were and will not write the file until it is fixed.",
-                    lines: [],
+                    message: "The list file \(filePath): \(explanation)",
+                    lines: [
+                        .init(
+                            line: line,
+                            text: String(decoding: bytes[lineStart..<lineEnd], as: UTF8.self),
+                            reason: "fileInvalid",
+                            message: "line \(line): \(explanation)"
+                        )
+                    ],
                     byteOffset: offset
                 )
                 actions.append(.announceRejection(rejection))

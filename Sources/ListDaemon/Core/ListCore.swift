@@ -207,7 +207,7 @@ struct ListCore {
         into actions: inout [CoreAction]
     ) {
         if let offset = file.invalidOffset {
-            settle(id, .failure(.fileInvalid(path: filePath, byteOffset: offset)), into: &actions)
+            settle(id, .failure(.fileInvalid(path: filePath, line: file.invalidLine, byteOffset: offset)), into: &actions)
             return
         }
         var trial = working

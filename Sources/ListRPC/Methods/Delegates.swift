@@ -19,9 +19,37 @@ public enum DelegateQuestion: String, Codable, Sendable, CaseIterable, Hashable 
     }
 }
 
+extension DelegateQuestion {
+    /// A question listd does not ask is named, with the ones it does (read by people).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let name = try container.decode(String.self)
+        guard let question = DelegateQuestion(rawValue: name) else {
+            let known = DelegateQuestion.allCases.map(\.rawValue).joined(separator: ", ")
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "unknown question “\(name)”; known: \(known)"
+            )
+        }
+        self = question
+    }
+}
+
 /// What a delegate that does not answer in time counts as.
 public enum TimeoutVerdict: String, Codable, Sendable, Hashable {
     case allow, deny
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let word = try container.decode(String.self)
+        guard let verdict = TimeoutVerdict(rawValue: word) else {
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "“\(word)” is neither “allow” nor “deny”"
+            )
+        }
+        self = verdict
+    }
 }
 
 /// Become a delegate: listd asks this connection before applying matching edits.
