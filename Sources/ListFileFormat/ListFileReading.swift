@@ -36,10 +36,13 @@ public struct ListFileReading: Sendable {
         // The current section's items by key: a duplicate is found without scanning them all.
         var itemsByKey: [String: String] = [:]
         var rejectedHeading: Int?
+        // A heading, taken or not, came before: `-sunscreen` is then meant as an item.
+        var headingSeen = false
 
         for (index, line) in document.lines.enumerated() {
             switch line {
             case .heading(let heading):
+                headingSeen = true
                 switch ListText.validated(heading.name) {
                 case .failure(let violation):
                     diagnostics.append(
@@ -93,8 +96,10 @@ public struct ListFileReading: Sendable {
                 }
             case .text(let text):
                 // `-sunscreen`: an item meant, the space after the bullet forgotten. Said, not
-                // silently kept as a note (only under a list: notes elsewhere are the person's).
-                if !sections.isEmpty, rejectedHeading == nil, let item = Self.itemWithoutSpace(text) {
+                // silently kept as a note (only under a heading: notes above the first are the
+                // person's; under one not taken it is marked all the same, so that a rewrite,
+                // which turns that heading into a comment, finds nothing new to mark).
+                if headingSeen, let item = Self.itemWithoutSpace(text) {
                     diagnostics.append(.init(line: index + 1, text: text, problem: .bulletWithoutSpace(item)))
                 }
             case .legacyHeader:

@@ -71,8 +71,7 @@ import Testing
 
         /// Runs a shell command line the way a person would.
         func shell(_ command: String) throws {
-            let run = try ChildProcess.run("/bin/sh", ["-c", "cd '\(sandbox.path)' && \(command)"])
-            #expect(run.status == 0, "\(command): \(run.stderr)")
+            try IntegrationTests.shell(in: sandbox, command)
         }
 
         func lists() throws -> [[String: Any]] {
@@ -278,7 +277,7 @@ import Testing
         let params = notes[0]["params"] as? [String: Any]
         #expect(params?["reason"] as? String == "fileInvalid")
         #expect(params?["byteOffset"] as? Int == 20)
-        #expect(setup.daemon.logShows("offset 20"))
+        #expect(setup.daemon.logShows("Line 3 is not UTF-8 text"))
 
         let client = try LineConnection(path: setup.sandbox.socket)
         let denial = try client.error("addItem", ["list": 1, "item": "tea"])

@@ -4,12 +4,6 @@ import Foundation
 import Glibc
 import Testing
 
-/// Runs `command` with `sh -c` in the sandbox's directory (a person at a shell).
-func shell(in sandbox: Sandbox, _ command: String) throws {
-    let run = try ChildProcess.run("/bin/sh", ["-c", "cd '\(sandbox.path)' && \(command)"])
-    #expect(run.status == 0, "\(command): \(run.stderr)")
-}
-
 /// The `changes` of a list notification, each as "op item…".
 private func steps(_ note: [String: Any]) -> [String] {
     let changes = (note["params"] as? [String: Any])?["changes"] as? [[String: Any]] ?? []

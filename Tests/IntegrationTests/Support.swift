@@ -444,3 +444,10 @@ struct InotifyLimitLock {
         close(fd)
     }
 }
+
+/// Runs `command` with `sh -c` in the sandbox's directory (a person at a shell); a failure
+/// fails the test, naming the command.
+func shell(in sandbox: Sandbox, _ command: String) throws {
+    let run = try ChildProcess.run("/bin/sh", ["-c", "cd '\(sandbox.path)' && \(command)"])
+    #expect(run.status == 0, "\(command): \(run.stderr)")
+}

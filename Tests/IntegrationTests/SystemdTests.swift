@@ -116,7 +116,7 @@ final class NotifySocket: @unchecked Sendable {
 
         _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries"])
         let status = try notify.await("STATUS=1 list")
-        #expect(status.contains("last change: revision 1 by (pid "))
+        #expect(status.contains("last change: revision 1 by pid "))
 
         kill(daemon.pid!, SIGHUP)
         _ = try notify.await("RELOADING=1")
@@ -294,7 +294,7 @@ struct JournalTests {
         _ = try #require(client).result("createList", ["name": name])
         let entries = try Self.entries(listName: name, count: 1)
         #expect(
-            entries.first?["MESSAGE"] as? String == "created list “\(name)” (revision 1, by (pid \(getpid()), uid 0))"
+            entries.first?["MESSAGE"] as? String == "created list “\(name)” (revision 1, by pid \(getpid()) (uid 0))"
         )
     }
 }
