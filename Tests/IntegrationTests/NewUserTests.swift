@@ -488,3 +488,44 @@ private func steps(_ note: [String: Any]) -> [String] {
         #expect(daemon.logShows("created list “Groceries” (revision 1, by pid \(getpid()) (uid \(geteuid())))"), "\(daemon.logOutput)")
     }
 }
+
+extension LinesMovedInTheFileTests {
+    /// Item 1, across lists: a line cut from Groceries and pasted under Hardware, under a delegate
+    /// that allows removals and denies additions, was lost from both. The removal is made only if
+    /// the addition is: bread stays on Groceries, and the pasted line is marked.
+    @Test func aLineMovedToAnotherListIsNotLostWhenItsAdditionIsRefused() throws {
+        let sandbox = try Sandbox()
+        try "# Groceries\n- milk\n- bread\n\n# Hardware\n- nails\n".write(
+            toFile: sandbox.file,
+            atomically: true,
+            encoding: .utf8
+        )
+        let daemon = try Daemon.start(in: sandbox)
+        defer { withExtendedLifetime(daemon) {} }
+        let delegate = try LineConnection(path: sandbox.socket)
+        _ = try delegate.result("registerDelegate", ["name": "keeper"])
+        try shell(in: sandbox, "sed -i -e '/^- bread$/d' -e 's/^- nails$/- nails\\n- bread/' lists.md")
+        var asked: [String] = []
+        for _ in 0..<2 {
+            let question = try delegate.readObject()
+            let method = question["method"] as? String ?? "?"
+            asked.append(method)
+            let answer = method == "shouldRemove" ? #"{"allow":true}"# : #"{"allow":false,"reason":"no"}"#
+            try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\"\(question["id"] as? String ?? "")\",\"result\":\(answer)}")
+        }
+        #expect(Set(asked) == ["shouldRemove", "shouldAdd"])
+        let expected = """
+            # Groceries <!-- listd id=1 -->
+            - milk
+            - bread
+
+            # Hardware <!-- listd id=2 -->
+            - nails
+            <!-- listd: not taken: Denied by a delegate: keeper: no. You wrote: - bread -->
+
+            """
+        #expect(try sandbox.read { $0 == expected } == expected, "\(daemon.logOutput)")
+        let lists = try LineConnection(path: sandbox.socket).result("getLists")["lists"] as? [[String: Any]] ?? []
+        #expect(lists.map { $0["items"] as? [String] ?? [] } == [["milk", "bread"], ["nails"]])
+    }
+}

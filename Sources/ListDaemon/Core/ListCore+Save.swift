@@ -29,6 +29,23 @@ struct Save: Sendable {
     var awaitingVerification = false
 
     var isDecided: Bool { decisions.count == edits.count }
+
+    /// The items (by key) whose addition to a list, or to a list the save creates, delegates
+    /// refused. A line cut from one list and pasted under another is a removal and an addition:
+    /// when the addition is refused, the removal is not made either, so the item the saved file
+    /// still has is not lost.
+    var itemsRefusedElsewhere: Set<String> {
+        var keys: Set<String> = []
+        for (index, fileEdit) in edits.enumerated() {
+            guard case .refused = decisions[index] else { continue }
+            switch fileEdit.edit {
+            case .addItem(let item, _, _): keys.insert(ListText.key(item))
+            case .createList(_, let items): keys.formUnion(items.map(ListText.key))
+            default: break
+            }
+        }
+        return keys
+    }
 }
 
 /// A person's save through the one vetting path: each edit waits in its list's queue, is asked
@@ -193,10 +210,14 @@ extension ListCore {
         var book = working
         let listsBefore = working.lists
         var created = false
+        let staying = current.itemsRefusedElsewhere
         for (index, fileEdit) in current.edits.enumerated() {
             if case .refused(let message) = current.decisions[index] {
                 reject(fileEdit, .deniedByDelegates(message))
                 continue
+            }
+            if case .removeItem(let item, _) = fileEdit.edit, staying.contains(ListText.key(item)) {
+                continue  // cut from this list, refused where it was pasted: it stays here
             }
             let before = fileEdit.edit.target.flatMap { try? book.list($0) }
             do throws(ListError) {
