@@ -167,18 +167,18 @@ private func steps(_ note: [String: Any]) -> [String] {
         try daemon.start()
         let client = try LineConnection(path: sandbox.socket)
         _ = try client.result("createList", ["name": "Groceries", "items": ["milk"]])
-        #expect(try sandbox.read { $0.contains("- milk") }.contains("- milk"))
+        #expect(try sandbox.read(when: { $0.contains("- milk") }, timeout: 30).contains("- milk"))
 
         #expect(chmod(sandbox.path, 0o500) == 0)
         defer { chmod(sandbox.path, 0o700) }
         #expect(try client.result("addItem", ["list": "Groceries", "item": "eggs"])["items"] as? [String] == ["milk", "eggs"])
-        #expect(daemon.logShows("could not write the list file"), "\(daemon.logOutput)")
+        #expect(daemon.logShows("could not write the list file", within: 30), "\(daemon.logOutput)")
         #expect(!(try sandbox.read()).contains("eggs"))
 
         #expect(chmod(sandbox.path, 0o700) == 0)
-        let caughtUp = try sandbox.read(when: { $0.contains("- eggs") }, timeout: 5)
+        let caughtUp = try sandbox.read(when: { $0.contains("- eggs") }, timeout: 30)
         #expect(caughtUp.contains("- eggs"), "no edit came, and the file caught up: \(daemon.logOutput)")
-        #expect(daemon.logShows("is written again"))
+        #expect(daemon.logShows("is written again", within: 30))
     }
 }
 

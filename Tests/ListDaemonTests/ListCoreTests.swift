@@ -273,6 +273,37 @@ import Testing
         #expect(statusChanged(written) && core.file.writeFailure == nil && !core.file.dirty)
     }
 
+    /// Found by UnwritableDirectoryTests under load: listd's write of the file finished while a
+    /// client's change was applied and its append under way; the file was taken as up to date
+    /// (it showed the durable lists), and once the change was durable nothing wrote it: the file
+    /// stayed stale until the next edit.
+    @Test func aWriteThatEndsWhileAChangeIsBeingMadeDurableLeavesTheFileDirty() throws {
+        var core = Self.core()
+        _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
+        _ = core.answered(.proposal(1), .allowed, at: Self.time)
+        _ = core.appended(now: Self.now)
+        var rendered: RenderedFile?
+        for case .renderFile(let book, let reading, let rejected) in core.writeDue(now: Self.now, force: true) {
+            rendered = ListFileSync.render(book, onto: reading, rejected: rejected)
+        }
+        let written = try #require(rendered)
+        _ = core.fileRendered(written, now: Self.now)
+        _ = core.appended(now: Self.now)  // the note of what the file will show
+
+        // A change is applied; its append is under way when the write ends.
+        _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
+        #expect(Self.appends(core.answered(.proposal(2), .allowed, at: Self.time)).count == 1)
+        _ = core.fileReplaced(written, .written, now: Self.now)
+        let durable = core.appended(now: Self.now + .milliseconds(30))
+        let asksForAWrite = durable.contains {
+            switch $0 {
+            case .renderFile, .scheduleWrite: true
+            default: false
+            }
+        }
+        #expect(core.file.dirty && asksForAWrite, "the file lacks eggs: it is written")
+    }
+
     @Test func aSaveArrivingWhileDelegatesDeliberateReplacesTheUndecidedOne() {
         var core = Self.core()
         _ = core.fileTouched()

@@ -282,14 +282,16 @@ extension ListCore {
             file.reading = rendered.reading
             file.rejected = [:]
             file.shown = rendered.book
-            file.dirty = rendered.book != durable
+            // Behind the durable lists, or behind a change applied and not yet durable (its
+            // append under way: once durable it asks for a write only if the file is dirty).
+            file.dirty = rendered.book != durable || rendered.book != working
             file.dirtySince = nil
         case .changedWhileWriting:
             file.readWanted = true  // the watcher brings that save in; still dirty
         case .failed(let error):
             // The lists are safe in the change log; the write is tried again soon (and at the
-            // next change), told once and again when it fails differently.
-            if file.writeFailure != error {
+            // next change), told once (each try's error names its own temp file).
+            if file.writeFailure == nil {
                 actions.append(.journal(.fileWriteFailed(error)))
                 actions.append(.statusChanged)
             }
