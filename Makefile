@@ -132,7 +132,7 @@ man: release
 	$(SWIFT) build -c release --static-swift-stdlib --product generate-manual
 	@mkdir -p $(GENERATED)/man
 	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listctl --section 1 --date $(MAN_DATE) --output-directory $(GENERATED)/man
-	# Its EXIT STATUS is boilerplate (.Ex -std): listctl's own, with ENVIRONMENT, EXAMPLES and SEE ALSO.
+	@# Its EXIT STATUS is boilerplate (.Ex -std): listctl's own, with ENVIRONMENT, EXAMPLES and SEE ALSO.
 	sed -i '/^\.Sh "*EXIT STATUS"*$$/,$$d' $(GENERATED)/man/listctl.1
 	sed '/^\.\\"/d' docs/man/listctl.1.sections >> $(GENERATED)/man/listctl.1
 	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listd --section 8 --date $(MAN_DATE) --output-directory $(GENERATED)/man

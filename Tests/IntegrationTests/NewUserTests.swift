@@ -12,6 +12,25 @@ private func steps(_ note: [String: Any]) -> [String] {
     }
 }
 
+/// Answers `count` questions on a delegate's connection, allowing those `allows` says yes to
+/// (with the reason "no" otherwise); returns each as "method item".
+private func answer(
+    _ count: Int,
+    on delegate: LineConnection,
+    allowing allows: (_ method: String, _ item: String) -> Bool
+) throws -> [String] {
+    var asked: [String] = []
+    for _ in 0..<count {
+        let question = try delegate.readObject()
+        let method = question["method"] as? String ?? "?"
+        let item = (question["params"] as? [String: Any])?["item"] as? String ?? "?"
+        asked.append("\(method) \(item)")
+        let reply = allows(method, item) ? #"{"allow":true}"# : #"{"allow":false,"reason":"no"}"#
+        try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\"\(question["id"] as? String ?? "")\",\"result\":\(reply)}")
+    }
+    return asked
+}
+
 @Suite struct LinesMovedInTheFileTests {
     /// Item 1: a line moved under a delegate that lets every question time out as allowed was
     /// asked about as a removal (allowed) and an addition (refused: the item was still there),
@@ -54,16 +73,7 @@ private func steps(_ note: [String: Any]) -> [String] {
             "sed -i -e '/^- bread$/d' -e '/^- milk$/d' -e '/^- jam$/d' -e 's/^- eggs$/- bread\\n- eggs\\n- cake\\n- jam/' lists.md"
         )
         // The removal of milk and the addition of cake are asked about, one at a time.
-        var asked: [String] = []
-        for _ in 0..<2 {
-            let question = try delegate.readObject()
-            let method = question["method"] as? String ?? "?"
-            let item = (question["params"] as? [String: Any])?["item"] as? String ?? "?"
-            asked.append("\(method) \(item)")
-            let allow = method == "shouldRemove" && item != "milk"
-            let answer = allow ? #"{"allow":true}"# : #"{"allow":false,"reason":"no"}"#
-            try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\"\(question["id"] as? String ?? "")\",\"result\":\(answer)}")
-        }
+        let asked = try answer(2, on: delegate) { method, item in method == "shouldRemove" && item != "milk" }
         #expect(Set(asked) == ["shouldRemove milk", "shouldAdd cake"])
         let expected = """
             # Groceries <!-- listd id=1 -->
@@ -505,15 +515,8 @@ extension LinesMovedInTheFileTests {
         let delegate = try LineConnection(path: sandbox.socket)
         _ = try delegate.result("registerDelegate", ["name": "keeper"])
         try shell(in: sandbox, "sed -i -e '/^- bread$/d' -e 's/^- nails$/- nails\\n- bread/' lists.md")
-        var asked: [String] = []
-        for _ in 0..<2 {
-            let question = try delegate.readObject()
-            let method = question["method"] as? String ?? "?"
-            asked.append(method)
-            let answer = method == "shouldRemove" ? #"{"allow":true}"# : #"{"allow":false,"reason":"no"}"#
-            try delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\"\(question["id"] as? String ?? "")\",\"result\":\(answer)}")
-        }
-        #expect(Set(asked) == ["shouldRemove", "shouldAdd"])
+        let asked = try answer(2, on: delegate) { method, _ in method == "shouldRemove" }
+        #expect(Set(asked) == ["shouldRemove bread", "shouldAdd bread"])
         let expected = """
             # Groceries <!-- listd id=1 -->
             - milk
