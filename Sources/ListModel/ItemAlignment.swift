@@ -73,10 +73,8 @@ public enum ItemAlignment {
                 shared.append((oldIndex, newIndex))
             }
         }
-        let inOldOrder = shared.map(\.old).sorted()
-        let staying = Set(
-            longestCommonSubsequence(inOldOrder.map(String.init), shared.map { String($0.old) }).map { inOldOrder[$0.0] }
-        )
+        // The items that stay put: the longest run of shared items already in old's order.
+        let staying = Set(longestIncreasingSubsequence(shared.map(\.old)).map { shared[$0].old })
         var moves: [Move] = []
         var reordered = Array(old.indices)
         for (position, item) in shared.enumerated() where !staying.contains(item.old) {
@@ -97,9 +95,51 @@ public enum ItemAlignment {
         return destination
     }
 
-    /// Index pairs of one longest common subsequence. Quadratic in the worst case, but common
-    /// prefixes and suffixes (almost everything, for one person's save) are matched first.
+    /// Index pairs of one longest common subsequence. When no key repeats on either side (a
+    /// list's items never do, nor a save's taken lines) it is the longest increasing run of old
+    /// positions in new's order: O(n log n), so a 10,000-line save is not a 10,000 × 10,000
+    /// table. Otherwise a quadratic table, after common prefixes and suffixes are matched.
     static func longestCommonSubsequence(_ a: [String], _ b: [String]) -> [(Int, Int)] {
+        var positionInA: [String: Int] = [:]
+        positionInA.reserveCapacity(a.count)
+        var unique = true
+        for (index, key) in a.enumerated() where positionInA.updateValue(index, forKey: key) != nil {
+            unique = false
+        }
+        if unique, Set(b).count == b.count {
+            let matches = b.indices.compactMap { j in positionInA[b[j]].map { (i: $0, j: j) } }
+            return longestIncreasingSubsequence(matches.map(\.i)).map { (matches[$0].i, matches[$0].j) }
+        }
+        return tabulatedCommonSubsequence(a, b)
+    }
+
+    /// Indexes into `values` of one longest strictly increasing subsequence (patience sorting).
+    static func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
+        // tails[k]: index of the smallest last value of an increasing run of length k + 1.
+        var tails: [Int] = []
+        var previous = [Int](repeating: -1, count: values.count)
+        for (index, value) in values.enumerated() {
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var run: [Int] = []
+        var index = tails.last ?? -1
+        while index >= 0 {
+            run.append(index)
+            index = previous[index]
+        }
+        return run.reversed()
+    }
+
+    /// The general case (keys that repeat): quadratic in the worst case, but common prefixes and
+    /// suffixes (almost everything, for one person's save) are matched first.
+    static func tabulatedCommonSubsequence(_ a: [String], _ b: [String]) -> [(Int, Int)] {
         var prefix = 0
         while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
         var suffix = 0
