@@ -21,6 +21,11 @@ struct Save: Sendable {
     var edits: [FileEdit]
     /// The edits of each queue, in file order.
     var parts: [String: [Int]]
+    /// Each edit's queue (the key of its part): an answer finds its part without a search.
+    var partOf: [Int: String] = [:]
+    /// Per part: how many of its edits, from the first, are decided (each is decided in order,
+    /// so a part is never scanned again from its start: that made a long save quadratic).
+    var decidedPrefix: [String: Int] = [:]
     /// Per queue: the lists as they will be after the part's allowed edits so far.
     var partBooks: [String: ListBook] = [:]
     var decisions: [Int: Decision] = [:]
@@ -67,6 +72,7 @@ extension ListCore {
                 continue
             }
             new.parts[key, default: []].append(index)
+            new.partOf[index] = key
         }
         save = new
         for key in new.parts.keys.sorted() {
@@ -84,7 +90,10 @@ extension ListCore {
     mutating func advanceSave(_ key: String, at time: Timestamp, into actions: inout [CoreAction]) {
         guard var current = save, let part = current.parts[key] else { return }
         var book = current.partBooks[key] ?? working
-        for index in part where current.decisions[index] == nil {
+        var position = current.decidedPrefix[key] ?? 0
+        defer { save?.decidedPrefix[key] = position }
+        while position < part.count, current.decisions[part[position]] != nil { position += 1 }
+        for index in part[position...] where current.decisions[index] == nil {
             if asking.contains(.saveEdit(save: current.id, index: index)) { return }
             let edit = current.edits[index].edit
             var trial = book
@@ -126,7 +135,7 @@ extension ListCore {
         guard var current = save else { return }
         let edit = current.edits[index].edit
         if verdict.consulted { current.waited = true }
-        guard let key = current.parts.first(where: { $0.value.contains(index) })?.key else { return }
+        guard let key = current.partOf[index] else { return }
         if verdict.denied, let question = DelegateQuestion(edit) {
             let message = RPCError.deniedByDelegate(verdict.denials, timedOut: verdict.timedOut).message
             current.decisions[index] = .refused(message)
