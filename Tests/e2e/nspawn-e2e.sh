@@ -167,6 +167,7 @@ check "runs as a dynamic user, not root" test "$(awk '/^Uid:/ {print $2}' <<<"$s
 check "no capabilities" grep -q '^CapEff:[[:space:]]*0000000000000000' <<<"$status"
 check "no new privileges" grep -q '^NoNewPrivs:[[:space:]]*1' <<<"$status"
 check "a system call filter" grep -q '^Seccomp:[[:space:]]*2' <<<"$status"
+check "… which lets libdispatch set its threads' nice value (no 'Failed to set thread priority … errno=1')" bash -c "! nsenter -t $CONTAINER_PID -m -u -i -n -p -C --wd=/ -- env -i PATH=/usr/bin:/bin journalctl -b -u listd.service --no-pager | grep -q 'Failed to set thread priority.*errno=1$'"
 check "no network but loopback" test "$(inside cat /proc/$MAIN/net/dev | tail -n +3 | awk -F: '{gsub(/ /, "", $1); print $1}' | tr '\n' ' ')" = "lo "
 check "the list file is in the state directory" test -f "$ROOT/var/lib/private/listd/lists.md"
 
