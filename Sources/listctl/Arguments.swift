@@ -12,14 +12,13 @@ enum Arguments {
         "--socket", "--list", "--event", "--question", "--timeout", "--on-timeout", "--name", "--since",
     ]
 
-    /// Every long option of listctl and its subcommands, and argument-parser's own: any other
-    /// `--word` is a usage error with the hint (argument-parser took `add L --bogus` for a missing
-    /// item). ListctlTrapsTests checks it against every subcommand's help.
-    static let longOptions: Set<String> = [
-        "--socket", "--json", "--help", "--version", "--list", "--event", "--since", "--exec", "--no-reconnect",
-        "--question", "--timeout", "--on-timeout", "--name", "--generate-completion-script",
+    /// With `valueOptions`, every long option of listctl and its subcommands, and argument-parser's
+    /// own: any other `--word` is a usage error with the hint (argument-parser took `add L --bogus`
+    /// for a missing item). ListctlTrapsTests checks them against every subcommand's help.
+    static let longOptions: Set<String> = valueOptions.union([
+        "--json", "--help", "--version", "--exec", "--no-reconnect", "--generate-completion-script",
         "--experimental-dump-help",
-    ]
+    ])
 
     /// `--socket P` / `--socket=P` / `--json` given before the subcommand go right after it.
     static func hoistingSharedOptions(_ arguments: [String], subcommands: Set<String>) -> [String] {

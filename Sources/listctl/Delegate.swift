@@ -18,7 +18,13 @@ extension Listctl {
             discussion: """
                 For each question COMMAND runs (with its arguments, never through a shell) with the \
                 question as JSON on stdin: {"question": "shouldAdd", "list": …, "item": …, "origin": …}. \
-                Exit status 0 allows; any other status denies, with what COMMAND printed as the reason                 (COMMAND need not read its question). Each question is reported as it is answered:                 allowed, denied, or timed out (listd then applied --on-timeout). When listd stops                 consulting this delegate (three timeouts in a row) listctl says so on stderr and                 exits with status 4, so a service manager can restart it. With --json, one object                 per question: {question, list, item, name, with, vote, reason, counted, elapsedMs}.
+                Exit status 0 allows; any other status denies, with what COMMAND printed as the reason \
+                (COMMAND need not read its question). Each question is reported as it is answered: \
+                allowed, denied, or timed out (listd then applied --on-timeout). When listd stops \
+                consulting this delegate (three timeouts in a row) listctl says so on stderr and \
+                exits with status 4, so a service manager can restart it. With --json, one object \
+                per question: {question, list, item, name, with, vote, reason, counted, \
+                appliedOnTimeout, elapsedMs}.
                 """
         )
         @OptionGroup var options: ConnectionOptions

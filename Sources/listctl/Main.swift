@@ -26,11 +26,7 @@ enum Main {
             try command.run()
         } catch {
             if Listctl.exitCode(for: error) == .validationFailure {
-                let message = Listctl.fullMessage(for: error)
-                writeError(message)
-                if message.contains("Unknown option") {
-                    writeError("To give an item or name that starts with -, put it after --: listctl add LIST -- \"-item\"")
-                }
+                writeError(Listctl.fullMessage(for: error))
                 exit(ListctlExit.usage.rawValue)
             }
             Listctl.exit(withError: error)

@@ -6,7 +6,7 @@ import Glibc
 /// snapshot and the list file all sit beside it, so two listd on one file would each take the
 /// other's records for their own; the second one is refused before it touches anything. The
 /// holder's pid is written into the lock file so the refusal can name it.
-public final class StateLock: Sendable {
+final class StateLock: Sendable {
     let path: String
     private let descriptor: Int32
 
