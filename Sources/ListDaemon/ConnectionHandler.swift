@@ -7,18 +7,18 @@ import NIOCore
 /// What every connection is served with.
 struct ConnectionServices: Sendable {
     let methods: MethodTable
-    let hub: SubscriptionHub
-    let delegates: DelegateRegistry
+    let owner: ListOwner
     let configuration: RPCServer.Configuration
     let logger: Logger
 }
 
 /// Serves one client on its event loop: lines come in decoded by `LineFraming.lineDecoder`,
-/// answers to delegate questions are taken the moment they are read, and requests are handled
-/// one at a time, in order. A request that needs no waiting (a read, a subscription) is answered
-/// right here, without leaving the event loop; one that waits (an edit) runs as a task while the
-/// requests behind it queue. Up to `requestsReadAhead` lines wait; beyond that the socket is not
-/// read (the kernel's buffer, then the client's writes, hold the rest).
+/// answers to delegate questions go to the owner the moment they are read, and requests are
+/// handled one at a time, in order. A read is answered right here; anything else is handed to the
+/// owner (`ListOwner.execute`: a plain call when this connection is served on the owner's loop,
+/// as listd's are) and the requests behind it queue until its reply. Up to `requestsReadAhead`
+/// lines wait; beyond that the socket is not read (the kernel's buffer, then the client's writes,
+/// hold the rest).
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -34,8 +34,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private let refusal: RPCError?
     private var session: Session?
     private var waiting = CircularBuffer<RPCLine>()
-    /// A request is being handled by a task.
+    /// A request is with the owner.
     private var busy = false
+    /// Inside `handleWaiting` (a reply that comes at once continues its loop, not a new one).
+    private var handling = false
     /// The pipeline asked to read while too many lines waited.
     private var readDeferred = false
     /// The client will send nothing more (it shut its side down, or listd is stopping).
@@ -63,8 +65,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 "disconnecting a client that stopped reading: \(waiting) bytes wait for it, the limit is \(limit) (pid \(peer.pid), uid \(peer.uid))",
                 metadata: metadata.merging(["reason": "outboundLimit"]) { $1 }
             )
-            // Never closed right here: the store sends while holding its lock, and closing on
-            // the channel's own loop would unsubscribe (taking that lock) at once.
+            // Never closed right here: the hub is sending to every subscriber, and closing would
+            // unsubscribe this one in the middle of it.
             channel.eventLoop.execute { channel.close(promise: nil) }
         }
         session = Session(id: id, credentials: credentials, outbox: outbox)
@@ -99,9 +101,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         session?.outbox.close()
         if refusal == nil {
-            services.hub.unsubscribe(connection: id)
-            // A delegate that is gone is dropped now: nobody waits out its timeout.
-            services.delegates.remove(connection: id)
+            let (owner, id) = (services.owner, id)
+            owner.execute {
+                owner.hub.unsubscribe(connection: id)
+                // A delegate that is gone is dropped now: nobody waits out its timeout.
+                owner.delegates.remove(connection: id)
+            }
         }
         waiting.removeAll()
         context.fireChannelInactive()
@@ -111,7 +116,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard !inputClosed else { return }
         let buffer = unwrapInboundIn(data)
         let parsed = RPCLine.parse(buffer.readableBytesView, limits: services.configuration.lineLimits)
-        guard let rest = Self.takingAnswers(parsed, delegates: services.delegates) else { return }
+        guard let rest = Self.takingAnswers(parsed, owner: services.owner) else { return }
         waiting.append(rest)
         handleWaiting()
     }
@@ -152,40 +157,32 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Handles what waits, in order, until a request must wait for something (a task takes it).
+    /// Handles what waits, in order, until a request must wait for the owner.
     private func handleWaiting() {
-        guard let context, var session else { return }
+        guard let context, let session, !handling else { return }
+        handling = true
+        defer { handling = false }
         let methods = services.methods
         while !busy, let line = waiting.popFirst() {
-            if methods.answersImmediately(line) {
-                if let reply = methods.respondNow(to: line, session: &session) { session.outbox.sendReply(reply) }
-                // A subscribe reply (alone or in a batch) has been sent: held notifications follow.
-                session.outbox.release()
-                self.session = session
+            if methods.isAnsweredWhereRead(line) {
+                methods.respond(to: line, session: session) { reply in
+                    if let reply { session.outbox.sendReply(reply) }
+                }
                 continue
             }
             busy = true
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-            let outbox = session.outbox
-            let started = methods.decide(line, session: session) { reply in
-                // On the thread that decided the edit; the next line waits for it, on the loop.
-                if let reply { outbox.sendReply(reply) }
-                outbox.release()
-                handler.eventLoop.execute {
-                    handler.value.busy = false
-                    handler.value.handleWaiting()
-                }
-            }
-            if started { continue }
-            Task { [session] in
-                var session = session
-                if let reply = await methods.respond(to: line, session: &session) { session.outbox.sendReply(reply) }
-                session.outbox.release()
-                handler.eventLoop.execute { [session] in
-                    let handler = handler.value
-                    handler.session = session
-                    handler.busy = false
-                    handler.handleWaiting()
+            services.owner.execute {
+                methods.respond(to: line, session: session) { reply in
+                    // On the owner's loop. A subscribe reply (alone or in a batch) has been sent:
+                    // held notifications follow.
+                    if let reply { session.outbox.sendReply(reply) }
+                    session.outbox.release()
+                    if handler.eventLoop.inEventLoop {
+                        handler.value.requestAnswered()
+                    } else {
+                        handler.eventLoop.execute { handler.value.requestAnswered() }
+                    }
                 }
             }
         }
@@ -198,13 +195,18 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    private func requestAnswered() {
+        busy = false
+        handleWaiting()
+    }
+
     /// Hands the answers in `line` to the delegate registry; returns what is left to handle in
     /// order (nil when nothing is).
-    private static func takingAnswers(_ line: RPCLine, delegates: DelegateRegistry) -> RPCLine? {
+    private static func takingAnswers(_ line: RPCLine, owner: ListOwner) -> RPCLine? {
         func isAnswer(_ message: Result<RPCMessage, RPCLine.InvalidMessage>) -> Bool {
             guard case .success(.response(let response)) = message else { return false }
             // A stray response needs no reply either way.
-            _ = delegates.answer(response)
+            owner.execute { owner.delegates.answer(response) }
             return true
         }
         switch line {

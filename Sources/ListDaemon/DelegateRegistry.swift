@@ -3,12 +3,13 @@ import ListModel
 import ListRPC
 import Logging
 import NIOCore
-import Synchronization
 
 /// The delegate shell: the connections that asked to vet edits (multicast delegates), and the
-/// questions in flight to them. Held weakly in effect: a delegate whose connection ends is dropped at once, and its
-/// questions in flight are settled immediately by its `onTimeout`.
-final class DelegateRegistry: Sendable {
+/// questions out to them. Owned by the owner's loop: answers, timeouts (tasks scheduled on that
+/// loop) and dropped connections all arrive there, in order, with no lock and no task. Held
+/// weakly in effect: a delegate whose connection ends is dropped at once, and its questions in
+/// flight are settled immediately by its `onTimeout`.
+final class DelegateRegistry: @unchecked Sendable {
     /// How long a delegate has to answer when it does not say (`registerDelegate {timeoutMs}`).
     static let defaultTimeoutMs = 2_000
     /// The longest it may ask for.
@@ -47,28 +48,38 @@ final class DelegateRegistry: Sendable {
         case unanswered
     }
 
-    private struct Question: Sendable {
-        var connection: Int
-        var continuation: CheckedContinuation<Reply, Never>
+    /// One question to one delegate.
+    private struct Question {
+        var delegate: Delegate
+        var consultation: Int
+        var timeout: Scheduled<Void>
     }
 
-    private struct State {
-        var delegates: [Int: Delegate] = [:]
-        var questions: [String: Question] = [:]
-        var nextQuestion = 1
+    /// One edit put to every delegate that wants it: the verdict so far, and who has yet to answer.
+    private struct Consultation {
+        var unanswered: Int
+        var verdict: DelegateVerdict
+        var decided: (DelegateVerdict) -> Void
     }
 
-    private let state = Mutex(State())
+    private let loop: any EventLoop
     private let logger: Logger
+    private var delegates: [Int: Delegate] = [:]
+    private var questions: [String: Question] = [:]
+    private var consultations: [Int: Consultation] = [:]
+    private var nextQuestion = 1
+    private var nextConsultation = 1
 
-    init(logger: Logger) {
+    init(loop: any EventLoop, logger: Logger) {
+        self.loop = loop
         self.logger = logger
     }
 
-    var isEmpty: Bool { state.withLock { $0.delegates.isEmpty } }
+    var isEmpty: Bool { delegates.isEmpty }
 
     func register(_ delegate: Delegate) {
-        state.withLock { $0.delegates[delegate.connection] = delegate }
+        loop.assertInEventLoop()
+        delegates[delegate.connection] = delegate
         logger.info(
             "delegate “\(delegate.name)” registered (pid \(delegate.pid))",
             metadata: ["client_pid": "\(delegate.pid)"]
@@ -77,144 +88,133 @@ final class DelegateRegistry: Sendable {
 
     /// Drops the connection's delegate; its questions in flight are settled now.
     func remove(connection: Int) {
-        let (removed, questions) = state.withLock { state in
-            let removed = state.delegates.removeValue(forKey: connection)
-            let ids = state.questions.filter { $0.value.connection == connection }.map(\.key)
-            return (removed, ids.compactMap { state.questions.removeValue(forKey: $0) })
+        loop.assertInEventLoop()
+        let removed = delegates.removeValue(forKey: connection)
+        for (id, question) in questions where question.delegate.connection == connection {
+            settle(id, .unanswered)
         }
-        for question in questions { question.continuation.resume(returning: .unanswered) }
         if let removed { logger.info("delegate “\(removed.name)” gone (pid \(removed.pid))") }
     }
 
     /// Routes a response from a client; false when it answers no question of ours.
+    @discardableResult
     func answer(_ response: RPCResponse) -> Bool {
-        guard case .string(let id)? = response.id,
-            let question = state.withLock({ $0.questions.removeValue(forKey: id) })
-        else { return false }
+        loop.assertInEventLoop()
+        guard case .string(let id)? = response.id, questions[id] != nil else { return false }
         switch response.outcome {
         case .success(let value):
             if let answer = try? RPCEncoding.decode(DelegateAnswer.self, from: value) {
-                question.continuation.resume(returning: .answered(answer))
+                settle(id, .answered(answer))
             } else {
-                question.continuation.resume(returning: .unanswered)
+                settle(id, .unanswered)
             }
         case .failure:
-            question.continuation.resume(returning: .unanswered)
+            settle(id, .unanswered)
         }
         return true
     }
 
     /// Whether some delegate wants `question` about `list` (or, for a create, `name`).
     func wants(_ question: DelegateQuestion, list: ListID?, name: String?) -> Bool {
-        state.withLock { state in
-            !state.delegates.isEmpty
-                && state.delegates.values.contains { $0.wants(question, list: list, nameKey: name.map(ListText.key)) }
-        }
+        guard !delegates.isEmpty else { return false }
+        let nameKey = name.map(ListText.key)
+        return delegates.values.contains { $0.wants(question, list: list, nameKey: nameKey) }
     }
 
     /// Asks every delegate that wants `question` about `list` (or, for a create, `name`), all at
-    /// once, and waits for each answer or timeout.
+    /// once; `decided` gets the verdict on this loop once each has answered or timed out.
     func ask(
         _ question: DelegateQuestion,
         _ params: DelegateQuestionParams,
         list: ListID?,
-        name: String?
-    ) async -> DelegateVerdict {
+        name: String?,
+        decided: @escaping (DelegateVerdict) -> Void
+    ) {
+        loop.assertInEventLoop()
         let nameKey = name.map(ListText.key)
-        let delegates = state.withLock { state in
-            state.delegates.values.filter { $0.wants(question, list: list, nameKey: nameKey) }
-        }
-        guard !delegates.isEmpty else { return .allowed }
+        let asked = delegates.values.filter { $0.wants(question, list: list, nameKey: nameKey) }
+        guard !asked.isEmpty else { return decided(.allowed) }
+        let consultation = nextConsultation
+        nextConsultation += 1
         var verdict = DelegateVerdict()
         verdict.consulted = true
-        await withTaskGroup(of: (Delegate, Reply).self) { group in
-            for delegate in delegates {
-                group.addTask { (delegate, await self.ask(delegate, question, params)) }
+        consultations[consultation] = Consultation(unanswered: asked.count, verdict: verdict, decided: decided)
+        for delegate in asked {
+            let id = "listd-\(nextQuestion)"
+            nextQuestion += 1
+            guard var bytes = try? RPCEncoding.request(id: .string(id), method: question.rawValue, params: params) else {
+                record(.unanswered, from: delegate, in: consultation)
+                continue
             }
-            for await (delegate, reply) in group {
-                switch reply {
-                case .answered(let answer):
-                    if !answer.allow {
-                        verdict.denied = true
-                        verdict.denials.append(
-                            DelegateDenial(delegate: delegate.name, reason: answer.reason ?? "no reason given")
-                        )
-                    }
-                case .timedOut, .unanswered:
-                    verdict.timedOut.append(delegate.name)
-                    if delegate.onTimeout == .deny { verdict.denied = true }
-                }
-            }
+            bytes.append(UInt8(ascii: "\n"))
+            let timeout = loop.scheduleTask(in: TimeAmount(delegate.timeout)) { [self] in settle(id, .timedOut) }
+            questions[id] = Question(delegate: delegate, consultation: consultation, timeout: timeout)
+            delegate.outbox.sendReply(ByteBuffer(bytes: bytes))
         }
-        verdict.denials.sort { $0.delegate < $1.delegate }
-        verdict.timedOut.sort()
-        return verdict
-    }
-
-    private func ask(
-        _ delegate: Delegate,
-        _ question: DelegateQuestion,
-        _ params: DelegateQuestionParams
-    ) async -> Reply {
-        let id = state.withLock { state in
-            defer { state.nextQuestion += 1 }
-            return "listd-\(state.nextQuestion)"
-        }
-        guard var bytes = try? RPCEncoding.request(id: .string(id), method: question.rawValue, params: params) else {
-            return .unanswered
-        }
-        bytes.append(UInt8(ascii: "\n"))
-        let timer = Task {
-            try? await Task.sleep(for: delegate.timeout)
-            if !Task.isCancelled { self.settle(id, .timedOut) }
-        }
-        let reply = await withCheckedContinuation { continuation in
-            let stillThere = state.withLock { state in
-                guard state.delegates[delegate.connection] != nil else { return false }
-                state.questions[id] = Question(connection: delegate.connection, continuation: continuation)
-                return true
-            }
-            if stillThere {
-                delegate.outbox.sendReply(ByteBuffer(bytes: bytes))
-            } else {
-                continuation.resume(returning: .unanswered)
-            }
-        }
-        timer.cancel()
-        recordStrike(delegate, timedOut: { if case .timedOut = reply { return true } else { return false } }())
-        return reply
     }
 
     private func settle(_ id: String, _ reply: Reply) {
-        let question = state.withLock { $0.questions.removeValue(forKey: id) }
-        question?.continuation.resume(returning: reply)
+        guard let question = questions.removeValue(forKey: id) else { return }
+        question.timeout.cancel()
+        recordStrike(question.delegate, timedOut: { if case .timedOut = reply { true } else { false } }())
+        record(reply, from: question.delegate, in: question.consultation)
+    }
+
+    private func record(_ reply: Reply, from delegate: Delegate, in id: Int) {
+        guard var consultation = consultations[id] else { return }
+        switch reply {
+        case .answered(let answer):
+            if !answer.allow {
+                consultation.verdict.denied = true
+                consultation.verdict.denials.append(
+                    DelegateDenial(delegate: delegate.name, reason: answer.reason ?? "no reason given")
+                )
+            }
+        case .timedOut, .unanswered:
+            consultation.verdict.timedOut.append(delegate.name)
+            if delegate.onTimeout == .deny { consultation.verdict.denied = true }
+        }
+        consultation.unanswered -= 1
+        guard consultation.unanswered == 0 else {
+            consultations[id] = consultation
+            return
+        }
+        consultations[id] = nil
+        var verdict = consultation.verdict
+        verdict.denials.sort { $0.delegate < $1.delegate }
+        verdict.timedOut.sort()
+        consultation.decided(verdict)
     }
 
     /// Three timeouts in a row and a delegate is no longer asked; it is told so.
     private func recordStrike(_ delegate: Delegate, timedOut: Bool) {
-        let dropped = state.withLock { state -> Delegate? in
-            guard var current = state.delegates[delegate.connection] else { return nil }
-            current.strikes = timedOut ? current.strikes + 1 : 0
-            if current.strikes >= Self.strikeLimit {
-                state.delegates.removeValue(forKey: delegate.connection)
-                return current
-            }
-            state.delegates[delegate.connection] = current
-            return nil
+        guard var current = delegates[delegate.connection] else { return }
+        current.strikes = timedOut ? current.strikes + 1 : 0
+        guard current.strikes >= Self.strikeLimit else {
+            delegates[delegate.connection] = current
+            return
         }
-        guard let dropped else { return }
+        delegates.removeValue(forKey: delegate.connection)
         logger.warning(
-            "delegate “\(dropped.name)” (pid \(dropped.pid)) did not answer \(Self.strikeLimit) times in a row; it is no longer consulted",
-            metadata: ["client_pid": "\(dropped.pid)", "reason": "delegateTimedOut"]
+            "delegate “\(current.name)” (pid \(current.pid)) did not answer \(Self.strikeLimit) times in a row; it is no longer consulted",
+            metadata: ["client_pid": "\(current.pid)", "reason": "delegateTimedOut"]
         )
         let params = DelegateDroppedParams(
-            name: dropped.name,
+            name: current.name,
             reason:
                 "You did not answer \(Self.strikeLimit) questions in a row in time; listd no longer asks you. Register again to resume."
         )
         if var bytes = try? RPCEncoding.request(id: nil, method: DelegateDroppedParams.method, params: params) {
             bytes.append(UInt8(ascii: "\n"))
-            dropped.outbox.sendReply(ByteBuffer(bytes: bytes))
+            current.outbox.sendReply(ByteBuffer(bytes: bytes))
         }
+    }
+}
+
+extension TimeAmount {
+    /// A Swift duration as NIO's (nanoseconds, rounded down).
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

@@ -15,7 +15,7 @@ public final class FileWatcher: Service, Sendable {
     private struct State {
         var tracker: SettleTracker
         var onSettled: (@Sendable () -> Void)?
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [@Sendable () -> Void] = []
         /// The burst being settled: when it began and how many events it had (for the log).
         var burstStart: ContinuousClock.Instant?
         var burstEvents = 0
@@ -69,17 +69,16 @@ public final class FileWatcher: Service, Sendable {
         state.withLock { $0.onSettled = handler }
     }
 
-    /// Returns at once when no save is in progress, else once it has settled: listd never reads
-    /// a file in the middle of a save, not even to check it before its own write.
-    func waitUntilSettled() async {
-        await withCheckedContinuation { continuation in
-            let settled = state.withLock { state in
-                if state.tracker.isSettled { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if settled { continuation.resume() }
+    /// Calls `body` at once when no save is in progress, else once it has settled (on the
+    /// watcher's queue): listd never reads a file in the middle of a save, not even to check it
+    /// before its own write.
+    func whenSettled(_ body: @escaping @Sendable () -> Void) {
+        let settled = state.withLock { state in
+            if state.tracker.isSettled { return true }
+            state.waiters.append(body)
+            return false
         }
+        if settled { body() }
     }
 
     /// Whether a person's save is under way: seen, not settled yet. Changes the kernel has
@@ -88,14 +87,6 @@ public final class FileWatcher: Service, Sendable {
     func saveUnderway() -> Bool {
         inotify.withLock { $0 }?.deliverPending()
         return !state.withLock { $0.tracker.isSettled }
-    }
-
-    /// Asks for another look after `delay` (an emptied file is given time to be filled).
-    func recheck(after delay: Duration) {
-        queue.asyncAfter(deadline: .now() + dispatchInterval(delay)) { [self] in
-            let handler = state.withLock { $0.onSettled }
-            handler?()
-        }
     }
 
     /// Makes the inotify instance and its watch (at start-up, before the file is first read, so
@@ -192,7 +183,7 @@ public final class FileWatcher: Service, Sendable {
                 logger.debug("list file settled", metadata: ["events": "\(burst.2)", "save_span": "\(end - start)"])
             }
             handler?()
-            for waiter in waiters { waiter.resume() }
+            for waiter in waiters { waiter() }
         }
     }
 }

@@ -1,17 +1,12 @@
-// Every method listd serves, mapped to the service, the hub and the delegate registry.
+// Every method listd serves, mapped to the owner, the hub and the delegate registry.
 import Glibc
 import ListModel
 import ListRPC
 
 extension MethodTable {
     /// Every method listd serves.
-    static func listd(
-        service: ListService,
-        hub: SubscriptionHub,
-        delegates: DelegateRegistry,
-        version: String
-    ) -> MethodTable {
-        let store = service
+    static func listd(owner: ListOwner, version: String) -> MethodTable {
+        let (hub, delegates, published) = (owner.hub, owner.delegates, owner.published)
         var table = MethodTable()
 
         table.register(Hello.self) { params, session throws(RPCError) in
@@ -26,19 +21,19 @@ extension MethodTable {
                 version: version,
                 protocolVersion: 1,
                 pid: getpid(),
-                instance: store.instance
+                instance: published.instance
             )
         }
-        table.register(GetLists.self) { _, _ in store.snapshot }
-        table.register(GetList.self) { params, _ throws(RPCError) in
+        table.registerRead(GetLists.self) { _ in published.snapshot }
+        table.registerRead(GetList.self) { params throws(RPCError) in
             do throws(ListError) {
-                return try store.list(params.list)
+                return try published.book.list(params.list)
             } catch {
                 throw RPCError(error)
             }
         }
         table.registerDeciding(CreateList.self) { params, session, reply in
-            service.perform(
+            owner.perform(
                 .createList(name: params.name, items: params.items ?? []),
                 params.ifRevision,
                 session,
@@ -46,16 +41,16 @@ extension MethodTable {
             )
         }
         table.registerDeciding(RenameList.self) { params, session, reply in
-            service.perform(.renameList(params.list, to: params.name), params.ifRevision, session, then: reply)
+            owner.perform(.renameList(params.list, to: params.name), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(DeleteList.self) { params, session, reply in
-            service.perform(.deleteList(params.list), params.ifRevision, session, then: reply)
+            owner.perform(.deleteList(params.list), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(AddItem.self) { params, session, reply in
-            service.perform(.addItem(params.item, to: params.list), params.ifRevision, session, then: reply)
+            owner.perform(.addItem(params.item, to: params.list), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(ReplaceItem.self) { params, session, reply in
-            service.perform(
+            owner.perform(
                 .replaceItem(params.item, with: params.with, on: params.list),
                 params.ifRevision,
                 session,
@@ -63,7 +58,7 @@ extension MethodTable {
             )
         }
         table.registerDeciding(RemoveItem.self) { params, session, reply in
-            service.perform(.removeItem(params.item, from: params.list), params.ifRevision, session, then: reply)
+            owner.perform(.removeItem(params.item, from: params.list), params.ifRevision, session, then: reply)
         }
         table.register(Subscribe.self) { params, session throws(RPCError) in
             var events = ListEventName.defaultEvents
@@ -148,14 +143,14 @@ extension MethodTable {
     }
 }
 
-extension ListService {
+extension ListOwner {
     /// An edit on behalf of a client; `then` gets the list it left (a confirm) or why not (a
-    /// deny), once decided.
+    /// deny), once decided (on the owner's loop).
     fileprivate func perform(
         _ edit: ListEdit,
         _ ifRevision: Revision?,
         _ session: Session,
-        then reply: @escaping @Sendable (Result<ShoppingList, RPCError>) -> Void
+        then reply: @escaping (Result<ShoppingList, RPCError>) -> Void
     ) {
         propose(edit, ifRevision: ifRevision, origin: session.origin) { outcome in
             reply(

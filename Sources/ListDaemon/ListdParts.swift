@@ -1,23 +1,21 @@
 import Foundation
 import ListModel
 import Logging
+import NIOPosix
 
-/// listd's parts, built once and wired here: the store (`LocalPersistence`), the shells (the
-/// subscription hub, the list file and its watcher, the delegate registry, the journal), the
-/// service that drives the core through them, and the socket server. Each part is handed the
-/// others it needs; none is reached through another (the server is given the hub and the
-/// delegates, not the service's). Another store takes the place of `LocalPersistence` here.
+/// listd's parts, built once and wired here: the owner's loop, the store (`LocalPersistence`),
+/// the shells (the subscription hub, the list file and its watcher, the delegate registry, the
+/// journal), the owner that runs the core through them, and the socket server, served on the
+/// owner's loop. Another store takes the place of `LocalPersistence` here.
 public struct ListdParts: Sendable {
-    public let service: ListService
-    /// Tells the service when a person's save has settled.
+    public let owner: ListOwner
+    /// Tells the owner when a person's save has settled.
     public let watcher: FileWatcher
-    let hub: SubscriptionHub
-    let delegates: DelegateRegistry
     /// Held while listd runs: no second listd keeps these lists.
     let lock: StateLock
 
-    /// Recovers the lists kept beside `filePath` and starts the service on them (see
-    /// `ListService.init`).
+    /// Recovers the lists kept beside `filePath` and starts the owner on them (see
+    /// `ListOwner.init`).
     ///
     /// - Parameter historyLimit: how many changes `subscribe {since}` can always replay.
     public init(
@@ -25,7 +23,7 @@ public struct ListdParts: Sendable {
         quietPeriod: Duration = .milliseconds(30),
         historyLimit: Int = 10_000,
         logger: Logger
-    ) throws(DaemonError) {
+    ) async throws(DaemonError) {
         try makeDirectories(directoryName(of: filePath), mode: 0o700)
         // Before anything is read or written: another listd may own all of it.
         lock = try StateLock(listFilePath: filePath)
@@ -40,16 +38,23 @@ public struct ListdParts: Sendable {
         let recovered = try persistence.recover(listFileDigest: fileBytes.map(digest))
         for problem in recovered.problems { logger.warning("\(problem)") }
         let instance = recovered.instance ?? UUID().uuidString.lowercased()
-        hub = SubscriptionHub(book: recovered.book, history: recovered.history, instance: instance)
-        delegates = DelegateRegistry(logger: logger)
-        service = try ListService(
+        // One thread: the owner's, which serves every connection too.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        owner = try await ListOwner(
             recovered: recovered,
             fileBytes: fileBytes,
             persistence: persistence,
-            hub: hub,
+            hub: SubscriptionHub(
+                book: recovered.book,
+                history: recovered.history,
+                published: PublishedLists(book: recovered.book, instance: instance),
+                loop: loop
+            ),
             fileSync: ListFileSync(storage: storage, watcher: watcher),
-            delegates: delegates,
+            delegates: DelegateRegistry(loop: loop, logger: logger),
             journal: JournalEntries(logger: logger),
+            group: group,
             logger: logger
         )
     }
@@ -72,9 +77,8 @@ public struct ListdParts: Sendable {
     /// What every connection is served with.
     func connectionServices(_ configuration: RPCServer.Configuration, logger: Logger) -> ConnectionServices {
         ConnectionServices(
-            methods: .listd(service: service, hub: hub, delegates: delegates, version: configuration.version),
-            hub: hub,
-            delegates: delegates,
+            methods: .listd(owner: owner, version: configuration.version),
+            owner: owner,
             configuration: configuration,
             logger: logger
         )

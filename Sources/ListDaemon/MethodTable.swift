@@ -6,43 +6,53 @@ import NIOCore
 /// Maps method names to handlers. Each handler decodes its typed params, does its work and
 /// encodes its typed result, so the server never looks inside a method.
 ///
-/// A method that neither waits nor blocks (a read, a subscription) is answered right where its
-/// line was read, on the connection's event loop. An edit is started there too and answered by
-/// whichever thread decides it (its reply is handed to the connection's outbox): no task and no
-/// thread hop of its own. A batch that holds an edit runs as a task, its messages in order.
+/// Every request takes one path: started, then completed with a callback. A read is answered
+/// where its line was read, from what the owner published (`PublishedLists`); everything else
+/// (edits, subscriptions, delegates, `hello`) runs on the owner's loop and hands its reply to the
+/// callback there: at once, or once an edit is decided. A batch is handled the same way, its
+/// messages in order, and answered by one line.
 struct MethodTable: Sendable {
     typealias Reply = Result<Data, RPCError>
+    typealias Message = Result<RPCMessage, RPCLine.InvalidMessage>
 
     enum Handler: Sendable {
-        /// Answers at once, on the event loop; may change the session (`hello` names it).
-        case immediate(@Sendable (JSONValue?, RPCRequestID?, inout Session) -> Reply)
-        /// An edit: started on the event loop, its reply handed to the callback once decided,
-        /// on the thread that decided it (no task in between).
-        case deciding(@Sendable (JSONValue?, RPCRequestID?, Session, @escaping @Sendable (Reply) -> Void) -> Void)
+        /// Answered where the line is read, from the published lists.
+        case read(@Sendable (JSONValue?, RPCRequestID?) -> Reply)
+        /// Runs on the owner's loop; its reply goes to the callback (on that loop) once due.
+        case owned(@Sendable (JSONValue?, RPCRequestID?, Session, @escaping (Reply) -> Void) -> Void)
     }
 
     private var handlers: [String: Handler] = [:]
 
     func handler(for method: String) -> Handler? { handlers[method] }
 
-    /// A method answered at once.
-    mutating func register<M: RPCMethod>(
+    /// A read, answered where the line is read.
+    mutating func registerRead<M: RPCMethod>(
         _ method: M.Type,
-        _ body: @escaping @Sendable (M.Params, inout Session) throws(RPCError) -> M.Result
+        _ body: @escaping @Sendable (M.Params) throws(RPCError) -> M.Result
     ) {
-        handlers[M.name] = .immediate { params, id, session in
-            Self.reply(id: id) { () throws(RPCError) in try body(try Self.decode(M.self, params), &session) }
+        handlers[M.name] = .read { params, id in
+            Self.reply(id: id) { () throws(RPCError) in try body(try Self.decode(M.self, params)) }
         }
     }
 
-    /// An edit: `body` starts it and hands its result (or why not) to the callback once decided.
-    /// Also answerable in a batch (awaited there, like any method that waits).
+    /// A method answered at once, on the owner's loop.
+    mutating func register<M: RPCMethod>(
+        _ method: M.Type,
+        _ body: @escaping @Sendable (M.Params, Session) throws(RPCError) -> M.Result
+    ) {
+        handlers[M.name] = .owned { params, id, session, reply in
+            reply(Self.reply(id: id) { () throws(RPCError) in try body(try Self.decode(M.self, params), session) })
+        }
+    }
+
+    /// An edit: `body` starts it on the owner's loop and hands its result (or why not) to the
+    /// callback once decided.
     mutating func registerDeciding<M: RPCMethod>(
         _ method: M.Type,
-        _ body:
-            @escaping @Sendable (M.Params, Session, @escaping @Sendable (Result<M.Result, RPCError>) -> Void) -> Void
+        _ body: @escaping @Sendable (M.Params, Session, @escaping (Result<M.Result, RPCError>) -> Void) -> Void
     ) {
-        handlers[M.name] = .deciding { params, id, session, reply in
+        handlers[M.name] = .owned { params, id, session, reply in
             let decoded: M.Params
             do throws(RPCError) {
                 decoded = try Self.decode(M.self, params)
@@ -83,99 +93,69 @@ struct MethodTable: Sendable {
 }
 
 extension MethodTable {
-    typealias Message = Result<RPCMessage, RPCLine.InvalidMessage>
-
-    /// True when nothing in `line` waits: it can be answered where it was read.
-    func answersImmediately(_ line: RPCLine) -> Bool {
+    /// True when nothing in `line` needs the owner: it is answered where it was read.
+    func isAnsweredWhereRead(_ line: RPCLine) -> Bool {
         switch line {
         case .empty: true
-        case .single(let message): !awaits(message)
-        case .batch(let messages): !messages.contains(where: awaits)
+        case .single(let message): !needsOwner(message)
+        case .batch(let messages): !messages.contains(where: needsOwner)
         }
     }
 
-    private func awaits(_ message: Message) -> Bool {
+    private func needsOwner(_ message: Message) -> Bool {
         guard case .success(.request(let request)) = message else { return false }
-        switch handler(for: request.method) {
-        case .deciding?: return true
-        case .immediate?, nil: return false
-        }
+        if case .owned? = handler(for: request.method) { return true }
+        return false
     }
 
-    /// Starts `line` when it is one edit (a `deciding` method): `then` gets its reply line (nil for
-    /// a notification) once decided, on the thread that decided it. False, and nothing done, for
-    /// any other line (`respond` takes it, as a task).
-    func decide(_ line: RPCLine, session: Session, then: @escaping @Sendable (ByteBuffer?) -> Void) -> Bool {
-        guard case .single(.success(.request(let request))) = line,
-            case .deciding(let handler)? = handler(for: request.method)
-        else { return false }
-        handler(request.params, request.id, session) { reply in
-            then(request.id.map { id in replyLine(Self.encode(reply, id: id)) })
-        }
-        return true
-    }
-
-    /// The reply line to `line`, or nil when none is due; only for a line that
-    /// `answersImmediately`.
-    func respondNow(to line: RPCLine, session: inout Session) -> ByteBuffer? {
+    /// Answers `line`, its messages in order; `then` gets the reply line (nil when none is due:
+    /// notifications, responses), at once for reads, else on the owner's loop once every message
+    /// is answered. Call on the owner's loop unless `isAnsweredWhereRead(line)`.
+    func respond(to line: RPCLine, session: Session, then: @escaping (ByteBuffer?) -> Void) {
         switch line {
         case .empty:
-            return nil
+            then(nil)
         case .single(let message):
-            return respondNow(to: message, session: &session).map(replyLine)
+            respond(to: message, session: session) { then($0.map(replyLine)) }
         case .batch(let messages):
-            let replies = messages.compactMap { respondNow(to: $0, session: &session) }
-            // A batch of notifications gets no reply at all, as JSON-RPC says.
-            return replies.isEmpty ? nil : replyLine(RPCEncoding.batch(replies))
-        }
-    }
-
-    /// The reply line to `line`, or nil when none is due; messages are handled in order.
-    func respond(to line: RPCLine, session: inout Session) async -> ByteBuffer? {
-        switch line {
-        case .empty:
-            return nil
-        case .single(let message):
-            return await respond(to: message, session: &session).map(replyLine)
-        case .batch(let messages):
-            var replies: [Data] = []
-            for message in messages {
-                if let reply = await respond(to: message, session: &session) { replies.append(reply) }
+            respond(to: messages[...], session: session, answered: []) { replies in
+                // A batch of notifications gets no reply at all, as JSON-RPC says.
+                then(replies.isEmpty ? nil : replyLine(RPCEncoding.batch(replies)))
             }
-            return replies.isEmpty ? nil : replyLine(RPCEncoding.batch(replies))
         }
     }
 
-    private func respond(to message: Message, session: inout Session) async -> Data? {
-        guard case .success(.request(let request)) = message else { return respondNow(to: message, session: &session) }
-        let reply: Reply
-        switch handler(for: request.method) {
-        case .deciding(let handler)?:
-            let session = session
-            reply = await withCheckedContinuation { continuation in
-                handler(request.params, request.id, session) { continuation.resume(returning: $0) }
-            }
-        case .immediate?, nil:
-            return respondNow(to: message, session: &session)
+    private func respond(
+        to messages: ArraySlice<Message>,
+        session: Session,
+        answered: [Data],
+        then: @escaping ([Data]) -> Void
+    ) {
+        guard let first = messages.first else { return then(answered) }
+        respond(to: first, session: session) { reply in
+            respond(
+                to: messages.dropFirst(),
+                session: session,
+                answered: answered + (reply.map { [$0] } ?? []),
+                then: then
+            )
         }
-        return request.id.map { id in Self.encode(reply, id: id) }
     }
 
-    /// The reply to one message, or nil when none is due (a notification or a response).
-    private func respondNow(to message: Message, session: inout Session) -> Data? {
+    /// The reply to one message (nil when none is due: a notification or a response).
+    private func respond(to message: Message, session: Session, then: @escaping (Data?) -> Void) {
         switch message {
         case .failure(let invalid):
-            return RPCEncoding.error(id: invalid.id, invalid.error)
+            then(RPCEncoding.error(id: invalid.id, invalid.error))
         case .success(.response):
-            return nil  // answers were taken as they were read
+            then(nil)  // answers were taken as they were read
         case .success(.request(let request)):
-            let reply: Reply
+            let reply: (Reply) -> Void = { reply in then(request.id.map { id in Self.encode(reply, id: id) }) }
             switch handler(for: request.method) {
-            case nil: reply = .failure(.methodNotFound(request.method))
-            case .immediate(let handler)?: reply = handler(request.params, request.id, &session)
-            case .deciding?: reply = .failure(.internalError("\(request.method) cannot be answered at once."))
+            case nil: reply(.failure(.methodNotFound(request.method)))
+            case .read(let handler)?: reply(handler(request.params, request.id))
+            case .owned(let handler)?: handler(request.params, request.id, session, reply)
             }
-            return request.id.map { id in Self.encode(reply, id: id) }
         }
     }
 

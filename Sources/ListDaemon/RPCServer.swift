@@ -89,7 +89,9 @@ public final class RPCServer: Service, Sendable {
 
     public func run() async throws {
         let path = configuration.socketPath
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        // Served on the owner's loop: a request reaches the core with no hand-over.
+        let group = services.owner.group
+        let bootstrap = ServerBootstrap(group: group)
             // A client that shuts down its sending side still gets its replies.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
@@ -127,7 +129,7 @@ public final class RPCServer: Service, Sendable {
             logger.info("listening on \(path)")
         }
         let watchdogTasks =
-            configuration.watchdog.map { Self.startWatchdog(interval: $0.interval, ping: $0.ping) } ?? []
+            configuration.watchdog.map { Self.startWatchdog(on: group, interval: $0.interval, ping: $0.ping) } ?? []
         defer { watchdogTasks.forEach { $0.cancel() } }
         onReady()
 
@@ -184,8 +186,12 @@ public final class RPCServer: Service, Sendable {
 
     /// Every event loop marks itself alive twice per interval; the watchdog is pinged only once
     /// all of them have, so one wedged loop is enough for the service manager to restart listd.
-    static func startWatchdog(interval: Duration, ping: @escaping @Sendable () -> Void) -> [RepeatedTask] {
-        let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+    static func startWatchdog(
+        on group: any EventLoopGroup,
+        interval: Duration,
+        ping: @escaping @Sendable () -> Void
+    ) -> [RepeatedTask] {
+        let loops = Array(group.makeIterator())
         let alive = Mutex(Set<Int>())
         let (seconds, attoseconds) = (interval / 2).components
         let period = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)

@@ -1,13 +1,20 @@
 import ListModel
 import ListRPC
 
-/// One client connection's state, owned by the task that serves it.
-struct Session: Sendable {
+/// One client connection as the owner knows it: who it is and where its bytes go. Its name
+/// (`hello`) is set and read on the owner's loop only.
+final class Session: @unchecked Sendable {
     let id: Int
     let credentials: PeerCredentials
     let outbox: Outbox
     /// Given by the client with `hello`.
     var clientName: String?
+
+    init(id: Int, credentials: PeerCredentials, outbox: Outbox) {
+        self.id = id
+        self.credentials = credentials
+        self.outbox = outbox
+    }
 
     var origin: ChangeOrigin {
         .client(pid: credentials.pid, uid: credentials.uid, name: clientName)

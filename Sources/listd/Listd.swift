@@ -163,13 +163,13 @@ struct Listd: AsyncParsableCommand {
             }
             // Whatever can fail is checked before anything is written.
             if passed.isEmpty { try RPCServer.checkSocketPath(socketPath) }
-            let parts = try ListdParts(
+            let parts = try await ListdParts(
                 filePath: filePath,
                 quietPeriod: .milliseconds(settleMs),
                 historyLimit: history,
                 logger: logger
             )
-            let store = parts.service
+            let store = parts.owner
             logger.info(
                 "loaded \(store.snapshot.lists.count) list(s) from \(store.filePath) at revision \(store.snapshot.revision)"
             )

@@ -11,11 +11,11 @@ import UnixSignals
 /// hear of the shutdown.
 final class SystemdIntegration: Service, Sendable {
     private let notifier = ServiceNotifier()
-    private let store: ListService
+    private let store: ListOwner
     private let logger: Logger
     private let lastStatus = Mutex<(sent: ContinuousClock.Instant?, pending: Bool)>((nil, false))
 
-    init(store: ListService, logger: Logger) {
+    init(store: ListOwner, logger: Logger) {
         self.store = store
         self.logger = logger
         store.onCommit { [weak self] _ in self?.statusChanged() }

@@ -110,9 +110,9 @@ private struct TestConnection {
 
 private func id(_ reply: Any) -> Int? { (reply as? [String: Any])?["id"] as? Int }
 
-private func service() throws -> ListdParts {
+private func service() async throws -> ListdParts {
     let directory = NSTemporaryDirectory() + "connection-\(UUID().uuidString)"
-    return try ListdParts(filePath: directory + "/lists.md", logger: Logger(label: "test"))
+    return try await ListdParts(filePath: directory + "/lists.md", logger: Logger(label: "test"))
 }
 
 @Suite struct ConnectionHandlerTests {
@@ -120,11 +120,11 @@ private func service() throws -> ListdParts {
     /// ("listd is shutting down"), not left unanswered. (Over a socket it takes a read in the
     /// moment between the two: listd closes its connections as it stops.)
     @Test func anEditAfterTheServiceStoppedTakingEditsIsRefusedAsShuttingDown() async throws {
-        let parts = try service()
+        let parts = try await service()
         try await within(60, "the service to stop") {
             try await testGracefulShutdown { trigger in
                 trigger.triggerGracefulShutdown()
-                try await parts.service.run()
+                try await parts.owner.run()
             }
         }
         let connection = try await TestConnection(parts, id: 1)
@@ -138,7 +138,7 @@ private func service() throws -> ListdParts {
     }
 
     @Test func aRequestSplitAcrossReadsAndTwoInOneReadAreEachAnsweredInOrder() async throws {
-        let connection = try await TestConnection(try service(), id: 1)
+        let connection = try await TestConnection(try await service(), id: 1)
         try await connection.send(#"{"jsonrpc":"2.0","id":1,"meth"#)
         try await connection.send(#"od":"hello"}"# + "\n" + #"{"jsonrpc":"2.0","id":2,"method":"getLists"}"# + "\n")
         #expect(id(try await connection.nextReply("the reply to the split request")) == 1)
@@ -148,7 +148,7 @@ private func service() throws -> ListdParts {
     }
 
     @Test func aLineLongerThanTheLimitIsRefusedAndTheConnectionEnds() async throws {
-        let connection = try await TestConnection(try service(), id: 1, maximumLineLength: 64)
+        let connection = try await TestConnection(try await service(), id: 1, maximumLineLength: 64)
         try await connection.send(String(repeating: "x", count: 100))
         let reply = try await connection.nextReply("the error for a long line")
         let error = (reply as? [String: Any])?["error"] as? [String: Any]
@@ -158,7 +158,7 @@ private func service() throws -> ListdParts {
     }
 
     @Test func aBatchIsAnsweredByOneLineInOrderAndItsNotificationGetsNoReply() async throws {
-        let connection = try await TestConnection(try service(), id: 1)
+        let connection = try await TestConnection(try await service(), id: 1)
         try await connection.send(
             "["
                 + #"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Groceries","items":["milk"]}},"#
@@ -174,7 +174,7 @@ private func service() throws -> ListdParts {
     }
 
     @Test func aClientThatShutsItsSendingSideGetsEveryReplyThenTheEnd() async throws {
-        let connection = try await TestConnection(try service(), id: 1)
+        let connection = try await TestConnection(try await service(), id: 1)
         try await connection.send(
             #"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Groceries"}}"# + "\n"
                 + #"{"jsonrpc":"2.0","id":2,"method":"addItem","params":{"list":"Groceries","item":"milk"}}"# + "\n"
@@ -190,7 +190,7 @@ private func service() throws -> ListdParts {
     }
 
     @Test func aSubscriberThatStopsReadingIsDisconnectedOnceTooMuchWaitsForIt() async throws {
-        let lists = try service()
+        let lists = try await service()
         let stalled = StalledSocket()
         let limit = 4_096
         let subscriber = try await TestConnection(lists, id: 1, outboundLimit: limit, stalled: stalled)

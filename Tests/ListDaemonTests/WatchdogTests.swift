@@ -12,7 +12,7 @@ import Testing
     @Test func pingsStopWhileOneEventLoopIsWedgedAndComeBackAfter() throws {
         let pings = Atomic<Int>(0)
         let interval = Duration.milliseconds(100)  // each loop says it is alive every 50 ms
-        let tasks = RPCServer.startWatchdog(interval: interval) { pings.add(1, ordering: .relaxed) }
+        let tasks = RPCServer.startWatchdog(on: MultiThreadedEventLoopGroup.singleton, interval: interval) { pings.add(1, ordering: .relaxed) }
         defer { tasks.forEach { $0.cancel() } }
         func waitForPings(_ count: Int, _ what: String) throws {
             let deadline = Date().addingTimeInterval(10)

@@ -60,6 +60,10 @@ struct ListCore {
     var save: Save?
     var nextSaveID = 1
     var accepting = true
+    /// True: an event that leaves a batch ready sends it to the log at once. False: it waits for
+    /// `commit()`, which the owner calls once per pass of its loop, so every edit decided in a
+    /// pass shares one append (one `fdatasync`), as Redis does with the commands of one tick.
+    var commitsEachEvent = true
 
     init(recovered: RecoveredLists, filePath: String) {
         durable = recovered.book
@@ -270,8 +274,21 @@ struct ListCore {
 
     // MARK: Durability
 
-    /// Sends the open batch to the log when no append is under way.
+    /// The pass is over: the open batch goes to the log (when no append is under way).
+    mutating func commit() -> [CoreAction] {
+        var actions: [CoreAction] = []
+        send(into: &actions)
+        return actions
+    }
+
+    /// Sends the open batch to the log when no append is under way, unless the owner commits
+    /// once per pass (`commitsEachEvent`).
     mutating func flush(into actions: inout [CoreAction]) {
+        guard commitsEachEvent else { return }
+        send(into: &actions)
+    }
+
+    private mutating func send(into actions: inout [CoreAction]) {
         guard inFlight == nil, !open.isEmpty else { return }
         if open.entries.isEmpty {
             // Nothing to make durable: what waited on earlier batches is due now.

@@ -1,4 +1,5 @@
 import ListModel
+import NIOCore
 
 /// Where confirmed changes are made durable and found again at the next start. listd's own
 /// files (`LocalPersistence`) are one such store; the core never knows which one it has, so
@@ -7,18 +8,20 @@ protocol ListPersistence: Sendable {
     /// Everything kept, read back; called once, before listd serves. `listFileDigest` is the list
     /// file's as it is now (nil when there is none), to tell whether listd knows what it shows.
     func recover(listFileDigest: String?) throws(DaemonError) -> RecoveredLists
-    /// Makes `entries` durable, in order, all with one flush: a confirm may be sent once this
-    /// returns. On failure none of them counts.
-    func append(_ entries: [LogEntry]) throws(DaemonError)
+    /// Makes `entries` durable, in order, all with one flush; the future (on `loop`, the owner's)
+    /// succeeds once they are, and a confirm may be sent then. On failure (a `DaemonError`) none
+    /// of them counts. listd's own log completes before returning (the owner's pass waits for its
+    /// `fdatasync`); a shared store completes later, and the owner's passes go on meanwhile.
+    func append(_ entries: [LogEntry], on loop: any EventLoop) -> EventLoopFuture<Void>
     /// Whether enough has been appended that `compact` should run.
     var compactionDue: Bool { get }
     /// Writes a snapshot and drops what it makes unnecessary, keeping the history
-    /// `subscribe {since}` replays. `state` is asked for while no append can run, so the list
-    /// file it names is the one the appended notes last said; it returns nil when the list file
-    /// is not settled (a write whose note may be appended, a save not yet durable), and nothing
-    /// is done: a snapshot naming the file before that write would drop the note that names the
-    /// file after it, and a start would take listd's own write for a person's save.
-    func compact(_ state: () -> PersistedView?) throws(DaemonError)
+    /// `subscribe {since}` replays. `state` is the lists and the list file as of the last append;
+    /// the owner calls this off its loop with no append under way, and only while the list file
+    /// is settled (no write whose note may be appended, no save not yet durable): a snapshot
+    /// naming the file before that write would drop the note that names the file after it, and a
+    /// start would take listd's own write for a person's save.
+    func compact(_ state: PersistedView) throws(DaemonError)
     /// Keeps `state` as the base the next appends follow, when nothing is kept after a base yet
     /// (a first start, whose lists are in no log); otherwise does nothing.
     func writeSnapshot(of state: PersistedView) throws(DaemonError)

@@ -1,6 +1,7 @@
 import Foundation
 import ListModel
 import ListRPC
+import NIOCore
 import Synchronization
 
 /// listd's own store, beside the list file: a snapshot (`.NAME.listd-state.json`) and the change
@@ -126,6 +127,16 @@ final class LocalPersistence: ListPersistence {
         )
     }
 
+    /// Written and `fdatasync`ed before this returns: the future is complete already.
+    func append(_ entries: [LogEntry], on loop: any EventLoop) -> EventLoopFuture<Void> {
+        do throws(DaemonError) {
+            try append(entries)
+            return loop.makeSucceededVoidFuture()
+        } catch {
+            return loop.makeFailedFuture(error)
+        }
+    }
+
     func append(_ entries: [LogEntry]) throws(DaemonError) {
         try state.withLock { state throws(DaemonError) in
             try log.append(entries)
@@ -143,10 +154,9 @@ final class LocalPersistence: ListPersistence {
 
     var compactionDue: Bool { state.withLock { $0.lines > 2 * historyLimit + 100 } }
 
-    func compact(_ view: () -> PersistedView?) throws(DaemonError) {
+    func compact(_ view: PersistedView) throws(DaemonError) {
         try state.withLock { state throws(DaemonError) in
             guard state.lines > 2 * historyLimit + 100 else { return }  // another compaction did it
-            guard let view = view() else { return }  // the list file is not settled: later
             var kept: [LogEntry]
             var base: ListBook
             do throws(RedoError) {

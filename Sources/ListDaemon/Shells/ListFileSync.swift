@@ -1,5 +1,6 @@
 import ListFileFormat
 import ListModel
+import NIOCore
 import NIOPosix
 
 /// The list file's shell: reads it once the watcher says a save has settled, renders the lists
@@ -18,10 +19,14 @@ struct ListFileSync: Sendable {
         return Self.content(bytes, known: known)
     }
 
-    /// Reads the file once no save is in progress, off the event loops.
-    func read(known: ListBook) async throws -> FileContent {
-        await watcher.waitUntilSettled()
-        return try await NIOThreadPool.singleton.runIfActive { try readNow(known: known) }
+    /// Reads the file on the thread pool once no save is in progress; the future completes on
+    /// `loop`.
+    func read(known: ListBook, on loop: any EventLoop) -> EventLoopFuture<FileContent> {
+        let promise = loop.makePromise(of: FileContent.self)
+        watcher.whenSettled {
+            promise.completeWith(NIOThreadPool.singleton.runIfActive(eventLoop: loop) { try readNow(known: known) })
+        }
+        return promise.futureResult
     }
 
     static func content(_ bytes: [UInt8], known: ListBook) -> FileContent {

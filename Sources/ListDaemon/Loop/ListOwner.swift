@@ -1,0 +1,441 @@
+import Foundation
+import ListFileFormat
+import ListModel
+import ListRPC
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// The one owner of the lists: a single event loop of its own runs the core (`ListCore`), the
+/// change log, the subscription hub, the delegate registry and the journal, as Redis's event loop
+/// and NIO's `SelectableEventLoop` own their state. Nothing else touches them: no lock around
+/// the core, no reordering after the fact, no polling. listd's connections are served on this
+/// same loop, so an edit goes from its socket line to the core with no hand-over at all.
+///
+/// Work comes in as events (an edit, a delegate's answer, a settled save, a timer, a file read
+/// or written on the thread pool); each is fed to the core at once and its actions performed.
+/// Then one **pass** ends (`endPass`, run once per turn of the loop, after the turn's I/O):
+/// every change decided in the pass goes to the log in one append — one `write`, one
+/// `fdatasync` — and once it is durable each change is published (encoded once, the same bytes
+/// to every subscriber), each edit confirmed, and the pass's journal entries written after the
+/// replies. Each connection's outbox hands its bytes to its socket once per pass.
+public final class ListOwner: Service, @unchecked Sendable {
+    /// The owner's loop (one thread); `ListdParts.server` serves the socket on it too.
+    let group: MultiThreadedEventLoopGroup
+    let loop: any EventLoop
+    let hub: SubscriptionHub
+    let delegates: DelegateRegistry
+    let published: PublishedLists
+    private let persistence: any ListPersistence
+    private let fileSync: ListFileSync
+    private let journal: JournalEntries
+    private let logger: Logger
+    private let statusObserver = CallbackSlot<String>()
+
+    // Owned by `loop`:
+    private var core: ListCore
+    private var replies: [Int: (Result<ShoppingList, EditFailure>) -> Void] = [:]
+    private var nextProposal = 1
+    /// An `endPass` is scheduled on the loop.
+    private var passScheduled = false
+    /// Inside `endPass`: events handled meanwhile need no further pass of their own.
+    private var inPass = false
+    /// The batch the core sent to the log, not yet handed to persistence.
+    private var appendDue: [LogEntry]?
+    /// An append is under way (a shared store completes it later).
+    private var appending = false
+    /// A compaction runs on the thread pool: appends wait for it, reads go on.
+    private var compacting = false
+    private var journalDue: [JournalEntry] = []
+    private var statusDue = false
+    /// At start and stop the list file is read and written right here, not on the thread pool.
+    private var fileIOInline = false
+    private var waiters: [(condition: (ListCore) -> Bool, promise: EventLoopPromise<Void>)] = []
+
+    /// The list file listd works on (a symlink resolved to its target).
+    public var filePath: String { fileSync.path }
+    /// Names this state (see `PersistedState.instance`).
+    public var instance: String { published.instance }
+
+    /// Starts from what `persistence` recovered: takes in whatever the person changed in the list
+    /// file (`fileBytes`, as read before recovery) while listd was not running, and writes the
+    /// file before this returns when it lags behind. `ListdParts` builds the parts.
+    init(
+        recovered: RecoveredLists,
+        fileBytes: [UInt8]?,
+        persistence: any ListPersistence,
+        hub: SubscriptionHub,
+        fileSync: ListFileSync,
+        delegates: DelegateRegistry,
+        journal: JournalEntries,
+        group: MultiThreadedEventLoopGroup,
+        logger: Logger
+    ) async throws(DaemonError) {
+        self.group = group
+        loop = group.next()
+        self.logger = logger
+        self.journal = journal
+        self.fileSync = fileSync
+        self.delegates = delegates
+        self.persistence = persistence
+        self.hub = hub
+        published = hub.published
+        let storage = fileSync.storage
+        var fileBytes = fileBytes
+        core = ListCore(recovered: recovered, filePath: storage.path)
+        core.commitsEachEvent = false
+
+        if recovered.isFirstStart, fileBytes == nil {
+            // A new file tells the person what it is.
+            let welcome = Array((ListFileWriter.introduction + "\n").utf8)
+            try storage.write(welcome)
+            fileBytes = welcome
+        }
+        // A file listd knows (it wrote it, or took it in) holds nothing of the person's to take in.
+        let recognized = recovered.isFirstStart ? nil : recovered.shownByFile
+        let content = fileBytes.map { ListFileSync.content($0, known: recognized ?? recovered.lastShown) } ?? .missing
+        let view = try? await loop.submit { () -> PersistedView in
+            // What the start takes in is durable before the file is written.
+            self.inline {
+                self.handle { core, now, time in
+                    core.start(content, recognized: recognized, firstStart: recovered.isFirstStart, now: now, at: time)
+                }
+            }
+            self.inline { self.handle { core, now, _ in core.writeDue(now: now, force: true) } }
+            self.publishSummary()
+            return self.persistedView
+        }.get()
+        if recovered.instance == nil, let view {
+            // A first start (its lists are in no log), or a state from before the instance name.
+            try persistence.writeSnapshot(of: view)
+        }
+        fileSync.watcher.setHandler { [weak self] in self?.submit { core, _, _ in core.fileTouched() } }
+    }
+
+    // MARK: Reads, from any thread
+
+    public var snapshot: ListsSnapshot { published.snapshot }
+
+    /// `3 lists, 2 subscribers, last change: revision 41 by the list file at 2026-11-22T07:19:34.038Z`
+    /// (as of the owner's last pass that changed it).
+    public var summary: String { published.current.summary }
+
+    /// Called (on the owner's loop) after a pass that changed the lists or the file's state, with
+    /// a one-line summary for a service manager's status line.
+    public func onCommit(_ observer: @escaping @Sendable (String) -> Void) {
+        statusObserver.set(observer)
+    }
+
+    // MARK: Edits, on the loop
+
+    /// Proposes `edit`; `decided` runs on the owner's loop once it is decided (at once when the
+    /// rules deny it and nothing waits to be durable; else at the end of the pass that makes it
+    /// durable). Call on the owner's loop.
+    func propose(
+        _ edit: ListEdit,
+        ifRevision: Revision? = nil,
+        origin: ChangeOrigin,
+        decided: @escaping (Result<ShoppingList, EditFailure>) -> Void
+    ) {
+        loop.assertInEventLoop()
+        let id = nextProposal
+        nextProposal += 1
+        replies[id] = decided
+        // A person's save that came first is taken in first.
+        let saveUnderway = fileSync.watcher.saveUnderway()
+        handle { core, _, time in
+            let read = saveUnderway ? core.saveSeenBeforeAnEdit() : []
+            return read + core.propose(id, edit, ifRevision: ifRevision, origin: origin, at: time)
+        }
+    }
+
+    /// Proposes `edit` from any thread and returns once it is decided (tests, tools).
+    public func propose(
+        _ edit: ListEdit,
+        ifRevision: Revision? = nil,
+        origin: ChangeOrigin
+    ) async -> Result<ShoppingList, EditFailure> {
+        let promise = loop.makePromise(of: Result<ShoppingList, EditFailure>.self)
+        loop.execute { self.propose(edit, ifRevision: ifRevision, origin: origin) { promise.succeed($0) } }
+        return (try? await promise.futureResult.get()) ?? .failure(.shuttingDown)
+    }
+
+    /// Runs `body` on the owner's loop: right here when this is the loop, else queued to it.
+    func execute(_ body: @escaping @Sendable () -> Void) {
+        if loop.inEventLoop { body() } else { loop.execute(body) }
+    }
+
+    // MARK: Lifecycle
+
+    /// Reads the list file again from scratch (SIGHUP) and returns once that is done, and what
+    /// it brought is decided.
+    public func reload() async {
+        let done = loop.flatSubmit {
+            self.handle { core, _, _ in
+                core.file.bytes = nil
+                return core.fileTouched()
+            }
+            return self.whenTrue { !$0.file.readInFlight && !$0.file.readWanted && $0.save == nil }
+        }
+        try? await done.get()
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        // Shutting down: refuse new edits, finish every one accepted (delegates are gone by now,
+        // so each open question is settled by its delegate's onTimeout), then write the file. A
+        // save still undecided stays in the file and is taken in at the next start.
+        let quiet = loop.flatSubmit {
+            self.core.accepting = false
+            return self.whenTrue {
+                $0.proposals.isEmpty && $0.heldForSave.isEmpty && $0.inFlight == nil && $0.open.isEmpty
+                    && !$0.file.writeInFlight
+            }
+        }
+        try? await quiet.get()
+        try? await loop.submit {
+            self.inline { self.handle { core, now, _ in core.writeDue(now: now, force: true) } }
+        }.get()
+    }
+
+    /// Completes once `condition` holds of the core (checked at the end of every pass: the core
+    /// says when it is quiescent; nothing polls).
+    private func whenTrue(_ condition: @escaping (ListCore) -> Bool) -> EventLoopFuture<Void> {
+        loop.assertInEventLoop()
+        if condition(core) { return loop.makeSucceededVoidFuture() }
+        let promise = loop.makePromise(of: Void.self)
+        waiters.append((condition, promise))
+        schedulePass()
+        return promise.futureResult
+    }
+
+    /// Runs `body` with the file read and written on the loop, and every pass it needs ended
+    /// before this returns (start and stop, before and after listd serves).
+    private func inline(_ body: () -> Void) {
+        fileIOInline = true
+        body()
+        while (passScheduled || appendDue != nil || core.hasCommitDue) && !appending {
+            endPass()
+        }
+        fileIOInline = false
+    }
+
+    // MARK: The pass
+
+    typealias Event = (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]
+
+    /// Feeds `event` to the core from any thread (the watcher's, a timer's).
+    private func submit(_ event: @escaping @Sendable (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]) {
+        execute { self.handle(event) }
+    }
+
+    /// Feeds `event` to the core and performs what it returns, feeding back what an action brings
+    /// at once (an allowed verdict when no delegate wants the question), in order.
+    private func handle(_ event: Event) {
+        loop.assertInEventLoop()
+        var actions = event(&core, .now, .now())[...]
+        while let action = actions.popFirst() {
+            if let next = perform(action) {
+                actions += next(&core, .now, .now())
+            }
+        }
+        schedulePass()
+    }
+
+    private func schedulePass() {
+        guard !inPass, !passScheduled else { return }
+        passScheduled = true
+        loop.execute { self.endPass() }
+    }
+
+    /// The end of a pass: the batch the pass made goes to the log in one append; once durable,
+    /// what it publishes, confirms and journals follows (in `handle`, as the core says), then the
+    /// journal lines, the status line and whoever waits for the core to be quiescent.
+    private func endPass() {
+        loop.assertInEventLoop()
+        passScheduled = false
+        inPass = true
+        performAll(core.commit())
+        if let entries = appendDue, !appending, !compacting {
+            appendDue = nil
+            appending = true
+            persistence.append(entries, on: loop).whenComplete { result in
+                self.appending = false
+                switch result {
+                case .success:
+                    self.handle { core, now, _ in core.appended(now: now) }
+                    self.compactIfDue()
+                case .failure(let error):
+                    let failure =
+                        error as? DaemonError
+                        ?? .changeLogFailed(path: "the change log", step: "append: \(error)", errno: 0)
+                    self.handle { core, _, _ in core.appendFailed(failure) }
+                }
+                // A store that completes later ends its append outside any pass: one follows.
+                if !self.inPass { self.schedulePass() }
+            }
+        }
+        inPass = false
+        if !journalDue.isEmpty {
+            // After the replies: each outbox hands its bytes to its socket in a task queued
+            // during this pass, and this one runs after them.
+            let entries = journalDue
+            journalDue = []
+            loop.execute { [journal] in entries.forEach(journal.write) }
+        }
+        if statusDue {
+            statusDue = false
+            publishSummary()
+            if statusObserver.isSet { statusObserver(published.current.summary) }
+        }
+        if !waiters.isEmpty {
+            let (ready, waiting) = (waiters.filter { $0.condition(core) }, waiters.filter { !$0.condition(core) })
+            waiters = waiting
+            for waiter in ready { waiter.promise.succeed() }
+        }
+        if core.hasCommitDue { schedulePass() }
+    }
+
+    /// Performs each of `actions` in order.
+    private func performAll(_ actions: [CoreAction]) {
+        guard !actions.isEmpty else { return }
+        handle { _, _, _ in actions }
+    }
+
+    /// Performs one action; returns the event it brings back at once, if any.
+    private func perform(_ action: CoreAction) -> Event? {
+        switch action {
+        case .ask(let asker, let question, let params, let list, let name):
+            guard delegates.wants(question, list: list, name: name) else {
+                return { core, _, time in core.answered(asker, .allowed, at: time) }
+            }
+            delegates.ask(question, params, list: list, name: name) { verdict in
+                self.handle { core, _, time in core.answered(asker, verdict, at: time) }
+            }
+        case .append(let entries):
+            precondition(appendDue == nil, "the core sends one batch at a time")
+            appendDue = entries
+        case .publish(let changes, let records, let book):
+            hub.publish(changes, records: records, book: book)
+        case .reply(let id, let outcome):
+            replies.removeValue(forKey: id)?(outcome)
+        case .announceDenial(let denial):
+            hub.announce(.didDenyChange, denial, listID: denial.proposal.list?.id)
+        case .announceRejection(let rejection):
+            hub.announce(.didRejectFileEdit, rejection, listID: nil)
+        case .journal(let entry):
+            journalDue.append(entry)
+        case .readFile(let known):
+            if fileIOInline {
+                do throws(DaemonError) {
+                    let content = try fileSync.readNow(known: known)
+                    return { core, now, time in core.fileRead(content, now: now, at: time) }
+                } catch {
+                    return readFailed(error)
+                }
+            }
+            fileSync.read(known: known, on: loop).whenComplete { result in
+                switch result {
+                case .success(let content): self.handle { core, now, time in core.fileRead(content, now: now, at: time) }
+                case .failure(let error): self.handle(self.readFailed(error))
+                }
+            }
+        case .renderFile(let book, let reading, let rejected):
+            if fileIOInline {
+                let rendered = ListFileSync.render(book, onto: reading, rejected: rejected)
+                return { core, now, _ in core.fileRendered(rendered, now: now) }
+            }
+            NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
+                ListFileSync.render(book, onto: reading, rejected: rejected)
+            }.whenSuccess { rendered in
+                self.handle { core, now, _ in core.fileRendered(rendered, now: now) }
+            }
+        case .replaceFile(let rendered, let expecting):
+            if fileIOInline {
+                let outcome = fileSync.replace(rendered, expecting: expecting)
+                return { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
+            }
+            let fileSync = fileSync
+            NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
+                fileSync.replace(rendered, expecting: expecting)
+            }.whenComplete { result in
+                let outcome =
+                    (try? result.get())
+                    ?? .failed(.cannotWriteListFile(path: fileSync.path, step: "run on the thread pool", errno: ECANCELED))
+                self.handle { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
+                // A compaction put off while the write was under way runs now.
+                self.compactIfDue()
+            }
+        case .scheduleWrite(let delay):
+            guard !fileIOInline else { return nil }
+            loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, now, _ in core.writeDue(now: now) } }
+        case .recheckFile(let delay):
+            loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, _, _ in core.fileTouched() } }
+        case .statusChanged:
+            statusDue = true
+        }
+        return nil
+    }
+
+    private func readFailed(_ error: any Error) -> Event {
+        logger.error("could not read the list file; it is read again at its next save", metadata: ["error": "\(error)"])
+        return { core, _, time in core.fileReadFailed(at: time) }
+    }
+
+    // MARK: Snapshots and compaction
+
+    /// What a snapshot of the store holds now.
+    private var persistedView: PersistedView {
+        PersistedView(
+            book: core.durable,
+            fileDigest: digest(core.file.bytes ?? []),
+            shown: core.file.shown,
+            instance: published.instance
+        )
+    }
+
+    /// Compacts the change log on the thread pool when it is due and the list file is settled;
+    /// appends wait meanwhile (reads and edits go on, and share the append that follows).
+    private func compactIfDue() {
+        guard !compacting, persistence.compactionDue, core.fileSettled, !appending, appendDue == nil else { return }
+        compacting = true
+        let (view, persistence) = (persistedView, persistence)
+        NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
+            try persistence.compact(view)
+        }.whenComplete { result in
+            self.compacting = false
+            if case .failure(let error) = result {
+                self.logger.error(
+                    "could not compact the change log; it is tried again after the next change",
+                    metadata: ["error": "\(error)"]
+                )
+            }
+            self.schedulePass()
+        }
+    }
+
+    /// The status line, as the service manager shows it.
+    private func publishSummary() {
+        let book = core.durable
+        let subscribers = hub.subscriberCount
+        var text =
+            "\(book.lists.count) list\(book.lists.count == 1 ? "" : "s"), \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
+        if let last = published.current.lastChange {
+            text += ", last change: revision \(last.revision) by \(last.origin) at \(last.list.edited)"
+        }
+        if core.file.invalidOffset != nil {
+            text += "; line \(core.file.invalidLine) of the list file is not UTF-8, edits wait"
+        }
+        if let writeFailure = core.file.writeFailure {
+            text += "; the list file is behind the lists, retrying: \(writeFailure)"
+        }
+        published.update { $0.summary = text }
+    }
+}
+
+extension ListCore {
+    /// A batch waits for the owner's next commit.
+    var hasCommitDue: Bool { inFlight == nil && !open.isEmpty }
+}
