@@ -24,6 +24,19 @@ public struct ListdParts: Sendable {
         historyLimit: Int = 10_000,
         logger: Logger
     ) async throws(DaemonError) {
+        try await self.init(filePath: filePath, quietPeriod: quietPeriod, logger: logger) { path throws(DaemonError) in
+            try LocalPersistence(listFilePath: path, historyLimit: historyLimit)
+        }
+    }
+
+    /// The same, on the store `makePersistence` opens for the list file's path (tests give one
+    /// whose appends complete when they say).
+    init(
+        filePath: String,
+        quietPeriod: Duration = .milliseconds(30),
+        logger: Logger,
+        makePersistence: (String) throws(DaemonError) -> any ListPersistence
+    ) async throws(DaemonError) {
         try makeDirectories(directoryName(of: filePath), mode: 0o700)
         // Before anything is read or written: another listd may own all of it.
         lock = try StateLock(listFilePath: filePath)
@@ -33,7 +46,7 @@ public struct ListdParts: Sendable {
         }
         watcher = FileWatcher(path: storage.path, quietPeriod: quietPeriod, logger: logger)
         try watcher.open()
-        let persistence = try LocalPersistence(listFilePath: storage.path, historyLimit: historyLimit)
+        let persistence = try makePersistence(storage.path)
         let fileBytes = try storage.read()
         let recovered = try persistence.recover(listFileDigest: fileBytes.map(digest))
         for problem in recovered.problems { logger.warning("\(problem)") }
