@@ -74,6 +74,18 @@ public struct ListBook: Hashable, Sendable {
         at time: Timestamp,
         origin: ChangeOrigin
     ) throws(ListError) -> ListChange? {
+        try applyRecorded(edit, ifRevision: ifRevision, at: time, origin: origin)?.change
+    }
+
+    /// `apply`, also returning the change's record (`ChangeRecord`, with the positions the edit
+    /// found): nothing is searched again to make it, and nothing holds the list before the change
+    /// (which would make the next edit copy its items).
+    public mutating func applyRecorded(
+        _ edit: ListEdit,
+        ifRevision: Revision? = nil,
+        at time: Timestamp,
+        origin: ChangeOrigin
+    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
         switch edit {
         case .createList(let rawName, let rawItems):
             let name = try validName(rawName)
@@ -96,7 +108,15 @@ public struct ListBook: Hashable, Sendable {
             nextID += 1
             lists.append(list)
             revision += 1
-            return ListChange(kind: .created, revision: revision, list: list, steps: [], origin: origin)
+            return (
+                ListChange(kind: .created, revision: revision, list: list, steps: [], origin: origin),
+                ChangeRecord(
+                    revision: revision,
+                    time: time,
+                    origin: origin,
+                    operation: .create(id: list.id, name: name, items: items)
+                )
+            )
 
         case .renameList(let reference, let rawName):
             let index = try position(of: reference)
@@ -109,7 +129,14 @@ public struct ListBook: Hashable, Sendable {
             }
             let old = lists[index].name
             if old == name { return nil }
-            return commit(.renamed, at: index, time: time, origin: origin, step: .rename(from: old, to: name)) {
+            return commit(
+                .renamed,
+                at: index,
+                time: time,
+                origin: origin,
+                step: .rename(from: old, to: name),
+                operation: .rename(id: lists[index].id, to: name)
+            ) {
                 $0.name = name
             }
 
@@ -118,7 +145,10 @@ public struct ListBook: Hashable, Sendable {
             try check(ifRevision, against: lists[index])
             let removed = lists.remove(at: index)
             revision += 1
-            return ListChange(kind: .deleted, revision: revision, list: removed, steps: [], origin: origin)
+            return (
+                ListChange(kind: .deleted, revision: revision, list: removed, steps: [], origin: origin),
+                ChangeRecord(revision: revision, time: removed.edited, origin: origin, operation: .delete(id: removed.id))
+            )
 
         case .addItem(let rawItem, let reference, let insertionIndex):
             let index = try position(of: reference)
@@ -127,37 +157,59 @@ public struct ListBook: Hashable, Sendable {
             if let existing = lists[index].index(ofItem: item) {
                 throw .itemExists(item: lists[index].items[existing], list: lists[index].name)
             }
-            return commit(.updated, at: index, time: time, origin: origin, step: .add(item: item)) {
-                $0.items.insert(item, at: min(max(insertionIndex ?? $0.items.count, 0), $0.items.count))
+            let count = lists[index].items.count
+            let at = min(max(insertionIndex ?? count, 0), count)
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                step: .add(item: item),
+                operation: .add(id: lists[index].id, item: item, at: at)
+            ) {
+                $0.items.insert(item, at: at)
             }
 
         case .replaceItem(let rawItem, let rawReplacement, let reference):
             let index = try position(of: reference)
-            let list = lists[index]
-            guard let position = list.index(ofItem: rawItem) else {
-                throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
+            // No copy of the list: it would make the change below copy the items.
+            guard let position = lists[index].index(ofItem: rawItem) else {
+                throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
             }
             let replacement = try validItem(rawReplacement)
-            try check(ifRevision, against: list)
-            if let clash = list.index(ofItem: replacement), clash != position {
-                throw .itemExists(item: list.items[clash], list: list.name)
+            try check(ifRevision, against: lists[index])
+            if let clash = lists[index].index(ofItem: replacement), clash != position {
+                throw .itemExists(item: lists[index].items[clash], list: lists[index].name)
             }
-            let old = list.items[position]
+            let old = lists[index].items[position]
             if old == replacement { return nil }
-            return commit(.updated, at: index, time: time, origin: origin, step: .replace(item: old, with: replacement))
-            {
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                step: .replace(item: old, with: replacement),
+                operation: .replace(id: lists[index].id, at: position, with: replacement)
+            ) {
                 $0.items[position] = replacement
             }
 
         case .removeItem(let rawItem, let reference):
             let index = try position(of: reference)
-            let list = lists[index]
-            guard let position = list.index(ofItem: rawItem) else {
-                throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
+            // No copy of the list: it would make the change below copy the items.
+            guard let position = lists[index].index(ofItem: rawItem) else {
+                throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
             }
-            try check(ifRevision, against: list)
-            let old = list.items[position]
-            return commit(.updated, at: index, time: time, origin: origin, step: .remove(item: old)) {
+            try check(ifRevision, against: lists[index])
+            let old = lists[index].items[position]
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                step: .remove(item: old),
+                operation: .remove(id: lists[index].id, at: position)
+            ) {
                 $0.items.remove(at: position)
             }
 
@@ -167,7 +219,7 @@ public struct ListBook: Hashable, Sendable {
             guard let position = list.index(ofItem: rawItem) else {
                 throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
             }
-            try check(ifRevision, against: list)
+            try check(ifRevision, against: lists[index])
             var anchor: Int?
             if let rawAnchor {
                 // Gone meanwhile (a three-way merge with a client's removal): the item stays.
@@ -178,7 +230,14 @@ public struct ListBook: Hashable, Sendable {
             let destination = ItemAlignment.move(&items, from: position, toFollow: anchor)
             if destination == position { return nil }
             let step = ListChange.Step.move(item: list.items[position], to: destination)
-            return commit(.updated, at: index, time: time, origin: origin, step: step) { $0.items = items }
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                step: step,
+                operation: .move(id: list.id, from: position, to: destination)
+            ) { $0.items = items }
         }
     }
 
@@ -201,13 +260,17 @@ public struct ListBook: Hashable, Sendable {
         time: Timestamp,
         origin: ChangeOrigin,
         step: ListChange.Step,
+        operation: ChangeRecord.Operation,
         _ mutate: (inout ShoppingList) -> Void
-    ) -> ListChange {
+    ) -> (change: ListChange, record: ChangeRecord) {
         revision += 1
         mutate(&lists[index])
         lists[index].revision = revision
         lists[index].edited = time
-        return ListChange(kind: kind, revision: revision, list: lists[index], steps: [step], origin: origin)
+        return (
+            ListChange(kind: kind, revision: revision, list: lists[index], steps: [step], origin: origin),
+            ChangeRecord(revision: revision, time: time, origin: origin, operation: operation)
+        )
     }
 
     private func check(_ expected: Revision?, against list: ShoppingList) throws(ListError) {

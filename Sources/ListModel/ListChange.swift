@@ -31,6 +31,17 @@ public struct ListChange: Hashable, Sendable {
     }
 }
 
+extension ListChange {
+    /// The same change with the list's items left out (its name, id, revision and time kept):
+    /// what is kept of a change that must not hold the list's items (the next edit of the list
+    /// would copy them), and what a brief subscriber is told.
+    public var withoutItems: ListChange {
+        var brief = self
+        brief.list.items = []
+        return brief
+    }
+}
+
 extension ListChange.Step: Codable {
     private enum CodingKeys: String, CodingKey { case op, item, with, from, to, index }
 

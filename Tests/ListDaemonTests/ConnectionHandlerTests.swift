@@ -199,9 +199,8 @@ private func service() async throws -> ListdParts {
         try await editor.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Groceries"}}"# + "\n")
         _ = try await editor.nextReply("the create's reply")
         var edits = 0
-        while try await subscriber.channel.eventLoop.submit({ subscriber.channel.isActive }).get() {
+        func edit() async throws {
             edits += 1
-            try #require(edits < 200, "the subscriber was still connected after \(edits) notifications")
             let method = edits % 2 == 1 ? "addItem" : "removeItem"
             try await editor.send(
                 #"{"jsonrpc":"2.0","id":\#(edits + 1),"method":"\#(method)","params":{"list":"Groceries","item":"milk"}}"#
@@ -209,9 +208,17 @@ private func service() async throws -> ListdParts {
             )
             _ = try await editor.nextReply("edit \(edits)'s reply")
         }
-        try await subscriber.waitUntilClosed("the stalled subscriber to be disconnected")
-        // Disconnected once the limit was passed, not before, and without waiting for more.
-        #expect(stalled.stalledBytes <= limit)
+        let stalledBytes = { try await subscriber.channel.eventLoop.submit { stalled.stalledBytes }.get() }
+        while try await stalledBytes() <= limit / 2 {
+            try #require(edits < 200, "the subscriber's outbox was not half full after \(edits) notifications")
+            try await edit()
+        }
+        // Half full: it lags, and is sent nothing more while it takes nothing.
+        let lagging = try await stalledBytes()
+        for _ in 0..<20 { try await edit() }
+        #expect(try await stalledBytes() == lagging, "nothing more is queued for a lagging subscriber")
+        try await subscriber.waitUntilClosed("the stalled subscriber to be disconnected once it read nothing for a while")
+        #expect(try await stalledBytes() <= limit)
         #expect(edits > 3, "a few notifications fit under the limit first")
         // The editor is served on, unaffected.
         try await editor.send(#"{"jsonrpc":"2.0","id":999,"method":"getLists"}"# + "\n")

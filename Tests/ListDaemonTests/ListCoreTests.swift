@@ -25,6 +25,8 @@ import Testing
             problems: []
         )
         var core = ListCore(recovered: recovered, filePath: "/lists.md")
+        // A delegate that wants every question, so each edit is asked about (`.ask`).
+        core.delegates = [DelegateInterest(questions: Set(DelegateQuestion.allCases), lists: nil, listNames: [])]
         let text = "# Groceries <!-- listd id=1 -->\n- milk\n"
         let content = ListFileSync.content(Array(text.utf8), known: book)
         _ = core.start(content, recognized: book, firstStart: false, now: now, at: time)

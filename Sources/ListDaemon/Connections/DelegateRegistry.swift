@@ -31,12 +31,10 @@ final class DelegateRegistry: @unchecked Sendable {
         var onTimeout: TimeoutVerdict
         var strikes = 0
 
+        var interest: DelegateInterest { DelegateInterest(questions: questions, lists: lists, listNames: listNames) }
+
         func wants(_ question: DelegateQuestion, list: ListID?, nameKey: String?) -> Bool {
-            guard questions.contains(question) else { return false }
-            guard let lists else { return true }
-            if let list, lists.contains(list) { return true }
-            if list == nil, let nameKey { return listNames.contains(nameKey) }
-            return false
+            interest.wants(question, list: list, nameKey: nameKey)
         }
     }
 
@@ -69,6 +67,10 @@ final class DelegateRegistry: @unchecked Sendable {
     private var consultations: [Int: Consultation] = [:]
     private var nextQuestion = 1
     private var nextConsultation = 1
+    /// Told (on the loop) whenever a delegate comes or goes, with what they all want now.
+    var onChange: ([DelegateInterest]) -> Void = { _ in }
+
+    var interests: [DelegateInterest] { delegates.keys.sorted().compactMap { delegates[$0]?.interest } }
 
     init(loop: any EventLoop, logger: Logger) {
         self.loop = loop
@@ -80,6 +82,7 @@ final class DelegateRegistry: @unchecked Sendable {
     func register(_ delegate: Delegate) {
         loop.assertInEventLoop()
         delegates[delegate.connection] = delegate
+        onChange(interests)
         logger.info(
             "delegate “\(delegate.name)” registered (pid \(delegate.pid))",
             metadata: ["client_pid": "\(delegate.pid)"]
@@ -90,6 +93,7 @@ final class DelegateRegistry: @unchecked Sendable {
     func remove(connection: Int) {
         loop.assertInEventLoop()
         let removed = delegates.removeValue(forKey: connection)
+        if removed != nil { onChange(interests) }
         for (id, question) in questions where question.delegate.connection == connection {
             settle(id, .unanswered)
         }
@@ -195,6 +199,7 @@ final class DelegateRegistry: @unchecked Sendable {
             return
         }
         delegates.removeValue(forKey: delegate.connection)
+        onChange(interests)
         logger.warning(
             "delegate “\(current.name)” (pid \(current.pid)) did not answer \(Self.strikeLimit) times in a row; it is no longer consulted",
             metadata: ["client_pid": "\(current.pid)", "reason": "delegateTimedOut"]

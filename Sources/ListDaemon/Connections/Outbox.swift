@@ -19,6 +19,11 @@ final class Outbox: Sendable {
         /// Bytes sent and not yet written to the socket.
         var queued = 0
         var overflowed = false
+        /// Bytes the socket has taken so far (a client that reads moves it on).
+        var written = 0
+        /// Called once `queued` falls to a quarter of the limit (a lagging subscriber's next
+        /// notifications are due).
+        var whenDrained: (@Sendable () -> Void)?
         /// Nothing more is sent: the connection ends once what was sent is written.
         var closing = false
         var closed = false
@@ -94,11 +99,46 @@ final class Outbox: Sendable {
         bytes += last.readableBytes
         // Writes complete in order: when the last is written, all of them are.
         let written = channel.eventLoop.makePromise(of: Void.self)
-        written.futureResult.whenComplete { [bytes, channel] _ in
-            self.state.withLock { $0.queued -= bytes }
+        written.futureResult.whenComplete { [bytes, channel, limit] _ in
+            let drained = self.state.withLock { state -> (@Sendable () -> Void)? in
+                state.queued -= bytes
+                state.written += bytes
+                guard state.queued <= limit / 4, let drained = state.whenDrained else { return nil }
+                state.whenDrained = nil
+                return drained
+            }
+            drained?()
             if closing { channel.close(promise: nil) }
         }
         channel.writeAndFlush(last, promise: written)
+    }
+
+    /// Bytes sent and not yet taken by the socket.
+    var queuedBytes: Int { state.withLock { $0.queued } }
+
+    /// Bytes the socket has taken so far.
+    var writtenBytes: Int { state.withLock { $0.written } }
+
+    /// Calls `body` once the bytes waiting fall to a quarter of the limit (at once if they have).
+    func whenDrained(_ body: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.queued <= limit / 4 { return true }
+            state.whenDrained = body
+            return false
+        }
+        if now { body() }
+    }
+
+    /// The client does not read: what waits is dropped and `onOverflow` ends the connection.
+    func giveUp() {
+        let waiting = state.withLock { state -> Int? in
+            guard !state.overflowed, !state.closed else { return nil }
+            state.overflowed = true
+            state.waiting = []
+            state.held = nil
+            return state.queued
+        }
+        if let waiting { onOverflow(waiting) }
     }
 
     /// Ends the connection once everything sent so far is written (or after `closeGrace`, for a

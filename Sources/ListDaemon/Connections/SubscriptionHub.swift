@@ -7,13 +7,36 @@ import NIOCore
 /// can resume from. Owned by the owner's loop (`ListOwner`): publications arrive in revision
 /// order, one pass after another, so a subscriber's snapshot (or replayed history) and the
 /// notifications after it neither miss nor repeat a revision, with no lock and no reordering.
+///
+/// A batch comes as records (what changed, not the lists): the full changes subscribers are told
+/// of are rebuilt by redoing them, each encoded once and the same bytes sent to every subscriber
+/// that is keeping up. A subscriber whose outbox holds more than half its limit **lags**: it is
+/// no longer sent live changes but served from the kept history by a cursor, as its outbox
+/// drains, until it catches up; so a big save (10,000 changes, each with the whole list) neither
+/// buffers gigabytes nor disconnects a subscriber that reads. One that reads nothing for
+/// `stallGrace` is disconnected.
 final class SubscriptionHub: @unchecked Sendable {
+    /// How long a lagging subscriber may take nothing from its socket before it is disconnected.
+    static let stallGrace: TimeAmount = .seconds(3)
+
+    /// Where a lagging subscriber is: the last revision it was sent, the lists at that revision,
+    /// and the announcements made since (sent once it reaches the revision they followed).
+    struct Lag {
+        var cursor: Revision
+        var book: ListBook
+        var announcements: [(after: Revision, line: ByteBuffer, name: ListEventName, listID: ListID?)] = []
+        /// The bytes its socket had taken when the stall check last looked.
+        var written: Int
+    }
+
     /// What a subscriber wants to hear.
-    struct Subscription: Sendable {
+    struct Subscription {
         var outbox: Outbox
         var events: Set<ListEventName>
         /// nil: every list.
         var lists: Set<ListID>?
+        /// Set while it is served from the history.
+        var lag: Lag?
 
         func wants(_ event: ListEventName, _ listID: ListID?) -> Bool {
             guard events.contains(event) else { return false }
@@ -72,21 +95,24 @@ final class SubscriptionHub: @unchecked Sendable {
         } catch {
             throw .denied(error)
         }
-        let subscription = Subscription(outbox: outbox, events: events, lists: ids)
+        var subscription = Subscription(outbox: outbox, events: events, lists: ids)
         if let since {
             let revision = book.revision
             if let expectedInstance, expectedInstance != instance {
                 throw .instanceChanged(expected: expectedInstance, instance: instance, revision: revision)
             }
-            guard history.covers(since: since), let changes = try? history.changes(after: since) else {
+            guard history.covers(since: since), let start = try? history.book(at: since) else {
                 throw .historyCompacted(since: since, revision: revision, oldestKept: history.oldest, instance: instance)
             }
-            for change in changes where subscription.wants(ListEventName(change.kind), change.list.id) {
-                if let line = try? Self.notificationLine(change) { outbox.sendNotification(line) }
-            }
+            // Replayed from the history by the cursor, as a lagging subscriber is.
+            if since < revision { subscription.lag = Lag(cursor: since, book: start, written: outbox.writtenBytes) }
         }
         subscribers[connection] = subscription
         countSubscribers()
+        if subscription.lag != nil {
+            scheduleStallCheck(connection)
+            catchUp(connection)
+        }
         return ListsSnapshot(revision: book.revision, lists: book.lists, instance: instance)
     }
 
@@ -104,44 +130,140 @@ final class SubscriptionHub: @unchecked Sendable {
     // MARK: Fan-out
 
     /// These changes are durable and the committed lists are `book`: kept, published for reads,
-    /// and told to every subscriber that wants them (one encoding per change, the same bytes for
-    /// all).
+    /// and told to every subscriber that wants them. `changes` are without their lists' items
+    /// (`ListChange.withoutItems`); the full ones are rebuilt from `records` when someone listens.
     func publish(_ changes: [ListChange], records: [ChangeRecord], book: ListBook) {
         loop.assertInEventLoop()
+        var running = self.book
         self.book = book
         let lastChange = changes.last
         published.update { view in
             view.book = book
             if let lastChange { view.lastChange = lastChange }
         }
-        for (change, record) in zip(changes, records) {
+        for record in records {
             // The history redoes its records; a record that does not fit starts it afresh.
             do throws(RedoError) {
                 try history.append(record)
             } catch {
                 history = ChangeHistory(base: book, limit: history.limit)
             }
+        }
+        guard subscribers.values.contains(where: { $0.lag == nil }) else { return }
+        for (change, record) in zip(changes, records) {
             let event = ListEventName(change.kind)
-            guard subscribers.values.contains(where: { $0.wants(event, change.list.id) }),
-                let line = try? Self.notificationLine(change)
-            else { continue }
-            send(line, event, change.list.id)
+            // Those whose outbox is half full from now on lag, from the lists before this change.
+            for (connection, subscription) in subscribers
+            where subscription.lag == nil && subscription.outbox.queuedBytes > subscription.outbox.limit / 2 {
+                startLagging(connection, at: record.revision - 1, book: running)
+            }
+            let listening = subscribers.values.contains { $0.lag == nil && $0.wants(event, change.list.id) }
+            guard listening else {
+                if !subscribers.values.contains(where: { $0.lag == nil }) { return }
+                _ = try? running.redo(record)
+                continue
+            }
+            guard let full = try? running.redo(record), let line = try? Self.notificationLine(full) else { continue }
+            for subscription in subscribers.values where subscription.lag == nil && subscription.wants(event, change.list.id) {
+                subscription.outbox.sendNotification(line)
+            }
         }
     }
 
-    /// Tells subscribers that want `name` (about `listID`, or about no list).
+    /// Tells subscribers that want `name` (about `listID`, or about no list); a lagging one once
+    /// it has reached the revision this follows.
     func announce(_ name: ListEventName, _ params: some Encodable & Sendable, listID: ListID?) {
         loop.assertInEventLoop()
         guard subscribers.values.contains(where: { $0.wants(name, listID) }),
             var bytes = try? RPCEncoding.requestBytes(id: nil, method: name.rawValue, params: params)
         else { return }
         bytes.append(UInt8(ascii: "\n"))
-        send(ByteBuffer(bytes: bytes), name, listID)
+        let line = ByteBuffer(bytes: bytes)
+        for (connection, subscription) in subscribers where subscription.wants(name, listID) {
+            if subscription.lag != nil {
+                subscribers[connection]?.lag?.announcements.append((book.revision, line, name, listID))
+            } else {
+                subscription.outbox.sendNotification(line)
+            }
+        }
     }
 
-    private func send(_ line: ByteBuffer, _ name: ListEventName, _ listID: ListID?) {
-        for subscription in subscribers.values where subscription.wants(name, listID) {
-            subscription.outbox.sendNotification(line)
+    // MARK: Lagging subscribers
+
+    private func startLagging(_ connection: Int, at cursor: Revision, book: ListBook) {
+        guard let outbox = subscribers[connection]?.outbox else { return }
+        subscribers[connection]?.lag = Lag(cursor: cursor, book: book, written: outbox.writtenBytes)
+        scheduleStallCheck(connection)
+        resumeWhenDrained(connection)
+    }
+
+    private func resumeWhenDrained(_ connection: Int) {
+        guard let outbox = subscribers[connection]?.outbox else { return }
+        let loop = loop
+        outbox.whenDrained { [weak self] in
+            if loop.inEventLoop {
+                self?.catchUp(connection)
+            } else {
+                loop.execute { self?.catchUp(connection) }
+            }
+        }
+    }
+
+    /// A lagging subscriber whose socket took nothing since the last look is not reading.
+    private func scheduleStallCheck(_ connection: Int) {
+        loop.scheduleTask(in: Self.stallGrace) { [weak self] in
+            guard let self, let subscription = subscribers[connection], let lag = subscription.lag else { return }
+            let written = subscription.outbox.writtenBytes
+            if written == lag.written {
+                subscription.outbox.giveUp()
+                return
+            }
+            subscribers[connection]?.lag?.written = written
+            scheduleStallCheck(connection)
+        }
+    }
+
+    /// Sends a lagging subscriber its next changes from the history, until its outbox is half
+    /// full again (then it goes on once it drains) or it has caught up (then it is live again).
+    private func catchUp(_ connection: Int) {
+        loop.assertInEventLoop()
+        // Taken out while it is served: its lists are changed in place, with no other copy.
+        guard var subscription = subscribers.removeValue(forKey: connection) else { return }
+        guard var lag = subscription.lag else {
+            subscribers[connection] = subscription
+            return
+        }
+        subscription.lag = nil
+        var outcome: (waiting: Bool, behind: Bool) = (false, false)
+        while lag.cursor < book.revision {
+            if subscription.outbox.queuedBytes > subscription.outbox.limit / 2 {
+                outcome.waiting = true
+                break
+            }
+            guard let record = history.record(after: lag.cursor), let full = try? lag.book.redo(record) else {
+                // Behind the oldest change kept: it cannot be served without a gap.
+                outcome.behind = true
+                break
+            }
+            lag.cursor = record.revision
+            if subscription.wants(ListEventName(full.kind), full.list.id), let line = try? Self.notificationLine(full) {
+                subscription.outbox.sendNotification(line)
+            }
+            while let next = lag.announcements.first, next.after <= lag.cursor {
+                lag.announcements.removeFirst()
+                subscription.outbox.sendNotification(next.line)
+            }
+        }
+        if outcome.waiting || outcome.behind {
+            subscription.lag = lag
+        } else {
+            for announcement in lag.announcements { subscription.outbox.sendNotification(announcement.line) }
+        }
+        subscribers[connection] = subscription
+        if outcome.behind {
+            subscription.outbox.giveUp()
+        } else if outcome.waiting {
+            resumeWhenDrained(connection)
         }
     }
 

@@ -52,4 +52,20 @@ struct ChangeHistory: Sendable {
         }
         return changes
     }
+
+    /// The kept record of the change right after `revision` (nil when it is not kept, or none
+    /// came yet): a lagging subscriber's next change, found without a search.
+    func record(after revision: Revision) -> ChangeRecord? {
+        guard let first = records.first, revision + 1 >= first.revision else { return nil }
+        let index = revision + 1 - first.revision
+        return index < records.count ? records[index] : nil
+    }
+
+    /// The lists at `revision` (nil when it is not kept): where a subscriber that resumes starts.
+    func book(at revision: Revision) throws(RedoError) -> ListBook? {
+        guard covers(since: revision) else { return nil }
+        var book = base
+        for record in records where record.revision <= revision { _ = try book.redo(record) }
+        return book
+    }
 }

@@ -107,6 +107,16 @@ extension ListEdit {
     }
 }
 
+extension ListEdit {
+    /// The name a create or a rename gives (what a delegate of lists by name is asked about).
+    var proposedName: String? {
+        switch self {
+        case .createList(let name, _), .renameList(_, let name): ListText.trimmed(name)
+        default: nil
+        }
+    }
+}
+
 extension DelegateQuestionParams {
     /// The question an edit raises about `list` (as it will be when the edit is applied).
     init(_ edit: ListEdit, list: ShoppingList?, origin: ChangeOrigin, revision: Revision) {
@@ -125,5 +135,33 @@ extension DelegateQuestionParams {
             self.item = ListText.trimmed(item)
             self.with = ListText.trimmed(with)
         }
+    }
+}
+
+/// What one registered delegate wants to be asked: the owner keeps the core's copy in step with
+/// the registry, so the core asks only questions some delegate wants (a quiet edit, or a save's
+/// every line, is decided without a round trip through the shells).
+struct DelegateInterest: Sendable, Equatable {
+    var questions: Set<DelegateQuestion>
+    /// nil: every list.
+    var lists: Set<ListID>?
+    /// Name keys (from name references) that also match creates.
+    var listNames: Set<String>
+
+    func wants(_ question: DelegateQuestion, list: ListID?, nameKey: String?) -> Bool {
+        guard questions.contains(question) else { return false }
+        guard let lists else { return true }
+        if let list, lists.contains(list) { return true }
+        if list == nil, let nameKey { return listNames.contains(nameKey) }
+        return false
+    }
+}
+
+extension [DelegateInterest] {
+    /// Whether some delegate wants `question` about `list` (or, for a create, `name`).
+    func want(_ question: DelegateQuestion, list: ListID?, name: String?) -> Bool {
+        guard !isEmpty else { return false }
+        let nameKey = name.map(ListText.key)
+        return contains { $0.wants(question, list: list, nameKey: nameKey) }
     }
 }

@@ -87,42 +87,53 @@ extension ListCore {
     }
 
     /// Decides the next undecided edits of the save's part in `key`'s queue (it is at the head).
+    /// Each allowed edit is applied in place to the part's lists, with no other copy of them
+    /// alive (the save is taken out of `self` meanwhile): a copy would make every line copy the
+    /// list's items.
     mutating func advanceSave(_ key: String, at time: Timestamp, into actions: inout [CoreAction]) {
         guard var current = save, let part = current.parts[key] else { return }
-        var book = current.partBooks[key] ?? working
+        save = nil
+        var book = current.partBooks.removeValue(forKey: key) ?? working
         var position = current.decidedPrefix[key] ?? 0
-        defer { save?.decidedPrefix[key] = position }
+        defer {
+            current.decidedPrefix[key] = position
+            current.partBooks[key] = book
+            save = current
+        }
         while position < part.count, current.decisions[part[position]] != nil { position += 1 }
         for index in part[position...] where current.decisions[index] == nil {
             if asking.contains(.saveEdit(save: current.id, index: index)) { return }
             let edit = current.edits[index].edit
-            var trial = book
-            switch Result(catching: { () throws(ListError) in try trial.apply(edit, at: time, origin: .file) }) {
-            case .failure: current.decisions[index] = .broke
-            case .success(nil): current.decisions[index] = .unchanged
-            case .success(.some) where DelegateQuestion(edit) == nil:
-                current.decisions[index] = .allowed  // a moved line: nothing to ask
-            case .success(.some):
+            if let question = DelegateQuestion(edit),
+                delegates.want(question, list: edit.target.flatMap { try? book.list($0).id }, name: edit.proposedName)
+            {
+                // Asked about on the lists as they are before it; applied once allowed (`record`).
+                var trial = book
+                switch Result(catching: { () throws(ListError) in try trial.apply(edit, at: time, origin: .file) }) {
+                case .failure:
+                    current.decisions[index] = .broke
+                    continue
+                case .success(nil):
+                    current.decisions[index] = .unchanged
+                    continue
+                case .success(.some):
+                    break
+                }
                 let list = edit.target.flatMap { try? book.list($0) }
                 let params = DelegateQuestionParams(edit, list: list, origin: .file, revision: book.revision)
-                current.partBooks[key] = book
-                save = current
                 asking.insert(.saveEdit(save: current.id, index: index))
                 actions.append(
-                    .ask(
-                        .saveEdit(save: current.id, index: index),
-                        DelegateQuestion(edit)!,
-                        params,
-                        list: list?.id,
-                        name: params.name
-                    )
+                    .ask(.saveEdit(save: current.id, index: index), question, params, list: list?.id, name: params.name)
                 )
                 return
             }
-            book = trial
+            // No delegate asked (or a moved line: nothing to ask): the rules decide, in place.
+            switch Result(catching: { () throws(ListError) in try book.applyRecorded(edit, at: time, origin: .file) }) {
+            case .failure: current.decisions[index] = .broke
+            case .success(nil): current.decisions[index] = .unchanged
+            case .success(.some): current.decisions[index] = .allowed
+            }
         }
-        current.partBooks[key] = book
-        save = current
     }
 
     /// A delegates' verdict on one edit of the save.
@@ -154,8 +165,10 @@ extension ListCore {
             )
         } else {
             current.decisions[index] = .allowed
-            var book = current.partBooks[key] ?? working
-            _ = try? book.apply(edit, at: time, origin: .file)
+            // In place, with no other copy alive (see `advanceSave`).
+            var book = current.partBooks.removeValue(forKey: key) ?? working
+            save = nil
+            _ = try? book.applyRecorded(edit, at: time, origin: .file)
             current.partBooks[key] = book
         }
         save = current
@@ -228,20 +241,20 @@ extension ListCore {
             if case .removeItem(let item, _) = fileEdit.edit, staying.contains(ListText.key(item)) {
                 continue  // cut from this list, refused where it was pasted: it stays here
             }
-            let before = fileEdit.edit.target.flatMap { try? book.list($0) }
             do throws(ListError) {
-                let change = try book.apply(fileEdit.edit, at: time, origin: .file)
-                if case .broke = current.decisions[index], change != nil {
+                let applied = try book.applyRecorded(fileEdit.edit, at: time, origin: .file)
+                if case .broke = current.decisions[index], applied != nil {
                     stale = true  // it broke a rule when it came up, and passes now: ask first
                     break
                 }
                 if case .createList = fileEdit.edit, let section = fileEdit.section {
-                    reading.sections[section].id = change?.list.id
+                    reading.sections[section].id = applied?.change.list.id
                     created = true
                 }
-                if let change {
-                    changes.append(change)
-                    entries.append(.change(ChangeRecord(change, before: before)))
+                if let (change, record) = applied {
+                    // Neither keeps the list: the next line's edit changes it in place.
+                    changes.append(change.withoutItems)
+                    entries.append(.change(record))
                 }
             } catch {
                 reject(fileEdit, .denied(error))

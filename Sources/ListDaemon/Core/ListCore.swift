@@ -40,10 +40,14 @@ struct ListCore {
     var heldForSave: [(id: Int, edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin)] = []
     /// Questions out to delegates.
     var asking: Set<Asker> = []
+    /// What the registered delegates want to be asked (none: every edit is decided by the rules).
+    var delegates: [DelegateInterest] = []
 
     /// What one append makes durable, and what is due once it is.
     struct Batch {
         var entries: [LogEntry] = []
+        /// Without their lists' items (`ListChange.withoutItems`): the full changes are rebuilt
+        /// from the records by whoever needs them (the hub, for subscribers).
         var changes: [ListChange] = []
         var replies: [(Int, Result<ShoppingList, EditFailure>)] = []
         var after: [CoreAction] = []
@@ -148,18 +152,28 @@ struct ListCore {
             switch head {
             case .proposal(let id):
                 guard !asking.contains(.proposal(id)), let proposal = proposals[id] else { return }
-                if let question = vet(
-                    proposal.edit,
-                    proposal.ifRevision,
-                    origin: proposal.origin,
-                    on: working,
-                    at: time
-                ) {
-                    asking.insert(.proposal(id))
-                    actions.append(
-                        .ask(.proposal(id), question.0, question.1, list: question.1.list?.id, name: question.1.name)
-                    )
-                    return
+                if file.invalidOffset == nil, let question = DelegateQuestion(proposal.edit) {
+                    let list = proposal.edit.target.flatMap { try? working.list($0).id }
+                    guard delegates.want(question, list: list, name: proposal.edit.proposedName) else {
+                        // No delegate wants it: decided by the rules as it is applied.
+                        proposals[id] = nil
+                        apply(id, proposal, at: time, into: &actions)
+                        queues[key]?.removeFirst()
+                        continue
+                    }
+                    if let question = vet(
+                        proposal.edit,
+                        proposal.ifRevision,
+                        origin: proposal.origin,
+                        on: working,
+                        at: time
+                    ) {
+                        asking.insert(.proposal(id))
+                        actions.append(
+                            .ask(.proposal(id), question.0, question.1, list: question.1.list?.id, name: question.1.name)
+                        )
+                        return
+                    }
                 }
                 // Denied by a rule, or it changes nothing: decided without asking anyone.
                 proposals[id] = nil
@@ -228,10 +242,9 @@ struct ListCore {
     /// Applies an allowed proposal to `working` (rules checked again: another list may have
     /// taken its name meanwhile); it is confirmed once durable.
     private mutating func apply(_ id: Int, _ proposal: Proposal, at time: Timestamp, into actions: inout [CoreAction]) {
-        let before = proposal.edit.target.flatMap { try? working.list($0) }
         do throws(ListError) {
             guard
-                let change = try working.apply(
+                let (change, record) = try working.applyRecorded(
                     proposal.edit,
                     ifRevision: proposal.ifRevision,
                     at: time,
@@ -241,13 +254,14 @@ struct ListCore {
                 settle(id, .success(try working.list(proposal.edit.target!)), into: &actions)
                 return
             }
-            open.entries.append(.change(ChangeRecord(change, before: before)))
-            open.changes.append(change)
+            open.entries.append(.change(record))
+            open.changes.append(change.withoutItems)
             open.replies.append((id, .success(change.list)))
             open.book = working
             file.markDirty()
         } catch {
-            actions.append(.journal(.denied(error, edit: proposal.edit, origin: proposal.origin, list: before)))
+            let list = proposal.edit.target.flatMap { try? working.list($0) }
+            actions.append(.journal(.denied(error, edit: proposal.edit, origin: proposal.origin, list: list)))
             settle(id, .failure(.denied(error)), into: &actions)
         }
     }

@@ -112,6 +112,8 @@ public final class ListOwner: Service, @unchecked Sendable {
             try persistence.writeSnapshot(of: view)
         }
         fileSync.watcher.setHandler { [weak self] in self?.submit { core, _, _ in core.fileTouched() } }
+        // The core asks only what some delegate wants to hear.
+        delegates.onChange = { [unowned self] interests in core.delegates = interests }
     }
 
     // MARK: Reads, from any thread
