@@ -8,6 +8,45 @@ public struct ListBook: Hashable, Sendable {
     public internal(set) var revision: Revision
     /// The id the next created list gets. Ids of deleted lists are never handed out again.
     public internal(set) var nextID: ListID
+    /// Each list's item keys, as of the list's revision, built on the first add that needs them:
+    /// an add checks for a duplicate with a lookup instead of a scan (a pasted 10,000-line list
+    /// made that scan the whole cost of a save). Kept up by `apply`; any other change of a list
+    /// moves its revision on, and the keys are built again when next needed. Not part of the
+    /// book's value (`==`, `hash`).
+    private var itemKeys: [ListID: ItemKeys] = [:]
+
+    private struct ItemKeys: Sendable {
+        var revision: Revision
+        var keys: Set<String>
+    }
+
+    public static func == (lhs: ListBook, rhs: ListBook) -> Bool {
+        lhs.lists == rhs.lists && lhs.revision == rhs.revision && lhs.nextID == rhs.nextID
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(lists)
+        hasher.combine(revision)
+        hasher.combine(nextID)
+    }
+
+    /// Whether the list at `index` has an item whose key is `key`.
+    private mutating func hasItem(withKey key: String, at index: Int) -> Bool {
+        let list = lists[index]
+        if itemKeys[list.id]?.revision != list.revision {
+            itemKeys[list.id] = ItemKeys(revision: list.revision, keys: Set(list.items.map(ListText.key)))
+        }
+        return itemKeys[list.id]!.keys.contains(key)
+    }
+
+    /// After `apply` changed the list at `index`: its keys follow, when they were up to date.
+    private mutating func updateItemKeys(at index: Int, from revision: Revision, removing old: String?, adding new: String?) {
+        let list = lists[index]
+        guard itemKeys[list.id]?.revision == revision else { return }
+        itemKeys[list.id]!.revision = list.revision
+        if let old { itemKeys[list.id]!.keys.remove(ListText.key(old)) }
+        if let new { itemKeys[list.id]!.keys.insert(ListText.key(new)) }
+    }
 
     public init() {
         self.lists = []
@@ -154,11 +193,13 @@ public struct ListBook: Hashable, Sendable {
             let index = try position(of: reference)
             let item = try validItem(rawItem)
             try check(ifRevision, against: lists[index])
-            if let existing = lists[index].index(ofItem: item) {
+            if hasItem(withKey: ListText.key(item), at: index), let existing = lists[index].index(ofItem: item) {
                 throw .itemExists(item: lists[index].items[existing], list: lists[index].name)
             }
             let count = lists[index].items.count
             let at = min(max(insertionIndex ?? count, 0), count)
+            let before = lists[index].revision
+            defer { updateItemKeys(at: index, from: before, removing: nil, adding: item) }
             return commit(
                 .updated,
                 at: index,
@@ -183,6 +224,8 @@ public struct ListBook: Hashable, Sendable {
             }
             let old = lists[index].items[position]
             if old == replacement { return nil }
+            let before = lists[index].revision
+            defer { updateItemKeys(at: index, from: before, removing: old, adding: replacement) }
             return commit(
                 .updated,
                 at: index,
@@ -202,6 +245,8 @@ public struct ListBook: Hashable, Sendable {
             }
             try check(ifRevision, against: lists[index])
             let old = lists[index].items[position]
+            let before = lists[index].revision
+            defer { updateItemKeys(at: index, from: before, removing: old, adding: nil) }
             return commit(
                 .updated,
                 at: index,
