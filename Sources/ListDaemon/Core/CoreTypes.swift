@@ -32,8 +32,10 @@ struct DelegateVerdict: Sendable, Equatable {
 enum FileContent: Sendable {
     case missing
     /// Its bytes; `reading` is nil when they are not UTF-8 text. `known` is the lists the
-    /// reading was tied to (the core asks again when its own view moved meanwhile).
-    case bytes([UInt8], reading: ListFileReading?, known: ListBook)
+    /// reading was tied to (the core asks again when its own view moved meanwhile); `edits`, the
+    /// save's edits from `known`, computed where the file was read (off the owner's loop: a big
+    /// save's diff never stalls it).
+    case bytes([UInt8], reading: ListFileReading?, known: ListBook, edits: [FileEdit]?)
 }
 
 /// A rewrite of the list file the core asked for, rendered by the file shell.

@@ -66,13 +66,13 @@ extension ListCore {
         at time: Timestamp
     ) -> [CoreAction] {
         file.dirty = true  // the file may lag behind the log: checked once
-        if case .bytes(let bytes, let reading?, _) = content, let shown {
+        if case .bytes(let bytes, let reading?, _, _) = content, let shown {
             file.bytes = bytes
             file.reading = reading
             file.shown = shown
             return []
         }
-        if firstStart, working.lists.isEmpty, case .bytes(let bytes, var reading?, _) = content {
+        if firstStart, working.lists.isEmpty, case .bytes(let bytes, var reading?, _, _) = content {
             // Nothing kept yet: the file is all there is (its ids and numbers taken as written).
             let book = reading.book(at: time)
             durable = book
@@ -147,17 +147,17 @@ extension ListCore {
         into actions: inout [CoreAction]
     ) {
         switch content {
-        case .bytes(let bytes, _, let known) where known != file.shown && bytes != file.bytes:
+        case .bytes(let bytes, _, let known, _) where known != file.shown && bytes != file.bytes:
             // Tied to lists the file no longer shows (a save was taken in meanwhile): again.
             actions += requestRead()
-        case .bytes(let bytes, _, _) where bytes == file.bytes && save == nil:
+        case .bytes(let bytes, _, _, _) where bytes == file.bytes && save == nil:
             // listd's own write, or nothing new: or the file put back as listd last wrote it
             // after a save that was not UTF-8, which ends the refusal of edits at once.
             file.emptySince = nil
             endInvalidity(into: &actions)
-        case .bytes(let bytes, _, _) where save?.bytes == bytes:
+        case .bytes(let bytes, _, _, _) where save?.bytes == bytes:
             if save!.awaitingVerification { takeIn(at: time, into: &actions) }
-        case .missing, .bytes([], _, _):
+        case .missing, .bytes([], _, _, _):
             let emptied: Bool
             if case .missing = content { emptied = false } else { emptied = true }
             let since = file.emptySince ?? now
@@ -175,7 +175,7 @@ extension ListCore {
                 // Probably a truncate whose write is still to come: look again later.
                 actions.append(.recheckFile(after: Self.emptyFileGrace))
             }
-        case .bytes(let bytes, nil, _):
+        case .bytes(let bytes, nil, _, _):
             // Not UTF-8: keep the last good state, never overwrite, deny edits until fixed.
             let offset = firstInvalidUTF8Offset(bytes)
             let lineStart = bytes[..<offset].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
@@ -205,11 +205,11 @@ extension ListCore {
                 actions.append(.journal(.fileRejected(rejection)))
                 actions.append(.statusChanged)
             }
-        case .bytes(let bytes, let reading?, _):
+        case .bytes(let bytes, let reading?, _, let edits):
             file.emptySince = nil
             endInvalidity(into: &actions)
             withdrawSave(at: time, into: &actions)
-            startSave(bytes, reading, at: time, into: &actions)
+            startSave(bytes, reading, edits: edits, at: time, into: &actions)
         }
     }
 

@@ -57,13 +57,15 @@ struct Save: Sendable {
 /// about on the list as it will be, and the save is taken in once all are decided.
 extension ListCore {
     /// Starts deciding a save: each of its edits joins its list's queue.
+    /// `edits`: the save's edits from `file.shown`, when the file shell computed them.
     mutating func startSave(
         _ bytes: [UInt8],
         _ reading: ListFileReading,
+        edits: [FileEdit]? = nil,
         at time: Timestamp,
         into actions: inout [CoreAction]
     ) {
-        let edits = reading.edits(from: file.shown)
+        let edits = edits ?? reading.edits(from: file.shown)
         var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: file.shown, edits: edits, parts: [:])
         nextSaveID += 1
         for (index, fileEdit) in edits.enumerated() {

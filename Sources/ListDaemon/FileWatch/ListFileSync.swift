@@ -31,9 +31,10 @@ struct ListFileSync: Sendable {
 
     static func content(_ bytes: [UInt8], known: ListBook) -> FileContent {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            return .bytes(bytes, reading: nil, known: known)
+            return .bytes(bytes, reading: nil, known: known, edits: nil)
         }
-        return .bytes(bytes, reading: ListFileReading(ListDocument(parsing: text), known: known), known: known)
+        let reading = ListFileReading(ListDocument(parsing: text), known: known)
+        return .bytes(bytes, reading: reading, known: known, edits: reading.edits(from: known))
     }
 
     /// The file's new text: `book` laid onto the person's `reading`, `rejected` lines marked.
