@@ -44,7 +44,14 @@ public final class BlockingListClient {
     ///   - name: shown in the origin of every change this client makes.
     ///   - timeLimit: how long one read or write may wait before the call fails with
     ///     `connectionClosed` (none by default: a delegate may take its time).
-    public init(socketPath: String, name: String? = nil, timeLimit: Duration? = nil) throws(ListClientError) {
+    ///   - brief: edits are confirmed with a `ListSummary`, not the whole list (decode them with
+    ///     `batch(_:_:decoding:)`), and notifications are `BriefChangeParams`.
+    public init(
+        socketPath: String,
+        name: String? = nil,
+        timeLimit: Duration? = nil,
+        brief: Bool = false
+    ) throws(ListClientError) {
         let descriptor = try connectToUnixSocket(socketPath)
         if let timeLimit {
             let (seconds, attoseconds) = timeLimit.components
@@ -54,10 +61,11 @@ public final class BlockingListClient {
             }
         }
         socket = LineSocket(descriptor)
-        if let name {
+        if name != nil || brief {
             let id = takeID()
-            // Hello's params never fail to encode (a string in a struct).
-            if let line = try? RPCEncoding.requestBytes(id: id, method: Hello.name, params: Hello.Params(name: name)) {
+            let params = Hello.Params(name: name, brief: brief ? true : nil)
+            // Hello's params never fail to encode (a string and a flag in a struct).
+            if let line = try? RPCEncoding.requestBytes(id: id, method: Hello.name, params: params) {
                 pendingHello = (id, line + [UInt8(ascii: "\n")])
             }
         }
@@ -82,6 +90,15 @@ public final class BlockingListClient {
         _ method: M.Type,
         _ params: [M.Params]
     ) throws(ListClientError) -> [Result<M.Result, ListClientError>] {
+        try batch(method, params, decoding: M.Result.self)
+    }
+
+    /// The same, each result decoded as `result` (a brief connection's `ListSummary`).
+    public func batch<M: RPCMethod, R: Decodable>(
+        _ method: M.Type,
+        _ params: [M.Params],
+        decoding result: R.Type
+    ) throws(ListClientError) -> [Result<R, ListClientError>] {
         guard !params.isEmpty else { return [] }
         let ids = params.map { _ in takeID() }
         var line: [UInt8] = [UInt8(ascii: "[")]
@@ -96,7 +113,7 @@ public final class BlockingListClient {
         line.append(UInt8(ascii: "]"))
         return try exchange(line, awaiting: ids).map { reply in
             do throws(ListClientError) {
-                return .success(try decodeReply(M.Result.self, reply))
+                return .success(try decodeReply(R.self, reply))
             } catch {
                 return .failure(error)
             }

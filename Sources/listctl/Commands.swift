@@ -167,15 +167,22 @@ extension ItemBatchCommand {
         let items = withStandardInput(self.items)
         let options = self.options
         var anyDenied = false
-        try options.withClient { client in
-            let results = try client.batch(Method.self, items.map { ListItemParams(list: target, item: $0) })
+        // What a person reads names the list only: a brief connection, whose confirms do not
+        // carry the list's items (a thousand items added to a long list would bring it back a
+        // thousand times). The JSON output keeps each confirm's whole list.
+        try options.withClient(brief: !options.json) { client in
+            let params = items.map { ListItemParams(list: target, item: $0) }
+            let results: [Result<(name: String, list: ShoppingList?), ListClientError>] =
+                options.json
+                ? try client.batch(Method.self, params).map { $0.map { ($0.name, $0) } }
+                : try client.batch(Method.self, params, decoding: ListSummary.self).map { $0.map { ($0.name, nil) } }
             var outcomes: [ItemOutcome] = []
             for (item, result) in zip(items, results) {
                 switch result {
-                case .success(let list):
-                    outcomes.append(ItemOutcome(item: item, confirmed: true, list: list))
+                case .success(let confirmed):
+                    outcomes.append(ItemOutcome(item: item, confirmed: true, list: confirmed.list))
                     if !options.json {
-                        print("\(Self.verb) “\(ListText.trimmed(item))” \(Self.preposition) \(list.name).")
+                        print("\(Self.verb) “\(ListText.trimmed(item))” \(Self.preposition) \(confirmed.name).")
                     }
                 case .failure(.denied(let denial)):
                     anyDenied = true

@@ -50,9 +50,10 @@ struct ConnectionOptions: ParsableArguments {
 
     /// Connects, runs `body`, and turns connection and protocol failures into listctl's exit
     /// statuses with a message on stderr.
-    func withClient(_ body: (BlockingListClient) throws -> Void) throws {
+    /// - Parameter brief: a brief connection (confirms without the list's items).
+    func withClient(brief: Bool = false, _ body: (BlockingListClient) throws -> Void) throws {
         do {
-            try body(try BlockingListClient(socketPath: socketPath, name: "listctl"))
+            try body(try BlockingListClient(socketPath: socketPath, name: "listctl", brief: brief))
         } catch let error as ListClientError {
             throw exit(for: error)
         }

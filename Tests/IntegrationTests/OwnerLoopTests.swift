@@ -123,3 +123,116 @@ import Testing
         #expect(try subscriber.result("getLists")["revision"] as? Int == start + lines)
     }
 }
+
+/// `hello {brief: true}`: confirms and notifications without the list's items, and steps with
+/// their places, from which a brief subscriber follows every list exactly.
+@Suite struct BriefConnectionTests {
+    /// The lists a brief subscriber builds from the steps alone.
+    private struct Follower {
+        var lists: [Int: [String]] = [:]
+        var problems: [String] = []
+
+        mutating func take(_ message: [String: Any]) {
+            guard let method = message["method"] as? String, let params = message["params"] as? [String: Any],
+                let list = params["list"] as? [String: Any], let id = list["id"] as? Int
+            else { return }
+            if list["items"] != nil { problems.append("\(method) carried the list's items") }
+            switch method {
+            case "didCreateShoppingList":
+                lists[id] = params["items"] as? [String] ?? []
+            case "didDeleteShoppingList":
+                lists[id] = nil
+            default:
+                for step in params["changes"] as? [[String: Any]] ?? [] {
+                    let index = step["index"] as? Int ?? -1
+                    let item = step["item"] as? String ?? ""
+                    var items = lists[id] ?? []
+                    switch step["op"] as? String {
+                    case "add" where (0...items.count).contains(index):
+                        items.insert(item, at: index)
+                    case "remove" where items.indices.contains(index) && items[index] == item:
+                        items.remove(at: index)
+                    case "replace" where items.indices.contains(index) && items[index] == item:
+                        items[index] = step["with"] as? String ?? ""
+                    case "move":
+                        let from = step["fromIndex"] as? Int ?? -1
+                        guard items.indices.contains(from), items[from] == item, (0..<items.count).contains(index) else {
+                            problems.append("a move that does not fit: \(step)")
+                            continue
+                        }
+                        items.remove(at: from)
+                        items.insert(item, at: index)
+                    case "rename":
+                        break
+                    default:
+                        problems.append("a step that does not fit \(items): \(step)")
+                    }
+                    lists[id] = items
+                }
+            }
+        }
+    }
+
+    @Test func aBriefSubscriberFollowsEveryListFromTheStepsAlone() throws {
+        let daemon = try Daemon.start()
+        let sandbox = daemon.sandbox
+        let editor = try LineConnection(path: sandbox.socket)
+        let hello = try editor.result("hello", ["name": "editor", "brief": true])
+        #expect(hello["brief"] as? Bool == true)
+        let listener = try LineConnection(path: sandbox.socket)
+        _ = try listener.result("hello", ["brief": true])
+        let snapshot = try listener.result("subscribe")
+        #expect((snapshot["lists"] as? [Any])?.isEmpty == true)
+
+        // A brief confirm: the list without its items.
+        let created = try editor.result("createList", ["name": "Groceries", "items": ["milk", "eggs", "bread"]])
+        #expect(Set(created.keys) == ["id", "name", "revision", "edited"], "a brief confirm: \(created)")
+        for item in ["apples", "butter", "cheese"] { _ = try editor.result("addItem", ["list": "Groceries", "item": item]) }
+        _ = try editor.result("removeItem", ["list": "Groceries", "item": "eggs"])
+        _ = try editor.result("replaceItem", ["list": "Groceries", "item": "bread", "with": "rye bread"])
+        _ = try editor.result("createList", ["name": "Hardware", "items": ["nails"]])
+        _ = try editor.result("renameList", ["list": "Hardware", "name": "Tools"])
+        _ = try editor.result("deleteList", ["list": "Tools"])
+        // A person moves lines and adds one in the middle: moves and a placed add.
+        let revision = try #require(editor.result("getLists")["revision"] as? Int)
+        let text = try sandbox.read { $0.contains("- cheese") }
+        var lines = text.components(separatedBy: "\n")
+        let milk = try #require(lines.firstIndex(of: "- milk"))
+        let cheese = try #require(lines.firstIndex(of: "- cheese"))
+        lines.swapAt(milk, cheese)
+        lines.insert("- pears", at: milk + 1)
+        try lines.joined(separator: "\n").write(toFile: sandbox.path + "/edited.md", atomically: false, encoding: .utf8)
+        try shell(in: sandbox, "cp edited.md lists.md")
+
+        var follower = Follower()
+        let deadline = ContinuousClock.now + .seconds(20)
+        var heardUpTo = 0
+        while ContinuousClock.now < deadline {
+            let message = try listener.readObject()
+            follower.take(message)
+            heardUpTo = (message["params"] as? [String: Any])?["revision"] as? Int ?? heardUpTo
+            let settled = try editor.result("getLists")
+            if heardUpTo > revision, heardUpTo == settled["revision"] as? Int { break }
+        }
+        let final = try editor.result("getLists")
+        #expect(follower.problems.isEmpty, "\(follower.problems)")
+        let expected = Dictionary(
+            uniqueKeysWithValues: (final["lists"] as? [[String: Any]] ?? []).map {
+                ($0["id"] as? Int ?? 0, $0["items"] as? [String] ?? [])
+            }
+        )
+        #expect(follower.lists == expected, "followed from the steps: \(follower.lists); listd has \(expected)")
+        #expect(expected[1]?.contains("pears") == true && expected[1]?.first == "cheese", "the save was taken in: \(expected)")
+    }
+
+    /// listctl add is brief (its confirms do not bring the list back) and says the same as ever.
+    @Test func listctlAddConfirmsEachItemByTheListsName() throws {
+        let daemon = try Daemon.start()
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries"])
+        let run = try listctl(["add", "Groceries", "milk", "eggs"], socket: daemon.sandbox.socket)
+        #expect(run.status == 0)
+        #expect(run.stdout == "Added “milk” to Groceries.\nAdded “eggs” to Groceries.\n")
+        #expect(try client.result("getList", ["list": "Groceries"])["items"] as? [String] == ["milk", "eggs"])
+    }
+}

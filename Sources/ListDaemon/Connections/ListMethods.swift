@@ -16,12 +16,14 @@ extension MethodTable {
                 }
                 session.clientName = valid
             }
+            if let brief = params.brief { session.brief = brief }
             return Hello.Result(
                 server: "listd",
                 version: version,
                 protocolVersion: 1,
                 pid: getpid(),
-                instance: published.instance
+                instance: published.instance,
+                brief: session.brief
             )
         }
         table.registerRead(GetLists.self) { _ in published.snapshot }
@@ -78,6 +80,7 @@ extension MethodTable {
                 return try hub.subscribe(
                     connection: session.id,
                     outbox: session.outbox,
+                    brief: session.brief,
                     events: events,
                     lists: params.lists,
                     since: params.since,

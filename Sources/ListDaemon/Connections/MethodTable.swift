@@ -61,6 +61,8 @@ struct MethodTable: Sendable {
             }
             body(decoded, session) { outcome in
                 switch outcome {
+                case .success(let list as ShoppingList) where session.brief:
+                    reply(Self.reply(id: id) { () throws(RPCError) in ListSummary(list) })
                 case .success(let result): reply(Self.reply(id: id) { () throws(RPCError) in result })
                 case .failure(let error): reply(.failure(error))
                 }

@@ -9,6 +9,8 @@ final class Session: @unchecked Sendable {
     let outbox: Outbox
     /// Given by the client with `hello`.
     var clientName: String?
+    /// Asked for with `hello {brief: true}`: confirms and notifications without the list's items.
+    var brief = false
 
     init(id: Int, credentials: PeerCredentials, outbox: Outbox) {
         self.id = id

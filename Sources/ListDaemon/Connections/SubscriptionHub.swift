@@ -32,6 +32,8 @@ final class SubscriptionHub: @unchecked Sendable {
     /// What a subscriber wants to hear.
     struct Subscription {
         var outbox: Outbox
+        /// Told changes as `BriefChangeParams` (no items, steps with places).
+        var brief: Bool
         var events: Set<ListEventName>
         /// nil: every list.
         var lists: Set<ListID>?
@@ -81,6 +83,7 @@ final class SubscriptionHub: @unchecked Sendable {
     func subscribe(
         connection: Int,
         outbox: Outbox,
+        brief: Bool = false,
         events: Set<ListEventName>,
         lists: [ListReference]?,
         since: Revision? = nil,
@@ -95,7 +98,7 @@ final class SubscriptionHub: @unchecked Sendable {
         } catch {
             throw .denied(error)
         }
-        var subscription = Subscription(outbox: outbox, events: events, lists: ids)
+        var subscription = Subscription(outbox: outbox, brief: brief, events: events, lists: ids)
         if let since {
             let revision = book.revision
             if let expectedInstance, expectedInstance != instance {
@@ -149,23 +152,23 @@ final class SubscriptionHub: @unchecked Sendable {
                 history = ChangeHistory(base: book, limit: history.limit)
             }
         }
-        guard subscribers.values.contains(where: { $0.lag == nil }) else { return }
         for (change, record) in zip(changes, records) {
+            guard subscribers.values.contains(where: { $0.lag == nil }) else { return }
             let event = ListEventName(change.kind)
             // Those whose outbox is half full from now on lag, from the lists before this change.
             for (connection, subscription) in subscribers
             where subscription.lag == nil && subscription.outbox.queuedBytes > subscription.outbox.limit / 2 {
                 startLagging(connection, at: record.revision - 1, book: running)
             }
-            let listening = subscribers.values.contains { $0.lag == nil && $0.wants(event, change.list.id) }
-            guard listening else {
-                if !subscribers.values.contains(where: { $0.lag == nil }) { return }
-                _ = try? running.redo(record)
-                continue
+            let listening = subscribers.values.filter { $0.lag == nil && $0.wants(event, change.list.id) }
+            // Brief lines need no list: made from the record.
+            if listening.contains(where: \.brief), let line = try? Self.briefLine(change, record) {
+                for subscription in listening where subscription.brief { subscription.outbox.sendNotification(line) }
             }
-            guard let full = try? running.redo(record), let line = try? Self.notificationLine(full) else { continue }
-            for subscription in subscribers.values where subscription.lag == nil && subscription.wants(event, change.list.id) {
-                subscription.outbox.sendNotification(line)
+            // The lists are followed while anyone is live (a lag starts from them).
+            guard let full = try? running.redo(record) else { continue }
+            if listening.contains(where: { !$0.brief }), let line = try? Self.notificationLine(full) {
+                for subscription in listening where !subscription.brief { subscription.outbox.sendNotification(line) }
             }
         }
     }
@@ -246,7 +249,9 @@ final class SubscriptionHub: @unchecked Sendable {
                 break
             }
             lag.cursor = record.revision
-            if subscription.wants(ListEventName(full.kind), full.list.id), let line = try? Self.notificationLine(full) {
+            if subscription.wants(ListEventName(full.kind), full.list.id),
+                let line = try? subscription.brief ? Self.briefLine(full, record) : Self.notificationLine(full)
+            {
                 subscription.outbox.sendNotification(line)
             }
             while let next = lag.announcements.first, next.after <= lag.cursor {
@@ -265,6 +270,17 @@ final class SubscriptionHub: @unchecked Sendable {
         } else if outcome.waiting {
             resumeWhenDrained(connection)
         }
+    }
+
+    /// A change as the notification line brief subscribers get.
+    static func briefLine(_ change: ListChange, _ record: ChangeRecord) throws -> ByteBuffer {
+        var bytes = try RPCEncoding.requestBytes(
+            id: nil,
+            method: ListEventName(change.kind).rawValue,
+            params: BriefChangeParams(change, record: record)
+        )
+        bytes.append(UInt8(ascii: "\n"))
+        return ByteBuffer(bytes: bytes)
     }
 
     /// A change as the notification line subscribers get.

@@ -5,7 +5,13 @@ public enum Hello: RPCMethod {
 
     public struct Params: Codable, Sendable, Hashable {
         public var name: String?
-        public init(name: String?) { self.name = name }
+        /// Confirms are `ListSummary`s and notifications `BriefChangeParams`: nothing this
+        /// connection receives grows with a list's length (the default is the whole list).
+        public var brief: Bool?
+        public init(name: String?, brief: Bool? = nil) {
+            self.name = name
+            self.brief = brief
+        }
     }
 
     public struct Result: Codable, Sendable, Hashable {
@@ -15,12 +21,22 @@ public enum Hello: RPCMethod {
         public var pid: Int32
         /// Names the state listd serves (see `ListsSnapshot.instance`).
         public var instance: String?
-        public init(server: String, version: String, protocolVersion: Int, pid: Int32, instance: String? = nil) {
+        /// Whether this connection is brief (see `Params.brief`).
+        public var brief: Bool?
+        public init(
+            server: String,
+            version: String,
+            protocolVersion: Int,
+            pid: Int32,
+            instance: String? = nil,
+            brief: Bool? = nil
+        ) {
             self.server = server
             self.version = version
             self.protocolVersion = protocolVersion
             self.pid = pid
             self.instance = instance
+            self.brief = brief
         }
     }
 }

@@ -1,0 +1,108 @@
+import ListModel
+
+/// A list without its items: what a brief client (`hello {brief: true}`) gets in a confirm and
+/// in every notification, so neither grows with the list.
+public struct ListSummary: Codable, Sendable, Hashable {
+    public var id: ListID
+    public var name: String
+    public var revision: Revision
+    public var edited: Timestamp
+
+    public init(id: ListID, name: String, revision: Revision, edited: Timestamp) {
+        self.id = id
+        self.name = name
+        self.revision = revision
+        self.edited = edited
+    }
+
+    public init(_ list: ShoppingList) {
+        self.init(id: list.id, name: list.name, revision: list.revision, edited: list.edited)
+    }
+}
+
+/// One step of a change as a brief subscriber hears it: with the item's place, so the list can
+/// be followed exactly from the steps alone. `index` is where the item is after the step (for
+/// `remove`, where it was); a `move` also says where it came `from`.
+public struct BriefStep: Codable, Sendable, Hashable {
+    public var op: String
+    public var item: String?
+    public var with: String?
+    public var from: String?
+    public var to: String?
+    public var index: Int?
+    /// For a move: the place the item left.
+    public var fromIndex: Int?
+
+    public init(
+        op: String,
+        item: String? = nil,
+        with: String? = nil,
+        from: String? = nil,
+        to: String? = nil,
+        index: Int? = nil,
+        fromIndex: Int? = nil
+    ) {
+        self.op = op
+        self.item = item
+        self.with = with
+        self.from = from
+        self.to = to
+        self.index = index
+        self.fromIndex = fromIndex
+    }
+
+    /// The step a change's record describes (its positions come from the record).
+    public init(_ record: ChangeRecord, step: ListChange.Step?) {
+        switch (record.operation, step) {
+        case (.add(_, let item, let at), _):
+            self.init(op: "add", item: item, index: at)
+        case (.remove(_, let at), .remove(let item)?):
+            self.init(op: "remove", item: item, index: at)
+        case (.replace(_, let at, let with), .replace(let item, _)?):
+            self.init(op: "replace", item: item, with: with, index: at)
+        case (.move(_, let from, let to), .move(let item, _)?):
+            self.init(op: "move", item: item, index: to, fromIndex: from)
+        case (.rename(_, let name), .rename(let old, _)?):
+            self.init(op: "rename", from: old, to: name)
+        default:
+            self.init(op: "none")
+        }
+    }
+}
+
+/// The params of a change notification to a brief subscriber: the list without its items; the
+/// steps with their places; for a created list, the items it was created with.
+public struct BriefChangeParams: Codable, Sendable, Hashable {
+    public var revision: Revision
+    public var list: ListSummary
+    public var origin: ChangeOrigin
+    public var changes: [BriefStep]
+    /// Only for `didCreateShoppingList`: the new list's items, in order.
+    public var items: [String]?
+
+    public init(revision: Revision, list: ListSummary, origin: ChangeOrigin, changes: [BriefStep], items: [String]?) {
+        self.revision = revision
+        self.list = list
+        self.origin = origin
+        self.changes = changes
+        self.items = items
+    }
+
+    /// `change` (its list's items are not needed) as its `record` describes it.
+    public init(_ change: ListChange, record: ChangeRecord) {
+        var items: [String]?
+        var steps: [BriefStep] = []
+        switch record.operation {
+        case .create(_, _, let created): items = created
+        case .delete: break
+        default: steps = [BriefStep(record, step: change.steps.first)]
+        }
+        self.init(
+            revision: change.revision,
+            list: ListSummary(change.list),
+            origin: change.origin,
+            changes: steps,
+            items: items
+        )
+    }
+}
