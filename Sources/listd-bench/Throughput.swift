@@ -5,10 +5,12 @@ import Glibc
 
 /// Starts `clients` threads, each on its own connection sending `request(client, index)` and
 /// waiting for the reply, until `stop`; returns the group to wait on and every round trip (µs).
+/// `greeting`, when given, is sent first on each connection (a `hello`), outside the timing.
 func requestsUntil(
     _ stop: UInt64,
     socket: String,
     clients: Int,
+    greeting: String? = nil,
     _ request: @escaping (Int, Int) -> String
 ) -> (DispatchGroup, Samples) {
     let roundTrips = Samples()
@@ -18,6 +20,7 @@ func requestsUntil(
         Thread.detachNewThread {
             defer { group.leave() }
             guard let connection = try? LineSocket(path: socket) else { return }
+            if let greeting { connection.call(greeting) }
             var mine: [Double] = []
             var index = 0
             while now() < stop {
@@ -38,10 +41,17 @@ func measureEdits(
     _ socket: String,
     clients: Int,
     seconds: Double = 1.5,
+    greeting: String? = nil,
     _ request: @escaping (Int, Int) -> String
 ) -> (perSecond: Double, latencies: [Double]) {
     let start = now()
-    let (group, roundTrips) = requestsUntil(start + UInt64(seconds * 1e9), socket: socket, clients: clients, request)
+    let (group, roundTrips) = requestsUntil(
+        start + UInt64(seconds * 1e9),
+        socket: socket,
+        clients: clients,
+        greeting: greeting,
+        request
+    )
     group.wait()
     let all = roundTrips.values.sorted()
     return (Double(all.count) / (Double(now() - start) / 1e9), all)
@@ -83,4 +93,43 @@ func editFigures(
         Stat(measured.map { percentile($0.latencies, 0.5) }),
         Stat(measured.map { percentile($0.latencies, 0.99) })
     )
+}
+
+/// Three runs of `measureEdits`, each with the server's CPU time (all its threads) divided by the
+/// edits confirmed: what one durable edit costs the server.
+func cpuPerEdit(
+    _ socket: String,
+    pid: Int32,
+    clients: Int,
+    _ request: @escaping (Int, Int) -> String
+) -> Stat {
+    Stat(
+        (0..<3).map { _ in
+            let before = processCPU(pid)
+            let measured = measureEdits(socket, clients: clients, request)
+            let spent = Double(processCPU(pid) - before) / 1e3
+            return spent / Double(max(measured.latencies.count, 1))
+        }
+    )
+}
+
+/// A process's CPU time so far, all its threads (ns, from schedstat).
+func processCPU(_ pid: Int32) -> UInt64 {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return tasks.reduce(0) { total, task in
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? ""
+        return total + (UInt64(text.split(separator: " ").first ?? "") ?? 0)
+    }
+}
+
+/// How many times a process's threads were switched to so far (voluntary and not): its wake-ups.
+func contextSwitches(_ pid: Int32) -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return tasks.reduce(0) { total, task in
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+        return total
+            + text.split(separator: "\n").filter { $0.hasSuffix("ctxt_switches") == false && $0.contains("ctxt_switches:") }
+            .compactMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+            .reduce(0, +)
+    }
 }

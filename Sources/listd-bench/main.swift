@@ -276,7 +276,56 @@ if wanted(2) {
             listd: ours.p99,
             baseline: theirs.p99
         )
+        if clients == 64 {
+            let ourCPU = cpuPerEdit(listd.socket, pid: listd.child.pid, clients: clients) { client, index in
+                addOrRemove(index, item: "client \(client)")
+            }
+            let theirCPU = cpuPerEdit(redis.socket, pid: redis.child.pid, clients: clients) { client, index in
+                redisAddOrRemove(index, member: "client-\(client)")
+            }
+            report(
+                "server CPU per durable edit, 64 clients, Redis as baseline",
+                "any",
+                "µs",
+                listd: ourCPU,
+                baseline: theirCPU,
+                target: "≤ 1.0× Redis",
+                met: ourCPU.median <= theirCPU.median
+            )
+        }
     }
+}
+
+if wanted(2) {
+    // An edit of a 10,000-item list next to one of a 10-item list, on brief connections (whose
+    // confirms do not carry the list): a long list costs an edit no more than a short one.
+    let listd = try ListdUnderTest("long-list")
+    let setup = try listd.connect()
+    createList(setup, "Short", items: 10)
+    createList(setup, "Long", items: 10_000)
+    let brief = #"{"jsonrpc":"2.0","id":0,"method":"hello","params":{"brief":true}}"#
+    func rate(list: Int) -> Stat {
+        Stat(
+            (0..<3).map { _ in
+                measureEdits(listd.socket, clients: 8, greeting: brief) { client, index in
+                    let method = index % 2 == 0 ? "addItem" : "removeItem"
+                    return
+                        #"{"jsonrpc":"2.0","id":\#(index),"method":"\#(method)","params":{"list":\#(list),"item":"client \#(client)"}}"#
+                }.perSecond
+            }
+        )
+    }
+    let short = rate(list: 1)
+    let long = rate(list: 2)
+    report(
+        "durable edits/s on a 10,000-item list, 8 brief clients, 10-item list as baseline",
+        "any",
+        "edits/s",
+        listd: long,
+        baseline: short,
+        target: "≥ 0.8× the 10-item list",
+        met: long.median >= 0.8 * short.median
+    )
 }
 
 if wanted(2) {
@@ -497,6 +546,56 @@ if wanted(4) {
     }
 }
 
+if wanted(4) {
+    // A person pastes N lines into a one-item list: until a brief subscriber has the last of the
+    // N notifications (each line is a change of its own), beyond the settle period.
+    let settleMs = 30.0
+    var medians: [Int: Double] = [:]
+    for lines in [1_000, 10_000] {
+        var samples: [Double] = []
+        for run in 0..<3 {
+            let path = "\(work)/paste-\(lines)-\(run).md"
+            try listFile(items: 1).write(toFile: path, atomically: true, encoding: .utf8)
+            let listd = try ListdUnderTest("paste-\(lines)-\(run)", file: path)
+            let subscriber = try listd.connect()
+            subscriber.call(#"{"jsonrpc":"2.0","id":0,"method":"hello","params":{"brief":true}}"#)
+            guard let reply = subscriber.call(subscribeRequest).map({ String(decoding: $0, as: UTF8.self) }),
+                let revision = Int(reply.components(separatedBy: #""revision":"#).last?.prefix { $0.isNumber } ?? "")
+            else { throw BenchError("no snapshot") }
+            let pasted = "# Big <!-- listd id=1 -->\n- item 0\n" + (1...lines).map { "- pasted \($0)\n" }.joined()
+            let temporary = path + ".tmp"
+            try pasted.write(toFile: temporary, atomically: false, encoding: .utf8)
+            let start = now()
+            rename(temporary, path)
+            // Params open with their revision (listd writes keys in declaration order).
+            let last = #""params":{"revision":\#(revision + lines),"#
+            while let line = subscriber.readLine(), !String(decoding: line, as: UTF8.self).contains(last) {}
+            samples.append(ms(now() - start) - settleMs)
+            listd.child.stop()
+        }
+        let paste = Stat(samples)
+        medians[lines] = paste.median
+        report(
+            "paste of \(lines) lines → the last notification, beyond the \(Int(settleMs)) ms settle",
+            "any",
+            "ms",
+            listd: paste,
+            target: lines == 10_000 ? "≤ 1,000 ms" : "",
+            met: lines == 10_000 ? paste.median <= 1_000 : nil
+        )
+    }
+    if let small = medians[1_000], let big = medians[10_000] {
+        report(
+            "paste of 10,000 lines ÷ paste of 1,000 lines",
+            "any",
+            "×",
+            listd: Stat([big / small]),
+            target: "≤ 12×",
+            met: big / small <= 12
+        )
+    }
+}
+
 // MARK: 5. listctl add as a whole process
 
 if wanted(5) {
@@ -531,6 +630,24 @@ if wanted(5) {
         listd: Stat(listctlRuns.map(\.cpuMs)),
         baseline: Stat(oneshotRuns.map(\.cpuMs))
     )
+    var showRuns: [ProcessCost] = []
+    var readRuns: [ProcessCost] = []
+    for _ in 0..<15 {
+        showRuns.append(try timedRun(listctlPath, ["show", "Groceries", "--socket", listd.socket]))
+        let line = #"{"jsonrpc":"2.0","id":1,"method":"getList","params":{"list":"Groceries"}}"#
+        readRuns.append(try timedRun("\(baselines)/oneshot", [listd.socket, line]))
+    }
+    let show = Stat(showRuns.map(\.wallMs))
+    let read = Stat(readRuns.map(\.wallMs))
+    report(
+        "`listctl show`, the whole process",
+        "any",
+        "ms",
+        listd: show,
+        baseline: read,
+        target: "≤ 3× C one-shot",
+        met: show.median <= 3 * read.median
+    )
 }
 
 // MARK: 6. Idle
@@ -542,7 +659,17 @@ if wanted(6) {
     // after its last job (strace: the exits come 3–5 s after the subscriptions, and nothing else
     // wakes listd), and that tail is not what an idle listd costs.
     sleep(6)
+    let switchesBefore = contextSwitches(listd.child.pid)
     let idleCPU = Stat([ms(cpuTimeOver(seconds: 10, of: listd.child.pid))])
+    let wakeUps = Double(contextSwitches(listd.child.pid) - switchesBefore)
+    report(
+        "wake-ups (context switches) over 10 s idle, 100 subscribers",
+        "any",
+        "",
+        listd: Stat([wakeUps]),
+        target: "none periodic (≤ 10)",
+        met: wakeUps <= 10
+    )
     report(
         "CPU over 10 s idle, 100 subscribers",
         "any",

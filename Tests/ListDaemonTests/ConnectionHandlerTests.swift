@@ -1,5 +1,5 @@
 // The connection layer on in-memory channels: listd's own line decoder and ConnectionHandler in
-// a NIOAsyncTestingChannel, serving a real ListService on a temporary list file. Bytes go in as a
+// a NIOAsyncTestingChannel, serving a real ListOwner on a temporary list file (on its own loop). Bytes go in as a
 // socket would deliver them; what the handler writes is read back line by line.
 import Foundation
 import ListModel
