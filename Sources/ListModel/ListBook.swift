@@ -30,6 +30,14 @@ public struct ListBook: Hashable, Sendable {
         hasher.combine(nextID)
     }
 
+    /// The same lists without the item keys kept for `apply`: for a copy that is only read (a
+    /// snapshot), so that the book that goes on being edited keeps its keys unshared.
+    public var withoutItemKeys: ListBook {
+        var copy = self
+        copy.itemKeys = [:]
+        return copy
+    }
+
     /// Whether the list at `index` has an item whose key is `key`.
     private mutating func hasItem(withKey key: String, at index: Int) -> Bool {
         let list = lists[index]

@@ -278,7 +278,6 @@ extension ListCore {
         entries.append(.fileShows(digest: digest(current.bytes), revision: book.revision))
         open.entries += entries
         open.changes += changes
-        open.book = working
         if open.fileBefore == nil { open.fileBefore = fileBefore }
         if let rejection = Self.rejection(diagnostics) {
             open.after.append(.announceRejection(rejection))

@@ -51,8 +51,9 @@ struct ListCore {
         var changes: [ListChange] = []
         var replies: [(Int, Result<ShoppingList, EditFailure>)] = []
         var after: [CoreAction] = []
-        /// The lists once this batch is durable.
-        var book: ListBook
+        /// The lists once this batch is durable: set when it is sent (`send`), not as edits are
+        /// applied (holding the working lists would make every edit copy the list it changes).
+        var book = ListBook()
         /// The list file's state before this batch took a save in (restored when it fails).
         var fileBefore: FileState?
         var isEmpty: Bool { entries.isEmpty && replies.isEmpty && after.isEmpty }
@@ -73,7 +74,7 @@ struct ListCore {
         durable = recovered.book
         working = recovered.book
         self.filePath = filePath
-        open = Batch(book: recovered.book)
+        open = Batch()
         file.shown = recovered.lastShown
     }
 
@@ -257,7 +258,6 @@ struct ListCore {
             open.entries.append(.change(record))
             open.changes.append(change.withoutItems)
             open.replies.append((id, .success(change.list)))
-            open.book = working
             file.markDirty()
         } catch {
             let list = proposal.edit.target.flatMap { try? working.list($0) }
@@ -308,11 +308,15 @@ struct ListCore {
             // Nothing to make durable: what waited on earlier batches is due now.
             actions += open.replies.map { .reply($0.0, $0.1) }
             actions += open.after
-            open = Batch(book: working)
+            open = Batch()
             return
         }
         inFlight = open
-        open = Batch(book: working)
+        // The lists once it is durable: the working lists now (everything applied since the last
+        // batch is in this one). Without their item keys, so the working lists' own stay unshared
+        // (a shared set would be copied by the next edit).
+        inFlight!.book = working.withoutItemKeys
+        open = Batch()
         actions.append(.append(inFlight!.entries))
     }
 
@@ -358,7 +362,7 @@ struct ListCore {
             file.bytes = nil
             actions += requestRead()
         }
-        open = Batch(book: working)
+        open = Batch()
         return actions
     }
 }
