@@ -106,3 +106,26 @@ public struct BriefChangeParams: Codable, Sendable, Hashable {
         )
     }
 }
+
+/// A question to a brief delegate (`hello {brief: true}`): as `DelegateQuestionParams`, with the
+/// list without its items, so no question grows with the list (a save of 10,000 lines asks
+/// 10,000 of them).
+public struct BriefQuestionParams: Codable, Sendable, Hashable {
+    public var list: ListSummary?
+    public var name: String?
+    public var item: String?
+    public var with: String?
+    public var items: [String]?
+    public var origin: ChangeOrigin
+    public var revision: Revision
+
+    public init(_ question: DelegateQuestionParams) {
+        list = question.list.map(ListSummary.init)
+        name = question.name
+        item = question.item
+        with = question.with
+        items = question.items
+        origin = question.origin
+        revision = question.revision
+    }
+}

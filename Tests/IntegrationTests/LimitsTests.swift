@@ -268,6 +268,8 @@ struct AccessTests {
         #expect(try ChildProcess.run("/usr/sbin/groupadd", [group]).status == 0)
         defer { _ = try? ChildProcess.run("/usr/sbin/groupdel", [group]) }
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--allow-group", group])
+        // listd accepts before it gives the socket its group and mode: wait for that first.
+        #expect(daemon.logShows("listening on"), "listd said it listens once the socket's mode is set")
         chmod(daemon.sandbox.path, 0o755)  // the sandbox itself stands for /run
         chmod(daemon.sandbox.socket, 0o666)  // only listd's own check stands in the way
         let refused = try listctlAsNobody(["lists"], socket: daemon.sandbox.socket)

@@ -225,6 +225,28 @@ import Testing
         #expect(expected[1]?.contains("pears") == true && expected[1]?.first == "cheese", "the save was taken in: \(expected)")
     }
 
+    /// A brief delegate is asked about the list without its items, and its answer counts.
+    @Test func aBriefDelegateIsAskedWithoutTheListsItems() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        let editor = try LineConnection(path: socket)
+        _ = try editor.result("createList", ["name": "Groceries", "items": ["milk", "eggs"]])
+        let delegate = try LineConnection(path: socket)
+        _ = try delegate.result("hello", ["name": "vetter", "brief": true])
+        _ = try delegate.result("registerDelegate", ["name": "vetter", "questions": ["shouldAdd"]])
+        try editor.send(#"{"jsonrpc":"2.0","id":"add","method":"addItem","params":{"list":"Groceries","item":"bread"}}"#)
+        let question = try delegate.readObject()
+        #expect(question["method"] as? String == "shouldAdd")
+        let params = question["params"] as? [String: Any]
+        let list = params?["list"] as? [String: Any]
+        #expect(list?["name"] as? String == "Groceries" && list?["items"] == nil, "a brief question: \(params ?? [:])")
+        #expect(params?["item"] as? String == "bread")
+        let id = try #require(question["id"] as? String)
+        try delegate.send(#"{"jsonrpc":"2.0","id":"\#(id)","result":{"allow":false,"reason":"no bread"}}"#)
+        let reply = try editor.readObject()
+        #expect(((reply["error"] as? [String: Any])?["message"] as? String)?.contains("no bread") == true)
+    }
+
     /// listctl add is brief (its confirms do not bring the list back) and says the same as ever.
     @Test func listctlAddConfirmsEachItemByTheListsName() throws {
         let daemon = try Daemon.start()

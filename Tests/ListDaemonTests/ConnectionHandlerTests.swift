@@ -34,27 +34,6 @@ private final class StalledSocket: ChannelOutboundHandler, @unchecked Sendable {
     }
 }
 
-/// Fails with `what` when `body` takes longer than `seconds`.
-private func within<T: Sendable>(
-    _ seconds: Double,
-    _ what: String,
-    _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let result = first else {
-            Issue.record("waited \(seconds) s for \(what)")
-            throw CancellationError()
-        }
-        return result
-    }
-}
-
 /// One client's connection: the pipeline RPCServer.accept builds, on a testing channel.
 private struct TestConnection {
     let channel: NIOAsyncTestingChannel

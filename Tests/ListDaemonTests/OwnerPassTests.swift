@@ -52,7 +52,8 @@ private final class HeldPersistence: ListPersistence, @unchecked Sendable {
     func nextHeldAppend(_ what: String) async throws -> Append {
         try await within(10, what) { [held] in
             var iterator = held.makeAsyncIterator()
-            return await iterator.next()
+            guard let next = await iterator.next() else { throw CancellationError() }
+            return next
         }
     }
 
@@ -102,27 +103,6 @@ private final class JournalRecorder: @unchecked Sendable {
             if fd >= 0 { _ = ioctl(fd, UInt(FIONREAD), &unread) }
             recorder.lines.withLock { $0.append(Line(message: "\(message)", unreadBytes: Int(unread))) }
         }
-    }
-}
-
-/// Fails with `what` when `body` takes longer than `seconds`.
-private func within<T: Sendable>(
-    _ seconds: Double,
-    _ what: String,
-    _ body: @escaping @Sendable () async throws -> T?
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let result = first else {
-            Issue.record("waited \(seconds) s for \(what)")
-            throw CancellationError()
-        }
-        return result
     }
 }
 
@@ -204,13 +184,19 @@ private func parts(_ persistence: HeldPersistence, recorder: JournalRecorder) as
     return try await ListdParts(filePath: directory + "/lists.md", logger: logger) { _ in persistence }
 }
 
+/// Parts on a held store, and a client that has subscribed (request 1).
+private func subscribedClient() async throws -> (HeldPersistence, JournalRecorder, ListdParts, Client) {
+    let (persistence, recorder) = (HeldPersistence(), JournalRecorder())
+    let parts = try await parts(persistence, recorder: recorder)
+    let client = try await Client(parts, recorder: recorder)
+    client.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
+    #expect(try client.line("the subscribe reply")["id"] as? Int == 1)
+    return (persistence, recorder, parts, client)
+}
+
 @Suite struct OwnerPassTests {
     @Test func aConfirmItsNotificationAndItsJournalLineWaitForTheAppendThenComeInThatOrder() async throws {
-        let (persistence, recorder) = (HeldPersistence(), JournalRecorder())
-        let parts = try await parts(persistence, recorder: recorder)
-        let client = try await Client(parts, recorder: recorder)
-        client.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
-        #expect(try client.line("the subscribe reply")["id"] as? Int == 1)
+        let (persistence, recorder, parts, client) = try await subscribedClient()
 
         persistence.hold()
         client.send(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries","items":["milk"]}}"#)
@@ -236,11 +222,7 @@ private func parts(_ persistence: HeldPersistence, recorder: JournalRecorder) as
     /// listd's own log completes within the pass that made the append: the journal still waits
     /// for the confirm to be written.
     @Test func anAppendCompleteWithinItsPassIsJournalledAfterItsConfirmIsWritten() async throws {
-        let (persistence, recorder) = (HeldPersistence(), JournalRecorder())
-        let parts = try await parts(persistence, recorder: recorder)
-        let client = try await Client(parts, recorder: recorder)
-        client.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
-        #expect(try client.line("the subscribe reply")["id"] as? Int == 1)
+        let (_, recorder, _, client) = try await subscribedClient()
         client.send(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries"}}"#)
         let journalled = try await recorder.waitFor("Groceries")
         let notification = try client.line("the notification")
@@ -276,11 +258,7 @@ private func parts(_ persistence: HeldPersistence, recorder: JournalRecorder) as
     }
 
     @Test func aFailedAppendConfirmsNothingAndTellsNoSubscriber() async throws {
-        let (persistence, recorder) = (HeldPersistence(), JournalRecorder())
-        let parts = try await parts(persistence, recorder: recorder)
-        let client = try await Client(parts, recorder: recorder)
-        client.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
-        #expect(try client.line("the subscribe reply")["id"] as? Int == 1)
+        let (persistence, recorder, _, client) = try await subscribedClient()
 
         persistence.hold()
         client.send(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries"}}"#)

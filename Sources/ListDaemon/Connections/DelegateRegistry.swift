@@ -22,6 +22,8 @@ final class DelegateRegistry: @unchecked Sendable {
         var name: String
         var pid: Int32
         var outbox: Outbox
+        /// Its connection is brief: questions carry the list without its items.
+        var brief = false
         var questions: Set<DelegateQuestion>
         /// nil: every list.
         var lists: Set<ListID>?
@@ -146,7 +148,11 @@ final class DelegateRegistry: @unchecked Sendable {
         for delegate in asked {
             let id = "listd-\(nextQuestion)"
             nextQuestion += 1
-            guard var bytes = try? RPCEncoding.request(id: .string(id), method: question.rawValue, params: params) else {
+            let encoded =
+                delegate.brief
+                ? try? RPCEncoding.request(id: .string(id), method: question.rawValue, params: BriefQuestionParams(params))
+                : try? RPCEncoding.request(id: .string(id), method: question.rawValue, params: params)
+            guard var bytes = encoded else {
                 record(.unanswered, from: delegate, in: consultation)
                 continue
             }

@@ -124,6 +124,7 @@ extension MethodTable {
                     name: name,
                     pid: session.credentials.pid,
                     outbox: session.outbox,
+                    brief: session.brief,
                     questions: Set(questions),
                     lists: ids,
                     listNames: names,
