@@ -31,6 +31,7 @@ public final class ListClient: Sendable {
         var closed = false
         var handlers: [(name: ListEventName?, handler: EventHandler)] = []
         var streams: [Int: AsyncStream<ListEvent>.Continuation] = [:]
+        var briefStreams: [Int: AsyncStream<(ListEventName, BriefChangeParams)>.Continuation] = [:]
         var rejectionHandlers: [@Sendable (FileRejectionParams) -> Void] = []
         var delegate: (any ListDelegate)?
         var rejectionStreams: [Int: AsyncStream<FileRejectionParams>.Continuation] = [:]
@@ -51,10 +52,15 @@ public final class ListClient: Sendable {
 
     /// Connects, runs `body` with the client, and closes the connection when `body` returns.
     ///
-    /// - Parameter name: shown in the origin of every change this client makes.
+    /// - Parameters:
+    ///   - name: shown in the origin of every change this client makes.
+    ///   - brief: nothing received grows with a list's length: edits are confirmed with a
+    ///     `ListSummary` (decode them with `batch(_:_:decoding:)`), and changes come through
+    ///     `briefEvents()` (the list without its items, each step with its place).
     public static func withConnection<Result: Sendable>(
         socketPath: String,
         name: String? = nil,
+        brief: Bool = false,
         _ body: (ListClient) async throws -> Result
     ) async throws -> Result {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
@@ -71,7 +77,9 @@ public final class ListClient: Sendable {
             return try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.read(inbound) }
                 defer { group.cancelAll() }
-                if let name { _ = try await client.call(Hello.self, .init(name: name)) }
+                if name != nil || brief {
+                    _ = try await client.call(Hello.self, .init(name: name, brief: brief ? true : nil))
+                }
                 return try await body(client)
             }
         }
@@ -99,6 +107,15 @@ public final class ListClient: Sendable {
         _ method: M.Type,
         _ params: [M.Params]
     ) async throws(ListClientError) -> [Result<M.Result, ListClientError>] {
+        try await batch(method, params, decoding: M.Result.self)
+    }
+
+    /// The same, each result decoded as `result` (a brief connection's `ListSummary`).
+    public func batch<M: RPCMethod, R: Decodable>(
+        _ method: M.Type,
+        _ params: [M.Params],
+        decoding result: R.Type
+    ) async throws(ListClientError) -> [Result<R, ListClientError>] {
         guard !params.isEmpty else { return [] }
         let ids = params.map { _ in nextID() }
         let replies: [Result<JSONValue, RPCError>]
@@ -112,7 +129,7 @@ public final class ListClient: Sendable {
         }
         return replies.map { reply in
             do throws(ListClientError) {
-                return .success(try decodeReply(M.Result.self, reply))
+                return .success(try decodeReply(R.self, reply))
             } catch {
                 return .failure(error)
             }
@@ -185,6 +202,11 @@ public final class ListClient: Sendable {
     /// Every change notification received from now on, until the connection closes.
     public func events() -> AsyncStream<ListEvent> {
         makeStream { state, continuation in state.streams[state.nextStreamID] = continuation }
+    }
+
+    /// Every change notification received from now on on a brief connection, until it closes.
+    public func briefEvents() -> AsyncStream<(ListEventName, BriefChangeParams)> {
+        makeStream { state, continuation in state.briefStreams[state.nextStreamID] = continuation }
     }
 
     /// Every `didRejectFileEdit` received from now on: what a person's save of the list file had
@@ -281,6 +303,8 @@ public final class ListClient: Sendable {
                 let (handlers, streams) = state.withLock { ($0.handlers, Array($0.streams.values)) }
                 for entry in handlers where entry.name == nil || entry.name == event.name { entry.handler(event) }
                 for stream in streams { stream.yield(event) }
+            case .briefEvent(let name, let params):
+                for stream in state.withLock({ Array($0.briefStreams.values) }) { stream.yield((name, params)) }
             case .delegateDropped, .denial, nil:
                 break
             }
@@ -300,12 +324,17 @@ public final class ListClient: Sendable {
                 state.waiting = [:]
                 state.streams = [:]
                 state.rejectionStreams = [:]
+                state.briefStreams = [:]
             }
-            return (Array(state.waiting.values), (Array(state.streams.values), Array(state.rejectionStreams.values)))
+            return (
+                Array(state.waiting.values),
+                (Array(state.streams.values), Array(state.rejectionStreams.values), Array(state.briefStreams.values))
+            )
         }
         for promise in waiting { promise.fail(error) }
         for stream in streams.0 { stream.finish() }
         for stream in streams.1 { stream.finish() }
+        for stream in streams.2 { stream.finish() }
     }
 }
 

@@ -6,6 +6,9 @@ import ListRPC
 public enum ListdMessage: Sendable {
     /// A change notification (`didUpdateShoppingList`, …).
     case event(ListEvent)
+    /// A change notification on a brief connection: the list without its items, each step with
+    /// its place.
+    case briefEvent(ListEventName, BriefChangeParams)
     /// A person's save of the list file that listd could not take (wholly or in part).
     case fileRejection(FileRejectionParams)
     /// A question to this client as a delegate; answer it with a `DelegateAnswer` for `id`.
@@ -41,10 +44,14 @@ public enum ListdMessage: Sendable {
             }
             self = .fileRejection(params)
         } else {
-            guard let name = ListEventName(rawValue: request.method),
-                let params = try? RPCEncoding.decode(ListChangeParams.self, from: request.params)
-            else { return nil }
-            self = .event(ListEvent(name: name, params: params))
+            guard let name = ListEventName(rawValue: request.method) else { return nil }
+            if let params = try? RPCEncoding.decode(ListChangeParams.self, from: request.params) {
+                self = .event(ListEvent(name: name, params: params))
+            } else if let params = try? RPCEncoding.decode(BriefChangeParams.self, from: request.params) {
+                self = .briefEvent(name, params)
+            } else {
+                return nil
+            }
         }
     }
 }

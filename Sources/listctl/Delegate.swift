@@ -132,7 +132,7 @@ extension Listctl {
                     case .delegateDropped(let dropped):
                         writeError("listctl: listd no longer consults delegate “\(dropped.name)”: \(dropped.reason)")
                         throw ExitCode(ListctlExit.failed.rawValue)
-                    case .event, .fileRejection, .denial:
+                    case .event, .briefEvent, .fileRejection, .denial:
                         continue
                     }
                 }

@@ -139,7 +139,7 @@ extension Listctl {
                     (line, sentence) = (RejectionLine(rejection), describe(rejection))
                 case .denial(let denial):
                     (line, sentence) = (DenialLine(denial), describe(denial))
-                case .question, .delegateDropped: continue
+                case .question, .delegateDropped, .briefEvent: continue
                 }
                 if !command.isEmpty {
                     let input = Array(jsonData(line))

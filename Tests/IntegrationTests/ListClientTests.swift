@@ -47,6 +47,42 @@ import Testing
         }
     }
 
+    /// A brief connection: a batch of adds is confirmed with summaries, and its changes come as
+    /// brief events whose steps say where each item went.
+    @Test func aBriefConnectionBatchesAndHearsWithoutTheItems() async throws {
+        let daemon = try Daemon.start()
+        try await ListClient.withConnection(socketPath: daemon.sandbox.socket, name: "bulk", brief: true) { client in
+            let events = client.briefEvents()
+            _ = try await client.subscribe()
+            _ = try await client.batch(CreateList.self, [.init(name: "Groceries", items: ["milk"])], decoding: ListSummary.self)
+            let outcomes = try await client.batch(
+                AddItem.self,
+                ["eggs", "bread", "MILK"].map { ListItemParams(list: .name("Groceries"), item: $0) },
+                decoding: ListSummary.self
+            )
+            #expect(outcomes.compactMap { try? $0.get().name } == ["Groceries", "Groceries"])
+            guard case .failure(.denied(let denial)) = outcomes[2] else {
+                Issue.record("a duplicate is denied on a brief connection too: \(outcomes[2])")
+                return
+            }
+            #expect(denial.reason == "itemExists")
+            var heard: [String] = []
+            for await (name, params) in events {
+                heard.append(
+                    "\(name.rawValue) \(params.items ?? []) \(params.changes.map { "\($0.op) \($0.item ?? "") @\($0.index ?? -1)" })"
+                )
+                if heard.count == 3 { break }
+            }
+            #expect(
+                heard == [
+                    "didCreateShoppingList [\"milk\"] []",
+                    "didUpdateShoppingList [] [\"add eggs @1\"]",
+                    "didUpdateShoppingList [] [\"add bread @2\"]",
+                ]
+            )
+        }
+    }
+
     @Test func closureHandlersAndEventStreamsHearChanges() async throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
