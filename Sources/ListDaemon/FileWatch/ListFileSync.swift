@@ -29,12 +29,14 @@ struct ListFileSync: Sendable {
         return promise.futureResult
     }
 
-    static func content(_ bytes: [UInt8], known: ListBook) -> FileContent {
+    /// The file's bytes read and tied to `known`; `withEdits`: with the save's edits from `known`
+    /// too (a read after a save; not at start, where the file is usually listd's own).
+    static func content(_ bytes: [UInt8], known: ListBook, withEdits: Bool = true) -> FileContent {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return .bytes(bytes, reading: nil, known: known, edits: nil)
         }
         let reading = ListFileReading(ListDocument(parsing: text), known: known)
-        return .bytes(bytes, reading: reading, known: known, edits: reading.edits(from: known))
+        return .bytes(bytes, reading: reading, known: known, edits: withEdits ? reading.edits(from: known) : nil)
     }
 
     /// The file's new text: `book` laid onto the person's `reading`, `rejected` lines marked.

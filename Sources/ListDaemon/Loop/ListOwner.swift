@@ -95,8 +95,11 @@ public final class ListOwner: Service, @unchecked Sendable {
         }
         // A file listd knows (it wrote it, or took it in) holds nothing of the person's to take in.
         let recognized = recovered.isFirstStart ? nil : recovered.shownByFile
-        let content = fileBytes.map { ListFileSync.content($0, known: recognized ?? recovered.lastShown) } ?? .missing
-        let view = try? await loop.submit { () -> PersistedView in
+        let content =
+            fileBytes.map { ListFileSync.content($0, known: recognized ?? recovered.lastShown, withEdits: false) }
+            ?? .missing
+        let needsSnapshot = recovered.instance == nil
+        let view = try? await loop.submit { () -> PersistedView? in
             // What the start takes in is durable before the file is written.
             self.inline {
                 self.handle { core, now, time in
@@ -105,9 +108,9 @@ public final class ListOwner: Service, @unchecked Sendable {
             }
             self.inline { self.handle { core, now, _ in core.writeDue(now: now, force: true) } }
             self.publishSummary()
-            return self.persistedView
+            return needsSnapshot ? self.persistedView : nil
         }.get()
-        if recovered.instance == nil, let view {
+        if let view = view ?? nil {
             // A first start (its lists are in no log), or a state from before the instance name.
             try persistence.writeSnapshot(of: view)
         }
