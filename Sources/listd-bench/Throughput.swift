@@ -128,7 +128,7 @@ func contextSwitches(_ pid: Int32) -> Int {
     return tasks.reduce(0) { total, task in
         let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
         return total
-            + text.split(separator: "\n").filter { $0.hasSuffix("ctxt_switches") == false && $0.contains("ctxt_switches:") }
+            + text.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
             .compactMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }
             .reduce(0, +)
     }

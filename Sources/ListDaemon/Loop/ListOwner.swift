@@ -28,30 +28,30 @@ public final class ListOwner: Service, @unchecked Sendable {
     let hub: SubscriptionHub
     let delegates: DelegateRegistry
     let published: PublishedLists
-    private let persistence: any ListPersistence
-    private let fileSync: ListFileSync
-    private let journal: JournalEntries
-    private let logger: Logger
+    let persistence: any ListPersistence
+    let fileSync: ListFileSync
+    let journal: JournalEntries
+    let logger: Logger
     private let statusObserver = CallbackSlot<String>()
 
-    // Owned by `loop`:
-    private var core: ListCore
-    private var replies: [Int: (Result<ShoppingList, EditFailure>) -> Void] = [:]
+    // Owned by `loop` (internal only for ListOwner+Actions.swift):
+    var core: ListCore
+    var replies: [Int: (Result<ShoppingList, EditFailure>) -> Void] = [:]
     private var nextProposal = 1
     /// An `endPass` is scheduled on the loop.
     private var passScheduled = false
     /// Inside `endPass`: events handled meanwhile need no further pass of their own.
     private var inPass = false
     /// The batch the core sent to the log, not yet handed to persistence.
-    private var appendDue: [LogEntry]?
+    var appendDue: [LogEntry]?
     /// An append is under way (a shared store completes it later).
-    private var appending = false
+    var appending = false
     /// A compaction runs on the thread pool: appends wait for it, reads go on.
-    private var compacting = false
-    private var journalDue: [JournalEntry] = []
-    private var statusDue = false
+    var compacting = false
+    var journalDue: [JournalEntry] = []
+    var statusDue = false
     /// At start and stop the list file is read and written right here, not on the thread pool.
-    private var fileIOInline = false
+    var fileIOInline = false
     private var waiters: [(condition: (ListCore) -> Bool, promise: EventLoopPromise<Void>)] = []
 
     /// The list file listd works on (a symlink resolved to its target).
@@ -238,7 +238,7 @@ public final class ListOwner: Service, @unchecked Sendable {
 
     /// Feeds `event` to the core and performs what it returns, feeding back what an action brings
     /// at once (an allowed verdict when no delegate wants the question), in order.
-    private func handle(_ event: Event) {
+    func handle(_ event: Event) {
         loop.assertInEventLoop()
         var actions = event(&core, .now, .now())[...]
         while let action = actions.popFirst() {
@@ -249,7 +249,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         schedulePass()
     }
 
-    private func schedulePass() {
+    func schedulePass() {
         guard !inPass, !passScheduled else { return }
         passScheduled = true
         loop.execute { self.endPass() }
@@ -278,8 +278,6 @@ public final class ListOwner: Service, @unchecked Sendable {
                         ?? .changeLogFailed(path: "the change log", step: "append: \(error)", errno: 0)
                     self.handle { core, _, _ in core.appendFailed(failure) }
                 }
-                // A store that completes later ends its append outside any pass: one follows.
-                if !self.inPass { self.schedulePass() }
             }
         }
         inPass = false
@@ -296,9 +294,10 @@ public final class ListOwner: Service, @unchecked Sendable {
             if statusObserver.isSet { statusObserver(published.current.summary) }
         }
         if !waiters.isEmpty {
-            let (ready, waiting) = (waiters.filter { $0.condition(core) }, waiters.filter { !$0.condition(core) })
-            waiters = waiting
-            for waiter in ready { waiter.promise.succeed() }
+            let core = core
+            let ready = waiters.filter { $0.condition(core) }.map(\.promise)
+            waiters.removeAll { $0.condition(core) }
+            for promise in ready { promise.succeed() }
         }
         if core.hasCommitDue { schedulePass() }
     }
@@ -309,135 +308,6 @@ public final class ListOwner: Service, @unchecked Sendable {
         handle { _, _, _ in actions }
     }
 
-    /// Performs one action; returns the event it brings back at once, if any.
-    private func perform(_ action: CoreAction) -> Event? {
-        switch action {
-        case .ask(let asker, let question, let params, let list, let name):
-            guard delegates.wants(question, list: list, name: name) else {
-                return { core, _, time in core.answered(asker, .allowed, at: time) }
-            }
-            delegates.ask(question, params, list: list, name: name) { verdict in
-                self.handle { core, _, time in core.answered(asker, verdict, at: time) }
-            }
-        case .append(let entries):
-            precondition(appendDue == nil, "the core sends one batch at a time")
-            appendDue = entries
-        case .publish(let changes, let records, let book):
-            hub.publish(changes, records: records, book: book)
-        case .reply(let id, let outcome):
-            replies.removeValue(forKey: id)?(outcome)
-        case .announceDenial(let denial):
-            hub.announce(.didDenyChange, denial, listID: denial.proposal.list?.id)
-        case .announceRejection(let rejection):
-            hub.announce(.didRejectFileEdit, rejection, listID: nil)
-        case .journal(let entry):
-            journalDue.append(entry)
-        case .readFile(let known):
-            if fileIOInline {
-                do throws(DaemonError) {
-                    let content = try fileSync.readNow(known: known)
-                    return { core, now, time in core.fileRead(content, now: now, at: time) }
-                } catch {
-                    return readFailed(error)
-                }
-            }
-            fileSync.read(known: known, on: loop).whenComplete { result in
-                switch result {
-                case .success(let content): self.handle { core, now, time in core.fileRead(content, now: now, at: time) }
-                case .failure(let error): self.handle(self.readFailed(error))
-                }
-            }
-        case .renderFile(let book, let reading, let rejected):
-            if fileIOInline {
-                let rendered = ListFileSync.render(book, onto: reading, rejected: rejected)
-                return { core, now, _ in core.fileRendered(rendered, now: now) }
-            }
-            NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
-                ListFileSync.render(book, onto: reading, rejected: rejected)
-            }.whenSuccess { rendered in
-                self.handle { core, now, _ in core.fileRendered(rendered, now: now) }
-            }
-        case .replaceFile(let rendered, let expecting):
-            if fileIOInline {
-                let outcome = fileSync.replace(rendered, expecting: expecting)
-                return { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
-            }
-            let fileSync = fileSync
-            NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
-                fileSync.replace(rendered, expecting: expecting)
-            }.whenComplete { result in
-                let outcome =
-                    (try? result.get())
-                    ?? .failed(.cannotWriteListFile(path: fileSync.path, step: "run on the thread pool", errno: ECANCELED))
-                self.handle { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
-                // A compaction put off while the write was under way runs now.
-                self.compactIfDue()
-            }
-        case .scheduleWrite(let delay):
-            guard !fileIOInline else { return nil }
-            loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, now, _ in core.writeDue(now: now) } }
-        case .recheckFile(let delay):
-            loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, _, _ in core.fileTouched() } }
-        case .statusChanged:
-            statusDue = true
-        }
-        return nil
-    }
-
-    private func readFailed(_ error: any Error) -> Event {
-        logger.error("could not read the list file; it is read again at its next save", metadata: ["error": "\(error)"])
-        return { core, _, time in core.fileReadFailed(at: time) }
-    }
-
-    // MARK: Snapshots and compaction
-
-    /// What a snapshot of the store holds now.
-    private var persistedView: PersistedView {
-        PersistedView(
-            book: core.durable,
-            fileDigest: digest(core.file.bytes ?? []),
-            shown: core.file.shown,
-            instance: published.instance
-        )
-    }
-
-    /// Compacts the change log on the thread pool when it is due and the list file is settled;
-    /// appends wait meanwhile (reads and edits go on, and share the append that follows).
-    private func compactIfDue() {
-        guard !compacting, persistence.compactionDue, core.fileSettled, !appending, appendDue == nil else { return }
-        compacting = true
-        let (view, persistence) = (persistedView, persistence)
-        NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
-            try persistence.compact(view)
-        }.whenComplete { result in
-            self.compacting = false
-            if case .failure(let error) = result {
-                self.logger.error(
-                    "could not compact the change log; it is tried again after the next change",
-                    metadata: ["error": "\(error)"]
-                )
-            }
-            self.schedulePass()
-        }
-    }
-
-    /// The status line, as the service manager shows it.
-    private func publishSummary() {
-        let book = core.durable
-        let subscribers = hub.subscriberCount
-        var text =
-            "\(book.lists.count) list\(book.lists.count == 1 ? "" : "s"), \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
-        if let last = published.current.lastChange {
-            text += ", last change: revision \(last.revision) by \(last.origin) at \(last.list.edited)"
-        }
-        if core.file.invalidOffset != nil {
-            text += "; line \(core.file.invalidLine) of the list file is not UTF-8, edits wait"
-        }
-        if let writeFailure = core.file.writeFailure {
-            text += "; the list file is behind the lists, retrying: \(writeFailure)"
-        }
-        published.update { $0.summary = text }
-    }
 }
 
 extension ListCore {

@@ -1,0 +1,140 @@
+// What the owner does for each action the core returns (`ListOwner.perform`), and the store's
+// snapshot and compaction and the status line it keeps: the shells' side of the pass.
+import Foundation
+import ListFileFormat
+import ListModel
+import ListRPC
+import NIOCore
+import NIOPosix
+
+extension ListOwner {
+    /// Performs one action; returns the event it brings back at once, if any.
+    func perform(_ action: CoreAction) -> Event? {
+        switch action {
+        case .ask(let asker, let question, let params, let list, let name):
+            guard delegates.wants(question, list: list, name: name) else {
+                return { core, _, time in core.answered(asker, .allowed, at: time) }
+            }
+            delegates.ask(question, params, list: list, name: name) { verdict in
+                self.handle { core, _, time in core.answered(asker, verdict, at: time) }
+            }
+        case .append(let entries):
+            precondition(appendDue == nil, "the core sends one batch at a time")
+            appendDue = entries
+        case .publish(let changes, let records, let book):
+            hub.publish(changes, records: records, book: book)
+        case .reply(let id, let outcome):
+            replies.removeValue(forKey: id)?(outcome)
+        case .announceDenial(let denial):
+            hub.announce(.didDenyChange, denial, listID: denial.proposal.list?.id)
+        case .announceRejection(let rejection):
+            hub.announce(.didRejectFileEdit, rejection, listID: nil)
+        case .journal(let entry):
+            journalDue.append(entry)
+        case .readFile(let known):
+            if fileIOInline {
+                do throws(DaemonError) {
+                    let content = try fileSync.readNow(known: known)
+                    return { core, now, time in core.fileRead(content, now: now, at: time) }
+                } catch {
+                    return readFailed(error)
+                }
+            }
+            fileSync.read(known: known, on: loop).whenComplete { result in
+                switch result {
+                case .success(let content): self.handle { core, now, time in core.fileRead(content, now: now, at: time) }
+                case .failure(let error): self.handle(self.readFailed(error))
+                }
+            }
+        case .renderFile(let book, let reading, let rejected):
+            if fileIOInline {
+                let rendered = ListFileSync.render(book, onto: reading, rejected: rejected)
+                return { core, now, _ in core.fileRendered(rendered, now: now) }
+            }
+            NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
+                ListFileSync.render(book, onto: reading, rejected: rejected)
+            }.whenSuccess { rendered in
+                self.handle { core, now, _ in core.fileRendered(rendered, now: now) }
+            }
+        case .replaceFile(let rendered, let expecting):
+            if fileIOInline {
+                let outcome = fileSync.replace(rendered, expecting: expecting)
+                return { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
+            }
+            let fileSync = fileSync
+            NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
+                fileSync.replace(rendered, expecting: expecting)
+            }.whenComplete { result in
+                let outcome =
+                    (try? result.get())
+                    ?? .failed(.cannotWriteListFile(path: fileSync.path, step: "run on the thread pool", errno: ECANCELED))
+                self.handle { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
+                // A compaction put off while the write was under way runs now.
+                self.compactIfDue()
+            }
+        case .scheduleWrite(let delay):
+            guard !fileIOInline else { return nil }
+            loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, now, _ in core.writeDue(now: now) } }
+        case .recheckFile(let delay):
+            loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, _, _ in core.fileTouched() } }
+        case .statusChanged:
+            statusDue = true
+        }
+        return nil
+    }
+
+    func readFailed(_ error: any Error) -> Event {
+        logger.error("could not read the list file; it is read again at its next save", metadata: ["error": "\(error)"])
+        return { core, _, time in core.fileReadFailed(at: time) }
+    }
+
+    // MARK: Snapshots and compaction
+
+    /// What a snapshot of the store holds now.
+    var persistedView: PersistedView {
+        PersistedView(
+            book: core.durable,
+            fileDigest: digest(core.file.bytes ?? []),
+            shown: core.file.shown,
+            instance: published.instance
+        )
+    }
+
+    /// Compacts the change log on the thread pool when it is due and the list file is settled;
+    /// appends wait meanwhile (reads and edits go on, and share the append that follows).
+    func compactIfDue() {
+        guard !compacting, persistence.compactionDue, core.fileSettled, !appending, appendDue == nil else { return }
+        compacting = true
+        let (view, persistence) = (persistedView, persistence)
+        NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
+            try persistence.compact(view)
+        }.whenComplete { result in
+            self.compacting = false
+            if case .failure(let error) = result {
+                self.logger.error(
+                    "could not compact the change log; it is tried again after the next change",
+                    metadata: ["error": "\(error)"]
+                )
+            }
+            self.schedulePass()
+        }
+    }
+
+    /// The status line, as the service manager shows it.
+    func publishSummary() {
+        let book = core.durable
+        let subscribers = hub.subscriberCount
+        var text =
+            "\(book.lists.count) list\(book.lists.count == 1 ? "" : "s"), \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
+        if let last = published.current.lastChange {
+            text += ", last change: revision \(last.revision) by \(last.origin) at \(last.list.edited)"
+        }
+        if core.file.invalidOffset != nil {
+            text += "; line \(core.file.invalidLine) of the list file is not UTF-8, edits wait"
+        }
+        if let writeFailure = core.file.writeFailure {
+            text += "; the list file is behind the lists, retrying: \(writeFailure)"
+        }
+        published.update { $0.summary = text }
+    }
+}
