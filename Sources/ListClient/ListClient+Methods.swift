@@ -59,4 +59,43 @@ extension ListClient {
     ) async throws(ListClientError) -> ShoppingList {
         try await call(RemoveItem.self, .init(list: list, item: item, ifRevision: ifRevision))
     }
+
+    /// Ticks `item` off (it stays on the list, checked).
+    public func checkItem(
+        _ item: String,
+        on list: ListReference,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
+        try await call(CheckItem.self, .init(list: list, item: item, ifRevision: ifRevision))
+    }
+
+    public func uncheckItem(
+        _ item: String,
+        on list: ListReference,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
+        try await call(UncheckItem.self, .init(list: list, item: item, ifRevision: ifRevision))
+    }
+
+    /// Removes every checked item as one change; the result says which stayed (delegates refused).
+    public func clearChecked(
+        _ list: ListReference,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ClearChecked.Result {
+        try await call(ClearChecked.self, .init(list: list, ifRevision: ifRevision))
+    }
+
+    /// The kept changes, oldest first (of one list when `list` is given).
+    public func history(
+        of list: ListReference? = nil,
+        since: Revision? = nil,
+        limit: Int? = nil
+    ) async throws(ListClientError) -> GetHistory.Result {
+        try await call(GetHistory.self, .init(list: list, since: since, limit: limit))
+    }
+
+    /// Undoes change `revision` as a new change.
+    public func undo(_ revision: Revision, ifRevision: Revision? = nil) async throws(ListClientError) -> Undo.Result {
+        try await call(Undo.self, .init(revision: revision, ifRevision: ifRevision))
+    }
 }

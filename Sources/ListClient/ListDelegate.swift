@@ -11,6 +11,8 @@ public protocol ListDelegate: Sendable {
     func shouldAdd(_ question: DelegateQuestionParams) async -> DelegateAnswer
     func shouldReplace(_ question: DelegateQuestionParams) async -> DelegateAnswer
     func shouldRemove(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    func shouldCheck(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    func shouldUncheck(_ question: DelegateQuestionParams) async -> DelegateAnswer
 }
 
 extension ListDelegate {
@@ -22,6 +24,10 @@ extension ListDelegate {
         DelegateAnswer(allow: true)
     }
     public func shouldRemove(_ question: DelegateQuestionParams) async -> DelegateAnswer { DelegateAnswer(allow: true) }
+    public func shouldCheck(_ question: DelegateQuestionParams) async -> DelegateAnswer { DelegateAnswer(allow: true) }
+    public func shouldUncheck(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        DelegateAnswer(allow: true)
+    }
 
     func answer(_ question: DelegateQuestion, _ params: DelegateQuestionParams) async -> DelegateAnswer {
         switch question {
@@ -31,6 +37,8 @@ extension ListDelegate {
         case .shouldAdd: await shouldAdd(params)
         case .shouldReplace: await shouldReplace(params)
         case .shouldRemove: await shouldRemove(params)
+        case .shouldCheck: await shouldCheck(params)
+        case .shouldUncheck: await shouldUncheck(params)
         }
     }
 }
@@ -60,6 +68,12 @@ public struct ClosureDelegate: ListDelegate {
     }
     public func shouldRemove(_ question: DelegateQuestionParams) async -> DelegateAnswer {
         await body(.shouldRemove, question)
+    }
+    public func shouldCheck(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        await body(.shouldCheck, question)
+    }
+    public func shouldUncheck(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        await body(.shouldUncheck, question)
     }
 }
 

@@ -28,9 +28,41 @@ public struct ListDocument: Hashable, Sendable {
 
     public struct Item: Hashable, Sendable {
         /// Indentation and bullet: `"- "`, `"  * "`.
-        public var prefix: String
+        public var bullet: String
+        /// The task box as written, with the space after it (`"[ ] "`, `"[x] "`, `"[X] "`); nil
+        /// when the line has none (a plain `- milk` is unchecked). Not part of the item's text.
+        public var box: String?
         public var text: String
+
+        /// `rest` is what follows the bullet: a task box, when it starts with one, then the text.
+        public init(bullet: String, rest: String) {
+            self.bullet = bullet
+            let utf8 = rest.utf8
+            if utf8.count >= 4, utf8.first == UInt8(ascii: "["),
+                let mark = utf8.dropFirst().first, mark == UInt8(ascii: " ") || mark == UInt8(ascii: "x") || mark == UInt8(ascii: "X"),
+                utf8.dropFirst(2).first == UInt8(ascii: "]"),
+                let space = utf8.dropFirst(3).first, space == UInt8(ascii: " ") || space == UInt8(ascii: "\t")
+            {
+                // Four ASCII bytes: the index after them is a Unicode scalar boundary.
+                let end = rest.utf8.index(rest.utf8.startIndex, offsetBy: 4)
+                box = String(rest[..<end])
+                text = String(rest[end...])
+            } else {
+                box = nil
+                text = rest
+            }
+        }
+
+        /// Bullet and box: everything before the text.
+        public var prefix: String { bullet + (box ?? "") }
         public var raw: String { prefix + text }
+        /// `[x]` or `[X]`.
+        public var checked: Bool { box.map { $0.utf8.dropFirst().first != UInt8(ascii: " ") } ?? false }
+
+        /// The line listd writes for an item: the box form.
+        public static func written(bullet: String, text: String, checked: Bool) -> String {
+            bullet + (checked ? "[x] " : "[ ] ") + text
+        }
     }
 
     public var lines: [Line]
@@ -113,11 +145,11 @@ public struct ListDocument: Hashable, Sendable {
         if let bullet = body.first, "-*+".contains(bullet) {
             let rest = body.dropFirst()
             if rest.isEmpty {
-                return .item(Item(prefix: String(raw), text: ""))
+                return .item(Item(bullet: String(raw), rest: ""))
             }
             if rest.first == " " || rest.first == "\t" {
                 let textStart = rest.index(after: rest.startIndex)
-                return .item(Item(prefix: String(raw[..<textStart]), text: String(raw[textStart...])))
+                return .item(Item(bullet: String(raw[..<textStart]), rest: String(raw[textStart...])))
             }
         }
         // An ordered list's item, as Markdown has it: up to nine digits, "." or ")", a space.
@@ -126,10 +158,10 @@ public struct ListDocument: Hashable, Sendable {
             let rest = body[digits.endIndex...]
             if let mark = rest.first, mark == "." || mark == ")" {
                 let after = rest.dropFirst()
-                if after.isEmpty { return .item(Item(prefix: String(raw), text: "")) }
+                if after.isEmpty { return .item(Item(bullet: String(raw), rest: "")) }
                 if after.first == " " || after.first == "\t" {
                     let textStart = after.index(after: after.startIndex)
-                    return .item(Item(prefix: String(raw[..<textStart]), text: String(raw[textStart...])))
+                    return .item(Item(bullet: String(raw[..<textStart]), rest: String(raw[textStart...])))
                 }
             }
         }
@@ -160,8 +192,9 @@ public struct ListDocument: Hashable, Sendable {
             return nil
         }
         let textStart = utf8.index(after: separator)
+        // After the bullet, ASCII (a task box is all ASCII).
         guard textStart == utf8.endIndex || utf8[textStart] < 0x80 else { return nil }
-        return .item(Item(prefix: String(raw[..<textStart]), text: String(raw[textStart...])))
+        return .item(Item(bullet: String(raw[..<textStart]), rest: String(raw[textStart...])))
     }
 
     /// Where the last `<!-- listd` in `line` starts.

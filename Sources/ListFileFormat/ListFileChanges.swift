@@ -13,7 +13,9 @@ public struct FileEdit: Hashable, Sendable {
 extension ListFileReading {
     /// The finest edits that turn `known` into what this reading says, in file order: per list,
     /// a create (with its items) or a rename, the moves of lines the person moved, then item adds,
-    /// replaces and removes; a list that is no longer in the file is deleted where it used to be.
+    /// replaces and removes, each followed by the tick of its box when that changed (a box ticked
+    /// or unticked is a check or an uncheck, never a replace); a list that is no longer in the
+    /// file is deleted where it used to be.
     public func edits(from known: ListBook) -> [FileEdit] {
         var edits: [FileEdit] = []
         let present = Set(sections.compactMap(\.id))
@@ -42,6 +44,11 @@ extension ListFileReading {
                         section: index
                     )
                 )
+                for line in section.items where line.checked {
+                    edits.append(
+                        FileEdit(edit: .checkItem(line.text, on: .name(section.name)), line: line.line, section: index)
+                    )
+                }
                 continue
             }
             deleteLists(before: knownOrder[id] ?? 0)
@@ -63,6 +70,13 @@ extension ListFileReading {
                     )
                 )
             }
+            // A check or an uncheck when the line's box says otherwise than the list.
+            func tick(_ line: ItemLine, wasChecked: Bool) {
+                guard line.checked != wasChecked else { return }
+                let edit: ListEdit =
+                    line.checked ? .checkItem(line.text, on: .id(id)) : .uncheckItem(line.text, on: .id(id))
+                edits.append(FileEdit(edit: edit, line: line.line, section: index))
+            }
             var position = 0
             for step in ItemAlignment.align(old: reordered, new: newItems) {
                 switch step {
@@ -78,6 +92,7 @@ extension ListFileReading {
                             )
                         )
                     }
+                    tick(line, wasChecked: old.isChecked(reordered[oldIndex]))
                     position += 1
                 case .replace(let oldIndex, let newIndex):
                     let line = section.items[newIndex]
@@ -88,6 +103,7 @@ extension ListFileReading {
                             section: index
                         )
                     )
+                    tick(line, wasChecked: old.isChecked(reordered[oldIndex]))
                     position += 1
                 case .remove(let oldIndex):
                     // Its line is gone: a removal refused leaves the item in the file again, and
@@ -104,6 +120,7 @@ extension ListFileReading {
                     edits.append(
                         FileEdit(edit: .addItem(line.text, to: .id(id), at: position), line: line.line, section: index)
                     )
+                    tick(line, wasChecked: false)
                     position += 1
                 }
             }

@@ -16,6 +16,8 @@ public struct ListFileReading: Sendable {
     public struct ItemLine: Hashable, Sendable {
         public var line: Int
         public var text: String
+        /// Its box is ticked (`- [x] text`).
+        public var checked: Bool = false
     }
 
     public var document: ListDocument
@@ -91,7 +93,7 @@ public struct ListFileReading: Sendable {
                         )
                     } else {
                         itemsByKey[key] = text
-                        sections[sections.count - 1].items.append(ItemLine(line: index, text: text))
+                        sections[sections.count - 1].items.append(ItemLine(line: index, text: text, checked: item.checked))
                     }
                 }
             case .text(let text):
@@ -169,7 +171,8 @@ public struct ListFileReading: Sendable {
                     name: sections[index].name,
                     edited: edited,
                     revision: listRevision,
-                    items: sections[index].items.map(\.text)
+                    items: sections[index].items.map(\.text),
+                    checked: Set(sections[index].items.filter(\.checked).map(\.text))
                 )
             )
         }

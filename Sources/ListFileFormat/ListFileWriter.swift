@@ -5,7 +5,8 @@ public enum ListFileWriter {
     /// The file's new text: `book` laid onto `reading`'s document.
     ///
     /// - Lines that are not headings or items stay as they are, where they are.
-    /// - A heading or item whose meaning did not change keeps its exact text (bullet, spacing).
+    /// - A heading or item whose meaning did not change keeps its exact text (bullet, box or none,
+    ///   spacing); an item line listd writes has a box (`- [ ] milk`, `- [x] milk`).
     /// - Items listd added go after their neighbour; lists listd created go at the end.
     /// - Lines in `rejected` (index → why) become a `<!-- listd: not taken … -->` comment that
     ///   keeps what the person wrote.
@@ -18,8 +19,8 @@ public enum ListFileWriter {
         let lists = Dictionary(book.lists.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
 
         // Per item line: its new text, or nil to drop it; per anchor line: items to insert after it.
-        var itemText: [Int: String?] = [:]
-        var insertions: [Int: [String]] = [:]
+        var itemText: [Int: (text: String, checked: Bool)?] = [:]
+        var insertions: [Int: [(text: String, checked: Bool)]] = [:]
         var bulletAfter: [Int: String] = [:]
         var headingList: [Int: ShoppingList] = [:]
         for section in reading?.sections ?? [] {
@@ -31,17 +32,17 @@ public enum ListFileWriter {
             headingList[section.headingLine] = list
             var anchor = section.headingLine
             var bullet = "- "
-            if case .item(let first)? = kept.first.map({ document.lines[$0.line] }) { bullet = first.prefix }
+            if case .item(let first)? = kept.first.map({ document.lines[$0.line] }) { bullet = first.bullet }
             for step in ItemAlignment.align(old: kept.map(\.text), new: list.items) {
                 switch step {
                 case .keep(let old, let new), .replace(let old, let new):
-                    itemText[kept[old].line] = list.items[new]
+                    itemText[kept[old].line] = (list.items[new], list.isChecked(list.items[new]))
                     anchor = kept[old].line
                 case .remove(let old):
                     itemText[kept[old].line] = .some(nil)
                     anchor = kept[old].line
                 case .insert(let new):
-                    insertions[anchor, default: []].append(list.items[new])
+                    insertions[anchor, default: []].append((list.items[new], list.isChecked(list.items[new])))
                 }
             }
             bulletAfter[section.headingLine] = bullet
@@ -53,7 +54,9 @@ public enum ListFileWriter {
         // After a deleted list's heading, one blank line of the two around it goes too.
         var collapseBlank = false
         func emitInsertions(after line: Int) {
-            for item in insertions[line] ?? [] { out.append(bullet + item) }
+            for item in insertions[line] ?? [] {
+                out.append(ListDocument.Item.written(bullet: bullet, text: item.text, checked: item.checked))
+            }
         }
         for (index, line) in document.lines.enumerated() {
             if case .heading = line, let next = bulletAfter[index] { bullet = next }
@@ -82,9 +85,12 @@ public enum ListFileWriter {
                 emitInsertions(after: index)
             case .item(let item):
                 guard let replacement = itemText[index] else { continue }
-                if let text = replacement {
-                    out.append(ListText.trimmed(item.text) == text ? item.raw : item.prefix + text)
-                    bullet = item.prefix
+                if let (text, checked) = replacement {
+                    let unchanged = ListText.trimmed(item.text) == text && item.checked == checked
+                    out.append(
+                        unchanged ? item.raw : ListDocument.Item.written(bullet: item.bullet, text: text, checked: checked)
+                    )
+                    bullet = item.bullet
                 }
                 emitInsertions(after: index)
             case .text(let text):
@@ -100,7 +106,9 @@ public enum ListFileWriter {
         for list in book.lists where !written.contains(list.id) {
             if let last = out.last, !ListText.trimmed(last).isEmpty { out.append("") }
             out.append(headingText(for: list, keeping: nil))
-            out.append(contentsOf: list.items.map { "- " + $0 })
+            out.append(
+                contentsOf: list.items.map { ListDocument.Item.written(bullet: "- ", text: $0, checked: list.isChecked($0)) }
+            )
             appended = true
         }
         return ListDocument.joining(out, endingWithNewline: document.endsWithNewline || appended)

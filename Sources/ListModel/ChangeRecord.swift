@@ -4,18 +4,28 @@
 public struct ChangeRecord: Hashable, Sendable {
     /// What the change did, with positions so that redoing it needs no search.
     public enum Operation: Hashable, Sendable {
-        case create(id: ListID, name: String, items: [String])
+        /// A new list, or a deleted one back (`checked`: its checked items, in list order).
+        case create(id: ListID, name: String, items: [String], checked: [String] = [])
         case rename(id: ListID, to: String)
         case delete(id: ListID)
         case add(id: ListID, item: String, at: Int)
         case remove(id: ListID, at: Int)
         case replace(id: ListID, at: Int, with: String)
         case move(id: ListID, from: Int, to: Int)
+        case check(id: ListID, at: Int)
+        case uncheck(id: ListID, at: Int)
+        /// Several items taken off as one change (`clearChecked`): their places before it, in
+        /// ascending order, with their texts (the log says what went, not the list).
+        case removeItems(id: ListID, [PlacedItem])
+        /// Several items put back as one change (an undone clear): their places after it,
+        /// ascending.
+        case insertItems(id: ListID, [PlacedItem])
 
         public var listID: ListID {
             switch self {
-            case .create(let id, _, _), .rename(let id, _), .delete(let id), .add(let id, _, _),
-                .remove(let id, _), .replace(let id, _, _), .move(let id, _, _):
+            case .create(let id, _, _, _), .rename(let id, _), .delete(let id), .add(let id, _, _),
+                .remove(let id, _), .replace(let id, _, _), .move(let id, _, _), .check(let id, _),
+                .uncheck(let id, _), .removeItems(let id, _), .insertItems(let id, _):
                 id
             }
         }
@@ -26,12 +36,15 @@ public struct ChangeRecord: Hashable, Sendable {
     public var time: Timestamp
     public var origin: ChangeOrigin
     public var operation: Operation
+    /// The change this one undoes, when it undoes one.
+    public var undoes: Revision?
 
-    public init(revision: Revision, time: Timestamp, origin: ChangeOrigin, operation: Operation) {
+    public init(revision: Revision, time: Timestamp, origin: ChangeOrigin, operation: Operation, undoes: Revision? = nil) {
         self.revision = revision
         self.time = time
         self.origin = origin
         self.operation = operation
+        self.undoes = undoes
     }
 
     /// The record of `change`, which `ListBook.apply` returned; `before` is the changed list as
@@ -41,7 +54,7 @@ public struct ChangeRecord: Hashable, Sendable {
         let operation: Operation
         switch (change.kind, change.steps.first) {
         case (.created, _):
-            operation = .create(id: list.id, name: list.name, items: list.items)
+            operation = .create(id: list.id, name: list.name, items: list.items, checked: list.checkedItems)
         case (.deleted, _):
             operation = .delete(id: list.id)
         case (_, .add(let item)?):
@@ -53,10 +66,20 @@ public struct ChangeRecord: Hashable, Sendable {
             operation = .remove(id: list.id, at: before?.items.firstIndex(of: item) ?? -1)
         case (_, .move(let item, let to)?):
             operation = .move(id: list.id, from: before?.items.firstIndex(of: item) ?? -1, to: to)
+        case (_, .check(let item)?):
+            operation = .check(id: list.id, at: list.items.firstIndex(of: item) ?? -1)
+        case (_, .uncheck(let item)?):
+            operation = .uncheck(id: list.id, at: list.items.firstIndex(of: item) ?? -1)
         case (_, .rename?), (_, nil):
             operation = .rename(id: list.id, to: list.name)
         }
-        self.init(revision: change.revision, time: list.edited, origin: change.origin, operation: operation)
+        self.init(
+            revision: change.revision,
+            time: list.edited,
+            origin: change.origin,
+            operation: operation,
+            undoes: change.undoes
+        )
     }
 }
 
@@ -85,43 +108,68 @@ extension ListBook {
         }
         let id = record.operation.listID
         let index = lists.firstIndex { $0.id == id }
-        if case .create(_, let name, let items) = record.operation {
+        if case .create(_, let name, let items, let checked) = record.operation {
             guard index == nil else { throw fail("list \(id) exists already") }
-            let list = ShoppingList(id: id, name: name, edited: record.time, revision: record.revision, items: items)
+            let list = ShoppingList(
+                id: id,
+                name: name,
+                edited: record.time,
+                revision: record.revision,
+                items: items,
+                checked: Set(checked).intersection(items)
+            )
             lists.append(list)
             revision = record.revision
             nextID = Swift.max(nextID, id + 1)
-            return ListChange(kind: .created, revision: revision, list: list, steps: [], origin: record.origin)
+            return ListChange(
+                kind: .created,
+                revision: revision,
+                list: list,
+                steps: [],
+                origin: record.origin,
+                undoes: record.undoes
+            )
         }
         guard let index else { throw fail("there is no list \(id)") }
         if case .delete = record.operation {
             let removed = lists.remove(at: index)
             revision = record.revision
-            return ListChange(kind: .deleted, revision: revision, list: removed, steps: [], origin: record.origin)
+            return ListChange(
+                kind: .deleted,
+                revision: revision,
+                list: removed,
+                steps: [],
+                origin: record.origin,
+                undoes: record.undoes
+            )
         }
         // In place: a copy of the list would copy its items for every record redone.
         let kind: ListChange.Kind
-        let step: ListChange.Step
+        let steps: [ListChange.Step]
         let count = lists[index].items.count
         switch record.operation {
         case .rename(_, let name):
             kind = .renamed
-            step = .rename(from: lists[index].name, to: name)
+            steps = [.rename(from: lists[index].name, to: name)]
             lists[index].name = name
         case .add(_, let item, let at):
             guard (0...count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
             kind = .updated
-            step = .add(item: item)
+            steps = [.add(item: item)]
             lists[index].items.insert(item, at: at)
         case .remove(_, let at):
             guard (0..<count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
             kind = .updated
-            step = .remove(item: lists[index].items.remove(at: at))
+            let removed = lists[index].items.remove(at: at)
+            lists[index].checked.remove(removed)
+            steps = [.remove(item: removed)]
         case .replace(_, let at, let with):
             guard (0..<count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
             kind = .updated
-            step = .replace(item: lists[index].items[at], with: with)
+            let old = lists[index].items[at]
+            steps = [.replace(item: old, with: with)]
             lists[index].items[at] = with
+            if lists[index].checked.remove(old) != nil { lists[index].checked.insert(with) }
         case .move(_, let from, let to):
             guard (0..<count).contains(from), (0..<count).contains(to) else {
                 throw fail("a move from \(from) to \(to) is outside \(lists[index].name)")
@@ -129,7 +177,38 @@ extension ListBook {
             kind = .updated
             let item = lists[index].items.remove(at: from)
             lists[index].items.insert(item, at: to)
-            step = .move(item: item, to: to)
+            steps = [.move(item: item, to: to)]
+        case .check(_, let at), .uncheck(_, let at):
+            guard (0..<count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
+            kind = .updated
+            let item = lists[index].items[at]
+            if case .check = record.operation {
+                lists[index].checked.insert(item)
+                steps = [.check(item: item)]
+            } else {
+                lists[index].checked.remove(item)
+                steps = [.uncheck(item: item)]
+            }
+        case .removeItems(_, let placed):
+            kind = .updated
+            for item in placed.reversed() {
+                guard (0..<lists[index].items.count).contains(item.at) else {
+                    throw fail("position \(item.at) is outside \(lists[index].name)")
+                }
+                let removed = lists[index].items.remove(at: item.at)
+                lists[index].checked.remove(removed)
+            }
+            steps = placed.map { .remove(item: $0.text) }
+        case .insertItems(_, let placed):
+            kind = .updated
+            for item in placed {
+                guard (0...lists[index].items.count).contains(item.at) else {
+                    throw fail("position \(item.at) is outside \(lists[index].name)")
+                }
+                lists[index].items.insert(item.text, at: item.at)
+                if item.checked { lists[index].checked.insert(item.text) }
+            }
+            steps = placed.flatMap { $0.checked ? [.add(item: $0.text), .check(item: $0.text)] : [.add(item: $0.text)] }
         case .create, .delete:
             preconditionFailure("handled above")
         }
@@ -137,6 +216,13 @@ extension ListBook {
         lists[index].edited = record.time
         revision = record.revision
         let list = lists[index]
-        return ListChange(kind: kind, revision: revision, list: list, steps: [step], origin: record.origin)
+        return ListChange(
+            kind: kind,
+            revision: revision,
+            list: list,
+            steps: steps,
+            origin: record.origin,
+            undoes: record.undoes
+        )
     }
 }

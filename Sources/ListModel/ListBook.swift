@@ -181,7 +181,7 @@ public struct ListBook: Hashable, Sendable {
                 at: index,
                 time: time,
                 origin: origin,
-                step: .rename(from: old, to: name),
+                steps: [.rename(from: old, to: name)],
                 operation: .rename(id: lists[index].id, to: name)
             ) {
                 $0.name = name
@@ -202,7 +202,21 @@ public struct ListBook: Hashable, Sendable {
             let item = try validItem(rawItem)
             try check(ifRevision, against: lists[index])
             if hasItem(withKey: ListText.key(item), at: index), let existing = lists[index].index(ofItem: item) {
-                throw .itemExists(item: lists[index].items[existing], list: lists[index].name)
+                let text = lists[index].items[existing]
+                guard lists[index].isChecked(text) else {
+                    throw .itemExists(item: text, list: lists[index].name)
+                }
+                // Ticked off and added again: it is needed again.
+                return commit(
+                    .updated,
+                    at: index,
+                    time: time,
+                    origin: origin,
+                    steps: [.uncheck(item: text)],
+                    operation: .uncheck(id: lists[index].id, at: existing)
+                ) {
+                    $0.checked.remove(text)
+                }
             }
             let count = lists[index].items.count
             let at = min(max(insertionIndex ?? count, 0), count)
@@ -213,7 +227,7 @@ public struct ListBook: Hashable, Sendable {
                 at: index,
                 time: time,
                 origin: origin,
-                step: .add(item: item),
+                steps: [.add(item: item)],
                 operation: .add(id: lists[index].id, item: item, at: at)
             ) {
                 $0.items.insert(item, at: at)
@@ -239,10 +253,11 @@ public struct ListBook: Hashable, Sendable {
                 at: index,
                 time: time,
                 origin: origin,
-                step: .replace(item: old, with: replacement),
+                steps: [.replace(item: old, with: replacement)],
                 operation: .replace(id: lists[index].id, at: position, with: replacement)
             ) {
                 $0.items[position] = replacement
+                if $0.checked.remove(old) != nil { $0.checked.insert(replacement) }
             }
 
         case .removeItem(let rawItem, let reference):
@@ -260,10 +275,11 @@ public struct ListBook: Hashable, Sendable {
                 at: index,
                 time: time,
                 origin: origin,
-                step: .remove(item: old),
+                steps: [.remove(item: old)],
                 operation: .remove(id: lists[index].id, at: position)
             ) {
                 $0.items.remove(at: position)
+                $0.checked.remove(old)
             }
 
         case .moveItem(let rawItem, let reference, let rawAnchor):
@@ -288,9 +304,139 @@ public struct ListBook: Hashable, Sendable {
                 at: index,
                 time: time,
                 origin: origin,
-                step: step,
+                steps: [step],
                 operation: .move(id: list.id, from: position, to: destination)
             ) { $0.items = items }
+
+        case .checkItem(let rawItem, let reference), .uncheckItem(let rawItem, let reference):
+            let index = try position(of: reference)
+            guard let position = lists[index].index(ofItem: rawItem) else {
+                throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
+            }
+            try check(ifRevision, against: lists[index])
+            let item = lists[index].items[position]
+            let checking = if case .checkItem = edit { true } else { false }
+            if lists[index].isChecked(item) == checking { return nil }
+            let id = lists[index].id
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                steps: [checking ? .check(item: item) : .uncheck(item: item)],
+                operation: checking ? .check(id: id, at: position) : .uncheck(id: id, at: position)
+            ) {
+                if checking { $0.checked.insert(item) } else { $0.checked.remove(item) }
+            }
+
+        case .clearChecked(let reference, let keeping):
+            let index = try position(of: reference)
+            try check(ifRevision, against: lists[index])
+            let list = lists[index]
+            let cleared = list.checked.isEmpty ? [] : list.items.indices.compactMap { at -> PlacedItem? in
+                let item = list.items[at]
+                guard list.checked.contains(item), !keeping.contains(ListText.key(item)) else { return nil }
+                return PlacedItem(item, at: at, checked: true)
+            }
+            return try removeAll(cleared, at: index, time: time, origin: origin)
+
+        case .removeItems(let rawItems, let reference):
+            let index = try position(of: reference)
+            try check(ifRevision, against: lists[index])
+            let list = lists[index]
+            var positions: Set<Int> = []
+            for rawItem in rawItems {
+                guard let at = list.index(ofItem: rawItem) else {
+                    throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
+                }
+                positions.insert(at)
+            }
+            let removed = positions.sorted().map { PlacedItem(list.items[$0], at: $0, checked: list.isChecked(list.items[$0])) }
+            return try removeAll(removed, at: index, time: time, origin: origin)
+
+        case .restoreItems(let placed, let reference):
+            let index = try position(of: reference)
+            try check(ifRevision, against: lists[index])
+            var keys: Set<String> = []
+            var restored: [PlacedItem] = []
+            var count = lists[index].items.count
+            for item in placed.sorted(by: { $0.at < $1.at }) {
+                let text = try validItem(item.text)
+                if let existing = lists[index].index(ofItem: text) {
+                    throw .itemExists(item: lists[index].items[existing], list: lists[index].name)
+                }
+                guard keys.insert(ListText.key(text)).inserted else {
+                    throw .itemExists(item: text, list: lists[index].name)
+                }
+                // A place that is gone (the list is shorter now) is the end.
+                restored.append(PlacedItem(text, at: min(max(item.at, 0), count), checked: item.checked))
+                count += 1
+            }
+            if restored.isEmpty { return nil }
+            let steps = restored.flatMap { item -> [ListChange.Step] in
+                item.checked ? [.add(item: item.text), .check(item: item.text)] : [.add(item: item.text)]
+            }
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                steps: steps,
+                operation: .insertItems(id: lists[index].id, restored)
+            ) {
+                for item in restored {
+                    $0.items.insert(item.text, at: item.at)
+                    if item.checked { $0.checked.insert(item.text) }
+                }
+            }
+
+        case .restoreList(let old):
+            if let expected = ifRevision, expected != revision {
+                throw .conflict(list: "The lists", expected: expected, actual: revision)
+            }
+            if let existing = lists.first(where: { $0.id == old.id || ListText.key($0.name) == ListText.key(old.name) }) {
+                throw .listExists(name: existing.name)
+            }
+            revision += 1
+            var list = old
+            list.revision = revision
+            list.edited = time
+            list.checked = list.checked.intersection(list.items)
+            lists.append(list)
+            nextID = Swift.max(nextID, list.id + 1)
+            return (
+                ListChange(kind: .created, revision: revision, list: list, steps: [], origin: origin),
+                ChangeRecord(
+                    revision: revision,
+                    time: time,
+                    origin: origin,
+                    operation: .create(id: list.id, name: list.name, items: list.items, checked: list.checkedItems)
+                )
+            )
+        }
+    }
+
+    /// Takes `placed` (ascending places on the list at `index`) off as one change; nil when
+    /// there is nothing to take.
+    private mutating func removeAll(
+        _ placed: [PlacedItem],
+        at index: Int,
+        time: Timestamp,
+        origin: ChangeOrigin
+    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
+        if placed.isEmpty { return nil }
+        return commit(
+            .updated,
+            at: index,
+            time: time,
+            origin: origin,
+            steps: placed.map { .remove(item: $0.text) },
+            operation: .removeItems(id: lists[index].id, placed)
+        ) {
+            for item in placed.reversed() {
+                $0.items.remove(at: item.at)
+                $0.checked.remove(item.text)
+            }
         }
     }
 
@@ -312,7 +458,7 @@ public struct ListBook: Hashable, Sendable {
         at index: Int,
         time: Timestamp,
         origin: ChangeOrigin,
-        step: ListChange.Step,
+        steps: [ListChange.Step],
         operation: ChangeRecord.Operation,
         _ mutate: (inout ShoppingList) -> Void
     ) -> (change: ListChange, record: ChangeRecord) {
@@ -321,7 +467,7 @@ public struct ListBook: Hashable, Sendable {
         lists[index].revision = revision
         lists[index].edited = time
         return (
-            ListChange(kind: kind, revision: revision, list: lists[index], steps: [step], origin: origin),
+            ListChange(kind: kind, revision: revision, list: lists[index], steps: steps, origin: origin),
             ChangeRecord(revision: revision, time: time, origin: origin, operation: operation)
         )
     }

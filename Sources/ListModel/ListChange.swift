@@ -12,6 +12,9 @@ public struct ListChange: Hashable, Sendable {
         case rename(from: String, to: String)
         /// The item is now at `index` of the list's items.
         case move(item: String, to: Int)
+        /// The item was ticked off (it stays on the list).
+        case check(item: String)
+        case uncheck(item: String)
     }
 
     public var kind: Kind
@@ -21,13 +24,23 @@ public struct ListChange: Hashable, Sendable {
     public var list: ShoppingList
     public var steps: [Step]
     public var origin: ChangeOrigin
+    /// The revision of the change this one undoes (`undo`), when it undoes one.
+    public var undoes: Revision?
 
-    public init(kind: Kind, revision: Revision, list: ShoppingList, steps: [Step], origin: ChangeOrigin) {
+    public init(
+        kind: Kind,
+        revision: Revision,
+        list: ShoppingList,
+        steps: [Step],
+        origin: ChangeOrigin,
+        undoes: Revision? = nil
+    ) {
         self.kind = kind
         self.revision = revision
         self.list = list
         self.steps = steps
         self.origin = origin
+        self.undoes = undoes
     }
 }
 
@@ -38,6 +51,7 @@ extension ListChange {
     public var withoutItems: ListChange {
         var brief = self
         brief.list.items = []
+        brief.list.checked = []
         return brief
     }
 }
@@ -65,6 +79,8 @@ extension ListChange.Step: Codable {
                 item: try container.decode(String.self, forKey: .item),
                 to: try container.decode(Int.self, forKey: .index)
             )
+        case "check": self = .check(item: try container.decode(String.self, forKey: .item))
+        case "uncheck": self = .uncheck(item: try container.decode(String.self, forKey: .item))
         case let other:
             throw DecodingError.dataCorruptedError(
                 forKey: .op,
@@ -95,6 +111,27 @@ extension ListChange.Step: Codable {
             try container.encode("move", forKey: .op)
             try container.encode(item, forKey: .item)
             try container.encode(index, forKey: .index)
+        case .check(let item):
+            try container.encode("check", forKey: .op)
+            try container.encode(item, forKey: .item)
+        case .uncheck(let item):
+            try container.encode("uncheck", forKey: .op)
+            try container.encode(item, forKey: .item)
+        }
+    }
+}
+
+extension ListChange.Step: CustomStringConvertible {
+    /// `added “milk”`, `checked “milk”`, `moved “milk” to place 3`: what a person reads.
+    public var description: String {
+        switch self {
+        case .add(let item): "added “\(item)”"
+        case .remove(let item): "removed “\(item)”"
+        case .replace(let item, let with): "replaced “\(item)” with “\(with)”"
+        case .rename(let from, _): "renamed from \(from)"
+        case .move(let item, let index): "moved “\(item)” to place \(index + 1)"
+        case .check(let item): "checked “\(item)”"
+        case .uncheck(let item): "unchecked “\(item)”"
         }
     }
 }

@@ -1,24 +1,38 @@
-/// A proposed change to the lists, from any source: a client, or (later) the list file.
+/// A proposed change to the lists, from any source: a client, the list file, or an undo.
 public enum ListEdit: Hashable, Sendable {
     case createList(name: String, items: [String])
     case renameList(ListReference, to: String)
     case deleteList(ListReference)
     /// Appends, or inserts at `position` (clamped to the list's length) when given: the list
-    /// file places items where the person typed them.
+    /// file places items where the person typed them. An item that is there checked is
+    /// unchecked instead (it is needed again).
     case addItem(String, to: ListReference, at: Int? = nil)
     case replaceItem(String, with: String, on: ListReference)
     case removeItem(String, from: ListReference)
     /// Puts an item right after another (at the top when `after` is nil): a line the person moved
     /// in the list file. When `after` is no longer on the list, nothing moves.
     case moveItem(String, on: ListReference, after: String?)
+    case checkItem(String, on: ListReference)
+    case uncheckItem(String, on: ListReference)
+    /// Takes every checked item off the list as one change, but those whose key
+    /// (`ListText.key`) is in `keeping` (delegates refused to let them go).
+    case clearChecked(ListReference, keeping: Set<String> = [])
+    /// Puts items back where they were, as one change (an undone removal or clear); a place that
+    /// is gone becomes the end of the list.
+    case restoreItems([PlacedItem], to: ListReference)
+    /// Takes several items off as one change (an undone `restoreItems`).
+    case removeItems([String], from: ListReference)
+    /// A deleted list back, with its id, items and checks (an undone delete).
+    case restoreList(ShoppingList)
 
     /// The list the edit targets, when it targets an existing one.
     public var target: ListReference? {
         switch self {
-        case .createList: nil
+        case .createList, .restoreList: nil
         case .renameList(let list, _), .deleteList(let list),
             .replaceItem(_, _, let list), .removeItem(_, let list), .addItem(_, let list, _),
-            .moveItem(_, let list, _):
+            .moveItem(_, let list, _), .checkItem(_, let list), .uncheckItem(_, let list),
+            .clearChecked(let list, _), .restoreItems(_, let list), .removeItems(_, let list):
             list
         }
     }

@@ -1,6 +1,6 @@
 /// Why an edit is denied. Each case has a stable reason word (the protocol's `data.reason`) and
 /// a human sentence.
-public enum ListError: Error, Hashable, Sendable {
+public indirect enum ListError: Error, Hashable, Sendable {
     case itemExists(item: String, list: String)
     case itemNotFound(item: String, list: String)
     case listExists(name: String)
@@ -9,6 +9,13 @@ public enum ListError: Error, Hashable, Sendable {
     case invalidItem(String, ListText.Violation)
     /// The list changed since the revision the client based its edit on.
     case conflict(list: String, expected: Revision, actual: Revision)
+    /// `undo` of a change listd no longer keeps (`oldestKept` is nil when it keeps none).
+    case historyCompacted(revision: Revision, oldestKept: Revision?)
+    /// `undo` of a revision no change has (yet).
+    case changeNotFound(revision: Revision, newest: Revision)
+    /// The inverse of change `revision` does not apply to the lists as they are now; `error`
+    /// says what is in the way (its reason word is the reply's).
+    case undoBlocked(revision: Revision, error: ListError)
 
     /// Stable word clients can branch on.
     public var reason: String {
@@ -20,6 +27,9 @@ public enum ListError: Error, Hashable, Sendable {
         case .invalidName: "invalidName"
         case .invalidItem: "invalidItem"
         case .conflict: "conflict"
+        case .historyCompacted: "historyCompacted"
+        case .changeNotFound: "changeNotFound"
+        case .undoBlocked(_, let error): error.reason
         }
     }
 
@@ -43,6 +53,14 @@ public enum ListError: Error, Hashable, Sendable {
             "“\(abbreviated(text))” is not a valid item: \(violation.explanation)."
         case .conflict(let list, let expected, let actual):
             "\(list) has changed since revision \(expected) (it is at revision \(actual)); reload it and try again."
+        case .historyCompacted(let revision, let oldest?):
+            "Change #\(revision) is older than the changes listd keeps (the oldest is #\(oldest)), so it cannot be undone."
+        case .historyCompacted(let revision, nil):
+            "Change #\(revision) is older than the changes listd keeps (it keeps none now), so it cannot be undone."
+        case .changeNotFound(let revision, let newest):
+            "There is no change #\(revision) (the latest is #\(newest))."
+        case .undoBlocked(let revision, let error):
+            "Change #\(revision) cannot be undone: \(error.message)"
         }
     }
 }

@@ -5,26 +5,89 @@ public typealias ListID = Int
 public typealias Revision = Int
 
 /// One shopping list as clients and the file see it.
-public struct ShoppingList: Hashable, Sendable, Codable {
+public struct ShoppingList: Hashable, Sendable {
     public var id: ListID
     public var name: String
     /// When the list last changed.
     public var edited: Timestamp
     /// The revision of the list's last change.
     public var revision: Revision
+    /// Every item, checked or not, in list order.
     public var items: [String]
+    /// The items ticked off, by their exact text (always some of `items`): a set, so that a
+    /// check or a lookup never scans the list. `checkedItems` gives them in list order.
+    public var checked: Set<String>
 
-    public init(id: ListID, name: String, edited: Timestamp, revision: Revision, items: [String]) {
+    public init(
+        id: ListID,
+        name: String,
+        edited: Timestamp,
+        revision: Revision,
+        items: [String],
+        checked: Set<String> = []
+    ) {
         self.id = id
         self.name = name
         self.edited = edited
         self.revision = revision
         self.items = items
+        self.checked = checked
     }
 
     /// Index of the item equal to `text` under `ListText.key`.
     public func index(ofItem text: String) -> Int? {
         let key = ListText.key(text)
         return items.firstIndex { ListText.hasKey($0, key) }
+    }
+
+    /// The checked items in list order (what the protocol's `checked` says).
+    public var checkedItems: [String] {
+        checked.isEmpty ? [] : items.filter(checked.contains)
+    }
+
+    /// Whether the item with this exact text is checked.
+    public func isChecked(_ item: String) -> Bool {
+        !checked.isEmpty && checked.contains(item)
+    }
+}
+
+extension ShoppingList: Codable {
+    private enum CodingKeys: String, CodingKey { case id, name, edited, revision, items, checked }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(ListID.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        edited = try container.decode(Timestamp.self, forKey: .edited)
+        revision = try container.decode(Revision.self, forKey: .revision)
+        items = try container.decode([String].self, forKey: .items)
+        // Absent from what listd wrote before items could be checked.
+        let checkedItems = try container.decodeIfPresent([String].self, forKey: .checked) ?? []
+        checked = Set(checkedItems).intersection(items)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(edited, forKey: .edited)
+        try container.encode(revision, forKey: .revision)
+        try container.encode(items, forKey: .items)
+        try container.encode(checkedItems, forKey: .checked)
+    }
+}
+
+/// An item with its place in a list and whether it is checked: what a change that takes several
+/// items off (or puts them back) records of each, so that it can be redone and undone.
+public struct PlacedItem: Hashable, Sendable {
+    public var text: String
+    /// Its index in the list (before a removal, after an insertion).
+    public var at: Int
+    public var checked: Bool
+
+    public init(_ text: String, at: Int, checked: Bool) {
+        self.text = text
+        self.at = at
+        self.checked = checked
     }
 }

@@ -64,8 +64,29 @@ public struct BriefStep: Codable, Sendable, Hashable {
             self.init(op: "move", item: item, index: to, fromIndex: from)
         case (.rename(_, let name), .rename(let old, _)?):
             self.init(op: "rename", from: old, to: name)
+        case (.check(_, let at), .check(let item)?):
+            self.init(op: "check", item: item, index: at)
+        case (.uncheck(_, let at), .uncheck(let item)?):
+            self.init(op: "uncheck", item: item, index: at)
         default:
             self.init(op: "none")
+        }
+    }
+
+    /// Every step of a change as its record describes it, each with the place it has when the
+    /// steps before it are done (so a brief subscriber follows them in order).
+    public static func steps(_ record: ChangeRecord, _ steps: [ListChange.Step]) -> [BriefStep] {
+        switch record.operation {
+        case .removeItems(_, let placed):
+            // Places before the change, ascending: each earlier removal moved the later ones up.
+            return placed.enumerated().map { BriefStep(op: "remove", item: $1.text, index: $1.at - $0) }
+        case .insertItems(_, let placed):
+            return placed.flatMap { item in
+                let add = BriefStep(op: "add", item: item.text, index: item.at)
+                return item.checked ? [add, BriefStep(op: "check", item: item.text, index: item.at)] : [add]
+            }
+        default:
+            return [BriefStep(record, step: steps.first)]
         }
     }
 }
@@ -77,32 +98,51 @@ public struct BriefChangeParams: Codable, Sendable, Hashable {
     public var list: ListSummary
     public var origin: ChangeOrigin
     public var changes: [BriefStep]
-    /// Only for `didCreateShoppingList`: the new list's items, in order.
+    /// Only for `didCreateShoppingList`: the new list's items, in order, and the checked ones
+    /// (a deleted list put back by an undo has its checks).
     public var items: [String]?
+    public var checked: [String]?
+    /// The change this one undoes, when it undoes one.
+    public var undoes: Revision?
 
-    public init(revision: Revision, list: ListSummary, origin: ChangeOrigin, changes: [BriefStep], items: [String]?) {
+    public init(
+        revision: Revision,
+        list: ListSummary,
+        origin: ChangeOrigin,
+        changes: [BriefStep],
+        items: [String]?,
+        checked: [String]? = nil,
+        undoes: Revision? = nil
+    ) {
         self.revision = revision
         self.list = list
         self.origin = origin
         self.changes = changes
         self.items = items
+        self.checked = checked
+        self.undoes = undoes
     }
 
     /// `change` (its list's items are not needed) as its `record` describes it.
     public init(_ change: ListChange, record: ChangeRecord) {
         var items: [String]?
+        var checked: [String]?
         var steps: [BriefStep] = []
         switch record.operation {
-        case .create(_, _, let created): items = created
+        case .create(_, _, let created, let ticked):
+            items = created
+            checked = ticked
         case .delete: break
-        default: steps = [BriefStep(record, step: change.steps.first)]
+        default: steps = BriefStep.steps(record, change.steps)
         }
         self.init(
             revision: change.revision,
             list: ListSummary(change.list),
             origin: change.origin,
             changes: steps,
-            items: items
+            items: items,
+            checked: checked,
+            undoes: change.undoes
         )
     }
 }

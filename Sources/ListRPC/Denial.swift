@@ -15,6 +15,7 @@ public enum DenialCode {
         "deniedByDelegate": 1009,
         "historyCompacted": 1010,
         "instanceChanged": 1011,
+        "changeNotFound": 1012,
         "storageFailed": 1100,
     ]
 
@@ -25,8 +26,13 @@ extension RPCError {
     /// The deny a client receives for a rule the edit broke.
     public init(_ error: ListError) {
         var data: [String: JSONValue] = ["reason": .string(error.reason)]
-        if case .conflict(_, _, let actual) = error {
-            data["revision"] = .integer(Int64(actual))
+        var inner = error
+        if case .undoBlocked(_, let blocking) = error { inner = blocking }
+        switch inner {
+        case .conflict(_, _, let actual): data["revision"] = .integer(Int64(actual))
+        case .historyCompacted(_, let oldest?): data["oldestKept"] = .integer(Int64(oldest))
+        case .changeNotFound(_, let newest): data["revision"] = .integer(Int64(newest))
+        default: break
         }
         self.init(code: DenialCode.code(for: error.reason), message: error.message, data: .object(data))
     }

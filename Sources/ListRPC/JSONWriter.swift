@@ -405,6 +405,11 @@ extension ShoppingList: JSONDirectlyWritable {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             JSONWriter.Sink.writeString(item, into: &bytes)
         }
+        bytes.append(contentsOf: #"],"checked":["#.utf8)
+        for (index, item) in checkedItems.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONWriter.Sink.writeString(item, into: &bytes)
+        }
         bytes.append(contentsOf: "]}".utf8)
     }
 }
@@ -455,6 +460,12 @@ extension ListChange.Step: JSONDirectlyWritable {
             bytes.append(contentsOf: #"{"op":"move""#.utf8)
             field("item", item)
             bytes.append(contentsOf: ",\"index\":\(index)".utf8)
+        case .check(let item):
+            bytes.append(contentsOf: #"{"op":"check""#.utf8)
+            field("item", item)
+        case .uncheck(let item):
+            bytes.append(contentsOf: #"{"op":"uncheck""#.utf8)
+            field("item", item)
         }
         bytes.append(UInt8(ascii: "}"))
     }
@@ -473,7 +484,9 @@ extension ListChangeParams: JSONDirectlyWritable {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             step.writeJSON(into: &bytes)
         }
-        bytes.append(contentsOf: "]}".utf8)
+        bytes.append(UInt8(ascii: "]"))
+        if let undoes { bytes.append(contentsOf: ",\"undoes\":\(undoes)".utf8) }
+        bytes.append(UInt8(ascii: "}"))
     }
 }
 

@@ -31,12 +31,15 @@ public struct ListChangeParams: Codable, Sendable, Hashable {
     public var list: ShoppingList
     public var origin: ChangeOrigin
     public var changes: [ListChange.Step]
+    /// The revision of the change this one undoes (`undo`), when it undoes one.
+    public var undoes: Revision?
 
     public init(_ change: ListChange) {
         self.revision = change.revision
         self.list = change.list
         self.origin = change.origin
         self.changes = change.steps
+        self.undoes = change.undoes
     }
 }
 
@@ -54,6 +57,7 @@ public struct ListEvent: Sendable, Hashable {
     public var list: ShoppingList { params.list }
     public var origin: ChangeOrigin { params.origin }
     public var changes: [ListChange.Step] { params.changes }
+    public var undoes: Revision? { params.undoes }
 }
 
 /// The params of `didRejectFileEdit`: what in a person's save of the list file was not taken.

@@ -122,6 +122,64 @@ extension Listctl {
         var items: [String]
     }
 
+    struct Check: ItemBatchCommand {
+        typealias Method = CheckItem
+        static let verb = "Checked"
+        static let preposition = "on"
+        static let configuration = CommandConfiguration(
+            commandName: "check",
+            abstract: "Tick items off: they stay on the list, checked, until `listctl clear`.",
+            discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
+        )
+        @OptionGroup var options: ConnectionOptions
+        @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
+        @Argument(help: "The items to check; - reads one item per line from stdin.", completion: ListCompletion.items)
+        var items: [String]
+    }
+
+    struct Uncheck: ItemBatchCommand {
+        typealias Method = UncheckItem
+        static let verb = "Unchecked"
+        static let preposition = "on"
+        static let configuration = CommandConfiguration(
+            commandName: "uncheck",
+            abstract: "Untick items: they are needed again.",
+            discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
+        )
+        @OptionGroup var options: ConnectionOptions
+        @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
+        @Argument(help: "The items to uncheck; - reads one item per line from stdin.", completion: ListCompletion.items)
+        var items: [String]
+    }
+
+    struct Clear: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "clear",
+            abstract: "Remove every checked item from a list, as one change.",
+            discussion: "An item a delegate refuses to let go stays; listctl says which and why, and exits with 1."
+        )
+        @OptionGroup var options: ConnectionOptions
+        @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
+
+        func run() throws {
+            var anyKept = false
+            try options.withClient { client in
+                let before = try client.call(GetList.self, .init(list: reference(list)))
+                let result = try client.call(ClearChecked.self, .init(list: reference(list)))
+                anyKept = !result.kept.isEmpty
+                if options.json { return printJSON(result) }
+                let cleared = before.checked.count - result.kept.count
+                if before.checked.isEmpty {
+                    print("Nothing is checked on \(result.name).")
+                } else {
+                    print("Cleared \(plural(max(cleared, 0), "checked item")) from \(result.name).")
+                }
+                for kept in result.kept { writeError("listctl: kept: \(kept.message)") }
+            }
+            if anyKept { throw ExitCode(ListctlExit.denied.rawValue) }
+        }
+    }
+
     struct Replace: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "replace",
@@ -212,5 +270,5 @@ func withStandardInput(_ items: [String]) -> [String] {
 func printList(_ list: ShoppingList) {
     print("\(list.name) (id \(list.id), revision \(list.revision), edited \(list.edited))")
     if list.items.isEmpty { print("  (no items)") }
-    for item in list.items { print("  - \(item)") }
+    for item in list.items { print("  - [\(list.isChecked(item) ? "x" : " ")] \(item)") }
 }

@@ -202,6 +202,7 @@ private struct WatchLine: Encodable {
     var list: ShoppingList
     var origin: ChangeOrigin
     var changes: [ListChange.Step]
+    var undoes: Revision?
 
     init(_ event: ListEvent) {
         self.event = event.name.rawValue
@@ -209,6 +210,7 @@ private struct WatchLine: Encodable {
         self.list = event.list
         self.origin = event.origin
         self.changes = event.changes
+        self.undoes = event.undoes
     }
 }
 
@@ -223,17 +225,10 @@ func describe(_ event: ListEvent) -> String {
     case .didRejectFileEdit, .didDenyChange:
         what = "not taken"
     case .didRenameShoppingList, .didUpdateShoppingList:
-        what = event.changes.map { step in
-            switch step {
-            case .add(let item): "added “\(item)”"
-            case .remove(let item): "removed “\(item)”"
-            case .replace(let item, let with): "replaced “\(item)” with “\(with)”"
-            case .rename(let from, _): "renamed from \(from)"
-            case .move(let item, let index): "moved “\(item)” to place \(index + 1)"
-            }
-        }.joined(separator: ", ")
+        what = event.changes.map(\.description).joined(separator: ", ")
     }
-    return "#\(event.revision) \(event.list.name): \(what) (by \(event.origin))"
+    let undoing = event.undoes.map { ", undoing #\($0)" } ?? ""
+    return "#\(event.revision) \(event.list.name): \(what) (by \(event.origin)\(undoing))"
 }
 
 /// A `didDenyChange` as `watch --json` prints it.

@@ -114,6 +114,9 @@ final class DelegateRegistry: @unchecked Sendable {
             } else {
                 settle(id, .unanswered)
             }
+        case .failure(let error) where error.code == -32601:
+            // A delegate written before this question existed: it has no say, so it allows.
+            settle(id, .answered(DelegateAnswer(allow: true)))
         case .failure:
             settle(id, .unanswered)
         }

@@ -62,6 +62,37 @@ extension MethodTable {
         table.registerDeciding(RemoveItem.self) { params, session, reply in
             owner.perform(.removeItem(params.item, from: params.list), params.ifRevision, session, then: reply)
         }
+        table.registerDeciding(CheckItem.self) { params, session, reply in
+            owner.perform(.checkItem(params.item, on: params.list), params.ifRevision, session, then: reply)
+        }
+        table.registerDeciding(UncheckItem.self) { params, session, reply in
+            owner.perform(.uncheckItem(params.item, on: params.list), params.ifRevision, session, then: reply)
+        }
+        table.registerDeciding(ClearChecked.self) { params, session, reply in
+            owner.decide(.clearChecked(params.list), params.ifRevision, session) { outcome in
+                reply(outcome.map { ClearChecked.Result(list: $0.list, kept: $0.kept) })
+            }
+        }
+        table.register(GetHistory.self) { params, _ throws(RPCError) in
+            let limit = params.limit ?? GetHistory.defaultLimit
+            guard limit >= 1 else { throw .invalidParams("“limit” must be 1 or more.", param: "limit") }
+            do throws(SubscriptionHub.SubscribeFailure) {
+                return try hub.history(list: params.list, since: params.since, limit: limit)
+            } catch {
+                throw RPCError(error)
+            }
+        }
+        table.registerDeciding(Undo.self) { params, session, reply in
+            let plan: (edit: ListEdit, change: ListChange)
+            do throws(ListError) {
+                plan = try hub.undo(params.revision)
+            } catch {
+                return reply(.failure(RPCError(error)))
+            }
+            owner.decide(plan.edit, params.ifRevision, session, undoes: params.revision) { outcome in
+                reply(outcome.map { Undo.Result(undone: HistoryEntry(plan.change), list: $0.list, revision: $0.revision) })
+            }
+        }
         table.register(Subscribe.self) { params, session throws(RPCError) in
             var events = ListEventName.defaultEvents
             if let names = params.events {
@@ -87,13 +118,7 @@ extension MethodTable {
                     expectedInstance: params.instance
                 )
             } catch {
-                switch error {
-                case .denied(let error): throw RPCError(error)
-                case .historyCompacted(let since, let revision, let oldest, let instance):
-                    throw .historyCompacted(since: since, revision: revision, oldestKept: oldest, instance: instance)
-                case .instanceChanged(let expected, let instance, let revision):
-                    throw .instanceChanged(expected: expected, instance: instance, revision: revision)
-                }
+                throw RPCError(error)
             }
         }
         table.register(Unsubscribe.self) { _, session in
@@ -147,6 +172,18 @@ extension MethodTable {
     }
 }
 
+extension RPCError {
+    fileprivate init(_ failure: SubscriptionHub.SubscribeFailure) {
+        switch failure {
+        case .denied(let error): self.init(error)
+        case .historyCompacted(let since, let revision, let oldest, let instance):
+            self = .historyCompacted(since: since, revision: revision, oldestKept: oldest, instance: instance)
+        case .instanceChanged(let expected, let instance, let revision):
+            self = .instanceChanged(expected: expected, instance: instance, revision: revision)
+        }
+    }
+}
+
 extension ListOwner {
     /// An edit on behalf of a client; `then` gets the list it left (a confirm) or why not (a
     /// deny), once decided (on the owner's loop).
@@ -156,12 +193,25 @@ extension ListOwner {
         _ session: Session,
         then reply: @escaping (Result<ShoppingList, RPCError>) -> Void
     ) {
-        propose(edit, ifRevision: ifRevision, origin: session.origin) { outcome in
+        decide(edit, ifRevision, session) { reply($0.map(\.list)) }
+    }
+
+    /// `perform`, with the whole outcome (what delegates kept, the change's revision); an undo
+    /// names the change it undoes, and a rule in its way is said as such.
+    fileprivate func decide(
+        _ edit: ListEdit,
+        _ ifRevision: Revision?,
+        _ session: Session,
+        undoes: Revision? = nil,
+        then reply: @escaping (Result<EditOutcome, RPCError>) -> Void
+    ) {
+        propose(edit, ifRevision: ifRevision, origin: session.origin, undoes: undoes) { outcome in
             reply(
                 outcome.mapError { failure in
                     switch failure {
                     case .deniedByDelegate(let denials, let timedOut): .deniedByDelegate(denials, timedOut: timedOut)
-                    case .denied(let error): RPCError(error)
+                    case .denied(let error):
+                        RPCError(undoes.map { ListError.undoBlocked(revision: $0, error: error) } ?? error)
                     case .fileInvalid(let path, let line, let offset):
                         .fileInvalid(path: path, line: line, byteOffset: offset)
                     case .storageFailed(let detail): .storageFailed(detail)

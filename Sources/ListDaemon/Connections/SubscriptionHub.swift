@@ -130,6 +130,40 @@ final class SubscriptionHub: @unchecked Sendable {
         published.update { $0.subscribers = count }
     }
 
+    // MARK: History
+
+    /// `getHistory`: the kept changes after `since` (of one list when `list` is given, followed
+    /// through renames), the newest `limit` of them, oldest first.
+    func history(list: ListReference?, since: Revision?, limit: Int) throws(SubscribeFailure) -> GetHistory.Result {
+        loop.assertInEventLoop()
+        let revision = book.revision
+        let since = since ?? history.base.revision
+        guard history.covers(since: since) else {
+            throw .historyCompacted(since: since, revision: revision, oldestKept: history.oldest, instance: instance)
+        }
+        var id: ListID?
+        switch list {
+        case nil: break
+        case .id(let listID)?: id = listID
+        case .name(let name)?:
+            guard let found = history.listID(named: name, current: book) else {
+                throw .denied(.listNotFound(.name(name)))
+            }
+            id = found
+        }
+        guard let changes = try? history.summaries(after: since) else {
+            throw .historyCompacted(since: since, revision: revision, oldestKept: history.oldest, instance: instance)
+        }
+        let matching = changes.filter { id == nil || $0.list.id == id }
+        return GetHistory.Result(revision: revision, changes: matching.suffix(limit).map(HistoryEntry.init))
+    }
+
+    /// `undo`: the edit that undoes change `revision`, and that change.
+    func undo(_ revision: Revision) throws(ListError) -> (edit: ListEdit, change: ListChange) {
+        loop.assertInEventLoop()
+        return try history.undo(revision)
+    }
+
     // MARK: Fan-out
 
     /// These changes are durable and the committed lists are `book`: kept, published for reads,

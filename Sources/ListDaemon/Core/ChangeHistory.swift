@@ -68,4 +68,51 @@ struct ChangeHistory: Sendable {
         for record in records where record.revision <= revision { _ = try book.redo(record) }
         return book
     }
+
+    /// Every kept change after `since`, oldest first, without the lists' items (what history
+    /// lists: so no change holds a copy of its list while the next ones are redone).
+    func summaries(after since: Revision) throws(RedoError) -> [ListChange] {
+        var book = base
+        var changes: [ListChange] = []
+        for record in records {
+            let change = try book.redo(record).withoutItems
+            if record.revision > since { changes.append(change) }
+        }
+        return changes
+    }
+
+    /// The id of the list a name means in the history: the list that has it now (in `current`),
+    /// else the last one that had it in a kept change, or in the base.
+    func listID(named name: String, current: ListBook) -> ListID? {
+        if let list = try? current.list(.name(name)) { return list.id }
+        let key = ListText.key(name)
+        var book = base
+        var found = book.lists.first { ListText.key($0.name) == key }?.id
+        for record in records {
+            guard let change = try? book.redo(record) else { break }
+            if ListText.key(change.list.name) == key { found = change.list.id }
+            if case .renamed = change.kind, case .rename(let from, _)? = change.steps.first, ListText.key(from) == key {
+                found = change.list.id
+            }
+        }
+        return found
+    }
+
+    /// How to undo change `revision`: the inverse edit, and the change as it was.
+    func undo(_ revision: Revision) throws(ListError) -> (edit: ListEdit, change: ListChange) {
+        guard revision >= 1, revision <= newest else { throw .changeNotFound(revision: revision, newest: newest) }
+        guard let first = records.first, revision >= first.revision else {
+            throw .historyCompacted(revision: revision, oldestKept: oldest)
+        }
+        var book = base
+        for record in records where record.revision < revision {
+            guard (try? book.redo(record)) != nil else { throw .historyCompacted(revision: revision, oldestKept: oldest) }
+        }
+        let record = records[revision - first.revision]
+        var after = book
+        guard let change = try? after.redo(record), let edit = try? record.inverse(before: book) else {
+            throw .historyCompacted(revision: revision, oldestKept: oldest)
+        }
+        return (edit, change.withoutItems)
+    }
 }

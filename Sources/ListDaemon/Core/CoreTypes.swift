@@ -11,9 +11,19 @@ public enum EditFailure: Error, Sendable, Equatable {
     case shuttingDown
 }
 
-/// Who is waiting for a delegates' verdict: a client's proposal, or one edit of a person's save.
+/// A confirmed edit: the list it left, and the items delegates kept from an edit of several items.
+public struct EditOutcome: Sendable, Equatable {
+    public var list: ShoppingList
+    public var kept: [KeptItem] = []
+    /// The revision of the change the edit made; nil when it changed nothing.
+    public var revision: Revision?
+}
+
+/// Who is waiting for a delegates' verdict: a client's proposal, one item of a proposal that edits
+/// several (`ListEdit.parts`), or one edit of a person's save.
 enum Asker: Hashable, Sendable {
     case proposal(Int)
+    case proposalPart(Int, part: Int)
     case saveEdit(save: Int, index: Int)
 }
 
@@ -68,7 +78,7 @@ enum CoreAction: Sendable {
     /// Subscription hub: these changes are durable; the committed lists are now `book`.
     case publish([ListChange], records: [ChangeRecord], book: ListBook)
     /// A client's proposal is decided.
-    case reply(Int, Result<ShoppingList, EditFailure>)
+    case reply(Int, Result<EditOutcome, EditFailure>)
     /// `didDenyChange` subscribers hear of a proposal delegates refused.
     case announceDenial(DeniedChangeParams)
     /// `didRejectFileEdit` subscribers hear what of a save was not taken.
@@ -104,6 +114,7 @@ extension ListEdit {
     /// create queues on the name it would take. nil when the list does not exist.
     func gateKey(in book: ListBook) -> String? {
         if case .createList(let name, _) = self { return "name:\(ListText.key(name))" }
+        if case .restoreList(let list) = self { return "name:\(ListText.key(list.name))" }
         guard let target, let list = try? book.list(target) else { return nil }
         return "list:\(list.id)"
     }
@@ -114,6 +125,7 @@ extension ListEdit {
     var proposedName: String? {
         switch self {
         case .createList(let name, _), .renameList(_, let name): ListText.trimmed(name)
+        case .restoreList(let list): list.name
         default: nil
         }
     }
@@ -131,11 +143,50 @@ extension DelegateQuestionParams {
             self.name = ListText.trimmed(name)
         case .deleteList:
             break
-        case .addItem(let item, _, _), .removeItem(let item, _), .moveItem(let item, _, _):
+        case .restoreList(let restored):
+            self.name = restored.name
+            self.items = restored.items
+        case .addItem(let item, _, _), .removeItem(let item, _), .moveItem(let item, _, _), .checkItem(let item, _),
+            .uncheckItem(let item, _):
             self.item = ListText.trimmed(item)
         case .replaceItem(let item, let with, _):
             self.item = ListText.trimmed(item)
             self.with = ListText.trimmed(with)
+        case .clearChecked, .restoreItems, .removeItems:
+            break  // asked item by item (`ListEdit.parts`)
+        }
+    }
+}
+
+extension ListEdit {
+    /// An edit of several items as one edit per item, as delegates are asked about it (each
+    /// `shouldRemove` or `shouldAdd`); nil for an edit of one thing.
+    func parts(on book: ListBook) -> [ListEdit]? {
+        switch self {
+        case .clearChecked(let reference, let keeping):
+            guard let list = try? book.list(reference) else { return [] }
+            return list.checkedItems.filter { !keeping.contains(ListText.key($0)) }.map { .removeItem($0, from: reference) }
+        case .removeItems(let items, let reference):
+            return items.map { .removeItem($0, from: reference) }
+        case .restoreItems(let placed, let reference):
+            return placed.map { .addItem($0.text, to: reference) }
+        default:
+            return nil
+        }
+    }
+
+    /// This edit of several items without the items delegates refused (their keys).
+    func leavingOut(_ refused: Set<String>) -> ListEdit {
+        guard !refused.isEmpty else { return self }
+        switch self {
+        case .clearChecked(let reference, let keeping):
+            return .clearChecked(reference, keeping: keeping.union(refused))
+        case .removeItems(let items, let reference):
+            return .removeItems(items.filter { !refused.contains(ListText.key($0)) }, from: reference)
+        case .restoreItems(let placed, let reference):
+            return .restoreItems(placed.filter { !refused.contains(ListText.key($0.text)) }, to: reference)
+        default:
+            return self
         }
     }
 }

@@ -33,11 +33,20 @@ struct ListCore {
         var ifRevision: Revision?
         var origin: ChangeOrigin
         var key: String
+        /// The change it undoes, when it is an undo.
+        var undoes: Revision?
+        /// An edit of several items asked about item by item: each part's item, how many
+        /// questions are still out, the keys delegates refused and why.
+        var parts: [ListEdit] = []
+        var partItems: [String] = []
+        var unansweredParts = 0
+        var refused: Set<String> = []
+        var kept: [KeptItem] = []
     }
     var proposals: [Int: Proposal] = [:]
     /// Proposals that came while a person's save was under way, in order: they go into their
     /// queues once the save is read, behind its edits (the save came first).
-    var heldForSave: [(id: Int, edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin)] = []
+    var heldForSave: [(id: Int, edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin, undoes: Revision?)] = []
     /// Questions out to delegates.
     var asking: Set<Asker> = []
     /// What the registered delegates want to be asked (none: every edit is decided by the rules).
@@ -49,7 +58,7 @@ struct ListCore {
         /// Without their lists' items (`ListChange.withoutItems`): the full changes are rebuilt
         /// from the records by whoever needs them (the hub, for subscribers).
         var changes: [ListChange] = []
-        var replies: [(Int, Result<ShoppingList, EditFailure>)] = []
+        var replies: [(Int, Result<EditOutcome, EditFailure>)] = []
         var after: [CoreAction] = []
         /// The lists once this batch is durable: set when it is sent (`send`), not as edits are
         /// applied (holding the working lists would make every edit copy the list it changes).
@@ -86,12 +95,13 @@ struct ListCore {
         _ edit: ListEdit,
         ifRevision: Revision? = nil,
         origin: ChangeOrigin,
+        undoes: Revision? = nil,
         at time: Timestamp
     ) -> [CoreAction] {
         var actions: [CoreAction] = []
         guard accepting else { return [.reply(id, .failure(.shuttingDown))] }
         if file.saveUnderway {
-            heldForSave.append((id, edit, ifRevision, origin))
+            heldForSave.append((id, edit, ifRevision, origin, undoes))
             return []
         }
         guard let key = edit.gateKey(in: working) else {
@@ -99,7 +109,7 @@ struct ListCore {
             decide(id, edit, ifRevision, origin, at: time, into: &actions)
             return actions
         }
-        proposals[id] = Proposal(edit: edit, ifRevision: ifRevision, origin: origin, key: key)
+        proposals[id] = Proposal(edit: edit, ifRevision: ifRevision, origin: origin, key: key, undoes: undoes)
         queues[key, default: []].append(.proposal(id))
         if queues[key]?.count == 1 { advance(key, at: time, into: &actions) }
         return actions
@@ -114,30 +124,26 @@ struct ListCore {
             guard let proposal = proposals[id] else { return [] }
             // Only an edit that raises a question is asked about, so only such an edit is denied.
             if verdict.denied, let question = DelegateQuestion(proposal.edit) {
-                let list = proposal.edit.target.flatMap { try? working.list($0) }
-                let params = DelegateQuestionParams(
-                    proposal.edit,
-                    list: list,
-                    origin: proposal.origin,
-                    revision: working.revision
-                )
-                actions.append(
-                    .announceDenial(
-                        DeniedChangeParams(
-                            question: question,
-                            proposal: params,
-                            denials: verdict.denials,
-                            timedOut: verdict.timedOut
-                        )
-                    )
-                )
-                actions.append(
-                    .journal(.deniedByDelegates(question, verdict: verdict, origin: proposal.origin, list: list))
-                )
+                announceRefusal(question, of: proposal.edit, verdict: verdict, origin: proposal.origin, into: &actions)
                 settle(id, .failure(.deniedByDelegate(verdict.denials, timedOut: verdict.timedOut)), into: &actions)
             } else {
                 apply(id, proposal, at: time, into: &actions)
             }
+            finish(id, key: proposal.key, at: time, into: &actions)
+        case .proposalPart(let id, let part):
+            guard var proposal = proposals[id] else { return [] }
+            proposal.unansweredParts -= 1
+            if verdict.denied, let question = DelegateQuestion(proposal.parts[part]) {
+                let item = proposal.partItems[part]
+                proposal.refused.insert(ListText.key(item))
+                proposal.kept.append(KeptItem(item: item, denials: verdict.denials, timedOut: verdict.timedOut))
+                announceRefusal(question, of: proposal.parts[part], verdict: verdict, origin: proposal.origin, into: &actions)
+            }
+            proposals[id] = proposal
+            guard proposal.unansweredParts == 0 else { return [] }
+            proposal.edit = proposal.edit.leavingOut(proposal.refused)
+            proposal.kept.sort { $0.item < $1.item }
+            apply(id, proposal, at: time, into: &actions)
             finish(id, key: proposal.key, at: time, into: &actions)
         case .saveEdit(let saveID, let index):
             guard save?.id == saveID else { return [] }
@@ -147,12 +153,65 @@ struct ListCore {
         return actions
     }
 
+    /// `didDenyChange` subscribers and the journal hear that delegates refused `edit`.
+    private func announceRefusal(
+        _ question: DelegateQuestion,
+        of edit: ListEdit,
+        verdict: DelegateVerdict,
+        origin: ChangeOrigin,
+        into actions: inout [CoreAction]
+    ) {
+        let list = edit.target.flatMap { try? working.list($0) }
+        let params = DelegateQuestionParams(edit, list: list, origin: origin, revision: working.revision)
+        actions.append(
+            .announceDenial(
+                DeniedChangeParams(question: question, proposal: params, denials: verdict.denials, timedOut: verdict.timedOut)
+            )
+        )
+        actions.append(.journal(.deniedByDelegates(question, verdict: verdict, origin: origin, list: list)))
+    }
+
+    /// Puts each item of an edit of several items to the delegates that want it; false when none
+    /// does (the rules alone decide it) or the rules deny it or it changes nothing.
+    private mutating func askAboutParts(_ id: Int, _ parts: [ListEdit], at time: Timestamp, into actions: inout [CoreAction]) -> Bool {
+        guard var proposal = proposals[id] else { return false }
+        let list = proposal.edit.target.flatMap { try? working.list($0) }
+        let asked = parts.indices.compactMap { index -> (Int, DelegateQuestion)? in
+            guard let question = DelegateQuestion(parts[index]),
+                delegates.want(question, list: list?.id, name: nil)
+            else { return nil }
+            return (index, question)
+        }
+        guard !asked.isEmpty else { return false }
+        var trial = working
+        guard case .some(.some) = try? trial.apply(proposal.edit, ifRevision: proposal.ifRevision, at: time, origin: proposal.origin)
+        else { return false }
+        proposal.parts = parts
+        proposal.partItems = parts.map { DelegateQuestionParams($0, list: nil, origin: proposal.origin, revision: 0).item ?? "" }
+        proposal.unansweredParts = asked.count
+        proposals[id] = proposal
+        for (index, question) in asked {
+            let params = DelegateQuestionParams(parts[index], list: list, origin: proposal.origin, revision: working.revision)
+            asking.insert(.proposalPart(id, part: index))
+            actions.append(.ask(.proposalPart(id, part: index), question, params, list: list?.id, name: nil))
+        }
+        return true
+    }
+
     /// Decides the first entry of `key`'s queue, and the ones after it that need no question.
     mutating func advance(_ key: String, at time: Timestamp, into actions: inout [CoreAction]) {
         while let head = queues[key]?.first {
             switch head {
             case .proposal(let id):
-                guard !asking.contains(.proposal(id)), let proposal = proposals[id] else { return }
+                guard !asking.contains(.proposal(id)), let proposal = proposals[id], proposal.parts.isEmpty else { return }
+                if file.invalidOffset == nil, let parts = proposal.edit.parts(on: working) {
+                    if askAboutParts(id, parts, at: time, into: &actions) { return }
+                    // No delegate wants any of its items, or the rules decide it.
+                    proposals[id] = nil
+                    apply(id, proposal, at: time, into: &actions)
+                    queues[key]?.removeFirst()
+                    continue
+                }
                 if file.invalidOffset == nil, let question = DelegateQuestion(proposal.edit) {
                     let list = proposal.edit.target.flatMap { try? working.list($0).id }
                     guard delegates.want(question, list: list, name: proposal.edit.proposedName) else {
@@ -232,7 +291,7 @@ struct ListCore {
         var trial = working
         do throws(ListError) {
             _ = try trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin)
-            settle(id, .success(try working.list(edit.target!)), into: &actions)
+            settle(id, .success(EditOutcome(list: try working.list(edit.target ?? .name(edit.proposedName ?? "")))), into: &actions)
         } catch {
             let list = edit.target.flatMap { try? working.list($0) }
             actions.append(.journal(.denied(error, edit: edit, origin: origin, list: list)))
@@ -245,19 +304,22 @@ struct ListCore {
     private mutating func apply(_ id: Int, _ proposal: Proposal, at time: Timestamp, into actions: inout [CoreAction]) {
         do throws(ListError) {
             guard
-                let (change, record) = try working.applyRecorded(
+                var (change, record) = try working.applyRecorded(
                     proposal.edit,
                     ifRevision: proposal.ifRevision,
                     at: time,
                     origin: proposal.origin
                 )
             else {
-                settle(id, .success(try working.list(proposal.edit.target!)), into: &actions)
+                let list = try working.list(proposal.edit.target ?? .name(proposal.edit.proposedName ?? ""))
+                settle(id, .success(EditOutcome(list: list, kept: proposal.kept)), into: &actions)
                 return
             }
+            change.undoes = proposal.undoes
+            record.undoes = proposal.undoes
             open.entries.append(.change(record))
             open.changes.append(change.withoutItems)
-            open.replies.append((id, .success(change.list)))
+            open.replies.append((id, .success(EditOutcome(list: change.list, kept: proposal.kept, revision: change.revision))))
             file.markDirty()
         } catch {
             let list = proposal.edit.target.flatMap { try? working.list($0) }
@@ -270,7 +332,7 @@ struct ListCore {
     /// (a reply never runs ahead of a change it was decided on).
     private mutating func settle(
         _ id: Int,
-        _ outcome: Result<ShoppingList, EditFailure>,
+        _ outcome: Result<EditOutcome, EditFailure>,
         into actions: inout [CoreAction]
     ) {
         if inFlight == nil, open.entries.isEmpty {

@@ -76,7 +76,33 @@ struct JournalEntries: Sendable {
             case .move(let item, let index):
                 metadata["item"] = "\(item)"
                 summary = "moved “\(item)” to place \(index + 1) on \(change.list.name)"
+            case .check(let item):
+                metadata["item"] = "\(item)"
+                summary = "checked “\(item)” on \(change.list.name)"
+            case .uncheck(let item):
+                metadata["item"] = "\(item)"
+                summary = "unchecked “\(item)” on \(change.list.name)"
             }
+        }
+        let removed = change.steps.compactMap { step -> String? in
+            if case .remove(let item) = step { item } else { nil }
+        }
+        let added = change.steps.compactMap { step -> String? in
+            if case .add(let item) = step { item } else { nil }
+        }
+        if removed.count > 1 {
+            // A clear: every item named, in one field.
+            metadata["item"] = nil
+            metadata["items"] = "\(removed.joined(separator: "\n"))"
+            summary = "removed \(removed.count) items from \(change.list.name)"
+        } else if added.count > 1 {
+            metadata["item"] = nil
+            metadata["items"] = "\(added.joined(separator: "\n"))"
+            summary = "put \(added.count) items back on \(change.list.name)"
+        }
+        if let undoes = change.undoes {
+            metadata["undoes"] = "\(undoes)"
+            summary += " (undoing change \(undoes))"
         }
         logger.info("\(summary) (revision \(change.revision), by \(change.origin))", metadata: metadata)
     }
@@ -102,7 +128,7 @@ struct JournalEntries: Sendable {
         }
         switch edit {
         case .addItem(let item, _, _)?, .removeItem(let item, _)?, .replaceItem(let item, _, _)?,
-            .moveItem(let item, _, _)?:
+            .moveItem(let item, _, _)?, .checkItem(let item, _)?, .uncheckItem(let item, _)?:
             metadata["item"] = "\(item)"
         default: break
         }

@@ -36,7 +36,7 @@ public final class ListOwner: Service, @unchecked Sendable {
 
     // Owned by `loop` (internal only for ListOwner+Actions.swift):
     var core: ListCore
-    var replies: [Int: (Result<ShoppingList, EditFailure>) -> Void] = [:]
+    var replies: [Int: (Result<EditOutcome, EditFailure>) -> Void] = [:]
     private var nextProposal = 1
     /// An `endPass` is scheduled on the loop.
     private var passScheduled = false
@@ -142,7 +142,8 @@ public final class ListOwner: Service, @unchecked Sendable {
         _ edit: ListEdit,
         ifRevision: Revision? = nil,
         origin: ChangeOrigin,
-        decided: @escaping (Result<ShoppingList, EditFailure>) -> Void
+        undoes: Revision? = nil,
+        decided: @escaping (Result<EditOutcome, EditFailure>) -> Void
     ) {
         loop.assertInEventLoop()
         let id = nextProposal
@@ -152,7 +153,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         let saveUnderway = fileSync.watcher.saveUnderway()
         handle { core, _, time in
             let read = saveUnderway ? core.saveSeenBeforeAnEdit() : []
-            return read + core.propose(id, edit, ifRevision: ifRevision, origin: origin, at: time)
+            return read + core.propose(id, edit, ifRevision: ifRevision, origin: origin, undoes: undoes, at: time)
         }
     }
 
@@ -161,8 +162,8 @@ public final class ListOwner: Service, @unchecked Sendable {
         _ edit: ListEdit,
         ifRevision: Revision? = nil,
         origin: ChangeOrigin
-    ) async -> Result<ShoppingList, EditFailure> {
-        let promise = loop.makePromise(of: Result<ShoppingList, EditFailure>.self)
+    ) async -> Result<EditOutcome, EditFailure> {
+        let promise = loop.makePromise(of: Result<EditOutcome, EditFailure>.self)
         loop.execute { self.propose(edit, ifRevision: ifRevision, origin: origin) { promise.succeed($0) } }
         return (try? await promise.futureResult.get()) ?? .failure(.shuttingDown)
     }

@@ -36,12 +36,16 @@ enum LogEntry: Sendable, Hashable {
                 bytes.append(contentsOf: ",\"\(name)\":\(value)".utf8)
             }
             switch record.operation {
-            case .create(let id, let name, let items):
+            case .create(let id, let name, let items, let checked):
                 field("op", "create")
                 field("id", id)
                 field("name", name)
                 bytes.append(contentsOf: #","items":"#.utf8)
                 JSONWriter.write(.array(items.map(JSONValue.string)), into: &bytes)
+                if !checked.isEmpty {
+                    bytes.append(contentsOf: #","checked":"#.utf8)
+                    JSONWriter.write(.array(checked.map(JSONValue.string)), into: &bytes)
+                }
             case .rename(let id, let name):
                 field("op", "rename")
                 field("id", id)
@@ -68,7 +72,25 @@ enum LogEntry: Sendable, Hashable {
                 field("id", id)
                 field("at", from)
                 field("to", to)
+            case .check(let id, let at):
+                field("op", "check")
+                field("id", id)
+                field("at", at)
+            case .uncheck(let id, let at):
+                field("op", "uncheck")
+                field("id", id)
+                field("at", at)
+            case .removeItems(let id, let placed), .insertItems(let id, let placed):
+                if case .removeItems = record.operation { field("op", "removeItems") } else { field("op", "insertItems") }
+                field("id", id)
+                // The items and their places; the checked ones by index into them.
+                bytes.append(contentsOf: #","items":"#.utf8)
+                JSONWriter.write(.array(placed.map { .string($0.text) }), into: &bytes)
+                bytes.append(contentsOf: ",\"places\":[\(placed.map { String($0.at) }.joined(separator: ","))]".utf8)
+                let checked = placed.indices.filter { placed[$0].checked }
+                bytes.append(contentsOf: ",\"checkedIndexes\":[\(checked.map(String.init).joined(separator: ","))]".utf8)
             }
+            if let undoes = record.undoes { field("undoes", undoes) }
             bytes.append(UInt8(ascii: "}"))
         case .fileShows(let digest, let revision):
             bytes.append(contentsOf: #"{"listd":"fileShows","digest":"#.utf8)
@@ -122,7 +144,8 @@ enum LogEntry: Sendable, Hashable {
         let operation: ChangeRecord.Operation
         switch (op, fields["name"]?.stringValue, fields.strings("items"), fields["item"]?.stringValue, fields.int("at"))
         {
-        case ("create", let name?, let items?, _, _): operation = .create(id: id, name: name, items: items)
+        case ("create", let name?, let items?, _, _):
+            operation = .create(id: id, name: name, items: items, checked: fields.strings("checked") ?? [])
         case ("rename", let name?, _, _, _): operation = .rename(id: id, to: name)
         case ("delete", _, _, _, _): operation = .delete(id: id)
         case ("add", _, _, let item?, let at?): operation = .add(id: id, item: item, at: at)
@@ -131,10 +154,20 @@ enum LogEntry: Sendable, Hashable {
         case ("move", _, _, _, let at?):
             guard let to = fields.int("to") else { return nil }
             operation = .move(id: id, from: at, to: to)
+        case ("check", _, _, _, let at?): operation = .check(id: id, at: at)
+        case ("uncheck", _, _, _, let at?): operation = .uncheck(id: id, at: at)
+        case ("removeItems", _, let items?, _, _), ("insertItems", _, let items?, _, _):
+            guard let places = fields.ints("places"), places.count == items.count,
+                let checked = fields.ints("checkedIndexes").map(Set.init)
+            else { return nil }
+            let placed = items.indices.map { PlacedItem(items[$0], at: places[$0], checked: checked.contains($0)) }
+            operation = op == "removeItems" ? .removeItems(id: id, placed) : .insertItems(id: id, placed)
         default: return nil
         }
         let time = Timestamp(millisecondsSinceEpoch: milliseconds)
-        return .change(ChangeRecord(revision: revision, time: time, origin: origin, operation: operation))
+        return .change(
+            ChangeRecord(revision: revision, time: time, origin: origin, operation: operation, undoes: fields.int("undoes"))
+        )
     }
 
     private static func note(_ fields: [String: JSONValue]) -> LogEntry? {

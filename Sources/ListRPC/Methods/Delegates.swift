@@ -2,19 +2,22 @@ import ListModel
 
 /// The questions listd asks delegates before it applies an edit.
 public enum DelegateQuestion: String, Codable, Sendable, CaseIterable, Hashable {
-    case shouldCreate, shouldRename, shouldDelete, shouldAdd, shouldReplace, shouldRemove
+    case shouldCreate, shouldRename, shouldDelete, shouldAdd, shouldReplace, shouldRemove, shouldCheck, shouldUncheck
 
     /// The question an edit raises; none for a move (a line moved in the list file), which adds,
-    /// removes and changes nothing.
+    /// removes and changes nothing, nor for an edit of several items (`clearChecked`, and the
+    /// edits that undo one), which is asked item by item (`ListEdit.parts`).
     public init?(_ edit: ListEdit) {
         switch edit {
-        case .createList: self = .shouldCreate
+        case .createList, .restoreList: self = .shouldCreate
         case .renameList: self = .shouldRename
         case .deleteList: self = .shouldDelete
         case .addItem: self = .shouldAdd
         case .replaceItem: self = .shouldReplace
         case .removeItem: self = .shouldRemove
-        case .moveItem: return nil
+        case .checkItem: self = .shouldCheck
+        case .uncheckItem: self = .shouldUncheck
+        case .moveItem, .clearChecked, .restoreItems, .removeItems: return nil
         }
     }
 }
@@ -134,6 +137,26 @@ public struct DelegateQuestionParams: Codable, Sendable, Hashable {
         self.items = items
         self.origin = origin
         self.revision = revision
+    }
+}
+
+/// An item an edit of several items left where it was because delegates refused (a
+/// `clearChecked` keeps it on the list): who refused and why, and who did not answer in time.
+public struct KeptItem: Codable, Sendable, Hashable {
+    public var item: String
+    public var denials: [DelegateDenial]
+    public var timedOut: [String]
+
+    public init(item: String, denials: [DelegateDenial], timedOut: [String]) {
+        self.item = item
+        self.denials = denials
+        self.timedOut = timedOut
+    }
+
+    /// “milk” stays: Budget: not today.
+    public var message: String {
+        let reasons = denials.map { "\($0.delegate): \($0.reason)" } + timedOut.map { "\($0): no answer in time" }
+        return "“\(item)” stays: \(reasons.joined(separator: "; "))."
     }
 }
 

@@ -1,0 +1,54 @@
+import ListModel
+
+/// Ticks an item off: it stays on the list, in `checked`.
+public enum CheckItem: RPCMethod {
+    public static let name = "checkItem"
+    public typealias Params = ListItemParams
+    public typealias Result = ShoppingList
+}
+
+public enum UncheckItem: RPCMethod {
+    public static let name = "uncheckItem"
+    public typealias Params = ListItemParams
+    public typealias Result = ShoppingList
+}
+
+/// Takes every checked item off a list as one change; an item a delegate refuses stays.
+public enum ClearChecked: RPCMethod {
+    public static let name = "clearChecked"
+
+    public struct Params: Codable, Sendable, Hashable {
+        public var list: ListReference
+        public var ifRevision: Revision?
+        public init(list: ListReference, ifRevision: Revision? = nil) {
+            self.list = list
+            self.ifRevision = ifRevision
+        }
+    }
+
+    /// The list after the clear (its fields, as every edit's reply), and the checked items that
+    /// stayed on it because delegates refused, each with why.
+    public struct Result: Codable, Sendable, Hashable {
+        public var id: ListID
+        public var name: String
+        public var edited: Timestamp
+        public var revision: Revision
+        public var items: [String]
+        public var checked: [String]
+        public var kept: [KeptItem]
+
+        public init(list: ShoppingList, kept: [KeptItem]) {
+            id = list.id
+            name = list.name
+            edited = list.edited
+            revision = list.revision
+            items = list.items
+            checked = list.checkedItems
+            self.kept = kept
+        }
+
+        public var list: ShoppingList {
+            ShoppingList(id: id, name: name, edited: edited, revision: revision, items: items, checked: Set(checked))
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import ListModel
+
+/// Undoes a kept change by applying its inverse as a new change (same rules, same delegates).
+public enum Undo: RPCMethod {
+    public static let name = "undo"
+
+    public struct Params: Codable, Sendable, Hashable {
+        public var revision: Revision
+        /// Compared with the revision of the list the inverse edits, as for every edit.
+        public var ifRevision: Revision?
+
+        public init(revision: Revision, ifRevision: Revision? = nil) {
+            self.revision = revision
+            self.ifRevision = ifRevision
+        }
+    }
+
+    public struct Result: Codable, Sendable, Hashable {
+        /// The change that was undone.
+        public var undone: HistoryEntry
+        /// The list after the undo (for an undone create: its last state, now deleted).
+        public var list: ShoppingList
+        /// The revision of the undoing change; absent when undoing changed nothing.
+        public var revision: Revision?
+
+        public init(undone: HistoryEntry, list: ShoppingList, revision: Revision?) {
+            self.undone = undone
+            self.list = list
+            self.revision = revision
+        }
+    }
+}
