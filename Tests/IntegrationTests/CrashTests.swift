@@ -88,7 +88,7 @@ import Testing
                 lines.filter { $0.hasPrefix("# ") }.map { $0.prefix { $0 != "<" } } == ["# Round \(round) "],
                 "one heading, once"
             )
-            let fileItems = lines.filter { $0.hasPrefix("- ") }.map { String($0.dropFirst(2)) }
+            let fileItems = lines.filter { $0.hasPrefix("- [ ] ") }.map { String($0.dropFirst(6)) }
             #expect(fileItems == items, "the file shows the lists after round \(round)")
             if present.subtracting(found).isEmpty == false { break }
             _ = try checker.result("deleteList", ["list": list])

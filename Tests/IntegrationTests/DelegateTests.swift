@@ -604,11 +604,11 @@ extension FileEditDelegateTests {
             # Groceries <!-- listd id=1 -->
             - milk
             - bread
-            - eggs
+            - [ ] eggs
 
             # Hardware <!-- listd id=2 -->
             - nails
-            - screws
+            - [ ] screws
 
             """
         #expect(try sandbox.read { $0 == expected } == expected)
@@ -755,7 +755,7 @@ extension FileEditDelegateTests {
         let reader = try LineConnection(path: sandbox.socket)
         #expect(try reader.result("getList", ["list": "Groceries"])["items"] as? [String] == ["milk", "bread"])
         #expect(try reader.result("getList", ["list": "Hardware"])["items"] as? [String] == ["nails", "screws"])
-        #expect(try sandbox.read { $0.contains("- nails\n- screws\n") }.contains("- nails\n- screws\n"))
+        #expect(try sandbox.read { $0.contains("- nails\n- [ ] screws\n") }.contains("- nails\n- [ ] screws\n"))
     }
 }
 

@@ -310,14 +310,14 @@ import Testing
             # Groceries <!-- listd id=1 -->
             - milk
             - eggs
-            - bread
+            - [ ] bread
 
             Between lists: remember the coupons.
 
             # Hardware <!-- listd id=2 -->
 
             # Party <!-- listd id=3 -->
-            - cake
+            - [ ] cake
 
             """
         #expect(try setup.sandbox.read() == expected)
@@ -373,8 +373,8 @@ import Testing
         _ = try subscriber.result("subscribe")
         for item in ["tea", "coffee", "cocoa"] { _ = try client.result("addItem", ["list": 1, "item": item]) }
         for _ in 0..<3 { _ = try subscriber.readObject() }
-        let written = try sandbox.read { $0.contains("- cocoa\n") }
-        #expect(written.contains("- cocoa\n"), "listd wrote the file")
+        let written = try sandbox.read { $0.contains("- [ ] cocoa\n") }
+        #expect(written.contains("- [ ] cocoa\n"), "listd wrote the file")
         // The marker: a person's save, reported once. It is one rename (mv), written and closed
         // before: with no settle wait, a writer that closes the file after renaming it (as
         // Foundation's atomic write does) makes two reports of one save.
@@ -413,9 +413,9 @@ import Testing
                 "didUpdateShoppingList #2 Groceries item=tea by client",
             ]
         )
-        let text = try setup.sandbox.read { $0.contains("- eggs\n- tea\n") }
+        let text = try setup.sandbox.read { $0.contains("- eggs\n- [ ] tea\n") }
         #expect(text.contains("- nails\n- glue\n"))
-        #expect(text.contains("- eggs\n- tea\n"))
+        #expect(text.contains("- eggs\n- [ ] tea\n"))
     }
 
     @Test func aSymlinkedListFileIsFollowedAndStaysALink() throws {
@@ -440,7 +440,7 @@ import Testing
         #expect(
             try FileManager.default.destinationOfSymbolicLink(atPath: sandbox.file) == sandbox.path + "/real/lists.md"
         )
-        #expect(try sandbox.read { $0.contains("- eggs\n- tea\n") }.contains("- eggs\n- tea\n"))
+        #expect(try sandbox.read { $0.contains("- eggs\n- [ ] tea\n") }.contains("- eggs\n- [ ] tea\n"))
         _ = daemon
     }
 

@@ -34,7 +34,7 @@ import Testing
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("Groceries (id 1, revision 5, edited ") == true)
-        #expect(lines.dropFirst() == ["  - milk", "  - bread", "  - marmalade"])
+        #expect(lines.dropFirst() == ["  - [ ] milk", "  - [ ] bread", "  - [ ] marmalade"])
 
         run = try listctl(["create", "Hardware"], socket: socket)
         run = try listctl(["rename", "Hardware", "Tools"], socket: socket)

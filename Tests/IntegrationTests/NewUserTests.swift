@@ -78,7 +78,7 @@ private func answer(
         let expected = """
             # Groceries <!-- listd id=1 -->
             - bread
-            - milk
+            - [ ] milk
             - eggs
             <!-- listd: not taken: Denied by a delegate: keeper: no. You wrote: - cake -->
             - jam
@@ -177,7 +177,7 @@ private func answer(
         try daemon.start()
         let client = try LineConnection(path: sandbox.socket)
         _ = try client.result("createList", ["name": "Groceries", "items": ["milk"]])
-        #expect(try sandbox.read(when: { $0.contains("- milk") }, timeout: 30).contains("- milk"))
+        #expect(try sandbox.read(when: { $0.contains("- [ ] milk") }, timeout: 30).contains("- [ ] milk"))
 
         #expect(chmod(sandbox.path, 0o500) == 0)
         defer { chmod(sandbox.path, 0o700) }
@@ -186,8 +186,8 @@ private func answer(
         #expect(!(try sandbox.read()).contains("eggs"))
 
         #expect(chmod(sandbox.path, 0o700) == 0)
-        let caughtUp = try sandbox.read(when: { $0.contains("- eggs") }, timeout: 30)
-        #expect(caughtUp.contains("- eggs"), "no edit came, and the file caught up: \(daemon.logOutput)")
+        let caughtUp = try sandbox.read(when: { $0.contains("- [ ] eggs") }, timeout: 30)
+        #expect(caughtUp.contains("- [ ] eggs"), "no edit came, and the file caught up: \(daemon.logOutput)")
         #expect(daemon.logShows("is written again", within: 30))
     }
 }
@@ -333,7 +333,7 @@ private func answer(
         _ = try listctl(["create", "Groceries", "milk"], socket: socket)
         _ = try listctl(["create", "2026", "fireworks"], socket: socket)
         _ = try listctl(["create", "1", "one"], socket: socket)
-        #expect(try listctl(["show", "2026"], socket: socket).stdout.contains("- fireworks"))
+        #expect(try listctl(["show", "2026"], socket: socket).stdout.contains("- [ ] fireworks"))
         #expect(try listctl(["add", "2026", "champagne"], socket: socket).stdout == "Added “champagne” to 2026.\n")
         #expect(try listctl(["show", "1"], socket: socket).stdout.hasPrefix("1 (id 3"), "the name wins over the id")
         #expect(try listctl(["show", "2"], socket: socket).stdout.hasPrefix("2026 (id 2"), "no list is called 2: id 2")
@@ -522,7 +522,7 @@ extension LinesMovedInTheFileTests {
         let expected = """
             # Groceries <!-- listd id=1 -->
             - milk
-            - bread
+            - [ ] bread
 
             # Hardware <!-- listd id=2 -->
             - nails

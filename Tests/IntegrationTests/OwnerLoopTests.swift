@@ -197,8 +197,8 @@ import Testing
         let revision = try #require(editor.result("getLists")["revision"] as? Int)
         let text = try sandbox.read { $0.contains("- cheese") }
         var lines = text.components(separatedBy: "\n")
-        let milk = try #require(lines.firstIndex(of: "- milk"))
-        let cheese = try #require(lines.firstIndex(of: "- cheese"))
+        let milk = try #require(lines.firstIndex(of: "- [ ] milk"))
+        let cheese = try #require(lines.firstIndex(of: "- [ ] cheese"))
         lines.swapAt(milk, cheese)
         lines.insert("- pears", at: milk + 1)
         try lines.joined(separator: "\n").write(toFile: sandbox.path + "/edited.md", atomically: false, encoding: .utf8)

@@ -67,7 +67,7 @@ import Testing
         }
         let items = try LineConnection(path: sandbox.socket).result("getList", ["list": 1])["items"] as? [String]
         #expect(items == (0..<10).map { "thing \($0)" })
-        let listed = (0..<10).map { "- thing \($0)\n" }.joined()
+        let listed = (0..<10).map { "- [ ] thing \($0)\n" }.joined()
         #expect(try sandbox.read { $0.contains(listed) }.contains(listed))
     }
 
@@ -90,7 +90,7 @@ import Testing
         let text = try sandbox.read { $0.contains("- screws") }
         #expect(text.contains("# Groceries <!-- listd id=1 "))
         // The file had no final newline; it still has none.
-        #expect(text.hasSuffix("- nails\n- screws"))
+        #expect(text.hasSuffix("- nails\n- [ ] screws"))
         _ = daemon
     }
 

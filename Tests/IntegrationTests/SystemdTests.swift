@@ -159,7 +159,7 @@ final class NotifySocket: @unchecked Sendable {
             try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(activator.pid)/exe")
                 == Binaries.listd.path
         )
-        #expect(try sandbox.read { $0.contains("- milk") }.contains("- milk"))
+        #expect(try sandbox.read { $0.contains("- [ ] milk") }.contains("- [ ] milk"))
         // The socket belongs to the activator: listd leaves it in place when it stops.
         activator.signal(SIGTERM)
         #expect(activator.wait() == 0)

@@ -55,7 +55,7 @@ import Testing
         var replies: [Int: String] = [:]
         for case .reply(let id, let outcome) in actions {
             switch outcome {
-            case .success(let list): replies[id] = "ok \(list.items)"
+            case .success(let outcome): replies[id] = "ok \(outcome.list.items)"
             case .failure(let failure): replies[id] = "\(failure)"
             }
         }

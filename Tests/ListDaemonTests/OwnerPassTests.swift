@@ -242,7 +242,7 @@ private func subscribedClient() async throws -> (HeldPersistence, JournalRecorde
         try await owner.loop.submit {
             for name in ["Groceries", "Hardware", "Pharmacy"] {
                 owner.propose(.createList(name: name, items: []), origin: .file) { outcome in
-                    outcomes.withLock { $0.append((try? outcome.get().name) ?? "failed") }
+                    outcomes.withLock { $0.append((try? outcome.get().list.name) ?? "failed") }
                 }
             }
         }.get()

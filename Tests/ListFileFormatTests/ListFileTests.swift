@@ -142,8 +142,8 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
         #expect(
             ListFileWriter.text(for: book, onto: nil) == """
                 # Groceries <!-- listd id=1 -->
-                - milk
-                - eggs
+                - [ ] milk
+                - [ ] eggs
 
                 # Hardware <!-- listd id=2 -->
 
@@ -197,16 +197,16 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
                 Notes at the top.
 
                 # Groceries <!-- listd id=1 -->
-                * oat milk
+                * [ ] oat milk
                 (buy the big one)
                 * eggs
-                * bread
+                * [ ] bread
 
                 # Tools <!-- listd id=2 -->
                 Notes at the end.
 
                 # Party <!-- listd id=3 -->
-                - cake
+                - [ ] cake
 
                 """
         )
