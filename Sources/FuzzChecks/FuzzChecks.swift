@@ -64,6 +64,19 @@ public enum FuzzChecks {
             return
                 "writing the same lists onto listd's own file changed it: \(written.debugDescription) became \(rewritten.debugDescription)"
         }
+        // Ticks listd makes (each list's first item toggled) are written as boxes that read back
+        // as the same ticks.
+        var ticked = book
+        for list in book.lists {
+            guard let first = list.items.first else { continue }
+            let toggle: ListEdit = list.isChecked(first) ? .uncheckItem(first, on: .id(list.id)) : .checkItem(first, on: .id(list.id))
+            _ = try? ticked.apply(toggle, at: Timestamp(millisecondsSinceEpoch: 2), origin: .file)
+        }
+        let boxes = ListFileWriter.text(for: ticked, onto: reread, rejected: reread.rejectedLines)
+        let boxEdits = ListFileReading(ListDocument(parsing: boxes), known: ticked).edits(from: ticked)
+        if !boxEdits.isEmpty {
+            return "the ticks listd writes do not read back as the same lists: \(boxEdits.map(\.edit))"
+        }
         return nil
     }
 }

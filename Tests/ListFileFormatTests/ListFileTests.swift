@@ -342,3 +342,54 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
         #expect(decidedQuickly > 1_000)
     }
 }
+
+@Suite struct TaskBoxTests {
+    @Test func aBoxIsReadAsTheTickAndIsNotPartOfTheText() {
+        let (book, _) = firstStart("# Groceries\n- [ ] milk\n- [x] eggs\n  * [X] bread\n- plain\n- [y] odd\n1. [x] tea\n")
+        let list = book.lists[0]
+        #expect(list.items == ["milk", "eggs", "bread", "plain", "[y] odd", "tea"])
+        #expect(list.checkedItems == ["eggs", "bread", "tea"])
+        // `- [x] Milk` and `- milk` are the same item: a duplicate.
+        let (_, reading) = firstStart("# G\n- [x] Milk\n- milk\n")
+        #expect(reading.diagnostics.map(\.reason) == ["itemExists"])
+    }
+
+    @Test func tickingOrUntickingABoxIsACheckOrAnUncheckNeverAReplace() throws {
+        let (book, _) = firstStart("# Groceries <!-- listd id=1 -->\n- [ ] milk\n- [x] eggs\n- bread\n")
+        let (edits, after, _) = try save("# Groceries <!-- listd id=1 -->\n- [x] milk\n- [ ] eggs\n- [X] bread\n", over: book)
+        #expect(
+            edits == [
+                .checkItem("milk", on: .id(1)), .uncheckItem("eggs", on: .id(1)), .checkItem("bread", on: .id(1)),
+            ]
+        )
+        #expect(after.lists[0].checkedItems == ["milk", "bread"])
+        // The text and the box in one save: a replace, then a check.
+        let (both, _, _) = try save("# Groceries <!-- listd id=1 -->\n- [x] oat milk\n- [x] eggs\n- bread\n", over: book)
+        #expect(both == [.replaceItem("milk", with: "oat milk", on: .id(1)), .checkItem("oat milk", on: .id(1))])
+        // A new line already ticked: an add, then a check; a new list's ticked lines too.
+        let (added, _, _) = try save(
+            "# Groceries <!-- listd id=1 -->\n- [ ] milk\n- [x] eggs\n- bread\n- [x] jam\n\n# Party\n- [x] cake\n",
+            over: book
+        )
+        #expect(
+            added == [
+                .addItem("jam", to: .id(1), at: 3), .checkItem("jam", on: .id(1)),
+                .createList(name: "Party", items: ["cake"]), .checkItem("cake", on: .name("Party")),
+            ]
+        )
+    }
+
+    @Test func linesListdDidNotChangeKeepTheirFormAndItsOwnHaveABox() throws {
+        let text = "# Groceries <!-- listd id=1 -->\n* milk\n- [X]   eggs\n- [ ] bread\n"
+        var (book, reading) = firstStart(text)
+        #expect(ListFileWriter.text(for: book, onto: reading) == text, "untouched: byte for byte")
+        _ = try book.apply(.checkItem("milk", on: .id(1)), at: t0, origin: .file)
+        _ = try book.apply(.uncheckItem("eggs", on: .id(1)), at: t0, origin: .file)
+        _ = try book.apply(.addItem("tea", to: .id(1)), at: t0, origin: .file)
+        _ = try book.apply(.checkItem("tea", on: .id(1)), at: t0, origin: .file)
+        let written = ListFileWriter.text(for: book, onto: reading)
+        #expect(written == "# Groceries <!-- listd id=1 -->\n* [x] milk\n- [ ] eggs\n- [ ] bread\n- [x] tea\n", "a new line takes its neighbour's bullet")
+        reading = ListFileReading(ListDocument(parsing: written), known: book)
+        #expect(reading.edits(from: book).isEmpty, "what listd wrote reads back as the same ticks")
+    }
+}
