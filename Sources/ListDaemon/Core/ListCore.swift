@@ -140,7 +140,7 @@ struct ListCore {
                 announceRefusal(question, of: proposal.parts[part], verdict: verdict, origin: proposal.origin, into: &actions)
             }
             proposals[id] = proposal
-            guard proposal.unansweredParts == 0 else { return [] }
+            guard proposal.unansweredParts == 0 else { return actions }
             proposal.edit = proposal.edit.leavingOut(proposal.refused)
             proposal.kept.sort { $0.item < $1.item }
             apply(id, proposal, at: time, into: &actions)
