@@ -172,3 +172,164 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
         #expect(text.contains("- [ ] milk\n- [X] duck eggs\n- [ ] tea"), "\(text)")
     }
 }
+
+/// Issue 28: who changed what (`getHistory`), and undo.
+@Suite struct HistoryAndUndoTests {
+    /// Every change kept, oldest first, with who made it; across a restart and a compaction of the
+    /// change log; filtered by a list followed through its rename.
+    @Test func historyListsWhoChangedWhatAcrossARestartAndAfterCompaction() throws {
+        let sandbox = try Sandbox()
+        try "# Groceries\n- milk\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        let daemon = try Daemon.start(in: sandbox, arguments: ["--history", "10"])
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: sandbox.socket)
+        _ = try client.result("hello", ["name": "phone"])
+        _ = try client.result("addItem", ["list": "Groceries", "item": "eggs"])
+        _ = try client.result("checkItem", ["list": "Groceries", "item": "milk"])
+        _ = try client.result("createList", ["name": "Hardware", "items": ["nails"]])
+        _ = try client.result("renameList", ["list": "Groceries", "name": "Food"])
+        let subscriber = try LineConnection(path: sandbox.socket)
+        _ = try subscriber.result("subscribe")
+        // Once listd has written the renamed list and the new one into the file.
+        _ = try sandbox.read { $0.contains("# Food") && $0.contains("- [ ] nails") }
+        try shell(in: sandbox, "sed -i 's/^- \\[ \\] nails$/- [ ] screws/' lists.md")
+        _ = try subscriber.readObject()
+
+        func history(_ params: [String: Any] = [:]) throws -> [String] {
+            let result = try LineConnection(path: sandbox.socket).result("getHistory", params)
+            return (result["changes"] as? [[String: Any]] ?? []).map { entry in
+                let list = entry["list"] as? [String: Any] ?? [:]
+                let origin = entry["origin"] as? [String: Any] ?? [:]
+                let who = origin["kind"] as? String == "file" ? "file" : origin["name"] as? String ?? "?"
+                let changes = (entry["changes"] as? [[String: Any]] ?? []).map { "\($0["op"] ?? "") \($0["item"] ?? $0["to"] ?? "")" }
+                return "#\(entry["revision"] ?? 0) \(entry["event"] ?? "") \(list["name"] ?? "") \(changes) by \(who)"
+            }
+        }
+        let expected = [
+            "#1 didUpdateShoppingList Groceries [\"add eggs\"] by phone",
+            "#2 didUpdateShoppingList Groceries [\"check milk\"] by phone",
+            "#3 didCreateShoppingList Hardware [] by phone",
+            "#4 didRenameShoppingList Food [\"rename Food\"] by phone",
+            "#5 didUpdateShoppingList Hardware [\"replace nails\"] by file",
+        ]
+        #expect(try history() == expected)
+        let first = try LineConnection(path: sandbox.socket).result("getHistory", ["limit": 1])
+        #expect(first["revision"] as? Int == 5)
+        let entry = (first["changes"] as? [[String: Any]])?.first ?? [:]
+        #expect((entry["time"] as? String)?.hasSuffix("Z") == true, "RFC 3339 UTC: \(entry)")
+        #expect(try history(["limit": 2]) == Array(expected.suffix(2)), "the newest ones, oldest first")
+        #expect(try history(["since": 3]) == Array(expected.suffix(2)))
+        #expect(
+            try history(["list": "Groceries"]) == [expected[0], expected[1], expected[3]],
+            "an old name follows the list through its rename"
+        )
+        #expect(try history(["list": 2]) == [expected[2], expected[4]])
+
+        daemon.kill()
+        try daemon.start(arguments: ["--history", "10"])
+        #expect(try history() == expected, "the history survives a restart: it is the change log")
+
+        // 130 more changes: the log is compacted (it keeps at least the last 10).
+        let writer = try LineConnection(path: sandbox.socket)
+        for index in 0..<130 { _ = try writer.result("addItem", ["list": "Hardware", "item": "bolt \(index)"]) }
+        let log = sandbox.path + "/.lists.md.listd-log"
+        let logLines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").count
+        #expect(logLines < 135, "compacted: \(logLines) lines")
+        let kept = try history(["limit": 10_000])
+        #expect(kept.count >= 10)
+        #expect(kept.last == "#135 didUpdateShoppingList Hardware [\"add bolt 129\"] by ?")
+        let compacted = try LineConnection(path: sandbox.socket).error("getHistory", ["since": 1])
+        #expect(reason(compacted) == "historyCompacted", "\(compacted)")
+        daemon.kill()
+        try daemon.start(arguments: ["--history", "10"])
+        let afterRestart = try history(["limit": 10_000])
+        #expect(afterRestart.count >= 10, "the --history window survives a restart on the compacted log")
+        #expect(Array(kept.suffix(afterRestart.count)) == afterRestart)
+    }
+
+    /// Each kind of change undone, as a new change with `undoes`, through the socket.
+    @Test func undoOfEachKindOfChange() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        let subscriber = try LineConnection(path: daemon.sandbox.socket)
+        _ = try subscriber.result("subscribe")
+        var revision = 0
+        /// Makes a change, undoes it, and returns the list as the undo left it.
+        func undo(_ method: String, _ arguments: [String: Any]) throws -> [String: Any] {
+            _ = try client.result(method, arguments)
+            revision += 1
+            let done = try subscriber.readObject()
+            #expect((params(done)["revision"] as? Int) == revision)
+            let result = try client.result("undo", ["revision": revision])
+            revision += 1
+            #expect(result["revision"] as? Int == revision, "\(method): \(result)")
+            #expect(((result["undone"] as? [String: Any])?["revision"] as? Int) == revision - 1)
+            let note = try subscriber.readObject()
+            #expect(params(note)["undoes"] as? Int == revision - 1, "\(method): the notification says what it undoes")
+            return result["list"] as? [String: Any] ?? [:]
+        }
+        func items(_ list: [String: Any]) -> [String] { list["items"] as? [String] ?? [] }
+
+        _ = try client.result("createList", ["name": "Groceries", "items": ["milk", "eggs", "bread"]])
+        revision = 1
+        _ = try subscriber.readObject()
+        #expect(items(try undo("addItem", ["list": 1, "item": "tea"])) == ["milk", "eggs", "bread"])
+        #expect(items(try undo("removeItem", ["list": 1, "item": "eggs"])) == ["milk", "eggs", "bread"], "back in place")
+        #expect(items(try undo("replaceItem", ["list": 1, "item": "milk", "with": "oat milk"])) == ["milk", "eggs", "bread"])
+        #expect(try undo("checkItem", ["list": 1, "item": "bread"])["checked"] as? [String] == [])
+        _ = try client.result("checkItem", ["list": 1, "item": "bread"])
+        revision += 1
+        _ = try subscriber.readObject()
+        #expect(try undo("uncheckItem", ["list": 1, "item": "bread"])["checked"] as? [String] == ["bread"])
+        _ = try client.result("checkItem", ["list": 1, "item": "milk"])
+        revision += 1
+        _ = try subscriber.readObject()
+        let cleared = try undo("clearChecked", ["list": 1])
+        #expect(items(cleared) == ["milk", "eggs", "bread"], "a clear is undone as one change, items in place")
+        #expect(cleared["checked"] as? [String] == ["milk", "bread"], "and checked")
+        #expect(try undo("renameList", ["list": 1, "name": "Food"])["name"] as? String == "Groceries")
+        let restored = try undo("deleteList", ["list": 1])
+        #expect(restored["id"] as? Int == 1, "the same list: its old id")
+        #expect(items(restored) == ["milk", "eggs", "bread"])
+        #expect(restored["checked"] as? [String] == ["milk", "bread"])
+        let created = try undo("createList", ["name": "Party", "items": ["cake"]])
+        #expect(created["name"] as? String == "Party")
+        #expect((try client.result("getLists")["lists"] as? [[String: Any]])?.count == 1, "the created list is gone")
+        // An undo is a change like any other: undone, it is done again.
+        _ = try client.result("addItem", ["list": 1, "item": "tea"])
+        revision += 1
+        _ = try subscriber.readObject()
+        let undone = try client.result("undo", ["revision": revision])
+        #expect(items(undone["list"] as? [String: Any] ?? [:]) == ["milk", "eggs", "bread"])
+        let redone = try client.result("undo", ["revision": revision + 1])
+        #expect(items(redone["list"] as? [String: Any] ?? [:]) == ["milk", "eggs", "bread", "tea"])
+    }
+
+    @Test func anUndoThatNoLongerAppliesIsDeniedAndSaysWhatIsInTheWay() throws {
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--history", "2"])
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": ["milk"]])
+        _ = try client.result("addItem", ["list": 1, "item": "tea"])  // 2
+        _ = try client.result("removeItem", ["list": 1, "item": "tea"])  // 3
+        var error = try client.error("undo", ["revision": 2])
+        #expect(reason(error) == "itemNotFound")
+        #expect(error["message"] as? String == "Change #2 cannot be undone: “tea” is not on Groceries.")
+        _ = try client.result("renameList", ["list": 1, "name": "Food"])  // 4
+        _ = try client.result("createList", ["name": "Groceries"])  // 5
+        error = try client.error("undo", ["revision": 4])
+        #expect(reason(error) == "listExists")
+        #expect(error["message"] as? String == "Change #4 cannot be undone: There is already a list called “Groceries”.")
+        error = try client.error("undo", ["revision": 99])
+        #expect(reason(error) == "changeNotFound")
+        #expect(error["message"] as? String == "There is no change #99 (the latest is #5).")
+        error = try client.error("undo", ["revision": 5, "ifRevision": 1])
+        #expect(reason(error) == "conflict")
+        // --history 2 keeps two or three changes: the first is long gone.
+        error = try client.error("undo", ["revision": 1])
+        #expect(reason(error) == "historyCompacted")
+        #expect((error["message"] as? String)?.hasPrefix("Change #1 is older than the changes listd keeps") == true)
+        #expect(try client.result("getList", ["list": "Food"])["items"] as? [String] == ["milk"], "nothing changed")
+    }
+}

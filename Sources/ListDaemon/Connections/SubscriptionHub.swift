@@ -132,6 +132,14 @@ final class SubscriptionHub: @unchecked Sendable {
 
     // MARK: History
 
+    /// The lists a first start found (in no log): the base of the history, when it holds no
+    /// change yet.
+    func startHistory(from base: ListBook) {
+        loop.assertInEventLoop()
+        guard history.records.isEmpty else { return }
+        history = ChangeHistory(base: base, limit: history.limit)
+    }
+
     /// `getHistory`: the kept changes after `since` (of one list when `list` is given, followed
     /// through renames), the newest `limit` of them, oldest first.
     func history(list: ListReference?, since: Revision?, limit: Int) throws(SubscribeFailure) -> GetHistory.Result {

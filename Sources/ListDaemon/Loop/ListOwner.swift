@@ -113,6 +113,9 @@ public final class ListOwner: Service, @unchecked Sendable {
         if let view = view ?? nil {
             // A first start (its lists are in no log), or a state from before the instance name.
             try persistence.writeSnapshot(of: view)
+            // The history's first change follows these lists, not the empty ones it began with
+            // (else `getHistory`, `undo` and `subscribe {since}` could not redo it).
+            try? await loop.submit { self.hub.startHistory(from: view.book) }.get()
         }
         fileSync.watcher.setHandler { [weak self] in self?.submit { core, _, _ in core.fileTouched() } }
         // The core asks only what some delegate wants to hear.
