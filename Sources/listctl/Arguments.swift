@@ -9,7 +9,7 @@ enum Arguments {
     static let sharedValueOptions: Set<String> = ["--socket"]
     /// Options of any subcommand that take a value: the word after them is not checked.
     static let valueOptions: Set<String> = [
-        "--socket", "--list", "--event", "--question", "--timeout", "--on-timeout", "--name", "--since",
+        "--socket", "--list", "--event", "--question", "--timeout", "--on-timeout", "--name", "--since", "--limit",
     ]
 
     /// With `valueOptions`, every long option of listctl and its subcommands, and argument-parser's

@@ -333,3 +333,110 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
         #expect(try client.result("getList", ["list": "Food"])["items"] as? [String] == ["milk"], "nothing changed")
     }
 }
+
+/// Issue 28 in listctl: check, uncheck, clear, show, log, undo and watch, as a person reads them,
+/// with their exit statuses.
+@Suite struct ListctlCheckLogUndoTests {
+    @Test func checkClearLogAndUndoAsAPersonReadsThem() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let socket = daemon.sandbox.socket
+        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--socket", socket])
+        defer { watch.signal(SIGTERM) }
+        let watched = LineReader(watch.stdout)
+        #expect(try watched.line().hasPrefix("Watching 0 lists"))
+
+        _ = try listctl(["create", "Groceries", "milk", "eggs", "bread"], socket: socket)
+        var run = try listctl(["check", "Groceries", "milk", "bread", "jam"], socket: socket)
+        #expect(run.status == 1, "jam is not on the list")
+        #expect(run.stdout == "Checked “milk” on Groceries.\nChecked “bread” on Groceries.\n")
+        #expect(run.stderr == "listctl: denied: “jam” is not on Groceries.\n")
+        run = try listctl(["show", "Groceries"], socket: socket)
+        #expect(run.stdout.split(separator: "\n").dropFirst() == ["  - [x] milk", "  - [ ] eggs", "  - [x] bread"])
+        run = try listctl(["uncheck", "Groceries", "bread"], socket: socket)
+        #expect(run.status == 0)
+        #expect(run.stdout == "Unchecked “bread” on Groceries.\n")
+
+        _ = try watched.line()  // #1 created
+        let pid = "pid \\d+, uid \\d+"
+        #expect(try watched.line().contains(#/^#2 Groceries: checked “milk” \(by listctl \(/#))
+        #expect(try watched.line().hasPrefix("#3 Groceries: checked “bread” (by listctl"))
+        #expect(try watched.line().hasPrefix("#4 Groceries: unchecked “bread” (by listctl"))
+
+        run = try listctl(["clear", "Groceries"], socket: socket)
+        #expect(run.status == 0)
+        #expect(run.stdout == "Cleared 1 checked item from Groceries.\n")
+        #expect(try watched.line().hasPrefix("#5 Groceries: removed “milk” (by listctl"))
+        run = try listctl(["clear", "Groceries"], socket: socket)
+        #expect(run.stdout == "Nothing is checked on Groceries.\n")
+
+        run = try listctl(["log"], socket: socket)
+        #expect(run.status == 0)
+        let log = run.stdout.split(separator: "\n").map(String.init)
+        #expect(log.count == 5)
+        let line = try Regex(#"^#5  \d{4}-\d\d-\d\d \d\d:\d\d  Groceries  removed “milk”  \(listctl, "# + pid + #"\)$"#)
+        #expect(log.last?.contains(line) == true, "\(log)")
+        #expect(log.first?.contains(try Regex(#"^#1  .*  Groceries  created  \(listctl, "# + pid + #"\)$"#)) == true)
+        run = try listctl(["log", "Groceries", "--limit", "2"], socket: socket)
+        #expect(run.stdout.split(separator: "\n").map { $0.prefix(3) } == ["#4 ", "#5 "])
+        run = try listctl(["log", "--limit", "0"], socket: socket)
+        #expect(run.status == 2)
+
+        run = try listctl(["undo"], socket: socket)
+        #expect(run.status == 0)
+        #expect(run.stdout == "Undid #5 (Groceries: removed “milk”) as #6.\n")
+        #expect(try watched.line().hasPrefix("#6 Groceries: added “milk”, checked “milk” (by listctl"))
+        #expect(try listctl(["show", "Groceries"], socket: socket).stdout.contains("  - [x] milk\n  - [ ] eggs"))
+        run = try listctl(["undo", "#4"], socket: socket)
+        #expect(run.status == 0)
+        #expect(run.stdout == "Undid #4 (Groceries: unchecked “bread”) as #7.\n")
+        run = try listctl(["log", "--limit", "1"], socket: socket)
+        #expect(run.stdout.contains("Groceries  checked “bread”, undoing #4  (listctl"))
+        // Undone already: nothing left to change, still confirmed.
+        run = try listctl(["undo", "4"], socket: socket)
+        #expect(run.status == 0)
+        #expect(run.stdout == "Undid #4 (Groceries: unchecked “bread”): nothing left to change.\n")
+
+        _ = try listctl(["remove", "Groceries", "eggs"], socket: socket)  // 8
+        _ = try listctl(["add", "Groceries", "tea"], socket: socket)  // 9
+        _ = try listctl(["remove", "Groceries", "tea"], socket: socket)  // 10
+        run = try listctl(["undo", "9"], socket: socket)
+        #expect(run.status == 1)
+        #expect(run.stderr == "listctl: denied: Change #9 cannot be undone: “tea” is not on Groceries.\n")
+        run = try listctl(["undo", "77"], socket: socket)
+        #expect(run.status == 1)
+        #expect(run.stderr == "listctl: denied: There is no change #77 (the latest is #10).\n")
+        run = try listctl(["undo", "soon"], socket: socket)
+        #expect(run.status == 2)
+        #expect(try listctl(["log"], socket: "/nonexistent/socket").status == 3)
+    }
+
+    /// A clear a delegate partly refuses: what went is said, what stayed and why, exit status 1.
+    @Test func clearSaysWhichItemsStayedAndWhy() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let socket = daemon.sandbox.socket
+        _ = try listctl(["create", "Groceries", "milk", "eggs"], socket: socket)
+        _ = try listctl(["check", "Groceries", "milk", "eggs"], socket: socket)
+        let delegate = try LineConnection(path: socket)
+        _ = try delegate.result("registerDelegate", ["name": "keeper", "questions": ["shouldRemove"]])
+        let answering = Thread {
+            for _ in 0..<3 {
+                guard let question = try? delegate.readObject() else { return }
+                let item = params(question)["item"] as? String
+                let answer = item == "eggs" ? #"{"allow":false,"reason":"for the cake"}"# : #"{"allow":true}"#
+                try? delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\"\(question["id"] as? String ?? "")\",\"result\":\(answer)}")
+            }
+        }
+        answering.start()
+        let run = try listctl(["clear", "Groceries"], socket: socket)
+        #expect(run.status == 1)
+        #expect(run.stdout == "Cleared 1 checked item from Groceries.\n")
+        #expect(run.stderr == "listctl: kept: “eggs” stays: keeper: for the cake.\n")
+        let json = try listctl(["clear", "--json", "Groceries"], socket: socket)
+        #expect(json.status == 1)
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(result["items"] as? [String] == ["eggs"])
+        #expect((result["kept"] as? [[String: Any]])?.first?["item"] as? String == "eggs")
+    }
+}
