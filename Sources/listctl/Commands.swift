@@ -164,15 +164,13 @@ extension Listctl {
         func run() throws {
             var anyKept = false
             try options.withClient { client in
-                let before = try client.call(GetList.self, .init(list: reference(list)))
                 let result = try client.call(ClearChecked.self, .init(list: reference(list)))
                 anyKept = !result.kept.isEmpty
                 if options.json { return printJSON(result) }
-                let cleared = before.checked.count - result.kept.count
-                if before.checked.isEmpty {
+                if result.cleared.isEmpty && result.kept.isEmpty {
                     print("Nothing is checked on \(result.name).")
                 } else {
-                    print("Cleared \(plural(max(cleared, 0), "checked item")) from \(result.name).")
+                    print("Cleared \(plural(result.cleared.count, "checked item")) from \(result.name).")
                 }
                 for kept in result.kept { writeError("listctl: kept: \(kept.message)") }
             }

@@ -90,6 +90,7 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
         let result = try #require(reply["result"] as? [String: Any], "\(reply)")
         #expect(result["items"] as? [String] == ["eggs", "bread"])
         #expect(result["checked"] as? [String] == ["bread"])
+        #expect(result["cleared"] as? [String] == ["milk", "jam"], "what the clear took off, in list order")
         #expect(result["revision"] as? Int == 5, "one revision for the clear")
         let kept = result["kept"] as? [[String: Any]] ?? []
         #expect(kept.map { $0["item"] as? String } == ["bread"])
@@ -109,14 +110,15 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
         )
     }
 
-    /// A delegate that does not know the new questions answers -32601: that counts as allowing.
+    /// A delegate that does not know the new questions answers -32601: that counts as allowing,
+    /// even for a delegate whose silence denies (onTimeout deny), where any other error denies.
     @Test func aDelegateThatDoesNotKnowShouldCheckAllowsIt() throws {
         let daemon = try Daemon.start()
         defer { withExtendedLifetime(daemon) {} }
         let client = try LineConnection(path: daemon.sandbox.socket)
         _ = try client.result("createList", ["name": "Groceries", "items": ["milk"]])
         let delegate = try LineConnection(path: daemon.sandbox.socket)
-        let registered = try delegate.result("registerDelegate", ["name": "old"])
+        let registered = try delegate.result("registerDelegate", ["name": "old", "onTimeout": "deny"])
         #expect((registered["questions"] as? [String])?.contains("shouldCheck") == true, "in the default set")
         try client.send(#"{"jsonrpc":"2.0","id":1,"method":"checkItem","params":{"list":1,"item":"milk"}}"#)
         let question = try delegate.readObject()
@@ -437,6 +439,7 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
         #expect(json.status == 1)
         let result = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(result["items"] as? [String] == ["eggs"])
+        #expect(result["cleared"] as? [String] == [], "eggs was kept again; nothing else was checked")
         #expect((result["kept"] as? [[String: Any]])?.first?["item"] as? String == "eggs")
     }
 }

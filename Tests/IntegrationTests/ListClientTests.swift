@@ -186,6 +186,70 @@ private struct KeepMilk: ListDelegate {
     }
 }
 
+/// Issue 28 through the library: checks, a clear a delegate partly refuses, history and undo,
+/// each a typed call with a typed result.
+@Suite struct ListClientCheckHistoryUndoTests {
+    /// Refuses to let “flour” go, and any tick of “salt”.
+    struct KeepFlour: ListDelegate {
+        func shouldRemove(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+            question.item == "flour" ? DelegateAnswer(allow: false, reason: "we bake") : DelegateAnswer(allow: true)
+        }
+        func shouldCheck(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+            question.item == "salt" ? DelegateAnswer(allow: false, reason: "never out of salt") : DelegateAnswer(allow: true)
+        }
+    }
+
+    @Test func checkClearHistoryAndUndoAreTypedCalls() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        try await ListClient.withConnection(socketPath: socket, name: "kitchen") { client in
+            _ = try await client.createList("Groceries", items: ["milk", "flour", "salt", "eggs"])
+            #expect(try await client.checkItem("milk", on: .name("Groceries")).checkedItems == ["milk"])
+            #expect(try await client.checkItem("flour", on: .id(1)).checkedItems == ["milk", "flour"])
+            #expect(try await client.uncheckItem("milk", on: .id(1)).checkedItems == ["flour"])
+            _ = try await client.checkItem("milk", on: .id(1))  // 5
+            try await ListClient.withConnection(socketPath: socket, name: "baker") { delegate in
+                try await delegate.registerDelegate(KeepFlour(), name: "baker")
+                await #expect {
+                    try await client.checkItem("salt", on: .id(1))
+                } throws: { error in
+                    guard case ListClientError.denied(let denial) = error else { return false }
+                    return denial.reason == "deniedByDelegate" && denial.message == "Denied by a delegate: baker: never out of salt."
+                }
+                let cleared = try await client.clearChecked(.id(1))
+                #expect(cleared.cleared == ["milk"])
+                #expect(cleared.items == ["flour", "salt", "eggs"])
+                #expect(cleared.checked == ["flour"])
+                #expect(cleared.kept.map(\.message) == ["“flour” stays: baker: we bake."])
+                #expect(cleared.revision == 6)
+                try await delegate.unregisterDelegate()
+            }
+            let history = try await client.history(of: .name("Groceries"), since: 4)
+            #expect(history.revision == 6)
+            #expect(history.changes.map(\.revision) == [5, 6])
+            #expect(history.changes.last?.changes == [.remove(item: "milk")])
+            #expect(history.changes.last?.event == .didUpdateShoppingList)
+            if case .client(_, _, let name) = history.changes.last?.origin { #expect(name == "kitchen") } else {
+                Issue.record("a client's change: \(String(describing: history.changes.last?.origin))")
+            }
+            #expect(try await client.history(limit: 1).changes.map(\.revision) == [6])
+
+            let undone = try await client.undo(6)
+            #expect(undone.undone.revision == 6)
+            #expect(undone.revision == 7)
+            #expect(undone.list.items == ["milk", "flour", "salt", "eggs"], "back where it was")
+            #expect(undone.list.checkedItems == ["milk", "flour"])
+            #expect(try await client.history(limit: 1).changes.first?.undoes == 6)
+            await #expect {
+                try await client.undo(70)
+            } throws: { error in
+                guard case ListClientError.denied(let denial) = error else { return false }
+                return denial.reason == "changeNotFound" && denial.code == 1012
+            }
+        }
+    }
+}
+
 @Suite struct ListDelegateProtocolTests {
     @Test func aDelegateImplementsOnlyWhatItVets() async throws {
         let daemon = try Daemon.start()

@@ -70,7 +70,14 @@ extension MethodTable {
         }
         table.registerDeciding(ClearChecked.self) { params, session, reply in
             owner.decide(.clearChecked(params.list), params.ifRevision, session) { outcome in
-                reply(outcome.map { ClearChecked.Result(list: $0.list, kept: $0.kept) })
+                reply(
+                    outcome.map { outcome in
+                        let cleared = outcome.steps.compactMap { step -> String? in
+                            if case .remove(let item) = step { item } else { nil }
+                        }
+                        return ClearChecked.Result(list: outcome.list, cleared: cleared, kept: outcome.kept)
+                    }
+                )
             }
         }
         table.register(GetHistory.self) { params, _ throws(RPCError) in

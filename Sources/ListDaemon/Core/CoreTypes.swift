@@ -17,6 +17,8 @@ public struct EditOutcome: Sendable, Equatable {
     public var kept: [KeptItem] = []
     /// The revision of the change the edit made; nil when it changed nothing.
     public var revision: Revision?
+    /// What the change did (none when it changed nothing).
+    public var steps: [ListChange.Step] = []
 }
 
 /// Who is waiting for a delegates' verdict: a client's proposal, one item of a proposal that edits

@@ -319,7 +319,7 @@ struct ListCore {
             record.undoes = proposal.undoes
             open.entries.append(.change(record))
             open.changes.append(change.withoutItems)
-            open.replies.append((id, .success(EditOutcome(list: change.list, kept: proposal.kept, revision: change.revision))))
+            open.replies.append((id, .success(EditOutcome(list: change.list, kept: proposal.kept, revision: change.revision, steps: change.steps))))
             file.markDirty()
         } catch {
             let list = proposal.edit.target.flatMap { try? working.list($0) }

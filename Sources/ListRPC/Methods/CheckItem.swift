@@ -26,8 +26,8 @@ public enum ClearChecked: RPCMethod {
         }
     }
 
-    /// The list after the clear (its fields, as every edit's reply), and the checked items that
-    /// stayed on it because delegates refused, each with why.
+    /// The list after the clear (its fields, as every edit's reply), the items the clear took
+    /// off, and the checked items that stayed on it because delegates refused, each with why.
     public struct Result: Codable, Sendable, Hashable {
         public var id: ListID
         public var name: String
@@ -35,15 +35,18 @@ public enum ClearChecked: RPCMethod {
         public var revision: Revision
         public var items: [String]
         public var checked: [String]
+        /// The items this clear took off, in list order (none when nothing was checked).
+        public var cleared: [String]
         public var kept: [KeptItem]
 
-        public init(list: ShoppingList, kept: [KeptItem]) {
+        public init(list: ShoppingList, cleared: [String], kept: [KeptItem]) {
             id = list.id
             name = list.name
             edited = list.edited
             revision = list.revision
             items = list.items
             checked = list.checkedItems
+            self.cleared = cleared
             self.kept = kept
         }
 
