@@ -1,29 +1,9 @@
 import ListModel
 import Testing
 
-private let t0 = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000)
-private let t1 = Timestamp(millisecondsSinceEpoch: 1_700_000_005_000)
-private let me = ChangeOrigin.client(pid: 42, uid: 1000, name: "test")
-
-/// "Groceries" (milk, eggs, bread) at revision 1.
-private func groceries() throws -> ListBook {
-    var book = ListBook()
-    _ = try book.apply(.createList(name: "Groceries", items: ["milk", "eggs", "bread"]), at: t0, origin: me)
-    return book
-}
-
-private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
-    do throws(ListError) {
-        try body()
-        return nil
-    } catch {
-        return error
-    }
-}
-
 @Suite struct CheckTests {
     @Test func checkingTicksTheItemOffAndKeepsItOnTheList() throws {
-        var book = try groceries()
+        var book = try groceries(["milk", "eggs", "bread"])
         let change = try #require(try book.apply(.checkItem("MILK ", on: .name("groceries")), at: t1, origin: me))
         #expect(change.steps == [.check(item: "milk")])
         #expect(change.revision == 2)
@@ -40,7 +20,7 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
     }
 
     @Test func checkingAnItemThatIsNotThereIsDenied() throws {
-        var book = try groceries()
+        var book = try groceries(["milk", "eggs", "bread"])
         let error = denial { () throws(ListError) in _ = try book.apply(.checkItem("jam", on: .id(1)), at: t1, origin: me) }
         #expect(error == .itemNotFound(item: "jam", list: "Groceries"))
         #expect(error?.reason == "itemNotFound")
@@ -51,7 +31,7 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
     }
 
     @Test func addingACheckedItemUnchecksItAndAnUncheckedOneIsADuplicate() throws {
-        var book = try groceries()
+        var book = try groceries(["milk", "eggs", "bread"])
         _ = try book.apply(.checkItem("milk", on: .id(1)), at: t1, origin: me)
         let change = try #require(try book.apply(.addItem("Milk", to: .id(1)), at: t1, origin: me))
         #expect(change.steps == [.uncheck(item: "milk")])
@@ -62,7 +42,7 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
     }
 
     @Test func aReplacedItemKeepsItsTickAndARemovedOneLosesIt() throws {
-        var book = try groceries()
+        var book = try groceries(["milk", "eggs", "bread"])
         _ = try book.apply(.checkItem("milk", on: .id(1)), at: t1, origin: me)
         let replaced = try #require(try book.apply(.replaceItem("milk", with: "oat milk", on: .id(1)), at: t1, origin: me))
         #expect(replaced.list.checkedItems == ["oat milk"])
@@ -71,7 +51,7 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
     }
 
     @Test func clearingRemovesEveryCheckedItemAsOneChange() throws {
-        var book = try groceries()
+        var book = try groceries(["milk", "eggs", "bread"])
         _ = try book.apply(.checkItem("bread", on: .id(1)), at: t1, origin: me)
         _ = try book.apply(.checkItem("milk", on: .id(1)), at: t1, origin: me)
         let (change, record) = try #require(try book.applyRecorded(.clearChecked(.id(1)), at: t1, origin: me))
@@ -88,7 +68,7 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
     }
 
     @Test func clearingKeepsTheItemsDelegatesRefused() throws {
-        var book = try groceries()
+        var book = try groceries(["milk", "eggs", "bread"])
         _ = try book.apply(.checkItem("bread", on: .id(1)), at: t1, origin: me)
         _ = try book.apply(.checkItem("milk", on: .id(1)), at: t1, origin: me)
         let change = try #require(try book.apply(.clearChecked(.id(1), keeping: ["milk"]), at: t1, origin: me))
@@ -139,7 +119,7 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
     }
 
     @Test func anUndoThatNoLongerFitsIsDeniedWithTheUsualReason() throws {
-        var book = try groceries()
+        var book = try groceries(["milk", "eggs", "bread"])
         let before = book
         let (_, added) = try #require(try book.applyRecorded(.addItem("tea", to: .id(1)), at: t1, origin: me))
         _ = try book.apply(.removeItem("tea", from: .id(1)), at: t1, origin: me)
@@ -152,7 +132,7 @@ private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
     }
 
     @Test func aDeletedListComesBackWithItsIDUnlessItsNameIsTaken() throws {
-        var book = try groceries()
+        var book = try groceries(["milk", "eggs", "bread"])
         _ = try book.apply(.checkItem("eggs", on: .id(1)), at: t1, origin: me)
         let before = book
         let (_, deleted) = try #require(try book.applyRecorded(.deleteList(.id(1)), at: t1, origin: me))

@@ -1,26 +1,6 @@
 import ListModel
 import Testing
 
-private let t0 = Timestamp(millisecondsSinceEpoch: 1_700_000_000_000)
-private let t1 = Timestamp(millisecondsSinceEpoch: 1_700_000_005_000)
-private let me = ChangeOrigin.client(pid: 42, uid: 1000, name: "test")
-
-/// A book with "Groceries" (milk, eggs) at revision 1.
-private func groceries() throws -> ListBook {
-    var book = ListBook()
-    _ = try book.apply(.createList(name: "Groceries", items: ["milk", "eggs"]), at: t0, origin: me)
-    return book
-}
-
-private func denial(_ body: () throws(ListError) -> Void) -> ListError? {
-    do throws(ListError) {
-        try body()
-        return nil
-    } catch {
-        return error
-    }
-}
-
 @Suite struct CreateTests {
     @Test func createAssignsIDRevisionAndStamp() throws {
         var book = ListBook()

@@ -16,15 +16,7 @@ public enum UncheckItem: RPCMethod {
 /// Takes every checked item off a list as one change; an item a delegate refuses stays.
 public enum ClearChecked: RPCMethod {
     public static let name = "clearChecked"
-
-    public struct Params: Codable, Sendable, Hashable {
-        public var list: ListReference
-        public var ifRevision: Revision?
-        public init(list: ListReference, ifRevision: Revision? = nil) {
-            self.list = list
-            self.ifRevision = ifRevision
-        }
-    }
+    public typealias Params = ListEditParams
 
     /// The list after the clear (its fields, as every edit's reply), the items the clear took
     /// off, and the checked items that stayed on it because delegates refused, each with why.
