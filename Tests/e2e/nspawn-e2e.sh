@@ -184,14 +184,14 @@ check "a frozen listd is restarted by the watchdog" test "$new" != "$MAIN" -a "$
 check "… counted as a restart" test "$(inside systemctl show -p NRestarts --value listd.service)" -gt "$restarts"
 check "… with result watchdog in the journal" bash -c "nsenter -t $CONTAINER_PID -m -u -i -n -p -C --wd=/ -- env -i PATH=/usr/bin:/bin journalctl -u listd.service --no-pager | grep -q 'Watchdog timeout'"
 out=$(listctl show Groceries 2>&1 | tail -n +2 | tr -d ' ' | tr '\n' ' ')
-check "the lists survived the restart: $out" test "$out" = "-milk -eggs "
+check "the lists survived the restart: $out" test "$out" = "-[]milk -[]eggs "
 
 say "clean stop"
 inside systemctl stop listd.service
 check "stopped with result success" test "$(inside systemctl show -p Result --value listd.service)" = success
 check "exit status 0" test "$(inside systemctl show -p ExecMainStatus --value listd.service)" = 0
 out=$(listctl show Groceries 2>&1 | tail -n +2 | tr -d ' ' | tr '\n' ' ')
-check "started again by the socket, with the lists kept: $out" test "$out" = "-milk -eggs "
+check "started again by the socket, with the lists kept: $out" test "$out" = "-[]milk -[]eggs "
 
 say "completion from the running listd, in the container's bash"
 # What bash-completion does on Tab: the script sourced, COMP_* set, _listctl asked.
