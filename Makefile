@@ -7,8 +7,9 @@ SWIFT ?= swift
 # the list file in tests; systemd (journald, systemd-analyze, systemd-socket-activate),
 # systemd-container and debootstrap to test the units for real; fuse3, libfuse3-dev and a C
 # compiler for the power-cut file system PowerLossTests mounts (Tests/PowerCutFS); man-db to check
-# the packaged manual pages render (Tests/e2e).
-APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db
+# the packaged manual pages render (Tests/e2e); postgresql for the servers SharingTests start
+# (initdb and pg_ctl in a temporary directory) and make bench measures (--share).
+APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db postgresql
 
 # make install PREFIX=… DESTDIR=… UNITS=user|system
 PREFIX ?= /usr/local

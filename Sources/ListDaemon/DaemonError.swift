@@ -27,6 +27,13 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable, Hashable {
     case socketPathTooLong(socketPath: String, bytes: Int, maximum: Int)
     case notADirectory(socketPath: String, component: String)
     case cannotBindSocket(socketPath: String, errno: Int32)
+    /// The shared lists' server cannot be used at start (`--share`): no server there, a wrong
+    /// password, a missing database, tables of a newer listd.
+    case shareFailed(server: String, detail: String)
+    /// The shared lists' server cannot be reached now: edits are refused until it is back.
+    case shareUnavailable(server: String, detail: String)
+    /// A change kept in the shared database cannot be read or does not follow the one before.
+    case shareDamaged(server: String, revision: Int, detail: String)
 
     public var description: String {
         switch self {
@@ -62,6 +69,12 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable, Hashable {
             "cannot serve \(path): \(component) is not a directory; move it away or choose another --socket"
         case .cannotBindSocket(let path, let errno):
             "cannot serve \(path): \(errorText(errno))"
+        case .shareFailed(let server, let detail):
+            "cannot use the shared lists at \(server): \(detail)"
+        case .shareUnavailable(let server, let detail):
+            "cannot reach the shared lists at \(server): \(detail)"
+        case .shareDamaged(let server, let revision, let detail):
+            "change #\(revision) in the shared lists at \(server) cannot be redone (\(detail)); listd will not start on a guess"
         case .damagedLog(let path, let line):
             "line \(line) of the change log \(path) is damaged, and confirmed changes follow it; listd will not start on a guess. Keep a copy, then remove that line (or the whole log, losing the changes since the last snapshot) and start again"
         }

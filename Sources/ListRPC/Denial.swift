@@ -17,6 +17,7 @@ public enum DenialCode {
         "instanceChanged": 1011,
         "changeNotFound": 1012,
         "storageFailed": 1100,
+        "unavailable": 1101,
     ]
 
     public static func code(for reason: String) -> Int { byReason[reason] ?? 1000 }
@@ -43,6 +44,16 @@ extension RPCError {
             code: DenialCode.code(for: "storageFailed"),
             message: "The change was not saved: \(detail)",
             data: .object(["reason": .string("storageFailed")])
+        )
+    }
+
+    /// The shared lists' server cannot be reached (`listd --share`): nothing was applied; reads
+    /// go on from the lists as last seen. `detail` names the server and what failed.
+    public static func unavailable(_ detail: String) -> RPCError {
+        RPCError(
+            code: DenialCode.code(for: "unavailable"),
+            message: "The change was not made: \(detail). Try again once it is back.",
+            data: .object(["reason": .string("unavailable")])
         )
     }
 

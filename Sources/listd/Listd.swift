@@ -100,6 +100,14 @@ struct Listd: AsyncParsableCommand {
     @Option(help: "Least severe log level written: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(
+        help: ArgumentHelp(
+            "Share the lists with every listd on this PostgreSQL database (default: $LISTD_SHARE): postgresql://USER:PASSWORD@HOST:PORT/DATABASE, ?host=/run/postgresql for a Unix socket, ?sslmode=require for TLS.",
+            valueName: "url"
+        )
+    )
+    var share: String?
+
     func validate() throws {
         if settleMs < 0 || settleMs > 10_000 {
             throw ValidationError("--settle-ms must be between 0 and 10000.")
@@ -123,6 +131,11 @@ struct Listd: AsyncParsableCommand {
                 "“\(logLevel)” is not a log level; use trace, debug, info, notice, warning, error or critical."
             )
         }
+    }
+
+    /// Who listd runs as: libpq's default user (and database) for `--share`.
+    static var userName: String {
+        getpwuid(geteuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "listd"
     }
 
     func run() async throws {
@@ -163,10 +176,19 @@ struct Listd: AsyncParsableCommand {
             }
             // Whatever can fail is checked before anything is written.
             if passed.isEmpty { try RPCServer.checkSocketPath(socketPath) }
+            let shareURL = share ?? environment["LISTD_SHARE"].flatMap { $0.isEmpty ? nil : $0 }
+            let shareServer: ShareServer?
+            do {
+                shareServer = try shareURL.map { try ShareServer(url: $0, defaultUser: Self.userName) }
+            } catch {
+                logger.critical("\(error)")
+                throw ExitCode(2)
+            }
             let parts = try await ListdParts(
                 filePath: filePath,
                 quietPeriod: .milliseconds(settleMs),
                 historyLimit: history,
+                share: shareServer,
                 logger: logger
             )
             let store = parts.owner

@@ -308,6 +308,28 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
         #expect(items(redone["list"] as? [String: Any] ?? [:]) == ["milk", "eggs", "bread", "tea"])
     }
 
+    /// A change's log line holds what changed, never the list: on a list of 5,000 items, a check,
+    /// a clear of two items and its undo each log a line of a few hundred bytes.
+    @Test func aLogLineStaysSmallOnALongList() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        let items = (0..<5_000).map { "item number \($0) of a long list" }
+        _ = try client.result("createList", ["name": "Long", "items": items])
+        _ = try client.result("checkItem", ["list": "Long", "item": items[10]])
+        _ = try client.result("checkItem", ["list": "Long", "item": items[4_000]])
+        let cleared = try client.result("clearChecked", ["list": "Long"])
+        #expect(cleared["cleared"] as? [String] == [items[10], items[4_000]])
+        _ = try client.result("undo", ["revision": 4])
+        let log = try String(contentsOfFile: daemon.sandbox.path + "/.lists.md.listd-log", encoding: .utf8)
+        let changes = log.split(separator: "\n").filter { $0.contains(#""op":"#) }
+        #expect(changes.count == 5, "create, two checks, the clear, the undo: \(changes.count)")
+        #expect(changes.first.map { $0.utf8.count > 100_000 } == true, "the create logs its items")
+        for line in changes.dropFirst() {
+            #expect(line.utf8.count < 400, "\(line.prefix(300))")
+        }
+    }
+
     @Test func anUndoThatNoLongerAppliesIsDeniedAndSaysWhatIsInTheWay() throws {
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--history", "2"])
         defer { withExtendedLifetime(daemon) {} }

@@ -222,6 +222,7 @@ extension ListOwner {
                     case .fileInvalid(let path, let line, let offset):
                         .fileInvalid(path: path, line: line, byteOffset: offset)
                     case .storageFailed(let detail): .storageFailed(detail)
+                    case .unavailable(let detail): .unavailable(detail)
                     case .shuttingDown: .internalError("listd is shutting down; the change was not applied.")
                     }
                 }

@@ -8,6 +8,8 @@ public enum EditFailure: Error, Sendable, Equatable {
     case fileInvalid(path: String, line: Int, byteOffset: Int)
     case deniedByDelegate([DelegateDenial], timedOut: [String])
     case storageFailed(String)
+    /// The shared lists' server cannot be reached (`--share`): the sentence names it and why.
+    case unavailable(String)
     case shuttingDown
 }
 
@@ -61,6 +63,8 @@ struct RenderedFile: Sendable {
 /// What the journal is told (`JournalEntries` writes it).
 enum JournalEntry: Sendable {
     case applied(ListChange)
+    /// Applied on another machine sharing the lists (`--share`), taken in here.
+    case remote(ListChange, machine: String)
     /// Denied by a rule; `list` is the list the edit was about, when it exists.
     case denied(ListError, edit: ListEdit, origin: ChangeOrigin, list: ShoppingList?)
     case deniedByDelegates(DelegateQuestion, verdict: DelegateVerdict, origin: ChangeOrigin, list: ShoppingList?)

@@ -42,6 +42,9 @@ struct ListCore {
         var unansweredParts = 0
         var refused: Set<String> = []
         var kept: [KeptItem] = []
+        /// Allowed already, decided again by the rules only (its append was behind the shared
+        /// lists: `appendBehind`).
+        var vetted = false
     }
     var proposals: [Int: Proposal] = [:]
     /// Proposals that came while a person's save was under way, in order: they go into their
@@ -59,6 +62,9 @@ struct ListCore {
         /// from the records by whoever needs them (the hub, for subscribers).
         var changes: [ListChange] = []
         var replies: [(Int, Result<EditOutcome, EditFailure>)] = []
+        /// The proposals whose changes are in this batch, to be decided again if a shared store
+        /// refuses it as behind (`appendBehind`).
+        var retries: [(id: Int, proposal: Proposal)] = []
         var after: [CoreAction] = []
         /// The lists once this batch is durable: set when it is sent (`send`), not as edits are
         /// applied (holding the working lists would make every edit copy the list it changes).
@@ -204,6 +210,12 @@ struct ListCore {
             switch head {
             case .proposal(let id):
                 guard !asking.contains(.proposal(id)), let proposal = proposals[id], proposal.parts.isEmpty else { return }
+                if proposal.vetted {
+                    proposals[id] = nil
+                    apply(id, proposal, at: time, into: &actions)
+                    queues[key]?.removeFirst()
+                    continue
+                }
                 if file.invalidOffset == nil, let parts = proposal.edit.parts(on: working) {
                     if askAboutParts(id, parts, at: time, into: &actions) { return }
                     // No delegate wants any of its items, or the rules decide it.
@@ -320,6 +332,7 @@ struct ListCore {
             open.entries.append(.change(record))
             open.changes.append(change.withoutItems)
             open.replies.append((id, .success(EditOutcome(list: change.list, kept: proposal.kept, revision: change.revision, steps: change.steps))))
+            open.retries.append((id, proposal))
             file.markDirty()
         } catch {
             let list = proposal.edit.target.flatMap { try? working.list($0) }
@@ -405,7 +418,8 @@ struct ListCore {
         guard let batch = inFlight else { return [] }
         inFlight = nil
         var actions: [CoreAction] = [.journal(.storageFailed(error, edits: batch.changes.count + open.changes.count))]
-        let failure = EditFailure.storageFailed("\(error)")
+        let failure: EditFailure
+        if case .shareUnavailable = error { failure = .unavailable("\(error)") } else { failure = .storageFailed("\(error)") }
         for failed in [batch, open] {
             for (id, outcome) in failed.replies {
                 // What was confirmed (or found unchanged) on lost changes fails; a denial stands.

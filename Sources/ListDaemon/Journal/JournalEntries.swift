@@ -10,6 +10,7 @@ struct JournalEntries: Sendable {
     func write(_ entry: JournalEntry) {
         switch entry {
         case .applied(let change): applied(change)
+        case .remote(let change, let machine): applied(change, from: machine)
         case .denied(let error, let edit, let origin, let list):
             var metadata = Self.metadata(origin, list: list, edit: edit)
             metadata["reason"] = "\(error.reason)"
@@ -48,11 +49,15 @@ struct JournalEntries: Sendable {
         }
     }
 
-    private func applied(_ change: ListChange) {
+    /// A change made here (at info level), or on another machine sharing the lists (`machine`,
+    /// at debug level: that machine's journal has it in full).
+    private func applied(_ change: ListChange, from machine: String? = nil) {
+        let level: Logger.Level = machine == nil ? .info : .debug
         // Built only when it is written (the summary and fields cost more than the edit).
-        guard logger.logLevel <= .info else { return }
+        guard logger.logLevel <= level else { return }
         var metadata = Self.metadata(change.origin, list: change.list, edit: nil)
         metadata["revision"] = "\(change.revision)"
+        if let machine { metadata["machine"] = "\(machine)" }
         var summary: String
         switch change.kind {
         case .created: summary = "created list “\(change.list.name)”"
@@ -104,7 +109,8 @@ struct JournalEntries: Sendable {
             metadata["undoes"] = "\(undoes)"
             summary += " (undoing change \(undoes))"
         }
-        logger.info("\(summary) (revision \(change.revision), by \(change.origin))", metadata: metadata)
+        let elsewhere = machine.map { " on \($0)" } ?? ""
+        logger.log(level: level, "\(summary) (revision \(change.revision), by \(change.origin)\(elsewhere))", metadata: metadata)
     }
 
     /// Who, which list (when it exists; else the name or id the edit gave), which item.

@@ -48,6 +48,12 @@ public final class ListOwner: Service, @unchecked Sendable {
     var appending = false
     /// A compaction runs on the thread pool: appends wait for it, reads go on.
     var compacting = false
+    /// The lists are shared with other machines (`--share`): what they commit is fetched here.
+    let share: SharedPersistence?
+    /// Other machines may have committed changes this listd has not taken in yet.
+    var remoteDue = false
+    /// A fetch of them is under way (appends wait: the store has one connection).
+    var fetching = false
     var journalDue: [JournalEntry] = []
     var statusDue = false
     /// At start and stop the list file is read and written right here, not on the thread pool.
@@ -80,6 +86,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         self.fileSync = fileSync
         self.delegates = delegates
         self.persistence = persistence
+        share = persistence as? SharedPersistence
         self.hub = hub
         published = hub.published
         let storage = fileSync.storage
@@ -120,6 +127,20 @@ public final class ListOwner: Service, @unchecked Sendable {
         fileSync.watcher.setHandler { [weak self] in self?.submit { core, _, _ in core.fileTouched() } }
         // The core asks only what some delegate wants to hear.
         delegates.onChange = { [unowned self] interests in core.delegates = interests }
+        share?.onWake.set { [weak self] in
+            guard let owner = self else { return }
+            owner.execute {
+                owner.remoteDue = true
+                owner.fetchRemoteIfDue()
+            }
+        }
+        share?.onStatus.set { [weak self] _ in
+            guard let owner = self else { return }
+            owner.execute {
+                owner.statusDue = true
+                owner.schedulePass()
+            }
+        }
     }
 
     // MARK: Reads, from any thread
@@ -267,7 +288,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         passScheduled = false
         inPass = true
         performAll(core.commit())
-        if let entries = appendDue, !appending, !compacting {
+        if let entries = appendDue, !appending, !compacting, !fetching {
             appendDue = nil
             appending = true
             persistence.append(entries, on: loop).whenComplete { result in
@@ -276,6 +297,8 @@ public final class ListOwner: Service, @unchecked Sendable {
                 case .success:
                     self.handle { core, now, _ in core.appended(now: now) }
                     self.compactIfDue()
+                case .failure(let behind as SharedPersistence.Behind):
+                    self.handle { core, now, time in core.appendBehind(behind.remote, now: now, at: time) }
                 case .failure(let error):
                     let failure =
                         error as? DaemonError
@@ -304,6 +327,31 @@ public final class ListOwner: Service, @unchecked Sendable {
             for promise in ready { promise.succeed() }
         }
         if core.hasCommitDue { schedulePass() }
+        fetchRemoteIfDue()
+    }
+
+    /// Fetches what other machines committed, when some may have and nothing of this listd's
+    /// is on its way to the store (an append refused as behind brings them along anyway).
+    func fetchRemoteIfDue() {
+        loop.assertInEventLoop()
+        guard let share, remoteDue, !fetching, !appending, appendDue == nil, core.canTakeRemote else { return }
+        remoteDue = false
+        fetching = true
+        share.changes(after: core.durable.revision, on: loop).whenComplete { result in
+            self.fetching = false
+            if case .success(let remote) = result, !remote.isEmpty {
+                self.handle { core, now, _ in
+                    guard let actions = core.remoteCommitted(remote, now: now) else {
+                        // Overtaken (this listd appended meanwhile): fetched again.
+                        self.remoteDue = true
+                        return []
+                    }
+                    return actions
+                }
+            }
+            // A failure: the connection is being made again, and wakes this when it is back.
+            self.schedulePass()
+        }
     }
 
     /// Performs each of `actions` in order.

@@ -18,15 +18,32 @@ public struct ListdParts: Sendable {
     /// `ListOwner.init`).
     ///
     /// - Parameter historyLimit: how many changes `subscribe {since}` can always replay.
+    /// - Parameter share: keep the lists in this PostgreSQL database, shared with every listd
+    ///   that uses it, instead of beside the list file.
     public init(
         filePath: String,
         quietPeriod: Duration = .milliseconds(30),
         historyLimit: Int = 10_000,
+        share: ShareServer? = nil,
         logger: Logger
     ) async throws(DaemonError) {
-        try await self.init(filePath: filePath, quietPeriod: quietPeriod, logger: logger) { path throws(DaemonError) in
-            try LocalPersistence(listFilePath: path, historyLimit: historyLimit)
+        guard let share else {
+            try await self.init(filePath: filePath, quietPeriod: quietPeriod, logger: logger) { path throws(DaemonError) in
+                try LocalPersistence(listFilePath: path, historyLimit: historyLimit)
+            }
+            return
         }
+        // Connected (and the tables made) before anything is written: a bad URL, a wrong
+        // password or a missing database stops listd with a sentence, before it serves.
+        let machine = "\(ProcessInfo.processInfo.hostName):\(ListFileStorage(path: filePath).path)"
+        let store = try await SharedPersistence.open(
+            server: share,
+            machine: machine,
+            historyLimit: historyLimit,
+            logger: logger
+        )
+        logger.info("sharing the lists through \(share.description) as \(machine)")
+        try await self.init(filePath: filePath, quietPeriod: quietPeriod, logger: logger) { _ in store }
     }
 
     /// The same, on the store `makePersistence` opens for the list file's path (tests give one

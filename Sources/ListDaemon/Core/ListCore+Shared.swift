@@ -1,0 +1,105 @@
+// Lists shared with other machines (`--share`): changes committed elsewhere are taken in, and an
+// append that others got ahead of is decided again on the lists their changes leave.
+import ListModel
+
+extension ListCore {
+    /// Whether changes committed elsewhere can be taken in now: nothing of this listd's own is
+    /// on its way to the store (it would be refused as behind, and bring them along), and no
+    /// person's save is being taken in.
+    var canTakeRemote: Bool { inFlight == nil && open.entries.isEmpty && save == nil }
+
+    /// Changes another machine committed after `durable`, in order: they become durable here as
+    /// they are, published and journalled as such, and the list file follows. Nil when they do
+    /// not follow the durable lists (a fetch that something else overtook): fetch again.
+    mutating func remoteCommitted(_ remote: [RemoteChange], now: ContinuousClock.Instant) -> [CoreAction]? {
+        guard canTakeRemote else { return nil }
+        guard let first = remote.first else { return [] }
+        guard first.record.revision == durable.revision + 1 else { return nil }
+        var actions: [CoreAction] = []
+        guard take(remote, into: &actions) else { return nil }
+        working = durable
+        scheduleWrite(now: now, into: &actions)
+        return actions
+    }
+
+    /// The append under way was refused: `remote` were committed first (from its base on).
+    /// They are taken in, and every edit this listd applied since the durable lists (in the
+    /// refused append and in the open batch) is decided again, in order and ahead of anything
+    /// still waiting, by the rules on the lists as they are now. Delegates already allowed them
+    /// and are not asked again. A person's save among them is read again.
+    mutating func appendBehind(_ remote: [RemoteChange], now: ContinuousClock.Instant, at time: Timestamp) -> [CoreAction] {
+        guard let batch = inFlight else { return [] }
+        var actions: [CoreAction] = []
+        guard take(remote, into: &actions) else {
+            // Not a continuation of what this listd has: nothing it decided counts.
+            let first = remote.first?.record.revision ?? durable.revision + 1
+            return appendFailed(.shareDamaged(server: "the shared lists", revision: first, detail: "it does not follow revision \(durable.revision)"))
+        }
+        inFlight = nil
+        let failed = [batch, open]
+        open = Batch()
+        working = durable
+        var retried: [String: [QueueEntry]] = [:]
+        var retriedIDs: Set<Int> = []
+        for part in failed {
+            for (id, proposal) in part.retries {
+                var again = proposal
+                again.vetted = true
+                proposals[id] = again
+                retried[proposal.key, default: []].append(.proposal(id))
+                retriedIDs.insert(id)
+            }
+        }
+        for part in failed {
+            // Denials, and edits found to change nothing, stand: they are answered now.
+            for (id, outcome) in part.replies where !retriedIDs.contains(id) {
+                actions.append(.reply(id, outcome))
+            }
+            for action in part.after {
+                switch action {
+                case .replaceFile:
+                    // Its note was not made durable: that file is not written; the lists are,
+                    // as they are now.
+                    file.writeInFlight = false
+                    file.markDirty()
+                case .announceRejection, .journal(.fileRejected):
+                    break  // the save is read again, and what it breaks is said then
+                default:
+                    actions.append(action)
+                }
+            }
+        }
+        if let before = batch.fileBefore ?? failed[1].fileBefore {
+            file = before
+            file.bytes = nil
+            file.markDirty()
+            actions += requestRead()
+        }
+        for (key, entries) in retried {
+            queues[key] = entries + (queues[key] ?? [])
+            advance(key, at: time, into: &actions)
+        }
+        scheduleWrite(now: now, into: &actions)
+        return actions
+    }
+
+    /// Redoes `remote` on the durable lists and says so; false when they do not follow them.
+    private mutating func take(_ remote: [RemoteChange], into actions: inout [CoreAction]) -> Bool {
+        guard !remote.isEmpty else { return true }
+        var book = durable
+        var changes: [ListChange] = []
+        for change in remote {
+            guard let redone = try? book.redo(change.record) else { return false }
+            changes.append(redone)
+            actions.append(.journal(.remote(redone, machine: change.machine)))
+        }
+        durable = book
+        file.markDirty()
+        actions.insert(
+            .publish(changes.map(\.withoutItems), records: remote.map(\.record), book: durable.withoutItemKeys),
+            at: 0
+        )
+        actions.append(.statusChanged)
+        return true
+    }
+}

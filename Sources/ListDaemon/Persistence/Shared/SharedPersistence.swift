@@ -1,0 +1,456 @@
+// The store for lists a household's machines share: PostgreSQL, with its changes table as the
+// source of truth every listd catches up from, and LISTEN/NOTIFY only to wake them up.
+import Foundation
+import ListModel
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// A change another machine (or this one, before a restart) committed.
+struct RemoteChange: Sendable, Equatable {
+    var record: ChangeRecord
+    /// `host:/path/to/lists.md`: who made it.
+    var machine: String
+}
+
+/// listd's lists in a PostgreSQL database that several listd share. One revision counter for
+/// all of them, in `listd_state`, locked by each append's transaction: an append whose first
+/// change does not follow the committed revision is refused as a whole (`Behind`, with the
+/// changes that came first), and the owner decides its edits again on the lists those changes
+/// leave. A confirm is sent only once the transaction is committed.
+///
+/// One connection, used by one operation at a time (the owner never runs an append and a
+/// fetch together); it also LISTENs, and each notification (or a reconnection) calls `onWake`.
+/// When it is lost, appends fail at once with `shareUnavailable` while a task connects again
+/// (100 ms, doubling up to 1 s).
+final class SharedPersistence: ListPersistence, @unchecked Sendable {
+    let server: ShareServer
+    /// This listd: its host and list file (`kitchen:/home/ann/.local/share/listd/lists.md`).
+    let machine: String
+    private let configuration: PostgresConnection.Configuration
+    private let historyLimit: Int
+    private let logger: Logger
+
+    private struct State {
+        var connection: PostgresConnection?
+        /// Why the last connection was lost or could not be made.
+        var failure = ""
+        var reconnecting = false
+        var stopped = false
+        var nextConnectionID = 1
+    }
+    private let state = Mutex(State())
+    /// Another machine may have committed changes, or the server is back: catch up.
+    let onWake = CallbackSlot<Void>()
+    /// The connection was lost or made again.
+    let onStatus = CallbackSlot<Bool>()
+    /// Read at `open`, handed over once by `recover`.
+    private var loaded: Loaded?
+
+    /// A change that could not be made because others were committed first: `remote`, from the
+    /// append's base on. Nothing of the append was written.
+    struct Behind: Error, Sendable {
+        var remote: [RemoteChange]
+    }
+
+    private struct Loaded {
+        var instance: String
+        var records: [RemoteChange]
+        /// What this machine's list file showed when it last noted it.
+        var fileDigest: String?
+        var fileRevision: Revision?
+    }
+
+    private init(server: ShareServer, machine: String, historyLimit: Int, logger: Logger) throws(DaemonError) {
+        self.server = server
+        self.machine = machine
+        self.historyLimit = max(historyLimit, 1)
+        self.logger = logger
+        var configuration: PostgresConnection.Configuration
+        switch server.endpoint {
+        case .tcp(let host, let port):
+            let tls: PostgresConnection.Configuration.TLS
+            do {
+                switch server.tls {
+                case .disable: tls = .disable
+                case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                }
+            } catch {
+                throw .shareFailed(server: server.description, detail: "TLS cannot be set up: \(error)")
+            }
+            configuration = .init(
+                host: host,
+                port: port,
+                username: server.user,
+                password: server.password,
+                database: server.database,
+                tls: tls
+            )
+        case .unixSocket(let path):
+            configuration = .init(
+                unixSocketPath: path,
+                username: server.user,
+                password: server.password,
+                database: server.database
+            )
+        }
+        configuration.options.connectTimeout = .seconds(5)
+        self.configuration = configuration
+    }
+
+    /// Connects, creates or migrates listd's tables, and reads everything kept; throws with a
+    /// sentence a person can act on (a bad password, a missing database, no server there).
+    static func open(
+        server: ShareServer,
+        machine: String,
+        historyLimit: Int,
+        logger: Logger
+    ) async throws(DaemonError) -> SharedPersistence {
+        let store = try SharedPersistence(server: server, machine: machine, historyLimit: historyLimit, logger: logger)
+        do {
+            let connection = try await store.connect()
+            try await store.migrate(connection)
+            store.loaded = try await store.load(connection)
+            store.state.withLock { $0.connection = connection }
+            store.listen(on: connection)
+        } catch let error as DaemonError {
+            throw error
+        } catch {
+            throw .shareFailed(server: server.description, detail: Self.explain(error))
+        }
+        return store
+    }
+
+    /// Whether listd is connected to the server now.
+    var connected: Bool { state.withLock { $0.connection != nil } }
+
+    /// Closes the connection; nothing reconnects after this.
+    func stop() async {
+        let connection = state.withLock { state in
+            state.stopped = true
+            defer { state.connection = nil }
+            return state.connection
+        }
+        try? await connection?.close()
+    }
+
+    // MARK: ListPersistence
+
+    func recover(listFileDigest: String?) throws(DaemonError) -> RecoveredLists {
+        guard let loaded else { return RecoveredLists(
+            instance: nil, book: ListBook(), history: ChangeHistory(base: ListBook(), limit: historyLimit),
+            shownByFile: nil, lastShown: ListBook(), isFirstStart: true, problems: []) }
+        self.loaded = nil
+        var book = ListBook()
+        var history = ChangeHistory(base: book, limit: historyLimit)
+        // A machine that never noted its file shows nothing of the shared lists: its file's lists
+        // are taken in as new ones (see docs/sharing.md), and the rules say what clashes.
+        var shown = loaded.fileRevision == 0 ? book : nil
+        for change in loaded.records {
+            do throws(RedoError) {
+                try book.redo(change.record)
+                try history.append(change.record)
+            } catch {
+                throw .shareDamaged(server: server.description, revision: change.record.revision, detail: error.reason)
+            }
+            if change.record.revision == loaded.fileRevision { shown = book.withoutItemKeys }
+        }
+        let lastShown = shown ?? ListBook()
+        return RecoveredLists(
+            instance: loaded.instance,
+            book: book,
+            history: history,
+            shownByFile: loaded.fileDigest != nil && loaded.fileDigest == listFileDigest ? shown : nil,
+            lastShown: lastShown,
+            isFirstStart: loaded.records.isEmpty && loaded.fileDigest == nil,
+            problems: []
+        )
+    }
+
+    func append(_ entries: [LogEntry], on loop: any EventLoop) -> EventLoopFuture<Void> {
+        let promise = loop.makePromise(of: Void.self)
+        guard let connection = state.withLock({ $0.connection }) else {
+            promise.fail(DaemonError.shareUnavailable(server: server.description, detail: state.withLock { $0.failure }))
+            return promise.futureResult
+        }
+        Task {
+            do {
+                try await self.write(entries, on: connection)
+                promise.succeed()
+            } catch {
+                if let behind = (error as? PostgresTransactionError)?.closureError as? Behind {
+                    promise.fail(behind)
+                } else {
+                    promise.fail(self.lost(connection, error))
+                }
+            }
+        }
+        return promise.futureResult
+    }
+
+    /// Every change is kept in the database: nothing to compact here.
+    var compactionDue: Bool { false }
+    func compact(_ state: PersistedView) throws(DaemonError) {}
+    func writeSnapshot(of state: PersistedView) throws(DaemonError) {}
+
+    /// The changes committed after `revision`, in order.
+    func changes(after revision: Revision, on loop: any EventLoop) -> EventLoopFuture<[RemoteChange]> {
+        let promise = loop.makePromise(of: [RemoteChange].self)
+        guard let connection = state.withLock({ $0.connection }) else {
+            promise.fail(DaemonError.shareUnavailable(server: server.description, detail: state.withLock { $0.failure }))
+            return promise.futureResult
+        }
+        Task {
+            do {
+                promise.succeed(try await Self.changes(after: revision, on: connection, logger: self.logger))
+            } catch {
+                promise.fail(self.lost(connection, error))
+            }
+        }
+        return promise.futureResult
+    }
+
+    // MARK: The database
+
+    private func write(_ entries: [LogEntry], on connection: PostgresConnection) async throws {
+        var records: [ChangeRecord] = []
+        var lines: [String] = []
+        var note: (digest: String, revision: Revision)?
+        for entry in entries {
+            switch entry {
+            case .change(let record):
+                records.append(record)
+                lines.append(String(decoding: entry.line, as: UTF8.self))
+            case .fileShows(let digest, let revision):
+                note = (digest, revision)
+            case .order, .fullChange:
+                break  // the order of lists is each machine's presentation; an old log's line is never written
+            }
+        }
+        let machine = self.machine
+        try await connection.withTransaction(logger: logger) { connection in
+            if let first = records.first, let last = records.last {
+                var committed = 0
+                for try await revision in try await connection.query(
+                    "SELECT revision FROM listd_state FOR UPDATE",
+                    logger: self.logger
+                ).decode(Int.self) {
+                    committed = revision
+                }
+                guard committed == first.revision - 1 else {
+                    throw Behind(remote: try await Self.changes(after: first.revision - 1, on: connection, logger: self.logger))
+                }
+                let revisions = records.map(\.revision)
+                try await connection.query(
+                    """
+                    INSERT INTO listd_changes (revision, machine, entry)
+                    SELECT r, \(machine), e FROM unnest(\(revisions)::bigint[], \(lines)::text[]) AS t(r, e)
+                    """,
+                    logger: self.logger
+                )
+                try await connection.query("UPDATE listd_state SET revision = \(last.revision)", logger: self.logger)
+                try await connection.query(
+                    "SELECT pg_notify(\(SharedSchema.channel), \(String(last.revision)))",
+                    logger: self.logger
+                )
+            }
+            if let note {
+                try await connection.query(
+                    """
+                    INSERT INTO listd_machines (machine, file_digest, file_revision)
+                    VALUES (\(machine), \(note.digest), \(note.revision))
+                    ON CONFLICT (machine) DO UPDATE SET file_digest = EXCLUDED.file_digest, file_revision = EXCLUDED.file_revision
+                    """,
+                    logger: self.logger
+                )
+            }
+        }
+    }
+
+    private static func changes(
+        after revision: Revision,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [RemoteChange] {
+        var changes: [RemoteChange] = []
+        let rows = try await connection.query(
+            "SELECT revision, machine, entry FROM listd_changes WHERE revision > \(revision) ORDER BY revision",
+            logger: logger
+        )
+        for try await (revision, machine, entry) in rows.decode((Int, String, String).self) {
+            guard case .change(let record)? = LogEntry(line: Array(entry.utf8)), record.revision == revision else {
+                throw DaemonError.shareDamaged(server: "", revision: revision, detail: "the change cannot be read")
+            }
+            changes.append(RemoteChange(record: record, machine: machine))
+        }
+        return changes
+    }
+
+    private func connect() async throws -> PostgresConnection {
+        let id = state.withLock { state in
+            defer { state.nextConnectionID += 1 }
+            return state.nextConnectionID
+        }
+        return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+    }
+
+    private func migrate(_ connection: PostgresConnection) async throws {
+        try await connection.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(SharedSchema.migrationLock))", logger: self.logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS listd_schema (version integer NOT NULL)",
+                logger: self.logger
+            )
+            var version = 0
+            for try await found in try await connection.query("SELECT version FROM listd_schema", logger: self.logger)
+                .decode(Int.self)
+            {
+                version = found
+            }
+            guard version <= SharedSchema.current else {
+                throw DaemonError.shareFailed(
+                    server: self.server.description,
+                    detail:
+                        "its tables are of version \(version), made by a newer listd; this one knows up to \(SharedSchema.current). Upgrade listd on this machine"
+                )
+            }
+            guard version < SharedSchema.current else { return }
+            for statements in SharedSchema.migrations[version...] {
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                }
+            }
+            if version == 0 {
+                let instance = UUID().uuidString.lowercased()
+                try await connection.query(
+                    "INSERT INTO listd_state (instance, revision) VALUES (\(instance), 0)",
+                    logger: self.logger
+                )
+                try await connection.query("INSERT INTO listd_schema (version) VALUES (\(SharedSchema.current))", logger: self.logger)
+            } else {
+                try await connection.query("UPDATE listd_schema SET version = \(SharedSchema.current)", logger: self.logger)
+            }
+            self.logger.notice("created listd's tables (version \(SharedSchema.current)) in \(self.server.description)")
+        }
+    }
+
+    private func load(_ connection: PostgresConnection) async throws -> Loaded {
+        var instance = ""
+        for try await found in try await connection.query("SELECT instance FROM listd_state", logger: logger)
+            .decode(String.self)
+        {
+            instance = found
+        }
+        let records = try await Self.changes(after: 0, on: connection, logger: logger)
+        var digest: String?
+        var revision: Revision?
+        for try await (fileDigest, fileRevision) in try await connection.query(
+            "SELECT file_digest, file_revision FROM listd_machines WHERE machine = \(machine)",
+            logger: logger
+        ).decode((String, Int).self) {
+            digest = fileDigest
+            revision = fileRevision
+        }
+        return Loaded(instance: instance, records: records, fileDigest: digest, fileRevision: revision)
+    }
+
+    // MARK: The connection
+
+    /// Wakes the owner on every notification, until the connection goes.
+    private func listen(on connection: PostgresConnection) {
+        Task {
+            do {
+                try await connection.listen(on: SharedSchema.channel) { notifications in
+                    for try await _ in notifications { self.onWake(()) }
+                }
+            } catch {
+                _ = self.lost(connection, error)
+            }
+        }
+    }
+
+    /// `connection` failed with `error`: when it is closed, drops it and connects again in the
+    /// background. Returns the error to fail the operation with.
+    private func lost(_ connection: PostgresConnection, _ error: any Error) -> DaemonError {
+        if let error = error as? DaemonError { return error }
+        let detail = Self.explain(error)
+        guard connection.isClosed || Self.isConnectionError(error) else {
+            return .shareUnavailable(server: server.description, detail: detail)
+        }
+        let reconnect = state.withLock { state -> Bool in
+            guard state.connection === connection else { return false }
+            state.connection = nil
+            state.failure = detail
+            guard !state.reconnecting, !state.stopped else { return false }
+            state.reconnecting = true
+            return true
+        }
+        if reconnect {
+            logger.warning("lost the connection to the shared lists at \(server.description): \(detail); edits are refused until it is back")
+            onStatus(false)
+            try? connection.close().wait()
+            Task { await self.reconnect() }
+        }
+        return .shareUnavailable(server: server.description, detail: detail)
+    }
+
+    private func reconnect() async {
+        var delay = Duration.milliseconds(100)
+        while !state.withLock({ $0.stopped }) {
+            try? await Task.sleep(for: delay)
+            do {
+                let connection = try await connect()
+                let stopped = state.withLock { state in
+                    state.connection = state.stopped ? nil : connection
+                    state.reconnecting = false
+                    return state.stopped
+                }
+                if stopped {
+                    try? await connection.close()
+                    return
+                }
+                logger.notice("connected again to the shared lists at \(server.description)")
+                listen(on: connection)
+                onStatus(true)
+                onWake(())
+                return
+            } catch {
+                state.withLock { $0.failure = Self.explain(error) }
+                delay = min(delay * 2, .seconds(1))
+            }
+        }
+    }
+
+    private static func isConnectionError(_ error: any Error) -> Bool {
+        if let error = error as? PostgresTransactionError {
+            return [error.beginError, error.closureError, error.commitError, error.rollbackError]
+                .compactMap { $0 }.contains(where: isConnectionError)
+        }
+        guard let error = error as? PSQLError else { return false }
+        return [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown].contains(error.code)
+    }
+
+    /// What went wrong, in the server's words when it said something.
+    static func explain(_ error: any Error) -> String {
+        if let error = error as? DaemonError { return "\(error)" }
+        if let error = error as? PostgresTransactionError {
+            let inner = error.closureError ?? error.commitError ?? error.beginError ?? error.rollbackError
+            return inner.map(explain) ?? "the transaction failed"
+        }
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return explain(underlying) }
+            switch error.code {
+            case .serverClosedConnection: return "the server closed the connection"
+            case .connectionError: return "the connection failed"
+            default: return "\(error.code)"
+            }
+        }
+        if let error = error as? IOError { return error.description }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// Issue 29: several real listd share their lists through a real PostgreSQL (`--share`), each
+/// with its own socket and list file, as a household's machines would.
+@Suite(.serialized) struct SharingTests {
+    /// Three listd on one server.
+    final class Household: @unchecked Sendable {
+        let server: PostgresServer
+        var machines: [Daemon] = []
+
+        init(machines count: Int = 3) throws {
+            server = try PostgresServer()
+            for _ in 0..<count {
+                machines.append(try Daemon.start(in: try Sandbox(), arguments: ["--share", server.url()]))
+            }
+        }
+
+        func connect(_ machine: Int) throws -> LineConnection { try LineConnection(path: machines[machine].sandbox.socket) }
+    }
+
+    private static func changeSummary(_ note: [String: Any]) -> String {
+        let params = note["params"] as? [String: Any] ?? [:]
+        let list = params["list"] as? [String: Any] ?? [:]
+        let changes = (params["changes"] as? [[String: Any]] ?? []).map { "\($0["op"] ?? "") \($0["item"] ?? $0["to"] ?? "")" }
+        return "#\(params["revision"] ?? "?") \(note["method"] ?? "?") \(list["id"] ?? "?") \(list["name"] ?? "?") \(changes)"
+    }
+
+    @Test func aChangeOnOneMachineReachesTheOthersSubscribersAndFiles() throws {
+        let home = try Household()
+        let subscribers = try (1...2).map { machine in
+            let subscriber = try home.connect(machine)
+            _ = try subscriber.result("subscribe")
+            return subscriber
+        }
+        let kitchen = try home.connect(0)
+        let created = try kitchen.result("createList", ["name": "Groceries", "items": ["milk"]])
+        #expect(created["revision"] as? Int == 1)
+        for subscriber in subscribers {
+            #expect(Self.changeSummary(try subscriber.readObject()) == "#1 didCreateShoppingList 1 Groceries []")
+        }
+        let upstairs = try home.connect(1)
+        let added = try upstairs.result("addItem", ["list": "Groceries", "item": "eggs"])
+        #expect(added["items"] as? [String] == ["milk", "eggs"])
+        #expect(added["revision"] as? Int == 2, "one revision counter for every machine")
+        #expect(Self.changeSummary(try subscribers[1].readObject()) == "#2 didUpdateShoppingList 1 Groceries [\"add eggs\"]")
+        // Every machine's file shows it; every machine answers reads with it, and the same instance.
+        for machine in home.machines {
+            let text = try machine.sandbox.read { $0.contains("- [ ] eggs") }
+            #expect(text.contains("# Groceries <!-- listd id=1 -->\n- [ ] milk\n- [ ] eggs"), "\(text)")
+        }
+        let instances = try (0..<3).map { try home.connect($0).result("getLists")["instance"] as? String }
+        #expect(Set(instances).count == 1 && instances[0] != nil)
+        // A duplicate from another machine is denied by the same rules.
+        let error = try home.connect(2).error("addItem", ["list": "Groceries", "item": "MILK"])
+        #expect((error["data"] as? [String: Any])?["reason"] as? String == "itemExists")
+    }
+
+    /// Two machines add the same item at the same moment, many times over: exactly one confirm
+    /// and one `itemExists` each time.
+    @Test func concurrentDuplicateAddsFromTwoMachinesGetExactlyOneConfirm() throws {
+        let home = try Household(machines: 2)
+        let clients = try (0..<2).map { try home.connect($0) }
+        _ = try clients[0].result("createList", ["name": "Groceries"])
+        _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
+        for round in 0..<40 {
+            let item = "item \(round)"
+            for client in clients {
+                try client.send(
+                    #"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Groceries","item":"\#(item)"}}"#
+                )
+            }
+            let replies = try clients.map { try $0.readObject() }
+            let confirmed = replies.filter { $0["result"] != nil }.count
+            let duplicates = replies.filter {
+                (($0["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String == "itemExists"
+            }.count
+            #expect(confirmed == 1 && duplicates == 1, "round \(round): \(replies)")
+        }
+        let lists = try (0..<2).map { try home.connect($0).result("getList", ["list": "Groceries"])["items"] as? [String] }
+        #expect(lists[0]?.count == 40)
+        #expect(lists[0] == lists[1])
+    }
+
+    /// 20 clients spread over three machines edit at once while two subscribers on each listen:
+    /// all six hear the same gap-free sequence, and it replays to the lists every machine has.
+    @Test func twentyClientsOnThreeMachinesAndSixSubscribersAgreeOnEveryChange() throws {
+        let home = try Household()
+        _ = try home.connect(0).result("createList", ["name": "Groceries"])
+        let subscribers = try (0..<6).map { index in
+            let subscriber = try home.connect(index % 3)
+            let reply = try subscriber.result("subscribe", ["since": 0])
+            #expect(reply["revision"] as? Int ?? 0 >= 0)
+            return subscriber
+        }
+        let perClient = 15
+        let group = DispatchGroup()
+        let failures = Mutex<[String]>([])
+        for client in 0..<20 {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                do {
+                    let connection = try home.connect(client % 3)
+                    for index in 0..<perClient {
+                        let item = "c\(client)-\(index)"
+                        _ = try connection.result("addItem", ["list": "Groceries", "item": item])
+                        if index % 3 == 2 { _ = try connection.result("checkItem", ["list": "Groceries", "item": item]) }
+                        if index % 5 == 4 { _ = try connection.result("removeItem", ["list": "Groceries", "item": item]) }
+                    }
+                } catch {
+                    failures.withLock { $0.append("client \(client): \(error)") }
+                }
+            }
+        }
+        try wait(for: group, "20 clients editing")
+        #expect(failures.withLock { $0 } == [])
+        let final = try home.connect(0).result("getList", ["list": "Groceries"])
+        let lastRevision = try #require(try home.connect(0).result("getLists")["revision"] as? Int)
+        var sequences: [[String]] = []
+        for subscriber in subscribers {
+            var heard: [String] = []
+            var items: [String] = []
+            var revision = 0
+            while revision < lastRevision {
+                let note = try subscriber.readObject()
+                let params = note["params"] as? [String: Any] ?? [:]
+                let next = params["revision"] as? Int ?? -1
+                #expect(next == revision + 1, "gap-free: \(revision) then \(next)")
+                revision = next
+                heard.append(Self.changeSummary(note))
+                items = (params["list"] as? [String: Any])?["items"] as? [String] ?? items
+            }
+            #expect(items == final["items"] as? [String], "the sequence ends in the lists every machine has")
+            sequences.append(heard)
+        }
+        #expect(Set(sequences.map { $0.joined(separator: "\n") }).count == 1, "all six heard the same sequence")
+        for machine in 1..<3 {
+            #expect(try home.connect(machine).result("getList", ["list": "Groceries"])["items"] as? [String] == final["items"] as? [String])
+        }
+    }
+
+    @Test func aListdKilledAndRestartedCatchesUpOnWhatTheOthersDid() throws {
+        let home = try Household(machines: 2)
+        _ = try home.connect(0).result("createList", ["name": "Groceries", "items": ["milk"]])
+        _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
+        home.machines[1].kill()
+        for item in ["eggs", "bread", "tea"] { _ = try home.connect(0).result("addItem", ["list": "Groceries", "item": item]) }
+        _ = try home.connect(0).result("renameList", ["list": "Groceries", "name": "Food"])
+        try home.machines[1].start(arguments: ["--share", home.server.url()])
+        let upstairs = try home.connect(1)
+        let list = try upstairs.result("getList", ["list": "Food"])
+        #expect(list["items"] as? [String] == ["milk", "eggs", "bread", "tea"])
+        #expect(list["revision"] as? Int == 5)
+        let text = try home.machines[1].sandbox.read { $0.contains("# Food") && $0.contains("tea") }
+        #expect(text.contains("# Food <!-- listd id=1 -->\n- [ ] milk\n- [ ] eggs\n- [ ] bread\n- [ ] tea"), "\(text)")
+        // A subscriber resumes from before the restart, across machines.
+        let history = try upstairs.result("getHistory", ["since": 1])
+        #expect((history["changes"] as? [[String: Any]])?.count == 4)
+    }
+
+    /// A bad URL, a wrong password, a database that does not exist: listd says so in a sentence
+    /// and exits, with no stack trace.
+    @Test func aServerListdCannotUseIsSaidPlainly() throws {
+        let server = try PostgresServer()
+        let cases: [(url: String, says: String)] = [
+            ("mysql://listd@localhost/lists", "is not a PostgreSQL URL"),
+            ("postgresql://listd:secret@/lists?host=\(server.directory)&sslmode=sometimes", "sslmode “sometimes”"),
+            (server.url(password: "Tr0ub4dor"), "password authentication failed for user \"listd\""),
+            (server.url(database: "nothing"), "database \"nothing\" does not exist"),
+            ("postgresql://listd:secret@/lists?host=/nonexistent", "cannot use the shared lists at listd@/nonexistent/.s.PGSQL.5432/lists"),
+        ]
+        for (url, says) in cases {
+            let daemon = Daemon(try Sandbox())
+            let status = try daemon.startExpectingExit(arguments: ["--share", url])
+            #expect(status != 0, "\(url)")
+            #expect(daemon.logOutput.contains(says), "\(url): \(daemon.logOutput)")
+            #expect(!daemon.logOutput.contains("Tr0ub4dor") && !daemon.logOutput.contains("secret"), "no password is written: \(daemon.logOutput)")
+            #expect(!daemon.logOutput.contains("Fatal error") && !daemon.logOutput.contains("Stack dump"))
+        }
+    }
+}
