@@ -25,10 +25,26 @@ public struct ListsSnapshot: Codable, Sendable, Hashable {
     /// Names the state these revisions belong to: when it differs from the one a client saw
     /// before, the state was replaced (another list file, say) and revisions do not carry over.
     public var instance: String?
+    /// Where the lists are shared, when they are (`listd --share`), and whether listd reaches
+    /// it now (while it does not, these are the lists as last seen, and edits are denied).
+    public var share: ShareStatus?
 
-    public init(revision: Revision, lists: [ShoppingList], instance: String? = nil) {
+    public init(revision: Revision, lists: [ShoppingList], instance: String? = nil, share: ShareStatus? = nil) {
         self.revision = revision
         self.lists = lists
         self.instance = instance
+        self.share = share
+    }
+}
+
+/// The PostgreSQL server a listd shares its lists through: `listd@kitchen:5432/lists` (never the
+/// password), and whether it is reachable now.
+public struct ShareStatus: Codable, Sendable, Hashable {
+    public var server: String
+    public var connected: Bool
+
+    public init(server: String, connected: Bool) {
+        self.server = server
+        self.connected = connected
     }
 }

@@ -161,6 +161,137 @@ import Testing
         #expect((history["changes"] as? [[String: Any]])?.count == 4)
     }
 
+    /// A person's save in real vim on one machine shows in the other machines' files, as a
+    /// change with origin `file`.
+    @Test func aSaveInVimOnOneMachineAppearsInTheOtherMachinesFiles() throws {
+        let home = try Household()
+        _ = try home.connect(0).result("createList", ["name": "Groceries", "items": ["milk"]])
+        for machine in home.machines { _ = try machine.sandbox.read { $0.contains("- [ ] milk") } }
+        let subscriber = try home.connect(2)
+        _ = try subscriber.result("subscribe")
+        try shell(in: home.machines[1].sandbox, "vim -Nu NONE -n -es -c '%s/^- \\[ \\] milk$/- [x] milk\\r- [ ] bread/' -c 'wq' lists.md")
+        var heard: [String] = []
+        for _ in 0..<2 {
+            let note = try subscriber.readObject()
+            let origin = (note["params"] as? [String: Any])?["origin"] as? [String: Any]
+            #expect(origin?["kind"] as? String == "file")
+            heard.append(Self.changeSummary(note))
+        }
+        #expect(heard.sorted() == ["#2 didUpdateShoppingList 1 Groceries [\"check milk\"]", "#3 didUpdateShoppingList 1 Groceries [\"add bread\"]"].sorted())
+        for machine in [0, 2] {
+            let text = try home.machines[machine].sandbox.read { $0.contains("- [ ] bread") }
+            #expect(text.contains("- [x] milk\n- [ ] bread"), "machine \(machine): \(text)")
+        }
+    }
+
+    /// PostgreSQL killed (SIGKILL to the postmaster) while two machines edit, and started again:
+    /// meanwhile edits are denied `unavailable`, reads go on, `hello` says so; nothing confirmed
+    /// is lost, nothing denied is made, a person's save made meanwhile is taken in once the
+    /// server is back, and a subscriber hears every change gap-free.
+    @Test func theServerKilledInTheMiddleOfEditsLosesNothingConfirmed() throws {
+        let home = try Household(machines: 2)
+        _ = try home.connect(0).result("createList", ["name": "Groceries"])
+        _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
+        let subscriber = try home.connect(1)
+        _ = try subscriber.result("subscribe", ["since": 0])
+        struct Outcomes {
+            var confirmed: Set<String> = []
+            var unavailable: Set<String> = []
+            var other: [String] = []
+        }
+        let outcomes = Mutex(Outcomes())
+        let stop = Atomic<Bool>(false)
+        let group = DispatchGroup()
+        for editor in 0..<4 {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                guard let connection = try? home.connect(editor % 2) else { return }
+                var index = 0
+                while !stop.load(ordering: .relaxed) {
+                    let item = "e\(editor)-\(index)"
+                    index += 1
+                    guard let reply = try? connection.call("addItem", ["list": "Groceries", "item": item]) else {
+                        outcomes.withLock { $0.other.append("\(item): no reply") }
+                        return
+                    }
+                    let reason = ((reply["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String
+                    outcomes.withLock { outcomes in
+                        if reply["result"] != nil {
+                            outcomes.confirmed.insert(item)
+                        } else if reason == "unavailable" {
+                            outcomes.unavailable.insert(item)
+                        } else {
+                            outcomes.other.append("\(item): \(reply)")
+                        }
+                    }
+                    if reason == "unavailable" { usleep(20_000) }
+                }
+            }
+        }
+        defer { stop.store(true, ordering: .relaxed) }
+        func confirmedCount() -> Int { outcomes.withLock { $0.confirmed.count } }
+        func within(_ seconds: Double, _ what: String, _ condition: () throws -> Bool) throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            while try !condition() {
+                guard Date() < deadline else { throw TestFailure("not within \(seconds) s: \(what)") }
+                usleep(10_000)
+            }
+        }
+        try within(20, "some edits confirmed") { confirmedCount() >= 20 }
+                print("STEP 0")
+home.server.kill()
+        func share(_ machine: Int) throws -> [String: Any] {
+            try home.connect(machine).result("hello")["share"] as? [String: Any] ?? [:]
+        }
+        try within(20, "both machines see the server gone") {
+            try share(0)["connected"] as? Bool == false && share(1)["connected"] as? Bool == false
+        }
+        #expect((try share(0)["server"] as? String)?.hasPrefix("listd@") == true)
+        let denied = try home.connect(0).error("addItem", ["list": "Groceries", "item": "during the outage"])
+        #expect((denied["data"] as? [String: Any])?["reason"] as? String == "unavailable")
+        #expect(denied["code"] as? Int == 1101)
+        #expect((denied["message"] as? String)?.contains("cannot reach the shared lists at listd@") == true, "\(denied)")
+        let during = try home.connect(1).result("getList", ["list": "Groceries"])
+        #expect((during["items"] as? [String])?.isEmpty == false, "reads go on from the lists as last seen")
+        let lists = try home.connect(1).result("getLists")
+        #expect((lists["share"] as? [String: Any])?["connected"] as? Bool == false)
+        // A person's save while the server is gone: taken in once it is back.
+        _ = try home.machines[1].sandbox.read { $0.contains("- [ ] e") }
+        try shell(in: home.machines[1].sandbox, "printf -- '- [ ] saved meanwhile\\n' >> lists.md")
+        usleep(300_000)
+        #expect(try home.machines[1].sandbox.read().contains("saved meanwhile"), "the person's save is not overwritten")
+
+        try home.server.start()
+        try within(20, "both machines connected again") {
+            try share(0)["connected"] as? Bool == true && share(1)["connected"] as? Bool == true
+        }
+        let before = confirmedCount()
+        try within(20, "edits confirmed again") { confirmedCount() >= before + 20 }
+        stop.store(true, ordering: .relaxed)
+        try wait(for: group, "the editors")
+        try within(10, "the save made meanwhile is taken in: \((try? home.machines[1].sandbox.read()) ?? "")\n\(home.machines[1].logOutput.suffix(3000))") {
+            (try home.connect(0).result("getList", ["list": "Groceries"])["items"] as? [String] ?? []).contains("saved meanwhile")
+        }
+        let items = Set(try home.connect(0).result("getList", ["list": "Groceries"])["items"] as? [String] ?? [])
+        let result = outcomes.withLock { $0 }
+        #expect(result.other == [])
+        #expect(result.unavailable.count > 0, "some edits were refused while the server was gone")
+        #expect(result.confirmed.isSubset(of: items), "nothing confirmed is lost: \(result.confirmed.subtracting(items))")
+        #expect(result.unavailable.isDisjoint(with: items), "nothing denied was made: \(result.unavailable.intersection(items))")
+        let last = try #require(try home.connect(1).result("getLists")["revision"] as? Int)
+        let onEach = try (0..<2).map { try home.connect($0).result("getList", ["list": "Groceries"])["items"] as? [String] }
+        #expect(onEach[0] == onEach[1], "both machines have the same lists")
+        var revision = 1
+        _ = try subscriber.readObject()  // #1, the create
+        while revision < last {
+            let note = try subscriber.readObject()
+            let next = (note["params"] as? [String: Any])?["revision"] as? Int ?? -1
+            #expect(next == revision + 1, "gap-free through the outage: \(revision) then \(next)")
+            revision = next
+        }
+    }
+
     /// A bad URL, a wrong password, a database that does not exist: listd says so in a sentence
     /// and exits, with no stack trace.
     @Test func aServerListdCannotUseIsSaidPlainly() throws {

@@ -23,10 +23,15 @@ extension MethodTable {
                 protocolVersion: 1,
                 pid: getpid(),
                 instance: published.instance,
-                brief: session.brief
+                brief: session.brief,
+                share: owner.shareStatus
             )
         }
-        table.registerRead(GetLists.self) { _ in published.snapshot }
+        table.registerRead(GetLists.self) { _ in
+            var snapshot = published.snapshot
+            snapshot.share = owner.shareStatus
+            return snapshot
+        }
         table.registerRead(GetList.self) { params throws(RPCError) in
             do throws(ListError) {
                 return try published.book.list(params.list)

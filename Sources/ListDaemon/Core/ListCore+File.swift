@@ -37,6 +37,10 @@ struct FileState: Sendable {
     var writeFailures = 0
     /// A person's save was seen before an edit came, and is not read yet: edits wait for it.
     var saveUnderway = false
+    /// A save could not be made durable because the shared lists' server is unreachable
+    /// (`--share`): the file is neither read again nor written until it is back (`storeIsBack`),
+    /// so the person's save is taken in then, through the rules, and not overwritten meanwhile.
+    var heldForStore = false
 
     mutating func markDirty() { dirty = true }
 }
@@ -120,7 +124,7 @@ extension ListCore {
     }
 
     mutating func requestRead() -> [CoreAction] {
-        if file.readInFlight || file.writeInFlight {
+        if file.readInFlight || file.writeInFlight || file.heldForStore {
             file.readWanted = true
             return []
         }
@@ -227,7 +231,8 @@ extension ListCore {
 
     /// Asks for a rewrite once the file has lagged `fileWriteDelay`, or a timer for it.
     mutating func scheduleWrite(now: ContinuousClock.Instant, force: Bool = false, into actions: inout [CoreAction]) {
-        guard file.dirty, save == nil, file.invalidOffset == nil, !file.writeInFlight, !file.readInFlight else {
+        guard file.dirty, save == nil, file.invalidOffset == nil, !file.writeInFlight, !file.readInFlight, !file.heldForStore
+        else {
             return
         }
         let since = file.dirtySince ?? now

@@ -83,6 +83,33 @@ extension ListCore {
         return actions
     }
 
+    /// The shared lists' server is reachable again: a person's save that waited for it is read.
+    mutating func storeIsBack(now: ContinuousClock.Instant) -> [CoreAction] {
+        guard file.heldForStore else { return [] }
+        file.heldForStore = false
+        file.readWanted = false
+        var actions = requestRead()
+        scheduleWrite(now: now, into: &actions)
+        return actions
+    }
+
+    /// Whether the append in doubt that began at `revision` was made: its confirms are sent
+    /// (once the lists here include it: read your writes) or refused with the failure it met.
+    mutating func inDoubtSettled(_ revision: Revision, made: Bool) -> [CoreAction] {
+        guard let held = heldInDoubt.removeValue(forKey: revision) else { return [] }
+        guard made else { return held.map { .reply($0.id, .failure($0.failure)) } }
+        let last = held.compactMap { try? $0.outcome.get().revision }.max() ?? revision
+        confirmsAwaitingRevision += held.map { (last, $0.id, $0.outcome) }
+        return releaseConfirms()
+    }
+
+    /// The confirms found made whose changes the durable lists now include.
+    private mutating func releaseConfirms() -> [CoreAction] {
+        let due = confirmsAwaitingRevision.filter { $0.revision <= durable.revision }
+        confirmsAwaitingRevision.removeAll { $0.revision <= durable.revision }
+        return due.map { .reply($0.id, $0.outcome) }
+    }
+
     /// Redoes `remote` on the durable lists and says so; false when they do not follow them.
     private mutating func take(_ remote: [RemoteChange], into actions: inout [CoreAction]) -> Bool {
         guard !remote.isEmpty else { return true }
@@ -100,6 +127,7 @@ extension ListCore {
             at: 0
         )
         actions.append(.statusChanged)
+        actions += releaseConfirms()
         return true
     }
 }

@@ -75,6 +75,11 @@ struct ListCore {
     }
     var open: Batch
     var inFlight: Batch?
+    /// Confirms of an append whose COMMIT went unanswered (by its first revision), each with the
+    /// failure it gets if the append was not made (`inDoubtSettled`).
+    var heldInDoubt: [Revision: [(id: Int, outcome: Result<EditOutcome, EditFailure>, failure: EditFailure)]] = [:]
+    /// Confirms of an append found made after all, sent once the lists here include it.
+    var confirmsAwaitingRevision: [(revision: Revision, id: Int, outcome: Result<EditOutcome, EditFailure>)] = []
 
     var file = FileState()
     var save: Save?
@@ -414,17 +419,23 @@ struct ListCore {
     }
 
     /// The append under way failed: none of its changes counts, nor any applied after them.
-    mutating func appendFailed(_ error: DaemonError) -> [CoreAction] {
+    /// `inDoubt` (a shared store's COMMIT that went unanswered): its changes may have been made
+    /// after all, so its confirms are neither sent nor refused until `inDoubtSettled` says.
+    mutating func appendFailed(_ error: DaemonError, inDoubt: Revision? = nil) -> [CoreAction] {
         guard let batch = inFlight else { return [] }
         inFlight = nil
         var actions: [CoreAction] = [.journal(.storageFailed(error, edits: batch.changes.count + open.changes.count))]
         let failure: EditFailure
         if case .shareUnavailable = error { failure = .unavailable("\(error)") } else { failure = .storageFailed("\(error)") }
-        for failed in [batch, open] {
+        for (index, failed) in [batch, open].enumerated() {
             for (id, outcome) in failed.replies {
                 // What was confirmed (or found unchanged) on lost changes fails; a denial stands.
                 if case .success = outcome {
-                    actions.append(.reply(id, .failure(failure)))
+                    if let inDoubt, index == 0, failed.retries.contains(where: { $0.id == id }) {
+                        heldInDoubt[inDoubt, default: []].append((id, outcome, failure))
+                    } else {
+                        actions.append(.reply(id, .failure(failure)))
+                    }
                 } else {
                     actions.append(.reply(id, outcome))
                 }
@@ -433,9 +444,11 @@ struct ListCore {
         }
         working = durable
         if let before = batch.fileBefore ?? open.fileBefore {
-            // A save taken in is not in the lists after all: read it again.
+            // A save taken in is not in the lists after all: read it again (once the shared
+            // lists' server is back, when that is what failed: `storeIsBack`).
             file = before
             file.bytes = nil
+            if case .shareUnavailable = error { file.heldForStore = true }
             actions += requestRead()
         }
         open = Batch()

@@ -134,11 +134,15 @@ public final class ListOwner: Service, @unchecked Sendable {
                 owner.fetchRemoteIfDue()
             }
         }
-        share?.onStatus.set { [weak self] _ in
+        share?.onStatus.set { [weak self] connected in
             guard let owner = self else { return }
             owner.execute {
                 owner.statusDue = true
-                owner.schedulePass()
+                if connected {
+                    owner.handle { core, now, _ in core.storeIsBack(now: now) }
+                } else {
+                    owner.schedulePass()
+                }
             }
         }
     }
@@ -146,6 +150,11 @@ public final class ListOwner: Service, @unchecked Sendable {
     // MARK: Reads, from any thread
 
     public var snapshot: ListsSnapshot { published.snapshot }
+
+    /// Where the lists are shared and whether listd reaches it now; nil when they are not.
+    public var shareStatus: ShareStatus? {
+        share.map { ShareStatus(server: $0.server.description, connected: $0.connected) }
+    }
 
     /// `3 lists, 2 subscribers, last change: revision 41 by the list file at 2026-11-22T07:19:34.038Z`
     /// (as of the owner's last pass that changed it).
@@ -299,6 +308,13 @@ public final class ListOwner: Service, @unchecked Sendable {
                     self.compactIfDue()
                 case .failure(let behind as SharedPersistence.Behind):
                     self.handle { core, now, time in core.appendBehind(behind.remote, now: now, at: time) }
+                case .failure(let doubt as SharedPersistence.InDoubt):
+                    self.handle { core, _, _ in core.appendFailed(doubt.failure, inDoubt: doubt.revision) }
+                    self.share?.wasMade(doubt, on: self.loop).whenSuccess { made in
+                        self.handle { core, _, _ in core.inDoubtSettled(doubt.revision, made: made) }
+                        self.remoteDue = self.remoteDue || made
+                        self.fetchRemoteIfDue()
+                    }
                 case .failure(let error):
                     let failure =
                         error as? DaemonError

@@ -14,6 +14,10 @@ enum LogEntry: Sendable, Hashable {
     /// whole list. Read from an older log, never written.
     case fullChange(ListChange)
 
+    var isChange: Bool {
+        if case .change = self { true } else { false }
+    }
+
     /// The entry as one line of JSON, without its newline. Written field by field (a change is
     /// logged on every edit, and `Codable` took a sixth of an edit's own CPU time); short field names
     /// (there is one line per change), read back by `init(line:)`.

@@ -23,14 +23,18 @@ public enum Hello: RPCMethod {
         public var instance: String?
         /// Whether this connection is brief (see `Params.brief`).
         public var brief: Bool?
+        /// Where the lists are shared (`listd --share`), and whether listd reaches it now.
+        public var share: ShareStatus?
         public init(
             server: String,
             version: String,
             protocolVersion: Int,
             pid: Int32,
             instance: String? = nil,
-            brief: Bool? = nil
+            brief: Bool? = nil,
+            share: ShareStatus? = nil
         ) {
+            self.share = share
             self.server = server
             self.version = version
             self.protocolVersion = protocolVersion

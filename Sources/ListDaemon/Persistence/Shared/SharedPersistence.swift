@@ -177,15 +177,69 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
             promise.fail(DaemonError.shareUnavailable(server: server.description, detail: state.withLock { $0.failure }))
             return promise.futureResult
         }
+        let once = Once(promise)
+        deadline(once, connection) { error in
+            // Past the deadline the COMMIT may have been sent.
+            guard case .change(let record)? = entries.first(where: \.isChange) else { return error }
+            return InDoubt(revision: record.revision, line: String(decoding: LogEntry.change(record).line, as: UTF8.self), failure: error)
+        }
         Task {
             do {
                 try await self.write(entries, on: connection)
-                promise.succeed()
+                once.succeed(())
             } catch {
-                if let behind = (error as? PostgresTransactionError)?.closureError as? Behind {
-                    promise.fail(behind)
+                let transaction = error as? PostgresTransactionError
+                if let behind = transaction?.closureError as? Behind {
+                    once.fail(behind)
+                    return
+                }
+                let failure = self.lost(connection, error)
+                if transaction?.commitError != nil, case .change(let record)? = entries.first(where: \.isChange) {
+                    // COMMIT was sent and no answer came: it may have been made.
+                    let line = String(decoding: LogEntry.change(record).line, as: UTF8.self)
+                    once.fail(InDoubt(revision: record.revision, line: line, failure: failure))
                 } else {
-                    promise.fail(self.lost(connection, error))
+                    once.fail(failure)
+                }
+            }
+        }
+        return promise.futureResult
+    }
+
+    /// An append whose COMMIT went unanswered: it may or may not have been made. `wasMade` tells,
+    /// once the server can be asked.
+    struct InDoubt: Error, Sendable {
+        /// Its first change's revision, and that change as it was written.
+        var revision: Revision
+        var line: String
+        var failure: DaemonError
+    }
+
+    /// Whether the append in doubt was made: its first change is there, as written. Waits for
+    /// the server as long as listd runs (false if it stops first).
+    func wasMade(_ doubt: InDoubt, on loop: any EventLoop) -> EventLoopFuture<Bool> {
+        let promise = loop.makePromise(of: Bool.self)
+        Task {
+            while true {
+                if state.withLock({ $0.stopped }) { return promise.succeed(false) }
+                guard let connection = state.withLock({ $0.connection }) else {
+                    try? await Task.sleep(for: .milliseconds(50))
+                    continue
+                }
+                do {
+                    var stored: String?
+                    for try await (machine, entry) in try await connection.query(
+                        "SELECT machine, entry FROM listd_changes WHERE revision = \(doubt.revision)",
+                        logger: logger
+                    ).decode((String, String).self) where machine == self.machine {
+                        stored = entry
+                    }
+                    if stored == doubt.line {
+                        logger.notice("change #\(doubt.revision) was made before the connection was lost: confirmed")
+                    }
+                    return promise.succeed(stored == doubt.line)
+                } catch {
+                    _ = lost(connection, error)
                 }
             }
         }
@@ -204,14 +258,36 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
             promise.fail(DaemonError.shareUnavailable(server: server.description, detail: state.withLock { $0.failure }))
             return promise.futureResult
         }
+        let once = Once(promise)
+        deadline(once, connection) { $0 }
         Task {
             do {
-                promise.succeed(try await Self.changes(after: revision, on: connection, logger: self.logger))
+                once.succeed(try await Self.changes(after: revision, on: connection, logger: self.logger))
             } catch {
-                promise.fail(self.lost(connection, error))
+                once.fail(self.lost(connection, error))
             }
         }
         return promise.futureResult
+    }
+
+    /// How long one operation may take before the connection is taken for lost: a server that
+    /// vanished without closing the socket (a pulled plug) is noticed, and an operation that
+    /// met a closed channel does not wait forever.
+    static let operationDeadline: Duration = .seconds(5)
+
+    /// Fails `once` (with `failure(error)`) when the operation has not ended by the deadline,
+    /// and drops the connection.
+    private func deadline<T>(
+        _ once: Once<T>,
+        _ connection: PostgresConnection,
+        failure: @escaping @Sendable (DaemonError) -> any Error
+    ) {
+        Task {
+            try? await Task.sleep(for: Self.operationDeadline)
+            guard !once.done else { return }
+            let error = self.lost(connection, DeadlinePassed())
+            once.fail(failure(error))
+        }
     }
 
     // MARK: The database
@@ -360,8 +436,12 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
 
     // MARK: The connection
 
-    /// Wakes the owner on every notification, until the connection goes.
+    /// Wakes the owner on every notification, until the connection goes (noticed as it closes,
+    /// so that no operation starts on a closed one).
     private func listen(on connection: PostgresConnection) {
+        connection.closeFuture.whenComplete { _ in
+            _ = self.lost(connection, ConnectionClosed())
+        }
         Task {
             do {
                 try await connection.listen(on: SharedSchema.channel) { notifications in
@@ -392,7 +472,8 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         if reconnect {
             logger.warning("lost the connection to the shared lists at \(server.description): \(detail); edits are refused until it is back")
             onStatus(false)
-            try? connection.close().wait()
+            let closing: EventLoopFuture<Void> = connection.close()
+            _ = closing
             Task { await self.reconnect() }
         }
         return .shareUnavailable(server: server.description, detail: detail)
@@ -425,7 +506,18 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         }
     }
 
+    /// The connection's channel closed (the server went, or the network).
+    struct ConnectionClosed: Error, CustomStringConvertible {
+        var description: String { "the connection to the server closed" }
+    }
+
+    /// An operation did not end within `operationDeadline`.
+    struct DeadlinePassed: Error, CustomStringConvertible {
+        var description: String { "the server did not answer within \(SharedPersistence.operationDeadline)" }
+    }
+
     private static func isConnectionError(_ error: any Error) -> Bool {
+        if error is DeadlinePassed || error is ConnectionClosed { return true }
         if let error = error as? PostgresTransactionError {
             return [error.beginError, error.closureError, error.commitError, error.rollbackError]
                 .compactMap { $0 }.contains(where: isConnectionError)
@@ -451,6 +543,30 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
             }
         }
         if let error = error as? IOError { return error.description }
+        if let error = error as? DeadlinePassed { return error.description }
+        if let error = error as? ConnectionClosed { return error.description }
         return "\(error)"
+    }
+}
+
+/// A promise completed once, by whichever of an operation and its deadline ends first.
+final class Once<Value: Sendable>: Sendable {
+    private let promise: EventLoopPromise<Value>
+    private let settled = Atomic<Bool>(false)
+
+    init(_ promise: EventLoopPromise<Value>) { self.promise = promise }
+
+    var done: Bool { settled.load(ordering: .acquiring) }
+
+    func succeed(_ value: Value) {
+        if settled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
+            promise.succeed(value)
+        }
+    }
+
+    func fail(_ error: any Error) {
+        if settled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
+            promise.fail(error)
+        }
     }
 }

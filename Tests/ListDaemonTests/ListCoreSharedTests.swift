@@ -1,0 +1,130 @@
+import ListFileFormat
+import ListModel
+import ListRPC
+import Testing
+
+@testable import ListDaemon
+
+/// The core with a shared store (`--share`): others' changes taken in, an append others got
+/// ahead of decided again, a save kept while the server is gone, a COMMIT in doubt. Pure: events
+/// in, actions out.
+@Suite struct ListCoreSharedTests {
+    typealias Core = ListCoreTests
+    static let other = ChangeOrigin.client(pid: 9, uid: 9, name: "upstairs")
+
+    /// The core of `ListCoreTests` with no delegate: every edit is decided by the rules.
+    static func core() -> ListCore {
+        var core = Core.core()
+        core.delegates = []
+        return core
+    }
+
+    /// `edits` made on another machine on top of `book`, as that machine committed them.
+    static func remote(_ edits: [ListEdit], on book: ListBook) -> [RemoteChange] {
+        var book = book
+        return edits.compactMap { edit in
+            (try? book.applyRecorded(edit, at: Core.time, origin: other))?.map {
+                RemoteChange(record: $0.record, machine: "upstairs:/lists.md")
+            }
+        }
+    }
+
+    static func reads(_ actions: [CoreAction]) -> Bool {
+        actions.contains { if case .readFile = $0 { true } else { false } }
+    }
+
+    @Test func changesCommittedElsewhereArePublishedAndShownButNotWhileAnAppendIsOut() throws {
+        var core = Self.core()
+        let tea = Self.remote([.addItem("tea", to: .id(1))], on: core.durable)
+        let takenTea = core.remoteCommitted(tea, now: Core.now)
+        let taken = try #require(takenTea)
+        guard case .publish(let changes, let records, let book)? = taken.first else {
+            Issue.record("published first: \(taken)")
+            return
+        }
+        #expect(changes.map(\.revision) == [2])
+        #expect(records == tea.map(\.record))
+        #expect(book.lists[0].items == ["milk", "tea"])
+        #expect(core.durable.lists[0].items == ["milk", "tea"] && core.working == core.durable)
+        #expect(core.file.dirty, "the list file is to show them")
+
+        _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Core.client, at: Core.time)
+        #expect(Core.appends(core.commit()).count == 1)
+        let eggs = Self.remote([.addItem("eggs", to: .id(1))], on: core.durable)
+        let whileOut = core.remoteCommitted(eggs, now: Core.now)
+        #expect(whileOut == nil, "not while this listd's own append is out")
+        // Nor changes that do not follow the durable lists (a fetch something overtook).
+        _ = core.appended(now: Core.now)
+        let overtaken = core.remoteCommitted(eggs, now: Core.now)
+        #expect(overtaken == nil)
+    }
+
+    @Test func anAppendOthersGotAheadOfIsDecidedAgainOnTheListsTheyLeave() {
+        var core = Self.core()
+        let before = core.durable
+        // Sent: bread; decided while it was out: eggs (its own batch, not yet sent).
+        _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Core.client, at: Core.time)
+        #expect(Core.appends(core.commit()).count == 1)
+        _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Core.client, at: Core.time)
+        #expect(Core.appends(core.commit()).isEmpty, "one append at a time")
+        // Another machine committed bread and tea first.
+        let remote = Self.remote([.addItem("bread", to: .id(1)), .addItem("tea", to: .id(1))], on: before)
+        let actions = core.appendBehind(remote, now: Core.now, at: Core.time)
+        guard case .publish(let changes, _, _)? = actions.first else {
+            Issue.record("theirs published first: \(actions)")
+            return
+        }
+        #expect(changes.map(\.revision) == [2, 3])
+        #expect(Core.replies(actions) == [1: "denied(“bread” is already on Groceries.)"], "theirs came first")
+        let sent = Core.appends(actions + core.commit())
+        #expect(sent.count == 1, "eggs, decided again, goes in the next append")
+        guard case .change(let record)? = sent.first?.first else {
+            Issue.record("a change: \(sent)")
+            return
+        }
+        #expect(record.revision == 4, "after theirs")
+        #expect(record.operation == .add(id: 1, item: "eggs", at: 3))
+        let appended = core.appended(now: Core.now)
+        #expect(Core.replies(appended) == [2: "ok [\"milk\", \"bread\", \"tea\", \"eggs\"]"])
+    }
+
+    @Test func aSaveWhoseAppendFindsTheServerGoneIsReadAgainOnlyOnceItIsBack() {
+        var core = Self.core()
+        let saved = Core.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
+        #expect(Core.appends(saved).count == 1)
+        let failed = core.appendFailed(.shareUnavailable(server: "listd@db:5432/lists", detail: "gone"))
+        #expect(!Self.reads(failed), "not read again while the server is gone (it would fail again, and again)")
+        #expect(core.file.heldForStore)
+        let touched = core.fileTouched()
+        #expect(!Self.reads(touched), "a further save waits too")
+        let due = core.writeDue(now: Core.now, force: true)
+        #expect(!due.contains { if case .renderFile = $0 { true } else { false } }, "and the person's file is not written over")
+        let back = core.storeIsBack(now: Core.now)
+        #expect(Self.reads(back), "read once the server is back")
+        #expect(!core.file.heldForStore)
+    }
+
+    @Test func aCommitInDoubtIsConfirmedOnlyOnceFoundMadeAndTheListsHaveIt() throws {
+        var core = Self.core()
+        let before = core.durable
+        _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Core.client, at: Core.time)
+        #expect(Core.appends(core.commit()).count == 1)
+        let failure = DaemonError.shareUnavailable(server: "listd@db:5432/lists", detail: "gone")
+        let failed = core.appendFailed(failure, inDoubt: 2)
+        #expect(Core.replies(failed).isEmpty, "neither confirmed nor refused while in doubt")
+        let made = core.inDoubtSettled(2, made: true)
+        #expect(made.isEmpty, "made, but not in the lists here yet")
+        var mine = before
+        let record = try #require(try mine.applyRecorded(.addItem("bread", to: .id(1)), at: Core.time, origin: Core.client))
+        let takenMine = core.remoteCommitted([RemoteChange(record: record.record, machine: "here")], now: Core.now)
+        let taken = try #require(takenMine)
+        #expect(Core.replies(taken) == [1: "ok [\"milk\", \"bread\"]"])
+
+        _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Core.client, at: Core.time)
+        #expect(Core.appends(core.commit()).count == 1)
+        _ = core.appendFailed(failure, inDoubt: 3)
+        let notMade = core.inDoubtSettled(3, made: false)
+        #expect(Core.replies(notMade).count == 1 && Core.replies(notMade).values.allSatisfy { $0.hasPrefix("unavailable") })
+        #expect(core.durable.lists[0].items == ["milk", "bread"])
+    }
+}
