@@ -64,21 +64,6 @@ private func withDelegates(
     }
 }
 
-/// Runs blocking socket calls on a thread of their own: blocking a thread of Swift's small
-/// cooperative pool would starve the delegates that must answer meanwhile. (An expectation that
-/// fails on that thread still fails the run; Swift Testing reports it under «unknown».)
-private func offThePool(_ body: @escaping @Sendable () throws -> Void) async throws {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        Thread.detachNewThread {
-            do {
-                try body()
-                continuation.resume()
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-    }
-}
 
 @Suite struct DelegateTests {
     @Test func twoDelegatesOneDenyingAndBothDenying() async throws {

@@ -451,3 +451,20 @@ func shell(in sandbox: Sandbox, _ command: String) throws {
     let run = try ChildProcess.run("/bin/sh", ["-c", "cd '\(sandbox.path)' && \(command)"])
     #expect(run.status == 0, "\(command): \(run.stderr)")
 }
+
+/// Runs blocking socket calls on a thread of their own: blocking a thread of Swift's small
+/// cooperative pool (two threads here) for seconds would starve whatever other tests run on it
+/// meanwhile, delegates that must answer within their timeout among them. (An expectation that
+/// fails on that thread still fails the run; Swift Testing reports it under «unknown».)
+func offThePool(_ body: @escaping @Sendable () throws -> Void) async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        Thread.detachNewThread {
+            do {
+                try body()
+                continuation.resume()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+}
