@@ -2,7 +2,12 @@
 /// list file edited by a person.
 public enum ChangeOrigin: Hashable, Sendable {
     case client(pid: Int32, uid: UInt32, name: String?)
-    case file
+    /// A person's save of the list file; `host` names the machine it was saved on when the
+    /// lists are shared between machines (`listd --share`).
+    case file(host: String?)
+
+    /// A person's save of this listd's list file.
+    public static var file: ChangeOrigin { .file(host: nil) }
 }
 
 extension ChangeOrigin: CustomStringConvertible {
@@ -12,14 +17,16 @@ extension ChangeOrigin: CustomStringConvertible {
             "\(name) (pid \(pid), uid \(uid))"
         case .client(let pid, let uid, nil):
             "pid \(pid) (uid \(uid))"
-        case .file:
+        case .file(nil):
             "the list file"
+        case .file(let host?):
+            "the list file on \(host)"
         }
     }
 }
 
 extension ChangeOrigin: Codable {
-    private enum CodingKeys: String, CodingKey { case kind, pid, uid, name }
+    private enum CodingKeys: String, CodingKey { case kind, pid, uid, name, host }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -31,7 +38,7 @@ extension ChangeOrigin: Codable {
                 name: try container.decodeIfPresent(String.self, forKey: .name)
             )
         case "file":
-            self = .file
+            self = .file(host: try container.decodeIfPresent(String.self, forKey: .host))
         case let other:
             throw DecodingError.dataCorruptedError(
                 forKey: .kind,
@@ -49,8 +56,9 @@ extension ChangeOrigin: Codable {
             try container.encode(pid, forKey: .pid)
             try container.encode(uid, forKey: .uid)
             try container.encodeIfPresent(name, forKey: .name)
-        case .file:
+        case .file(let host):
             try container.encode("file", forKey: .kind)
+            try container.encodeIfPresent(host, forKey: .host)
         }
     }
 }

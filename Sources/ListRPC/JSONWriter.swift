@@ -427,8 +427,12 @@ extension ChangeOrigin: JSONDirectlyWritable {
                 JSONWriter.Sink.writeString(name, into: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
-        case .file:
+        case .file(nil):
             bytes.append(contentsOf: #"{"kind":"file"}"#.utf8)
+        case .file(let host?):
+            bytes.append(contentsOf: #"{"kind":"file","host":"#.utf8)
+            JSONWriter.Sink.writeString(host, into: &bytes)
+            bytes.append(UInt8(ascii: "}"))
         }
     }
 }

@@ -88,10 +88,11 @@ func summary(_ entry: HistoryEntry) -> String {
     return text
 }
 
-/// `listctl, pid 4242, uid 1000`, or `list file`.
+/// `listctl, pid 4242, uid 1000`, or `list file` (`list file on kitchen` when shared).
 func originText(_ origin: ChangeOrigin) -> String {
     switch origin {
-    case .file: "list file"
+    case .file(nil): "list file"
+    case .file(let host?): "list file on \(host)"
     case .client(let pid, let uid, let name?): "\(name), pid \(pid), uid \(uid)"
     case .client(let pid, let uid, nil): "pid \(pid), uid \(uid)"
     }

@@ -28,159 +28,170 @@ import Testing
         return "#\(params["revision"] ?? "?") \(note["method"] ?? "?") \(list["id"] ?? "?") \(list["name"] ?? "?") \(changes)"
     }
 
-    @Test func aChangeOnOneMachineReachesTheOthersSubscribersAndFiles() throws {
-        let home = try Household()
-        let subscribers = try (1...2).map { machine in
-            let subscriber = try home.connect(machine)
-            _ = try subscriber.result("subscribe")
-            return subscriber
+    @Test func aChangeOnOneMachineReachesTheOthersSubscribersAndFiles() async throws {
+        try await offThePool {
+            let home = try Household()
+            let subscribers = try (1...2).map { machine in
+                let subscriber = try home.connect(machine)
+                _ = try subscriber.result("subscribe")
+                return subscriber
+            }
+            let kitchen = try home.connect(0)
+            let created = try kitchen.result("createList", ["name": "Groceries", "items": ["milk"]])
+            #expect(created["revision"] as? Int == 1)
+            for subscriber in subscribers {
+                #expect(Self.changeSummary(try subscriber.readObject()) == "#1 didCreateShoppingList 1 Groceries []")
+            }
+            let upstairs = try home.connect(1)
+            let added = try upstairs.result("addItem", ["list": "Groceries", "item": "eggs"])
+            #expect(added["items"] as? [String] == ["milk", "eggs"])
+            #expect(added["revision"] as? Int == 2, "one revision counter for every machine")
+            #expect(Self.changeSummary(try subscribers[1].readObject()) == "#2 didUpdateShoppingList 1 Groceries [\"add eggs\"]")
+            // Every machine's file shows it; every machine answers reads with it, and the same instance.
+            for machine in home.machines {
+                let text = try machine.sandbox.read { $0.contains("- [ ] eggs") }
+                #expect(text.contains("# Groceries <!-- listd id=1 -->\n- [ ] milk\n- [ ] eggs"), "\(text)")
+            }
+            let instances = try (0..<3).map { try home.connect($0).result("getLists")["instance"] as? String }
+            #expect(Set(instances).count == 1 && instances[0] != nil)
+            // A duplicate from another machine is denied by the same rules.
+            let error = try home.connect(2).error("addItem", ["list": "Groceries", "item": "MILK"])
+            #expect((error["data"] as? [String: Any])?["reason"] as? String == "itemExists")
         }
-        let kitchen = try home.connect(0)
-        let created = try kitchen.result("createList", ["name": "Groceries", "items": ["milk"]])
-        #expect(created["revision"] as? Int == 1)
-        for subscriber in subscribers {
-            #expect(Self.changeSummary(try subscriber.readObject()) == "#1 didCreateShoppingList 1 Groceries []")
-        }
-        let upstairs = try home.connect(1)
-        let added = try upstairs.result("addItem", ["list": "Groceries", "item": "eggs"])
-        #expect(added["items"] as? [String] == ["milk", "eggs"])
-        #expect(added["revision"] as? Int == 2, "one revision counter for every machine")
-        #expect(Self.changeSummary(try subscribers[1].readObject()) == "#2 didUpdateShoppingList 1 Groceries [\"add eggs\"]")
-        // Every machine's file shows it; every machine answers reads with it, and the same instance.
-        for machine in home.machines {
-            let text = try machine.sandbox.read { $0.contains("- [ ] eggs") }
-            #expect(text.contains("# Groceries <!-- listd id=1 -->\n- [ ] milk\n- [ ] eggs"), "\(text)")
-        }
-        let instances = try (0..<3).map { try home.connect($0).result("getLists")["instance"] as? String }
-        #expect(Set(instances).count == 1 && instances[0] != nil)
-        // A duplicate from another machine is denied by the same rules.
-        let error = try home.connect(2).error("addItem", ["list": "Groceries", "item": "MILK"])
-        #expect((error["data"] as? [String: Any])?["reason"] as? String == "itemExists")
     }
 
     /// Two machines add the same item at the same moment, many times over: exactly one confirm
     /// and one `itemExists` each time.
-    @Test func concurrentDuplicateAddsFromTwoMachinesGetExactlyOneConfirm() throws {
-        let home = try Household(machines: 2)
-        let clients = try (0..<2).map { try home.connect($0) }
-        _ = try clients[0].result("createList", ["name": "Groceries"])
-        _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
-        for round in 0..<40 {
-            let item = "item \(round)"
-            for client in clients {
-                try client.send(
-                    #"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Groceries","item":"\#(item)"}}"#
-                )
+    @Test func concurrentDuplicateAddsFromTwoMachinesGetExactlyOneConfirm() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            let clients = try (0..<2).map { try home.connect($0) }
+            _ = try clients[0].result("createList", ["name": "Groceries"])
+            _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
+            for round in 0..<40 {
+                let item = "item \(round)"
+                for client in clients {
+                    try client.send(
+                        #"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Groceries","item":"\#(item)"}}"#
+                    )
+                }
+                let replies = try clients.map { try $0.readObject() }
+                let confirmed = replies.filter { $0["result"] != nil }.count
+                let duplicates = replies.filter {
+                    (($0["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String == "itemExists"
+                }.count
+                #expect(confirmed == 1 && duplicates == 1, "round \(round): \(replies)")
             }
-            let replies = try clients.map { try $0.readObject() }
-            let confirmed = replies.filter { $0["result"] != nil }.count
-            let duplicates = replies.filter {
-                (($0["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String == "itemExists"
-            }.count
-            #expect(confirmed == 1 && duplicates == 1, "round \(round): \(replies)")
+            let lists = try (0..<2).map { try home.connect($0).result("getList", ["list": "Groceries"])["items"] as? [String] }
+            #expect(lists[0]?.count == 40)
+            #expect(lists[0] == lists[1])
         }
-        let lists = try (0..<2).map { try home.connect($0).result("getList", ["list": "Groceries"])["items"] as? [String] }
-        #expect(lists[0]?.count == 40)
-        #expect(lists[0] == lists[1])
     }
 
     /// 20 clients spread over three machines edit at once while two subscribers on each listen:
     /// all six hear the same gap-free sequence, and it replays to the lists every machine has.
-    @Test func twentyClientsOnThreeMachinesAndSixSubscribersAgreeOnEveryChange() throws {
-        let home = try Household()
-        _ = try home.connect(0).result("createList", ["name": "Groceries"])
-        let subscribers = try (0..<6).map { index in
-            let subscriber = try home.connect(index % 3)
-            let reply = try subscriber.result("subscribe", ["since": 0])
-            #expect(reply["revision"] as? Int ?? 0 >= 0)
-            return subscriber
-        }
-        let perClient = 15
-        let group = DispatchGroup()
-        let failures = Mutex<[String]>([])
-        for client in 0..<20 {
-            group.enter()
-            Thread.detachNewThread {
-                defer { group.leave() }
-                do {
-                    let connection = try home.connect(client % 3)
-                    for index in 0..<perClient {
-                        let item = "c\(client)-\(index)"
-                        _ = try connection.result("addItem", ["list": "Groceries", "item": item])
-                        if index % 3 == 2 { _ = try connection.result("checkItem", ["list": "Groceries", "item": item]) }
-                        if index % 5 == 4 { _ = try connection.result("removeItem", ["list": "Groceries", "item": item]) }
+    @Test func twentyClientsOnThreeMachinesAndSixSubscribersAgreeOnEveryChange() async throws {
+        try await offThePool {
+            let home = try Household()
+            _ = try home.connect(0).result("createList", ["name": "Groceries"])
+            let subscribers = try (0..<6).map { index in
+                let subscriber = try home.connect(index % 3)
+                let reply = try subscriber.result("subscribe", ["since": 0])
+                #expect(reply["revision"] as? Int ?? 0 >= 0)
+                return subscriber
+            }
+            let perClient = 15
+            let group = DispatchGroup()
+            let failures = Mutex<[String]>([])
+            for client in 0..<20 {
+                group.enter()
+                Thread.detachNewThread {
+                    defer { group.leave() }
+                    do {
+                        let connection = try home.connect(client % 3)
+                        for index in 0..<perClient {
+                            let item = "c\(client)-\(index)"
+                            _ = try connection.result("addItem", ["list": "Groceries", "item": item])
+                            if index % 3 == 2 { _ = try connection.result("checkItem", ["list": "Groceries", "item": item]) }
+                            if index % 5 == 4 { _ = try connection.result("removeItem", ["list": "Groceries", "item": item]) }
+                        }
+                    } catch {
+                        failures.withLock { $0.append("client \(client): \(error)") }
                     }
-                } catch {
-                    failures.withLock { $0.append("client \(client): \(error)") }
                 }
             }
-        }
-        try wait(for: group, "20 clients editing")
-        #expect(failures.withLock { $0 } == [])
-        let final = try home.connect(0).result("getList", ["list": "Groceries"])
-        let lastRevision = try #require(try home.connect(0).result("getLists")["revision"] as? Int)
-        var sequences: [[String]] = []
-        for subscriber in subscribers {
-            var heard: [String] = []
-            var items: [String] = []
-            var revision = 0
-            while revision < lastRevision {
-                let note = try subscriber.readObject()
-                let params = note["params"] as? [String: Any] ?? [:]
-                let next = params["revision"] as? Int ?? -1
-                #expect(next == revision + 1, "gap-free: \(revision) then \(next)")
-                revision = next
-                heard.append(Self.changeSummary(note))
-                items = (params["list"] as? [String: Any])?["items"] as? [String] ?? items
+            try wait(for: group, "20 clients editing")
+            #expect(failures.withLock { $0 } == [])
+            let final = try home.connect(0).result("getList", ["list": "Groceries"])
+            let lastRevision = try #require(try home.connect(0).result("getLists")["revision"] as? Int)
+            var sequences: [[String]] = []
+            for subscriber in subscribers {
+                var heard: [String] = []
+                var items: [String] = []
+                var revision = 0
+                while revision < lastRevision {
+                    let note = try subscriber.readObject()
+                    let params = note["params"] as? [String: Any] ?? [:]
+                    let next = params["revision"] as? Int ?? -1
+                    #expect(next == revision + 1, "gap-free: \(revision) then \(next)")
+                    revision = next
+                    heard.append(Self.changeSummary(note))
+                    items = (params["list"] as? [String: Any])?["items"] as? [String] ?? items
+                }
+                #expect(items == final["items"] as? [String], "the sequence ends in the lists every machine has")
+                sequences.append(heard)
             }
-            #expect(items == final["items"] as? [String], "the sequence ends in the lists every machine has")
-            sequences.append(heard)
-        }
-        #expect(Set(sequences.map { $0.joined(separator: "\n") }).count == 1, "all six heard the same sequence")
-        for machine in 1..<3 {
-            #expect(try home.connect(machine).result("getList", ["list": "Groceries"])["items"] as? [String] == final["items"] as? [String])
+            #expect(Set(sequences.map { $0.joined(separator: "\n") }).count == 1, "all six heard the same sequence")
+            for machine in 1..<3 {
+                #expect(try home.connect(machine).result("getList", ["list": "Groceries"])["items"] as? [String] == final["items"] as? [String])
+            }
         }
     }
 
-    @Test func aListdKilledAndRestartedCatchesUpOnWhatTheOthersDid() throws {
-        let home = try Household(machines: 2)
-        _ = try home.connect(0).result("createList", ["name": "Groceries", "items": ["milk"]])
-        _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
-        home.machines[1].kill()
-        for item in ["eggs", "bread", "tea"] { _ = try home.connect(0).result("addItem", ["list": "Groceries", "item": item]) }
-        _ = try home.connect(0).result("renameList", ["list": "Groceries", "name": "Food"])
-        try home.machines[1].start(arguments: ["--share", home.server.url()])
-        let upstairs = try home.connect(1)
-        let list = try upstairs.result("getList", ["list": "Food"])
-        #expect(list["items"] as? [String] == ["milk", "eggs", "bread", "tea"])
-        #expect(list["revision"] as? Int == 5)
-        let text = try home.machines[1].sandbox.read { $0.contains("# Food") && $0.contains("tea") }
-        #expect(text.contains("# Food <!-- listd id=1 -->\n- [ ] milk\n- [ ] eggs\n- [ ] bread\n- [ ] tea"), "\(text)")
-        // A subscriber resumes from before the restart, across machines.
-        let history = try upstairs.result("getHistory", ["since": 1])
-        #expect((history["changes"] as? [[String: Any]])?.count == 4)
+    @Test func aListdKilledAndRestartedCatchesUpOnWhatTheOthersDid() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            _ = try home.connect(0).result("createList", ["name": "Groceries", "items": ["milk"]])
+            _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
+            home.machines[1].kill()
+            for item in ["eggs", "bread", "tea"] { _ = try home.connect(0).result("addItem", ["list": "Groceries", "item": item]) }
+            _ = try home.connect(0).result("renameList", ["list": "Groceries", "name": "Food"])
+            try home.machines[1].start(arguments: ["--share", home.server.url()])
+            let upstairs = try home.connect(1)
+            let list = try upstairs.result("getList", ["list": "Food"])
+            #expect(list["items"] as? [String] == ["milk", "eggs", "bread", "tea"])
+            #expect(list["revision"] as? Int == 5)
+            let text = try home.machines[1].sandbox.read { $0.contains("# Food") && $0.contains("tea") }
+            #expect(text.contains("# Food <!-- listd id=1 -->\n- [ ] milk\n- [ ] eggs\n- [ ] bread\n- [ ] tea"), "\(text)")
+            // A subscriber resumes from before the restart, across machines.
+            let history = try upstairs.result("getHistory", ["since": 1])
+            #expect((history["changes"] as? [[String: Any]])?.count == 4)
+        }
     }
 
     /// A person's save in real vim on one machine shows in the other machines' files, as a
     /// change with origin `file`.
-    @Test func aSaveInVimOnOneMachineAppearsInTheOtherMachinesFiles() throws {
-        let home = try Household()
-        _ = try home.connect(0).result("createList", ["name": "Groceries", "items": ["milk"]])
-        for machine in home.machines { _ = try machine.sandbox.read { $0.contains("- [ ] milk") } }
-        let subscriber = try home.connect(2)
-        _ = try subscriber.result("subscribe")
-        try shell(in: home.machines[1].sandbox, "vim -Nu NONE -n -es -c '%s/^- \\[ \\] milk$/- [x] milk\\r- [ ] bread/' -c 'wq' lists.md")
-        var heard: [String] = []
-        for _ in 0..<2 {
-            let note = try subscriber.readObject()
-            let origin = (note["params"] as? [String: Any])?["origin"] as? [String: Any]
-            #expect(origin?["kind"] as? String == "file")
-            heard.append(Self.changeSummary(note))
-        }
-        #expect(heard.sorted() == ["#2 didUpdateShoppingList 1 Groceries [\"check milk\"]", "#3 didUpdateShoppingList 1 Groceries [\"add bread\"]"].sorted())
-        for machine in [0, 2] {
-            let text = try home.machines[machine].sandbox.read { $0.contains("- [ ] bread") }
-            #expect(text.contains("- [x] milk\n- [ ] bread"), "machine \(machine): \(text)")
+    @Test func aSaveInVimOnOneMachineAppearsInTheOtherMachinesFiles() async throws {
+        try await offThePool {
+            let home = try Household()
+            _ = try home.connect(0).result("createList", ["name": "Groceries", "items": ["milk"]])
+            for machine in home.machines { _ = try machine.sandbox.read { $0.contains("- [ ] milk") } }
+            let subscriber = try home.connect(2)
+            _ = try subscriber.result("subscribe")
+            try shell(in: home.machines[1].sandbox, "vim -Nu NONE -n -es -c '%s/^- \\[ \\] milk$/- [x] milk\\r- [ ] bread/' -c 'wq' lists.md")
+            var heard: [String] = []
+            for _ in 0..<2 {
+                let note = try subscriber.readObject()
+                let origin = (note["params"] as? [String: Any])?["origin"] as? [String: Any]
+                #expect(origin?["kind"] as? String == "file")
+                #expect(origin?["host"] as? String == ProcessInfo.processInfo.hostName, "the machine it was saved on")
+                heard.append(Self.changeSummary(note))
+            }
+            #expect(heard.sorted() == ["#2 didUpdateShoppingList 1 Groceries [\"check milk\"]", "#3 didUpdateShoppingList 1 Groceries [\"add bread\"]"].sorted())
+            for machine in [0, 2] {
+                let text = try home.machines[machine].sandbox.read { $0.contains("- [ ] bread") }
+                #expect(text.contains("- [x] milk\n- [ ] bread"), "machine \(machine): \(text)")
+            }
         }
     }
 
@@ -188,128 +199,165 @@ import Testing
     /// meanwhile edits are denied `unavailable`, reads go on, `hello` says so; nothing confirmed
     /// is lost, nothing denied is made, a person's save made meanwhile is taken in once the
     /// server is back, and a subscriber hears every change gap-free.
-    @Test func theServerKilledInTheMiddleOfEditsLosesNothingConfirmed() throws {
-        let home = try Household(machines: 2)
-        _ = try home.connect(0).result("createList", ["name": "Groceries"])
-        _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
-        let subscriber = try home.connect(1)
-        _ = try subscriber.result("subscribe", ["since": 0])
-        struct Outcomes {
-            var confirmed: Set<String> = []
-            var unavailable: Set<String> = []
-            var other: [String] = []
-        }
-        let outcomes = Mutex(Outcomes())
-        let stop = Atomic<Bool>(false)
-        let group = DispatchGroup()
-        for editor in 0..<4 {
-            group.enter()
-            Thread.detachNewThread {
-                defer { group.leave() }
-                guard let connection = try? home.connect(editor % 2) else { return }
-                var index = 0
-                while !stop.load(ordering: .relaxed) {
-                    let item = "e\(editor)-\(index)"
-                    index += 1
-                    guard let reply = try? connection.call("addItem", ["list": "Groceries", "item": item]) else {
-                        outcomes.withLock { $0.other.append("\(item): no reply") }
-                        return
-                    }
-                    let reason = ((reply["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String
-                    outcomes.withLock { outcomes in
-                        if reply["result"] != nil {
-                            outcomes.confirmed.insert(item)
-                        } else if reason == "unavailable" {
-                            outcomes.unavailable.insert(item)
-                        } else {
-                            outcomes.other.append("\(item): \(reply)")
+    @Test func theServerKilledInTheMiddleOfEditsLosesNothingConfirmed() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            _ = try home.connect(0).result("createList", ["name": "Groceries"])
+            _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
+            let subscriber = try home.connect(1)
+            _ = try subscriber.result("subscribe", ["since": 0])
+            struct Outcomes {
+                var confirmed: Set<String> = []
+                var unavailable: Set<String> = []
+                var other: [String] = []
+            }
+            let outcomes = Mutex(Outcomes())
+            let stop = Atomic<Bool>(false)
+            let group = DispatchGroup()
+            for editor in 0..<4 {
+                group.enter()
+                Thread.detachNewThread {
+                    defer { group.leave() }
+                    guard let connection = try? home.connect(editor % 2) else { return }
+                    var index = 0
+                    while !stop.load(ordering: .relaxed) {
+                        let item = "e\(editor)-\(index)"
+                        index += 1
+                        guard let reply = try? connection.call("addItem", ["list": "Groceries", "item": item]) else {
+                            outcomes.withLock { $0.other.append("\(item): no reply") }
+                            return
                         }
+                        let reason = ((reply["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String
+                        outcomes.withLock { outcomes in
+                            if reply["result"] != nil {
+                                outcomes.confirmed.insert(item)
+                            } else if reason == "unavailable" {
+                                outcomes.unavailable.insert(item)
+                            } else {
+                                outcomes.other.append("\(item): \(reply)")
+                            }
+                        }
+                        if reason == "unavailable" { usleep(20_000) }
                     }
-                    if reason == "unavailable" { usleep(20_000) }
                 }
             }
-        }
-        defer { stop.store(true, ordering: .relaxed) }
-        func confirmedCount() -> Int { outcomes.withLock { $0.confirmed.count } }
-        func within(_ seconds: Double, _ what: String, _ condition: () throws -> Bool) throws {
-            let deadline = Date().addingTimeInterval(seconds)
-            while try !condition() {
-                guard Date() < deadline else { throw TestFailure("not within \(seconds) s: \(what)") }
-                usleep(10_000)
+            defer { stop.store(true, ordering: .relaxed) }
+            func confirmedCount() -> Int { outcomes.withLock { $0.confirmed.count } }
+            func within(_ seconds: Double, _ what: String, _ condition: () throws -> Bool) throws {
+                let deadline = Date().addingTimeInterval(seconds)
+                while try !condition() {
+                    guard Date() < deadline else { throw TestFailure("not within \(seconds) s: \(what)") }
+                    usleep(10_000)
+                }
+            }
+            try within(20, "some edits confirmed") { confirmedCount() >= 20 }
+                    print("STEP 0")
+    home.server.kill()
+            func share(_ machine: Int) throws -> [String: Any] {
+                try home.connect(machine).result("hello")["share"] as? [String: Any] ?? [:]
+            }
+            try within(20, "both machines see the server gone") {
+                try share(0)["connected"] as? Bool == false && share(1)["connected"] as? Bool == false
+            }
+            #expect((try share(0)["server"] as? String)?.hasPrefix("listd@") == true)
+            let denied = try home.connect(0).error("addItem", ["list": "Groceries", "item": "during the outage"])
+            #expect((denied["data"] as? [String: Any])?["reason"] as? String == "unavailable")
+            #expect(denied["code"] as? Int == 1101)
+            #expect((denied["message"] as? String)?.contains("cannot reach the shared lists at listd@") == true, "\(denied)")
+            let during = try home.connect(1).result("getList", ["list": "Groceries"])
+            #expect((during["items"] as? [String])?.isEmpty == false, "reads go on from the lists as last seen")
+            let lists = try home.connect(1).result("getLists")
+            #expect((lists["share"] as? [String: Any])?["connected"] as? Bool == false)
+            // A person's save while the server is gone: taken in once it is back.
+            _ = try home.machines[1].sandbox.read { $0.contains("- [ ] e") }
+            try shell(in: home.machines[1].sandbox, "printf -- '- [ ] saved meanwhile\\n' >> lists.md")
+            usleep(300_000)
+            #expect(try home.machines[1].sandbox.read().contains("saved meanwhile"), "the person's save is not overwritten")
+
+            try home.server.start()
+            try within(20, "both machines connected again") {
+                try share(0)["connected"] as? Bool == true && share(1)["connected"] as? Bool == true
+            }
+            let before = confirmedCount()
+            try within(20, "edits confirmed again") { confirmedCount() >= before + 20 }
+            stop.store(true, ordering: .relaxed)
+            try wait(for: group, "the editors")
+            try within(10, "the save made meanwhile is taken in: \((try? home.machines[1].sandbox.read()) ?? "")\n\(home.machines[1].logOutput.suffix(3000))") {
+                (try home.connect(0).result("getList", ["list": "Groceries"])["items"] as? [String] ?? []).contains("saved meanwhile")
+            }
+            let items = Set(try home.connect(0).result("getList", ["list": "Groceries"])["items"] as? [String] ?? [])
+            let result = outcomes.withLock { $0 }
+            #expect(result.other == [])
+            #expect(result.unavailable.count > 0, "some edits were refused while the server was gone")
+            #expect(result.confirmed.isSubset(of: items), "nothing confirmed is lost: \(result.confirmed.subtracting(items))")
+            #expect(result.unavailable.isDisjoint(with: items), "nothing denied was made: \(result.unavailable.intersection(items))")
+            let last = try #require(try home.connect(1).result("getLists")["revision"] as? Int)
+            let onEach = try (0..<2).map { try home.connect($0).result("getList", ["list": "Groceries"])["items"] as? [String] }
+            #expect(onEach[0] == onEach[1], "both machines have the same lists")
+            var revision = 1
+            _ = try subscriber.readObject()  // #1, the create
+            while revision < last {
+                let note = try subscriber.readObject()
+                let next = (note["params"] as? [String: Any])?["revision"] as? Int ?? -1
+                #expect(next == revision + 1, "gap-free through the outage: \(revision) then \(next)")
+                revision = next
             }
         }
-        try within(20, "some edits confirmed") { confirmedCount() >= 20 }
-                print("STEP 0")
-home.server.kill()
-        func share(_ machine: Int) throws -> [String: Any] {
-            try home.connect(machine).result("hello")["share"] as? [String: Any] ?? [:]
-        }
-        try within(20, "both machines see the server gone") {
-            try share(0)["connected"] as? Bool == false && share(1)["connected"] as? Bool == false
-        }
-        #expect((try share(0)["server"] as? String)?.hasPrefix("listd@") == true)
-        let denied = try home.connect(0).error("addItem", ["list": "Groceries", "item": "during the outage"])
-        #expect((denied["data"] as? [String: Any])?["reason"] as? String == "unavailable")
-        #expect(denied["code"] as? Int == 1101)
-        #expect((denied["message"] as? String)?.contains("cannot reach the shared lists at listd@") == true, "\(denied)")
-        let during = try home.connect(1).result("getList", ["list": "Groceries"])
-        #expect((during["items"] as? [String])?.isEmpty == false, "reads go on from the lists as last seen")
-        let lists = try home.connect(1).result("getLists")
-        #expect((lists["share"] as? [String: Any])?["connected"] as? Bool == false)
-        // A person's save while the server is gone: taken in once it is back.
-        _ = try home.machines[1].sandbox.read { $0.contains("- [ ] e") }
-        try shell(in: home.machines[1].sandbox, "printf -- '- [ ] saved meanwhile\\n' >> lists.md")
-        usleep(300_000)
-        #expect(try home.machines[1].sandbox.read().contains("saved meanwhile"), "the person's save is not overwritten")
+    }
 
-        try home.server.start()
-        try within(20, "both machines connected again") {
-            try share(0)["connected"] as? Bool == true && share(1)["connected"] as? Bool == true
-        }
-        let before = confirmedCount()
-        try within(20, "edits confirmed again") { confirmedCount() >= before + 20 }
-        stop.store(true, ordering: .relaxed)
-        try wait(for: group, "the editors")
-        try within(10, "the save made meanwhile is taken in: \((try? home.machines[1].sandbox.read()) ?? "")\n\(home.machines[1].logOutput.suffix(3000))") {
-            (try home.connect(0).result("getList", ["list": "Groceries"])["items"] as? [String] ?? []).contains("saved meanwhile")
-        }
-        let items = Set(try home.connect(0).result("getList", ["list": "Groceries"])["items"] as? [String] ?? [])
-        let result = outcomes.withLock { $0 }
-        #expect(result.other == [])
-        #expect(result.unavailable.count > 0, "some edits were refused while the server was gone")
-        #expect(result.confirmed.isSubset(of: items), "nothing confirmed is lost: \(result.confirmed.subtracting(items))")
-        #expect(result.unavailable.isDisjoint(with: items), "nothing denied was made: \(result.unavailable.intersection(items))")
-        let last = try #require(try home.connect(1).result("getLists")["revision"] as? Int)
-        let onEach = try (0..<2).map { try home.connect($0).result("getList", ["list": "Groceries"])["items"] as? [String] }
-        #expect(onEach[0] == onEach[1], "both machines have the same lists")
-        var revision = 1
-        _ = try subscriber.readObject()  // #1, the create
-        while revision < last {
+    /// A listd that kept lists of its own attaches to shared ones: its lists are proposed as a
+    /// person's save would be. A new one becomes a shared list; one whose name is taken is not
+    /// taken, is said, and stays in its file, marked, with its items: nothing is lost silently.
+    @Test func aListdWithListsOfItsOwnAttachesWithoutLosingThem() async throws {
+        try await offThePool {
+            let server = try PostgresServer()
+            let kitchen = try Daemon.start(in: try Sandbox(), arguments: ["--share", server.url()])
+            _ = try LineConnection(path: kitchen.sandbox.socket).result("createList", ["name": "Groceries", "items": ["milk"]])
+            let upstairs = try Daemon.start(in: try Sandbox())
+            let local = try LineConnection(path: upstairs.sandbox.socket)
+            _ = try local.result("createList", ["name": "Groceries", "items": ["eggs"]])
+            _ = try local.result("createList", ["name": "Hardware", "items": ["nails"]])
+            _ = try upstairs.sandbox.read { $0.contains("- [ ] nails") }
+            upstairs.stop()
+            let subscriber = try LineConnection(path: kitchen.sandbox.socket)
+            _ = try subscriber.result("subscribe", ["events": ["didCreateShoppingList"]])
+
+            try upstairs.start(arguments: ["--share", server.url()])
             let note = try subscriber.readObject()
-            let next = (note["params"] as? [String: Any])?["revision"] as? Int ?? -1
-            #expect(next == revision + 1, "gap-free through the outage: \(revision) then \(next)")
-            revision = next
+            #expect(Self.changeSummary(note) == "#2 didCreateShoppingList 2 Hardware []")
+            let origin = (note["params"] as? [String: Any])?["origin"] as? [String: Any]
+            #expect(origin?["kind"] as? String == "file")
+            #expect(origin?["host"] as? String == ProcessInfo.processInfo.hostName, "which machine's file")
+            let shared = try LineConnection(path: kitchen.sandbox.socket).result("getLists")
+            let names = (shared["lists"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            #expect(names == ["Groceries", "Hardware"])
+            let text = try upstairs.sandbox.read { $0.contains("not taken") && $0.contains("- [ ] milk") }
+            #expect(text.contains("There is already a list called “Groceries”"), "\(text)")
+            #expect(text.contains("You wrote: - [ ] eggs"), "its item is kept in its file: \(text)")
+            #expect(text.contains("- [ ] nails") && text.contains("- [ ] milk"), "\(text)")
         }
     }
 
     /// A bad URL, a wrong password, a database that does not exist: listd says so in a sentence
     /// and exits, with no stack trace.
-    @Test func aServerListdCannotUseIsSaidPlainly() throws {
-        let server = try PostgresServer()
-        let cases: [(url: String, says: String)] = [
-            ("mysql://listd@localhost/lists", "is not a PostgreSQL URL"),
-            ("postgresql://listd:secret@/lists?host=\(server.directory)&sslmode=sometimes", "sslmode “sometimes”"),
-            (server.url(password: "Tr0ub4dor"), "password authentication failed for user \"listd\""),
-            (server.url(database: "nothing"), "database \"nothing\" does not exist"),
-            ("postgresql://listd:secret@/lists?host=/nonexistent", "cannot use the shared lists at listd@/nonexistent/.s.PGSQL.5432/lists"),
-        ]
-        for (url, says) in cases {
-            let daemon = Daemon(try Sandbox())
-            let status = try daemon.startExpectingExit(arguments: ["--share", url])
-            #expect(status != 0, "\(url)")
-            #expect(daemon.logOutput.contains(says), "\(url): \(daemon.logOutput)")
-            #expect(!daemon.logOutput.contains("Tr0ub4dor") && !daemon.logOutput.contains("secret"), "no password is written: \(daemon.logOutput)")
-            #expect(!daemon.logOutput.contains("Fatal error") && !daemon.logOutput.contains("Stack dump"))
+    @Test func aServerListdCannotUseIsSaidPlainly() async throws {
+        try await offThePool {
+            let server = try PostgresServer()
+            let cases: [(url: String, says: String)] = [
+                ("mysql://listd@localhost/lists", "is not a PostgreSQL URL"),
+                ("postgresql://listd:secret@/lists?host=\(server.directory)&sslmode=sometimes", "sslmode “sometimes”"),
+                (server.url(password: "Tr0ub4dor"), "password authentication failed for user \"listd\""),
+                (server.url(database: "nothing"), "database \"nothing\" does not exist"),
+                ("postgresql://listd:secret@/lists?host=/nonexistent", "cannot use the shared lists at listd@/nonexistent/.s.PGSQL.5432/lists"),
+            ]
+            for (url, says) in cases {
+                let daemon = Daemon(try Sandbox())
+                let status = try daemon.startExpectingExit(arguments: ["--share", url])
+                #expect(status != 0, "\(url)")
+                #expect(daemon.logOutput.contains(says), "\(url): \(daemon.logOutput)")
+                #expect(!daemon.logOutput.contains("Tr0ub4dor") && !daemon.logOutput.contains("secret"), "no password is written: \(daemon.logOutput)")
+                #expect(!daemon.logOutput.contains("Fatal error") && !daemon.logOutput.contains("Stack dump"))
+            }
         }
     }
 }

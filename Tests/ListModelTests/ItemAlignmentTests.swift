@@ -66,7 +66,7 @@ import Testing
 @Suite struct PositionAndOrderTests {
     @Test func addAtAPositionInserts() throws {
         var book = ListBook()
-        let origin = ChangeOrigin.file
+        let origin: ChangeOrigin = .file
         _ = try book.apply(.createList(name: "A", items: ["a", "c"]), at: .epoch, origin: origin)
         _ = try book.apply(.addItem("b", to: .id(1), at: 1), at: .epoch, origin: origin)
         _ = try book.apply(.addItem("z", to: .id(1), at: 99), at: .epoch, origin: origin)

@@ -231,7 +231,11 @@ extension ListCore {
 
     /// Asks for a rewrite once the file has lagged `fileWriteDelay`, or a timer for it.
     mutating func scheduleWrite(now: ContinuousClock.Instant, force: Bool = false, into actions: inout [CoreAction]) {
-        guard file.dirty, save == nil, file.invalidOffset == nil, !file.writeInFlight, !file.readInFlight, !file.heldForStore
+        // Nor while a save's changes are on their way to the store: the durable lists lack them
+        // yet, and the file would lose the person's lines until they are (a shared store's
+        // append completes after the pass; `appended` schedules the write).
+        guard file.dirty, save == nil, file.invalidOffset == nil, !file.writeInFlight, !file.readInFlight,
+            !file.heldForStore, inFlight?.fileBefore == nil, open.fileBefore == nil
         else {
             return
         }

@@ -111,7 +111,7 @@ extension ListCore {
             {
                 // Asked about on the lists as they are before it; applied once allowed (`record`).
                 var trial = book
-                switch Result(catching: { () throws(ListError) in try trial.apply(edit, at: time, origin: .file) }) {
+                switch Result(catching: { () throws(ListError) in try trial.apply(edit, at: time, origin: fileOrigin) }) {
                 case .failure:
                     current.decisions[index] = .broke
                     continue
@@ -122,7 +122,7 @@ extension ListCore {
                     break
                 }
                 let list = edit.target.flatMap { try? book.list($0) }
-                let params = DelegateQuestionParams(edit, list: list, origin: .file, revision: book.revision)
+                let params = DelegateQuestionParams(edit, list: list, origin: fileOrigin, revision: book.revision)
                 asking.insert(.saveEdit(save: current.id, index: index))
                 actions.append(
                     .ask(.saveEdit(save: current.id, index: index), question, params, list: list?.id, name: params.name)
@@ -130,7 +130,7 @@ extension ListCore {
                 return
             }
             // No delegate asked (or a moved line: nothing to ask): the rules decide, in place.
-            switch Result(catching: { () throws(ListError) in try book.applyRecorded(edit, at: time, origin: .file) }) {
+            switch Result(catching: { () throws(ListError) in try book.applyRecorded(edit, at: time, origin: fileOrigin) }) {
             case .failure: current.decisions[index] = .broke
             case .success(nil): current.decisions[index] = .unchanged
             case .success(.some): current.decisions[index] = .allowed
@@ -154,7 +154,7 @@ extension ListCore {
             current.decisions[index] = .refused(message)
             let book = current.partBooks[key] ?? working
             let list = edit.target.flatMap { try? book.list($0) }
-            let params = DelegateQuestionParams(edit, list: list, origin: .file, revision: book.revision)
+            let params = DelegateQuestionParams(edit, list: list, origin: fileOrigin, revision: book.revision)
             actions.append(
                 .announceDenial(
                     DeniedChangeParams(
@@ -170,7 +170,7 @@ extension ListCore {
             // In place, with no other copy alive (see `advanceSave`).
             var book = current.partBooks.removeValue(forKey: key) ?? working
             save = nil
-            _ = try? book.applyRecorded(edit, at: time, origin: .file)
+            _ = try? book.applyRecorded(edit, at: time, origin: fileOrigin)
             current.partBooks[key] = book
         }
         save = current
@@ -244,7 +244,7 @@ extension ListCore {
                 continue  // cut from this list, refused where it was pasted: it stays here
             }
             do throws(ListError) {
-                let applied = try book.applyRecorded(fileEdit.edit, at: time, origin: .file)
+                let applied = try book.applyRecorded(fileEdit.edit, at: time, origin: fileOrigin)
                 if case .broke = current.decisions[index], applied != nil {
                     stale = true  // it broke a rule when it came up, and passes now: ask first
                     break

@@ -89,6 +89,8 @@ struct ListCore {
     /// `commit()`, which the owner calls once per pass of its loop, so every edit decided in a
     /// pass shares one append (one `fdatasync`), as Redis does with the commands of one tick.
     var commitsEachEvent = true
+    /// The origin of a person's save: with the machine's host name when the lists are shared.
+    var fileOrigin: ChangeOrigin = .file
 
     init(recovered: RecoveredLists, filePath: String) {
         durable = recovered.book

@@ -120,8 +120,9 @@ struct JournalEntries: Sendable {
         case .client(let pid, let uid, let name):
             metadata = ["origin": "client", "client_pid": "\(pid)", "client_uid": "\(uid)"]
             if let name { metadata["client_name"] = "\(name)" }
-        case .file:
+        case .file(let host):
             metadata = ["origin": "file"]
+            if let host { metadata["file_host"] = "\(host)" }
         }
         if let list {
             metadata["list_id"] = "\(list.id)"

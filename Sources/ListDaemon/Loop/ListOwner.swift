@@ -93,6 +93,10 @@ public final class ListOwner: Service, @unchecked Sendable {
         var fileBytes = fileBytes
         core = ListCore(recovered: recovered, filePath: storage.path)
         core.commitsEachEvent = false
+        if persistence is SharedPersistence {
+            // Every machine's subscribers hear which machine's file a person saved.
+            core.fileOrigin = .file(host: ProcessInfo.processInfo.hostName)
+        }
 
         if recovered.isFirstStart, fileBytes == nil {
             // A new file tells the person what it is.

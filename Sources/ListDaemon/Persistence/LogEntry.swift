@@ -116,11 +116,15 @@ enum LogEntry: Sendable, Hashable {
     }
 
     /// `{"kind":"client","pid":…,"uid":…,"name":…}` (no name when there is none) or
-    /// `{"kind":"file"}`, as `ChangeOrigin`'s `Codable` writes it.
+    /// `{"kind":"file"}` (with `"host"` when shared), as `ChangeOrigin`'s `Codable` writes it.
     private static func write(_ origin: ChangeOrigin, into bytes: inout [UInt8]) {
         switch origin {
-        case .file:
+        case .file(nil):
             bytes.append(contentsOf: #"{"kind":"file"}"#.utf8)
+        case .file(let host?):
+            bytes.append(contentsOf: #"{"kind":"file","host":"#.utf8)
+            JSONWriter.write(.string(host), into: &bytes)
+            bytes.append(UInt8(ascii: "}"))
         case .client(let pid, let uid, let name):
             bytes.append(contentsOf: #"{"kind":"client","pid":\#(pid),"uid":\#(uid)"#.utf8)
             if let name {
@@ -229,7 +233,7 @@ extension ChangeOrigin {
     fileprivate init?(stored: JSONValue) {
         switch stored["kind"]?.stringValue {
         case "file":
-            self = .file
+            self = .file(host: stored["host"]?.stringValue)
         case "client":
             guard let pid = stored["pid"]?.integerValue.flatMap({ Int32(exactly: $0) }),
                 let uid = stored["uid"]?.integerValue.flatMap({ UInt32(exactly: $0) })
