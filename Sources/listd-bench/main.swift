@@ -15,7 +15,7 @@ let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksI
 let listdPath = binaries + "/listd"
 let listctlPath = binaries + "/listctl"
 let baselines = option("--baselines", ".build/bench")
-/// `--only 1,3`: just those sections (figures 1–7, bench/README.md); nothing is written then unless
+/// `--only 1,3`: just those sections (figures 1–8, bench/README.md); nothing is written then unless
 /// `--out` says where.
 let only = arguments.contains("--only") ? Set(option("--only", "").split(separator: ",").compactMap { Int($0) }) : nil
 func wanted(_ section: Int) -> Bool { only?.contains(section) ?? true }
@@ -792,6 +792,10 @@ if wanted(7) {
         met: restart.median <= 500
     )
 }
+
+// MARK: 8. Lists shared through PostgreSQL (Sharing.swift)
+
+if wanted(8) { try measureSharing() }
 
 // MARK: Results
 
