@@ -11,10 +11,10 @@ import Testing
         let server: PostgresServer
         var machines: [Daemon] = []
 
-        init(machines count: Int = 3) throws {
+        init(machines count: Int = 3, arguments: [String] = []) throws {
             server = try PostgresServer()
             for _ in 0..<count {
-                machines.append(try Daemon.start(in: try Sandbox(), arguments: ["--share", server.url()]))
+                machines.append(try Daemon.start(in: try Sandbox(), arguments: ["--share", server.url()] + arguments))
             }
         }
 
@@ -30,7 +30,7 @@ import Testing
 
     @Test func aChangeOnOneMachineReachesTheOthersSubscribersAndFiles() async throws {
         try await offThePool {
-            let home = try Household()
+            let home = try Household(arguments: ["--log", "stderr", "--log-level", "debug"])
             let subscribers = try (1...2).map { machine in
                 let subscriber = try home.connect(machine)
                 _ = try subscriber.result("subscribe")
@@ -57,6 +57,19 @@ import Testing
             // A duplicate from another machine is denied by the same rules.
             let error = try home.connect(2).error("addItem", ["list": "Groceries", "item": "MILK"])
             #expect((error["data"] as? [String: Any])?["reason"] as? String == "itemExists")
+            // History and undo span the machines: the third undoes what the second did.
+            let undone = try home.connect(2).result("undo", ["revision": 2])
+            #expect((undone["list"] as? [String: Any])?["items"] as? [String] == ["milk"])
+            #expect(Self.changeSummary(try subscribers[0].readObject()).hasPrefix("#2 "))
+            let note = try subscribers[0].readObject()
+            #expect(Self.changeSummary(note) == "#3 didUpdateShoppingList 1 Groceries [\"remove eggs\"]")
+            #expect((note["params"] as? [String: Any])?["undoes"] as? Int == 2)
+            // The journal: each machine logs its own changes in full, and others' at debug level
+            // with the machine they came from.
+            let upstairsFile = home.machines[1].sandbox.file
+            #expect(home.machines[0].logShows("added “eggs” to Groceries (revision 2, by pid"), "\(home.machines[0].logOutput.suffix(2000))")
+            #expect(home.machines[0].logShows(" on \(ProcessInfo.processInfo.hostName):"), "names the machine")
+            #expect(home.machines[0].logShows(upstairsFile), "…and its list file")
         }
     }
 
