@@ -30,11 +30,11 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
     let server: ShareServer
     /// This listd: its host and list file (`kitchen:/home/ann/.local/share/listd/lists.md`).
     let machine: String
-    private let configuration: PostgresConnection.Configuration
-    private let historyLimit: Int
-    private let logger: Logger
+    let configuration: PostgresConnection.Configuration
+    let historyLimit: Int
+    let logger: Logger
 
-    private struct State {
+    struct State {
         var connection: PostgresConnection?
         /// Why the last connection was lost or could not be made.
         var failure = ""
@@ -42,13 +42,13 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         var stopped = false
         var nextConnectionID = 1
     }
-    private let state = Mutex(State())
+    let state = Mutex(State())
     /// Another machine may have committed changes, or the server is back: catch up.
     let onWake = CallbackSlot<Void>()
     /// The connection was lost or made again.
     let onStatus = CallbackSlot<Bool>()
     /// Read at `open`, handed over once by `recover`.
-    private var loaded: Loaded?
+    var loaded: Loaded?
 
     /// A change that could not be made because others were committed first: `remote`, from the
     /// append's base on. Nothing of the append was written.
@@ -56,12 +56,12 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         var remote: [RemoteChange]
     }
 
-    private struct Loaded {
+    struct Loaded {
         var instance: String
         var records: [RemoteChange]
         /// What this machine's list file showed when it last noted it.
-        var fileDigest: String?
-        var fileRevision: Revision?
+        var fileDigest: String? = nil
+        var fileRevision: Revision? = nil
     }
 
     private init(server: ShareServer, machine: String, historyLimit: Int, logger: Logger) throws(DaemonError) {
@@ -141,9 +141,8 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
     // MARK: ListPersistence
 
     func recover(listFileDigest: String?) throws(DaemonError) -> RecoveredLists {
-        guard let loaded else { return RecoveredLists(
-            instance: nil, book: ListBook(), history: ChangeHistory(base: ListBook(), limit: historyLimit),
-            shownByFile: nil, lastShown: ListBook(), isFirstStart: true, problems: []) }
+        // Read by `open`; called once, before listd serves (the records are let go after).
+        let loaded = self.loaded ?? Loaded(instance: UUID().uuidString.lowercased(), records: [])
         self.loaded = nil
         var book = ListBook()
         var history = ChangeHistory(base: book, limit: historyLimit)
@@ -187,15 +186,17 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
             do {
                 try await self.write(entries, on: connection)
                 once.succeed(())
+            } catch let behind as Behind {
+                once.fail(behind)
+            } catch let notWritten as NotWritten {
+                once.fail(self.lost(connection, notWritten.underlying))
             } catch {
-                let transaction = error as? PostgresTransactionError
-                if let behind = transaction?.closureError as? Behind {
-                    once.fail(behind)
-                    return
-                }
                 let failure = self.lost(connection, error)
-                if transaction?.commitError != nil, case .change(let record)? = entries.first(where: \.isChange) {
-                    // COMMIT was sent and no answer came: it may have been made.
+                if Self.isConnectionError(error) || connection.isClosed,
+                    case .change(let record)? = entries.first(where: \.isChange)
+                {
+                    // The statement may have reached the server and committed before the
+                    // connection went: no way to tell from here.
                     let line = String(decoding: LogEntry.change(record).line, as: UTF8.self)
                     once.fail(InDoubt(revision: record.revision, line: line, failure: failure))
                 } else {
@@ -206,8 +207,8 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         return promise.futureResult
     }
 
-    /// An append whose COMMIT went unanswered: it may or may not have been made. `wasMade` tells,
-    /// once the server can be asked.
+    /// An append whose statement went unanswered (the connection went meanwhile): it may or may
+    /// not have been made. `wasMade` tells, once the server can be asked.
     struct InDoubt: Error, Sendable {
         /// Its first change's revision, and that change as it was written.
         var revision: Revision
@@ -288,264 +289,6 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
             let error = self.lost(connection, DeadlinePassed())
             once.fail(failure(error))
         }
-    }
-
-    // MARK: The database
-
-    private func write(_ entries: [LogEntry], on connection: PostgresConnection) async throws {
-        var records: [ChangeRecord] = []
-        var lines: [String] = []
-        var note: (digest: String, revision: Revision)?
-        for entry in entries {
-            switch entry {
-            case .change(let record):
-                records.append(record)
-                lines.append(String(decoding: entry.line, as: UTF8.self))
-            case .fileShows(let digest, let revision):
-                note = (digest, revision)
-            case .order, .fullChange:
-                break  // the order of lists is each machine's presentation; an old log's line is never written
-            }
-        }
-        let machine = self.machine
-        try await connection.withTransaction(logger: logger) { connection in
-            if let first = records.first, let last = records.last {
-                var committed = 0
-                for try await revision in try await connection.query(
-                    "SELECT revision FROM listd_state FOR UPDATE",
-                    logger: self.logger
-                ).decode(Int.self) {
-                    committed = revision
-                }
-                guard committed == first.revision - 1 else {
-                    throw Behind(remote: try await Self.changes(after: first.revision - 1, on: connection, logger: self.logger))
-                }
-                let revisions = records.map(\.revision)
-                try await connection.query(
-                    """
-                    INSERT INTO listd_changes (revision, machine, entry)
-                    SELECT r, \(machine), e FROM unnest(\(revisions)::bigint[], \(lines)::text[]) AS t(r, e)
-                    """,
-                    logger: self.logger
-                )
-                try await connection.query("UPDATE listd_state SET revision = \(last.revision)", logger: self.logger)
-                try await connection.query(
-                    "SELECT pg_notify(\(SharedSchema.channel), \(String(last.revision)))",
-                    logger: self.logger
-                )
-            }
-            if let note {
-                try await connection.query(
-                    """
-                    INSERT INTO listd_machines (machine, file_digest, file_revision)
-                    VALUES (\(machine), \(note.digest), \(note.revision))
-                    ON CONFLICT (machine) DO UPDATE SET file_digest = EXCLUDED.file_digest, file_revision = EXCLUDED.file_revision
-                    """,
-                    logger: self.logger
-                )
-            }
-        }
-    }
-
-    private static func changes(
-        after revision: Revision,
-        on connection: PostgresConnection,
-        logger: Logger
-    ) async throws -> [RemoteChange] {
-        var changes: [RemoteChange] = []
-        let rows = try await connection.query(
-            "SELECT revision, machine, entry FROM listd_changes WHERE revision > \(revision) ORDER BY revision",
-            logger: logger
-        )
-        for try await (revision, machine, entry) in rows.decode((Int, String, String).self) {
-            guard case .change(let record)? = LogEntry(line: Array(entry.utf8)), record.revision == revision else {
-                throw DaemonError.shareDamaged(server: "", revision: revision, detail: "the change cannot be read")
-            }
-            changes.append(RemoteChange(record: record, machine: machine))
-        }
-        return changes
-    }
-
-    private func connect() async throws -> PostgresConnection {
-        let id = state.withLock { state in
-            defer { state.nextConnectionID += 1 }
-            return state.nextConnectionID
-        }
-        return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
-    }
-
-    private func migrate(_ connection: PostgresConnection) async throws {
-        try await connection.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(SharedSchema.migrationLock))", logger: self.logger)
-            try await connection.query(
-                "CREATE TABLE IF NOT EXISTS listd_schema (version integer NOT NULL)",
-                logger: self.logger
-            )
-            var version = 0
-            for try await found in try await connection.query("SELECT version FROM listd_schema", logger: self.logger)
-                .decode(Int.self)
-            {
-                version = found
-            }
-            guard version <= SharedSchema.current else {
-                throw DaemonError.shareFailed(
-                    server: self.server.description,
-                    detail:
-                        "its tables are of version \(version), made by a newer listd; this one knows up to \(SharedSchema.current). Upgrade listd on this machine"
-                )
-            }
-            guard version < SharedSchema.current else { return }
-            for statements in SharedSchema.migrations[version...] {
-                for statement in statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
-                }
-            }
-            if version == 0 {
-                let instance = UUID().uuidString.lowercased()
-                try await connection.query(
-                    "INSERT INTO listd_state (instance, revision) VALUES (\(instance), 0)",
-                    logger: self.logger
-                )
-                try await connection.query("INSERT INTO listd_schema (version) VALUES (\(SharedSchema.current))", logger: self.logger)
-            } else {
-                try await connection.query("UPDATE listd_schema SET version = \(SharedSchema.current)", logger: self.logger)
-            }
-            self.logger.notice("created listd's tables (version \(SharedSchema.current)) in \(self.server.description)")
-        }
-    }
-
-    private func load(_ connection: PostgresConnection) async throws -> Loaded {
-        var instance = ""
-        for try await found in try await connection.query("SELECT instance FROM listd_state", logger: logger)
-            .decode(String.self)
-        {
-            instance = found
-        }
-        let records = try await Self.changes(after: 0, on: connection, logger: logger)
-        var digest: String?
-        var revision: Revision?
-        for try await (fileDigest, fileRevision) in try await connection.query(
-            "SELECT file_digest, file_revision FROM listd_machines WHERE machine = \(machine)",
-            logger: logger
-        ).decode((String, Int).self) {
-            digest = fileDigest
-            revision = fileRevision
-        }
-        return Loaded(instance: instance, records: records, fileDigest: digest, fileRevision: revision)
-    }
-
-    // MARK: The connection
-
-    /// Wakes the owner on every notification, until the connection goes (noticed as it closes,
-    /// so that no operation starts on a closed one).
-    private func listen(on connection: PostgresConnection) {
-        connection.closeFuture.whenComplete { _ in
-            _ = self.lost(connection, ConnectionClosed())
-        }
-        Task {
-            do {
-                try await connection.listen(on: SharedSchema.channel) { notifications in
-                    for try await _ in notifications { self.onWake(()) }
-                }
-            } catch {
-                _ = self.lost(connection, error)
-            }
-        }
-    }
-
-    /// `connection` failed with `error`: when it is closed, drops it and connects again in the
-    /// background. Returns the error to fail the operation with.
-    private func lost(_ connection: PostgresConnection, _ error: any Error) -> DaemonError {
-        if let error = error as? DaemonError { return error }
-        let detail = Self.explain(error)
-        guard connection.isClosed || Self.isConnectionError(error) else {
-            return .shareUnavailable(server: server.description, detail: detail)
-        }
-        let reconnect = state.withLock { state -> Bool in
-            guard state.connection === connection else { return false }
-            state.connection = nil
-            state.failure = detail
-            guard !state.reconnecting, !state.stopped else { return false }
-            state.reconnecting = true
-            return true
-        }
-        if reconnect {
-            logger.warning("lost the connection to the shared lists at \(server.description): \(detail); edits are refused until it is back")
-            onStatus(false)
-            let closing: EventLoopFuture<Void> = connection.close()
-            _ = closing
-            Task { await self.reconnect() }
-        }
-        return .shareUnavailable(server: server.description, detail: detail)
-    }
-
-    private func reconnect() async {
-        var delay = Duration.milliseconds(100)
-        while !state.withLock({ $0.stopped }) {
-            try? await Task.sleep(for: delay)
-            do {
-                let connection = try await connect()
-                let stopped = state.withLock { state in
-                    state.connection = state.stopped ? nil : connection
-                    state.reconnecting = false
-                    return state.stopped
-                }
-                if stopped {
-                    try? await connection.close()
-                    return
-                }
-                logger.notice("connected again to the shared lists at \(server.description)")
-                listen(on: connection)
-                onStatus(true)
-                onWake(())
-                return
-            } catch {
-                state.withLock { $0.failure = Self.explain(error) }
-                delay = min(delay * 2, .seconds(1))
-            }
-        }
-    }
-
-    /// The connection's channel closed (the server went, or the network).
-    struct ConnectionClosed: Error, CustomStringConvertible {
-        var description: String { "the connection to the server closed" }
-    }
-
-    /// An operation did not end within `operationDeadline`.
-    struct DeadlinePassed: Error, CustomStringConvertible {
-        var description: String { "the server did not answer within \(SharedPersistence.operationDeadline)" }
-    }
-
-    private static func isConnectionError(_ error: any Error) -> Bool {
-        if error is DeadlinePassed || error is ConnectionClosed { return true }
-        if let error = error as? PostgresTransactionError {
-            return [error.beginError, error.closureError, error.commitError, error.rollbackError]
-                .compactMap { $0 }.contains(where: isConnectionError)
-        }
-        guard let error = error as? PSQLError else { return false }
-        return [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown].contains(error.code)
-    }
-
-    /// What went wrong, in the server's words when it said something.
-    static func explain(_ error: any Error) -> String {
-        if let error = error as? DaemonError { return "\(error)" }
-        if let error = error as? PostgresTransactionError {
-            let inner = error.closureError ?? error.commitError ?? error.beginError ?? error.rollbackError
-            return inner.map(explain) ?? "the transaction failed"
-        }
-        if let error = error as? PSQLError {
-            if let message = error.serverInfo?[.message] { return message }
-            if let underlying = error.underlying { return explain(underlying) }
-            switch error.code {
-            case .serverClosedConnection: return "the server closed the connection"
-            case .connectionError: return "the connection failed"
-            default: return "\(error.code)"
-            }
-        }
-        if let error = error as? IOError { return error.description }
-        if let error = error as? DeadlinePassed { return error.description }
-        if let error = error as? ConnectionClosed { return error.description }
-        return "\(error)"
     }
 }
 

@@ -1,0 +1,137 @@
+// SharedPersistence's SQL: the append in one statement, the catch-up read, the tables made or
+// migrated at the first start, and what a start reads.
+import Foundation
+import ListModel
+import Logging
+import PostgresNIO
+
+extension SharedPersistence {
+    /// Writes `entries` with one statement (`listd_append`, one round trip, its own
+    /// transaction); throws `Behind` when another machine committed first (nothing written).
+    func write(_ entries: [LogEntry], on connection: PostgresConnection) async throws {
+        var revisions: [Int] = []
+        var lines: [String] = []
+        var note: (digest: String, revision: Revision)?
+        for entry in entries {
+            switch entry {
+            case .change(let record):
+                revisions.append(record.revision)
+                lines.append(String(decoding: entry.line, as: UTF8.self))
+            case .fileShows(let digest, let revision):
+                note = (digest, revision)
+            case .order, .fullChange:
+                break  // the order of lists is each machine's presentation; an old log's line is never written
+            }
+        }
+        let base = (revisions.first ?? 1) - 1
+        var committed = base
+        for try await value in try await connection.query(
+            "SELECT listd_append(\(base), \(revisions)::bigint[], \(lines)::text[], \(machine), \(note?.digest), \(note?.revision))",
+            logger: logger
+        ).decode(Int.self) {
+            committed = value
+        }
+        guard committed == base else {
+            // Nothing was written: a failure from here on is no doubt about it.
+            do {
+                throw Behind(remote: try await Self.changes(after: base, on: connection, logger: logger))
+            } catch let behind as Behind {
+                throw behind
+            } catch {
+                throw NotWritten(underlying: error)
+            }
+        }
+    }
+
+    /// An append refused as behind whose catch-up read then failed: nothing of it was written.
+    struct NotWritten: Error {
+        var underlying: any Error
+    }
+
+    static func changes(
+        after revision: Revision,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [RemoteChange] {
+        var changes: [RemoteChange] = []
+        let rows = try await connection.query(
+            "SELECT revision, machine, entry FROM listd_changes WHERE revision > \(revision) ORDER BY revision",
+            logger: logger
+        )
+        for try await (revision, machine, entry) in rows.decode((Int, String, String).self) {
+            guard case .change(let record)? = LogEntry(line: Array(entry.utf8)), record.revision == revision else {
+                throw DaemonError.shareDamaged(server: "", revision: revision, detail: "the change cannot be read")
+            }
+            changes.append(RemoteChange(record: record, machine: machine))
+        }
+        return changes
+    }
+
+    func connect() async throws -> PostgresConnection {
+        let id = state.withLock { state in
+            defer { state.nextConnectionID += 1 }
+            return state.nextConnectionID
+        }
+        return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+    }
+
+    func migrate(_ connection: PostgresConnection) async throws {
+        try await connection.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(SharedSchema.migrationLock))", logger: self.logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS listd_schema (version integer NOT NULL)",
+                logger: self.logger
+            )
+            var version = 0
+            for try await found in try await connection.query("SELECT version FROM listd_schema", logger: self.logger)
+                .decode(Int.self)
+            {
+                version = found
+            }
+            guard version <= SharedSchema.current else {
+                throw DaemonError.shareFailed(
+                    server: self.server.description,
+                    detail:
+                        "its tables are of version \(version), made by a newer listd; this one knows up to \(SharedSchema.current). Upgrade listd on this machine"
+                )
+            }
+            guard version < SharedSchema.current else { return }
+            for statements in SharedSchema.migrations[version...] {
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                }
+            }
+            if version == 0 {
+                let instance = UUID().uuidString.lowercased()
+                try await connection.query(
+                    "INSERT INTO listd_state (instance, revision) VALUES (\(instance), 0)",
+                    logger: self.logger
+                )
+                try await connection.query("INSERT INTO listd_schema (version) VALUES (\(SharedSchema.current))", logger: self.logger)
+            } else {
+                try await connection.query("UPDATE listd_schema SET version = \(SharedSchema.current)", logger: self.logger)
+            }
+            self.logger.notice("created listd's tables (version \(SharedSchema.current)) in \(self.server.description)")
+        }
+    }
+
+    func load(_ connection: PostgresConnection) async throws -> Loaded {
+        var instance = ""
+        for try await found in try await connection.query("SELECT instance FROM listd_state", logger: logger)
+            .decode(String.self)
+        {
+            instance = found
+        }
+        let records = try await Self.changes(after: 0, on: connection, logger: logger)
+        var digest: String?
+        var revision: Revision?
+        for try await (fileDigest, fileRevision) in try await connection.query(
+            "SELECT file_digest, file_revision FROM listd_machines WHERE machine = \(machine)",
+            logger: logger
+        ).decode((String, Int).self) {
+            digest = fileDigest
+            revision = fileRevision
+        }
+        return Loaded(instance: instance, records: records, fileDigest: digest, fileRevision: revision)
+    }
+}
