@@ -24,7 +24,9 @@ private final class HeldPersistence: ListPersistence, @unchecked Sendable {
     }
     private let holding = Mutex(false)
     private let (held, heldSink) = AsyncStream.makeStream(of: Append.self)
-    let appends = Atomic<Int>(0)
+    /// Appends that carry a change (not only a note of the list file's write, which follows an
+    /// edit 25 ms later).
+    let changeAppends = Atomic<Int>(0)
 
     func hold() { holding.withLock { $0 = true } }
 
@@ -41,7 +43,9 @@ private final class HeldPersistence: ListPersistence, @unchecked Sendable {
     }
 
     func append(_ entries: [LogEntry], on loop: any EventLoop) -> EventLoopFuture<Void> {
-        appends.add(1, ordering: .relaxed)
+        if entries.contains(where: { if case .change = $0 { true } else { false } }) {
+            changeAppends.add(1, ordering: .relaxed)
+        }
         guard holding.withLock({ $0 }) else { return loop.makeSucceededVoidFuture() }
         let promise = loop.makePromise(of: Void.self)
         heldSink.yield(Append(entries: entries, promise: promise))
@@ -236,7 +240,7 @@ private func subscribedClient() async throws -> (HeldPersistence, JournalRecorde
         let parts = try await parts(persistence, recorder: recorder)
         try await fence(parts)
         persistence.hold()
-        let before = persistence.appends.load(ordering: .relaxed)
+        let before = persistence.changeAppends.load(ordering: .relaxed)
         let owner = parts.owner
         let outcomes = Mutex<[String]>([])
         try await owner.loop.submit {
@@ -254,7 +258,9 @@ private func subscribedClient() async throws -> (HeldPersistence, JournalRecorde
         append.promise.succeed()
         try await fence(parts)
         #expect(outcomes.withLock { $0 } == ["Groceries", "Hardware", "Pharmacy"])
-        #expect(persistence.appends.load(ordering: .relaxed) - before == 1, "one append for the pass")
+        // (The list file's write that follows may log its note in an append of its own: not
+        // counted, it carries no change.)
+        #expect(persistence.changeAppends.load(ordering: .relaxed) - before == 1, "one append for the pass")
     }
 
     @Test func aFailedAppendConfirmsNothingAndTellsNoSubscriber() async throws {
