@@ -351,6 +351,34 @@ import Testing
         }
     }
 
+    /// A delegate vets what is proposed through its own listd (its clients, its file), not what
+    /// another machine did: docs/sharing.md says so.
+    @Test func aDelegateVetsTheEditsProposedThroughItsOwnListd() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            _ = try home.connect(0).result("createList", ["name": "Groceries"])
+            _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
+            let delegate = try home.connect(0)
+            _ = try delegate.result("registerDelegate", ["name": "diet", "questions": ["shouldAdd"], "onTimeout": "deny"])
+            let answering = Thread {
+                while let question = try? delegate.readObject(timeout: 30) {
+                    let item = (question["params"] as? [String: Any])?["item"] as? String
+                    let answer = item == "cake" ? #"{"allow":false,"reason":"no sweets"}"# : #"{"allow":true}"#
+                    try? delegate.send("{\"jsonrpc\":\"2.0\",\"id\":\"\(question["id"] as? String ?? "")\",\"result\":\(answer)}")
+                }
+            }
+            answering.start()
+            defer { delegate.hangUp() }
+            let here = try home.connect(0).error("addItem", ["list": "Groceries", "item": "cake"])
+            #expect((here["data"] as? [String: Any])?["reason"] as? String == "deniedByDelegate")
+            let subscriber = try home.connect(0)
+            _ = try subscriber.result("subscribe")
+            let there = try home.connect(1).result("addItem", ["list": "Groceries", "item": "cake"])
+            #expect(there["items"] as? [String] == ["cake"], "another machine's edit is not put to this one's delegate")
+            #expect(Self.changeSummary(try subscriber.readObject()) == "#2 didUpdateShoppingList 1 Groceries [\"add cake\"]")
+        }
+    }
+
     /// A bad URL, a wrong password, a database that does not exist: listd says so in a sentence
     /// and exits, with no stack trace.
     @Test func aServerListdCannotUseIsSaidPlainly() async throws {
