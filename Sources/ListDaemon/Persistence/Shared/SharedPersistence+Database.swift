@@ -6,16 +6,16 @@ import Logging
 import PostgresNIO
 
 extension SharedPersistence {
-    /// Writes `entries` with one statement (`listd_append`, one round trip, its own
-    /// transaction); throws `Behind` when another machine committed first (nothing written).
+    /// Writes `entries` in one transaction that locks the revision counter; throws (wrapped in
+    /// the transaction's error) `Behind` when another machine committed first (nothing written).
     func write(_ entries: [LogEntry], on connection: PostgresConnection) async throws {
-        var revisions: [Int] = []
+        var records: [ChangeRecord] = []
         var lines: [String] = []
         var note: (digest: String, revision: Revision)?
         for entry in entries {
             switch entry {
             case .change(let record):
-                revisions.append(record.revision)
+                records.append(record)
                 lines.append(String(decoding: entry.line, as: UTF8.self))
             case .fileShows(let digest, let revision):
                 note = (digest, revision)
@@ -23,29 +23,44 @@ extension SharedPersistence {
                 break  // the order of lists is each machine's presentation; an old log's line is never written
             }
         }
-        let base = (revisions.first ?? 1) - 1
-        var committed = base
-        for try await value in try await connection.query(
-            "SELECT listd_append(\(base), \(revisions)::bigint[], \(lines)::text[], \(machine), \(note?.digest), \(note?.revision))",
-            logger: logger
-        ).decode(Int.self) {
-            committed = value
-        }
-        guard committed == base else {
-            // Nothing was written: a failure from here on is no doubt about it.
-            do {
-                throw Behind(remote: try await Self.changes(after: base, on: connection, logger: logger))
-            } catch let behind as Behind {
-                throw behind
-            } catch {
-                throw NotWritten(underlying: error)
+        let machine = self.machine
+        try await connection.withTransaction(logger: logger) { connection in
+            if let first = records.first, let last = records.last {
+                var committed = 0
+                for try await revision in try await connection.query(
+                    "SELECT revision FROM listd_state FOR UPDATE",
+                    logger: self.logger
+                ).decode(Int.self) {
+                    committed = revision
+                }
+                guard committed == first.revision - 1 else {
+                    throw Behind(remote: try await Self.changes(after: first.revision - 1, on: connection, logger: self.logger))
+                }
+                let revisions = records.map(\.revision)
+                try await connection.query(
+                    """
+                    INSERT INTO listd_changes (revision, machine, entry)
+                    SELECT r, \(machine), e FROM unnest(\(revisions)::bigint[], \(lines)::text[]) AS t(r, e)
+                    """,
+                    logger: self.logger
+                )
+                try await connection.query("UPDATE listd_state SET revision = \(last.revision)", logger: self.logger)
+                try await connection.query(
+                    "SELECT pg_notify(\(SharedSchema.channel), \(String(last.revision)))",
+                    logger: self.logger
+                )
+            }
+            if let note {
+                try await connection.query(
+                    """
+                    INSERT INTO listd_machines (machine, file_digest, file_revision)
+                    VALUES (\(machine), \(note.digest), \(note.revision))
+                    ON CONFLICT (machine) DO UPDATE SET file_digest = EXCLUDED.file_digest, file_revision = EXCLUDED.file_revision
+                    """,
+                    logger: self.logger
+                )
             }
         }
-    }
-
-    /// An append refused as behind whose catch-up read then failed: nothing of it was written.
-    struct NotWritten: Error {
-        var underlying: any Error
     }
 
     static func changes(

@@ -186,17 +186,15 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
             do {
                 try await self.write(entries, on: connection)
                 once.succeed(())
-            } catch let behind as Behind {
-                once.fail(behind)
-            } catch let notWritten as NotWritten {
-                once.fail(self.lost(connection, notWritten.underlying))
             } catch {
+                let transaction = error as? PostgresTransactionError
+                if let behind = transaction?.closureError as? Behind {
+                    once.fail(behind)
+                    return
+                }
                 let failure = self.lost(connection, error)
-                if Self.isConnectionError(error) || connection.isClosed,
-                    case .change(let record)? = entries.first(where: \.isChange)
-                {
-                    // The statement may have reached the server and committed before the
-                    // connection went: no way to tell from here.
+                if transaction?.commitError != nil, case .change(let record)? = entries.first(where: \.isChange) {
+                    // COMMIT was sent and no answer came: it may have been made.
                     let line = String(decoding: LogEntry.change(record).line, as: UTF8.self)
                     once.fail(InDoubt(revision: record.revision, line: line, failure: failure))
                 } else {
@@ -207,8 +205,8 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         return promise.futureResult
     }
 
-    /// An append whose statement went unanswered (the connection went meanwhile): it may or may
-    /// not have been made. `wasMade` tells, once the server can be asked.
+    /// An append whose COMMIT went unanswered: it may or may not have been made. `wasMade` tells,
+    /// once the server can be asked.
     struct InDoubt: Error, Sendable {
         /// Its first change's revision, and that change as it was written.
         var revision: Revision

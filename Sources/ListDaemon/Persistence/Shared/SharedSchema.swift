@@ -36,37 +36,6 @@ enum SharedSchema {
                 file_revision bigint NOT NULL
             )
             """,
-            // An append in one statement, so one round trip: locks the counter, and writes the
-            // changes only when they follow it (else returns it: the caller is behind, nothing
-            // is written); then notes what the machine's list file shows. Returns `base` when
-            // written.
-            """
-            CREATE FUNCTION listd_append(
-                base bigint, revisions bigint[], entries text[], author text, note_digest text, note_revision bigint
-            ) RETURNS bigint LANGUAGE plpgsql AS $$
-            DECLARE
-                committed bigint;
-            BEGIN
-                IF cardinality(revisions) > 0 THEN
-                    SELECT revision INTO committed FROM listd_state FOR UPDATE;
-                    IF committed <> base THEN
-                        RETURN committed;
-                    END IF;
-                    INSERT INTO listd_changes (revision, machine, entry)
-                        SELECT r, author, e FROM unnest(revisions, entries) AS t(r, e);
-                    UPDATE listd_state SET revision = revisions[cardinality(revisions)];
-                    PERFORM pg_notify('listd_changes', revisions[cardinality(revisions)]::text);  -- SharedSchema.channel
-                END IF;
-                IF note_digest IS NOT NULL THEN
-                    INSERT INTO listd_machines (machine, file_digest, file_revision)
-                        VALUES (author, note_digest, note_revision)
-                        ON CONFLICT (machine) DO UPDATE
-                        SET file_digest = EXCLUDED.file_digest, file_revision = EXCLUDED.file_revision;
-                END IF;
-                RETURN base;
-            END
-            $$
-            """
         ],
     ]
 
