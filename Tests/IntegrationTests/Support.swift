@@ -343,14 +343,14 @@ final class LineConnection: @unchecked Sendable {
     private var nextID = 1
 
     /// Sends a request and returns its reply (skipping notifications that arrive first).
-    func call(_ method: String, _ params: [String: Any]? = nil) throws -> [String: Any] {
+    func call(_ method: String, _ params: [String: Any]? = nil, timeout: Double = 10) throws -> [String: Any] {
         let id = nextID
         nextID += 1
         var message: [String: Any] = ["jsonrpc": "2.0", "id": id, "method": method]
         if let params { message["params"] = params }
         try send(String(decoding: try JSONSerialization.data(withJSONObject: message), as: UTF8.self))
         while true {
-            let reply = try readObject()
+            let reply = try readObject(timeout: timeout)
             if reply["method"] != nil { continue }
             guard (reply["id"] as? Int) == id else { throw TestFailure("reply for another id: \(reply)") }
             return reply
