@@ -19,6 +19,12 @@ import Testing
         }
 
         func connect(_ machine: Int) throws -> LineConnection { try LineConnection(path: machines[machine].sandbox.socket) }
+
+        /// Groceries, created on the first machine, once the second machine's file shows it.
+        func createGroceries(_ items: [String] = []) throws {
+            _ = try connect(0).result("createList", ["name": "Groceries", "items": items])
+            _ = try machines[1].sandbox.read { $0.contains("# Groceries") }
+        }
     }
 
     private static func changeSummary(_ note: [String: Any]) -> String {
@@ -79,8 +85,7 @@ import Testing
         try await offThePool {
             let home = try Household(machines: 2)
             let clients = try (0..<2).map { try home.connect($0) }
-            _ = try clients[0].result("createList", ["name": "Groceries"])
-            _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
+            try home.createGroceries()
             for round in 0..<40 {
                 let item = "item \(round)"
                 for client in clients {
@@ -176,8 +181,7 @@ import Testing
     @Test func aListdKilledAndRestartedCatchesUpOnWhatTheOthersDid() async throws {
         try await offThePool {
             let home = try Household(machines: 2)
-            _ = try home.connect(0).result("createList", ["name": "Groceries", "items": ["milk"]])
-            _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
+            try home.createGroceries(["milk"])
             home.machines[1].kill()
             for item in ["eggs", "bread", "tea"] { _ = try home.connect(0).result("addItem", ["list": "Groceries", "item": item]) }
             _ = try home.connect(0).result("renameList", ["list": "Groceries", "name": "Food"])
@@ -227,8 +231,7 @@ import Testing
     @Test func theServerKilledInTheMiddleOfEditsLosesNothingConfirmed() async throws {
         try await offThePool {
             let home = try Household(machines: 2)
-            _ = try home.connect(0).result("createList", ["name": "Groceries"])
-            _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
+            try home.createGroceries()
             let subscriber = try home.connect(1)
             _ = try subscriber.result("subscribe", ["since": 0])
             struct Outcomes {
@@ -376,8 +379,7 @@ import Testing
     @Test func aDelegateVetsTheEditsProposedThroughItsOwnListd() async throws {
         try await offThePool {
             let home = try Household(machines: 2)
-            _ = try home.connect(0).result("createList", ["name": "Groceries"])
-            _ = try home.machines[1].sandbox.read { $0.contains("# Groceries") }
+            try home.createGroceries()
             let delegate = try home.connect(0)
             _ = try delegate.result("registerDelegate", ["name": "diet", "questions": ["shouldAdd"], "onTimeout": "deny"])
             let answering = Thread {

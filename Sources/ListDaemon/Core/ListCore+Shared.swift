@@ -33,7 +33,7 @@ extension ListCore {
         guard take(remote, into: &actions) else {
             // Not a continuation of what this listd has: nothing it decided counts.
             let first = remote.first?.record.revision ?? durable.revision + 1
-            return appendFailed(.shareDamaged(server: "the shared lists", revision: first, detail: "it does not follow revision \(durable.revision)"))
+            return appendFailed(.shareDamaged(server: "the database", revision: first, detail: "it does not follow revision \(durable.revision)"))
         }
         inFlight = nil
         let failed = [batch, open]

@@ -75,7 +75,7 @@ extension SharedPersistence {
         )
         for try await (revision, machine, entry) in rows.decode((Int, String, String).self) {
             guard case .change(let record)? = LogEntry(line: Array(entry.utf8)), record.revision == revision else {
-                throw DaemonError.shareDamaged(server: "", revision: revision, detail: "the change cannot be read")
+                throw DaemonError.shareDamaged(server: "the database", revision: revision, detail: "the change cannot be read")
             }
             changes.append(RemoteChange(record: record, machine: machine))
         }
