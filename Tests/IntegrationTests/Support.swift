@@ -454,17 +454,21 @@ func shell(in sandbox: Sandbox, _ command: String) throws {
 
 /// Runs blocking socket calls on a thread of their own: blocking a thread of Swift's small
 /// cooperative pool (two threads here) for seconds would starve whatever other tests run on it
-/// meanwhile, delegates that must answer within their timeout among them. (An expectation that
-/// fails on that thread still fails the run; Swift Testing reports it under «unknown».)
+/// meanwhile, delegates that must answer within their timeout among them. The body stays in the
+/// test's own task (only its executor differs), so an expectation that fails in it is reported
+/// under the test.
 func offThePool(_ body: @escaping @Sendable () throws -> Void) async throws {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        Thread.detachNewThread {
-            do {
-                try body()
-                continuation.resume()
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
+    try await withTaskExecutorPreference(DedicatedThreadExecutor()) {
+        try body()
+    }
+}
+
+/// A task executor that runs each job on a Dispatch queue of its own, outside the cooperative pool.
+final class DedicatedThreadExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "offThePool")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
