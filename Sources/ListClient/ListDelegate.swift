@@ -13,6 +13,10 @@ public protocol ListDelegate: Sendable {
     func shouldRemove(_ question: DelegateQuestionParams) async -> DelegateAnswer
     func shouldCheck(_ question: DelegateQuestionParams) async -> DelegateAnswer
     func shouldUncheck(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    func shouldMove(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    func shouldSetQuantity(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    /// A section added, renamed or removed (`op`).
+    func shouldEditSection(_ question: DelegateQuestionParams) async -> DelegateAnswer
 }
 
 extension ListDelegate {
@@ -28,6 +32,13 @@ extension ListDelegate {
     public func shouldUncheck(_ question: DelegateQuestionParams) async -> DelegateAnswer {
         DelegateAnswer(allow: true)
     }
+    public func shouldMove(_ question: DelegateQuestionParams) async -> DelegateAnswer { DelegateAnswer(allow: true) }
+    public func shouldSetQuantity(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        DelegateAnswer(allow: true)
+    }
+    public func shouldEditSection(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        DelegateAnswer(allow: true)
+    }
 
     func answer(_ question: DelegateQuestion, _ params: DelegateQuestionParams) async -> DelegateAnswer {
         switch question {
@@ -39,6 +50,9 @@ extension ListDelegate {
         case .shouldRemove: await shouldRemove(params)
         case .shouldCheck: await shouldCheck(params)
         case .shouldUncheck: await shouldUncheck(params)
+        case .shouldMove: await shouldMove(params)
+        case .shouldSetQuantity: await shouldSetQuantity(params)
+        case .shouldEditSection: await shouldEditSection(params)
         }
     }
 }
@@ -74,6 +88,15 @@ public struct ClosureDelegate: ListDelegate {
     }
     public func shouldUncheck(_ question: DelegateQuestionParams) async -> DelegateAnswer {
         await body(.shouldUncheck, question)
+    }
+    public func shouldMove(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        await body(.shouldMove, question)
+    }
+    public func shouldSetQuantity(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        await body(.shouldSetQuantity, question)
+    }
+    public func shouldEditSection(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        await body(.shouldEditSection, question)
     }
 }
 

@@ -4,14 +4,31 @@
 public struct ChangeRecord: Hashable, Sendable {
     /// What the change did, with positions so that redoing it needs no search.
     public enum Operation: Hashable, Sendable {
-        /// A new list, or a deleted one back (`checked`: its checked items, in list order).
-        case create(id: ListID, name: String, items: [String], checked: [String] = [])
+        /// A new list, or a deleted one back (`checked`: its checked items, in list order; its
+        /// sections and amounts).
+        case create(
+            id: ListID,
+            name: String,
+            items: [String],
+            checked: [String] = [],
+            sections: [ListSection] = [],
+            quantities: [String: String] = [:]
+        )
         case rename(id: ListID, to: String)
         case delete(id: ListID)
-        case add(id: ListID, item: String, at: Int)
+        /// Into `section` (nil: none), which `newSection` names when it is made by this change
+        /// (at the end of the list), with its amount.
+        case add(id: ListID, item: String, at: Int, section: Int? = nil, newSection: String? = nil, quantity: String? = nil)
         case remove(id: ListID, at: Int)
         case replace(id: ListID, at: Int, with: String)
-        case move(id: ListID, from: Int, to: Int)
+        /// To `to` (its place afterwards), into `section` (nil: none).
+        case move(id: ListID, from: Int, to: Int, section: Int? = nil)
+        /// An empty section at `at` of the sections, or one taking the last `taking` items of
+        /// the section before it.
+        case addSection(id: ListID, name: String, at: Int, taking: Int = 0)
+        case renameSection(id: ListID, at: Int, to: String)
+        case removeSection(id: ListID, at: Int)
+        case setQuantity(id: ListID, at: Int, quantity: String?)
         case check(id: ListID, at: Int)
         case uncheck(id: ListID, at: Int)
         /// Several items taken off as one change (`clearChecked`): their places before it, in
@@ -23,9 +40,11 @@ public struct ChangeRecord: Hashable, Sendable {
 
         public var listID: ListID {
             switch self {
-            case .create(let id, _, _, _), .rename(let id, _), .delete(let id), .add(let id, _, _),
-                .remove(let id, _), .replace(let id, _, _), .move(let id, _, _), .check(let id, _),
-                .uncheck(let id, _), .removeItems(let id, _), .insertItems(let id, _):
+            case .create(let id, _, _, _, _, _), .rename(let id, _), .delete(let id), .add(let id, _, _, _, _, _),
+                .remove(let id, _), .replace(let id, _, _), .move(let id, _, _, _), .check(let id, _),
+                .uncheck(let id, _), .removeItems(let id, _), .insertItems(let id, _),
+                .addSection(let id, _, _, _), .renameSection(let id, _, _), .removeSection(let id, _),
+                .setQuantity(let id, _, _):
                 id
             }
         }
@@ -54,22 +73,45 @@ public struct ChangeRecord: Hashable, Sendable {
         let operation: Operation
         switch (change.kind, change.steps.first) {
         case (.created, _):
-            operation = .create(id: list.id, name: list.name, items: list.items, checked: list.checkedItems)
+            operation = .create(
+                id: list.id,
+                name: list.name,
+                items: list.items,
+                checked: list.checkedItems,
+                sections: list.sections,
+                quantities: list.quantities
+            )
         case (.deleted, _):
             operation = .delete(id: list.id)
         case (_, .add(let item)?):
             // Exact text: the step holds the item as stored.
-            operation = .add(id: list.id, item: item, at: list.items.firstIndex(of: item) ?? list.items.count)
+            let at = list.items.firstIndex(of: item) ?? list.items.count
+            operation = .add(id: list.id, item: item, at: at, section: list.section(ofItemAt: at), quantity: list.quantities[item])
         case (_, .replace(let item, let with)?):
             operation = .replace(id: list.id, at: before?.items.firstIndex(of: item) ?? -1, with: with)
         case (_, .remove(let item)?):
             operation = .remove(id: list.id, at: before?.items.firstIndex(of: item) ?? -1)
-        case (_, .move(let item, let to)?):
-            operation = .move(id: list.id, from: before?.items.firstIndex(of: item) ?? -1, to: to)
+        case (_, .move(let item, let to, _)?):
+            operation = .move(
+                id: list.id,
+                from: before?.items.firstIndex(of: item) ?? -1,
+                to: to,
+                section: list.section(ofItemAt: to)
+            )
         case (_, .check(let item)?):
             operation = .check(id: list.id, at: list.items.firstIndex(of: item) ?? -1)
         case (_, .uncheck(let item)?):
             operation = .uncheck(id: list.id, at: list.items.firstIndex(of: item) ?? -1)
+        case (_, .addSection(let name)?):
+            let at = list.section(named: name) ?? list.sections.count
+            let taking = list.sections.indices.contains(at) ? list.sections[at].count : 0
+            operation = .addSection(id: list.id, name: name, at: at, taking: taking)
+        case (_, .renameSection(let from, let to)?):
+            operation = .renameSection(id: list.id, at: before?.section(named: from) ?? -1, to: to)
+        case (_, .removeSection(let name)?):
+            operation = .removeSection(id: list.id, at: before?.section(named: name) ?? -1)
+        case (_, .quantity(let item, let quantity)?):
+            operation = .setQuantity(id: list.id, at: list.items.firstIndex(of: item) ?? -1, quantity: quantity)
         case (_, .rename?), (_, nil):
             operation = .rename(id: list.id, to: list.name)
         }
@@ -108,15 +150,18 @@ extension ListBook {
         }
         let id = record.operation.listID
         let index = lists.firstIndex { $0.id == id }
-        if case .create(_, let name, let items, let checked) = record.operation {
+        if case .create(_, let name, let items, let checked, let sections, let quantities) = record.operation {
             guard index == nil else { throw fail("list \(id) exists already") }
+            guard sections.reduce(0, { $0 + $1.count }) <= items.count else { throw fail("its sections hold more items than it has") }
             let list = ShoppingList(
                 id: id,
                 name: name,
                 edited: record.time,
                 revision: record.revision,
                 items: items,
-                checked: Set(checked).intersection(items)
+                checked: Set(checked).intersection(items),
+                sections: sections,
+                quantities: quantities.isEmpty ? [:] : quantities.filter { Set(items).contains($0.key) }
             )
             lists.append(list)
             revision = record.revision
@@ -152,32 +197,43 @@ extension ListBook {
             kind = .renamed
             steps = [.rename(from: lists[index].name, to: name)]
             lists[index].name = name
-        case .add(_, let item, let at):
-            guard (0...count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
+        case .add(_, let item, let at, let section, let newSection, let quantity):
             kind = .updated
-            steps = [.add(item: item)]
-            lists[index].items.insert(item, at: at)
+            var made: [ListChange.Step] = []
+            if let newSection {
+                guard section == lists[index].sections.count else { throw fail("a new section is not the last one") }
+                lists[index].insertSection(newSection, at: lists[index].sections.count)
+                made = [.addSection(section: newSection)]
+            }
+            guard section.map({ lists[index].sections.indices.contains($0) }) ?? true else {
+                throw fail("there is no section \(section ?? -1)")
+            }
+            let range = lists[index].range(ofSection: section)
+            guard (range.lowerBound...range.upperBound).contains(at) else {
+                throw fail("position \(at) is outside its section of \(lists[index].name)")
+            }
+            lists[index].insertItem(item, at: at, section: section)
+            if let quantity { lists[index].quantities[item] = quantity }
+            steps = made + [.add(item: item)]
         case .remove(_, let at):
             guard (0..<count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
             kind = .updated
-            let removed = lists[index].items.remove(at: at)
-            lists[index].checked.remove(removed)
-            steps = [.remove(item: removed)]
+            steps = [.remove(item: lists[index].removeItem(at: at))]
         case .replace(_, let at, let with):
             guard (0..<count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
             kind = .updated
-            let old = lists[index].items[at]
-            steps = [.replace(item: old, with: with)]
-            lists[index].items[at] = with
-            if lists[index].checked.remove(old) != nil { lists[index].checked.insert(with) }
-        case .move(_, let from, let to):
-            guard (0..<count).contains(from), (0..<count).contains(to) else {
+            steps = [.replace(item: lists[index].items[at], with: with)]
+            lists[index].replaceItem(at: at, with: with)
+        case .move(_, let from, let to, let section):
+            guard (0..<count).contains(from), (0..<count).contains(to),
+                section.map({ lists[index].sections.indices.contains($0) }) ?? true
+            else {
                 throw fail("a move from \(from) to \(to) is outside \(lists[index].name)")
             }
             kind = .updated
-            let item = lists[index].items.remove(at: from)
-            lists[index].items.insert(item, at: to)
-            steps = [.move(item: item, to: to)]
+            let item = lists[index].items[from]
+            lists[index].moveItem(from: from, to: to, section: section)
+            steps = [.move(item: item, to: to, section: lists[index].sectionName(section))]
         case .check(_, let at), .uncheck(_, let at):
             guard (0..<count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
             kind = .updated
@@ -195,20 +251,47 @@ extension ListBook {
                 guard (0..<lists[index].items.count).contains(item.at) else {
                     throw fail("position \(item.at) is outside \(lists[index].name)")
                 }
-                let removed = lists[index].items.remove(at: item.at)
-                lists[index].checked.remove(removed)
+                lists[index].removeItem(at: item.at)
             }
             steps = placed.map { .remove(item: $0.text) }
         case .insertItems(_, let placed):
             kind = .updated
             for item in placed {
-                guard (0...lists[index].items.count).contains(item.at) else {
-                    throw fail("position \(item.at) is outside \(lists[index].name)")
+                let section = item.section.flatMap { lists[index].section(named: $0) }
+                let range = lists[index].range(ofSection: section)
+                guard (range.lowerBound...range.upperBound).contains(item.at) else {
+                    throw fail("position \(item.at) is outside its section of \(lists[index].name)")
                 }
-                lists[index].items.insert(item.text, at: item.at)
+                lists[index].insertItem(item.text, at: item.at, section: section)
                 if item.checked { lists[index].checked.insert(item.text) }
+                if let quantity = item.quantity { lists[index].quantities[item.text] = quantity }
             }
             steps = placed.flatMap { $0.checked ? [.add(item: $0.text), .check(item: $0.text)] : [.add(item: $0.text)] }
+        case .addSection(_, let name, let at, let taking):
+            guard (0...lists[index].sections.count).contains(at), taking >= 0,
+                taking <= (at > 0 ? lists[index].sections[at - 1].count : lists[index].unsectionedCount)
+            else {
+                throw fail("section place \(at) is outside \(lists[index].name)")
+            }
+            kind = .updated
+            lists[index].insertSection(name, at: at, taking: taking)
+            steps = [.addSection(section: name)]
+        case .renameSection(_, let at, let name):
+            guard lists[index].sections.indices.contains(at) else { throw fail("there is no section \(at)") }
+            kind = .updated
+            steps = [.renameSection(from: lists[index].sections[at].name, to: name)]
+            lists[index].renameSection(at: at, to: name)
+        case .removeSection(_, let at):
+            guard lists[index].sections.indices.contains(at) else { throw fail("there is no section \(at)") }
+            kind = .updated
+            steps = [.removeSection(section: lists[index].sections[at].name)]
+            lists[index].removeSection(at: at)
+        case .setQuantity(_, let at, let quantity):
+            guard (0..<count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
+            kind = .updated
+            let item = lists[index].items[at]
+            lists[index].quantities[item] = quantity
+            steps = [.quantity(item: item, quantity: quantity)]
         case .create, .delete:
             preconditionFailure("handled above")
         }

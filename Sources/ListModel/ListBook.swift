@@ -197,14 +197,21 @@ public struct ListBook: Hashable, Sendable {
                 ChangeRecord(revision: revision, time: removed.edited, origin: origin, operation: .delete(id: removed.id))
             )
 
-        case .addItem(let rawItem, let reference, let insertionIndex):
+        case .addItem(let rawItem, let reference, let insertionIndex, let rawSection, let rawQuantity):
             let index = try position(of: reference)
             let item = try validItem(rawItem)
+            let quantity = try rawQuantity.map { raw throws(ListError) in try validQuantity(raw) }
             try check(ifRevision, against: lists[index])
             if hasItem(withKey: ListText.key(item), at: index), let existing = lists[index].index(ofItem: item) {
-                let text = lists[index].items[existing]
-                guard lists[index].isChecked(text) else {
-                    throw .itemExists(item: text, list: lists[index].name)
+                let list = lists[index]
+                let text = list.items[existing]
+                guard list.isChecked(text) else {
+                    throw .itemExists(
+                        item: text,
+                        list: list.name,
+                        section: list.section(ofItemAt: existing).map { list.sections[$0].name },
+                        quantity: list.quantities[text] ?? quantity
+                    )
                 }
                 // Ticked off and added again: it is needed again.
                 return commit(
@@ -218,19 +225,39 @@ public struct ListBook: Hashable, Sendable {
                     $0.checked.remove(text)
                 }
             }
-            let count = lists[index].items.count
-            let at = min(max(insertionIndex ?? count, 0), count)
+            // Its section: the one named, else where the person typed it, else where it was last.
+            let list = lists[index]
+            var section: Int?
+            var newSection: String?
+            let wanted: String? =
+                if let rawSection { rawSection }
+                else if let insertionIndex { insertionIndex > 0 ? list.sectionName(list.section(ofItemAt: min(insertionIndex, list.items.count) - 1)) : "" }
+                else { list.rememberedSection(of: item) }
+            if let wanted, !ListText.trimmed(wanted).isEmpty {
+                let name = try validSection(wanted)
+                if let found = list.section(named: name) {
+                    section = found
+                } else {
+                    section = list.sections.count
+                    newSection = name
+                }
+            }
+            let range = newSection == nil ? list.range(ofSection: section) : list.items.count..<list.items.count
+            let at = min(max(insertionIndex ?? range.upperBound, range.lowerBound), range.upperBound)
             let before = lists[index].revision
             defer { updateItemKeys(at: index, from: before, removing: nil, adding: item) }
+            let steps: [ListChange.Step] = (newSection.map { [.addSection(section: $0)] } ?? []) + [.add(item: item)]
             return commit(
                 .updated,
                 at: index,
                 time: time,
                 origin: origin,
-                steps: [.add(item: item)],
-                operation: .add(id: lists[index].id, item: item, at: at)
+                steps: steps,
+                operation: .add(id: list.id, item: item, at: at, section: section, newSection: newSection, quantity: quantity)
             ) {
-                $0.items.insert(item, at: at)
+                if let newSection { $0.insertSection(newSection, at: $0.sections.count) }
+                $0.insertItem(item, at: at, section: section)
+                if let quantity { $0.quantities[item] = quantity }
             }
 
         case .replaceItem(let rawItem, let rawReplacement, let reference):
@@ -256,8 +283,7 @@ public struct ListBook: Hashable, Sendable {
                 steps: [.replace(item: old, with: replacement)],
                 operation: .replace(id: lists[index].id, at: position, with: replacement)
             ) {
-                $0.items[position] = replacement
-                if $0.checked.remove(old) != nil { $0.checked.insert(replacement) }
+                $0.replaceItem(at: position, with: replacement)
             }
 
         case .removeItem(let rawItem, let reference):
@@ -278,8 +304,7 @@ public struct ListBook: Hashable, Sendable {
                 steps: [.remove(item: old)],
                 operation: .remove(id: lists[index].id, at: position)
             ) {
-                $0.items.remove(at: position)
-                $0.checked.remove(old)
+                $0.removeItem(at: position)
             }
 
         case .moveItem(let rawItem, let reference, let rawAnchor):
@@ -297,16 +322,148 @@ public struct ListBook: Hashable, Sendable {
             }
             var items = list.items
             let destination = ItemAlignment.move(&items, from: position, toFollow: anchor)
-            if destination == position { return nil }
-            let step = ListChange.Step.move(item: list.items[position], to: destination)
+            // Into the section of the item it now follows (none at the top).
+            let section = anchor.flatMap { list.section(ofItemAt: $0) }
+            if destination == position, section == list.section(ofItemAt: position) { return nil }
+            let step = ListChange.Step.move(item: list.items[position], to: destination, section: list.sectionName(section))
             return commit(
                 .updated,
                 at: index,
                 time: time,
                 origin: origin,
                 steps: [step],
-                operation: .move(id: list.id, from: position, to: destination)
-            ) { $0.items = items }
+                operation: .move(id: list.id, from: position, to: destination, section: section)
+            ) { $0.moveItem(from: position, to: destination, section: section) }
+
+        case .moveItemInto(let rawItem, let reference, let rawSection, let rawBefore):
+            let index = try position(of: reference)
+            let list = lists[index]
+            guard let position = list.index(ofItem: rawItem) else {
+                throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
+            }
+            try check(ifRevision, against: list)
+            var section = list.section(ofItemAt: position)
+            if let rawSection {
+                section = ListText.trimmed(rawSection).isEmpty ? nil : try existingSection(rawSection, of: list)
+            }
+            var anchor: Int?
+            if let rawBefore {
+                guard let found = list.index(ofItem: rawBefore) else {
+                    throw .itemNotFound(item: ListText.trimmed(rawBefore), list: list.name)
+                }
+                if rawSection == nil { section = list.section(ofItemAt: found) }
+                guard list.section(ofItemAt: found) == section else {
+                    throw .itemNotFound(item: list.items[found], list: "\(list.name), under \(list.sectionName(section).isEmpty ? "no section" : list.sectionName(section))")
+                }
+                if found == position { return nil }
+                anchor = found
+            }
+            // Its place once taken off: before the anchor, or at the end of the section.
+            let range = list.range(ofSection: section)
+            let end = section == list.section(ofItemAt: position) ? range.upperBound - 1 : (position < range.lowerBound ? range.upperBound - 1 : range.upperBound)
+            let destination = anchor.map { $0 > position ? $0 - 1 : $0 } ?? end
+            if destination == position, section == list.section(ofItemAt: position) { return nil }
+            let item = list.items[position]
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                steps: [.move(item: item, to: destination, section: list.sectionName(section))],
+                operation: .move(id: list.id, from: position, to: destination, section: section)
+            ) { $0.moveItem(from: position, to: destination, section: section) }
+
+        case .addSection(let rawName, let reference, let rawBefore):
+            let index = try position(of: reference)
+            let list = lists[index]
+            let name = try validSection(rawName)
+            try check(ifRevision, against: list)
+            if let existing = list.section(named: name) {
+                throw .sectionExists(section: list.sections[existing].name, list: list.name)
+            }
+            let at = try rawBefore.map { raw throws(ListError) in try existingSection(raw, of: list) } ?? list.sections.count
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                steps: [.addSection(section: name)],
+                operation: .addSection(id: list.id, name: name, at: at)
+            ) { $0.insertSection(name, at: at) }
+
+        case .restoreSection(let rawName, let reference, let rawBefore, let items):
+            let index = try position(of: reference)
+            let list = lists[index]
+            let name = try validSection(rawName)
+            try check(ifRevision, against: list)
+            if let existing = list.section(named: name) {
+                throw .sectionExists(section: list.sections[existing].name, list: list.name)
+            }
+            let at = rawBefore.flatMap { list.section(named: $0) } ?? list.sections.count
+            // Its items, as long as they still end the section above (nothing else moves).
+            let keys = Set(items.map(ListText.key))
+            let above = list.range(ofSection: at > 0 ? at - 1 : nil)
+            let taking = above.reversed().prefix { keys.contains(ListText.key(list.items[$0])) }.count
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                steps: [.addSection(section: name)],
+                operation: .addSection(id: list.id, name: name, at: at, taking: taking)
+            ) { $0.insertSection(name, at: at, taking: taking) }
+
+        case .renameSection(let rawName, let reference, let rawNew):
+            let index = try position(of: reference)
+            let list = lists[index]
+            let at = try existingSection(rawName, of: list)
+            let name = try validSection(rawNew)
+            try check(ifRevision, against: list)
+            if let other = list.section(named: name), other != at {
+                throw .sectionExists(section: list.sections[other].name, list: list.name)
+            }
+            let old = list.sections[at].name
+            if old == name { return nil }
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                steps: [.renameSection(from: old, to: name)],
+                operation: .renameSection(id: list.id, at: at, to: name)
+            ) { $0.renameSection(at: at, to: name) }
+
+        case .removeSection(let rawName, let reference):
+            let index = try position(of: reference)
+            let list = lists[index]
+            let at = try existingSection(rawName, of: list)
+            try check(ifRevision, against: list)
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                steps: [.removeSection(section: list.sections[at].name)],
+                operation: .removeSection(id: list.id, at: at)
+            ) { $0.removeSection(at: at) }
+
+        case .setQuantity(let rawItem, let reference, let rawQuantity):
+            let index = try position(of: reference)
+            guard let position = lists[index].index(ofItem: rawItem) else {
+                throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
+            }
+            let quantity = try rawQuantity.map { raw throws(ListError) in try validQuantity(raw) }
+            try check(ifRevision, against: lists[index])
+            let item = lists[index].items[position]
+            if lists[index].quantities[item] == quantity { return nil }
+            return commit(
+                .updated,
+                at: index,
+                time: time,
+                origin: origin,
+                steps: [.quantity(item: item, quantity: quantity)],
+                operation: .setQuantity(id: lists[index].id, at: position, quantity: quantity)
+            ) { $0.quantities[item] = quantity }
 
         case .checkItem(let rawItem, let reference), .uncheckItem(let rawItem, let reference):
             let index = try position(of: reference)
@@ -336,7 +493,7 @@ public struct ListBook: Hashable, Sendable {
             let cleared = list.checked.isEmpty ? [] : list.items.indices.compactMap { at -> PlacedItem? in
                 let item = list.items[at]
                 guard list.checked.contains(item), !keeping.contains(ListText.key(item)) else { return nil }
-                return PlacedItem(item, at: at, checked: true)
+                return list.placed(at: at)
             }
             return try removeAll(cleared, at: index, time: time, origin: origin)
 
@@ -351,7 +508,7 @@ public struct ListBook: Hashable, Sendable {
                 }
                 positions.insert(at)
             }
-            let removed = positions.sorted().map { PlacedItem(list.items[$0], at: $0, checked: list.isChecked(list.items[$0])) }
+            let removed = positions.sorted().map { list.placed(at: $0) }
             return try removeAll(removed, at: index, time: time, origin: origin)
 
         case .restoreItems(let placed, let reference):
@@ -360,16 +517,32 @@ public struct ListBook: Hashable, Sendable {
             var keys: Set<String> = []
             var restored: [PlacedItem] = []
             var count = lists[index].items.count
+            var list = lists[index]
             for item in placed.sorted(by: { $0.at < $1.at }) {
                 let text = try validItem(item.text)
-                if let existing = lists[index].index(ofItem: text) {
-                    throw .itemExists(item: lists[index].items[existing], list: lists[index].name)
+                if let existing = list.index(ofItem: text) {
+                    throw .itemExists(item: list.items[existing], list: list.name)
                 }
                 guard keys.insert(ListText.key(text)).inserted else {
-                    throw .itemExists(item: text, list: lists[index].name)
+                    throw .itemExists(item: text, list: list.name)
                 }
-                // A place that is gone (the list is shorter now) is the end.
-                restored.append(PlacedItem(text, at: min(max(item.at, 0), count), checked: item.checked))
+                // Into its section while it is there (else in none), at its place when that is
+                // still within the section (else the nearest end).
+                let at = min(max(item.at, 0), count)
+                let section = item.section.flatMap { list.section(named: $0) }
+                let range = list.range(ofSection: section)
+                let place = min(max(at, range.lowerBound), range.upperBound)
+                let resolved = PlacedItem(
+                    text,
+                    at: place,
+                    checked: item.checked,
+                    section: section.map { list.sections[$0].name },
+                    quantity: item.quantity
+                )
+                list.insertItem(text, at: place, section: section)
+                if item.checked { list.checked.insert(text) }
+                if let quantity = item.quantity { list.quantities[text] = quantity }
+                restored.append(resolved)
                 count += 1
             }
             if restored.isEmpty { return nil }
@@ -383,12 +556,7 @@ public struct ListBook: Hashable, Sendable {
                 origin: origin,
                 steps: steps,
                 operation: .insertItems(id: lists[index].id, restored)
-            ) {
-                for item in restored {
-                    $0.items.insert(item.text, at: item.at)
-                    if item.checked { $0.checked.insert(item.text) }
-                }
-            }
+            ) { [list] in $0 = list }
 
         case .restoreList(let old):
             if let expected = ifRevision, expected != revision {
@@ -402,6 +570,7 @@ public struct ListBook: Hashable, Sendable {
             list.revision = revision
             list.edited = time
             list.checked = list.checked.intersection(list.items)
+            if list.sections.reduce(0, { $0 + $1.count }) > list.items.count { list.sections = [] }
             lists.append(list)
             nextID = Swift.max(nextID, list.id + 1)
             return (
@@ -410,7 +579,14 @@ public struct ListBook: Hashable, Sendable {
                     revision: revision,
                     time: time,
                     origin: origin,
-                    operation: .create(id: list.id, name: list.name, items: list.items, checked: list.checkedItems)
+                    operation: .create(
+                        id: list.id,
+                        name: list.name,
+                        items: list.items,
+                        checked: list.checkedItems,
+                        sections: list.sections,
+                        quantities: list.quantities
+                    )
                 )
             )
         }
@@ -433,10 +609,7 @@ public struct ListBook: Hashable, Sendable {
             steps: placed.map { .remove(item: $0.text) },
             operation: .removeItems(id: lists[index].id, placed)
         ) {
-            for item in placed.reversed() {
-                $0.items.remove(at: item.at)
-                $0.checked.remove(item.text)
-            }
+            for item in placed.reversed() { $0.removeItem(at: item.at) }
         }
     }
 
@@ -484,6 +657,26 @@ private func validName(_ text: String) throws(ListError) -> String {
     case .success(let name): name
     case .failure(let violation): throw .invalidName(text, violation)
     }
+}
+
+private func validSection(_ text: String) throws(ListError) -> String {
+    switch ListText.validated(text) {
+    case .success(let name): name
+    case .failure(let violation): throw .invalidSection(text, violation)
+    }
+}
+
+private func validQuantity(_ text: String) throws(ListError) -> String {
+    switch ListText.validatedQuantity(text) {
+    case .success(let quantity): quantity
+    case .failure(let violation): throw .invalidQuantity(text, violation)
+    }
+}
+
+/// The section of `list` that `name` names, or `sectionNotFound`.
+private func existingSection(_ name: String, of list: ShoppingList) throws(ListError) -> Int {
+    guard let found = list.section(named: name) else { throw .sectionNotFound(section: ListText.trimmed(name), list: list.name) }
+    return found
 }
 
 private func validItem(_ text: String) throws(ListError) -> String {

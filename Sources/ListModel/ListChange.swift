@@ -10,11 +10,17 @@ public struct ListChange: Hashable, Sendable {
         case replace(item: String, with: String)
         case remove(item: String)
         case rename(from: String, to: String)
-        /// The item is now at `index` of the list's items.
-        case move(item: String, to: Int)
+        /// The item is now at `index` of the list's items, in `section` ("" for none).
+        case move(item: String, to: Int, section: String = "")
         /// The item was ticked off (it stays on the list).
         case check(item: String)
         case uncheck(item: String)
+        case addSection(section: String)
+        case renameSection(from: String, to: String)
+        /// Its items joined the section above it (or none).
+        case removeSection(section: String)
+        /// The item's amount is now `quantity` (nil: none).
+        case quantity(item: String, quantity: String?)
     }
 
     public var kind: Kind
@@ -57,7 +63,7 @@ extension ListChange {
 }
 
 extension ListChange.Step: Codable {
-    private enum CodingKeys: String, CodingKey { case op, item, with, from, to, index }
+    private enum CodingKeys: String, CodingKey { case op, item, with, from, to, index, section, quantity }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -77,10 +83,23 @@ extension ListChange.Step: Codable {
         case "move":
             self = .move(
                 item: try container.decode(String.self, forKey: .item),
-                to: try container.decode(Int.self, forKey: .index)
+                to: try container.decode(Int.self, forKey: .index),
+                section: try container.decodeIfPresent(String.self, forKey: .section) ?? ""
             )
         case "check": self = .check(item: try container.decode(String.self, forKey: .item))
         case "uncheck": self = .uncheck(item: try container.decode(String.self, forKey: .item))
+        case "addSection": self = .addSection(section: try container.decode(String.self, forKey: .section))
+        case "renameSection":
+            self = .renameSection(
+                from: try container.decode(String.self, forKey: .from),
+                to: try container.decode(String.self, forKey: .to)
+            )
+        case "removeSection": self = .removeSection(section: try container.decode(String.self, forKey: .section))
+        case "quantity":
+            self = .quantity(
+                item: try container.decode(String.self, forKey: .item),
+                quantity: try container.decodeIfPresent(String.self, forKey: .quantity)
+            )
         case let other:
             throw DecodingError.dataCorruptedError(
                 forKey: .op,
@@ -107,9 +126,10 @@ extension ListChange.Step: Codable {
             try container.encode("rename", forKey: .op)
             try container.encode(from, forKey: .from)
             try container.encode(to, forKey: .to)
-        case .move(let item, let index):
+        case .move(let item, let index, let section):
             try container.encode("move", forKey: .op)
             try container.encode(item, forKey: .item)
+            try container.encode(section, forKey: .section)
             try container.encode(index, forKey: .index)
         case .check(let item):
             try container.encode("check", forKey: .op)
@@ -117,6 +137,20 @@ extension ListChange.Step: Codable {
         case .uncheck(let item):
             try container.encode("uncheck", forKey: .op)
             try container.encode(item, forKey: .item)
+        case .addSection(let section):
+            try container.encode("addSection", forKey: .op)
+            try container.encode(section, forKey: .section)
+        case .renameSection(let from, let to):
+            try container.encode("renameSection", forKey: .op)
+            try container.encode(from, forKey: .from)
+            try container.encode(to, forKey: .to)
+        case .removeSection(let section):
+            try container.encode("removeSection", forKey: .op)
+            try container.encode(section, forKey: .section)
+        case .quantity(let item, let quantity):
+            try container.encode("quantity", forKey: .op)
+            try container.encode(item, forKey: .item)
+            try container.encode(quantity, forKey: .quantity)
         }
     }
 }
@@ -129,9 +163,15 @@ extension ListChange.Step: CustomStringConvertible {
         case .remove(let item): "removed “\(item)”"
         case .replace(let item, let with): "replaced “\(item)” with “\(with)”"
         case .rename(let from, _): "renamed from \(from)"
-        case .move(let item, let index): "moved “\(item)” to place \(index + 1)"
+        case .move(let item, let index, ""): "moved “\(item)” to place \(index + 1)"
+        case .move(let item, _, let section): "moved “\(item)” to \(section)"
         case .check(let item): "checked “\(item)”"
         case .uncheck(let item): "unchecked “\(item)”"
+        case .addSection(let section): "added the section \(section)"
+        case .renameSection(let from, let to): "renamed the section \(from) to \(to)"
+        case .removeSection(let section): "removed the section \(section)"
+        case .quantity(let item, let quantity?): "set “\(item)” to \(quantity)"
+        case .quantity(let item, nil): "cleared the amount of “\(item)”"
         }
     }
 }

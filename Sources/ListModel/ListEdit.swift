@@ -6,12 +6,29 @@ public enum ListEdit: Hashable, Sendable {
     /// Appends, or inserts at `position` (clamped to the list's length) when given: the list
     /// file places items where the person typed them. An item that is there checked is
     /// unchecked instead (it is needed again).
-    case addItem(String, to: ListReference, at: Int? = nil)
+    ///
+    /// `section`: "" for none; a section the list lacks is made at its end in the same change;
+    /// nil: the section the item was last in on this list (made again if it is gone), else none.
+    /// The item goes at the end of its section, or at `position` kept within it.
+    case addItem(String, to: ListReference, at: Int? = nil, section: String? = nil, quantity: String? = nil)
     case replaceItem(String, with: String, on: ListReference)
     case removeItem(String, from: ListReference)
     /// Puts an item right after another (at the top when `after` is nil): a line the person moved
     /// in the list file. When `after` is no longer on the list, nothing moves.
     case moveItem(String, on: ListReference, after: String?)
+    /// Puts an item into `section` ("" for none; nil: the one it is in, or `before`'s), right
+    /// before `before` (an item of that section) or at the section's end.
+    case moveItemInto(String, on: ListReference, section: String?, before: String?)
+    /// An empty section, before the section `before` or at the end of the list.
+    case addSection(String, on: ListReference, before: String?)
+    case renameSection(String, on: ListReference, to: String)
+    /// The section goes; its items join the section above it (or none).
+    case removeSection(String, on: ListReference)
+    /// A removed section back (an undone removal), before the section `before` or at the end:
+    /// it takes back those of `items` that still end the section above it.
+    case restoreSection(String, on: ListReference, before: String?, items: [String])
+    /// An item's amount (`2 l`); nil clears it.
+    case setQuantity(String, on: ListReference, quantity: String?)
     case checkItem(String, on: ListReference)
     case uncheckItem(String, on: ListReference)
     /// Takes every checked item off the list as one change, but those whose key
@@ -30,9 +47,11 @@ public enum ListEdit: Hashable, Sendable {
         switch self {
         case .createList, .restoreList: nil
         case .renameList(let list, _), .deleteList(let list),
-            .replaceItem(_, _, let list), .removeItem(_, let list), .addItem(_, let list, _),
+            .replaceItem(_, _, let list), .removeItem(_, let list), .addItem(_, let list, _, _, _),
             .moveItem(_, let list, _), .checkItem(_, let list), .uncheckItem(_, let list),
-            .clearChecked(let list, _), .restoreItems(_, let list), .removeItems(_, let list):
+            .clearChecked(let list, _), .restoreItems(_, let list), .removeItems(_, let list),
+            .moveItemInto(_, let list, _, _), .addSection(_, let list, _), .renameSection(_, let list, _),
+            .removeSection(_, let list), .setQuantity(_, let list, _), .restoreSection(_, let list, _, _):
             list
         }
     }

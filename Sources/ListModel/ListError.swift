@@ -1,12 +1,17 @@
 /// Why an edit is denied. Each case has a stable reason word (the protocol's `data.reason`) and
 /// a human sentence.
 public indirect enum ListError: Error, Hashable, Sendable {
-    case itemExists(item: String, list: String)
+    /// `section`: the section it is in; `quantity`: the amount the edit gave (it says how to set it).
+    case itemExists(item: String, list: String, section: String? = nil, quantity: String? = nil)
     case itemNotFound(item: String, list: String)
     case listExists(name: String)
     case listNotFound(ListReference)
     case invalidName(String, ListText.Violation)
     case invalidItem(String, ListText.Violation)
+    case sectionExists(section: String, list: String)
+    case sectionNotFound(section: String, list: String)
+    case invalidSection(String, ListText.Violation)
+    case invalidQuantity(String, ListText.Violation)
     /// The list changed since the revision the client based its edit on.
     case conflict(list: String, expected: Revision, actual: Revision)
     /// `undo` of a change listd no longer keeps (`oldestKept` is nil when it keeps none).
@@ -26,6 +31,10 @@ public indirect enum ListError: Error, Hashable, Sendable {
         case .listNotFound: "listNotFound"
         case .invalidName: "invalidName"
         case .invalidItem: "invalidItem"
+        case .sectionExists: "sectionExists"
+        case .sectionNotFound: "sectionNotFound"
+        case .invalidSection: "invalidSection"
+        case .invalidQuantity: "invalidQuantity"
         case .conflict: "conflict"
         case .historyCompacted: "historyCompacted"
         case .changeNotFound: "changeNotFound"
@@ -36,8 +45,9 @@ public indirect enum ListError: Error, Hashable, Sendable {
     /// One sentence for a person.
     public var message: String {
         switch self {
-        case .itemExists(let item, let list):
-            "“\(item)” is already on \(list)."
+        case .itemExists(let item, let list, let section, let quantity):
+            "“\(item)” is already on \(list)\(section.map { ", under \($0)" } ?? "")."
+                + (quantity.map { " To buy \($0), change its amount instead." } ?? "")
         case .itemNotFound(let item, let list):
             "“\(item)” is not on \(list)."
         case .listExists(let name):
@@ -51,6 +61,14 @@ public indirect enum ListError: Error, Hashable, Sendable {
             "“\(abbreviated(text))” is not a valid list name: \(violation.explanation)."
         case .invalidItem(let text, let violation):
             "“\(abbreviated(text))” is not a valid item: \(violation.explanation)."
+        case .sectionExists(let section, let list):
+            "\(list) already has a section called “\(section)”."
+        case .sectionNotFound(let section, let list):
+            "\(list) has no section called “\(abbreviated(ListText.trimmed(section)))”."
+        case .invalidSection(let text, let violation):
+            "“\(abbreviated(text))” is not a valid section name: \(violation.explanation)."
+        case .invalidQuantity(let text, let violation):
+            "“\(abbreviated(text))” is not a valid amount: \(violation.explanation)."
         case .conflict(let list, let expected, let actual):
             "\(list) has changed since revision \(expected) (it is at revision \(actual)); reload it and try again."
         case .historyCompacted(let revision, let oldest?):

@@ -8,6 +8,9 @@ public enum ListText {
         case empty
         case tooLong(length: Int)
         case controlCharacter(scalar: UInt32)
+        /// An amount must start with a digit (`2`, `500 g`, `½ l`).
+        case notAQuantity
+        case quantityTooLong(length: Int)
 
         /// Completes “… is not a valid item: ”.
         public var explanation: String {
@@ -18,6 +21,10 @@ public enum ListText {
                 "it is \(length) characters long, and at most \(ListText.maximumLength) are allowed"
             case .controlCharacter(let scalar):
                 "it contains the control character U+\(hex(scalar)); it must be one line of text"
+            case .notAQuantity:
+                "an amount starts with a number (2, 2 l, 500 g)"
+            case .quantityTooLong(let length):
+                "it is \(length) characters long, and an amount has at most \(ListText.maximumQuantityLength)"
             }
         }
     }
@@ -105,6 +112,28 @@ public enum ListText {
         let length = text.count
         if length > maximumLength { return .failure(.tooLong(length: length)) }
         return .success(text)
+    }
+
+    /// Longest amount (`2 l`), in characters, after trimming.
+    public static let maximumQuantityLength = 100
+
+    /// The trimmed amount, or the rule it breaks: one line, starting with a number.
+    public static func validatedQuantity(_ text: String) -> Result<String, Violation> {
+        switch validated(text) {
+        case .failure(.tooLong(let length)): return .failure(.quantityTooLong(length: length))
+        case .failure(let violation): return .failure(violation)
+        case .success(let amount):
+            guard isQuantity(amount) else { return .failure(.notAQuantity) }
+            let length = amount.count
+            if length > maximumQuantityLength { return .failure(.quantityTooLong(length: length)) }
+            return .success(amount)
+        }
+    }
+
+    /// Whether `text` reads as an amount: it starts with a number (`2 l`, `½ kg`), so that
+    /// `milk (2 l)` has one and `milk (organic)` does not.
+    public static func isQuantity(_ text: some StringProtocol) -> Bool {
+        text.first?.isNumber == true
     }
 
     private static func isVisibleASCII(_ byte: UInt8) -> Bool {

@@ -17,6 +17,13 @@ public struct ShoppingList: Hashable, Sendable {
     /// The items ticked off, by their exact text (always some of `items`): a set, so that a
     /// check or a lookup never scans the list. `checkedItems` gives them in list order.
     public var checked: Set<String>
+    /// The sections, in order; their items are the last ones of `items` (see `ListSection`).
+    public var sections: [ListSection]
+    /// How much of an item to buy (`2 l`), by the item's exact text; most items have none.
+    public var quantities: [String: String]
+    /// The section each item taken off was last in, by name, keyed by `ListText.key`: an item
+    /// added again without a section goes back there.
+    public var lastSections: [String: String]
 
     public init(
         id: ListID,
@@ -24,7 +31,10 @@ public struct ShoppingList: Hashable, Sendable {
         edited: Timestamp,
         revision: Revision,
         items: [String],
-        checked: Set<String> = []
+        checked: Set<String> = [],
+        sections: [ListSection] = [],
+        quantities: [String: String] = [:],
+        lastSections: [String: String] = [:]
     ) {
         self.id = id
         self.name = name
@@ -32,6 +42,9 @@ public struct ShoppingList: Hashable, Sendable {
         self.revision = revision
         self.items = items
         self.checked = checked
+        self.sections = sections
+        self.quantities = quantities
+        self.lastSections = lastSections
     }
 
     /// Index of the item equal to `text` under `ListText.key`.
@@ -51,8 +64,18 @@ public struct ShoppingList: Hashable, Sendable {
     }
 }
 
+/// The protocol's `List` (and the snapshot's lists): `sections` as `[{"name", "items"}]` and
+/// `quantities` by item. What each item was last in (`lastSections`) is listd's own: the
+/// snapshot keeps it beside the lists.
 extension ShoppingList: Codable {
-    private enum CodingKeys: String, CodingKey { case id, name, edited, revision, items, checked }
+    private enum CodingKeys: String, CodingKey {
+        case id, name, edited, revision, items, checked, sections, quantities
+    }
+
+    private struct SectionEntry: Codable {
+        var name: String
+        var items: [String]
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -61,9 +84,24 @@ extension ShoppingList: Codable {
         edited = try container.decode(Timestamp.self, forKey: .edited)
         revision = try container.decode(Revision.self, forKey: .revision)
         items = try container.decode([String].self, forKey: .items)
-        // Absent from what listd wrote before items could be checked.
+        // Absent from what listd wrote before items could be checked, or had sections and amounts.
         let checkedItems = try container.decodeIfPresent([String].self, forKey: .checked) ?? []
         checked = Set(checkedItems).intersection(items)
+        let entries = try container.decodeIfPresent([SectionEntry].self, forKey: .sections) ?? []
+        sections = entries.map { ListSection($0.name, count: $0.items.count) }
+        // The sections' items are the list's last ones, in order.
+        let sectioned = entries.flatMap(\.items)
+        guard sectioned.count <= items.count, items.suffix(sectioned.count).elementsEqual(sectioned) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .sections,
+                in: container,
+                debugDescription: "the sections' items are not the list's last items, in order"
+            )
+        }
+        let amounts = try container.decodeIfPresent([String: String].self, forKey: .quantities) ?? [:]
+        let listed = amounts.isEmpty ? [] : Set(items)
+        quantities = amounts.filter { listed.contains($0.key) }
+        lastSections = [:]
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -74,6 +112,8 @@ extension ShoppingList: Codable {
         try container.encode(revision, forKey: .revision)
         try container.encode(items, forKey: .items)
         try container.encode(checkedItems, forKey: .checked)
+        try container.encode(sectionsWithItems.map { SectionEntry(name: $0.name, items: Array($0.items)) }, forKey: .sections)
+        try container.encode(quantities, forKey: .quantities)
     }
 }
 
@@ -84,10 +124,15 @@ public struct PlacedItem: Hashable, Sendable {
     /// Its index in the list (before a removal, after an insertion).
     public var at: Int
     public var checked: Bool
+    /// The section it was in, by name (nil: none), and its amount.
+    public var section: String?
+    public var quantity: String?
 
-    public init(_ text: String, at: Int, checked: Bool) {
+    public init(_ text: String, at: Int, checked: Bool, section: String? = nil, quantity: String? = nil) {
         self.text = text
         self.at = at
         self.checked = checked
+        self.section = section
+        self.quantity = quantity
     }
 }

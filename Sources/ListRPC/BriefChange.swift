@@ -32,6 +32,10 @@ public struct BriefStep: Codable, Sendable, Hashable {
     public var index: Int?
     /// For a move: the place the item left.
     public var fromIndex: Int?
+    /// The section an added or moved item is in ("" for none), or that a section step names.
+    public var section: String?
+    /// An item's amount (an add's, or a `quantity` step's; absent: none).
+    public var quantity: String?
 
     public init(
         op: String,
@@ -40,7 +44,9 @@ public struct BriefStep: Codable, Sendable, Hashable {
         from: String? = nil,
         to: String? = nil,
         index: Int? = nil,
-        fromIndex: Int? = nil
+        fromIndex: Int? = nil,
+        section: String? = nil,
+        quantity: String? = nil
     ) {
         self.op = op
         self.item = item
@@ -49,19 +55,30 @@ public struct BriefStep: Codable, Sendable, Hashable {
         self.to = to
         self.index = index
         self.fromIndex = fromIndex
+        self.section = section
+        self.quantity = quantity
     }
 
     /// The step a change's record describes (its positions come from the record).
     public init(_ record: ChangeRecord, step: ListChange.Step?) {
         switch (record.operation, step) {
-        case (.add(_, let item, let at), _):
-            self.init(op: "add", item: item, index: at)
+        case (.add(_, let item, let at, let section, _, let quantity), _):
+            _ = section
+            self.init(op: "add", item: item, index: at, quantity: quantity)
         case (.remove(_, let at), .remove(let item)?):
             self.init(op: "remove", item: item, index: at)
         case (.replace(_, let at, let with), .replace(let item, _)?):
             self.init(op: "replace", item: item, with: with, index: at)
-        case (.move(_, let from, let to), .move(let item, _)?):
-            self.init(op: "move", item: item, index: to, fromIndex: from)
+        case (.move(_, let from, let to, _), .move(let item, _, let section)?):
+            self.init(op: "move", item: item, index: to, fromIndex: from, section: section)
+        case (.addSection(_, let name, let at, _), _):
+            self.init(op: "addSection", index: at, section: name)
+        case (.renameSection(_, let at, let name), .renameSection(let old, _)?):
+            self.init(op: "renameSection", from: old, to: name, index: at)
+        case (.removeSection(_, let at), .removeSection(let name)?):
+            self.init(op: "removeSection", index: at, section: name)
+        case (.setQuantity(_, let at, let quantity), .quantity(let item, _)?):
+            self.init(op: "quantity", item: item, index: at, quantity: quantity)
         case (.rename(_, let name), .rename(let old, _)?):
             self.init(op: "rename", from: old, to: name)
         case (.check(_, let at), .check(let item)?):
@@ -85,6 +102,9 @@ public struct BriefStep: Codable, Sendable, Hashable {
                 let add = BriefStep(op: "add", item: item.text, index: item.at)
                 return item.checked ? [add, BriefStep(op: "check", item: item.text, index: item.at)] : [add]
             }
+        case .add(_, _, _, let section?, let newSection?, _):
+            // The section it made comes first.
+            return [BriefStep(op: "addSection", index: section, section: newSection), BriefStep(record, step: steps.last)]
         default:
             return [BriefStep(record, step: steps.first)]
         }
@@ -129,7 +149,7 @@ public struct BriefChangeParams: Codable, Sendable, Hashable {
         var checked: [String]?
         var steps: [BriefStep] = []
         switch record.operation {
-        case .create(_, _, let created, let ticked):
+        case .create(_, _, let created, let ticked, _, _):
             items = created
             checked = ticked
         case .delete: break

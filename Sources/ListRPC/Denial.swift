@@ -16,6 +16,10 @@ public enum DenialCode {
         "historyCompacted": 1010,
         "instanceChanged": 1011,
         "changeNotFound": 1012,
+        "sectionExists": 1013,
+        "sectionNotFound": 1014,
+        "invalidSection": 1015,
+        "invalidQuantity": 1016,
         "storageFailed": 1100,
         "unavailable": 1101,
     ]

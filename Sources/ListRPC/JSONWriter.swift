@@ -410,7 +410,32 @@ extension ShoppingList: JSONDirectlyWritable {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             JSONWriter.Sink.writeString(item, into: &bytes)
         }
-        bytes.append(contentsOf: "]}".utf8)
+        bytes.append(contentsOf: #"],"sections":["#.utf8)
+        for (index, section) in sectionsWithItems.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: #"{"name":"#.utf8)
+            JSONWriter.Sink.writeString(section.name, into: &bytes)
+            bytes.append(contentsOf: #","items":["#.utf8)
+            for (index, item) in section.items.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONWriter.Sink.writeString(item, into: &bytes)
+            }
+            bytes.append(contentsOf: "]}".utf8)
+        }
+        bytes.append(contentsOf: #"],"quantities":{"#.utf8)
+        // In list order (a dictionary's own order changes from run to run).
+        var first = true
+        if !quantities.isEmpty {
+            for item in items {
+                guard let quantity = quantities[item] else { continue }
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                JSONWriter.Sink.writeString(item, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                JSONWriter.Sink.writeString(quantity, into: &bytes)
+            }
+        }
+        bytes.append(contentsOf: "}}".utf8)
     }
 }
 
@@ -460,9 +485,10 @@ extension ListChange.Step: JSONDirectlyWritable {
             bytes.append(contentsOf: #"{"op":"rename""#.utf8)
             field("from", from)
             field("to", to)
-        case .move(let item, let index):
+        case .move(let item, let index, let section):
             bytes.append(contentsOf: #"{"op":"move""#.utf8)
             field("item", item)
+            field("section", section)
             bytes.append(contentsOf: ",\"index\":\(index)".utf8)
         case .check(let item):
             bytes.append(contentsOf: #"{"op":"check""#.utf8)
@@ -470,6 +496,20 @@ extension ListChange.Step: JSONDirectlyWritable {
         case .uncheck(let item):
             bytes.append(contentsOf: #"{"op":"uncheck""#.utf8)
             field("item", item)
+        case .addSection(let section):
+            bytes.append(contentsOf: #"{"op":"addSection""#.utf8)
+            field("section", section)
+        case .renameSection(let from, let to):
+            bytes.append(contentsOf: #"{"op":"renameSection""#.utf8)
+            field("from", from)
+            field("to", to)
+        case .removeSection(let section):
+            bytes.append(contentsOf: #"{"op":"removeSection""#.utf8)
+            field("section", section)
+        case .quantity(let item, let quantity):
+            bytes.append(contentsOf: #"{"op":"quantity""#.utf8)
+            field("item", item)
+            if let quantity { field("quantity", quantity) } else { bytes.append(contentsOf: #","quantity":null"#.utf8) }
         }
         bytes.append(UInt8(ascii: "}"))
     }

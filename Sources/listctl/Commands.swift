@@ -103,8 +103,15 @@ extension Listctl {
             discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
         )
         @OptionGroup var options: ConnectionOptions
+        @Option(help: "The section they go in (\"\" for none); one the list lacks is made. Default: where each was last.")
+        var section: String?
+        @Option(help: "How much to buy (2 l, 500 g): starts with a number.") var amount: String?
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
         @Argument(help: "The items to add; - reads one item per line from stdin.") var items: [String]
+
+        func params(_ list: ListReference, _ item: String) -> AddItemParams {
+            AddItemParams(list: list, item: item, section: section, quantity: amount)
+        }
     }
 
     struct Remove: ItemBatchCommand {
@@ -209,12 +216,20 @@ private struct ItemOutcome: Encodable {
 /// `add` and `remove`: one request per item, sent as a single batch, each outcome reported; exit
 /// status 1 when any was denied.
 protocol ItemBatchCommand: ParsableCommand {
-    associatedtype Method: RPCMethod where Method.Params == ListItemParams, Method.Result == ShoppingList
+    associatedtype Method: RPCMethod where Method.Result == ShoppingList
     static var verb: String { get }
+    /// The request for one item.
+    func params(_ list: ListReference, _ item: String) -> Method.Params
     static var preposition: String { get }
     var options: ConnectionOptions { get }
     var list: String { get }
     var items: [String] { get }
+}
+
+extension ItemBatchCommand where Method.Params == ListItemParams {
+    func params(_ list: ListReference, _ item: String) -> ListItemParams {
+        ListItemParams(list: list, item: item)
+    }
 }
 
 extension ItemBatchCommand {
@@ -227,7 +242,7 @@ extension ItemBatchCommand {
         // carry the list's items (a thousand items added to a long list would bring it back a
         // thousand times). The JSON output keeps each confirm's whole list.
         try options.withClient(brief: !options.json) { client in
-            let params = items.map { ListItemParams(list: target, item: $0) }
+            let params = items.map { self.params(target, $0) }
             let results: [Result<(name: String, list: ShoppingList?), ListClientError>] =
                 options.json
                 ? try client.batch(Method.self, params).map { $0.map { ($0.name, $0) } }

@@ -57,7 +57,7 @@ import Testing
             _ = try await client.batch(CreateList.self, [.init(name: "Groceries", items: ["milk"])], decoding: ListSummary.self)
             let outcomes = try await client.batch(
                 AddItem.self,
-                ["eggs", "bread", "MILK"].map { ListItemParams(list: .name("Groceries"), item: $0) },
+                ["eggs", "bread", "MILK"].map { AddItemParams(list: .name("Groceries"), item: $0) },
                 decoding: ListSummary.self
             )
             #expect(outcomes.compactMap { try? $0.get().name } == ["Groceries", "Groceries"])

@@ -52,6 +52,23 @@ import Testing
             .create(id: 3, name: "Groceries", items: ["milk", "eggs"]), .rename(id: 3, to: "Food"), .delete(id: 3),
             .add(id: 3, item: "bread\\\"", at: 2), .remove(id: 3, at: 1), .replace(id: 3, at: 0, with: "oat milk"),
             .move(id: 3, from: 2, to: 0),
+            // Sections and amounts (issue 30).
+            .create(
+                id: 4,
+                name: "Groceries",
+                items: ["tape", "milk", "bread"],
+                checked: ["milk"],
+                sections: [ListSection("Dairy", count: 1), ListSection("Bakery", count: 1), ListSection("Frozen")],
+                quantities: ["milk": "2 l", "tape": "1 roll"]
+            ),
+            .add(id: 4, item: "ice", at: 3, section: 2, newSection: "Frozen", quantity: "1 kg"),
+            .add(id: 4, item: "jam", at: 1, section: nil, newSection: nil, quantity: "2"),
+            .move(id: 4, from: 0, to: 2, section: 1), .move(id: 4, from: 2, to: 0, section: nil),
+            .addSection(id: 4, name: "Deli", at: 1), .addSection(id: 4, name: "Deli", at: 0, taking: 2),
+            .renameSection(id: 4, at: 1, to: "Bread & “cakes”"), .removeSection(id: 4, at: 0),
+            .setQuantity(id: 4, at: 1, quantity: "500 g"), .setQuantity(id: 4, at: 1, quantity: nil),
+            .removeItems(id: 4, [PlacedItem("milk", at: 1, checked: true, section: "Dairy", quantity: "2 l"), PlacedItem("tape", at: 0, checked: false)]),
+            .insertItems(id: 4, [PlacedItem("milk", at: 1, checked: false, section: nil, quantity: "2 l")]),
         ]
         let origins = [origin, .client(pid: 8, uid: 0, name: nil), .file]
         for operation in operations {

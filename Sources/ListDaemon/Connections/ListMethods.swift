@@ -54,7 +54,12 @@ extension MethodTable {
             owner.perform(.deleteList(params.list), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(AddItem.self) { params, session, reply in
-            owner.perform(.addItem(params.item, to: params.list), params.ifRevision, session, then: reply)
+            owner.perform(
+                .addItem(params.item, to: params.list, section: params.section, quantity: params.quantity),
+                params.ifRevision,
+                session,
+                then: reply
+            )
         }
         table.registerDeciding(ReplaceItem.self) { params, session, reply in
             owner.perform(
@@ -66,6 +71,26 @@ extension MethodTable {
         }
         table.registerDeciding(RemoveItem.self) { params, session, reply in
             owner.perform(.removeItem(params.item, from: params.list), params.ifRevision, session, then: reply)
+        }
+        table.registerDeciding(MoveItem.self) { params, session, reply in
+            owner.perform(
+                .moveItemInto(params.item, on: params.list, section: params.section, before: params.before),
+                params.ifRevision,
+                session,
+                then: reply
+            )
+        }
+        table.registerDeciding(AddSection.self) { params, session, reply in
+            owner.perform(.addSection(params.section, on: params.list, before: params.before), params.ifRevision, session, then: reply)
+        }
+        table.registerDeciding(RenameSection.self) { params, session, reply in
+            owner.perform(.renameSection(params.section, on: params.list, to: params.to), params.ifRevision, session, then: reply)
+        }
+        table.registerDeciding(RemoveSection.self) { params, session, reply in
+            owner.perform(.removeSection(params.section, on: params.list), params.ifRevision, session, then: reply)
+        }
+        table.registerDeciding(SetQuantity.self) { params, session, reply in
+            owner.perform(.setQuantity(params.item, on: params.list, quantity: params.quantity), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(CheckItem.self) { params, session, reply in
             owner.perform(.checkItem(params.item, on: params.list), params.ifRevision, session, then: reply)

@@ -152,9 +152,29 @@ extension DelegateQuestionParams {
         case .restoreList(let restored):
             self.name = restored.name
             self.items = restored.items
-        case .addItem(let item, _, _), .removeItem(let item, _), .moveItem(let item, _, _), .checkItem(let item, _),
-            .uncheckItem(let item, _):
+        case .addItem(let item, _, _, let section, let quantity):
             self.item = ListText.trimmed(item)
+            self.section = section.map(ListText.trimmed)
+            self.quantity = quantity.map(ListText.trimmed)
+        case .moveItemInto(let item, _, let section, let before):
+            self.item = ListText.trimmed(item)
+            self.section = section.map(ListText.trimmed)
+            self.with = before.map(ListText.trimmed)
+        case .setQuantity(let item, _, let quantity):
+            self.item = ListText.trimmed(item)
+            self.quantity = quantity.map(ListText.trimmed)
+        case .removeItem(let item, _), .moveItem(let item, _, _), .checkItem(let item, _), .uncheckItem(let item, _):
+            self.item = ListText.trimmed(item)
+        case .addSection(let section, _, _), .restoreSection(let section, _, _, _):
+            self.op = "add"
+            self.section = ListText.trimmed(section)
+        case .removeSection(let section, _):
+            self.op = "remove"
+            self.section = ListText.trimmed(section)
+        case .renameSection(let section, _, let to):
+            self.op = "rename"
+            self.section = ListText.trimmed(section)
+            self.to = ListText.trimmed(to)
         case .replaceItem(let item, let with, _):
             self.item = ListText.trimmed(item)
             self.with = ListText.trimmed(with)

@@ -44,7 +44,7 @@ struct Save: Sendable {
         for (index, fileEdit) in edits.enumerated() {
             guard case .refused = decisions[index] else { continue }
             switch fileEdit.edit {
-            case .addItem(let item, _, _): keys.insert(ListText.key(item))
+            case .addItem(let item, _, _, _, _): keys.insert(ListText.key(item))
             case .createList(_, let items): keys.formUnion(items.map(ListText.key))
             default: break
             }

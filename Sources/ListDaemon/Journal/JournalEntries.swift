@@ -78,9 +78,24 @@ struct JournalEntries: Sendable {
                 summary = "replaced “\(item)” with “\(with)” on \(change.list.name)"
             case .rename(let from, let to):
                 summary = "renamed list “\(from)” to “\(to)”"
-            case .move(let item, let index):
+            case .move(let item, let index, let section):
                 metadata["item"] = "\(item)"
-                summary = "moved “\(item)” to place \(index + 1) on \(change.list.name)"
+                metadata["section"] = "\(section)"
+                summary = "moved “\(item)” to place \(index + 1) on \(change.list.name)\(section.isEmpty ? "" : ", under \(section)")"
+            case .addSection(let section):
+                metadata["section"] = "\(section)"
+                summary = "added the section \(section) to \(change.list.name)"
+            case .renameSection(let from, let to):
+                metadata["section"] = "\(from)"
+                metadata["new_section"] = "\(to)"
+                summary = "renamed the section \(from) of \(change.list.name) to \(to)"
+            case .removeSection(let section):
+                metadata["section"] = "\(section)"
+                summary = "removed the section \(section) from \(change.list.name)"
+            case .quantity(let item, let quantity):
+                metadata["item"] = "\(item)"
+                metadata["quantity"] = "\(quantity ?? "")"
+                summary = quantity.map { "set “\(item)” to \($0) on \(change.list.name)" } ?? "cleared the amount of “\(item)” on \(change.list.name)"
             case .check(let item):
                 metadata["item"] = "\(item)"
                 summary = "checked “\(item)” on \(change.list.name)"
@@ -134,8 +149,9 @@ struct JournalEntries: Sendable {
             }
         }
         switch edit {
-        case .addItem(let item, _, _)?, .removeItem(let item, _)?, .replaceItem(let item, _, _)?,
-            .moveItem(let item, _, _)?, .checkItem(let item, _)?, .uncheckItem(let item, _)?:
+        case .addItem(let item, _, _, _, _)?, .removeItem(let item, _)?, .replaceItem(let item, _, _)?,
+            .moveItem(let item, _, _)?, .checkItem(let item, _)?, .uncheckItem(let item, _)?,
+            .moveItemInto(let item, _, _, _)?, .setQuantity(let item, _, _)?:
             metadata["item"] = "\(item)"
         default: break
         }

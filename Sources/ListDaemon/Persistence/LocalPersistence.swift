@@ -234,6 +234,9 @@ struct PersistedState: Codable, Sendable {
     var listFileLists: [ShoppingList]?
     /// The revision `listFileLists` are at.
     var listFileRevision: Revision?
+    /// Per list (by id), the section each item taken off was last in (`ShoppingList.lastSections`,
+    /// which the protocol's lists do not carry). Absent before sections.
+    var lastSections: [String: [String: String]]?
 
     init(book: ListBook, listFileDigest: String, shown: ListBook, instance: String) {
         self.instance = instance
@@ -243,12 +246,22 @@ struct PersistedState: Codable, Sendable {
         lists = book.lists
         listFileLists = shown.lists == book.lists ? nil : shown.lists
         listFileRevision = listFileLists == nil ? nil : shown.revision
+        let remembered = book.lists.filter { !$0.lastSections.isEmpty }
+        lastSections = remembered.isEmpty ? nil : Dictionary(uniqueKeysWithValues: remembered.map { ("\($0.id)", $0.lastSections) })
     }
 
-    var book: ListBook { ListBook(lists: lists, revision: revision, nextID: nextID) }
+    var book: ListBook { ListBook(lists: remembering(lists), revision: revision, nextID: nextID) }
+
+    /// `lists` with what their items were last in, as the lists had it when this was saved.
+    private func remembering(_ lists: [ShoppingList]) -> [ShoppingList] {
+        guard let lastSections else { return lists }
+        var lists = lists
+        for index in lists.indices { lists[index].lastSections = lastSections["\(lists[index].id)"] ?? [:] }
+        return lists
+    }
 
     /// What the list file showed when this was saved.
     var shownBook: ListBook {
-        ListBook(lists: listFileLists ?? lists, revision: listFileRevision ?? revision, nextID: nextID)
+        ListBook(lists: remembering(listFileLists ?? lists), revision: listFileRevision ?? revision, nextID: nextID)
     }
 }

@@ -39,16 +39,26 @@ enum LogEntry: Sendable, Hashable {
             func field(_ name: String, _ value: Int) {
                 bytes.append(contentsOf: ",\"\(name)\":\(value)".utf8)
             }
+            func field(_ name: String, _ values: [String]) {
+                bytes.append(contentsOf: ",\"\(name)\":".utf8)
+                JSONWriter.write(.array(values.map(JSONValue.string)), into: &bytes)
+            }
             switch record.operation {
-            case .create(let id, let name, let items, let checked):
+            case .create(let id, let name, let items, let checked, let sections, let quantities):
                 field("op", "create")
                 field("id", id)
                 field("name", name)
-                bytes.append(contentsOf: #","items":"#.utf8)
-                JSONWriter.write(.array(items.map(JSONValue.string)), into: &bytes)
-                if !checked.isEmpty {
-                    bytes.append(contentsOf: #","checked":"#.utf8)
-                    JSONWriter.write(.array(checked.map(JSONValue.string)), into: &bytes)
+                field("items", items)
+                if !checked.isEmpty { field("checked", checked) }
+                if !sections.isEmpty {
+                    field("sectionNames", sections.map(\.name))
+                    bytes.append(contentsOf: ",\"sectionCounts\":[\(sections.map { String($0.count) }.joined(separator: ","))]".utf8)
+                }
+                if !quantities.isEmpty {
+                    // In list order, by index into the items.
+                    let quantified = items.indices.filter { quantities[items[$0]] != nil }
+                    bytes.append(contentsOf: ",\"quantityIndexes\":[\(quantified.map(String.init).joined(separator: ","))]".utf8)
+                    field("quantities", quantified.map { quantities[items[$0]]! })
                 }
             case .rename(let id, let name):
                 field("op", "rename")
@@ -57,11 +67,14 @@ enum LogEntry: Sendable, Hashable {
             case .delete(let id):
                 field("op", "delete")
                 field("id", id)
-            case .add(let id, let item, let at):
+            case .add(let id, let item, let at, let section, let newSection, let quantity):
                 field("op", "add")
                 field("id", id)
                 field("item", item)
                 field("at", at)
+                if let section { field("s", section) }
+                if let newSection { field("newSection", newSection) }
+                if let quantity { field("q", quantity) }
             case .remove(let id, let at):
                 field("op", "remove")
                 field("id", id)
@@ -71,11 +84,32 @@ enum LogEntry: Sendable, Hashable {
                 field("id", id)
                 field("item", with)
                 field("at", at)
-            case .move(let id, let from, let to):
+            case .move(let id, let from, let to, let section):
                 field("op", "move")
                 field("id", id)
                 field("at", from)
                 field("to", to)
+                if let section { field("s", section) }
+            case .addSection(let id, let name, let at, let taking):
+                field("op", "addSection")
+                field("id", id)
+                field("name", name)
+                field("at", at)
+                if taking > 0 { field("taking", taking) }
+            case .renameSection(let id, let at, let name):
+                field("op", "renameSection")
+                field("id", id)
+                field("name", name)
+                field("at", at)
+            case .removeSection(let id, let at):
+                field("op", "removeSection")
+                field("id", id)
+                field("at", at)
+            case .setQuantity(let id, let at, let quantity):
+                field("op", "quantity")
+                field("id", id)
+                field("at", at)
+                if let quantity { field("q", quantity) }
             case .check(let id, let at):
                 field("op", "check")
                 field("id", id)
@@ -93,6 +127,9 @@ enum LogEntry: Sendable, Hashable {
                 bytes.append(contentsOf: ",\"places\":[\(placed.map { String($0.at) }.joined(separator: ","))]".utf8)
                 let checked = placed.indices.filter { placed[$0].checked }
                 bytes.append(contentsOf: ",\"checkedIndexes\":[\(checked.map(String.init).joined(separator: ","))]".utf8)
+                // Sections ("" none) and amounts ("" none), when any item has one.
+                if placed.contains(where: { $0.section != nil }) { field("sections", placed.map { $0.section ?? "" }) }
+                if placed.contains(where: { $0.quantity != nil }) { field("quantities", placed.map { $0.quantity ?? "" }) }
             }
             if let undoes = record.undoes { field("undoes", undoes) }
             bytes.append(UInt8(ascii: "}"))
@@ -153,22 +190,62 @@ enum LogEntry: Sendable, Hashable {
         switch (op, fields["name"]?.stringValue, fields.strings("items"), fields["item"]?.stringValue, fields.int("at"))
         {
         case ("create", let name?, let items?, _, _):
-            operation = .create(id: id, name: name, items: items, checked: fields.strings("checked") ?? [])
+            let names = fields.strings("sectionNames") ?? []
+            let counts = fields.ints("sectionCounts") ?? []
+            let quantified = fields.ints("quantityIndexes") ?? []
+            let amounts = fields.strings("quantities") ?? []
+            guard names.count == counts.count, quantified.count == amounts.count,
+                quantified.allSatisfy(items.indices.contains)
+            else { return nil }
+            operation = .create(
+                id: id,
+                name: name,
+                items: items,
+                checked: fields.strings("checked") ?? [],
+                sections: zip(names, counts).map { ListSection($0, count: $1) },
+                quantities: Dictionary(zip(quantified.map { items[$0] }, amounts), uniquingKeysWith: { $1 })
+            )
         case ("rename", let name?, _, _, _): operation = .rename(id: id, to: name)
         case ("delete", _, _, _, _): operation = .delete(id: id)
-        case ("add", _, _, let item?, let at?): operation = .add(id: id, item: item, at: at)
+        case ("add", _, _, let item?, let at?):
+            operation = .add(
+                id: id,
+                item: item,
+                at: at,
+                section: fields.int("s"),
+                newSection: fields["newSection"]?.stringValue,
+                quantity: fields["q"]?.stringValue
+            )
         case ("remove", _, _, _, let at?): operation = .remove(id: id, at: at)
         case ("replace", _, _, let item?, let at?): operation = .replace(id: id, at: at, with: item)
         case ("move", _, _, _, let at?):
             guard let to = fields.int("to") else { return nil }
-            operation = .move(id: id, from: at, to: to)
+            operation = .move(id: id, from: at, to: to, section: fields.int("s"))
+        case ("addSection", let name?, _, _, let at?):
+            operation = .addSection(id: id, name: name, at: at, taking: fields.int("taking") ?? 0)
+        case ("renameSection", let name?, _, _, let at?): operation = .renameSection(id: id, at: at, to: name)
+        case ("removeSection", _, _, _, let at?): operation = .removeSection(id: id, at: at)
+        case ("quantity", _, _, _, let at?): operation = .setQuantity(id: id, at: at, quantity: fields["q"]?.stringValue)
         case ("check", _, _, _, let at?): operation = .check(id: id, at: at)
         case ("uncheck", _, _, _, let at?): operation = .uncheck(id: id, at: at)
         case ("removeItems", _, let items?, _, _), ("insertItems", _, let items?, _, _):
             guard let places = fields.ints("places"), places.count == items.count,
                 let checked = fields.ints("checkedIndexes").map(Set.init)
             else { return nil }
-            let placed = items.indices.map { PlacedItem(items[$0], at: places[$0], checked: checked.contains($0)) }
+            let sections = fields.strings("sections")
+            let quantities = fields.strings("quantities")
+            guard (sections?.count ?? items.count) == items.count, (quantities?.count ?? items.count) == items.count else {
+                return nil
+            }
+            let placed = items.indices.map { index in
+                PlacedItem(
+                    items[index],
+                    at: places[index],
+                    checked: checked.contains(index),
+                    section: sections.flatMap { $0[index].isEmpty ? nil : $0[index] },
+                    quantity: quantities.flatMap { $0[index].isEmpty ? nil : $0[index] }
+                )
+            }
             operation = op == "removeItems" ? .removeItems(id: id, placed) : .insertItems(id: id, placed)
         default: return nil
         }

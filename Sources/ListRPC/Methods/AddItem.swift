@@ -1,12 +1,31 @@
 import ListModel
 
+/// Adds an item: into `section` ("" for none; one the list lacks is made at its end), else
+/// into the section it was last in on this list, with its amount.
 public enum AddItem: RPCMethod {
     public static let name = "addItem"
-    public typealias Params = ListItemParams
+    public typealias Params = AddItemParams
     public typealias Result = ShoppingList
 }
 
-/// `{list, item, ifRevision?}`: what `addItem` and `removeItem` take.
+/// `{list, item, section?, quantity?, ifRevision?}`.
+public struct AddItemParams: Codable, Sendable, Hashable {
+    public var list: ListReference
+    public var item: String
+    public var section: String?
+    public var quantity: String?
+    public var ifRevision: Revision?
+
+    public init(list: ListReference, item: String, section: String? = nil, quantity: String? = nil, ifRevision: Revision? = nil) {
+        self.list = list
+        self.item = item
+        self.section = section
+        self.quantity = quantity
+        self.ifRevision = ifRevision
+    }
+}
+
+/// `{list, item, ifRevision?}`: what `removeItem`, `checkItem` and `uncheckItem` take.
 public struct ListItemParams: Codable, Sendable, Hashable {
     public var list: ListReference
     public var item: String

@@ -3,6 +3,7 @@ import ListModel
 /// The questions listd asks delegates before it applies an edit.
 public enum DelegateQuestion: String, Codable, Sendable, CaseIterable, Hashable {
     case shouldCreate, shouldRename, shouldDelete, shouldAdd, shouldReplace, shouldRemove, shouldCheck, shouldUncheck
+    case shouldMove, shouldSetQuantity, shouldEditSection
 
     /// The question an edit raises; none for a move (a line moved in the list file), which adds,
     /// removes and changes nothing, nor for an edit of several items (`clearChecked`, and the
@@ -17,6 +18,9 @@ public enum DelegateQuestion: String, Codable, Sendable, CaseIterable, Hashable 
         case .removeItem: self = .shouldRemove
         case .checkItem: self = .shouldCheck
         case .uncheckItem: self = .shouldUncheck
+        case .moveItemInto: self = .shouldMove
+        case .setQuantity: self = .shouldSetQuantity
+        case .addSection, .renameSection, .removeSection, .restoreSection: self = .shouldEditSection
         case .moveItem, .clearChecked, .restoreItems, .removeItems: return nil
         }
     }
@@ -117,6 +121,15 @@ public struct DelegateQuestionParams: Codable, Sendable, Hashable {
     public var with: String?
     /// `shouldCreate`: the items the list would start with.
     public var items: [String]?
+    /// `shouldEditSection`: `add`, `rename` or `remove`.
+    public var op: String?
+    /// `shouldEditSection`: the section; `shouldAdd`, `shouldMove`: the one the item goes into
+    /// ("" for none; absent from `shouldAdd` when the add does not say).
+    public var section: String?
+    /// `shouldEditSection` `rename`: the new name.
+    public var to: String?
+    /// `shouldAdd`, `shouldSetQuantity`: the amount (absent: none).
+    public var quantity: String?
     public var origin: ChangeOrigin
     /// The daemon-wide revision the proposal was checked against.
     public var revision: Revision

@@ -1,0 +1,109 @@
+// Issue 30 over the socket, with the real listd: sections and amounts through addItem, moveItem,
+// the section methods and setQuantity; their deny reasons and codes; a delegate refusing a move;
+// undo; and the section an item was last in, across a restart.
+import Foundation
+import Testing
+
+private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [String: Any])?["reason"] as? String }
+
+/// `["Dairy: milk,butter", …]` from a `List`'s `sections`.
+private func sections(_ list: [String: Any]) -> [String] {
+    (list["sections"] as? [[String: Any]] ?? []).map {
+        "\($0["name"] as? String ?? "?"): \(($0["items"] as? [String] ?? []).joined(separator: ","))"
+    }
+}
+
+@Suite struct SectionsProtocolTests {
+    @Test func sectionsAndAmountsThroughEveryMethod() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": ["batteries"]])
+        let subscriber = try LineConnection(path: daemon.sandbox.socket)
+        _ = try subscriber.result("subscribe", ["events": ["didUpdateShoppingList"]])
+
+        var list = try client.result("addItem", ["list": "Groceries", "item": "milk", "section": "Dairy", "quantity": "2 l"])
+        #expect(sections(list) == ["Dairy: milk"])
+        #expect(list["items"] as? [String] == ["batteries", "milk"], "items stay the whole list")
+        #expect(list["quantities"] as? [String: String] == ["milk": "2 l"])
+        let note = try subscriber.readObject()
+        let steps = ((note["params"] as? [String: Any])?["changes"] as? [[String: Any]] ?? []).map { $0["op"] as? String ?? "?" }
+        #expect(steps == ["addSection", "add"], "the section made in the same change")
+
+        _ = try client.result("addItem", ["list": "Groceries", "item": "butter", "section": "dairy"])
+        _ = try client.result("addSection", ["list": "Groceries", "section": "Bakery"])
+        list = try client.result("moveItem", ["list": "Groceries", "item": "butter", "section": "Bakery"])
+        #expect(sections(list) == ["Dairy: milk", "Bakery: butter"])
+        list = try client.result("moveItem", ["list": "Groceries", "item": "batteries", "before": "milk"])
+        #expect(sections(list) == ["Dairy: batteries,milk", "Bakery: butter"])
+        list = try client.result("renameSection", ["list": "Groceries", "section": "Bakery", "to": "Bread"])
+        #expect(sections(list) == ["Dairy: batteries,milk", "Bread: butter"])
+        list = try client.result("setQuantity", ["list": "Groceries", "item": "butter", "quantity": "250 g"])
+        #expect(list["quantities"] as? [String: String] == ["milk": "2 l", "butter": "250 g"])
+        list = try client.result("setQuantity", ["list": "Groceries", "item": "milk", "quantity": NSNull()])
+        #expect(list["quantities"] as? [String: String] == ["butter": "250 g"], "null clears it")
+        list = try client.result("removeSection", ["list": "Groceries", "section": "Bread"])
+        #expect(sections(list) == ["Dairy: batteries,milk,butter"], "its items join the section above")
+
+        // Each new deny reason, with its code and a sentence.
+        let denials: [(String, [String: Any], String, Int)] = [
+            ("addSection", ["list": 1, "section": "DAIRY"], "sectionExists", 1013),
+            ("moveItem", ["list": 1, "item": "milk", "section": "Frozen"], "sectionNotFound", 1014),
+            ("addSection", ["list": 1, "section": "  "], "invalidSection", 1015),
+            ("setQuantity", ["list": 1, "item": "milk", "quantity": "organic"], "invalidQuantity", 1016),
+            ("addItem", ["list": 1, "item": "Milk", "quantity": "1 l"], "itemExists", 1001),
+        ]
+        for (method, params, expected, code) in denials {
+            let error = try client.error(method, params)
+            #expect(reason(error) == expected, "\(method) \(params): \(error)")
+            #expect(error["code"] as? Int == code)
+        }
+        let duplicate = try client.error("addItem", ["list": 1, "item": "Milk", "quantity": "1 l"])
+        #expect(duplicate["message"] as? String == "“milk” is already on Groceries, under Dairy. To buy 1 l, change its amount instead.")
+    }
+
+    @Test func aDelegateDeniesAMoveAndAnUndoMovesBack() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": []])
+        _ = try client.result("addItem", ["list": 1, "item": "milk", "section": "Dairy"])
+        _ = try client.result("addItem", ["list": 1, "item": "bread", "section": "Bakery"])
+        let delegate = try LineConnection(path: daemon.sandbox.socket)
+        let registered = try delegate.result("registerDelegate", ["name": "aisles"])
+        let questions = registered["questions"] as? [String] ?? []
+        #expect(["shouldMove", "shouldSetQuantity", "shouldEditSection"].allSatisfy(questions.contains), "in the default set: \(questions)")
+
+        try client.send(#"{"jsonrpc":"2.0","id":1,"method":"moveItem","params":{"list":1,"item":"milk","section":"Bakery"}}"#)
+        let question = try delegate.readObject()
+        #expect(question["method"] as? String == "shouldMove")
+        let asked = question["params"] as? [String: Any] ?? [:]
+        #expect(asked["item"] as? String == "milk")
+        #expect(asked["section"] as? String == "Bakery")
+        try delegate.send(#"{"jsonrpc":"2.0","id":"\#(question["id"] as? String ?? "")","result":{"allow":false,"reason":"milk stays cold"}}"#)
+        let denied = try client.readObject()
+        #expect(reason(denied["error"] as? [String: Any] ?? [:]) == "deniedByDelegate", "\(denied)")
+        _ = try delegate.result("unregisterDelegate")
+
+        let moved = try client.result("moveItem", ["list": 1, "item": "milk", "section": "Bakery"])
+        #expect(sections(moved) == ["Dairy: ", "Bakery: bread,milk"])
+        let undone = try client.result("undo", ["revision": moved["revision"] as? Int ?? -1])
+        let list = try client.result("getList", ["list": 1])
+        #expect(sections(list) == ["Dairy: milk", "Bakery: bread"], "\(undone)")
+    }
+
+    /// "milk" added again next week goes under Dairy again, after a restart in between.
+    @Test func anItemGoesBackToItsSectionAcrossARestart() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        var client = try LineConnection(path: daemon.sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": ["tape"]])
+        _ = try client.result("addItem", ["list": 1, "item": "milk", "section": "Dairy"])
+        _ = try client.result("removeItem", ["list": 1, "item": "milk"])
+        #expect(daemon.stop() == 0)
+        try daemon.start()
+        client = try LineConnection(path: daemon.sandbox.socket)
+        let list = try client.result("addItem", ["list": 1, "item": "milk"])
+        #expect(sections(list) == ["Dairy: milk"], "\(list)")
+    }
+}
