@@ -7,6 +7,8 @@ public struct ListDocument: Hashable, Sendable {
     public enum Line: Hashable, Sendable {
         /// `# Name <!-- listd id=1 -->`: starts a list.
         case heading(Heading)
+        /// `## Dairy`: starts a section of the list above (its name is its identity; no comment).
+        case section(SectionHeading)
         /// `- item` (also `*`, `+`, an ordered `1.` or `1)`, indented).
         case item(Item)
         /// The `<!-- listd revision=… next-id=… -->` line earlier versions wrote; read for its
@@ -24,6 +26,15 @@ public struct ListDocument: Hashable, Sendable {
         public var raw: String
 
         public var id: ListID? { metadata?["id"].flatMap { Int($0) } }
+    }
+
+    public struct SectionHeading: Hashable, Sendable {
+        /// The text after `## `.
+        public var name: String
+        public var raw: String
+
+        /// The line listd writes for a section.
+        public static func written(_ name: String) -> String { "## " + name }
     }
 
     public struct Item: Hashable, Sendable {
@@ -141,6 +152,9 @@ public struct ListDocument: Hashable, Sendable {
             }
             return .heading(Heading(name: String(name), metadata: metadata, raw: String(raw)))
         }
+        if raw.hasPrefix("## ") || raw == "##" {
+            return .section(SectionHeading(name: String(raw.dropFirst(2)), raw: String(raw)))
+        }
         let body = raw.drop { $0 == " " || $0 == "\t" }
         if let bullet = body.first, "-*+".contains(bullet) {
             let rest = body.dropFirst()
@@ -228,6 +242,7 @@ extension ListDocument.Line {
     public var raw: String {
         switch self {
         case .heading(let heading): heading.raw
+        case .section(let section): section.raw
         case .item(let item): item.raw
         case .legacyHeader(let fields):
             ListDocument.marker + " "

@@ -49,6 +49,28 @@ extension ListFileReading {
                         FileEdit(edit: .checkItem(line.text, on: .name(section.name)), line: line.line, section: index)
                     )
                 }
+                // Its sections, each taking its items (the last first: each takes the items that
+                // end the part above it), then the amounts.
+                for (number, heading) in section.sectionLines.enumerated().reversed() {
+                    edits.append(
+                        FileEdit(
+                            edit: .restoreSection(
+                                heading.name,
+                                on: .name(section.name),
+                                before: section.sectionLines.indices.contains(number + 1) ? section.sectionLines[number + 1].name : nil,
+                                items: section.items.filter { $0.section == number }.map(\.text)
+                            ),
+                            line: heading.line,
+                            section: index
+                        )
+                    )
+                }
+                for line in section.items {
+                    guard let quantity = line.quantity else { continue }
+                    edits.append(
+                        FileEdit(edit: .setQuantity(line.text, on: .name(section.name), quantity: quantity), line: line.line, section: index)
+                    )
+                }
                 continue
             }
             deleteLists(before: knownOrder[id] ?? 0)
@@ -57,18 +79,37 @@ extension ListFileReading {
                     FileEdit(edit: .renameList(.id(id), to: section.name), line: section.headingLine, section: index)
                 )
             }
+            // Sections renamed, removed and added (none of which moves an item in the list's order).
+            let structure = sectionEdits(of: section, at: index, from: old)
+            edits += structure
             let newItems = section.items.map(\.text)
             // A moved line is the same item in a new place: moved first, so what follows is only
-            // what was added, removed or edited.
-            let (moves, reordered) = ItemAlignment.moves(old: old.items, new: newItems)
+            // what was added, removed or edited. A line now under another section is moved, in
+            // one change with its new section.
+            let (moves, reordered) = ItemAlignment.moves(
+                old: old.items,
+                new: newItems,
+                mustMove: itemsChangingSection(section, from: old, after: structure.map(\.edit), in: known)
+            )
             for move in moves {
+                let line = section.items[move.newIndex]
                 edits.append(
                     FileEdit(
-                        edit: .moveItem(old.items[move.oldIndex], on: .id(id), after: move.after.map { old.items[$0] }),
-                        line: section.items[move.newIndex].line,
+                        edit: .moveItem(
+                            old.items[move.oldIndex],
+                            on: .id(id),
+                            after: move.after.map { old.items[$0] },
+                            section: section.sectionName(of: line)
+                        ),
+                        line: line.line,
                         section: index
                     )
                 )
+            }
+            // A new amount typed, changed or deleted: one `quantity` change.
+            func amount(_ line: ItemLine, was: String?) {
+                guard line.quantity != was else { return }
+                edits.append(FileEdit(edit: .setQuantity(line.text, on: .id(id), quantity: line.quantity), line: line.line, section: index))
             }
             // A check or an uncheck when the line's box says otherwise than the list.
             func tick(_ line: ItemLine, wasChecked: Bool) {
@@ -93,6 +134,7 @@ extension ListFileReading {
                         )
                     }
                     tick(line, wasChecked: old.isChecked(reordered[oldIndex]))
+                    amount(line, was: old.quantities[reordered[oldIndex]])
                     position += 1
                 case .replace(let oldIndex, let newIndex):
                     let line = section.items[newIndex]
@@ -104,6 +146,7 @@ extension ListFileReading {
                         )
                     )
                     tick(line, wasChecked: old.isChecked(reordered[oldIndex]))
+                    amount(line, was: old.quantities[reordered[oldIndex]])
                     position += 1
                 case .remove(let oldIndex):
                     // Its line is gone: a removal refused leaves the item in the file again, and
@@ -118,14 +161,162 @@ extension ListFileReading {
                 case .insert(let newIndex):
                     let line = section.items[newIndex]
                     edits.append(
-                        FileEdit(edit: .addItem(line.text, to: .id(id), at: position), line: line.line, section: index)
+                        FileEdit(
+                            edit: .addItem(
+                                line.text,
+                                to: .id(id),
+                                at: position,
+                                section: section.sectionLines.isEmpty ? nil : section.sectionName(of: line),
+                                quantity: line.quantity
+                            ),
+                            line: line.line,
+                            section: index
+                        )
                     )
                     tick(line, wasChecked: false)
                     position += 1
                 }
             }
+            edits += sectionMoves(of: section, at: index, after: edits.map(\.edit), from: old, in: known)
         }
         deleteLists(before: Int.max)
         return edits
     }
+}
+
+extension ListFileReading {
+    /// The `##` lines' changes from `old`: a section whose name is still there is the same one; a
+    /// new name over the items of a section that is gone is a rename (one change); what is left
+    /// is removed (its items join the part above, as the file shows) or added (taking the items
+    /// that end the part above, the ones the file shows under it). Sections whose order the
+    /// person changed are removed and added again.
+    func sectionEdits(of section: Section, at index: Int, from old: ShoppingList) -> [FileEdit] {
+        let id = old.id
+        let new = section.sectionLines
+        var pairs: [Int: Int] = [:]  // new section → old section
+        var taken: Set<Int> = []
+        for (number, heading) in new.enumerated() {
+            if let found = old.section(named: heading.name), !taken.contains(found) {
+                pairs[number] = found
+                taken.insert(found)
+            }
+        }
+        // A renamed heading keeps some of its items.
+        let oldKeys = old.sections.indices.map { Set(old.items[old.range(ofSection: $0)].map(ListText.key)) }
+        for number in new.indices where pairs[number] == nil {
+            let keys = Set(section.items.filter { $0.section == number }.map { ListText.key($0.text) })
+            let best = old.sections.indices.filter { !taken.contains($0) }
+                .map { ($0, oldKeys[$0].intersection(keys).count) }
+                .max { $0.1 < $1.1 }
+            if let (found, shared) = best, shared > 0 {
+                pairs[number] = found
+                taken.insert(found)
+            }
+        }
+        // An emptied or retyped heading between the same neighbours is renamed too.
+        let unpairedNew = new.indices.filter { pairs[$0] == nil }
+        let unpairedOld = old.sections.indices.filter { !taken.contains($0) }
+        if unpairedNew.count == unpairedOld.count {
+            for (number, found) in zip(unpairedNew, unpairedOld) {
+                pairs[number] = found
+                taken.insert(found)
+            }
+        }
+        // Kept in their order: the longest run of old places in increasing order.
+        let ordered = new.indices.filter { pairs[$0] != nil }
+        let keep = Set(longestIncreasing(ordered.map { pairs[$0]! }).map { ordered[$0] })
+        for number in ordered where !keep.contains(number) { pairs[number] = nil }
+
+        var edits: [FileEdit] = []
+        for number in new.indices.sorted() {
+            guard let found = pairs[number], old.sections[found].name != new[number].name else { continue }
+            edits.append(
+                FileEdit(edit: .renameSection(old.sections[found].name, on: .id(id), to: new[number].name), line: new[number].line, section: index)
+            )
+        }
+        let kept = Set(pairs.values)
+        for found in old.sections.indices.reversed() where !kept.contains(found) {
+            edits.append(FileEdit(edit: .removeSection(old.sections[found].name, on: .id(id)), line: -1, section: index))
+        }
+        for number in new.indices.reversed() where pairs[number] == nil {
+            edits.append(
+                FileEdit(
+                    edit: .restoreSection(
+                        new[number].name,
+                        on: .id(id),
+                        before: new.indices.contains(number + 1) ? new[number + 1].name : nil,
+                        items: section.items.filter { $0.section == number }.map(\.text)
+                    ),
+                    line: new[number].line,
+                    section: index
+                )
+            )
+        }
+        return edits
+    }
+
+    /// Indexes into `old.items` of the items the file shows under another section than they are
+    /// in once the section edits `structure` are made.
+    func itemsChangingSection(_ section: Section, from old: ShoppingList, after structure: [ListEdit], in known: ListBook) -> Set<Int> {
+        guard !section.sectionLines.isEmpty || !old.sections.isEmpty else { return [] }
+        var scratch = ListBook(lists: [old], revision: known.revision, nextID: known.nextID)
+        for edit in structure { _ = try? scratch.apply(edit, at: Timestamp(millisecondsSinceEpoch: 0), origin: .file) }
+        guard let list = try? scratch.list(.id(old.id)) else { return [] }
+        var wanted: [String: String] = [:]
+        for line in section.items { wanted[ListText.key(line.text)] = section.sectionName(of: line) }
+        var changing: Set<Int> = []
+        for (at, item) in list.items.enumerated() {
+            if let name = wanted[ListText.key(item)], name != list.sectionName(list.section(ofItemAt: at)) { changing.insert(at) }
+        }
+        return changing
+    }
+
+    /// The items still under another section than the file shows once `edits` are made: each
+    /// moved there, before the item that follows it there (the last first, so that item is in
+    /// place already).
+    func sectionMoves(of section: Section, at index: Int, after edits: [ListEdit], from old: ShoppingList, in known: ListBook) -> [FileEdit] {
+        guard !section.sectionLines.isEmpty || !old.sections.isEmpty else { return [] }
+        var scratch = ListBook(lists: [old], revision: known.revision, nextID: known.nextID)
+        for edit in edits where edit.target == .id(old.id) {
+            _ = try? scratch.apply(edit, at: Timestamp(millisecondsSinceEpoch: 0), origin: .file)
+        }
+        guard var list = try? scratch.list(.id(old.id)) else { return [] }
+        var moves: [FileEdit] = []
+        for (number, line) in section.items.enumerated().reversed() {
+            guard let at = list.index(ofItem: line.text) else { continue }
+            let wanted = section.sectionName(of: line)
+            guard list.sectionName(list.section(ofItemAt: at)) != wanted else { continue }
+            let next = section.items.indices.contains(number + 1) && section.items[number + 1].section == line.section
+                ? section.items[number + 1].text : nil
+            let edit = ListEdit.moveItemInto(line.text, on: .id(old.id), section: wanted, before: next)
+            moves.append(FileEdit(edit: edit, line: line.line, section: index))
+            _ = try? scratch.apply(edit, at: Timestamp(millisecondsSinceEpoch: 0), origin: .file)
+            if let updated = try? scratch.list(.id(old.id)) { list = updated }
+        }
+        return moves
+    }
+}
+
+/// Indexes into `values` of a longest strictly increasing subsequence.
+private func longestIncreasing(_ values: [Int]) -> [Int] {
+    guard !values.isEmpty else { return [] }
+    var tails: [Int] = []  // index into values of the smallest tail of each length
+    var previous = [Int](repeating: -1, count: values.count)
+    for (index, value) in values.enumerated() {
+        var low = 0
+        var high = tails.count
+        while low < high {
+            let middle = (low + high) / 2
+            if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+        }
+        if low > 0 { previous[index] = tails[low - 1] }
+        if low == tails.count { tails.append(index) } else { tails[low] = index }
+    }
+    var result: [Int] = []
+    var index = tails.last!
+    while index >= 0 {
+        result.append(index)
+        index = previous[index]
+    }
+    return result.reversed()
 }

@@ -11,6 +11,14 @@ public struct ListFileReading: Sendable {
         public var id: ListID?
         /// The items taken, with their line indexes.
         public var items: [ItemLine]
+        /// Its `## ` sections taken, in file order.
+        public var sectionLines: [SectionLine] = []
+    }
+
+    /// A `## Name` line of a list: a section of it.
+    public struct SectionLine: Hashable, Sendable {
+        public var line: Int
+        public var name: String
     }
 
     public struct ItemLine: Hashable, Sendable {
@@ -18,6 +26,10 @@ public struct ListFileReading: Sendable {
         public var text: String
         /// Its box is ticked (`- [x] text`).
         public var checked: Bool = false
+        /// The section it is under (an index into its list's `sectionLines`); nil: none.
+        public var section: Int? = nil
+        /// Its amount (`- milk (2 l)`).
+        public var quantity: String? = nil
     }
 
     public var document: ListDocument
@@ -38,6 +50,9 @@ public struct ListFileReading: Sendable {
         // The current section's items by key: a duplicate is found without scanning them all.
         var itemsByKey: [String: String] = [:]
         var rejectedHeading: Int?
+        // A `##` line of the current list not taken: its items are not taken either.
+        var rejectedSection: Int?
+        var sectionKeys: Set<String> = []
         // A heading, taken or not, came before: `-sunscreen` is then meant as an item.
         var headingSeen = false
 
@@ -62,10 +77,46 @@ public struct ListFileReading: Sendable {
                         sections.append(Section(headingLine: index, name: name, id: heading.id, items: []))
                         itemsByKey = [:]
                         rejectedHeading = nil
+                        rejectedSection = nil
+                        sectionKeys = []
+                    }
+                }
+            case .section(let heading):
+                // Under a list not taken it is marked with its items (a rewrite, which turns that
+                // heading into a comment, would put it under the list above); before any list it
+                // is the person's line, left alone.
+                if let heading = rejectedHeading {
+                    diagnostics.append(
+                        .init(line: index + 1, text: line.raw, problem: .underRejectedHeading(headingLine: heading + 1))
+                    )
+                    continue
+                }
+                guard !sections.isEmpty else { continue }
+                let listName = sections[sections.count - 1].name
+                switch ListText.validated(heading.name) {
+                case .failure(let violation):
+                    diagnostics.append(
+                        .init(line: index + 1, text: line.raw, problem: .rule(.invalidSection(heading.name, violation)))
+                    )
+                    rejectedSection = index
+                case .success(let name):
+                    if !sectionKeys.insert(ListText.key(name)).inserted {
+                        let existing = sections[sections.count - 1].sectionLines.first { ListText.key($0.name) == ListText.key(name) }
+                        diagnostics.append(
+                            .init(
+                                line: index + 1,
+                                text: line.raw,
+                                problem: .rule(.sectionExists(section: existing?.name ?? name, list: listName))
+                            )
+                        )
+                        rejectedSection = index
+                    } else {
+                        sections[sections.count - 1].sectionLines.append(SectionLine(line: index, name: name))
+                        rejectedSection = nil
                     }
                 }
             case .item(let item):
-                if let heading = rejectedHeading {
+                if let heading = rejectedHeading ?? rejectedSection {
                     diagnostics.append(
                         .init(line: index + 1, text: line.raw, problem: .underRejectedHeading(headingLine: heading + 1))
                     )
@@ -76,10 +127,11 @@ public struct ListFileReading: Sendable {
                     continue
                 }
                 let listName = sections[sections.count - 1].name
-                switch ListText.validated(item.text) {
+                let (itemText, quantity) = ItemAmount.split(item.text)
+                switch ListText.validated(itemText) {
                 case .failure(let violation):
                     diagnostics.append(
-                        .init(line: index + 1, text: line.raw, problem: .rule(.invalidItem(item.text, violation)))
+                        .init(line: index + 1, text: line.raw, problem: .rule(.invalidItem(itemText, violation)))
                     )
                 case .success(let text):
                     let key = ListText.key(text)
@@ -93,7 +145,16 @@ public struct ListFileReading: Sendable {
                         )
                     } else {
                         itemsByKey[key] = text
-                        sections[sections.count - 1].items.append(ItemLine(line: index, text: text, checked: item.checked))
+                        let sectionLines = sections[sections.count - 1].sectionLines
+                        sections[sections.count - 1].items.append(
+                            ItemLine(
+                                line: index,
+                                text: text,
+                                checked: item.checked,
+                                section: sectionLines.isEmpty ? nil : sectionLines.count - 1,
+                                quantity: quantity
+                            )
+                        )
                     }
                 }
             case .text(let text):
@@ -124,6 +185,21 @@ public struct ListFileReading: Sendable {
                 if let list = known.lists.first(where: { !claimed.contains($0.id) && ListText.key($0.name) == key }) {
                     sections[index].id = list.id
                     claimed.insert(list.id)
+                }
+            }
+        }
+        // A line that reads as an item with an amount but is, whole, the text of an item its
+        // list has (`batteries (4)` written by a listd from before amounts) is that item.
+        if let known {
+            for index in sections.indices {
+                guard let id = sections[index].id, let list = try? known.list(.id(id)) else { continue }
+                for (number, item) in sections[index].items.enumerated() where item.quantity != nil {
+                    guard case .item(let line) = document.lines[item.line] else { continue }
+                    let whole = ListText.trimmed(line.text)
+                    if let at = list.index(ofItem: whole), list.items[at] == whole {
+                        sections[index].items[number].text = whole
+                        sections[index].items[number].quantity = nil
+                    }
                 }
             }
         }
@@ -172,11 +248,34 @@ public struct ListFileReading: Sendable {
                     edited: edited,
                     revision: listRevision,
                     items: sections[index].items.map(\.text),
-                    checked: Set(sections[index].items.filter(\.checked).map(\.text))
+                    checked: Set(sections[index].items.filter(\.checked).map(\.text)),
+                    sections: sections[index].listSections,
+                    quantities: sections[index].quantities
                 )
             )
         }
         return ListBook(lists: lists, revision: revision, nextID: nextID)
+    }
+}
+
+extension ListFileReading.Section {
+    /// Its sections as the model keeps them: each with how many of the items are in it.
+    public var listSections: [ListSection] {
+        var sections = sectionLines.map { ListSection($0.name) }
+        for item in items { if let section = item.section { sections[section].count += 1 } }
+        return sections
+    }
+
+    /// The items' amounts, by item.
+    public var quantities: [String: String] {
+        var quantities: [String: String] = [:]
+        for item in items { if let quantity = item.quantity { quantities[item.text] = quantity } }
+        return quantities
+    }
+
+    /// The name of the section the item line is under ("" for none).
+    func sectionName(of item: ListFileReading.ItemLine) -> String {
+        item.section.map { sectionLines[$0].name } ?? ""
     }
 }
 

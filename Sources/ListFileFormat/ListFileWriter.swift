@@ -18,34 +18,89 @@ public enum ListFileWriter {
         let document = reading?.document ?? ListDocument()
         let lists = Dictionary(book.lists.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
 
-        // Per item line: its new text, or nil to drop it; per anchor line: items to insert after it.
-        var itemText: [Int: (text: String, checked: Bool)?] = [:]
-        var insertions: [Int: [(text: String, checked: Bool)]] = [:]
+        // Per item or section line: its new text, or nil to drop it; per anchor line: lines to
+        // insert after it (items, and sections the file does not have yet with their items).
+        var itemText: [Int: (text: String, checked: Bool, quantity: String?)?] = [:]
+        var sectionText: [Int: String?] = [:]
+        var insertions: [Int: [Insertion]] = [:]
         var bulletAfter: [Int: String] = [:]
         var headingList: [Int: ShoppingList] = [:]
         for section in reading?.sections ?? [] {
             let kept = section.items.filter { rejected[$0.line] == nil }
             guard let id = section.id, let list = lists[id] else {
                 for item in kept { itemText[item.line] = .some(nil) }
+                for heading in section.sectionLines { sectionText[heading.line] = .some(nil) }
                 continue
             }
             headingList[section.headingLine] = list
-            var anchor = section.headingLine
             var bullet = "- "
             if case .item(let first)? = kept.first.map({ document.lines[$0.line] }) { bullet = first.bullet }
+            bulletAfter[section.headingLine] = bullet
+
+            // The file's `##` lines that are still sections of the list (by name, else the ones
+            // left over in order: renamed), kept in the list's order; the others go, and their
+            // items join the part above, as in the list.
+            let shown = shownSections(section.sectionLines, as: list)
+            var fileLine: [Int: Int] = [:]  // list section → its `##` line
+            for (number, heading) in section.sectionLines.enumerated() {
+                guard let target = shown[number] else {
+                    sectionText[heading.line] = .some(nil)
+                    continue
+                }
+                fileLine[target] = heading.line
+                sectionText[heading.line] = ListText.trimmed(heading.name) == list.sections[target].name
+                    ? document.lines[heading.line].raw : ListDocument.SectionHeading.written(list.sections[target].name)
+            }
+            // The list section each kept line is in once the `##` lines that go are gone.
+            var current: Int? = nil
+            var effective: [Int?] = []
+            var next = 0
+            for item in kept {
+                while next < section.sectionLines.count, section.sectionLines[next].line < item.line {
+                    if let target = shown[next] { current = target }
+                    next += 1
+                }
+                effective.append(current)
+            }
+
+            // Lines that stay where they are: the same item (or a new spelling) in the same section.
+            var placed: [Int: Int] = [:]  // list index → kept line
             for step in ItemAlignment.align(old: kept.map(\.text), new: list.items) {
                 switch step {
                 case .keep(let old, let new), .replace(let old, let new):
-                    itemText[kept[old].line] = (list.items[new], list.isChecked(list.items[new]))
-                    anchor = kept[old].line
+                    if effective[old] == list.section(ofItemAt: new) {
+                        let text = list.items[new]
+                        itemText[kept[old].line] = (text, list.isChecked(text), list.quantities[text])
+                        placed[new] = kept[old].line
+                    } else {
+                        itemText[kept[old].line] = .some(nil)
+                    }
                 case .remove(let old):
                     itemText[kept[old].line] = .some(nil)
-                    anchor = kept[old].line
-                case .insert(let new):
-                    insertions[anchor, default: []].append((list.items[new], list.isChecked(list.items[new])))
+                case .insert:
+                    break
                 }
             }
-            bulletAfter[section.headingLine] = bullet
+            // The rest, in list order: after the line placed before it in its section, or right
+            // under its section's line; a section the file lacks after what comes before it.
+            var cursor = section.headingLine
+            for target in [nil] + list.sections.indices.map(Optional.some) {
+                if let target {
+                    if let line = fileLine[target] {
+                        cursor = line
+                    } else {
+                        insertions[cursor, default: []].append(.section(list.sections[target].name))
+                    }
+                }
+                for new in list.range(ofSection: target) {
+                    if let line = placed[new] {
+                        cursor = line
+                    } else {
+                        let text = list.items[new]
+                        insertions[cursor, default: []].append(.item(text, list.isChecked(text), list.quantities[text]))
+                    }
+                }
+            }
         }
 
         var out: [String] = []
@@ -54,8 +109,13 @@ public enum ListFileWriter {
         // After a deleted list's heading, one blank line of the two around it goes too.
         var collapseBlank = false
         func emitInsertions(after line: Int) {
-            for item in insertions[line] ?? [] {
-                out.append(ListDocument.Item.written(bullet: bullet, text: item.text, checked: item.checked))
+            for insertion in insertions[line] ?? [] {
+                switch insertion {
+                case .item(let text, let checked, let quantity):
+                    out.append(itemLine(bullet: bullet, text: text, checked: checked, quantity: quantity))
+                case .section(let name):
+                    out.append(ListDocument.SectionHeading.written(name))
+                }
             }
         }
         for (index, line) in document.lines.enumerated() {
@@ -85,13 +145,20 @@ public enum ListFileWriter {
                 emitInsertions(after: index)
             case .item(let item):
                 guard let replacement = itemText[index] else { continue }
-                if let (text, checked) = replacement {
-                    let unchanged = ListText.trimmed(item.text) == text && item.checked == checked
-                    out.append(
-                        unchanged ? item.raw : ListDocument.Item.written(bullet: item.bullet, text: text, checked: checked)
-                    )
+                if let (text, checked, quantity) = replacement {
+                    let read = ItemAmount.split(item.text)
+                    let unchanged = read.text == text && read.quantity == quantity && item.checked == checked
+                    out.append(unchanged ? item.raw : itemLine(bullet: item.bullet, text: text, checked: checked, quantity: quantity))
                     bullet = item.bullet
                 }
+                emitInsertions(after: index)
+            case .section:
+                // Not a section of a list (before any, or under one not taken): the person's line.
+                guard let replacement = sectionText[index] else {
+                    out.append(line.raw)
+                    continue
+                }
+                if let replacement { out.append(replacement) }
                 emitInsertions(after: index)
             case .text(let text):
                 if collapseBlank, ListText.trimmed(text).isEmpty {
@@ -106,12 +173,49 @@ public enum ListFileWriter {
         for list in book.lists where !written.contains(list.id) {
             if let last = out.last, !ListText.trimmed(last).isEmpty { out.append("") }
             out.append(headingText(for: list, keeping: nil))
-            out.append(
-                contentsOf: list.items.map { ListDocument.Item.written(bullet: "- ", text: $0, checked: list.isChecked($0)) }
-            )
+            for target in [nil] + list.sections.indices.map(Optional.some) {
+                if let target { out.append(ListDocument.SectionHeading.written(list.sections[target].name)) }
+                for item in list.items[list.range(ofSection: target)] {
+                    out.append(itemLine(bullet: "- ", text: item, checked: list.isChecked(item), quantity: list.quantities[item]))
+                }
+            }
             appended = true
         }
         return ListDocument.joining(out, endingWithNewline: document.endsWithNewline || appended)
+    }
+
+    /// What goes in after a line: an item, or a section's `##` line.
+    enum Insertion {
+        case item(String, Bool, String?)
+        case section(String)
+    }
+
+    /// The line listd writes for an item: the box, the text (escaped when it would read as
+    /// having an amount), the amount.
+    static func itemLine(bullet: String, text: String, checked: Bool, quantity: String?) -> String {
+        ListDocument.Item.written(bullet: bullet, text: ItemAmount.join(text, quantity), checked: checked)
+    }
+
+    /// For each of the file's `##` lines of a list, the list's section it shows (nil: it goes):
+    /// by name, then the ones left over in order (a section renamed), kept in the list's order.
+    static func shownSections(_ lines: [ListFileReading.SectionLine], as list: ShoppingList) -> [Int?] {
+        var shown = [Int?](repeating: nil, count: lines.count)
+        var taken: Set<Int> = []
+        for (number, line) in lines.enumerated() {
+            if let found = list.section(named: line.name), taken.insert(found).inserted { shown[number] = found }
+        }
+        let leftLines = lines.indices.filter { shown[$0] == nil }
+        let leftSections = list.sections.indices.filter { !taken.contains($0) }
+        if leftLines.count == leftSections.count {
+            for (number, found) in zip(leftLines, leftSections) { shown[number] = found }
+        }
+        // In increasing order only: a later line showing an earlier section goes.
+        var last = -1
+        for number in lines.indices {
+            guard let found = shown[number] else { continue }
+            if found > last { last = found } else { shown[number] = nil }
+        }
+        return shown
     }
 
     /// `# Name <!-- listd id=N -->`, or the person's own heading line when it already says that.

@@ -60,7 +60,10 @@ public enum ItemAlignment {
     /// new place — never a removal and an addition, which a rule or a delegate could split and
     /// lose the item by — so a save's moves are made first and `align` then sees only what was
     /// really added, removed or edited.
-    public static func moves(old: [String], new: [String]) -> (moves: [Move], reordered: [String]) {
+    ///
+    /// `mustMove`: indexes into `old` of items that move whatever their order (a line pasted under
+    /// another section): the fewest moves are found among the others.
+    public static func moves(old: [String], new: [String], mustMove: Set<Int> = []) -> (moves: [Move], reordered: [String]) {
         var oldIndexByKey: [String: Int] = [:]
         for (index, text) in old.enumerated() where oldIndexByKey[ListText.key(text)] == nil {
             oldIndexByKey[ListText.key(text)] = index
@@ -74,7 +77,8 @@ public enum ItemAlignment {
             }
         }
         // The items that stay put: the longest run of shared items already in old's order.
-        let staying = Set(longestIncreasingSubsequence(shared.map(\.old)).map { shared[$0].old })
+        let candidates = mustMove.isEmpty ? shared : shared.filter { !mustMove.contains($0.old) }
+        let staying = Set(longestIncreasingSubsequence(candidates.map(\.old)).map { candidates[$0].old })
         var moves: [Move] = []
         var reordered = Array(old.indices)
         for (position, item) in shared.enumerated() where !staying.contains(item.old) {

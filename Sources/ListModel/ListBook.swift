@@ -307,7 +307,7 @@ public struct ListBook: Hashable, Sendable {
                 $0.removeItem(at: position)
             }
 
-        case .moveItem(let rawItem, let reference, let rawAnchor):
+        case .moveItem(let rawItem, let reference, let rawAnchor, let wanted):
             let index = try position(of: reference)
             let list = lists[index]
             guard let position = list.index(ofItem: rawItem) else {
@@ -322,8 +322,17 @@ public struct ListBook: Hashable, Sendable {
             }
             var items = list.items
             let destination = ItemAlignment.move(&items, from: position, toFollow: anchor)
-            // Into the section of the item it now follows (none at the top).
-            let section = anchor.flatMap { list.section(ofItemAt: $0) }
+            // Into the section wanted when it lies between the sections of the items around its
+            // new place (empty sections between them included), else into the section of the
+            // item it now follows (none at the top).
+            var section = anchor.flatMap { list.section(ofItemAt: $0) }
+            if let wanted {
+                let target = ListText.trimmed(wanted).isEmpty ? nil : list.section(named: wanted)
+                let following = destination + 1 < items.count ? list.index(ofItem: items[destination + 1]) : nil
+                let low = section ?? -1
+                let high = following.map { list.section(ofItemAt: $0) ?? -1 } ?? Int.max
+                if ListText.trimmed(wanted).isEmpty || target != nil, low <= (target ?? -1), (target ?? -1) <= high { section = target }
+            }
             if destination == position, section == list.section(ofItemAt: position) { return nil }
             let step = ListChange.Step.move(item: list.items[position], to: destination, section: list.sectionName(section))
             return commit(

@@ -14,8 +14,10 @@ public enum ListEdit: Hashable, Sendable {
     case replaceItem(String, with: String, on: ListReference)
     case removeItem(String, from: ListReference)
     /// Puts an item right after another (at the top when `after` is nil): a line the person moved
-    /// in the list file. When `after` is no longer on the list, nothing moves.
-    case moveItem(String, on: ListReference, after: String?)
+    /// in the list file. When `after` is no longer on the list, nothing moves. It goes into
+    /// `section` (the one its line is under in the file) when that section can hold it there,
+    /// else into the section of the item it follows (none at the top).
+    case moveItem(String, on: ListReference, after: String?, section: String? = nil)
     /// Puts an item into `section` ("" for none; nil: the one it is in, or `before`'s), right
     /// before `before` (an item of that section) or at the section's end.
     case moveItemInto(String, on: ListReference, section: String?, before: String?)
@@ -48,7 +50,7 @@ public enum ListEdit: Hashable, Sendable {
         case .createList, .restoreList: nil
         case .renameList(let list, _), .deleteList(let list),
             .replaceItem(_, _, let list), .removeItem(_, let list), .addItem(_, let list, _, _, _),
-            .moveItem(_, let list, _), .checkItem(_, let list), .uncheckItem(_, let list),
+            .moveItem(_, let list, _, _), .checkItem(_, let list), .uncheckItem(_, let list),
             .clearChecked(let list, _), .restoreItems(_, let list), .removeItems(_, let list),
             .moveItemInto(_, let list, _, _), .addSection(_, let list, _), .renameSection(_, let list, _),
             .removeSection(_, let list), .setQuantity(_, let list, _), .restoreSection(_, let list, _, _):

@@ -106,4 +106,47 @@ private func sections(_ list: [String: Any]) -> [String] {
         let list = try client.result("addItem", ["list": 1, "item": "milk"])
         #expect(sections(list) == ["Dairy: milk"], "\(list)")
     }
+
+    /// The list file shows sections and amounts; a person renaming a `##` heading and moving a
+    /// line under another one in real vim is one rename and one move, and an amount typed is one
+    /// quantity change.
+    @Test func aPersonRenamesASectionAndMovesALineInVim() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": ["batteries (4)"]])
+        _ = try client.result("addItem", ["list": 1, "item": "milk", "section": "Dairy", "quantity": "2 l"])
+        _ = try client.result("addItem", ["list": 1, "item": "butter", "section": "Dairy"])
+        _ = try client.result("addItem", ["list": 1, "item": "bread", "section": "Bakery"])
+        let expected = """
+            # Groceries <!-- listd id=1 -->
+            - [ ] batteries \\(4)
+            ## Dairy
+            - [ ] milk (2 l)
+            - [ ] butter
+            ## Bakery
+            - [ ] bread
+            """
+        let shown = try daemon.sandbox.read { $0.contains(expected) }
+        #expect(shown.contains(expected), "the file shows sections, amounts and an escaped text: \(shown)")
+
+        let subscriber = try LineConnection(path: daemon.sandbox.socket)
+        _ = try subscriber.result("subscribe", ["events": ["didUpdateShoppingList"]])
+        // :m moves butter below bread; the heading is retyped; milk gets another amount.
+        try shell(
+            in: daemon.sandbox,
+            "vim -Nu NONE -n -es -c '/^- \\[ \\] butter$/m /^- \\[ \\] bread$/' -c '%s/^## Bakery$/## Bread \\& cakes/' -c '%s/milk (2 l)/milk (1 l)/' -c 'wq' lists.md"
+        )
+        var steps: [String] = []
+        for _ in 0..<3 {
+            let note = try subscriber.readObject()
+            for step in (note["params"] as? [String: Any])?["changes"] as? [[String: Any]] ?? [] {
+                steps.append([step["op"], step["item"], step["section"], step["to"], step["quantity"]].compactMap { $0 as? String }.joined(separator: " "))
+            }
+        }
+        #expect(steps.sorted() == ["move butter Bread & cakes", "quantity milk 1 l", "renameSection Bread & cakes"].sorted())
+        let list = try client.result("getList", ["list": 1])
+        #expect(sections(list) == ["Dairy: milk", "Bread & cakes: bread,butter"])
+        #expect(list["items"] as? [String] == ["batteries (4)", "milk", "bread", "butter"])
+    }
 }

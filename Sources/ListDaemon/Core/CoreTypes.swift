@@ -163,7 +163,7 @@ extension DelegateQuestionParams {
         case .setQuantity(let item, _, let quantity):
             self.item = ListText.trimmed(item)
             self.quantity = quantity.map(ListText.trimmed)
-        case .removeItem(let item, _), .moveItem(let item, _, _), .checkItem(let item, _), .uncheckItem(let item, _):
+        case .removeItem(let item, _), .moveItem(let item, _, _, _), .checkItem(let item, _), .uncheckItem(let item, _):
             self.item = ListText.trimmed(item)
         case .addSection(let section, _, _), .restoreSection(let section, _, _, _):
             self.op = "add"

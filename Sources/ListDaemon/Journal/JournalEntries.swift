@@ -150,7 +150,7 @@ struct JournalEntries: Sendable {
         }
         switch edit {
         case .addItem(let item, _, _, _, _)?, .removeItem(let item, _)?, .replaceItem(let item, _, _)?,
-            .moveItem(let item, _, _)?, .checkItem(let item, _)?, .uncheckItem(let item, _)?,
+            .moveItem(let item, _, _, _)?, .checkItem(let item, _)?, .uncheckItem(let item, _)?,
             .moveItemInto(let item, _, _, _)?, .setQuantity(let item, _, _)?:
             metadata["item"] = "\(item)"
         default: break

@@ -1,0 +1,175 @@
+// Sections (`## Dairy`) and amounts (`- milk (2 l)`) in the list file: how they are read, what a
+// person's save of them becomes, how listd writes them, and escaping.
+import ListModel
+import Testing
+
+@testable import ListFileFormat
+
+private let t0 = Timestamp(millisecondsSinceEpoch: 1_795_330_023_123)
+
+private func firstStart(_ text: String) -> (ListBook, ListFileReading) {
+    var reading = ListFileReading(ListDocument(parsing: text), known: nil)
+    return (reading.book(at: t0), reading)
+}
+
+/// A person's save applied as listd applies it: the edits, and the lists after them.
+private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], ListBook) {
+    let reading = ListFileReading(ListDocument(parsing: text), known: book)
+    var book = book
+    var edits: [ListEdit] = []
+    for fileEdit in reading.edits(from: book) {
+        _ = try book.apply(fileEdit.edit, at: t0, origin: .file)
+        edits.append(fileEdit.edit)
+    }
+    return (edits, book)
+}
+
+/// `["-: batteries", "Dairy: milk,butter"]`: a list's parts with their items.
+private func shape(_ list: ShoppingList) -> [String] {
+    ["-: " + list.items[list.range(ofSection: nil)].joined(separator: ",")]
+        + list.sectionsWithItems.map { "\($0.name): " + $0.items.joined(separator: ",") }
+}
+
+private let groceries = """
+    # Groceries <!-- listd id=1 -->
+    - [ ] batteries (4)
+    ## Dairy
+    - [ ] milk (2 l)
+    - [x] butter
+    ## Bakery
+    - [ ] bread
+
+    """
+
+@Suite struct SectionsFileTests {
+    @Test func headingsOfLevelTwoAreSectionsAndTrailingNumbersAreAmounts() throws {
+        let (book, reading) = firstStart(groceries + "### a note\n- milk (organic)\n")
+        #expect(reading.diagnostics == [])
+        let list = try book.list(.id(1))
+        #expect(shape(list) == ["-: batteries", "Dairy: milk,butter", "Bakery: bread,milk (organic)"], "### is a note")
+        #expect(list.quantities == ["batteries": "4", "milk": "2 l"])
+        #expect(list.checked == ["butter"])
+    }
+
+    @Test func aSecondSectionOfTheSameNameIsNotTakenNorAreItsItems() {
+        let (_, reading) = firstStart("# Groceries\n## Dairy\n- milk\n## dairy\n- cream\n## Bakery\n- bread\n")
+        #expect(reading.diagnostics.map(\.reason) == ["sectionExists", "listRejected"])
+        #expect(reading.diagnostics.map(\.line) == [4, 5])
+        #expect(reading.sections[0].items.map(\.text) == ["milk", "bread"])
+    }
+
+    @Test(arguments: [
+        ("milk (2 l)", "milk", "2 l"),
+        ("milk (organic)", "milk (organic)", nil),
+        ("batteries \\(4)", "batteries (4)", nil),
+        ("batteries \\(4) (2)", "batteries (4)", "2"),
+        ("(4)", "(4)", nil),
+        ("flour (1½ kg)", "flour", "1½ kg"),
+        ("a \\\\(4)", "a \\(4)", nil),
+    ] as [(String, String, String?)])
+    func anAmountIsATrailingParenthesisStartingWithANumber(_ written: String, _ text: String, _ quantity: String?) {
+        let read = ItemAmount.split(written)
+        #expect(read.text == text)
+        #expect(read.quantity == quantity)
+        let again = ItemAmount.split(ItemAmount.join(read.text, read.quantity))
+        #expect(again.text == text && again.quantity == quantity, "written back as \(ItemAmount.join(read.text, read.quantity))")
+    }
+
+    @Test func anAmountTypedChangedOrDeletedIsOneQuantityChange() throws {
+        let (book, _) = firstStart(groceries)
+        let (edits, after) = try save(
+            groceries.replacing("- [ ] milk (2 l)", with: "- [ ] milk (1 l)").replacing("- [x] butter", with: "- [x] butter (250 g)")
+                .replacing("batteries (4)", with: "batteries"),
+            over: book
+        )
+        #expect(edits == [
+            .setQuantity("batteries", on: .id(1), quantity: nil),
+            .setQuantity("milk", on: .id(1), quantity: "1 l"),
+            .setQuantity("butter", on: .id(1), quantity: "250 g"),
+        ])
+        #expect(try after.list(.id(1)).quantities == ["milk": "1 l", "butter": "250 g"])
+    }
+
+    @Test func aRetypedSectionHeadingIsOneRename() throws {
+        let (book, _) = firstStart(groceries)
+        let (edits, after) = try save(groceries.replacing("## Bakery", with: "## Bread & cakes"), over: book)
+        #expect(edits == [.renameSection("Bakery", on: .id(1), to: "Bread & cakes")])
+        #expect(shape(try after.list(.id(1))) == ["-: batteries", "Dairy: milk,butter", "Bread & cakes: bread"])
+    }
+
+    @Test func aLineMovedToAnotherSectionIsOneMove() throws {
+        let (book, _) = firstStart(groceries)
+        // butter cut from Dairy and pasted under Bakery, after bread.
+        let moved = groceries.replacing("- [x] butter\n", with: "").replacing("- [ ] bread\n", with: "- [ ] bread\n- [x] butter\n")
+        let (edits, after) = try save(moved, over: book)
+        #expect(edits.count == 1, "\(edits)")
+        #expect(shape(try after.list(.id(1))) == ["-: batteries", "Dairy: milk", "Bakery: bread,butter"])
+        // A heading moved up one line: the item it passes is moved, nothing else.
+        let (current, _) = firstStart(moved)
+        let (second, last) = try save(moved.replacing("- [ ] milk (2 l)\n## Bakery\n", with: "## Bakery\n- [ ] milk (2 l)\n"), over: current)
+        #expect(second.count == 1, "\(second)")
+        #expect(shape(try last.list(.id(1))) == ["-: batteries", "Dairy: ", "Bakery: milk,bread,butter"])
+    }
+
+    @Test func aHeadingTypedOrDeletedIsASectionAddedOrRemovedKeepingTheItems() throws {
+        let (book, _) = firstStart(groceries)
+        let (added, withFrozen) = try save(groceries.replacing("- [ ] bread\n", with: "- [ ] bread\n## Frozen\n- [ ] peas\n"), over: book)
+        #expect(added.count == 2, "the section, then the new item in it: \(added)")
+        #expect(shape(try withFrozen.list(.id(1))) == ["-: batteries", "Dairy: milk,butter", "Bakery: bread", "Frozen: peas"])
+        // A heading typed above items that were there takes them, in one change.
+        let (typed, sectioned) = try save(groceries.replacing("- [ ] batteries (4)\n", with: "## Hardware\n- [ ] batteries (4)\n"), over: book)
+        #expect(typed == [.restoreSection("Hardware", on: .id(1), before: "Dairy", items: ["batteries"])])
+        #expect(shape(try sectioned.list(.id(1))) == ["-: ", "Hardware: batteries", "Dairy: milk,butter", "Bakery: bread"])
+        // A heading deleted: its items join the part above.
+        let (removed, merged) = try save(groceries.replacing("## Bakery\n", with: ""), over: book)
+        #expect(removed == [.removeSection("Bakery", on: .id(1))])
+        #expect(shape(try merged.list(.id(1))) == ["-: batteries", "Dairy: milk,butter,bread"])
+    }
+
+    @Test func listdWritesSectionsAndAmountsAndKeepsThePersonsLines() throws {
+        let (book, reading) = firstStart(groceries)
+        #expect(ListFileWriter.text(for: book, onto: reading) == groceries, "unchanged lists: the same bytes")
+        var edited = book
+        _ = try edited.apply(.moveItemInto("butter", on: .id(1), section: "Bakery", before: nil), at: t0, origin: .file)
+        _ = try edited.apply(.addItem("cheese", to: .id(1), section: "Cheese", quantity: "200 g"), at: t0, origin: .file)
+        _ = try edited.apply(.renameSection("Dairy", on: .id(1), to: "Milk"), at: t0, origin: .file)
+        _ = try edited.apply(.addItem("batteries (AA)", to: .id(1), section: ""), at: t0, origin: .file)
+        _ = try edited.apply(.addItem("tape (2)", to: .id(1), section: ""), at: t0, origin: .file)
+        let text = ListFileWriter.text(for: edited, onto: reading)
+        #expect(text == """
+            # Groceries <!-- listd id=1 -->
+            - [ ] batteries (4)
+            - [ ] batteries (AA)
+            - [ ] tape \\(2)
+            ## Milk
+            - [ ] milk (2 l)
+            ## Bakery
+            - [ ] bread
+            - [x] butter
+            ## Cheese
+            - [ ] cheese (200 g)
+
+            """)
+        // Read back: the same lists.
+        let again = ListFileReading(ListDocument(parsing: text), known: edited)
+        #expect(again.edits(from: edited).isEmpty)
+    }
+
+    @Test func aFileFromBeforeAmountsLoadsEveryItemWithItsText() throws {
+        // An earlier listd kept the item "batteries (4)" and wrote it so: it keeps its text (no
+        // edit), and is written escaped from then on; a new item typed so has an amount.
+        let old = "# Groceries <!-- listd id=1 -->\n- [ ] batteries (4)\n- [ ] milk\n"
+        let book = ListBook(
+            lists: [ShoppingList(id: 1, name: "Groceries", edited: t0, revision: 2, items: ["batteries (4)", "milk"])],
+            revision: 2,
+            nextID: 2
+        )
+        let reading = ListFileReading(ListDocument(parsing: old), known: book)
+        #expect(reading.edits(from: book).isEmpty)
+        var edited = book
+        _ = try edited.apply(.checkItem("batteries (4)", on: .id(1)), at: t0, origin: .file)
+        #expect(ListFileWriter.text(for: edited, onto: reading) == "# Groceries <!-- listd id=1 -->\n- [x] batteries \\(4)\n- [ ] milk\n")
+        let (edits, _) = try save(old + "- [ ] tape (2)\n", over: book)
+        #expect(edits == [.addItem("tape", to: .id(1), at: 2, section: nil, quantity: "2")])
+    }
+}
