@@ -35,12 +35,66 @@ extension ListClient {
         try await call(DeleteList.self, .init(list: list, ifRevision: ifRevision))
     }
 
+    /// Adds `item`: into `section` ("" for none; made when the list lacks it), else where it was
+    /// last on this list; with its amount when `quantity` is given.
     public func addItem(
         _ item: String,
         to list: ListReference,
+        section: String? = nil,
+        quantity: String? = nil,
         ifRevision: Revision? = nil
     ) async throws(ListClientError) -> ShoppingList {
-        try await call(AddItem.self, .init(list: list, item: item, ifRevision: ifRevision))
+        try await call(AddItem.self, .init(list: list, item: item, section: section, quantity: quantity, ifRevision: ifRevision))
+    }
+
+    /// Moves `item` into `section` ("" for none; nil: the one it is in, or `before`'s), right
+    /// before `before` or at the section's end.
+    public func moveItem(
+        _ item: String,
+        on list: ListReference,
+        section: String? = nil,
+        before: String? = nil,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
+        try await call(MoveItem.self, .init(list: list, item: item, section: section, before: before, ifRevision: ifRevision))
+    }
+
+    /// An empty section, before the section `before` or at the end of the list.
+    public func addSection(
+        _ section: String,
+        to list: ListReference,
+        before: String? = nil,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
+        try await call(AddSection.self, .init(list: list, section: section, before: before, ifRevision: ifRevision))
+    }
+
+    public func renameSection(
+        _ section: String,
+        on list: ListReference,
+        to name: String,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
+        try await call(RenameSection.self, .init(list: list, section: section, to: name, ifRevision: ifRevision))
+    }
+
+    /// Removes a section; its items join the section above it (or none).
+    public func removeSection(
+        _ section: String,
+        from list: ListReference,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
+        try await call(RemoveSection.self, .init(list: list, section: section, ifRevision: ifRevision))
+    }
+
+    /// Sets `item`'s amount (`2 l`); nil clears it.
+    public func setQuantity(
+        _ quantity: String?,
+        of item: String,
+        on list: ListReference,
+        ifRevision: Revision? = nil
+    ) async throws(ListClientError) -> ShoppingList {
+        try await call(SetQuantity.self, .init(list: list, item: item, quantity: quantity, ifRevision: ifRevision))
     }
 
     public func replaceItem(

@@ -10,7 +10,7 @@ enum Arguments {
     /// Options of any subcommand that take a value: the word after them is not checked.
     static let valueOptions: Set<String> = [
         "--socket", "--list", "--event", "--question", "--timeout", "--on-timeout", "--name", "--since", "--limit",
-        "--section", "--amount",
+        "--section", "--amount", "--before",
     ]
 
     /// With `valueOptions`, every long option of listctl and its subcommands, and argument-parser's
@@ -21,8 +21,13 @@ enum Arguments {
         "--experimental-dump-help",
     ])
 
-    /// `--socket P` / `--socket=P` / `--json` given before the subcommand go right after it.
-    static func hoistingSharedOptions(_ arguments: [String], subcommands: Set<String>) -> [String] {
+    /// `--socket P` / `--socket=P` / `--json` given before the subcommand go right after it (after
+    /// its own subcommand, for a group like `section add`: `nested` names them).
+    static func hoistingSharedOptions(
+        _ arguments: [String],
+        subcommands: Set<String>,
+        nested: [String: Set<String>] = [:]
+    ) -> [String] {
         var shared: [String] = []
         var index = 0
         while index < arguments.count {
@@ -38,6 +43,9 @@ enum Arguments {
             }
         }
         guard !shared.isEmpty, index < arguments.count, subcommands.contains(arguments[index]) else { return arguments }
+        if let inner = nested[arguments[index]], index + 1 < arguments.count, inner.contains(arguments[index + 1]) {
+            return [arguments[index], arguments[index + 1]] + shared + arguments[(index + 2)...]
+        }
         return [arguments[index]] + shared + arguments[(index + 1)...]
     }
 

@@ -109,8 +109,10 @@ extension Listctl {
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
         @Argument(help: "The items to add; - reads one item per line from stdin.") var items: [String]
 
+        /// `milk (2 l)` is read as the list file reads it (the item milk, 2 l) unless --amount is given.
         func params(_ list: ListReference, _ item: String) -> AddItemParams {
-            AddItemParams(list: list, item: item, section: section, quantity: amount)
+            let written: (text: String, quantity: String?) = amount == nil ? ItemAmount.split(item) : (ListText.trimmed(item), amount)
+            return AddItemParams(list: list, item: written.text, section: section, quantity: written.quantity)
         }
     }
 
@@ -282,6 +284,15 @@ func withStandardInput(_ items: [String]) -> [String] {
 
 func printList(_ list: ShoppingList) {
     print("\(list.name) (id \(list.id), revision \(list.revision), edited \(list.edited))")
-    if list.items.isEmpty { print("  (no items)") }
-    for item in list.items { print("  - [\(list.isChecked(item) ? "x" : " ")] \(item)") }
+    if list.items.isEmpty, list.sections.isEmpty { print("  (no items)") }
+    func line(_ item: String, indent: String) -> String {
+        "\(indent)- [\(list.isChecked(item) ? "x" : " ")] \(item)" + (list.quantities[item].map { " (\($0))" } ?? "")
+    }
+    for item in list.items[list.range(ofSection: nil)] { print(line(item, indent: "  ")) }
+    // Each section's items under its name, in list order.
+    for section in list.sectionsWithItems {
+        print("  \(section.name)")
+        if section.items.isEmpty { print("    (no items)") }
+        for item in section.items { print(line(item, indent: "    ")) }
+    }
 }

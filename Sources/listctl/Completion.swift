@@ -27,6 +27,18 @@ enum ListCompletion {
         return items.filter { $0.hasPrefix(unquoted(prefix)) }
     }
 
+    /// The sections of the list named before the cursor (`section rename LIST …` names it after
+    /// its own word).
+    static let sectionNames = CompletionKind.custom { words, index, prefix in
+        guard var list = firstArgument(words, before: index) else { return [] }
+        if words.count > 2, words[1] == "section", list == unquoted(words[2]) {
+            guard let after = firstArgument(Array(words.prefix(2)) + words.dropFirst(3), before: index - 1) else { return [] }
+            list = after
+        }
+        let sections = withListd(words) { try $0.call(GetList.self, .init(list: reference(list))).sections } ?? []
+        return sections.map(\.name).filter { $0.hasPrefix(unquoted(prefix)) }
+    }
+
     /// `body`'s result from the listd that `--socket` (or the environment) names; nil when it
     /// cannot be asked.
     private static func withListd<T>(_ words: [String], _ body: (BlockingListClient) throws -> T) -> T? {

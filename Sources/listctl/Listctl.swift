@@ -25,7 +25,8 @@ struct Listctl: ParsableCommand {
         version: ListdVersion.current,
         subcommands: [
             Lists.self, Show.self, Create.self, Rename.self, Delete.self,
-            Add.self, Replace.self, Remove.self, Check.self, Uncheck.self, Clear.self, Log.self, UndoChange.self,
+            Add.self, Replace.self, Remove.self, Check.self, Uncheck.self, Clear.self, Move.self, Section.self, Amount.self,
+            Log.self, UndoChange.self,
             Watch.self, Delegate.self,
         ]
     )

@@ -12,10 +12,17 @@ enum Main {
     static func main() {
         // watch's lines must reach a pipe as they happen.
         setvbuf(stdout, nil, _IOLBF, 0)
-        let subcommands = Set(Listctl.configuration.subcommands.compactMap { $0.configuration.commandName })
+        let commands = Listctl.configuration.subcommands
+        let subcommands = Set(commands.compactMap { $0.configuration.commandName })
+        var nested: [String: Set<String>] = [:]
+        for command in commands where !command.configuration.subcommands.isEmpty {
+            guard let name = command.configuration.commandName else { continue }
+            nested[name] = Set(command.configuration.subcommands.compactMap { $0.configuration.commandName })
+        }
         let arguments = Arguments.hoistingSharedOptions(
             Array(CommandLine.arguments.dropFirst()),
-            subcommands: subcommands
+            subcommands: subcommands,
+            nested: nested
         )
         if let stray = Arguments.strayDash(in: arguments) {
             writeError(Arguments.hint(for: stray.word, before: stray.before))

@@ -250,6 +250,54 @@ private struct KeepMilk: ListDelegate {
     }
 }
 
+/// Keeps bread at the bakery: refuses to move it (`shouldMove`), allows the rest.
+private struct BreadStays: ListDelegate {
+    func shouldMove(_ question: DelegateQuestionParams) async -> DelegateAnswer {
+        question.item == "bread" ? DelegateAnswer(allow: false, reason: "bread stays") : DelegateAnswer(allow: true)
+    }
+}
+
+@Suite struct ListClientSectionsTests {
+    @Test func sectionsAndAmountsAreTypedCalls() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        try await ListClient.withConnection(socketPath: socket, name: "kitchen") { client in
+            _ = try await client.createList("Groceries", items: ["tape"])
+            var list = try await client.addItem("milk", to: .id(1), section: "Dairy", quantity: "2 l")
+            #expect(list.sectionsWithItems.map(\.name) == ["Dairy"])
+            #expect(list.quantities == ["milk": "2 l"])
+            list = try await client.addSection("Bakery", to: .id(1))
+            list = try await client.addItem("bread", to: .id(1), section: "Bakery")
+            list = try await client.moveItem("tape", on: .id(1), section: "Dairy", before: "milk")
+            #expect(list.items == ["tape", "milk", "bread"])
+            #expect(list.sectionsWithItems.map { Array($0.items) } == [["tape", "milk"], ["bread"]])
+            list = try await client.renameSection("Bakery", on: .id(1), to: "Bread")
+            list = try await client.setQuantity("1 loaf", of: "bread", on: .id(1))
+            #expect(list.quantities == ["milk": "2 l", "bread": "1 loaf"])
+            list = try await client.setQuantity(nil, of: "milk", on: .id(1))
+            #expect(list.quantities == ["bread": "1 loaf"])
+            try await ListClient.withConnection(socketPath: socket, name: "baker") { delegate in
+                try await delegate.registerDelegate(BreadStays(), name: "baker")
+                await #expect {
+                    try await client.moveItem("bread", on: .id(1), section: "Dairy")
+                } throws: { error in
+                    guard case ListClientError.denied(let denial) = error else { return false }
+                    return denial.reason == "deniedByDelegate" && denial.message == "Denied by a delegate: baker: bread stays."
+                }
+                try await delegate.unregisterDelegate()
+            }
+            list = try await client.removeSection("Bread", from: .id(1))
+            #expect(list.sectionsWithItems.map { "\($0.name): \($0.items.joined(separator: ","))" } == ["Dairy: tape,milk,bread"])
+            await #expect {
+                try await client.renameSection("Frozen", on: .id(1), to: "Ice")
+            } throws: { error in
+                guard case ListClientError.denied(let denial) = error else { return false }
+                return denial.reason == "sectionNotFound" && denial.code == 1014
+            }
+        }
+    }
+}
+
 @Suite struct ListDelegateProtocolTests {
     @Test func aDelegateImplementsOnlyWhatItVets() async throws {
         let daemon = try Daemon.start()

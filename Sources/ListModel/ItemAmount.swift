@@ -1,10 +1,8 @@
-import ListModel
-
-/// An item line's text as the person reads it: `milk (2 l)` is the item "milk" with the amount
-/// "2 l"; `milk (organic)` is the item "milk (organic)". An item whose own text ends in a
-/// parenthesis that would read as an amount is written with the parenthesis escaped the Markdown
-/// way (`batteries \(4)`), and read back as that text: `split(join(text, amount)) == (text, amount)`
-/// for every valid text and amount.
+/// An item with its amount as people write it, in the list file and on listctl's command line:
+/// `milk (2 l)` is the item "milk" with the amount "2 l"; `milk (organic)` is the item
+/// "milk (organic)". An item whose own text ends in a parenthesis that would read as an amount is
+/// written with the parenthesis escaped the Markdown way (`batteries \(4)`), and read back as that
+/// text: `split(join(text, amount)) == (text, amount)` for every valid text and amount.
 public enum ItemAmount {
     /// The item's text and its amount, from what follows an item line's bullet and box.
     public static func split(_ written: String) -> (text: String, quantity: String?) {
