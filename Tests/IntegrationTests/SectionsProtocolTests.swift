@@ -92,6 +92,45 @@ private func sections(_ list: [String: Any]) -> [String] {
         #expect(sections(list) == ["Dairy: milk", "Bakery: bread"], "\(undone)")
     }
 
+    /// Each new kind of change undone with the real listd, as a new change with `undoes`: a
+    /// section added, renamed and removed (put back with its items), an amount set, an item added
+    /// into a new section; and an undo that no longer applies, denied with what is in the way.
+    @Test func undoOfEachNewKindOfChange() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": ["tape"]])
+        _ = try client.result("addItem", ["list": 1, "item": "milk", "section": "Dairy", "quantity": "2 l"])
+        _ = try client.result("addItem", ["list": 1, "item": "butter", "section": "Dairy"])
+        func revision(_ list: [String: Any]) -> Int { list["revision"] as? Int ?? -1 }
+        func undo(_ change: [String: Any]) throws -> [String: Any] {
+            let result = try client.result("undo", ["revision": revision(change)])
+            return result["list"] as? [String: Any] ?? [:]
+        }
+        var change = try client.result("setQuantity", ["list": 1, "item": "milk", "quantity": "1 l"])
+        #expect((try undo(change))["quantities"] as? [String: String] == ["milk": "2 l"], "the old amount back")
+        change = try client.result("renameSection", ["list": 1, "section": "Dairy", "to": "Milk"])
+        #expect(sections(try undo(change)) == ["Dairy: milk,butter"])
+        change = try client.result("addSection", ["list": 1, "section": "Bakery"])
+        #expect(sections(try undo(change)) == ["Dairy: milk,butter"])
+        change = try client.result("removeSection", ["list": 1, "section": "Dairy"])
+        #expect(sections(change) == [])
+        #expect(sections(try undo(change)) == ["Dairy: milk,butter"], "the heading back with the same items")
+        change = try client.result("addItem", ["list": 1, "item": "bread", "section": "Bakery"])
+        var list = try undo(change)
+        #expect(list["items"] as? [String] == ["tape", "milk", "butter"])
+        let history = try client.result("getHistory", ["limit": 1])
+        #expect(((history["changes"] as? [[String: Any]])?.first?["undoes"] as? Int) == revision(change))
+        // An amount set on an item removed since: denied, saying so.
+        change = try client.result("setQuantity", ["list": 1, "item": "butter", "quantity": "250 g"])
+        _ = try client.result("removeItem", ["list": 1, "item": "butter"])
+        let denied = try client.error("undo", ["revision": revision(change)])
+        #expect(reason(denied) == "itemNotFound")
+        #expect((denied["message"] as? String)?.contains("“butter” is not on Groceries") == true, "\(denied)")
+        list = try client.result("getList", ["list": 1])
+        #expect(sections(list) == ["Dairy: milk", "Bakery: "], "an add that made its section is undone by taking the item off; the section stays")
+    }
+
     /// "milk" added again next week goes under Dairy again, after a restart in between.
     @Test func anItemGoesBackToItsSectionAcrossARestart() throws {
         let daemon = try Daemon.start()
@@ -149,4 +188,54 @@ private func sections(_ list: [String: Any]) -> [String] {
         #expect(sections(list) == ["Dairy: milk", "Bread & cakes: bread,butter"])
         #expect(list["items"] as? [String] == ["batteries (4)", "milk", "bread", "butter"])
     }
+
+    /// The list file, change log and snapshot a listd from before sections and amounts wrote (made
+    /// by today's main, 3f386b6): every item loads with its text unchanged (`batteries (4)` stays
+    /// that item, with no amount), and the file shows it escaped from then on.
+    @Test func listsFromBeforeAmountsKeepTheirItems() throws {
+        let sandbox = try Sandbox()
+        // The person added a line while listd was stopped: the file is read against the lists.
+        try (Self.earlierFile + "- [ ] tape\n").write(toFile: sandbox.file, atomically: true, encoding: .utf8)
+        try Self.earlierLog.write(toFile: sandbox.path + "/.lists.md.listd-log", atomically: true, encoding: .utf8)
+        try Self.earlierState.write(toFile: sandbox.path + "/.lists.md.listd-state.json", atomically: true, encoding: .utf8)
+        let daemon = try Daemon.start(in: sandbox)
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: sandbox.socket)
+        var list = try client.result("getList", ["list": "Groceries"])
+        #expect(list["items"] as? [String] == ["batteries (4)", "milk (organic)", "bread", "eggs (6)", "tape"])
+        #expect(list["quantities"] as? [String: String] == [:])
+        #expect(list["checked"] as? [String] == ["bread"])
+        list = try client.result("addItem", ["list": "Groceries", "item": "jam (1 jar)"])
+        #expect(list["quantities"] as? [String: String] == [:], "an item given over the socket is its text")
+        let text = try sandbox.read { $0.contains("jam") }
+        #expect(text.hasSuffix("- [ ] batteries \\(4)\n- [ ] milk (organic)\n- [x] bread\n- [ ] eggs \\(6)\n- [ ] tape\n- [ ] jam \\(1 jar)\n"), "\(text)")
+        // Read back after a restart: the same items.
+        #expect(daemon.stop() == 0)
+        try daemon.start()
+        let again = try LineConnection(path: sandbox.socket).result("getList", ["list": "Groceries"])
+        #expect(again["items"] as? [String] == ["batteries (4)", "milk (organic)", "bread", "eggs (6)", "tape", "jam (1 jar)"])
+    }
+
+    static let earlierFile = #"""
+<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- [ ] item` lines below it; `- [x] item` is ticked off. -->
+
+# Groceries <!-- listd id=1 -->
+- [ ] batteries (4)
+- [ ] milk (organic)
+- [x] bread
+- [ ] eggs (6)
+"""# + "\n"
+
+    static let earlierLog = #"""
+{"r":1,"t":1795638551936,"o":{"kind":"client","pid":10390,"uid":0,"name":"listctl"},"op":"create","id":1,"name":"Groceries","items":["batteries (4)","milk (organic)","bread","tea (20 bags)"]}
+{"r":2,"t":1795638551953,"o":{"kind":"client","pid":10391,"uid":0,"name":"listctl"},"op":"check","id":1,"at":2}
+{"listd":"fileShows","digest":"fnv1a64:e7393edf3c42e542:239","revision":2}
+{"r":3,"t":1795638551969,"o":{"kind":"client","pid":10393,"uid":0,"name":"listctl"},"op":"remove","id":1,"at":3}
+{"r":4,"t":1795638551984,"o":{"kind":"client","pid":10396,"uid":0,"name":"listctl"},"op":"add","id":1,"item":"eggs (6)","at":3}
+{"listd":"fileShows","digest":"fnv1a64:c7cb56fcc9b90c69:234","revision":4}
+"""# + "\n"
+
+    static let earlierState = #"""
+{"format":3,"instance":"61a92dcc-eec0-45c9-a1ce-88ebcee6e650","listFileDigest":"fnv1a64:40bee275a99d3797:133","lists":[],"nextID":1,"revision":0}
+"""#
 }
