@@ -280,18 +280,28 @@ extension ListFileReading {
         for edit in edits where edit.target == .id(old.id) {
             _ = try? scratch.apply(edit, at: Timestamp(millisecondsSinceEpoch: 0), origin: .file)
         }
-        guard var list = try? scratch.list(.id(old.id)) else { return [] }
+        guard let list = try? scratch.list(.id(old.id)) else { return [] }
+        // Each item's section by key, found again only after a move (one pass over the items).
+        func sections(of list: ShoppingList) -> [String: String] {
+            var names: [String: String] = [:]
+            names.reserveCapacity(list.items.count)
+            for target in [nil] + list.sections.indices.map(Optional.some) {
+                let name = list.sectionName(target)
+                for item in list.items[list.range(ofSection: target)] { names[ListText.key(item)] = name }
+            }
+            return names
+        }
+        var current = sections(of: list)
         var moves: [FileEdit] = []
         for (number, line) in section.items.enumerated().reversed() {
-            guard let at = list.index(ofItem: line.text) else { continue }
             let wanted = section.sectionName(of: line)
-            guard list.sectionName(list.section(ofItemAt: at)) != wanted else { continue }
+            guard let now = current[ListText.key(line.text)], now != wanted else { continue }
             let next = section.items.indices.contains(number + 1) && section.items[number + 1].section == line.section
                 ? section.items[number + 1].text : nil
             let edit = ListEdit.moveItemInto(line.text, on: .id(old.id), section: wanted, before: next)
             moves.append(FileEdit(edit: edit, line: line.line, section: index))
             _ = try? scratch.apply(edit, at: Timestamp(millisecondsSinceEpoch: 0), origin: .file)
-            if let updated = try? scratch.list(.id(old.id)) { list = updated }
+            if let updated = try? scratch.list(.id(old.id)) { current = sections(of: updated) }
         }
         return moves
     }

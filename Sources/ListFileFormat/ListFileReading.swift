@@ -192,11 +192,14 @@ public struct ListFileReading: Sendable {
         // list has (`batteries (4)` written by a listd from before amounts) is that item.
         if let known {
             for index in sections.indices {
-                guard let id = sections[index].id, let list = try? known.list(.id(id)) else { continue }
+                guard let id = sections[index].id, let list = try? known.list(.id(id)),
+                    sections[index].items.contains(where: { $0.quantity != nil })
+                else { continue }
+                let texts = Set(list.items)
                 for (number, item) in sections[index].items.enumerated() where item.quantity != nil {
                     guard case .item(let line) = document.lines[item.line] else { continue }
                     let whole = ListText.trimmed(line.text)
-                    if let at = list.index(ofItem: whole), list.items[at] == whole {
+                    if texts.contains(whole) {
                         sections[index].items[number].text = whole
                         sections[index].items[number].quantity = nil
                     }

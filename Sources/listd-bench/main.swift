@@ -15,7 +15,7 @@ let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksI
 let listdPath = binaries + "/listd"
 let listctlPath = binaries + "/listctl"
 let baselines = option("--baselines", ".build/bench")
-/// `--only 1,3`: just those sections (figures 1–8, bench/README.md); nothing is written then unless
+/// `--only 1,3`: just those sections (figures 1–9, bench/README.md); nothing is written then unless
 /// `--out` says where.
 let only = arguments.contains("--only") ? Set(option("--only", "").split(separator: ",").compactMap { Int($0) }) : nil
 func wanted(_ section: Int) -> Bool { only?.contains(section) ?? true }
@@ -796,6 +796,10 @@ if wanted(7) {
 // MARK: 8. Lists shared through PostgreSQL (Sharing.swift)
 
 if wanted(8) { try measureSharing() }
+
+// MARK: 9. Sections and amounts on a long list (Sections.swift)
+
+if wanted(9) { try measureSections() }
 
 // MARK: Results
 
