@@ -210,7 +210,8 @@ public struct ListBook: Hashable, Sendable {
                         item: text,
                         list: list.name,
                         section: list.section(ofItemAt: existing).map { list.sections[$0].name },
-                        quantity: list.quantities[text] ?? quantity
+                        quantity: quantity,
+                        has: list.quantities[text]
                     )
                 }
                 // Ticked off and added again: it is needed again.

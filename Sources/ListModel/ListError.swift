@@ -1,8 +1,9 @@
 /// Why an edit is denied. Each case has a stable reason word (the protocol's `data.reason`) and
 /// a human sentence.
 public indirect enum ListError: Error, Hashable, Sendable {
-    /// `section`: the section it is in; `quantity`: the amount the edit gave (it says how to set it).
-    case itemExists(item: String, list: String, section: String? = nil, quantity: String? = nil)
+    /// `section`: the section it is in; `quantity`: the amount the edit gave (the sentence says how
+    /// to set it instead); `has`: the amount the item has.
+    case itemExists(item: String, list: String, section: String? = nil, quantity: String? = nil, has: String? = nil)
     case itemNotFound(item: String, list: String)
     case listExists(name: String)
     case listNotFound(ListReference)
@@ -45,9 +46,10 @@ public indirect enum ListError: Error, Hashable, Sendable {
     /// One sentence for a person.
     public var message: String {
         switch self {
-        case .itemExists(let item, let list, let section, let quantity):
-            "“\(item)” is already on \(list)\(section.map { ", under \($0)" } ?? "")."
-                + (quantity.map { " To buy \($0), change its amount instead." } ?? "")
+        case .itemExists(let item, let list, let section, let quantity, let has):
+            "“\(item)”\(has.map { " (\($0))" } ?? "") is already on \(list)\(section.map { ", under \($0)" } ?? "")."
+                + (quantity.map { " To buy \($0), change its amount instead." }
+                    ?? (has != nil ? " To buy more, change its amount." : ""))
         case .itemNotFound(let item, let list):
             "“\(item)” is not on \(list)."
         case .listExists(let name):

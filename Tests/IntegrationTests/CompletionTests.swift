@@ -51,6 +51,17 @@ import Testing
         #expect(try completions("listctl remove --socket=\(socket) 1 e").stdout == "eggs\n")
     }
 
+    @Test func sectionNamesComeFromTheRunningListd() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        #expect(try listctl(["create", "Groceries"], socket: socket).status == 0)
+        #expect(try listctl(["add", "Groceries", "milk", "--section", "Dairy"], socket: socket).status == 0)
+        #expect(try listctl(["section", "add", "Groceries", "Bakery"], socket: socket).status == 0)
+        #expect(try completions("listctl move --socket \(socket) Groceries milk --section ").stdout == "Dairy|Bakery\n")
+        #expect(try completions("listctl section rename --socket \(socket) Groceries B").stdout == "Bakery\n")
+        #expect(try completions("listctl section remove --socket \(socket) Groceries ").stdout == "Dairy|Bakery\n")
+    }
+
     @Test func withoutListdThereIsNothingToOfferAndNothingSaid() throws {
         let sandbox = try Sandbox()
         let run = try completions("listctl show --socket \(sandbox.socket) Gr")

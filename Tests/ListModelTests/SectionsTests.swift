@@ -66,8 +66,12 @@ private func shape(_ book: ListBook, _ id: ListID = 1) throws -> [String] {
         var book = try sectioned()
         try apply(.setQuantity("milk", on: .id(1), quantity: "2 l"), to: &book)
         let error = denial { () throws(ListError) in _ = try book.apply(.addItem("MILK", to: .id(1), section: "Bakery"), at: t1, origin: me) }
-        #expect(error == .itemExists(item: "milk", list: "Groceries", section: "Dairy", quantity: "2 l"))
-        #expect(error?.message == "“milk” is already on Groceries, under Dairy. To buy 2 l, change its amount instead.")
+        #expect(error == .itemExists(item: "milk", list: "Groceries", section: "Dairy", has: "2 l"))
+        #expect(error?.message == "“milk” (2 l) is already on Groceries, under Dairy. To buy more, change its amount.")
+        let another = denial { () throws(ListError) in
+            _ = try book.apply(.addItem("milk", to: .id(1), quantity: "1 l"), at: t1, origin: me)
+        }
+        #expect(another?.message == "“milk” (2 l) is already on Groceries, under Dairy. To buy 1 l, change its amount instead.")
         let plain = denial { () throws(ListError) in _ = try book.apply(.addItem("batteries", to: .id(1)), at: t1, origin: me) }
         #expect(plain?.message == "“batteries” is already on Groceries.")
     }
