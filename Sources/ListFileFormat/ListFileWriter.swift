@@ -228,7 +228,7 @@ public enum ListFileWriter {
 
     /// The first line of a list file listd makes, saying what it is.
     public static let introduction =
-        "<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- [ ] item` lines below it; `- [x] item` is ticked off, `## Dairy` starts a section, `- milk (2 l)` says how much. -->"
+        "<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- [ ] item` lines below it; `- [x] item` is ticked off, `## Dairy` starts a section, `(2 l)` after an item says how much. -->"
 
     /// `<!-- listd: not taken: WHY You wrote: LINE -->`, safe to put in an HTML comment.
     public static func annotation(_ why: String, _ line: String) -> String {

@@ -226,25 +226,10 @@ public struct ListBook: Hashable, Sendable {
                     $0.checked.remove(text)
                 }
             }
-            // Its section: the one named, else where the person typed it, else where it was last.
-            let list = lists[index]
-            var section: Int?
-            var newSection: String?
-            let wanted: String? =
-                if let rawSection { rawSection }
-                else if let insertionIndex { insertionIndex > 0 ? list.sectionName(list.section(ofItemAt: min(insertionIndex, list.items.count) - 1)) : "" }
-                else { list.rememberedSection(of: item) }
-            if let wanted, !ListText.trimmed(wanted).isEmpty {
-                let name = try validSection(wanted)
-                if let found = list.section(named: name) {
-                    section = found
-                } else {
-                    section = list.sections.count
-                    newSection = name
-                }
-            }
-            let range = newSection == nil ? list.range(ofSection: section) : list.items.count..<list.items.count
-            let at = min(max(insertionIndex ?? range.upperBound, range.lowerBound), range.upperBound)
+            // Decided on the list passed borrowed, so that no copy of it outlives the decision: one
+            // held across the insertion below would make it copy every item (a 10,000-line paste
+            // became quadratic).
+            let (section, newSection, at) = try placement(of: item, in: lists[index], at: insertionIndex, section: rawSection)
             let before = lists[index].revision
             defer { updateItemKeys(at: index, from: before, removing: nil, adding: item) }
             let steps: [ListChange.Step] = (newSection.map { [.addSection(section: $0)] } ?? []) + [.add(item: item)]
@@ -254,7 +239,7 @@ public struct ListBook: Hashable, Sendable {
                 time: time,
                 origin: origin,
                 steps: steps,
-                operation: .add(id: list.id, item: item, at: at, section: section, newSection: newSection, quantity: quantity)
+                operation: .add(id: lists[index].id, item: item, at: at, section: section, newSection: newSection, quantity: quantity)
             ) {
                 if let newSection { $0.insertSection(newSection, at: $0.sections.count) }
                 $0.insertItem(item, at: at, section: section)
@@ -653,6 +638,34 @@ public struct ListBook: Hashable, Sendable {
             ListChange(kind: kind, revision: revision, list: lists[index], steps: steps, origin: origin),
             ChangeRecord(revision: revision, time: time, origin: origin, operation: operation)
         )
+    }
+
+    /// Where an added item goes: its section (the one named, else where the person typed it,
+    /// else where it was last), the section's name when the add makes it, and its index.
+    private func placement(
+        of item: String,
+        in list: ShoppingList,
+        at insertionIndex: Int?,
+        section rawSection: String?
+    ) throws(ListError) -> (section: Int?, newSection: String?, at: Int) {
+        var section: Int?
+        var newSection: String?
+        let wanted: String? =
+            if let rawSection { rawSection }
+            else if let insertionIndex {
+                insertionIndex > 0 ? list.sectionName(list.section(ofItemAt: min(insertionIndex, list.items.count) - 1)) : ""
+            } else { list.rememberedSection(of: item) }
+        if let wanted, !ListText.trimmed(wanted).isEmpty {
+            let name = try validSection(wanted)
+            if let found = list.section(named: name) {
+                section = found
+            } else {
+                section = list.sections.count
+                newSection = name
+            }
+        }
+        let range = newSection == nil ? list.range(ofSection: section) : list.items.count..<list.items.count
+        return (section, newSection, min(max(insertionIndex ?? range.upperBound, range.lowerBound), range.upperBound))
     }
 
     private func check(_ expected: Revision?, against list: ShoppingList) throws(ListError) {
