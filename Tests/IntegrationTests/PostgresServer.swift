@@ -71,9 +71,13 @@ final class PostgresServer: @unchecked Sendable {
             mergeOutput: true
         )
         postmaster = server
-        let log = server.stdout
+        // The reader's own descriptor: `server` closes its own when it goes (at `kill`), and a
+        // reader still reading that number would read whatever was opened under it next — the
+        // next test connection, whose reply it took (a hello "unanswered" for 30 s).
+        let log = dup(server.stdout)
         let path = logPath
         Thread.detachNewThread {
+            defer { close(log) }
             let file = fopen(path, "a")
             defer { if file != nil { fclose(file) } }
             var chunk = [UInt8](repeating: 0, count: 8_192)

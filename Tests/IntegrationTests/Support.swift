@@ -133,9 +133,12 @@ final class Daemon: @unchecked Sendable {
             mergeOutput: true
         )
         self.child = child
-        let fd = child.stdout
-        // Collect the log on a thread of its own; it ends when listd closes its end.
+        // Collect the log on a thread of its own, on a descriptor of its own (the child closes
+        // its own when it goes, and the number is soon another connection's); it ends when listd
+        // closes its end.
+        let fd = dup(child.stdout)
         Thread.detachNewThread { [weak self] in
+            defer { close(fd) }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             while true {
                 let count = read(fd, &chunk, chunk.count)
