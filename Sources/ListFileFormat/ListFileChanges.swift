@@ -224,7 +224,7 @@ extension ListFileReading {
         }
         // Kept in their order: the longest run of old places in increasing order.
         let ordered = new.indices.filter { pairs[$0] != nil }
-        let keep = Set(longestIncreasing(ordered.map { pairs[$0]! }).map { ordered[$0] })
+        let keep = Set(ItemAlignment.longestIncreasingSubsequence(ordered.map { pairs[$0]! }).map { ordered[$0] })
         for number in ordered where !keep.contains(number) { pairs[number] = nil }
 
         var edits: [FileEdit] = []
@@ -305,28 +305,4 @@ extension ListFileReading {
         }
         return moves
     }
-}
-
-/// Indexes into `values` of a longest strictly increasing subsequence.
-private func longestIncreasing(_ values: [Int]) -> [Int] {
-    guard !values.isEmpty else { return [] }
-    var tails: [Int] = []  // index into values of the smallest tail of each length
-    var previous = [Int](repeating: -1, count: values.count)
-    for (index, value) in values.enumerated() {
-        var low = 0
-        var high = tails.count
-        while low < high {
-            let middle = (low + high) / 2
-            if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
-        }
-        if low > 0 { previous[index] = tails[low - 1] }
-        if low == tails.count { tails.append(index) } else { tails[low] = index }
-    }
-    var result: [Int] = []
-    var index = tails.last!
-    while index >= 0 {
-        result.append(index)
-        index = previous[index]
-    }
-    return result.reversed()
 }

@@ -118,7 +118,7 @@ public enum ItemAlignment {
     }
 
     /// Indexes into `values` of one longest strictly increasing subsequence (patience sorting).
-    static func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
+    public static func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
         // tails[k]: index of the smallest last value of an increasing run of length k + 1.
         var tails: [Int] = []
         var previous = [Int](repeating: -1, count: values.count)
