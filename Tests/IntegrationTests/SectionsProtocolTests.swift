@@ -131,6 +131,31 @@ private func sections(_ list: [String: Any]) -> [String] {
         #expect(sections(list) == ["Dairy: milk", "Bakery: "], "an add that made its section is undone by taking the item off; the section stays")
     }
 
+    /// Every new kind of change logs a line independent of the list's size: indexes and the
+    /// one item or section, never the list.
+    @Test func aLogLineStaysSmallOnALongListWithSections() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        let items = (0..<5_000).map { "item number \($0) of a long list" }
+        _ = try client.result("createList", ["name": "Long", "items": items])
+        _ = try client.result("addItem", ["list": 1, "item": "milk", "section": "Dairy", "quantity": "2 l"])
+        _ = try client.result("addSection", ["list": 1, "section": "Bakery", "before": "Dairy"])
+        _ = try client.result("moveItem", ["list": 1, "item": items[2_500], "section": "Bakery"])
+        _ = try client.result("setQuantity", ["list": 1, "item": items[10], "quantity": "3"])
+        _ = try client.result("renameSection", ["list": 1, "section": "Bakery", "to": "Bread"])
+        _ = try client.result("removeSection", ["list": 1, "section": "Bread"])
+        let undone = try client.result("getHistory", ["limit": 1])
+        let last = ((undone["changes"] as? [[String: Any]])?.first?["revision"] as? Int) ?? -1
+        _ = try client.result("undo", ["revision": last])
+        let log = try String(contentsOfFile: daemon.sandbox.path + "/.lists.md.listd-log", encoding: .utf8)
+        let changes = log.split(separator: "\n").filter { $0.contains(#""op":"#) }
+        #expect(changes.count == 8, "the create, then seven changes: \(changes.count)")
+        for line in changes.dropFirst() {
+            #expect(line.utf8.count < 400, "\(line.prefix(300))")
+        }
+    }
+
     /// "milk" added again next week goes under Dairy again, after a restart in between.
     @Test func anItemGoesBackToItsSectionAcrossARestart() throws {
         let daemon = try Daemon.start()
