@@ -62,8 +62,8 @@ public struct BriefStep: Codable, Sendable, Hashable {
     /// The step a change's record describes (its positions come from the record).
     public init(_ record: ChangeRecord, step: ListChange.Step?) {
         switch (record.operation, step) {
-        case (.add(_, let item, let at, let section, _, let quantity), _):
-            _ = section
+        case (.add(_, let item, let at, _, _, let quantity), _):
+            // Its section is named by `steps(_:_:in:)`, which has the list.
             self.init(op: "add", item: item, index: at, quantity: quantity)
         case (.remove(_, let at), .remove(let item)?):
             self.init(op: "remove", item: item, index: at)
@@ -92,19 +92,23 @@ public struct BriefStep: Codable, Sendable, Hashable {
 
     /// Every step of a change as its record describes it, each with the place it has when the
     /// steps before it are done (so a brief subscriber follows them in order).
-    public static func steps(_ record: ChangeRecord, _ steps: [ListChange.Step]) -> [BriefStep] {
+    /// `list`: the list after the change (its sections name the section an add went into).
+    public static func steps(_ record: ChangeRecord, _ steps: [ListChange.Step], in list: ShoppingList) -> [BriefStep] {
         switch record.operation {
         case .removeItems(_, let placed):
             // Places before the change, ascending: each earlier removal moved the later ones up.
             return placed.enumerated().map { BriefStep(op: "remove", item: $1.text, index: $1.at - $0) }
         case .insertItems(_, let placed):
             return placed.flatMap { item in
-                let add = BriefStep(op: "add", item: item.text, index: item.at)
+                let add = BriefStep(op: "add", item: item.text, index: item.at, section: item.section ?? "", quantity: item.quantity)
                 return item.checked ? [add, BriefStep(op: "check", item: item.text, index: item.at)] : [add]
             }
-        case .add(_, _, _, let section?, let newSection?, _):
-            // The section it made comes first.
-            return [BriefStep(op: "addSection", index: section, section: newSection), BriefStep(record, step: steps.last)]
+        case .add(_, _, _, let section, let newSection, _):
+            var add = BriefStep(record, step: steps.last)
+            add.section = section.flatMap { list.sections.indices.contains($0) ? list.sections[$0].name : nil } ?? ""
+            // A section it made comes first.
+            guard let section, let newSection else { return [add] }
+            return [BriefStep(op: "addSection", index: section, section: newSection), add]
         default:
             return [BriefStep(record, step: steps.first)]
         }
@@ -122,6 +126,10 @@ public struct BriefChangeParams: Codable, Sendable, Hashable {
     /// (a deleted list put back by an undo has its checks).
     public var items: [String]?
     public var checked: [String]?
+    /// Only for `didCreateShoppingList`, when the list has them: its sections with their items,
+    /// and its items' amounts.
+    public var sections: [BriefSection]?
+    public var quantities: [String: String]?
     /// The change this one undoes, when it undoes one.
     public var undoes: Revision?
 
@@ -132,6 +140,8 @@ public struct BriefChangeParams: Codable, Sendable, Hashable {
         changes: [BriefStep],
         items: [String]?,
         checked: [String]? = nil,
+        sections: [BriefSection]? = nil,
+        quantities: [String: String]? = nil,
         undoes: Revision? = nil
     ) {
         self.revision = revision
@@ -140,6 +150,8 @@ public struct BriefChangeParams: Codable, Sendable, Hashable {
         self.changes = changes
         self.items = items
         self.checked = checked
+        self.sections = sections
+        self.quantities = quantities
         self.undoes = undoes
     }
 
@@ -147,13 +159,24 @@ public struct BriefChangeParams: Codable, Sendable, Hashable {
     public init(_ change: ListChange, record: ChangeRecord) {
         var items: [String]?
         var checked: [String]?
+        var sections: [BriefSection]?
+        var quantities: [String: String]?
         var steps: [BriefStep] = []
         switch record.operation {
-        case .create(_, _, let created, let ticked, _, _):
+        case .create(_, _, let created, let ticked, let parts, let amounts):
             items = created
             checked = ticked
+            if !parts.isEmpty {
+                // The sections' items are the list's last ones, in order.
+                var start = created.count - parts.reduce(0) { $0 + $1.count }
+                sections = parts.map { part in
+                    defer { start += part.count }
+                    return BriefSection(name: part.name, items: Array(created[max(start, 0)..<min(start + part.count, created.count)]))
+                }
+            }
+            quantities = amounts.isEmpty ? nil : amounts
         case .delete: break
-        default: steps = BriefStep.steps(record, change.steps)
+        default: steps = BriefStep.steps(record, change.steps, in: change.list)
         }
         self.init(
             revision: change.revision,
@@ -162,8 +185,21 @@ public struct BriefChangeParams: Codable, Sendable, Hashable {
             changes: steps,
             items: items,
             checked: checked,
+            sections: sections,
+            quantities: quantities,
             undoes: change.undoes
         )
+    }
+}
+
+/// A section of a list a brief `didCreateShoppingList` makes: its name and items, in order.
+public struct BriefSection: Codable, Sendable, Hashable {
+    public var name: String
+    public var items: [String]
+
+    public init(name: String, items: [String]) {
+        self.name = name
+        self.items = items
     }
 }
 

@@ -156,6 +156,41 @@ private func sections(_ list: [String: Any]) -> [String] {
         }
     }
 
+    /// A brief subscriber (steps without the list) is told the section an item was added to, an
+    /// undone removal's section and amount, and a created list's sections and amounts.
+    @Test func aBriefSubscriberHearsSectionsAndAmounts() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        let listener = try LineConnection(path: daemon.sandbox.socket)
+        _ = try listener.result("hello", ["brief": true])
+        _ = try listener.result("subscribe")
+        _ = try client.result("createList", ["name": "Groceries", "items": ["tape"]])
+        _ = try client.result("addItem", ["list": 1, "item": "milk", "section": "Dairy", "quantity": "2 l"])
+        _ = try client.result("addItem", ["list": 1, "item": "butter", "section": "Dairy"])
+        let removed = try client.result("removeItem", ["list": 1, "item": "milk"])
+        _ = try client.result("undo", ["revision": removed["revision"] as? Int ?? -1])
+        _ = try client.result("deleteList", ["list": 1])
+        let latest = try client.result("getLists")["revision"] as? Int ?? -1
+        _ = try client.result("undo", ["revision": latest])
+        func steps(_ note: [String: Any]) -> [String] {
+            ((note["params"] as? [String: Any])?["changes"] as? [[String: Any]] ?? []).map { step in
+                ["op", "item", "section", "quantity"].compactMap { step[$0].map { "\($0)" } }.joined(separator: " ")
+            }
+        }
+        _ = try listener.readObject()  // created
+        #expect(steps(try listener.readObject()) == ["addSection Dairy", "add milk Dairy 2 l"])
+        #expect(steps(try listener.readObject()) == ["add butter Dairy"])
+        #expect(steps(try listener.readObject()) == ["remove milk"])
+        #expect(steps(try listener.readObject()) == ["add milk Dairy 2 l"], "an undone removal: back into its section, with its amount")
+        _ = try listener.readObject()  // deleted
+        let recreated = try listener.readObject()["params"] as? [String: Any] ?? [:]
+        #expect(recreated["items"] as? [String] == ["tape", "milk", "butter"])
+        let sections = (recreated["sections"] as? [[String: Any]] ?? []).map { "\($0["name"] as? String ?? ""): \(($0["items"] as? [String] ?? []).joined(separator: ","))" }
+        #expect(sections == ["Dairy: milk,butter"], "\(recreated)")
+        #expect(recreated["quantities"] as? [String: String] == ["milk": "2 l"])
+    }
+
     /// "milk" added again next week goes under Dairy again, after a restart in between.
     @Test func anItemGoesBackToItsSectionAcrossARestart() throws {
         let daemon = try Daemon.start()
