@@ -331,134 +331,22 @@ public struct ListBook: Hashable, Sendable {
             ) { $0.moveItem(from: position, to: destination, section: section) }
 
         case .moveItemInto(let rawItem, let reference, let rawSection, let rawBefore):
-            let index = try position(of: reference)
-            let list = lists[index]
-            guard let position = list.index(ofItem: rawItem) else {
-                throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
-            }
-            try check(ifRevision, against: list)
-            var section = list.section(ofItemAt: position)
-            if let rawSection {
-                section = ListText.trimmed(rawSection).isEmpty ? nil : try existingSection(rawSection, of: list)
-            }
-            var anchor: Int?
-            if let rawBefore {
-                guard let found = list.index(ofItem: rawBefore) else {
-                    throw .itemNotFound(item: ListText.trimmed(rawBefore), list: list.name)
-                }
-                if rawSection == nil { section = list.section(ofItemAt: found) }
-                guard list.section(ofItemAt: found) == section else {
-                    throw .itemNotFound(item: list.items[found], list: "\(list.name), under \(list.sectionName(section).isEmpty ? "no section" : list.sectionName(section))")
-                }
-                if found == position { return nil }
-                anchor = found
-            }
-            // Its place once taken off: before the anchor, or at the end of the section.
-            let range = list.range(ofSection: section)
-            let end = section == list.section(ofItemAt: position) ? range.upperBound - 1 : (position < range.lowerBound ? range.upperBound - 1 : range.upperBound)
-            let destination = anchor.map { $0 > position ? $0 - 1 : $0 } ?? end
-            if destination == position, section == list.section(ofItemAt: position) { return nil }
-            let item = list.items[position]
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: [.move(item: item, to: destination, section: list.sectionName(section))],
-                operation: .move(id: list.id, from: position, to: destination, section: section)
-            ) { $0.moveItem(from: position, to: destination, section: section) }
+            return try moveItem(rawItem, on: reference, into: rawSection, before: rawBefore, ifRevision: ifRevision, at: time, origin: origin)
 
         case .addSection(let rawName, let reference, let rawBefore):
-            let index = try position(of: reference)
-            let list = lists[index]
-            let name = try validSection(rawName)
-            try check(ifRevision, against: list)
-            if let existing = list.section(named: name) {
-                throw .sectionExists(section: list.sections[existing].name, list: list.name)
-            }
-            let at = try rawBefore.map { raw throws(ListError) in try existingSection(raw, of: list) } ?? list.sections.count
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: [.addSection(section: name)],
-                operation: .addSection(id: list.id, name: name, at: at)
-            ) { $0.insertSection(name, at: at) }
+            return try addSection(rawName, on: reference, before: rawBefore, ifRevision: ifRevision, at: time, origin: origin)
 
         case .restoreSection(let rawName, let reference, let rawBefore, let items):
-            let index = try position(of: reference)
-            let list = lists[index]
-            let name = try validSection(rawName)
-            try check(ifRevision, against: list)
-            if let existing = list.section(named: name) {
-                throw .sectionExists(section: list.sections[existing].name, list: list.name)
-            }
-            let at = rawBefore.flatMap { list.section(named: $0) } ?? list.sections.count
-            // Its items, as long as they still end the section above (nothing else moves).
-            let keys = Set(items.map(ListText.key))
-            let above = list.range(ofSection: at > 0 ? at - 1 : nil)
-            let taking = above.reversed().prefix { keys.contains(ListText.key(list.items[$0])) }.count
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: [.addSection(section: name)],
-                operation: .addSection(id: list.id, name: name, at: at, taking: taking)
-            ) { $0.insertSection(name, at: at, taking: taking) }
+            return try restoreSection(rawName, on: reference, before: rawBefore, items: items, ifRevision: ifRevision, at: time, origin: origin)
 
         case .renameSection(let rawName, let reference, let rawNew):
-            let index = try position(of: reference)
-            let list = lists[index]
-            let at = try existingSection(rawName, of: list)
-            let name = try validSection(rawNew)
-            try check(ifRevision, against: list)
-            if let other = list.section(named: name), other != at {
-                throw .sectionExists(section: list.sections[other].name, list: list.name)
-            }
-            let old = list.sections[at].name
-            if old == name { return nil }
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: [.renameSection(from: old, to: name)],
-                operation: .renameSection(id: list.id, at: at, to: name)
-            ) { $0.renameSection(at: at, to: name) }
+            return try renameSection(rawName, on: reference, to: rawNew, ifRevision: ifRevision, at: time, origin: origin)
 
         case .removeSection(let rawName, let reference):
-            let index = try position(of: reference)
-            let list = lists[index]
-            let at = try existingSection(rawName, of: list)
-            try check(ifRevision, against: list)
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: [.removeSection(section: list.sections[at].name)],
-                operation: .removeSection(id: list.id, at: at)
-            ) { $0.removeSection(at: at) }
+            return try removeSection(rawName, on: reference, ifRevision: ifRevision, at: time, origin: origin)
 
         case .setQuantity(let rawItem, let reference, let rawQuantity):
-            let index = try position(of: reference)
-            guard let position = lists[index].index(ofItem: rawItem) else {
-                throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
-            }
-            let quantity = try rawQuantity.map { raw throws(ListError) in try validQuantity(raw) }
-            try check(ifRevision, against: lists[index])
-            let item = lists[index].items[position]
-            if lists[index].quantities[item] == quantity { return nil }
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: [.quantity(item: item, quantity: quantity)],
-                operation: .setQuantity(id: lists[index].id, at: position, quantity: quantity)
-            ) { $0.quantities[item] = quantity }
+            return try setQuantity(rawItem, on: reference, to: rawQuantity, ifRevision: ifRevision, at: time, origin: origin)
 
         case .checkItem(let rawItem, let reference), .uncheckItem(let rawItem, let reference):
             let index = try position(of: reference)
@@ -621,7 +509,7 @@ public struct ListBook: Hashable, Sendable {
         lists = ordered.map(\.element)
     }
 
-    private mutating func commit(
+    mutating func commit(
         _ kind: ListChange.Kind,
         at index: Int,
         time: Timestamp,
@@ -640,35 +528,7 @@ public struct ListBook: Hashable, Sendable {
         )
     }
 
-    /// Where an added item goes: its section (the one named, else where the person typed it,
-    /// else where it was last), the section's name when the add makes it, and its index.
-    private func placement(
-        of item: String,
-        in list: ShoppingList,
-        at insertionIndex: Int?,
-        section rawSection: String?
-    ) throws(ListError) -> (section: Int?, newSection: String?, at: Int) {
-        var section: Int?
-        var newSection: String?
-        let wanted: String? =
-            if let rawSection { rawSection }
-            else if let insertionIndex {
-                insertionIndex > 0 ? list.sectionName(list.section(ofItemAt: min(insertionIndex, list.items.count) - 1)) : ""
-            } else { list.rememberedSection(of: item) }
-        if let wanted, !ListText.trimmed(wanted).isEmpty {
-            let name = try validSection(wanted)
-            if let found = list.section(named: name) {
-                section = found
-            } else {
-                section = list.sections.count
-                newSection = name
-            }
-        }
-        let range = newSection == nil ? list.range(ofSection: section) : list.items.count..<list.items.count
-        return (section, newSection, min(max(insertionIndex ?? range.upperBound, range.lowerBound), range.upperBound))
-    }
-
-    private func check(_ expected: Revision?, against list: ShoppingList) throws(ListError) {
+    func check(_ expected: Revision?, against list: ShoppingList) throws(ListError) {
         if let expected, expected != list.revision {
             throw .conflict(list: list.name, expected: expected, actual: list.revision)
         }
@@ -682,25 +542,8 @@ private func validName(_ text: String) throws(ListError) -> String {
     }
 }
 
-private func validSection(_ text: String) throws(ListError) -> String {
-    switch ListText.validated(text) {
-    case .success(let name): name
-    case .failure(let violation): throw .invalidSection(text, violation)
-    }
-}
 
-private func validQuantity(_ text: String) throws(ListError) -> String {
-    switch ListText.validatedQuantity(text) {
-    case .success(let quantity): quantity
-    case .failure(let violation): throw .invalidQuantity(text, violation)
-    }
-}
 
-/// The section of `list` that `name` names, or `sectionNotFound`.
-private func existingSection(_ name: String, of list: ShoppingList) throws(ListError) -> Int {
-    guard let found = list.section(named: name) else { throw .sectionNotFound(section: ListText.trimmed(name), list: list.name) }
-    return found
-}
 
 private func validItem(_ text: String) throws(ListError) -> String {
     switch ListText.validated(text) {
