@@ -26,6 +26,9 @@ public struct ListDocument: Hashable, Sendable {
         public var raw: String
 
         public var id: ListID? { metadata?["id"].flatMap { Int($0) } }
+        /// The revision of the lists when listd wrote this heading (`rev=N`): a copy of the file
+        /// saved later is read against the lists at that revision, not against newer ones.
+        public var revision: Revision? { metadata?["rev"].flatMap { Int($0) } }
     }
 
     public struct SectionHeading: Hashable, Sendable {

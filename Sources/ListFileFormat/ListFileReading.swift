@@ -13,6 +13,9 @@ public struct ListFileReading: Sendable {
         public var items: [ItemLine]
         /// Its `## ` sections taken, in file order.
         public var sectionLines: [SectionLine] = []
+        /// `##` lines repeating a section above them (`## Dairy` typed again): the same section,
+        /// whose items join it; listd's next write drops them.
+        public var repeatedSectionLines: [SectionLine] = []
     }
 
     /// A `## Name` line of a list: a section of it.
@@ -36,6 +39,9 @@ public struct ListFileReading: Sendable {
     public var sections: [Section]
     /// Lines not taken, in line order.
     public var diagnostics: [ListFileDiagnostic]
+    /// The revision of the lists when listd last wrote the file this text was made from (the
+    /// `rev=` of its headings; the highest, should they differ); nil when no heading says.
+    public var shownRevision: Revision?
 
     /// Reads `document`.
     ///
@@ -55,11 +61,25 @@ public struct ListFileReading: Sendable {
         var sectionKeys: Set<String> = []
         // A heading, taken or not, came before: `-sunscreen` is then meant as an item.
         var headingSeen = false
+        // The section the next item is in (an index into the current list's `sectionLines`).
+        var currentSection: Int?
+        // Identity beats position: a heading carrying a known list's id is that list wherever it
+        // is, so a `# Name` typed above it (or below) is the duplicate, never the list.
+        let knownIDs = known.map { Set($0.lists.map(\.id)) }
+        var carriers: [String: (line: Int, name: String)] = [:]  // name key → the first heading with an id
+        for (index, line) in document.lines.enumerated() {
+            guard case .heading(let heading) = line, let id = heading.id, knownIDs?.contains(id) ?? true,
+                case .success(let name) = ListText.validated(heading.name)
+            else { continue }
+            if carriers[ListText.key(name)] == nil { carriers[ListText.key(name)] = (index, name) }
+        }
+        var shownRevision: Revision?
 
         for (index, line) in document.lines.enumerated() {
             switch line {
             case .heading(let heading):
                 headingSeen = true
+                if let revision = heading.revision { shownRevision = max(shownRevision ?? revision, revision) }
                 switch ListText.validated(heading.name) {
                 case .failure(let violation):
                     diagnostics.append(
@@ -67,7 +87,8 @@ public struct ListFileReading: Sendable {
                     )
                     rejectedHeading = index
                 case .success(let name):
-                    if let existing = usedNames[ListText.key(name)] {
+                    let key = ListText.key(name)
+                    if let existing = usedNames[key] ?? carriers[key].flatMap({ $0.line == index ? nil : $0.name }) {
                         diagnostics.append(
                             .init(line: index + 1, text: line.raw, problem: .rule(.listExists(name: existing)))
                         )
@@ -79,6 +100,7 @@ public struct ListFileReading: Sendable {
                         rejectedHeading = nil
                         rejectedSection = nil
                         sectionKeys = []
+                        currentSection = nil
                     }
                 }
             case .section(let heading):
@@ -92,7 +114,6 @@ public struct ListFileReading: Sendable {
                     continue
                 }
                 guard !sections.isEmpty else { continue }
-                let listName = sections[sections.count - 1].name
                 switch ListText.validated(heading.name) {
                 case .failure(let violation):
                     diagnostics.append(
@@ -101,19 +122,17 @@ public struct ListFileReading: Sendable {
                     rejectedSection = index
                 case .success(let name):
                     if !sectionKeys.insert(ListText.key(name)).inserted {
-                        let existing = sections[sections.count - 1].sectionLines.first { ListText.key($0.name) == ListText.key(name) }
-                        diagnostics.append(
-                            .init(
-                                line: index + 1,
-                                text: line.raw,
-                                problem: .rule(.sectionExists(section: existing?.name ?? name, list: listName))
-                            )
-                        )
-                        rejectedSection = index
+                        // Typed again: the same section (its items join it), never a second one
+                        // that takes the items of the first.
+                        currentSection = sections[sections.count - 1].sectionLines.firstIndex {
+                            ListText.key($0.name) == ListText.key(name)
+                        }
+                        sections[sections.count - 1].repeatedSectionLines.append(SectionLine(line: index, name: name))
                     } else {
                         sections[sections.count - 1].sectionLines.append(SectionLine(line: index, name: name))
-                        rejectedSection = nil
+                        currentSection = sections[sections.count - 1].sectionLines.count - 1
                     }
+                    rejectedSection = nil
                 }
             case .item(let item):
                 if let heading = rejectedHeading ?? rejectedSection {
@@ -145,15 +164,8 @@ public struct ListFileReading: Sendable {
                         )
                     } else {
                         itemsByKey[key] = text
-                        let sectionLines = sections[sections.count - 1].sectionLines
                         sections[sections.count - 1].items.append(
-                            ItemLine(
-                                line: index,
-                                text: text,
-                                checked: item.checked,
-                                section: sectionLines.isEmpty ? nil : sectionLines.count - 1,
-                                quantity: quantity
-                            )
+                            ItemLine(line: index, text: text, checked: item.checked, section: currentSection, quantity: quantity)
                         )
                     }
                 }
@@ -172,7 +184,6 @@ public struct ListFileReading: Sendable {
 
         // Tie sections to lists: ids first, then names, each list at most once.
         var claimed: Set<ListID> = []
-        let knownIDs = known.map { Set($0.lists.map(\.id)) }
         for index in sections.indices {
             guard let id = sections[index].id, knownIDs?.contains(id) ?? true, claimed.insert(id).inserted else {
                 sections[index].id = nil
@@ -206,8 +217,22 @@ public struct ListFileReading: Sendable {
                 }
             }
         }
+        // A section typed again under another spelling (`## dairy` above `## Dairy`) keeps the
+        // list's own: the repeat is not a rename.
+        if let known {
+            for index in sections.indices where !sections[index].repeatedSectionLines.isEmpty {
+                guard let id = sections[index].id, let list = try? known.list(.id(id)) else { continue }
+                for (number, heading) in sections[index].sectionLines.enumerated() {
+                    guard let found = list.section(named: heading.name), list.sections[found].name != heading.name,
+                        sections[index].repeatedSectionLines.contains(where: { $0.name == list.sections[found].name })
+                    else { continue }
+                    sections[index].sectionLines[number].name = list.sections[found].name
+                }
+            }
+        }
         self.sections = sections
         self.diagnostics = diagnostics
+        self.shownRevision = shownRevision
     }
 
     /// The item a line like `-sunscreen` was meant to be: a dash right before a letter.
@@ -297,6 +322,9 @@ public struct ListFileDiagnostic: Hashable, Sendable {
         case deniedByDelegates(String)
         /// `-sunscreen`: an item without the space after its bullet.
         case bulletWithoutSpace(String)
+        /// A save made from an older copy changes what someone else changed since (`SaveMerge`):
+        /// their change stands, and the message says what it was.
+        case conflict(String)
     }
 
     /// 1-based line number.
@@ -318,6 +346,7 @@ public struct ListFileDiagnostic: Hashable, Sendable {
         case .underRejectedHeading: "listRejected"
         case .deniedByDelegates: "deniedByDelegate"
         case .bulletWithoutSpace: "bulletWithoutSpace"
+        case .conflict: "changedMeanwhile"
         }
     }
 
@@ -328,7 +357,7 @@ public struct ListFileDiagnostic: Hashable, Sendable {
         case .itemOutsideList: "An item before the first # heading is on no list."
         case .underRejectedHeading(let heading):
             "The heading on line \(heading) was not taken, so neither are its items."
-        case .deniedByDelegates(let message): message
+        case .deniedByDelegates(let message), .conflict(let message): message
         case .bulletWithoutSpace(let item):
             "An item needs a space after its dash: write “- \(item)” to add it."
         }

@@ -10,11 +10,17 @@ public enum ListFileWriter {
     /// - Items listd added go after their neighbour; lists listd created go at the end.
     /// - Lines in `rejected` (index → why) become a `<!-- listd: not taken … -->` comment that
     ///   keeps what the person wrote.
+    /// - `notes` (per list, comments already written out) go right under the list's heading: what
+    ///   a save asked of the list that was not done and has no line of its own (a removal).
     ///
     /// - Parameter reading: the document last read or written, with its sections tied to list ids;
     ///   nil for a new file.
-    public static func text(for book: ListBook, onto reading: ListFileReading?, rejected: [Int: String] = [:]) -> String
-    {
+    public static func text(
+        for book: ListBook,
+        onto reading: ListFileReading?,
+        rejected: [Int: String] = [:],
+        notes: [ListID: [String]] = [:]
+    ) -> String {
         let document = reading?.document ?? ListDocument()
         let lists = Dictionary(book.lists.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
 
@@ -29,9 +35,11 @@ public enum ListFileWriter {
             let kept = section.items.filter { rejected[$0.line] == nil }
             guard let id = section.id, let list = lists[id] else {
                 for item in kept { itemText[item.line] = .some(nil) }
-                for heading in section.sectionLines { sectionText[heading.line] = .some(nil) }
+                for heading in section.sectionLines + section.repeatedSectionLines { sectionText[heading.line] = .some(nil) }
                 continue
             }
+            // A section typed again is the same section: one line of it is enough.
+            for heading in section.repeatedSectionLines { sectionText[heading.line] = .some(nil) }
             headingList[section.headingLine] = list
             var bullet = "- "
             if case .item(let first)? = kept.first.map({ document.lines[$0.line] }) { bullet = first.bullet }
@@ -48,7 +56,10 @@ public enum ListFileWriter {
                     continue
                 }
                 fileLine[target] = heading.line
-                sectionText[heading.line] = ListText.trimmed(heading.name) == list.sections[target].name
+                // The name as typed on that line (the reading may have taken the list's own).
+                var typed = heading.name
+                if case .section(let line) = document.lines[heading.line] { typed = line.name }
+                sectionText[heading.line] = ListText.trimmed(typed) == list.sections[target].name
                     ? document.lines[heading.line].raw : ListDocument.SectionHeading.written(list.sections[target].name)
             }
             // The list section each kept line is in once the `##` lines that go are gone.
@@ -123,7 +134,8 @@ public enum ListFileWriter {
             if let why = rejected[index] {
                 out.append(annotation(why, line.raw))
                 if let list = headingList[index] {
-                    out.append(headingText(for: list, keeping: nil))
+                    out.append(headingText(for: list, keeping: nil, revision: book.revision))
+                    out += notes[list.id] ?? []
                     written.insert(list.id)
                 }
                 emitInsertions(after: index)
@@ -140,7 +152,8 @@ public enum ListFileWriter {
                     collapseBlank = out.last.map { ListText.trimmed($0).isEmpty } ?? true
                     continue
                 }
-                out.append(headingText(for: list, keeping: heading))
+                out.append(headingText(for: list, keeping: heading, revision: book.revision))
+                out += notes[list.id] ?? []
                 written.insert(list.id)
                 emitInsertions(after: index)
             case .item(let item):
@@ -172,7 +185,8 @@ public enum ListFileWriter {
         var appended = false
         for list in book.lists where !written.contains(list.id) {
             if let last = out.last, !ListText.trimmed(last).isEmpty { out.append("") }
-            out.append(headingText(for: list, keeping: nil))
+            out.append(headingText(for: list, keeping: nil, revision: book.revision))
+            out += notes[list.id] ?? []
             for target in [nil] + list.sections.indices.map(Optional.some) {
                 if let target { out.append(ListDocument.SectionHeading.written(list.sections[target].name)) }
                 for item in list.items[list.range(ofSection: target)] {
@@ -218,25 +232,35 @@ public enum ListFileWriter {
         return shown
     }
 
-    /// `# Name <!-- listd id=N -->`, or the person's own heading line when it already says that.
-    static func headingText(for list: ShoppingList, keeping heading: ListDocument.Heading?) -> String {
-        if let heading, ListText.trimmed(heading.name) == list.name, heading.metadata == ["id": "\(list.id)"] {
+    /// `# Name <!-- listd id=N rev=R -->`, or the person's own heading line when it already says
+    /// that. `rev` is the revision of the lists the file shows: a save from an editor that read
+    /// this file is read against them, whatever listd wrote since (`ListFileReading.shownRevision`).
+    static func headingText(for list: ShoppingList, keeping heading: ListDocument.Heading?, revision: Revision) -> String {
+        if let heading, ListText.trimmed(heading.name) == list.name,
+            heading.metadata == ["id": "\(list.id)", "rev": "\(revision)"]
+        {
             return heading.raw
         }
-        return "# \(list.name) \(ListDocument.marker) id=\(list.id) -->"
+        return "# \(list.name) \(ListDocument.marker) id=\(list.id) rev=\(revision) -->"
     }
 
     /// The first line of a list file listd makes, saying what it is.
     public static let introduction =
         "<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- [ ] item` lines below it; `- [x] item` is ticked off, `## Dairy` starts a section, `(2 l)` after an item says how much. -->"
 
+    /// `<!-- listd: not taken: WHY -->`: what a save asked that has no line of its own.
+    public static func note(_ why: String) -> String {
+        "\(ListDocument.marker): not taken: \(safeInComment(why)) -->"
+    }
+
+    /// `text` with the comment delimiters a person typed broken up, so a comment does not end early.
+    static func safeInComment(_ text: String) -> String {
+        text.replacing("-->", with: "-- >").replacing("<!--", with: "<! --")
+    }
+
     /// `<!-- listd: not taken: WHY You wrote: LINE -->`, safe to put in an HTML comment.
     public static func annotation(_ why: String, _ line: String) -> String {
-        // A comment must not end early: break up any comment delimiters the person typed.
-        func safe(_ text: String) -> String {
-            text.replacing("-->", with: "-- >").replacing("<!--", with: "<! --")
-        }
-        return "\(ListDocument.marker): not taken: \(safe(why)) You wrote: \(safe(line)) -->"
+        "\(ListDocument.marker): not taken: \(safeInComment(why)) You wrote: \(safeInComment(line)) -->"
     }
 }
 

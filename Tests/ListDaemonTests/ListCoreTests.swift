@@ -36,7 +36,7 @@ import Testing
 
     /// The core reads `text` as the list file, as the file shell would give it.
     static func read(_ text: String, into core: inout ListCore) -> [CoreAction] {
-        core.fileRead(ListFileSync.content(Array(text.utf8), known: core.file.shown), now: now, at: time)
+        core.fileRead(ListFileSync.content(Array(text.utf8), core.file.readRequest), now: now, at: time)
     }
 
     /// The questions among `actions`, as "shouldAdd bread on [milk]".
@@ -216,7 +216,7 @@ import Testing
         let due = core.writeDue(now: Self.now, force: true)
         let render = try #require(
             due.compactMap { action -> (ListBook, ListFileReading?, [Int: String])? in
-                if case .renderFile(let book, let reading, let rejected) = action {
+                if case .renderFile(let book, let reading, let rejected, _) = action {
                     (book, reading, rejected)
                 } else {
                     nil
@@ -241,7 +241,7 @@ import Testing
         _ = core.answered(.proposal(7), .allowed, at: Self.time)
         _ = core.appended(now: Self.now)
         func render(_ actions: [CoreAction]) -> RenderedFile? {
-            for case .renderFile(let book, let reading, let rejected) in actions {
+            for case .renderFile(let book, let reading, let rejected, _) in actions {
                 return ListFileSync.render(book, onto: reading, rejected: rejected)
             }
             return nil
@@ -285,7 +285,7 @@ import Testing
         _ = core.answered(.proposal(1), .allowed, at: Self.time)
         _ = core.appended(now: Self.now)
         var rendered: RenderedFile?
-        for case .renderFile(let book, let reading, let rejected) in core.writeDue(now: Self.now, force: true) {
+        for case .renderFile(let book, let reading, let rejected, _) in core.writeDue(now: Self.now, force: true) {
             rendered = ListFileSync.render(book, onto: reading, rejected: rejected)
         }
         let written = try #require(rendered)

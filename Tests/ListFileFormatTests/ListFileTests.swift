@@ -128,6 +128,23 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
         #expect(book.lists[0].items == ["milk"])
     }
 
+    /// Issue 35, case 2: identity beats position. A `# Groceries` typed above the heading that
+    /// carries Groceries' id is the duplicate; the real list keeps its items.
+    @Test func aHeadingTypedAboveTheListWithItsIDIsTheDuplicate() {
+        let (book, _) = firstStart("# Groceries <!-- listd id=1 rev=0 -->\n- milk\n- eggs\n")
+        let text = "# groceries\n- bread\n\n# Groceries <!-- listd id=1 rev=0 -->\n- milk\n- eggs\n"
+        let reading = ListFileReading(ListDocument(parsing: text), known: book)
+        #expect(reading.diagnostics.map(\.reason) == ["listExists", "listRejected"])
+        #expect(reading.diagnostics.map(\.line) == [1, 2])
+        #expect(reading.sections.map(\.id) == [1])
+        #expect(reading.sections.first?.items.map(\.text) == ["milk", "eggs"])
+        #expect(reading.edits(from: book).isEmpty, "nothing removed, nothing replaced")
+        let written = ListFileWriter.text(for: book, onto: reading, rejected: reading.rejectedLines)
+        #expect(written.hasPrefix("<!-- listd: not taken: There is already a list called “Groceries”. You wrote: # groceries -->"), "\(written)")
+        #expect(written.contains("You wrote: - bread -->"))
+        #expect(written.hasSuffix("# Groceries <!-- listd id=1 rev=0 -->\n- milk\n- eggs\n"), "\(written)")
+    }
+
     @Test func duplicateIDsInCommentsDoNotMergeLists() {
         let (book, _) = firstStart("# A <!-- listd id=1 -->\n# B <!-- listd id=1 -->\n")
         #expect(Set(book.lists.map(\.id)).count == 2)
@@ -141,11 +158,11 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
         _ = try book.apply(.createList(name: "Hardware", items: []), at: t0, origin: .file)
         #expect(
             ListFileWriter.text(for: book, onto: nil) == """
-                # Groceries <!-- listd id=1 -->
+                # Groceries <!-- listd id=1 rev=2 -->
                 - [ ] milk
                 - [ ] eggs
 
-                # Hardware <!-- listd id=2 -->
+                # Hardware <!-- listd id=2 rev=2 -->
 
                 """
         )
@@ -155,12 +172,12 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
         let text = """
             My lists. Edit freely.
 
-            #   Groceries   <!-- listd id=1 -->
+            #   Groceries   <!-- listd id=1 rev=0 -->
               * milk  
             * eggs
             <!-- my own comment -->
 
-            # Hardware <!-- listd id=2 -->
+            # Hardware <!-- listd id=2 rev=0 -->
             - nails
             """
         var (book, reading) = firstStart(text)
@@ -196,16 +213,16 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
             ListFileWriter.text(for: book, onto: reading) == """
                 Notes at the top.
 
-                # Groceries <!-- listd id=1 -->
+                # Groceries <!-- listd id=1 rev=5 -->
                 * [ ] oat milk
                 (buy the big one)
                 * eggs
                 * [ ] bread
 
-                # Tools <!-- listd id=2 -->
+                # Tools <!-- listd id=2 rev=5 -->
                 Notes at the end.
 
-                # Party <!-- listd id=3 -->
+                # Party <!-- listd id=3 rev=5 -->
                 - [ ] cake
 
                 """
@@ -221,7 +238,7 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
         let (book, reading) = firstStart("# Groceries\n- milk\n  * MILK\n- eggs\n")
         #expect(
             ListFileWriter.text(for: book, onto: reading, rejected: reading.rejectedLines) == """
-                # Groceries <!-- listd id=1 -->
+                # Groceries <!-- listd id=1 rev=0 -->
                 - milk
                 <!-- listd: not taken: “milk” is already on Groceries. You wrote:   * MILK -->
                 - eggs
@@ -380,7 +397,7 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
     }
 
     @Test func linesListdDidNotChangeKeepTheirFormAndItsOwnHaveABox() throws {
-        let text = "# Groceries <!-- listd id=1 -->\n* milk\n- [X]   eggs\n- [ ] bread\n"
+        let text = "# Groceries <!-- listd id=1 rev=0 -->\n* milk\n- [X]   eggs\n- [ ] bread\n"
         var (book, reading) = firstStart(text)
         #expect(ListFileWriter.text(for: book, onto: reading) == text, "untouched: byte for byte")
         _ = try book.apply(.checkItem("milk", on: .id(1)), at: t0, origin: .file)
@@ -388,7 +405,7 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
         _ = try book.apply(.addItem("tea", to: .id(1)), at: t0, origin: .file)
         _ = try book.apply(.checkItem("tea", on: .id(1)), at: t0, origin: .file)
         let written = ListFileWriter.text(for: book, onto: reading)
-        #expect(written == "# Groceries <!-- listd id=1 -->\n* [x] milk\n- [ ] eggs\n- [ ] bread\n- [x] tea\n", "a new line takes its neighbour's bullet")
+        #expect(written == "# Groceries <!-- listd id=1 rev=4 -->\n* [x] milk\n- [ ] eggs\n- [ ] bread\n- [x] tea\n", "a new line takes its neighbour's bullet")
         reading = ListFileReading(ListDocument(parsing: written), known: book)
         #expect(reading.edits(from: book).isEmpty, "what listd wrote reads back as the same ticks")
     }

@@ -31,7 +31,7 @@ private func shape(_ list: ShoppingList) -> [String] {
 }
 
 private let groceries = """
-    # Groceries <!-- listd id=1 -->
+    # Groceries <!-- listd id=1 rev=0 -->
     - [ ] batteries (4)
     ## Dairy
     - [ ] milk (2 l)
@@ -51,11 +51,24 @@ private let groceries = """
         #expect(list.checked == ["butter"])
     }
 
-    @Test func aSecondSectionOfTheSameNameIsNotTakenNorAreItsItems() {
+    @Test func aSectionTypedAgainIsTheSameSectionAndItsItemsJoinIt() throws {
         let (_, reading) = firstStart("# Groceries\n## Dairy\n- milk\n## dairy\n- cream\n## Bakery\n- bread\n")
-        #expect(reading.diagnostics.map(\.reason) == ["sectionExists", "listRejected"])
-        #expect(reading.diagnostics.map(\.line) == [4, 5])
-        #expect(reading.sections[0].items.map(\.text) == ["milk", "bread"])
+        #expect(reading.diagnostics == [])
+        #expect(reading.sections[0].sectionLines.map(\.name) == ["Dairy", "Bakery"])
+        #expect(reading.sections[0].items.map { "\($0.text)@\($0.section ?? -1)" } == ["milk@0", "cream@0", "bread@1"])
+        // Typed above the real one, in another case: the real one's items stay, the typed ones
+        // join it, and it keeps its name (no rename, no replace).
+        let (book, _) = firstStart(groceries)
+        let typed = groceries.replacing("- [ ] batteries (4)\n", with: "- [ ] batteries (4)\n## dairy\n- [ ] yoghurt\n")
+        let (edits, after) = try save(typed, over: book)
+        #expect(edits.allSatisfy { if case .addItem("yoghurt", _, _, "Dairy", _) = $0 { true } else { false } }, "\(edits)")
+        #expect(shape(try after.list(.id(1))) == ["-: batteries", "Dairy: yoghurt,milk,butter", "Bakery: bread"])
+        #expect(try after.list(.id(1)).quantities["milk"] == "2 l")
+        // listd's next write keeps one line of the section.
+        let reread = ListFileReading(ListDocument(parsing: typed), known: book)
+        let written = ListFileWriter.text(for: after, onto: reread)
+        #expect(written.split(separator: "\n").filter { $0.lowercased() == "## dairy" }.count == 1, "\(written)")
+        #expect(ListFileReading(ListDocument(parsing: written), known: after).edits(from: after).isEmpty, "\(written)")
     }
 
     @Test(arguments: [
@@ -137,7 +150,7 @@ private let groceries = """
         _ = try edited.apply(.addItem("tape (2)", to: .id(1), section: ""), at: t0, origin: .file)
         let text = ListFileWriter.text(for: edited, onto: reading)
         #expect(text == """
-            # Groceries <!-- listd id=1 -->
+            # Groceries <!-- listd id=1 rev=5 -->
             - [ ] batteries (4)
             - [ ] batteries (AA)
             - [ ] tape \\(2)
@@ -168,7 +181,7 @@ private let groceries = """
         #expect(reading.edits(from: book).isEmpty)
         var edited = book
         _ = try edited.apply(.checkItem("batteries (4)", on: .id(1)), at: t0, origin: .file)
-        #expect(ListFileWriter.text(for: edited, onto: reading) == "# Groceries <!-- listd id=1 -->\n- [x] batteries \\(4)\n- [ ] milk\n")
+        #expect(ListFileWriter.text(for: edited, onto: reading) == "# Groceries <!-- listd id=1 rev=3 -->\n- [x] batteries \\(4)\n- [ ] milk\n")
         let (edits, _) = try save(old + "- [ ] tape (2)\n", over: book)
         #expect(edits == [.addItem("tape", to: .id(1), at: 2, section: nil, quantity: "2")])
     }

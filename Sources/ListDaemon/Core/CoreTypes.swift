@@ -42,14 +42,27 @@ struct DelegateVerdict: Sendable, Equatable {
     static let allowed = DelegateVerdict()
 }
 
+/// What a read of the list file is checked against: the lists the file last showed (`known`) and
+/// the versions of it listd knows, one of which a person's editor read.
+struct FileReadRequest: Sendable {
+    var known: ListBook
+    var versions: [FileVersion] = []
+}
+
+/// A person's save as the file shell read it: its edits from the version the person's editor
+/// read (`base`), computed off the owner's loop (a big save's diff never stalls it).
+struct SaveEdits: Sendable {
+    var base: SaveBase
+    var edits: [FileEdit]
+}
+
 /// The list file as the file shell read it.
 enum FileContent: Sendable {
     case missing
     /// Its bytes; `reading` is nil when they are not UTF-8 text. `known` is the lists the
     /// reading was tied to (the core asks again when its own view moved meanwhile); `edits`, the
-    /// save's edits from `known`, computed where the file was read (off the owner's loop: a big
-    /// save's diff never stalls it).
-    case bytes([UInt8], reading: ListFileReading?, known: ListBook, edits: [FileEdit]?)
+    /// save's edits, when the shell computed them.
+    case bytes([UInt8], reading: ListFileReading?, known: ListBook, edits: SaveEdits?)
 }
 
 /// A rewrite of the list file the core asked for, rendered by the file shell.
@@ -90,12 +103,12 @@ enum CoreAction: Sendable {
     /// `didRejectFileEdit` subscribers hear what of a save was not taken.
     case announceRejection(FileRejectionParams)
     case journal(JournalEntry)
-    /// File shell: read the list file once the watcher says it has settled, tie it to `known`,
-    /// then feed `fileRead`.
-    case readFile(known: ListBook)
-    /// File shell: render `book` onto `reading` (marking `rejected` lines), then feed
-    /// `fileRendered`.
-    case renderFile(book: ListBook, reading: ListFileReading?, rejected: [Int: String])
+    /// File shell: read the list file once the watcher says it has settled, tie it to the lists
+    /// the request names and find the version it was made from, then feed `fileRead`.
+    case readFile(FileReadRequest)
+    /// File shell: render `book` onto `reading` (marking `rejected` lines, writing `notes` under
+    /// their lists' headings), then feed `fileRendered`.
+    case renderFile(book: ListBook, reading: ListFileReading?, rejected: [Int: String], notes: [ListID: [String]])
     /// File shell: replace the list file by `file` unless it no longer holds `expecting`, then
     /// feed `fileReplaced`.
     case replaceFile(RenderedFile, expecting: [UInt8]?)

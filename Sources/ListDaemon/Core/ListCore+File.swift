@@ -13,6 +13,15 @@ struct FileState: Sendable {
     var shown = ListBook()
     /// Lines of `reading` not taken, marked when the file is next written.
     var rejected: [Int: String] = [:]
+    /// What a save asked that was not done and has no line of its own (a removal), as comments
+    /// written under the list's heading when the file is next written.
+    var notes: [ListID: [String]] = [:]
+    /// The versions of the file listd knows, oldest first: each one it wrote and each save it
+    /// took in. A save is read against the one its editor read (`SaveBase.base`).
+    var versions: [FileVersion] = []
+    /// How many versions are kept: an editor that read the file more rewrites ago than this is
+    /// only allowed to add and tick (`SaveMerge`).
+    static let keptVersions = 16
     /// The file does not show the durable lists (or lacks marks): write it.
     var dirty = false
     /// When it became dirty (a write follows `ListCore.fileWriteDelay` later).
@@ -43,6 +52,15 @@ struct FileState: Sendable {
     var heldForStore = false
 
     mutating func markDirty() { dirty = true }
+
+    /// A version of the file is known: the newest a save may have been made from.
+    mutating func remember(_ version: FileVersion) {
+        versions.append(version)
+        if versions.count > Self.keptVersions { versions.removeFirst(versions.count - Self.keptVersions) }
+    }
+
+    /// What a read of the file is checked against.
+    var readRequest: FileReadRequest { FileReadRequest(known: shown, versions: versions) }
 }
 
 extension ListCore {
@@ -74,6 +92,7 @@ extension ListCore {
             file.bytes = bytes
             file.reading = reading
             file.shown = shown
+            file.remember(FileVersion(revision: reading.shownRevision, book: shown))
             return []
         }
         if firstStart, working.lists.isEmpty, case .bytes(let bytes, var reading?, _, _) = content {
@@ -86,10 +105,16 @@ extension ListCore {
             file.reading = reading
             file.shown = book
             file.rejected = reading.rejectedLines
+            file.remember(FileVersion(revision: reading.shownRevision, book: book))
             guard let rejection = Self.rejection(reading.diagnostics) else { return [] }
             return [.announceRejection(rejection), .journal(.fileRejected(rejection))]
         }
         if case .missing = content, firstStart { file.bytes = nil }
+        // The file as it was last shown is the version a change made while listd was stopped
+        // was made from, whatever its headings say.
+        if case .bytes(_, let reading?, _, _) = content {
+            file.remember(FileVersion(revision: reading.shownRevision, book: file.shown))
+        }
         return fileRead(content, now: now, at: time)
     }
 
@@ -130,7 +155,7 @@ extension ListCore {
         }
         file.readInFlight = true
         file.readWanted = false
-        return [.readFile(known: file.shown)]
+        return [.readFile(file.readRequest)]
     }
 
     /// The file as read after a `readFile`.
@@ -245,7 +270,7 @@ extension ListCore {
         if force || lag >= Self.fileWriteDelay {
             file.writeInFlight = true
             file.writeScheduled = false
-            actions.append(.renderFile(book: durable, reading: file.reading, rejected: file.rejected))
+            actions.append(.renderFile(book: durable, reading: file.reading, rejected: file.rejected, notes: file.notes))
         } else if !file.writeScheduled {
             file.writeScheduled = true
             actions.append(.scheduleWrite(after: Self.fileWriteDelay - lag))
@@ -292,7 +317,9 @@ extension ListCore {
             file.bytes = rendered.bytes
             file.reading = rendered.reading
             file.rejected = [:]
+            file.notes = [:]
             file.shown = rendered.book
+            file.remember(FileVersion(revision: rendered.reading.shownRevision, book: rendered.book))
             // Behind the durable lists, or behind a change applied and not yet durable (its
             // append under way: once durable it asks for a write only if the file is dirty).
             file.dirty = rendered.book != durable || rendered.book != working

@@ -17,7 +17,10 @@ struct Save: Sendable {
     var id: Int
     var bytes: [UInt8]
     var reading: ListFileReading
+    /// The lists the person's editor read (the version the save was made from).
     var base: ListBook
+    /// False: that version is older than the ones kept; only additions and ticks are taken.
+    var baseKnown = true
     var edits: [FileEdit]
     /// The edits of each queue, in file order.
     var parts: [String: [Int]]
@@ -57,16 +60,24 @@ struct Save: Sendable {
 /// about on the list as it will be, and the save is taken in once all are decided.
 extension ListCore {
     /// Starts deciding a save: each of its edits joins its list's queue.
-    /// `edits`: the save's edits from `file.shown`, when the file shell computed them.
+    /// `edits`: the save's edits from the version its editor read, when the file shell computed them.
     mutating func startSave(
         _ bytes: [UInt8],
         _ reading: ListFileReading,
-        edits: [FileEdit]? = nil,
+        edits computed: SaveEdits? = nil,
         at time: Timestamp,
         into actions: inout [CoreAction]
     ) {
-        let edits = edits ?? reading.edits(from: file.shown)
-        var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: file.shown, edits: edits, parts: [:])
+        let saveEdits =
+            computed
+            ?? {
+                let base = SaveBase.base(for: reading, among: file.versions, newest: file.shown)
+                return SaveEdits(base: base, edits: reading.edits(from: base.book))
+            }()
+        // A copy older than the versions kept: only what it adds and ticks is taken.
+        let edits = saveEdits.base.known ? saveEdits.edits : SaveMerge.additionsOnly(saveEdits.edits)
+        var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: saveEdits.base.book, edits: edits, parts: [:])
+        new.baseKnown = saveEdits.base.known
         nextSaveID += 1
         for (index, fileEdit) in edits.enumerated() {
             guard let key = fileEdit.edit.gateKey(in: working) else {
@@ -231,17 +242,51 @@ extension ListCore {
                 }
             }
         }
+        // What the save asked that has no line of its own (a removal) and was not done: said in
+        // `didRejectFileEdit` and as a note under the list's heading.
+        var noted: [ListFileDiagnostic] = []
+        var notes: [ListID: [String]] = [:]
+        func note(_ fileEdit: FileEdit, _ why: String) {
+            guard case .id(let id)? = fileEdit.edit.target else { return }
+            let heading = reading.sections.first { $0.id == id }?.headingLine
+            let item: String? =
+                switch fileEdit.edit {
+                case .removeItem(let item, _): item
+                default: nil
+                }
+            noted.append(
+                ListFileDiagnostic(
+                    line: heading.map { $0 + 1 } ?? 0,
+                    text: item.map { "- \($0)" } ?? heading.map { lines[$0].raw } ?? "",
+                    problem: .conflict(why)
+                )
+            )
+            notes[id, default: []].append(ListFileWriter.note(why))
+        }
         var book = working
         let listsBefore = working.lists
         var created = false
+        // Something the saved text shows was not done: the file is written back at once, so it
+        // shows the lists and no later save proposes it again.
+        var notTaken = false
+        var merge = SaveMerge(base: current.base, now: working, baseKnown: current.baseKnown)
         let staying = current.itemsRefusedElsewhere
         for (index, fileEdit) in current.edits.enumerated() {
             if case .refused(let message) = current.decisions[index] {
                 reject(fileEdit, .deniedByDelegates(message))
+                notTaken = true
                 continue
             }
             if case .removeItem(let item, _) = fileEdit.edit, staying.contains(ListText.key(item)) {
+                notTaken = true
                 continue  // cut from this list, refused where it was pasted: it stays here
+            }
+            if merge.alreadyDone(fileEdit.edit) { continue }
+            if let why = merge.conflict(fileEdit.edit) {
+                // Changed meanwhile by someone else: what they did stands, and this is said.
+                if fileEdit.line >= 0 { reject(fileEdit, .conflict(why)) } else { note(fileEdit, why) }
+                notTaken = true
+                continue
             }
             do throws(ListError) {
                 let applied = try book.applyRecorded(fileEdit.edit, at: time, origin: fileOrigin)
@@ -260,12 +305,14 @@ extension ListCore {
                 }
             } catch {
                 reject(fileEdit, .denied(error))
+                notTaken = true
             }
         }
         if stale {
             let (bytes, reading) = (current.bytes, current.reading)
+            let edits = SaveEdits(base: SaveBase(book: current.base, known: current.baseKnown), edits: current.edits)
             withdrawSave(at: time, into: &actions)
-            startSave(bytes, reading, at: time, into: &actions)
+            startSave(bytes, reading, edits: edits, at: time, into: &actions)
             return
         }
         save = nil
@@ -279,18 +326,28 @@ extension ListCore {
         open.entries += entries
         open.changes += changes
         if open.fileBefore == nil { open.fileBefore = fileBefore }
-        if let rejection = Self.rejection(diagnostics) {
+        if let rejection = Self.rejection((diagnostics + noted).sorted { $0.line < $1.line }) {
             open.after.append(.announceRejection(rejection))
             open.after.append(.journal(.fileRejected(rejection)))
         }
         file.reading = reading
         file.rejected = reading.rejectedLines
+        file.notes = notes
         file.bytes = current.bytes
         file.shown = book
         // The file needs writing only when it does not show the lists as they now are: lines to
-        // mark, a new list's id to add, or edits made since the lists it was saved from (a render
-        // of a long list costs tens of milliseconds, only to find the same bytes).
-        file.dirty = !diagnostics.isEmpty || created || listsBefore != current.base.lists
+        // mark, a new list's id to add, an edit not taken, or edits made since the lists it was
+        // saved from (a render of a long list costs tens of milliseconds, only to find the same
+        // bytes).
+        let showsBook = !notTaken && listsBefore == current.base.lists
+        file.dirty = !diagnostics.isEmpty || !notes.isEmpty || created || !showsBook
+        // The saved text is a version the person's editor holds: their next save is made from it.
+        var textBook = book
+        if !showsBook {
+            textBook = current.base
+            for fileEdit in current.edits { _ = try? textBook.apply(fileEdit.edit, at: time, origin: fileOrigin) }
+        }
+        file.remember(FileVersion(revision: current.reading.shownRevision, book: textBook))
         // Its queues go to whoever waits behind it.
         for key in current.parts.keys.sorted() {
             if queues[key]?.first == .save(current.id) { queues[key]?.removeFirst() }

@@ -13,35 +13,58 @@ struct ListFileSync: Sendable {
 
     var path: String { storage.path }
 
-    /// Reads the file now (blocking) and ties it to `known`.
-    func readNow(known: ListBook) throws(DaemonError) -> FileContent {
+    /// Reads the file now (blocking) and checks it against `request`.
+    func readNow(_ request: FileReadRequest) throws(DaemonError) -> FileContent {
         guard let bytes = try storage.read() else { return .missing }
-        return Self.content(bytes, known: known)
+        return Self.content(bytes, request)
     }
 
     /// Reads the file on the thread pool once no save is in progress; the future completes on
     /// `loop`.
-    func read(known: ListBook, on loop: any EventLoop) -> EventLoopFuture<FileContent> {
+    func read(_ request: FileReadRequest, on loop: any EventLoop) -> EventLoopFuture<FileContent> {
         let promise = loop.makePromise(of: FileContent.self)
         watcher.whenSettled {
-            promise.completeWith(NIOThreadPool.singleton.runIfActive(eventLoop: loop) { try readNow(known: known) })
+            promise.completeWith(NIOThreadPool.singleton.runIfActive(eventLoop: loop) { try readNow(request) })
         }
         return promise.futureResult
     }
 
-    /// The file's bytes read and tied to `known`; `withEdits`: with the save's edits from `known`
-    /// too (a read after a save; not at start, where the file is usually listd's own).
-    static func content(_ bytes: [UInt8], known: ListBook, withEdits: Bool = true) -> FileContent {
+    /// The file's bytes read and tied to the lists of `request`, with the save's edits from the
+    /// version its editor read; `withEdits` false: without them (at start, where the file is
+    /// usually listd's own).
+    static func content(_ bytes: [UInt8], _ request: FileReadRequest, withEdits: Bool = true) -> FileContent {
+        let known = request.known
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return .bytes(bytes, reading: nil, known: known, edits: nil)
         }
-        let reading = ListFileReading(ListDocument(parsing: text), known: known)
-        return .bytes(bytes, reading: reading, known: known, edits: withEdits ? reading.edits(from: known) : nil)
+        // Headings are tied to any list a kept version shows: a copy that still has a list
+        // deleted since names it by id, and is not taken for a new list of that name.
+        var lists = known.lists
+        var ids = Set(lists.map(\.id))
+        for version in request.versions.reversed() {
+            for list in version.book.lists where ids.insert(list.id).inserted { lists.append(list) }
+        }
+        let everShown = lists.count == known.lists.count ? known : ListBook(lists: lists, revision: known.revision, nextID: known.nextID)
+        let reading = ListFileReading(ListDocument(parsing: text), known: everShown)
+        guard withEdits else { return .bytes(bytes, reading: reading, known: known, edits: nil) }
+        let base = SaveBase.base(for: reading, among: request.versions, newest: known)
+        return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))
     }
 
-    /// The file's new text: `book` laid onto the person's `reading`, `rejected` lines marked.
-    static func render(_ book: ListBook, onto reading: ListFileReading?, rejected: [Int: String]) -> RenderedFile {
-        let text = ListFileWriter.text(for: book, onto: reading, rejected: rejected)
+    /// `content` against `known` alone (a file with no earlier versions to tell apart).
+    static func content(_ bytes: [UInt8], known: ListBook, withEdits: Bool = true) -> FileContent {
+        content(bytes, FileReadRequest(known: known), withEdits: withEdits)
+    }
+
+    /// The file's new text: `book` laid onto the person's `reading`, `rejected` lines marked,
+    /// `notes` under their lists' headings.
+    static func render(
+        _ book: ListBook,
+        onto reading: ListFileReading?,
+        rejected: [Int: String],
+        notes: [ListID: [String]] = [:]
+    ) -> RenderedFile {
+        let text = ListFileWriter.text(for: book, onto: reading, rejected: rejected, notes: notes)
         return RenderedFile(
             bytes: Array(text.utf8),
             reading: ListFileReading(ListDocument(parsing: text), known: book),

@@ -31,28 +31,28 @@ extension ListOwner {
             hub.announce(.didRejectFileEdit, rejection, listID: nil)
         case .journal(let entry):
             journalDue.append(entry)
-        case .readFile(let known):
+        case .readFile(let request):
             if fileIOInline {
                 do throws(DaemonError) {
-                    let content = try fileSync.readNow(known: known)
+                    let content = try fileSync.readNow(request)
                     return { core, now, time in core.fileRead(content, now: now, at: time) }
                 } catch {
                     return readFailed(error)
                 }
             }
-            fileSync.read(known: known, on: loop).whenComplete { result in
+            fileSync.read(request, on: loop).whenComplete { result in
                 switch result {
                 case .success(let content): self.handle { core, now, time in core.fileRead(content, now: now, at: time) }
                 case .failure(let error): self.handle(self.readFailed(error))
                 }
             }
-        case .renderFile(let book, let reading, let rejected):
+        case .renderFile(let book, let reading, let rejected, let notes):
             if fileIOInline {
-                let rendered = ListFileSync.render(book, onto: reading, rejected: rejected)
+                let rendered = ListFileSync.render(book, onto: reading, rejected: rejected, notes: notes)
                 return { core, now, _ in core.fileRendered(rendered, now: now) }
             }
             NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
-                ListFileSync.render(book, onto: reading, rejected: rejected)
+                ListFileSync.render(book, onto: reading, rejected: rejected, notes: notes)
             }.whenSuccess { rendered in
                 self.handle { core, now, _ in core.fileRendered(rendered, now: now) }
             }

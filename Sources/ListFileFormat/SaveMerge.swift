@@ -1,0 +1,208 @@
+import ListModel
+
+/// A version of the list file listd knows: one it wrote, or a person's save it took in. A later
+/// save is read against the version its editor read (`base(for:among:)`), so that what changed
+/// since is never taken for the person's doing.
+public struct FileVersion: Sendable {
+    /// The `rev=` its headings carry (nil: none do).
+    public var revision: Revision?
+    /// The lists its text shows.
+    public var book: ListBook
+
+    public init(revision: Revision?, book: ListBook) {
+        self.revision = revision
+        self.book = book
+    }
+}
+
+/// What a save is read against: the lists the person's editor read, when listd still knows them.
+public struct SaveBase: Sendable {
+    public var book: ListBook
+    /// False: the save names a version older than the ones listd keeps. It is read against the
+    /// newest, and only what cannot undo anything is taken from it (`SaveMerge`).
+    public var known: Bool
+
+    public init(book: ListBook, known: Bool) {
+        self.book = book
+        self.known = known
+    }
+
+    /// The version `reading` was made from: the newest one whose headings said the revision the
+    /// reading's do (a person who saves twice made the second save from the first); the newest
+    /// of all when its headings say none (a file from before `rev=`, or one whose comments were
+    /// deleted). A revision listd no longer keeps gives the newest, not known.
+    public static func base(for reading: ListFileReading, among versions: [FileVersion], newest: ListBook) -> SaveBase {
+        guard let revision = reading.shownRevision else { return SaveBase(book: versions.last?.book ?? newest, known: true) }
+        if let version = versions.last(where: { $0.revision == revision }) { return SaveBase(book: version.book, known: true) }
+        return SaveBase(book: versions.last?.book ?? newest, known: false)
+    }
+}
+
+/// The three-way rule of a save made from an older copy: the person's edits (from the copy's
+/// lists, `base`) are applied to the lists as they are now (`now`), and a change confirmed in
+/// between is never undone. Where the person changed an item someone else also changed or removed
+/// since, the change already made stands, and the person's edit is not taken: `conflict` says why,
+/// in a sentence for the file and for `didRejectFileEdit`. Edits that only agree with what was done
+/// meanwhile (both removed it, both ticked it) are no conflict.
+public struct SaveMerge {
+    public let base: ListBook
+    public let now: ListBook
+    public let baseKnown: Bool
+    /// Per list: the list in both books, with its items by key (built once: a save of thousands
+    /// of lines asks of each of them), nil when it is in one of them only.
+    private var pairs: [ListID: ListPair?] = [:]
+
+    fileprivate struct ListPair {
+        var old: ShoppingList
+        var new: ShoppingList
+        /// Nothing changed since the copy: no conflict is possible.
+        var same: Bool
+        var oldIndex: [String: Int] = [:]
+        var newIndex: [String: Int] = [:]
+        /// The items of `old` that `new` has under another text at the same place.
+        var renamed: [String: String]?
+
+        func indexInOld(_ item: String) -> Int? { oldIndex[ListText.key(item)] }
+        func indexInNew(_ item: String) -> Int? { newIndex[ListText.key(item)] }
+    }
+
+    public init(base: ListBook, now: ListBook, baseKnown: Bool) {
+        self.base = base
+        self.now = now
+        self.baseKnown = baseKnown
+    }
+
+    private mutating func pair(_ reference: ListReference?) -> ListPair? {
+        guard let reference, case .id(let id) = reference else { return nil }
+        if let found = pairs[id] { return found }
+        var found: ListPair?
+        if let old = try? base.list(reference), let new = try? now.list(reference) {
+            let same = old.items == new.items && old.checked == new.checked && old.quantities == new.quantities
+                && old.sections == new.sections && old.name == new.name
+            var pair = ListPair(old: old, new: new, same: same)
+            if !same {
+                for (index, item) in old.items.enumerated() { pair.oldIndex[ListText.key(item)] = index }
+                for (index, item) in new.items.enumerated() { pair.newIndex[ListText.key(item)] = index }
+            }
+            found = pair
+        }
+        pairs[id] = .some(found)
+        return found
+    }
+
+    /// Whether `edit` was made meanwhile by someone else too: an item the copy did not have and
+    /// the lists now have (both added it). Nothing to do, and nothing to report.
+    public mutating func alreadyDone(_ edit: ListEdit) -> Bool {
+        guard case .addItem(let item, let reference, _, _, _) = edit, let pair = pair(reference), !pair.same else {
+            return false
+        }
+        return pair.indexInOld(item) == nil && pair.indexInNew(item) != nil
+    }
+
+    /// Why `edit` is not taken, or nil when it may be applied (the rules still decide).
+    public mutating func conflict(_ edit: ListEdit) -> String? {
+        if !baseKnown, !Self.isAdditive(edit) {
+            return
+                "Your copy of the file was read before the oldest version listd remembers, so only what it adds and ticks off was taken; change this again in the file as it is now."
+        }
+        guard var pair = pair(edit.target), !pair.same else { return nil }
+        defer { if case .id(let id)? = edit.target { pairs[id] = pair } }
+        let (old, new) = (pair.old, pair.new)
+        let since = "after your copy of the file was read"
+        switch edit {
+        case .removeItem(let item, _):
+            guard let before = pair.indexInOld(item) else { return nil }
+            if let index = pair.indexInNew(item) {
+                guard let what = Self.changed(from: old, at: before, to: new, at: index) else { return nil }
+                return "“\(item)” was \(what) on \(new.name) \(since), so it stays: remove it again if you still want it gone."
+            }
+            guard let other = pair.renamedItem(item) else { return nil }
+            return "“\(item)” was changed to “\(other)” on \(new.name) \(since), so “\(other)” stays."
+        case .replaceItem(let item, _, _):
+            // Retyped: also when it was changed meanwhile (which line became which is the diff's
+            // guess, and a guess must not carry a tick or an amount to another item).
+            if let gone = pair.gone(item, since: since) { return gone }
+            guard let before = pair.indexInOld(item), let index = pair.indexInNew(item),
+                let what = Self.changed(from: old, at: before, to: new, at: index)
+            else { return nil }
+            return "“\(item)” was \(what) on \(new.name) \(since), so your change of it was not taken."
+        case .checkItem(let item, _), .uncheckItem(let item, _):
+            return pair.gone(item, since: since)
+        case .setQuantity(let item, _, let quantity):
+            if let gone = pair.gone(item, since: since) { return gone }
+            guard let before = pair.indexInOld(item), let after = pair.indexInNew(item) else { return nil }
+            let (was, current) = (old.quantities[old.items[before]], new.quantities[new.items[after]])
+            guard was != current, current != quantity else { return nil }
+            return "The amount of “\(item)” was \(current.map { "changed to \($0)" } ?? "taken off") \(since), so that stays."
+        case .moveItem(let item, _, _, let section), .moveItemInto(let item, _, let section, _):
+            guard let from = pair.indexInOld(item), let to = pair.indexInNew(item) else { return nil }
+            let (was, current) = (old.sectionName(old.section(ofItemAt: from)), new.sectionName(new.section(ofItemAt: to)))
+            guard was != current, current != (section ?? was) else { return nil }
+            return "“\(item)” was moved \(current.isEmpty ? "out of its section" : "to \(current)") \(since), so it stays there."
+        case .renameList(_, let name):
+            guard new.name != old.name, new.name != name else { return nil }
+            return "\(old.name) was renamed to \(new.name) \(since), so that name stays."
+        case .deleteList:
+            return "\(new.name) was changed \(since), so it was not deleted: delete it again if you still want it gone."
+        default:
+            return nil
+        }
+    }
+
+    /// A save's edits as a copy too old to tell may make them: a line retyped in place is taken as
+    /// the line added (what stood there may be something it never saw, and stays).
+    public static func additionsOnly(_ edits: [FileEdit]) -> [FileEdit] {
+        edits.map { fileEdit in
+            guard case .replaceItem(_, let text, let reference) = fileEdit.edit else { return fileEdit }
+            var added = fileEdit
+            added.edit = .addItem(text, to: reference)
+            return added
+        }
+    }
+
+    /// An edit that cannot undo anything done meanwhile, whatever the copy it came from.
+    static func isAdditive(_ edit: ListEdit) -> Bool {
+        switch edit {
+        case .createList, .addItem, .checkItem, .addSection, .restoreSection: true
+        default: false
+        }
+    }
+
+    /// What was done to an item still on the list since `old`: its spelling, its tick, its
+    /// amount, its section; nil when nothing.
+    private static func changed(from old: ShoppingList, at before: Int, to new: ShoppingList, at index: Int) -> String? {
+        let (was, current) = (old.items[before], new.items[index])
+        if was != current { return "changed to “\(current)”" }
+        if old.isChecked(was) != new.isChecked(current) { return new.isChecked(current) ? "ticked off" : "unticked" }
+        if old.quantities[was] != new.quantities[current] {
+            return new.quantities[current].map { "given the amount \($0)" } ?? "left without an amount"
+        }
+        let (from, to) = (old.sectionName(old.section(ofItemAt: before)), new.sectionName(new.section(ofItemAt: index)))
+        if from != to { return to.isEmpty ? "moved out of \(from)" : "moved to \(to)" }
+        return nil
+    }
+}
+
+extension SaveMerge.ListPair {
+    /// Why an edit of an item the copy had and `new` no longer has is not taken (an item the
+    /// copy did not have is the save's own: a line it added, then ticked).
+    mutating func gone(_ item: String, since: String) -> String? {
+        guard indexInOld(item) != nil, indexInNew(item) == nil else { return nil }
+        if let other = renamedItem(item) {
+            return "“\(item)” was changed to “\(other)” on \(new.name) \(since), so your change of it was not taken."
+        }
+        return "“\(item)” was taken off \(new.name) \(since), so your change of it was not taken."
+    }
+
+    /// The text `new` has in place of `item` (edited in place since `old`), if any.
+    mutating func renamedItem(_ item: String) -> String? {
+        if renamed == nil {
+            var map: [String: String] = [:]
+            for step in ItemAlignment.align(old: old.items, new: new.items) {
+                if case .replace(let was, let now) = step { map[ListText.key(old.items[was])] = new.items[now] }
+            }
+            renamed = map
+        }
+        return renamed?[ListText.key(item)]
+    }
+}

@@ -1,0 +1,269 @@
+import ListFileFormat
+import ListModel
+import ListRPC
+import Testing
+
+@testable import ListDaemon
+
+/// Issue 35: a save made from a copy of the list file read before other changes is read against
+/// that copy, and never undoes what was done meanwhile. The core on its own, driven as the owner
+/// drives it (no delegates: the rules decide).
+@Suite struct SaveFromOlderCopyTests {
+    static let client = ChangeOrigin.client(pid: 1, uid: 1, name: "test")
+    static let time = Timestamp(millisecondsSinceEpoch: 1_000)
+    static let now = ContinuousClock.now
+
+    /// A core whose file shows `items` on Groceries, written by the core itself (so its headings
+    /// carry their revision); returns the file's text.
+    static func core(_ items: [String]) -> (ListCore, String) {
+        var book = ListBook()
+        _ = try? book.apply(.createList(name: "Groceries", items: items), at: time, origin: client)
+        let recovered = RecoveredLists(
+            instance: "i",
+            book: book,
+            history: ChangeHistory(base: book, limit: 10),
+            shownByFile: nil,
+            lastShown: book,
+            isFirstStart: false,
+            problems: []
+        )
+        var core = ListCore(recovered: recovered, filePath: "/lists.md")
+        let text = ListFileWriter.text(for: book, onto: nil)
+        var heard: [FileRejectionParams] = []
+        let started = core.start(ListFileSync.content(Array(text.utf8), known: book), recognized: nil, firstStart: false, now: now, at: time)
+        settle(started, &core, heard: &heard)
+        return (core, write(&core) ?? text)
+    }
+
+    /// Everything due is done: appends complete, and a due rewrite of the file is made, as the
+    /// owner's shells would. Returns the file's new text when it was written.
+    @discardableResult
+    static func settle(
+        _ actions: [CoreAction],
+        _ core: inout ListCore,
+        heard: inout [FileRejectionParams],
+        writing: Bool = true
+    ) -> String? {
+        var pending = actions + core.commit()
+        var written: String?
+        var rounds = 0
+        while !pending.isEmpty {
+            rounds += 1
+            if rounds > 50 {
+                Issue.record("the core did not settle: \(pending.map { "\($0)".prefix(60) })")
+                return written
+            }
+            var next: [CoreAction] = []
+                        for action in pending {
+                switch action {
+                case .append: next += core.appended(now: now)
+                case .announceRejection(let rejection): heard.append(rejection)
+                case .renderFile(let book, let reading, let rejected, let notes):
+                    let rendered = ListFileSync.render(book, onto: reading, rejected: rejected, notes: notes)
+                    next += core.fileRendered(rendered, now: now)
+                case .replaceFile(let rendered, _):
+                    written = String(decoding: rendered.bytes, as: UTF8.self)
+                    next += core.fileReplaced(rendered, .written, now: now)
+                case .scheduleWrite where writing: next += core.writeDue(now: now, force: true)
+                default: break
+                }
+            }
+            // The end of the owner's pass: what it decided goes to the log.
+            pending = next.isEmpty ? core.commit() : next
+        }
+        return written
+    }
+
+    static func write(_ core: inout ListCore) -> String? {
+        var heard: [FileRejectionParams] = []
+        return settle(core.writeDue(now: now, force: true), &core, heard: &heard)
+    }
+
+    /// A client's edit, and the file listd wrote after it.
+    @discardableResult
+    static func edit(_ edit: ListEdit, _ core: inout ListCore, id: Int = 7, writing: Bool = true) -> String? {
+        var heard: [FileRejectionParams] = []
+        return settle(core.propose(id, edit, origin: client, at: time), &core, heard: &heard, writing: writing)
+    }
+
+    /// A person's save of `text`: what `didRejectFileEdit` said of it, and the file listd wrote
+    /// back, if it did.
+    @discardableResult
+    static func save(_ text: String, _ core: inout ListCore) -> (heard: [FileRejectionParams], written: String?) {
+        var heard: [FileRejectionParams] = []
+        _ = core.fileTouched()
+        let read = core.fileRead(ListFileSync.content(Array(text.utf8), core.file.readRequest), now: now, at: time)
+        let written = settle(read, &core, heard: &heard)
+        return (heard, written)
+    }
+
+    static func groceries(_ core: ListCore) throws -> ShoppingList { try core.durable.list(.id(1)) }
+
+    @Test func aSaveFromACopyReadBeforeAConfirmedAddKeepsTheAdd() throws {
+        var (core, read) = Self.core(["rice", "milk"])
+        // Meanwhile a client adds salt, and listd rewrites the file.
+        let rewritten = try #require(Self.edit(.addItem("salt", to: .id(1)), &core))
+        #expect(rewritten.contains("salt"))
+        // The person ticks rice in the copy they read, adds flour, and saves over.
+        let (heard, written) = Self.save(read.replacing("- [ ] rice", with: "- [x] rice") + "- [ ] flour\n", &core)
+        let list = try Self.groceries(core)
+        #expect(list.items == ["rice", "milk", "flour", "salt"] || list.items == ["rice", "milk", "salt", "flour"], "\(list.items)")
+        #expect(list.checked == ["rice"])
+        #expect(heard.isEmpty, "nothing in conflict: \(heard)")
+        // The file then shows both: the person's lines and salt.
+        let after = try #require(written)
+        #expect(after.contains("- [ ] salt") && after.contains("flour") && after.contains("- [x] rice"), "\(after)")
+    }
+
+    @Test func aPersonWhoSavesTwiceMakesTheSecondSaveFromTheFirst() throws {
+        var (core, read) = Self.core(["rice", "milk"])
+        let first = read + "- [ ] bread\n"
+        #expect(Self.save(first, &core).heard.isEmpty)
+        #expect(try Self.groceries(core).items == ["rice", "milk", "bread"])
+        // The same editor takes bread off again: a removal, though the file's headings still
+        // name the version before bread.
+        #expect(Self.save(read, &core).heard.isEmpty)
+        #expect(try Self.groceries(core).items == ["rice", "milk"])
+        // And puts it back.
+        #expect(Self.save(first, &core).heard.isEmpty)
+        #expect(try Self.groceries(core).items == ["rice", "milk", "bread"])
+    }
+
+    @Test func aRemovalOfWhatWasChangedMeanwhileIsNotMadeAndIsSaid() throws {
+        var (core, read) = Self.core(["rice", "milk", "pears"])
+        Self.edit(.checkItem("milk", on: .id(1)), &core, id: 7)
+        Self.edit(.replaceItem("pears", with: "nashi pears", on: .id(1)), &core, id: 8)
+        _ = Self.write(&core)
+        // The old copy drops milk and pears, and ticks rice.
+        let (heard, written) = Self.save(
+            read.replacing("- [ ] milk\n", with: "").replacing("- [ ] pears\n", with: "").replacing("- [ ] rice", with: "- [x] rice"),
+            &core
+        )
+        let list = try Self.groceries(core)
+        #expect(list.items == ["rice", "milk", "nashi pears"])
+        #expect(list.checked == ["rice", "milk"])
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(messages.contains { $0.contains("“milk” was ticked off") }, "\(messages)")
+        #expect(messages.contains { $0.contains("“pears” was changed to “nashi pears”") }, "\(messages)")
+        #expect(heard.flatMap(\.lines).allSatisfy { $0.reason == "changedMeanwhile" })
+        // Both are noted in the file, under the list's heading, which shows the lists again.
+        let after = try #require(written)
+        #expect(after.contains("<!-- listd: not taken: “milk” was ticked off"), "\(after)")
+        #expect(after.contains("- [x] milk") && after.contains("- [ ] nashi pears"), "\(after)")
+    }
+
+    @Test func anEditOfAnItemRemovedMeanwhileIsMarkedOnItsLine() throws {
+        var (core, read) = Self.core(["rice", "milk"])
+        Self.edit(.removeItem("milk", from: .id(1)), &core)
+        _ = Self.write(&core)
+        let (heard, written) = Self.save(read.replacing("- [ ] milk", with: "- [ ] oat milk"), &core)
+        #expect(try Self.groceries(core).items == ["rice"])
+        #expect(heard.flatMap(\.lines).map(\.message).contains { $0.contains("“milk” was taken off Groceries") })
+        let after = try #require(written)
+        #expect(after.contains("<!-- listd: not taken: “milk” was taken off Groceries") && after.contains("You wrote: - [ ] oat milk"), "\(after)")
+    }
+
+    @Test func aCopyOlderThanTheKeptVersionsOnlyAddsAndTicks() throws {
+        var (core, read) = Self.core(["rice", "milk"])
+        for number in 0..<(FileState.keptVersions + 1) {
+            Self.edit(.addItem("item \(number)", to: .id(1)), &core, id: 10 + number)
+            _ = Self.write(&core)
+        }
+        let (heard, _) = Self.save(read.replacing("- [ ] milk\n", with: "").replacing("- [ ] rice", with: "- [x] rice") + "- [ ] tea\n", &core)
+        let list = try Self.groceries(core)
+        #expect(list.items.contains("milk"), "a removal from a copy too old to tell is not made")
+        #expect(list.items.contains("item 0") && list.items.contains("tea") && list.checked == ["rice"])
+        #expect(heard.flatMap(\.lines).map(\.message).contains { $0.contains("older") || $0.contains("oldest") })
+    }
+
+    /// For random histories of client edits and a person's save of an older copy: every change a
+    /// client made that the save did not touch is still there, and every line the person changed
+    /// is applied or reported.
+    @Test(arguments: 0..<60)
+    func randomHistoriesLoseNothingConfirmed(seed: UInt64) throws {
+        var random = SplitMix(seed: seed)
+        let start = (0..<8).map { "item\($0)" }
+        var (core, read) = Self.core(start)
+        let base = try Self.groceries(core)
+        // Clients: adds, removals, ticks, renames; the file rewritten now and then.
+        var id = 100
+        for step in 0..<random.next(upTo: 6) + 1 {
+            let list = try Self.groceries(core)
+            let item = list.items[random.next(upTo: list.items.count)]
+            let edit: ListEdit =
+                switch random.next(upTo: 4) {
+                case 0: .addItem("client\(step)", to: .id(1))
+                case 1: .removeItem(item, from: .id(1))
+                case 2: .checkItem(item, on: .id(1))
+                default: .replaceItem(item, with: "renamed\(step)", on: .id(1))
+                }
+            // The file rewritten after some of them: the copy the person has is then older.
+            Self.edit(edit, &core, id: id, writing: random.next(upTo: 2) == 0)
+            id += 1
+        }
+        let now = try Self.groceries(core)
+        // The person, on the copy they read: removes, ticks, retypes and adds lines.
+        var lines = read.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var removed: [String] = []
+        var ticked: [String] = []
+        var retyped: [(String, String)] = []
+        var added: [String] = []
+        for item in base.items {
+            guard let at = lines.firstIndex(of: "- [ ] \(item)") else { continue }
+            switch random.next(upTo: 5) {
+            case 0:
+                lines.remove(at: at)
+                removed.append(item)
+            case 1:
+                lines[at] = "- [x] \(item)"
+                ticked.append(item)
+            case 2:
+                lines[at] = "- [ ] \(item) person"
+                retyped.append((item, "\(item) person"))
+            default: break
+            }
+        }
+        for number in 0..<random.next(upTo: 3) {
+            lines.insert("- [ ] person\(number)", at: lines.count - 1)
+            added.append("person\(number)")
+        }
+        let (heard, _) = Self.save(lines.joined(separator: "\n"), &core)
+        let after = try Self.groceries(core)
+        let reported = heard.flatMap(\.lines).map { "\($0.text) \($0.message)" }
+        func said(_ item: String) -> Bool { reported.contains { $0.contains(item) } }
+        let touched = Set(removed + ticked + retyped.map(\.0))
+        // What clients did stands.
+        for item in now.items where !base.items.contains(item) {
+            #expect(after.items.contains(item), "seed \(seed): the client's \(item) was lost; \(after.items)")
+        }
+        for item in base.items where !now.items.contains(item) {
+            #expect(!after.items.contains(item), "seed \(seed): the client's removal of \(item) was undone")
+        }
+        // A tick stays with its item, also when the person retyped its text.
+        let retypedTo = Dictionary(retyped, uniquingKeysWith: { first, _ in first })
+        for item in now.checked where !base.checked.contains(item) && now.items.contains(item) {
+            #expect(after.isChecked(retypedTo[item] ?? item) || after.isChecked(item), "seed \(seed): the client's tick of \(item) was undone")
+        }
+        for item in now.items where base.items.contains(item) && !touched.contains(item) {
+            #expect(after.items.contains(item), "seed \(seed): \(item), untouched by the save, is gone")
+        }
+        // What the person did is applied or said.
+        for item in removed { #expect(!after.items.contains(item) || said(item), "seed \(seed): removal of \(item)") }
+        for item in ticked { #expect(after.isChecked(item) || said(item), "seed \(seed): tick of \(item)") }
+        for (old, new) in retyped { #expect(after.items.contains(new) || said(old), "seed \(seed): \(old) → \(new)") }
+        for item in added { #expect(after.items.contains(item) || said(item), "seed \(seed): add of \(item)") }
+    }
+}
+
+/// A small seeded generator: the same seed gives the same history.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+    mutating func next(upTo bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+}
