@@ -26,12 +26,28 @@ public enum ItemAmount {
         return written + " (" + quantity + ")"
     }
 
-    /// A final `(…)` whose content is an amount; `escaped` when a backslash comes right before
-    /// its `(`.
+    /// A final `(…)` whose content is an amount (its own parentheses paired: `12 (large)`);
+    /// `escaped` when a backslash comes right before its `(`.
     private static func trailingGroup(of text: String) -> (open: String.Index, quantity: String, escaped: Bool)? {
-        guard text.hasSuffix(")"), let open = text.lastIndex(of: "(") else { return nil }
+        guard text.hasSuffix(")") else { return nil }
+        // The `(` that the final `)` closes.
+        var depth = 0
+        var found: String.Index?
+        var index = text.endIndex
+        while index > text.startIndex {
+            index = text.index(before: index)
+            if text[index] == ")" { depth += 1 }
+            if text[index] == "(" {
+                depth -= 1
+                if depth == 0 {
+                    found = index
+                    break
+                }
+            }
+        }
+        guard let open = found else { return nil }
         let content = text[text.index(after: open)..<text.index(before: text.endIndex)]
-        guard !content.contains(")"), ListText.isQuantity(content),
+        guard ListText.isQuantity(content),
             case .success(let quantity) = ListText.validatedQuantity(String(content)),
             quantity == content
         else { return nil }

@@ -11,6 +11,9 @@ public enum ListText {
         /// An amount must start with a digit (`2`, `500 g`, `½ l`).
         case notAQuantity
         case quantityTooLong(length: Int)
+        /// An amount is written in parentheses after its item: its own must pair up, or it could
+        /// not be read back (`12 (large` would end early).
+        case unbalancedParentheses
 
         /// Completes “… is not a valid item: ”.
         public var explanation: String {
@@ -25,6 +28,8 @@ public enum ListText {
                 "an amount starts with a number (2, 2 l, 500 g)"
             case .quantityTooLong(let length):
                 "it is \(length) characters long, and an amount has at most \(ListText.maximumQuantityLength)"
+            case .unbalancedParentheses:
+                "its parentheses do not pair up, so it could not be read back from the list file (write “12 (large)” or “12 large”)"
             }
         }
     }
@@ -124,10 +129,24 @@ public enum ListText {
         case .failure(let violation): return .failure(violation)
         case .success(let amount):
             guard isQuantity(amount) else { return .failure(.notAQuantity) }
+            guard parenthesesPairUp(amount) else { return .failure(.unbalancedParentheses) }
             let length = amount.count
             if length > maximumQuantityLength { return .failure(.quantityTooLong(length: length)) }
             return .success(amount)
         }
+    }
+
+    /// Whether every `(` in `text` is closed by a `)` after it, and every `)` closes one.
+    public static func parenthesesPairUp(_ text: some StringProtocol) -> Bool {
+        var depth = 0
+        for character in text {
+            if character == "(" { depth += 1 }
+            if character == ")" {
+                depth -= 1
+                if depth < 0 { return false }
+            }
+        }
+        return depth == 0
     }
 
     /// Whether `text` reads as an amount: it starts with a number (`2 l`, `½ kg`), so that

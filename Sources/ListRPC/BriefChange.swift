@@ -203,25 +203,13 @@ public struct BriefSection: Codable, Sendable, Hashable {
     }
 }
 
-/// A question to a brief delegate (`hello {brief: true}`): as `DelegateQuestionParams`, with the
-/// list without its items, so no question grows with the list (a save of 10,000 lines asks
+/// A question to a brief delegate (`hello {brief: true}`): every field of the default form, with
+/// the list without its items, so no question grows with the list (a save of 10,000 lines asks
 /// 10,000 of them).
-public struct BriefQuestionParams: Codable, Sendable, Hashable {
-    public var list: ListSummary?
-    public var name: String?
-    public var item: String?
-    public var with: String?
-    public var items: [String]?
-    public var origin: ChangeOrigin
-    public var revision: Revision
+public typealias BriefQuestionParams = QuestionParams<ListSummary>
 
+extension QuestionParams where ListForm == ListSummary {
     public init(_ question: DelegateQuestionParams) {
-        list = question.list.map(ListSummary.init)
-        name = question.name
-        item = question.item
-        with = question.with
-        items = question.items
-        origin = question.origin
-        revision = question.revision
+        self = question.withList(ListSummary.init)
     }
 }

@@ -46,7 +46,7 @@ import Testing
             daemon = try Daemon.start(in: sandbox)
             subscriber = try LineConnection(path: sandbox.socket)
             #expect(try subscriber.result("subscribe")["revision"] as? Int == 0)
-            #expect(try sandbox.read() == FileEditingTests.base)
+            #expect(try sandbox.readLines() == FileEditingTests.base)
         }
 
         /// Exactly `count` notifications, and then nothing: after a quiet wait, subscribing
@@ -96,7 +96,7 @@ import Testing
         let notes = try setup.notifications(1)
         #expect(notes.map(Self.summary) == ["didUpdateShoppingList #1 Groceries item=eggs,with=duck eggs by file"])
         // listd did not need to rewrite the file: it is exactly what vim wrote.
-        #expect(try setup.sandbox.read() == Self.base.replacingOccurrences(of: "- eggs", with: "- duck eggs"))
+        #expect(try setup.sandbox.readLines() == Self.base.replacingOccurrences(of: "- eggs", with: "- duck eggs"))
     }
 
     @Test func vimWithBackupcopyNoAddsAnItemWhereItWasTyped() throws {
@@ -107,7 +107,7 @@ import Testing
         let notes = try setup.notifications(1)
         #expect(notes.map(Self.summary) == ["didUpdateShoppingList #1 Groceries item=bread by file"])
         #expect(try setup.lists().first?["items"] as? [String] == ["milk", "bread", "eggs"])
-        #expect(try setup.sandbox.read() == Self.base.replacingOccurrences(of: "- milk\n", with: "- milk\n- bread\n"))
+        #expect(try setup.sandbox.readLines() == Self.base.replacingOccurrences(of: "- milk\n", with: "- milk\n- bread\n"))
         #expect(!FileManager.default.fileExists(atPath: setup.sandbox.path + "/lists.md~"))
     }
 
@@ -120,7 +120,7 @@ import Testing
                 "didUpdateShoppingList #1 Groceries item=milk,with=whole milk by file"
             ]
         )
-        #expect(try setup.sandbox.read() == Self.base.replacingOccurrences(of: "- milk", with: "- whole milk"))
+        #expect(try setup.sandbox.readLines() == Self.base.replacingOccurrences(of: "- milk", with: "- whole milk"))
         #expect(!FileManager.default.fileExists(atPath: setup.sandbox.path + "/4913"))
     }
 
@@ -158,7 +158,7 @@ import Testing
                 "didUpdateShoppingList #3 Tools item=hammer by file",
             ]
         )
-        #expect(try setup.sandbox.read() == edited)
+        #expect(try setup.sandbox.readLines() == edited)
     }
 
     @Test func cpOverTheFileCreatesAList() throws {
@@ -175,7 +175,7 @@ import Testing
         #expect(list?["items"] as? [String] == ["cake", "balloons"])
         #expect(list?["id"] as? Int == 3)
         // The new heading is tied to its list in the file.
-        #expect(try setup.sandbox.read() == Self.base + "\n# Party <!-- listd id=3 -->\n- cake\n- balloons\n")
+        #expect(try setup.sandbox.readLines() == Self.base + "\n# Party <!-- listd id=3 -->\n- cake\n- balloons\n")
     }
 
     @Test func aTruncateFollowedByADelayedWriteNeverMakesListsVanish() throws {
@@ -184,7 +184,7 @@ import Testing
         try edited.write(toFile: setup.sandbox.path + "/new.md", atomically: false, encoding: .utf8)
         try setup.shell(": > lists.md; sleep 0.6; cat new.md > lists.md")
         #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Groceries item=jam by file"])
-        #expect(try setup.sandbox.read() == edited)
+        #expect(try setup.sandbox.readLines() == edited)
     }
 
     @Test func aWriterThatPausesMidSaveIsWaitedFor() throws {
@@ -196,7 +196,7 @@ import Testing
         // Half the file, a pause far longer than the quiet period, the rest, then the close.
         try setup.shell("exec 3>lists.md; cat part1 >&3; sleep 0.5; cat part2 >&3; exec 3>&-")
         #expect(try setup.notifications(1).map(Self.summary) == ["didUpdateShoppingList #1 Hardware item=glue by file"])
-        #expect(try setup.sandbox.read() == edited)
+        #expect(try setup.sandbox.readLines() == edited)
     }
 
     /// Writes into the file are seen on the file itself (its inode, watched again whenever a new
@@ -217,7 +217,7 @@ import Testing
         let setup = try Setup()
         let emptied = Date()
         try setup.shell(": > lists.md")
-        let text = try setup.sandbox.read(when: { $0 == Self.base }, timeout: 10)
+        let text = try setup.sandbox.read(when: { $0.withoutRevisions == Self.base }, timeout: 10).withoutRevisions
         let waited = Date().timeIntervalSince(emptied)
         #expect(text == Self.base, "written back")
         // A lower bound only: a slow machine makes the wait longer, never shorter.
@@ -232,7 +232,7 @@ import Testing
         var restored = false
         for _ in 0..<100 where !restored {
             usleep(50_000)
-            restored = (try? setup.sandbox.read()) == Self.base
+            restored = (try? setup.sandbox.readLines()) == Self.base
         }
         #expect(restored)
         #expect(try setup.notifications(0).isEmpty)
@@ -254,7 +254,7 @@ import Testing
         #expect(line["reason"] as? String == "itemExists")
         #expect(line["message"] as? String == "“milk” is already on Groceries.")
         #expect(
-            try setup.sandbox.read()
+            try setup.sandbox.readLines()
                 == Self.base.replacingOccurrences(
                     of: "- eggs\n",
                     with:
@@ -320,7 +320,7 @@ import Testing
             - [ ] cake
 
             """
-        #expect(try setup.sandbox.read() == expected)
+        #expect(try setup.sandbox.readLines() == expected)
         // A person's edit between the lists keeps everything else as it was.
         try setup.shell(
             "sed -i 's/^Between lists: remember the coupons./Between lists: coupons are in the drawer./' lists.md"
@@ -329,7 +329,7 @@ import Testing
         _ = try client.result("deleteList", ["list": "Hardware"])
         #expect(try setup.notifications(1).count == 1)
         #expect(
-            try setup.sandbox.read()
+            try setup.sandbox.readLines()
                 == expected
                 .replacingOccurrences(of: "remember the coupons.", with: "coupons are in the drawer.")
                 .replacingOccurrences(of: "# Hardware <!-- listd id=2 -->\n\n", with: "")
@@ -343,7 +343,7 @@ import Testing
         #expect(
             notes.map(Self.summary) == (1...100).map { "didUpdateShoppingList #\($0) Hardware item=item \($0) by file" }
         )
-        #expect(try setup.sandbox.read() == Self.base + (1...100).map { "- item \($0)\n" }.joined())
+        #expect(try setup.sandbox.readLines() == Self.base + (1...100).map { "- item \($0)\n" }.joined())
     }
 
     @Test func listdsOwnWritesAreNotEchoed() throws {

@@ -60,6 +60,12 @@ final class Sandbox: @unchecked Sendable {
         try String(contentsOfFile: path + "/" + name, encoding: .utf8)
     }
 
+    /// The list file with the `rev=N` of its headings taken out: for a test that compares the
+    /// file's lines, not the revision listd last wrote it at.
+    func readLines(_ name: String = "lists.md") throws -> String {
+        try read(name).withoutRevisions
+    }
+
     /// The list file once `condition` holds of it, or as it is after `timeout` seconds: listd
     /// rewrites the file shortly after a confirm (the change log is what makes a confirm durable).
     func read(when condition: (String) -> Bool, timeout: Double = 5) throws -> String {
@@ -474,4 +480,9 @@ final class DedicatedThreadExecutor: TaskExecutor {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
+}
+
+extension String {
+    /// The text with the `rev=N` of listd's heading comments taken out.
+    var withoutRevisions: String { replacing(/\ rev=\d+ -->/, with: " -->") }
 }

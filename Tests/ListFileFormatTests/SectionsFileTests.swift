@@ -79,6 +79,9 @@ private let groceries = """
         ("(4)", "(4)", nil),
         ("flour (1½ kg)", "flour", "1½ kg"),
         ("a \\\\(4)", "a \\(4)", nil),
+        // Issue 35, case 6: an amount with parentheses of its own.
+        ("eggs (12 (large))", "eggs", "12 (large)"),
+        ("tape (2 (3)", "tape (2", "3"),
     ] as [(String, String, String?)])
     func anAmountIsATrailingParenthesisStartingWithANumber(_ written: String, _ text: String, _ quantity: String?) {
         let read = ItemAmount.split(written)
@@ -86,6 +89,34 @@ private let groceries = """
         #expect(read.quantity == quantity)
         let again = ItemAmount.split(ItemAmount.join(read.text, read.quantity))
         #expect(again.text == text && again.quantity == quantity, "written back as \(ItemAmount.join(read.text, read.quantity))")
+    }
+
+    /// Every text and amount listd accepts is written so that it reads back the same; an amount
+    /// that could not be (its parentheses unpaired) is refused.
+    @Test func everyAcceptedAmountRoundTrips() {
+        let alphabet = Array("ab1 2()\\½")
+        var state: UInt64 = 35
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        func word() -> String { String((0..<next(9)).map { _ in alphabet[next(alphabet.count)] }) }
+        var checked = 0
+        for _ in 0..<20_000 {
+            guard case .success(let text) = ListText.validated(word()) else { continue }
+            var amount: String?
+            if next(3) != 0 {
+                guard case .success(let accepted) = ListText.validatedQuantity(word()) else { continue }
+                amount = accepted
+            }
+            let written = ItemAmount.join(text, amount)
+            let read = ItemAmount.split(written)
+            #expect(read.text == text && read.quantity == amount, "“\(text)” (\(amount ?? "none")) written as \(written)")
+            checked += 1
+        }
+        #expect(checked > 1_000)
+        #expect(ListText.validatedQuantity("12 (large") == .failure(.unbalancedParentheses))
+        #expect(ListText.validatedQuantity("12 (large)") == .success("12 (large)"))
     }
 
     @Test func anAmountTypedChangedOrDeletedIsOneQuantityChange() throws {

@@ -176,7 +176,20 @@ extension DelegateQuestionParams {
         case .setQuantity(let item, _, let quantity):
             self.item = ListText.trimmed(item)
             self.quantity = quantity.map(ListText.trimmed)
-        case .removeItem(let item, _), .moveItem(let item, _, _, _), .checkItem(let item, _), .uncheckItem(let item, _):
+        case .moveItem(let item, _, let after, let section):
+            // A line moved in the file, asked as a client's move is: the section it goes into
+            // ("" none), and in `with` the item it goes before.
+            self.item = ListText.trimmed(item)
+            if let list {
+                let key = ListText.key(item)
+                let others = list.items.filter { ListText.key($0) != key }
+                let next = after.map { after in others.firstIndex { ListText.key($0) == ListText.key(after) }.map { $0 + 1 } ?? others.count } ?? 0
+                self.with = others.indices.contains(next) ? others[next] : nil
+                self.section = section.map(ListText.trimmed) ?? list.index(ofItem: item).map { list.sectionName(list.section(ofItemAt: $0)) }
+            } else {
+                self.section = section.map(ListText.trimmed)
+            }
+        case .removeItem(let item, _), .checkItem(let item, _), .uncheckItem(let item, _):
             self.item = ListText.trimmed(item)
         case .addSection(let section, _, _), .restoreSection(let section, _, _, _):
             self.op = "add"

@@ -18,10 +18,10 @@ public enum DelegateQuestion: String, Codable, Sendable, CaseIterable, Hashable 
         case .removeItem: self = .shouldRemove
         case .checkItem: self = .shouldCheck
         case .uncheckItem: self = .shouldUncheck
-        case .moveItemInto: self = .shouldMove
+        case .moveItemInto, .moveItem: self = .shouldMove
         case .setQuantity: self = .shouldSetQuantity
         case .addSection, .renameSection, .removeSection, .restoreSection: self = .shouldEditSection
-        case .moveItem, .clearChecked, .restoreItems, .removeItems: return nil
+        case .clearChecked, .restoreItems, .removeItems: return nil
         }
     }
 }
@@ -109,10 +109,12 @@ public enum UnregisterDelegate: RPCMethod {
     public typealias Result = EmptyResult
 }
 
-/// The params of a question (a request from listd to a delegate).
-public struct DelegateQuestionParams: Codable, Sendable, Hashable {
+/// The params of a question (a request from listd to a delegate): one type for both forms, so
+/// the brief form carries every field the default one does, the list aside
+/// (`DelegateQuestionParams`: the list whole; `BriefQuestionParams`: its summary).
+public struct QuestionParams<ListForm: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
     /// The list as it is now; absent for `shouldCreate`.
-    public var list: ShoppingList?
+    public var list: ListForm?
     /// `shouldCreate`, `shouldRename`: the proposed name.
     public var name: String?
     /// `shouldAdd`, `shouldReplace`, `shouldRemove`: the item.
@@ -135,7 +137,7 @@ public struct DelegateQuestionParams: Codable, Sendable, Hashable {
     public var revision: Revision
 
     public init(
-        list: ShoppingList?,
+        list: ListForm?,
         name: String?,
         item: String?,
         with: String?,
@@ -151,7 +153,28 @@ public struct DelegateQuestionParams: Codable, Sendable, Hashable {
         self.origin = origin
         self.revision = revision
     }
+
+    /// The same question with the list in another form (every other field as it is).
+    public func withList<Other>(_ transform: (ListForm) -> Other) -> QuestionParams<Other> {
+        var other = QuestionParams<Other>(
+            list: list.map(transform),
+            name: name,
+            item: item,
+            with: with,
+            items: items,
+            origin: origin,
+            revision: revision
+        )
+        other.op = op
+        other.section = section
+        other.to = to
+        other.quantity = quantity
+        return other
+    }
 }
+
+/// A question as a default delegate is asked it: with the list whole.
+public typealias DelegateQuestionParams = QuestionParams<ShoppingList>
 
 /// An item an edit of several items left where it was because delegates refused (a
 /// `clearChecked` keeps it on the list): who refused and why, and who did not answer in time.
