@@ -174,4 +174,43 @@ import Testing
         let refused = try listctl(["add", "T", "ham", "--amount", "2 (thick"], socket: sandbox.socket)
         #expect(refused.status != 0 && refused.stderr.contains("parentheses do not pair up"), "\(refused.stderr)")
     }
+
+    static func isSymlink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+    }
+
+    /// Case 7: a symlinked list file edited with `sed -i` (which puts a file in the link's place):
+    /// the edit is taken in and that file is kept from then on.
+    @Test func aSymlinkReplacedBySedIsTakenInAndItsFileKept() throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/real", withIntermediateDirectories: true)
+        try "# Groceries\n- milk\n".write(toFile: sandbox.path + "/real/lists.md", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.file, withDestinationPath: "real/lists.md")
+        let daemon = try Daemon.start(in: sandbox)
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: sandbox.socket)
+        _ = try sandbox.read(when: { $0.contains(" rev=") })
+        #expect(Self.isSymlink(sandbox.file), "listd's own write keeps the link a link")
+        try shell(in: sandbox, "sed -i 's/^- milk$/- milk\\n- eggs/' lists.md")
+        #expect(!Self.isSymlink(sandbox.file))
+        try Self.waitUntil("sed's edit to be taken in") { try Self.list(client, "Groceries").items == ["milk", "eggs"] }
+        _ = try client.result("addItem", ["list": "Groceries", "item": "tea"])
+        let text = try sandbox.read(when: { $0.contains("tea") })
+        #expect(text.contains("- eggs") && text.contains("tea"), "the file that took the link's place is kept: \(text)")
+    }
+
+    /// Case 7: a link whose target does not exist yet is written through, not replaced.
+    @Test func aLinkToAMissingFileIsWrittenThrough() throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/real", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.file, withDestinationPath: "real/new.md")
+        let daemon = try Daemon.start(in: sandbox)
+        defer { withExtendedLifetime(daemon) {} }
+        let client = try LineConnection(path: sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": ["milk"]])
+        let text = try sandbox.read("real/new.md", when: { $0.contains("milk") })
+        #expect(text.contains("- [ ] milk"), "\(text)")
+        #expect(Self.isSymlink(sandbox.file), "the link stays a link")
+    }
 }

@@ -68,10 +68,10 @@ final class Sandbox: @unchecked Sendable {
 
     /// The list file once `condition` holds of it, or as it is after `timeout` seconds: listd
     /// rewrites the file shortly after a confirm (the change log is what makes a confirm durable).
-    func read(when condition: (String) -> Bool, timeout: Double = 5) throws -> String {
+    func read(_ name: String = "lists.md", when condition: (String) -> Bool, timeout: Double = 5) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let text = (try? read()) ?? ""
+            let text = (try? read(name)) ?? ""
             if condition(text) || Date() > deadline { return text }
             usleep(2_000)
         }

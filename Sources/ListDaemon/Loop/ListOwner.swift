@@ -60,7 +60,7 @@ public final class ListOwner: Service, @unchecked Sendable {
     var fileIOInline = false
     private var waiters: [(condition: (ListCore) -> Bool, promise: EventLoopPromise<Void>)] = []
 
-    /// The list file listd works on (a symlink resolved to its target).
+    /// The list file listd works on, as named (a symlink stays one: see `ListFileStorage`).
     public var filePath: String { fileSync.path }
     /// Names this state (see `PersistedState.instance`).
     public var instance: String { published.instance }

@@ -35,7 +35,7 @@ public struct ListdParts: Sendable {
         }
         // Connected (and the tables made) before anything is written: a bad URL, a wrong
         // password or a missing database stops listd with a sentence, before it serves.
-        let machine = "\(ProcessInfo.processInfo.hostName):\(ListFileStorage(path: filePath).path)"
+        let machine = "\(ProcessInfo.processInfo.hostName):\(ListFileStorage(path: filePath).statePath)"
         let store = try await SharedPersistence.open(
             server: share,
             machine: machine,
@@ -63,7 +63,7 @@ public struct ListdParts: Sendable {
         }
         watcher = FileWatcher(path: storage.path, quietPeriod: quietPeriod, logger: logger)
         try watcher.open()
-        let persistence = try makePersistence(storage.path)
+        let persistence = try makePersistence(storage.statePath)
         let fileBytes = try storage.read()
         let recovered = try persistence.recover(listFileDigest: fileBytes.map(digest))
         for problem in recovered.problems { logger.warning("\(problem)") }
