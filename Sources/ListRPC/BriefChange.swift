@@ -115,6 +115,27 @@ public struct BriefStep: Codable, Sendable, Hashable {
     }
 }
 
+extension BriefStep {
+    /// The step as a whole notification names it (without the places), for a reader that prints
+    /// it; nil for a step listd does not send.
+    public var step: ListChange.Step? {
+        switch op {
+        case "add": item.map { .add(item: $0) }
+        case "remove": item.map { .remove(item: $0) }
+        case "replace": item.flatMap { item in with.map { .replace(item: item, with: $0) } }
+        case "rename": from.flatMap { from in to.map { .rename(from: from, to: $0) } }
+        case "move": item.flatMap { item in index.map { .move(item: item, to: $0, section: section ?? "") } }
+        case "check": item.map { .check(item: $0) }
+        case "uncheck": item.map { .uncheck(item: $0) }
+        case "addSection": section.map { .addSection(section: $0) }
+        case "renameSection": from.flatMap { from in to.map { .renameSection(from: from, to: $0) } }
+        case "removeSection": section.map { .removeSection(section: $0) }
+        case "quantity": item.map { .quantity(item: $0, quantity: quantity) }
+        default: nil
+        }
+    }
+}
+
 /// The params of a change notification to a brief subscriber: the list without its items; the
 /// steps with their places; for a created list, the items it was created with.
 public struct BriefChangeParams: Codable, Sendable, Hashable {

@@ -77,7 +77,9 @@ extension Listctl {
             // goes on (listd closes a subscriber that stops reading).
             let command = exec ? self.command : []
             let runs = DispatchQueue(label: "listctl.watch.exec")
-            try options.withClient { first in
+            // A brief connection: each change is told with its steps and the list's name, never
+            // the whole list again (a paste of 10,000 lines would print the list 10,000 times).
+            try options.withClient(brief: true) { first in
                 var client = first
                 var resume = Resume(since: since, instance: nil, first: true)
                 while true {
@@ -135,11 +137,14 @@ extension Listctl {
                 case .event(let event):
                     (line, sentence) = (WatchLine(event), describe(event))
                     resume.since = max(resume.since ?? 0, event.revision)
+                case .briefEvent(let name, let change):
+                    (line, sentence) = (BriefWatchLine(name, change), describe(name, change))
+                    resume.since = max(resume.since ?? 0, change.revision)
                 case .fileRejection(let rejection):
                     (line, sentence) = (RejectionLine(rejection), describe(rejection))
                 case .denial(let denial):
                     (line, sentence) = (DenialLine(denial), describe(denial))
-                case .question, .delegateDropped, .briefEvent: continue
+                case .question, .delegateDropped: continue
                 }
                 if !command.isEmpty {
                     let input = Array(jsonData(line))
@@ -174,7 +179,7 @@ extension Listctl {
         private func reconnect() -> BlockingListClient {
             var delay = Duration.milliseconds(50)
             while true {
-                if let client = try? BlockingListClient(socketPath: options.socketPath, name: "listctl") {
+                if let client = try? BlockingListClient(socketPath: options.socketPath, name: "listctl", brief: true) {
                     return client
                 }
                 let (seconds, attoseconds) = delay.components
@@ -212,6 +217,45 @@ private struct WatchLine: Encodable {
         self.changes = event.changes
         self.undoes = event.undoes
     }
+}
+
+/// One `watch --json` line of a brief connection: the list's summary, not its items (a created
+/// list's items are in `items`).
+private struct BriefWatchLine: Encodable {
+    var event: String
+    var revision: Revision
+    var list: ListSummary
+    var origin: ChangeOrigin
+    var changes: [ListChange.Step]
+    var items: [String]?
+    var undoes: Revision?
+
+    init(_ name: ListEventName, _ change: BriefChangeParams) {
+        self.event = name.rawValue
+        self.revision = change.revision
+        self.list = change.list
+        self.origin = change.origin
+        self.changes = change.changes.compactMap(\.step)
+        self.items = change.items
+        self.undoes = change.undoes
+    }
+}
+
+/// A brief notification as `watch` prints it: as `describe(_: ListEvent)` does.
+func describe(_ name: ListEventName, _ change: BriefChangeParams) -> String {
+    let what: String
+    switch name {
+    case .didCreateShoppingList:
+        what = "created with \(plural(change.items?.count ?? 0, "item"))"
+    case .didDeleteShoppingList:
+        what = "deleted"
+    case .didRejectFileEdit, .didDenyChange:
+        what = "not taken"
+    case .didRenameShoppingList, .didUpdateShoppingList:
+        what = change.changes.compactMap(\.step).map(\.description).joined(separator: ", ")
+    }
+    let undoing = change.undoes.map { ", undoing #\($0)" } ?? ""
+    return "#\(change.revision) \(change.list.name): \(what) (by \(change.origin)\(undoing))"
 }
 
 /// `#12 Groceries: added “milk” (by listctl (pid 4242, uid 1000))`

@@ -159,6 +159,34 @@ import Testing
         #expect(tooOld.stderr.contains("Cannot resume"))
     }
 
+    /// Issue 35, case 11: `watch` is a brief subscriber: each change of a big paste is printed at
+    /// the size of the change, not of the list (the whole list in every line made a 10,000-line
+    /// paste take 18 s to print and `--json` write hundreds of megabytes).
+    @Test func watchPrintsEachChangeOfABigPasteAtTheSizeOfTheChange() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        let client = try LineConnection(path: socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": ["milk"]])
+        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--json", "--socket", socket])
+        defer { watch.signal(SIGTERM) }
+        let reader = LineReader(watch.stdout)
+        #expect(try reader.line().contains("subscribed"))
+        let shown = try daemon.sandbox.read(when: { $0.contains("milk") })
+        let pasted = (1...3_000).map { "- item \($0)\n" }.joined()
+        try (shown + pasted).write(toFile: daemon.sandbox.file, atomically: false, encoding: .utf8)
+        var longest = 0
+        var items: [String] = []
+        for _ in 0..<3_000 {
+            let line = try reader.line(timeout: 60)
+            longest = max(longest, line.utf8.count)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            items += ((object["changes"] as? [[String: Any]]) ?? []).compactMap { $0["item"] as? String }
+            #expect((object["list"] as? [String: Any])?["name"] as? String == "Groceries")
+        }
+        #expect(items == (1...3_000).map { "item \($0)" })
+        #expect(longest < 400, "a line of \(longest) bytes")
+    }
+
     @Test func watchPrintsEveryChangeWithItsOrigin() throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
