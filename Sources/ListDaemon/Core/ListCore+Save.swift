@@ -140,7 +140,7 @@ extension ListCore {
                 )
                 return
             }
-            // No delegate asked (or a moved line: nothing to ask): the rules decide, in place.
+            // No delegate asked: the rules decide, in place.
             switch Result(catching: { () throws(ListError) in try book.applyRecorded(edit, at: time, origin: fileOrigin) }) {
             case .failure: current.decisions[index] = .broke
             case .success(nil): current.decisions[index] = .unchanged
