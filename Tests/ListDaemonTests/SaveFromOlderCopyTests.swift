@@ -253,6 +253,31 @@ import Testing
         for (old, new) in retyped { #expect(after.items.contains(new) || said(old), "seed \(seed): \(old) → \(new)") }
         for item in added { #expect(after.items.contains(item) || said(item), "seed \(seed): add of \(item)") }
     }
+
+    /// Case 5: a list in the file whose name the lists have already, and that the file never
+    /// showed (a listd attaching to shared lists with lists of its own), is not taken, and
+    /// neither is anything under it: its ticks do not tick the list of that name.
+    @Test func nothingUnderAHeadingNotTakenIsApplied() throws {
+        var book = ListBook()
+        _ = try book.apply(.createList(name: "Groceries", items: ["milk", "bread"]), at: Self.time, origin: Self.client)
+        let recovered = RecoveredLists(
+            instance: "i",
+            book: book,
+            history: ChangeHistory(base: book, limit: 10),
+            shownByFile: nil,
+            lastShown: ListBook(),
+            isFirstStart: false,
+            problems: []
+        )
+        var core = ListCore(recovered: recovered, filePath: "/lists.md")
+        let own = "# Groceries <!-- listd id=1 -->\n- [x] milk\n- eggs\n## Dairy\n- cream (1 l)\n"
+        var heard: [FileRejectionParams] = []
+        let started = core.start(ListFileSync.content(Array(own.utf8), known: ListBook(), withEdits: false), recognized: nil, firstStart: false, now: Self.now, at: Self.time)
+        Self.settle(started, &core, heard: &heard)
+        let list = try Self.groceries(core)
+        #expect(list.items == ["milk", "bread"] && list.checked.isEmpty && list.sections.isEmpty, "\(list)")
+        #expect(heard.flatMap(\.lines).map(\.reason) == ["listExists", "listRejected", "listRejected", "listRejected", "listRejected"], "\(heard)")
+    }
 }
 
 /// A small seeded generator: the same seed gives the same history.

@@ -231,11 +231,15 @@ extension ListCore {
                 ListFileDiagnostic(line: fileEdit.line + 1, text: lines[fileEdit.line].raw, problem: problem)
             )
             if case .createList = fileEdit.edit, let section = fileEdit.section {
-                for item in reading.sections[section].items {
+                // Its items and its `##` lines go with it (a `##` line left standing would be
+                // read as a section of the list above once the heading is a comment).
+                let under = reading.sections[section].items.map(\.line)
+                    + (reading.sections[section].sectionLines + reading.sections[section].repeatedSectionLines).map(\.line)
+                for line in under.sorted() {
                     diagnostics.append(
                         ListFileDiagnostic(
-                            line: item.line + 1,
-                            text: lines[item.line].raw,
+                            line: line + 1,
+                            text: lines[line].raw,
                             problem: .underRejectedHeading(headingLine: fileEdit.line + 1)
                         )
                     )
@@ -271,10 +275,22 @@ extension ListCore {
         var notTaken = false
         var merge = SaveMerge(base: current.base, now: working, baseKnown: current.baseKnown)
         let staying = current.itemsRefusedElsewhere
+        // The headings whose list was not created (a name the lists have already, a delegate's
+        // no): a line not taken changes nothing, so the ticks, sections and amounts under them
+        // are not applied to the list of that name either (they are marked with the heading).
+        var notCreated: Set<Int> = []
         for (index, fileEdit) in current.edits.enumerated() {
+            if let section = fileEdit.section, notCreated.contains(section) {
+                notTaken = true
+                continue
+            }
+            func notTakenHere() {
+                notTaken = true
+                if case .createList = fileEdit.edit, let section = fileEdit.section { notCreated.insert(section) }
+            }
             if case .refused(let message) = current.decisions[index] {
                 reject(fileEdit, .deniedByDelegates(message))
-                notTaken = true
+                notTakenHere()
                 continue
             }
             if case .removeItem(let item, _) = fileEdit.edit, staying.contains(ListText.key(item)) {
@@ -285,7 +301,7 @@ extension ListCore {
             if let why = merge.conflict(fileEdit.edit) {
                 // Changed meanwhile by someone else: what they did stands, and this is said.
                 if fileEdit.line >= 0 { reject(fileEdit, .conflict(why)) } else { note(fileEdit, why) }
-                notTaken = true
+                notTakenHere()
                 continue
             }
             do throws(ListError) {
@@ -305,7 +321,7 @@ extension ListCore {
                 }
             } catch {
                 reject(fileEdit, .denied(error))
-                notTaken = true
+                notTakenHere()
             }
         }
         if stale {
