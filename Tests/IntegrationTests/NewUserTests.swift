@@ -72,9 +72,10 @@ private func answer(
             in: sandbox,
             "sed -i -e '/^- bread$/d' -e '/^- milk$/d' -e '/^- jam$/d' -e 's/^- eggs$/- bread\\n- eggs\\n- cake\\n- jam/' lists.md"
         )
-        // The removal of milk and the addition of cake are asked about, one at a time.
-        let asked = try answer(2, on: delegate) { method, item in method == "shouldRemove" && item != "milk" }
-        #expect(Set(asked) == ["shouldRemove milk", "shouldAdd cake"])
+        // The move of bread (allowed), the removal of milk and the addition of cake are asked
+        // about, one at a time.
+        let asked = try answer(3, on: delegate) { method, item in method == "shouldRemove" && item != "milk" || method == "shouldMove" }
+        #expect(Set(asked) == ["shouldMove bread", "shouldRemove milk", "shouldAdd cake"])
         let expected = """
             # Groceries <!-- listd id=1 -->
             - bread

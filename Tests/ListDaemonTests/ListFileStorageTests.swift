@@ -76,7 +76,9 @@ import Testing
         #expect(throws: DaemonError.self) { try storage.write([], expecting: .some(nil)) }
     }
 
-    @Test func aSymlinkIsResolvedToItsTarget() throws {
+    /// The name is what is read and watched; writes go to where the link points; listd's own
+    /// files stay beside the target, as before links were kept as links.
+    @Test func aSymlinkIsWrittenThroughAndItsStateKeptBesideItsTarget() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "x".write(toFile: directory + "/target.md", atomically: true, encoding: .utf8)
@@ -85,9 +87,13 @@ import Testing
             withDestinationPath: directory + "/target.md"
         )
         let storage = ListFileStorage(path: directory + "/lists.md")
-        #expect(storage.path.hasSuffix("/target.md"))
+        #expect(storage.path.hasSuffix("/lists.md"))
+        #expect(storage.destination().hasSuffix("/target.md"))
+        try storage.write(Array("y".utf8))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/lists.md").hasSuffix("/target.md"))
+        #expect(try String(contentsOfFile: directory + "/target.md", encoding: .utf8) == "y")
         #expect(
-            try LocalPersistence(listFilePath: storage.path, historyLimit: 1).statePath.hasSuffix(
+            try LocalPersistence(listFilePath: storage.statePath, historyLimit: 1).statePath.hasSuffix(
                 "/.target.md.listd-state.json"
             )
         )

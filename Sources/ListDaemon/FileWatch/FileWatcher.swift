@@ -33,6 +33,9 @@ public final class FileWatcher: Service, Sendable {
     private let ownRenames = Mutex<Set<UInt32>>([])
     /// The directory's watch descriptor; events of any other watch are writes into the file.
     private let watchedDirectory = Mutex<Int32>(-1)
+    /// When the list file is a symlink: the watch of its target's directory and the target's
+    /// name, so a save made to the target by its own path (a rename beside it) is seen too.
+    private let watchedTarget = Mutex<(watch: Int32, name: String)?>(nil)
 
     /// Watches writes into the file now under the name (none when there is no file yet: its
     /// creation is seen on the directory, and the watch is made then).
@@ -97,6 +100,11 @@ public final class FileWatcher: Service, Sendable {
             let instance = try Inotify(queue: queue) { [self] events in handle(events) }
             let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ONLYDIR)
             let directoryWatch = try instance.addWatch(path: directory, mask: mask)
+            let destination = ListFileStorage(path: path).destination()
+            if destination != path {
+                let targetWatch = try instance.addWatch(path: directoryName(of: destination), mask: mask)
+                watchedTarget.withLock { $0 = (targetWatch, String(destination.split(separator: "/").last ?? "")) }
+            }
             inotify.withLock { $0 = instance }
             watchedDirectory.withLock { $0 = directoryWatch }
             watchFile()
@@ -117,8 +125,13 @@ public final class FileWatcher: Service, Sendable {
     private func handle(_ events: [InotifyEvent]) {
         var observed: [SettleTracker.Event] = []
         let directoryWatch = watchedDirectory.withLock { $0 }
+        let target = watchedTarget.withLock { $0 }
         for event in events {
-            if event.name == fileName, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+            // The list file's own name, in its directory or (a symlink's) its target's.
+            let isListFile =
+                (event.watch == directoryWatch && event.name == fileName)
+                || (event.watch == target?.watch && event.name == target?.name)
+            if isListFile, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                 // A new file under the name (an editor's rename, or listd's): watch its writes.
                 watchFile()
             }
@@ -132,10 +145,10 @@ public final class FileWatcher: Service, Sendable {
                 ownRenames.withLock { _ = $0.insert(event.cookie) }
             } else if event.mask & UInt32(IN_MOVED_TO) != 0, ownRenames.withLock({ $0.remove(event.cookie) != nil }) {
                 continue
-            } else if event.watch != directoryWatch {
+            } else if event.watch != directoryWatch, event.watch != target?.watch {
                 // The file's own watch: only IN_MODIFY is asked for (IN_IGNORED when it goes).
                 if event.mask & UInt32(IN_MODIFY) != 0 { observed.append(.written) }
-            } else if event.name == fileName {
+            } else if isListFile {
                 let completes = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
                 observed.append(event.mask & completes != 0 ? .completed : .written)
             }
