@@ -8,8 +8,9 @@ SWIFT ?= swift
 # systemd-container and debootstrap to test the units for real; fuse3, libfuse3-dev and a C
 # compiler for the power-cut file system PowerLossTests mounts (Tests/PowerCutFS); man-db to check
 # the packaged manual pages render (Tests/e2e); postgresql for the servers SharingTests start
-# (initdb and pg_ctl in a temporary directory) and make bench measures (--share).
-APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db postgresql
+# (initdb and pg_ctl in a temporary directory) and make bench measures (--share); tmux for
+# vim run as a person runs it, answering its prompts (OlderCopyTests).
+APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db postgresql tmux
 
 # make install PREFIX=… DESTDIR=… UNITS=user|system
 PREFIX ?= /usr/local
