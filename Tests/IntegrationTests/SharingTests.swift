@@ -198,6 +198,37 @@ import Testing
         }
     }
 
+    /// Issue 35, case 1 across machines: a copy of one machine's file read before another
+    /// machine's add, written back after it with a tick: the add stays, on both machines and in
+    /// the file.
+    @Test func aSaveFromAnOlderCopyKeepsWhatAnotherMachineAddedMeanwhile() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            _ = try home.connect(0).result("createList", ["name": "Pantry", "items": ["rice", "oats"]])
+            let copy = try home.machines[0].sandbox.read { $0.contains("- [ ] oats") && $0.contains(" rev=") }
+            _ = try home.connect(1).result("addItem", ["list": "Pantry", "item": "salt"])
+            _ = try home.machines[0].sandbox.read { $0.contains("salt") }
+            try copy.replacing("- [ ] rice", with: "- [x] rice").write(
+                toFile: home.machines[0].sandbox.file,
+                atomically: false,
+                encoding: .utf8
+            )
+            let upstairs = try home.connect(1)
+            let deadline = Date().addingTimeInterval(10)
+            var list: [String: Any] = [:]
+            repeat {
+                list = try upstairs.result("getList", ["list": "Pantry"])
+                if list["checked"] as? [String] == ["rice"] { break }
+                usleep(20_000)
+            } while Date() < deadline
+            #expect(list["checked"] as? [String] == ["rice"], "the tick reaches the other machine: \(list)")
+            #expect(list["items"] as? [String] == ["rice", "oats", "salt"], "\(list)")
+            let text = try home.machines[0].sandbox.read { $0.contains("salt") && $0.contains("[x] rice") }
+            #expect(text.contains("- [ ] salt") && text.contains("- [x] rice"), "\(text)")
+            #expect(!home.machines[0].logOutput.contains("removed “salt”"))
+        }
+    }
+
     /// A person's save in real vim on one machine shows in the other machines' files, as a
     /// change with origin `file`.
     @Test func aSaveInVimOnOneMachineAppearsInTheOtherMachinesFiles() async throws {
