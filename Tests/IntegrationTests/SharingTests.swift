@@ -229,6 +229,47 @@ import Testing
         }
     }
 
+    /// Issue 35, case 8: two machines save conflicting edits of one item (one renames pears,
+    /// the other takes pears off), each with sed on its own file. One happens; the other is not
+    /// taken and the machine it was saved on says so (`changedMeanwhile`), in its file too.
+    @Test func conflictingSavesOnTwoMachinesAreNeverSilent() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            _ = try home.connect(0).result("createList", ["name": "Fruit", "items": ["apples", "pears", "plums"]])
+            for machine in home.machines { _ = try machine.sandbox.read { $0.contains("- [ ] plums") && $0.contains(" rev=") } }
+            let listeners = try (0..<2).map { machine in
+                let listener = try home.connect(machine)
+                _ = try listener.result("subscribe", ["events": ["didRejectFileEdit"]])
+                return listener
+            }
+            try shell(in: home.machines[0].sandbox, "sed -i 's/^- \\[ \\] pears$/- [ ] nashi pears/' lists.md")
+            try shell(in: home.machines[1].sandbox, "sed -i '/^- \\[ \\] pears$/d' lists.md")
+            var rejections: [(machine: Int, message: String)] = []
+            let deadline = Date().addingTimeInterval(15)
+            while rejections.isEmpty, Date() < deadline {
+                for (machine, listener) in listeners.enumerated() {
+                    guard let note = try? listener.readObject(timeout: 0.1) else { continue }
+                    for line in ((note["params"] as? [String: Any])?["lines"] as? [[String: Any]]) ?? [] {
+                        #expect(line["reason"] as? String == "changedMeanwhile", "\(line)")
+                        rejections.append((machine, line["message"] as? String ?? ""))
+                    }
+                }
+            }
+            try #require(rejections.count == 1, "one save lost, and said so: \(rejections)")
+            let loser = rejections[0].machine
+            let items = try home.connect(loser).result("getList", ["list": "Fruit"])["items"] as? [String]
+            if loser == 1 {
+                #expect(items == ["apples", "nashi pears", "plums"], "the rename stands")
+                #expect(rejections[0].message.contains("“pears” was changed to “nashi pears”"), "\(rejections)")
+            } else {
+                #expect(items == ["apples", "plums"], "the removal stands")
+                #expect(rejections[0].message.contains("“pears” was taken off Fruit"), "\(rejections)")
+            }
+            let text = try home.machines[loser].sandbox.read { $0.contains("<!-- listd: not taken:") }
+            #expect(text.contains("after your copy of the file was read"), "machine \(loser): \(text)")
+        }
+    }
+
     /// A person's save in real vim on one machine shows in the other machines' files, as a
     /// change with origin `file`.
     @Test func aSaveInVimOnOneMachineAppearsInTheOtherMachinesFiles() async throws {
