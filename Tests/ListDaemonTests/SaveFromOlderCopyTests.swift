@@ -179,7 +179,7 @@ import Testing
     /// For random histories of client edits and a person's save of an older copy: every change a
     /// client made that the save did not touch is still there, and every line the person changed
     /// is applied or reported.
-    @Test(arguments: 0..<60)
+    @Test(arguments: 0..<100)
     func randomHistoriesLoseNothingConfirmed(seed: UInt64) throws {
         var random = SplitMix(seed: seed)
         let start = (0..<8).map { "item\($0)" }
@@ -191,10 +191,11 @@ import Testing
             let list = try Self.groceries(core)
             let item = list.items[random.next(upTo: list.items.count)]
             let edit: ListEdit =
-                switch random.next(upTo: 4) {
+                switch random.next(upTo: 5) {
                 case 0: .addItem("client\(step)", to: .id(1))
                 case 1: .removeItem(item, from: .id(1))
                 case 2: .checkItem(item, on: .id(1))
+                case 3: .setQuantity(item, on: .id(1), quantity: "2 kg")
                 default: .replaceItem(item, with: "renamed\(step)", on: .id(1))
                 }
             // The file rewritten after some of them: the copy the person has is then older.
@@ -208,9 +209,13 @@ import Testing
         var ticked: [String] = []
         var retyped: [(String, String)] = []
         var added: [String] = []
+        var amounts: [String] = []
         for item in base.items {
             guard let at = lines.firstIndex(of: "- [ ] \(item)") else { continue }
-            switch random.next(upTo: 5) {
+            switch random.next(upTo: 6) {
+            case 4:
+                lines[at] = "- [ ] \(item) (3)"
+                amounts.append(item)
             case 0:
                 lines.remove(at: at)
                 removed.append(item)
@@ -252,6 +257,10 @@ import Testing
         for item in ticked { #expect(after.isChecked(item) || said(item), "seed \(seed): tick of \(item)") }
         for (old, new) in retyped { #expect(after.items.contains(new) || said(old), "seed \(seed): \(old) → \(new)") }
         for item in added { #expect(after.items.contains(item) || said(item), "seed \(seed): add of \(item)") }
+        for item in amounts { #expect(after.quantities[item] == "3" || said(item), "seed \(seed): amount of \(item)") }
+        for item in now.items where now.quantities[item] != base.quantities[item] && after.items.contains(item) {
+            #expect(after.quantities[item] == now.quantities[item], "seed \(seed): the client's amount of \(item) was undone")
+        }
     }
 
     /// Case 5: a list in the file whose name the lists have already, and that the file never
