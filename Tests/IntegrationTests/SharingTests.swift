@@ -229,6 +229,25 @@ import Testing
         }
     }
 
+    /// Issue 35, case 13: an edit on one machine naming a list another machine created a moment
+    /// before is never denied `listNotFound` because the news had not arrived yet: a denial waits
+    /// until the machine has caught up with the database, as a confirm does.
+    @Test func anEditOfAListJustCreatedElsewhereIsNeverDeniedForBeingBehind() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            let kitchen = try home.connect(0)
+            let upstairs = try home.connect(1)
+            for number in 0..<30 {
+                _ = try kitchen.result("createList", ["name": "List \(number)"])
+                let reply = try upstairs.call("addItem", ["list": "List \(number)", "item": "tea"])
+                #expect(reply["error"] == nil, "round \(number): \(reply)")
+            }
+            // A denial still comes, once caught up, when the rules say no.
+            let missing = try upstairs.call("addItem", ["list": "No such list", "item": "tea"])
+            #expect(((missing["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String == "listNotFound", "\(missing)")
+        }
+    }
+
     /// Issue 35, case 8: two machines save conflicting edits of one item (one renames pears,
     /// the other takes pears off), each with sed on its own file. One happens; the other is not
     /// taken and the machine it was saved on says so (`changedMeanwhile`), in its file too.

@@ -33,6 +33,41 @@ import Testing
         actions.contains { if case .readFile = $0 { true } else { false } }
     }
 
+    /// Issue 35, case 13: an edit the rules deny is not answered before this listd has taken in
+    /// what the database had committed when it came: an edit naming a list another machine just
+    /// created is then applied; one the rules still deny is denied, once.
+    @Test func aDenialWaitsUntilTheDatabaseHasBeenCaughtUpWith() throws {
+        var core = Self.core()
+        core.catchesUpBeforeDenying = true
+        func catchesUp(_ actions: [CoreAction]) -> Bool { actions.contains { if case .catchUp = $0 { true } else { false } } }
+        let salt = core.propose(5, .addItem("salt", to: .name("Pantry")), origin: Core.client, at: Core.time)
+        #expect(catchesUp(salt) && Core.replies(salt).isEmpty, "not answered: Pantry may be on its way here")
+        let milk = core.propose(6, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
+        #expect(!catchesUp(milk) && Core.replies(milk).isEmpty, "one fetch for both")
+        core.catchUpStarted()
+        let pantry = Self.remote([.createList(name: "Pantry", items: [])], on: core.durable)
+        let taken = core.remoteCommitted(pantry, now: Core.now)
+        #expect(taken != nil)
+        var actions = core.caughtUp(at: Core.time)
+        #expect(!catchesUp(actions))
+        actions += core.commit()
+        actions += core.appended(now: Core.now)
+        let replies = Core.replies(actions)
+        #expect(replies[5] == "ok [\"salt\"]", "\(replies)")
+        #expect(replies[6]?.contains("already on Groceries") == true, "still a duplicate: denied: \(replies)")
+        #expect(core.heldForCatchUp.isEmpty && core.caughtUpProposals.isEmpty)
+        // An edit held after the fetch began waits for another one.
+        _ = core.propose(7, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
+        core.catchUpStarted()
+        _ = core.propose(8, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
+        let later = core.caughtUp(at: Core.time)
+        #expect(Core.replies(later).keys.sorted() == [7] && catchesUp(later))
+        // The server gone: denied as edits are then.
+        core.catchUpStarted()
+        let failed = core.catchUpFailed(.unavailable("the server is gone"))
+        #expect(Core.replies(failed)[8]?.contains("unavailable") == true, "\(failed)")
+    }
+
     @Test func changesCommittedElsewhereArePublishedAndShownButNotWhileAnAppendIsOut() throws {
         var core = Self.core()
         let tea = Self.remote([.addItem("tea", to: .id(1))], on: core.durable)

@@ -116,6 +116,9 @@ enum CoreAction: Sendable {
     case scheduleWrite(after: Duration)
     /// Feed `fileTouched` after this long (an emptied file is given time to be filled).
     case recheckFile(after: Duration)
+    /// Shared lists: fetch what other machines committed, take it in, then feed `caughtUp`
+    /// (or `catchUpFailed`): client edits the rules denied wait for it (`heldForCatchUp`).
+    case catchUp
     /// The lists, the subscribers or the file's state changed (a status line is due).
     case statusChanged
 }

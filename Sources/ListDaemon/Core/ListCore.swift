@@ -91,6 +91,17 @@ struct ListCore {
     var commitsEachEvent = true
     /// The origin of a person's save: with the machine's host name when the lists are shared.
     var fileOrigin: ChangeOrigin = .file
+    /// The lists are shared (`--share`): a client's edit the rules deny is not answered until this
+    /// listd has caught up with what the database had committed when the edit came, and is then
+    /// decided again (a confirm waits for the database; a denial must not rest on older lists).
+    var catchesUpBeforeDenying = false
+    /// Client edits the rules denied, waiting for that catch-up (`catchUp`), in the order they came.
+    var heldForCatchUp: [(id: Int, edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin, undoes: Revision?)] = []
+    /// How many of `heldForCatchUp`, from the first, the fetch under way covers (they were held
+    /// before it began).
+    var coveredByCatchUp = 0
+    /// Edits decided again after a catch-up: a denial of them now stands.
+    var caughtUpProposals: Set<Int> = []
 
     init(recovered: RecoveredLists, filePath: String) {
         durable = recovered.book
@@ -119,7 +130,7 @@ struct ListCore {
         }
         guard let key = edit.gateKey(in: working) else {
             // No such list: denied by the rules, behind nothing (unless the file is unreadable).
-            decide(id, edit, ifRevision, origin, at: time, into: &actions)
+            decide(id, edit, ifRevision, origin, undoes: undoes, at: time, into: &actions)
             return actions
         }
         proposals[id] = Proposal(edit: edit, ifRevision: ifRevision, origin: origin, key: key, undoes: undoes)
@@ -256,7 +267,7 @@ struct ListCore {
                 }
                 // Denied by a rule, or it changes nothing: decided without asking anyone.
                 proposals[id] = nil
-                decide(id, proposal.edit, proposal.ifRevision, proposal.origin, at: time, into: &actions)
+                decide(id, proposal.edit, proposal.ifRevision, proposal.origin, undoes: proposal.undoes, at: time, into: &actions)
                 queues[key]?.removeFirst()
             case .save(let saveID):
                 guard save?.id == saveID else {
@@ -300,6 +311,7 @@ struct ListCore {
         _ edit: ListEdit,
         _ ifRevision: Revision?,
         _ origin: ChangeOrigin,
+        undoes: Revision?,
         at time: Timestamp,
         into actions: inout [CoreAction]
     ) {
@@ -310,17 +322,55 @@ struct ListCore {
         var trial = working
         do throws(ListError) {
             _ = try trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin)
+            caughtUpProposals.remove(id)
             settle(id, .success(EditOutcome(list: try working.list(edit.target ?? .name(edit.proposedName ?? "")))), into: &actions)
         } catch {
+            if catchesUpBeforeDenying, caughtUpProposals.remove(id) == nil {
+                // Perhaps only because another machine's change has not reached this one yet.
+                holdForCatchUp((id, edit, ifRevision, origin, undoes), into: &actions)
+                return
+            }
             let list = edit.target.flatMap { try? working.list($0) }
             actions.append(.journal(.denied(error, edit: edit, origin: origin, list: list)))
             settle(id, .failure(.denied(error)), into: &actions)
         }
     }
 
+    /// The fetch for `heldForCatchUp` begins: it covers the edits held so far.
+    mutating func catchUpStarted() {
+        coveredByCatchUp = heldForCatchUp.count
+    }
+
+    /// This listd has taken in everything the database had committed when the fetch began: the
+    /// edits held before it are decided again (delegates asked, if the rules allow them now),
+    /// and a denial of them stands. Edits held since wait for another fetch.
+    mutating func caughtUp(at time: Timestamp) -> [CoreAction] {
+        let covered = heldForCatchUp.prefix(coveredByCatchUp)
+        heldForCatchUp.removeFirst(coveredByCatchUp)
+        coveredByCatchUp = 0
+        var actions: [CoreAction] = heldForCatchUp.isEmpty ? [] : [.catchUp]
+        for held in covered {
+            caughtUpProposals.insert(held.id)
+            actions += propose(held.id, held.edit, ifRevision: held.ifRevision, origin: held.origin, undoes: held.undoes, at: time)
+        }
+        return actions
+    }
+
+    /// The database could not be asked: the edits held before the fetch are denied as any edit
+    /// is while the server is gone.
+    mutating func catchUpFailed(_ failure: EditFailure) -> [CoreAction] {
+        let covered = heldForCatchUp.prefix(coveredByCatchUp)
+        heldForCatchUp.removeFirst(coveredByCatchUp)
+        coveredByCatchUp = 0
+        var actions: [CoreAction] = covered.map { .reply($0.id, .failure(failure)) }
+        if !heldForCatchUp.isEmpty { actions.append(.catchUp) }
+        return actions
+    }
+
     /// Applies an allowed proposal to `working` (rules checked again: another list may have
     /// taken its name meanwhile); it is confirmed once durable.
     private mutating func apply(_ id: Int, _ proposal: Proposal, at time: Timestamp, into actions: inout [CoreAction]) {
+        let caughtUp = caughtUpProposals.remove(id) != nil
         do throws(ListError) {
             guard
                 var (change, record) = try working.applyRecorded(
@@ -342,10 +392,23 @@ struct ListCore {
             open.retries.append((id, proposal))
             file.markDirty()
         } catch {
+            if catchesUpBeforeDenying, !caughtUp {
+                holdForCatchUp((id, proposal.edit, proposal.ifRevision, proposal.origin, proposal.undoes), into: &actions)
+                return
+            }
             let list = proposal.edit.target.flatMap { try? working.list($0) }
             actions.append(.journal(.denied(error, edit: proposal.edit, origin: proposal.origin, list: list)))
             settle(id, .failure(.denied(error)), into: &actions)
         }
+    }
+
+    /// A client's edit the rules deny waits for the catch-up (see `catchesUpBeforeDenying`).
+    private mutating func holdForCatchUp(
+        _ held: (id: Int, edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin, undoes: Revision?),
+        into actions: inout [CoreAction]
+    ) {
+        heldForCatchUp.append(held)
+        if heldForCatchUp.count == 1 { actions.append(.catchUp) }
     }
 
     /// Replies at once when nothing applied is waiting to be durable, else with the next batch

@@ -79,6 +79,10 @@ extension ListOwner {
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, _, _ in core.fileTouched() } }
         case .statusChanged:
             statusDue = true
+        case .catchUp:
+            catchUpDue = true
+            remoteDue = true
+            fetchRemoteIfDue()
         }
         return nil
     }

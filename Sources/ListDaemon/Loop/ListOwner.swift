@@ -54,6 +54,8 @@ public final class ListOwner: Service, @unchecked Sendable {
     var remoteDue = false
     /// A fetch of them is under way (appends wait: the store has one connection).
     var fetching = false
+    /// Client edits the rules denied wait for a fetch (`CoreAction.catchUp`).
+    var catchUpDue = false
     var journalDue: [JournalEntry] = []
     var statusDue = false
     /// At start and stop the list file is read and written right here, not on the thread pool.
@@ -94,6 +96,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         core = ListCore(recovered: recovered, filePath: storage.path)
         core.commitsEachEvent = false
         if persistence is SharedPersistence {
+            core.catchesUpBeforeDenying = true
             // Every machine's subscribers hear which machine's file a person saved.
             core.fileOrigin = .file(host: ProcessInfo.processInfo.hostName)
         }
@@ -357,19 +360,34 @@ public final class ListOwner: Service, @unchecked Sendable {
         guard let share, remoteDue, !fetching, !appending, appendDue == nil, core.canTakeRemote else { return }
         remoteDue = false
         fetching = true
+        // The edits held for a catch-up so far are decided again once this fetch is taken in.
+        let catchingUp = catchUpDue
+        catchUpDue = false
+        if catchingUp { core.catchUpStarted() }
         share.changes(after: core.durable.revision, on: loop).whenComplete { result in
             self.fetching = false
-            if case .success(let remote) = result, !remote.isEmpty {
-                self.handle { core, now, _ in
-                    guard let actions = core.remoteCommitted(remote, now: now) else {
-                        // Overtaken (this listd appended meanwhile): fetched again.
-                        self.remoteDue = true
-                        return []
+            switch result {
+            case .success(let remote):
+                self.handle { core, now, time in
+                    var actions: [CoreAction] = []
+                    if !remote.isEmpty {
+                        guard let taken = core.remoteCommitted(remote, now: now) else {
+                            // Overtaken (this listd appended meanwhile): fetched again.
+                            self.remoteDue = true
+                            self.catchUpDue = self.catchUpDue || catchingUp
+                            return []
+                        }
+                        actions = taken
                     }
-                    return actions
+                    return catchingUp ? actions + core.caughtUp(at: time) : actions
+                }
+            case .failure(let error):
+                // The connection is being made again, and wakes this when it is back; the edits
+                // waiting for the catch-up are denied as edits are while the server is gone.
+                if catchingUp {
+                    self.handle { core, _, _ in core.catchUpFailed(.unavailable("\(error)")) }
                 }
             }
-            // A failure: the connection is being made again, and wakes this when it is back.
             self.schedulePass()
         }
     }
