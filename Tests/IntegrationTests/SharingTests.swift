@@ -447,7 +447,11 @@ import Testing
             _ = try LineConnection(path: kitchen.sandbox.socket).result("createList", ["name": "Groceries", "items": ["milk"]])
             let upstairs = try Daemon.start(in: try Sandbox())
             let local = try LineConnection(path: upstairs.sandbox.socket)
-            _ = try local.result("createList", ["name": "Groceries", "items": ["eggs"]])
+            _ = try local.result("createList", ["name": "Groceries", "items": ["eggs", "milk"]])
+            // Issue 35, case 5: what is under the clashing heading (a tick, a section, an amount)
+            // does not reach the shared list of that name either.
+            _ = try local.result("checkItem", ["list": "Groceries", "item": "milk"])
+            _ = try local.result("addItem", ["list": "Groceries", "item": "cream", "section": "Dairy", "quantity": "1 l"])
             _ = try local.result("createList", ["name": "Hardware", "items": ["nails"]])
             _ = try upstairs.sandbox.read { $0.contains("- [ ] nails") }
             upstairs.stop()
@@ -467,6 +471,10 @@ import Testing
             #expect(text.contains("There is already a list called “Groceries”"), "\(text)")
             #expect(text.contains("You wrote: - [ ] eggs"), "its item is kept in its file: \(text)")
             #expect(text.contains("- [ ] nails") && text.contains("- [ ] milk"), "\(text)")
+            let groceries = try LineConnection(path: kitchen.sandbox.socket).result("getList", ["list": "Groceries"])
+            #expect(groceries["items"] as? [String] == ["milk"], "\(groceries)")
+            #expect((groceries["checked"] as? [String] ?? []).isEmpty, "the block not taken ticks nothing: \(groceries)")
+            #expect((groceries["sections"] as? [Any] ?? []).isEmpty, "\(groceries)")
         }
     }
 
