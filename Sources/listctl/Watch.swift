@@ -134,9 +134,6 @@ extension Listctl {
                 let line: any Encodable
                 let sentence: String
                 switch message {
-                case .event(let event):
-                    (line, sentence) = (WatchLine(event), describe(event))
-                    resume.since = max(resume.since ?? 0, event.revision)
                 case .briefEvent(let name, let change):
                     (line, sentence) = (BriefWatchLine(name, change), describe(name, change))
                     resume.since = max(resume.since ?? 0, change.revision)
@@ -144,7 +141,7 @@ extension Listctl {
                     (line, sentence) = (RejectionLine(rejection), describe(rejection))
                 case .denial(let denial):
                     (line, sentence) = (DenialLine(denial), describe(denial))
-                case .question, .delegateDropped: continue
+                case .question, .delegateDropped, .event: continue  // a whole change: not sent on a brief connection
                 }
                 if !command.isEmpty {
                     let input = Array(jsonData(line))
@@ -200,25 +197,6 @@ private struct SubscribedLine: Encodable {
     var since: Revision?
 }
 
-/// One `watch --json` line.
-private struct WatchLine: Encodable {
-    var event: String
-    var revision: Revision
-    var list: ShoppingList
-    var origin: ChangeOrigin
-    var changes: [ListChange.Step]
-    var undoes: Revision?
-
-    init(_ event: ListEvent) {
-        self.event = event.name.rawValue
-        self.revision = event.revision
-        self.list = event.list
-        self.origin = event.origin
-        self.changes = event.changes
-        self.undoes = event.undoes
-    }
-}
-
 /// One `watch --json` line of a brief connection: the list's summary, not its items (a created
 /// list's items are in `items`).
 private struct BriefWatchLine: Encodable {
@@ -241,7 +219,7 @@ private struct BriefWatchLine: Encodable {
     }
 }
 
-/// A brief notification as `watch` prints it: as `describe(_: ListEvent)` does.
+/// A change as `watch` prints it: `#12 Groceries: added “milk” (by listctl (pid 4242, uid 1000))`.
 func describe(_ name: ListEventName, _ change: BriefChangeParams) -> String {
     let what: String
     switch name {
@@ -258,22 +236,6 @@ func describe(_ name: ListEventName, _ change: BriefChangeParams) -> String {
     return "#\(change.revision) \(change.list.name): \(what) (by \(change.origin)\(undoing))"
 }
 
-/// `#12 Groceries: added “milk” (by listctl (pid 4242, uid 1000))`
-func describe(_ event: ListEvent) -> String {
-    let what: String
-    switch event.name {
-    case .didCreateShoppingList:
-        what = "created with \(plural(event.list.items.count, "item"))"
-    case .didDeleteShoppingList:
-        what = "deleted"
-    case .didRejectFileEdit, .didDenyChange:
-        what = "not taken"
-    case .didRenameShoppingList, .didUpdateShoppingList:
-        what = event.changes.map(\.description).joined(separator: ", ")
-    }
-    let undoing = event.undoes.map { ", undoing #\($0)" } ?? ""
-    return "#\(event.revision) \(event.list.name): \(what) (by \(event.origin)\(undoing))"
-}
 
 /// A `didDenyChange` as `watch --json` prints it.
 private struct DenialLine: Encodable {

@@ -15,16 +15,7 @@ import Testing
     static func core() -> ListCore {
         var book = ListBook()
         _ = try? book.apply(.createList(name: "Groceries", items: ["milk"]), at: time, origin: client)
-        let recovered = RecoveredLists(
-            instance: "i",
-            book: book,
-            history: ChangeHistory(base: book, limit: 10),
-            shownByFile: nil,
-            lastShown: book,
-            isFirstStart: false,
-            problems: []
-        )
-        var core = ListCore(recovered: recovered, filePath: "/lists.md")
+        var core = ListCore(recovered: recovered(book), filePath: "/lists.md")
         // A delegate that wants every question, so each edit is asked about (`.ask`).
         core.delegates = [DelegateInterest(questions: Set(DelegateQuestion.allCases), lists: nil, listNames: [])]
         let text = "# Groceries <!-- listd id=1 -->\n- milk\n"
@@ -32,6 +23,20 @@ import Testing
         _ = core.start(content, recognized: book, firstStart: false, now: now, at: time)
         core.file.dirty = false
         return core
+    }
+
+    /// `book` as listd recovers it at a start: its file last showed `lastShown` (`book` itself
+    /// when not said).
+    static func recovered(_ book: ListBook, lastShown: ListBook? = nil) -> RecoveredLists {
+        RecoveredLists(
+            instance: "i",
+            book: book,
+            history: ChangeHistory(base: book, limit: 10),
+            shownByFile: nil,
+            lastShown: lastShown ?? book,
+            isFirstStart: false,
+            problems: []
+        )
     }
 
     /// The core reads `text` as the list file, as the file shell would give it.

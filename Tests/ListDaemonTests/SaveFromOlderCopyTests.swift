@@ -18,16 +18,7 @@ import Testing
     static func core(_ items: [String]) -> (ListCore, String) {
         var book = ListBook()
         _ = try? book.apply(.createList(name: "Groceries", items: items), at: time, origin: client)
-        let recovered = RecoveredLists(
-            instance: "i",
-            book: book,
-            history: ChangeHistory(base: book, limit: 10),
-            shownByFile: nil,
-            lastShown: book,
-            isFirstStart: false,
-            problems: []
-        )
-        var core = ListCore(recovered: recovered, filePath: "/lists.md")
+        var core = ListCore(recovered: ListCoreTests.recovered(book), filePath: "/lists.md")
         let text = ListFileWriter.text(for: book, onto: nil)
         var heard: [FileRejectionParams] = []
         let started = core.start(ListFileSync.content(Array(text.utf8), known: book), recognized: nil, firstStart: false, now: now, at: time)
@@ -269,16 +260,7 @@ import Testing
     @Test func nothingUnderAHeadingNotTakenIsApplied() throws {
         var book = ListBook()
         _ = try book.apply(.createList(name: "Groceries", items: ["milk", "bread"]), at: Self.time, origin: Self.client)
-        let recovered = RecoveredLists(
-            instance: "i",
-            book: book,
-            history: ChangeHistory(base: book, limit: 10),
-            shownByFile: nil,
-            lastShown: ListBook(),
-            isFirstStart: false,
-            problems: []
-        )
-        var core = ListCore(recovered: recovered, filePath: "/lists.md")
+        var core = ListCore(recovered: ListCoreTests.recovered(book, lastShown: ListBook()), filePath: "/lists.md")
         let own = "# Groceries <!-- listd id=1 -->\n- [x] milk\n- eggs\n## Dairy\n- cream (1 l)\n"
         var heard: [FileRejectionParams] = []
         let started = core.start(ListFileSync.content(Array(own.utf8), known: ListBook(), withEdits: false), recognized: nil, firstStart: false, now: Self.now, at: Self.time)

@@ -130,4 +130,46 @@ extension ListCore {
         actions += releaseConfirms()
         return true
     }
+
+    // MARK: A denial decided on caught-up lists
+
+    /// A client's edit the rules deny waits for the catch-up (see `catchesUpBeforeDenying`).
+    mutating func holdForCatchUp(
+        _ held: (id: Int, edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin, undoes: Revision?),
+        into actions: inout [CoreAction]
+    ) {
+        heldForCatchUp.append(held)
+        if heldForCatchUp.count == 1 { actions.append(.catchUp) }
+    }
+
+    /// The fetch for `heldForCatchUp` begins: it covers the edits held so far.
+    mutating func catchUpStarted() {
+        coveredByCatchUp = heldForCatchUp.count
+    }
+
+    /// This listd has taken in everything the database had committed when the fetch began: the
+    /// edits held before it are decided again (delegates asked, if the rules allow them now),
+    /// and a denial of them stands. Edits held since wait for another fetch.
+    mutating func caughtUp(at time: Timestamp) -> [CoreAction] {
+        let covered = heldForCatchUp.prefix(coveredByCatchUp)
+        heldForCatchUp.removeFirst(coveredByCatchUp)
+        coveredByCatchUp = 0
+        var actions: [CoreAction] = heldForCatchUp.isEmpty ? [] : [.catchUp]
+        for held in covered {
+            caughtUpProposals.insert(held.id)
+            actions += propose(held.id, held.edit, ifRevision: held.ifRevision, origin: held.origin, undoes: held.undoes, at: time)
+        }
+        return actions
+    }
+
+    /// The database could not be asked: the edits held before the fetch are denied as any edit
+    /// is while the server is gone.
+    mutating func catchUpFailed(_ failure: EditFailure) -> [CoreAction] {
+        let covered = heldForCatchUp.prefix(coveredByCatchUp)
+        heldForCatchUp.removeFirst(coveredByCatchUp)
+        coveredByCatchUp = 0
+        var actions: [CoreAction] = covered.map { .reply($0.id, .failure(failure)) }
+        if !heldForCatchUp.isEmpty { actions.append(.catchUp) }
+        return actions
+    }
 }

@@ -336,37 +336,6 @@ struct ListCore {
         }
     }
 
-    /// The fetch for `heldForCatchUp` begins: it covers the edits held so far.
-    mutating func catchUpStarted() {
-        coveredByCatchUp = heldForCatchUp.count
-    }
-
-    /// This listd has taken in everything the database had committed when the fetch began: the
-    /// edits held before it are decided again (delegates asked, if the rules allow them now),
-    /// and a denial of them stands. Edits held since wait for another fetch.
-    mutating func caughtUp(at time: Timestamp) -> [CoreAction] {
-        let covered = heldForCatchUp.prefix(coveredByCatchUp)
-        heldForCatchUp.removeFirst(coveredByCatchUp)
-        coveredByCatchUp = 0
-        var actions: [CoreAction] = heldForCatchUp.isEmpty ? [] : [.catchUp]
-        for held in covered {
-            caughtUpProposals.insert(held.id)
-            actions += propose(held.id, held.edit, ifRevision: held.ifRevision, origin: held.origin, undoes: held.undoes, at: time)
-        }
-        return actions
-    }
-
-    /// The database could not be asked: the edits held before the fetch are denied as any edit
-    /// is while the server is gone.
-    mutating func catchUpFailed(_ failure: EditFailure) -> [CoreAction] {
-        let covered = heldForCatchUp.prefix(coveredByCatchUp)
-        heldForCatchUp.removeFirst(coveredByCatchUp)
-        coveredByCatchUp = 0
-        var actions: [CoreAction] = covered.map { .reply($0.id, .failure(failure)) }
-        if !heldForCatchUp.isEmpty { actions.append(.catchUp) }
-        return actions
-    }
-
     /// Applies an allowed proposal to `working` (rules checked again: another list may have
     /// taken its name meanwhile); it is confirmed once durable.
     private mutating func apply(_ id: Int, _ proposal: Proposal, at time: Timestamp, into actions: inout [CoreAction]) {
@@ -392,7 +361,8 @@ struct ListCore {
             open.retries.append((id, proposal))
             file.markDirty()
         } catch {
-            if catchesUpBeforeDenying, !caughtUp {
+            // A retry after another machine got ahead (`vetted`) was decided on caught-up lists.
+            if catchesUpBeforeDenying, !caughtUp, !proposal.vetted {
                 holdForCatchUp((id, proposal.edit, proposal.ifRevision, proposal.origin, proposal.undoes), into: &actions)
                 return
             }
@@ -400,15 +370,6 @@ struct ListCore {
             actions.append(.journal(.denied(error, edit: proposal.edit, origin: proposal.origin, list: list)))
             settle(id, .failure(.denied(error)), into: &actions)
         }
-    }
-
-    /// A client's edit the rules deny waits for the catch-up (see `catchesUpBeforeDenying`).
-    private mutating func holdForCatchUp(
-        _ held: (id: Int, edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin, undoes: Revision?),
-        into actions: inout [CoreAction]
-    ) {
-        heldForCatchUp.append(held)
-        if heldForCatchUp.count == 1 { actions.append(.catchUp) }
     }
 
     /// Replies at once when nothing applied is waiting to be durable, else with the next batch

@@ -1,0 +1,44 @@
+// What sharing the lists (`--share`) adds to the owner: fetching the changes other machines
+// committed, and the catch-up a denial waits for.
+import ListModel
+
+extension ListOwner {
+    /// Fetches what other machines committed, when some may have and nothing of this listd's
+    /// is on its way to the store (an append refused as behind brings them along anyway).
+    func fetchRemoteIfDue() {
+        loop.assertInEventLoop()
+        guard let share, remoteDue, !fetching, !appending, appendDue == nil, core.canTakeRemote else { return }
+        remoteDue = false
+        fetching = true
+        // The edits held for a catch-up so far are decided again once this fetch is taken in.
+        let catchingUp = catchUpDue
+        catchUpDue = false
+        if catchingUp { core.catchUpStarted() }
+        share.changes(after: core.durable.revision, on: loop).whenComplete { result in
+            self.fetching = false
+            switch result {
+            case .success(let remote):
+                self.handle { core, now, time in
+                    var actions: [CoreAction] = []
+                    if !remote.isEmpty {
+                        guard let taken = core.remoteCommitted(remote, now: now) else {
+                            // Overtaken (this listd appended meanwhile): fetched again.
+                            self.remoteDue = true
+                            self.catchUpDue = self.catchUpDue || catchingUp
+                            return []
+                        }
+                        actions = taken
+                    }
+                    return catchingUp ? actions + core.caughtUp(at: time) : actions
+                }
+            case .failure(let error):
+                // The connection is being made again, and wakes this when it is back; the edits
+                // waiting for the catch-up are denied as edits are while the server is gone.
+                if catchingUp {
+                    self.handle { core, _, _ in core.catchUpFailed(.unavailable("\(error)")) }
+                }
+            }
+            self.schedulePass()
+        }
+    }
+}
