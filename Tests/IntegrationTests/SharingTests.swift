@@ -437,6 +437,92 @@ import Testing
         }
     }
 
+    /// Issue 35, case 10: a machine that starts while the server is down serves the lists as it
+    /// last saw them (its copy beside the list file), says it is not connected, refuses edits
+    /// `unavailable`, keeps a person's save made meanwhile, and once the server is back catches
+    /// up on what the other machine did and takes the save in: nothing lost, nothing twice.
+    @Test func aListdStartedWhileTheServerIsDownServesWhatItLastSawAndCatchesUp() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            try home.createGroceries(["milk"])
+            _ = try home.connect(1).result("addItem", ["list": "Groceries", "item": "eggs"])
+            _ = try home.machines[1].sandbox.read { $0.contains("- [ ] eggs") }
+            #expect(home.machines[1].stop() == 0)
+            _ = try home.connect(0).result("addItem", ["list": "Groceries", "item": "bread"])  // #3, unseen upstairs
+            home.server.kill()
+
+            try home.machines[1].start(arguments: ["--share", home.server.url()])
+            let upstairs = try home.connect(1)
+            let share = (try upstairs.result("hello")["share"] as? [String: Any]) ?? [:]
+            #expect(share["connected"] as? Bool == false, "\(share)")
+            let list = try upstairs.result("getList", ["list": "Groceries"])
+            #expect(list["items"] as? [String] == ["milk", "eggs"], "what it last saw: \(list)")
+            #expect(list["revision"] as? Int == 2)
+            let subscriber = try home.connect(1)
+            _ = try subscriber.result("subscribe", ["since": 2])
+            let denied = try upstairs.error("addItem", ["list": "Groceries", "item": "tea"])
+            #expect((denied["data"] as? [String: Any])?["reason"] as? String == "unavailable", "\(denied)")
+            // A person's save while the server is gone: kept, and taken in once it is back.
+            try shell(in: home.machines[1].sandbox, "sed -i 's/- \\[ \\] milk/- [x] milk/' lists.md && printf -- '- [ ] butter\\n' >> lists.md")
+            let kept = try home.machines[1].sandbox.read()
+            #expect(kept.contains("- [x] milk") && kept.contains("butter"), "\(kept)")
+
+            try home.server.start()
+            let deadline = Date().addingTimeInterval(20)
+            var onEach: [[String: Any]] = []
+            repeat {
+                onEach = try (0..<2).map { try home.connect($0).result("getList", ["list": "Groceries"]) }
+                if onEach.allSatisfy({ ($0["items"] as? [String])?.contains("butter") == true && ($0["items"] as? [String])?.contains("bread") == true }),
+                    onEach[0]["revision"] as? Int == onEach[1]["revision"] as? Int
+                {
+                    break
+                }
+                usleep(50_000)
+            } while Date() < deadline
+            // butter goes after eggs, which it followed in the person's file.
+            #expect(onEach[1]["items"] as? [String] == ["milk", "eggs", "butter", "bread"], "\(onEach)\n\(home.machines[1].logOutput.suffix(3000))")
+            #expect(onEach[1]["checked"] as? [String] == ["milk"], "\(onEach)")
+            #expect(onEach[0]["items"] as? [String] == onEach[1]["items"] as? [String], "both machines have the same lists: \(onEach)")
+            #expect(onEach[0]["checked"] as? [String] == onEach[1]["checked"] as? [String], "\(onEach)")
+            #expect((try upstairs.result("hello")["share"] as? [String: Any])?["connected"] as? Bool == true)
+            // The subscriber hears bread (from the other machine), then the save: each once, in order.
+            var heard: [String] = []
+            for _ in 0..<3 { heard.append(Self.changeSummary(try subscriber.readObject())) }
+            #expect(heard.first == "#3 didUpdateShoppingList 1 Groceries [\"add bread\"]", "\(heard)")
+            #expect(heard.dropFirst().map { $0.prefix(3) } == ["#4 ", "#5 "], "\(heard)")
+            #expect(Set(heard.dropFirst()).count == 2 && heard.dropFirst().joined().contains("butter"), "\(heard)")
+            let text = try home.machines[1].sandbox.read { $0.contains("bread") && $0.contains("rev=5") }
+            #expect(text.components(separatedBy: "bread").count == 2 && text.components(separatedBy: "butter").count == 2, "\(text)")
+            let history = try upstairs.result("getHistory", ["since": 0])
+            let revisions = (history["changes"] as? [[String: Any]] ?? []).compactMap { $0["revision"] as? Int }
+            #expect(revisions == [1, 2, 3, 4, 5], "every change once: \(history)")
+        }
+    }
+
+    /// A machine that never reached the server has nothing to start from: it says so and exits.
+    /// One that sees the database made anew while it runs does not mix the two: edits are
+    /// refused, saying to restart it.
+    @Test func aListdWithNothingToStartFromOrADatabaseMadeAnewSaysSo() async throws {
+        try await offThePool {
+            let server = try PostgresServer()
+            let kitchen = try Daemon.start(in: try Sandbox(), arguments: ["--share", server.url()])
+            _ = try LineConnection(path: kitchen.sandbox.socket).result("createList", ["name": "Groceries", "items": ["milk"]])
+            try server.psql("DROP DATABASE lists WITH (FORCE)")
+            try server.psql("CREATE DATABASE lists OWNER listd")
+            #expect(kitchen.logShows("are not the ones this listd serves"), "\(kitchen.logOutput)")
+            let denied = try LineConnection(path: kitchen.sandbox.socket).error("addItem", ["list": "Groceries", "item": "eggs"])
+            #expect((denied["data"] as? [String: Any])?["reason"] as? String == "unavailable", "\(denied)")
+            #expect((denied["message"] as? String)?.contains("restarted") == true, "\(denied)")
+            let list = try LineConnection(path: kitchen.sandbox.socket).result("getList", ["list": "Groceries"])
+            #expect(list["items"] as? [String] == ["milk"], "reads go on: \(list)")
+
+            server.kill()
+            let newcomer = Daemon(try Sandbox())
+            #expect(try newcomer.startExpectingExit(arguments: ["--share", server.url()]) != 0)
+            #expect(newcomer.logOutput.contains("this machine has no copy of them yet"), "\(newcomer.logOutput)")
+        }
+    }
+
     /// A listd that kept lists of its own attaches to shared ones: its lists are proposed as a
     /// person's save would be. A new one becomes a shared list; one whose name is taken is not
     /// taken, is said, and stays in its file, marked, with its items: nothing is lost silently.

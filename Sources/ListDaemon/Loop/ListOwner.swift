@@ -152,6 +152,7 @@ public final class ListOwner: Service, @unchecked Sendable {
                 }
             }
         }
+        share?.connectWhenDown()
     }
 
     // MARK: Reads, from any thread

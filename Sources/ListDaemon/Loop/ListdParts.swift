@@ -34,11 +34,14 @@ public struct ListdParts: Sendable {
             return
         }
         // Connected (and the tables made) before anything is written: a bad URL, a wrong
-        // password or a missing database stops listd with a sentence, before it serves.
-        let machine = "\(ProcessInfo.processInfo.hostName):\(ListFileStorage(path: filePath).statePath)"
+        // password or a missing database stops listd with a sentence, before it serves. A
+        // server that cannot be reached is ridden out from this machine's copy, when it has one.
+        let statePath = ListFileStorage(path: filePath).statePath
+        let machine = "\(ProcessInfo.processInfo.hostName):\(statePath)"
         let store = try await SharedPersistence.open(
             server: share,
             machine: machine,
+            copyPath: SharedCopy.path(besideListFile: statePath),
             historyLimit: historyLimit,
             logger: logger
         )

@@ -132,8 +132,8 @@ final class ChangeLog: Sendable {
         }
     }
 
-    /// The entries as the log's text: a line each.
-    private static func lines(_ entries: [LogEntry]) -> [UInt8] {
+    /// The entries as the log's text: a line each (the shared lists' copy is written so too).
+    static func lines(_ entries: [LogEntry]) -> [UInt8] {
         var bytes: [UInt8] = []
         for entry in entries {
             bytes += entry.line

@@ -55,26 +55,68 @@ extension SharedPersistence {
         var delay = Duration.milliseconds(100)
         while !state.withLock({ $0.stopped }) {
             try? await Task.sleep(for: delay)
+            var connection: PostgresConnection?
             do {
-                let connection = try await connect()
+                connection = try await connect()
+                try await verify(connection!)
                 let stopped = state.withLock { state in
                     state.connection = state.stopped ? nil : connection
                     state.reconnecting = false
                     return state.stopped
                 }
                 if stopped {
-                    try? await connection.close()
+                    try? await connection?.close()
                     return
                 }
                 logger.notice("connected again to the shared lists at \(server.description)")
-                listen(on: connection)
+                listen(on: connection!)
                 onStatus(true)
                 onWake(())
                 return
             } catch {
+                try? await connection?.close()
+                if let different = error as? NotTheListsServed {
+                    // Taking them in would mix two histories: a person decides (a restart).
+                    state.withLock { state in
+                        state.failure = different.description
+                        state.reconnecting = false
+                    }
+                    logger.error("the shared lists at \(server.description) \(different)")
+                    return
+                }
                 state.withLock { $0.failure = Self.explain(error) }
                 delay = min(delay * 2, .seconds(1))
             }
+        }
+    }
+
+    /// Makes or migrates listd's tables if they are not there (a start from the copy, a database
+    /// made anew), and checks that the database still holds the lists this listd serves.
+    func verify(_ connection: PostgresConnection) async throws {
+        try await migrate(connection)
+        var found: (instance: String, revision: Int)?
+        for try await row in try await connection.query("SELECT instance, revision FROM listd_state", logger: logger)
+            .decode((String, Int).self)
+        {
+            found = row
+        }
+        let (instance, seen) = state.withLock { ($0.instance, $0.seenRevision) }
+        guard let found, found.instance == instance, found.revision >= seen else {
+            throw NotTheListsServed(sameLists: found?.instance == instance, committed: found?.revision ?? 0, seen: seen)
+        }
+    }
+
+    /// The server holds other lists than this listd serves, or fewer of their changes.
+    struct NotTheListsServed: Error, CustomStringConvertible {
+        var sameLists: Bool
+        var committed: Int
+        var seen: Int
+        var description: String {
+            let what =
+                sameLists
+                ? "hold changes up to #\(committed) only, and this listd has seen up to #\(seen) (restored from an older backup?)"
+                : "are not the ones this listd serves (the database was made anew?)"
+            return "\(what); edits are refused until listd is restarted to take the lists there as they are"
         }
     }
 
@@ -86,6 +128,23 @@ extension SharedPersistence {
     /// An operation did not end within `operationDeadline`.
     struct DeadlinePassed: Error, CustomStringConvertible {
         var description: String { "the server did not answer within \(SharedPersistence.operationDeadline)" }
+    }
+
+    /// Whether `error` says the server cannot be reached now (none there, a network down, the
+    /// server starting or shutting down, too many connections), rather than that it refuses
+    /// listd (a wrong password, no such database): at start, the first is ridden out from the copy.
+    static func isUnreachable(_ error: any Error) -> Bool {
+        if isConnectionError(error) || error is IOError || error is NIOConnectionError || error is ChannelError {
+            return true
+        }
+        if let error = error as? PSQLError {
+            if let state = error.serverInfo?[.sqlState] {
+                // Connection exceptions, insufficient resources, operator intervention.
+                return ["08", "53", "57"].contains(where: state.hasPrefix)
+            }
+            return error.underlying.map(isUnreachable) ?? false
+        }
+        return false
     }
 
     static func isConnectionError(_ error: any Error) -> Bool {
@@ -114,7 +173,12 @@ extension SharedPersistence {
             default: return "\(error.code)"
             }
         }
-        if let error = error as? IOError { return error.description }
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case ECONNREFUSED, ENOENT: return "no server is listening there (\(errorText(error.errnoCode)))"
+            default: return errorText(error.errnoCode)
+            }
+        }
         if let error = error as? DeadlinePassed { return error.description }
         if let error = error as? ConnectionClosed { return error.description }
         return "\(error)"

@@ -137,7 +137,7 @@ extension SharedPersistence {
         {
             instance = found
         }
-        let records = try await Self.changes(after: 0, on: connection, logger: logger)
+        let records = try await Self.changes(after: 0, on: connection, logger: logger).map(\.record)
         var digest: String?
         var revision: Revision?
         for try await (fileDigest, fileRevision) in try await connection.query(

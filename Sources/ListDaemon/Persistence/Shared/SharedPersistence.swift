@@ -41,6 +41,13 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         var reconnecting = false
         var stopped = false
         var nextConnectionID = 1
+        /// The database's `instance`, and the last change this listd saw in it: a server found
+        /// again must still have both (not a database made anew, nor one restored from an older
+        /// backup), or listd stops using it rather than mix two histories.
+        var instance = ""
+        var seenRevision: Revision = 0
+        /// Started from the copy: `connectWhenDown` starts connecting.
+        var connectionDue = false
     }
     let state = Mutex(State())
     /// Another machine may have committed changes, or the server is back: catch up.
@@ -49,6 +56,11 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
     let onStatus = CallbackSlot<Bool>()
     /// Read at `open`, handed over once by `recover`.
     var loaded: Loaded?
+    /// This machine's copy of what it last saw, to start from while the server is down.
+    let copy: SharedCopy
+    /// The copy is to be written anew from what `open` read (by `recover`: once listd holds the
+    /// lock on the list file's state, so that a second listd never replaces a running one's).
+    var copyDue = false
 
     /// A change that could not be made because others were committed first: `remote`, from the
     /// append's base on. Nothing of the append was written.
@@ -56,17 +68,18 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         var remote: [RemoteChange]
     }
 
-    struct Loaded {
+    struct Loaded: Sendable, Equatable {
         var instance: String
-        var records: [RemoteChange]
+        var records: [ChangeRecord]
         /// What this machine's list file showed when it last noted it.
         var fileDigest: String? = nil
         var fileRevision: Revision? = nil
     }
 
-    private init(server: ShareServer, machine: String, historyLimit: Int, logger: Logger) throws(DaemonError) {
+    private init(server: ShareServer, machine: String, copyPath: String, historyLimit: Int, logger: Logger) throws(DaemonError) {
         self.server = server
         self.machine = machine
+        self.copy = SharedCopy(path: copyPath)
         self.historyLimit = max(historyLimit, 1)
         self.logger = logger
         var configuration: PostgresConnection.Configuration
@@ -102,27 +115,101 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         self.configuration = configuration
     }
 
-    /// Connects, creates or migrates listd's tables, and reads everything kept; throws with a
-    /// sentence a person can act on (a bad password, a missing database, no server there).
+    /// Connects, creates or migrates listd's tables, reads everything kept, and keeps a copy of
+    /// it beside the list file. When the server cannot be reached and this machine has a copy
+    /// from it, starts from the copy, not connected (edits are refused until the server is back,
+    /// found by connecting again in the background). Otherwise throws with a sentence a person
+    /// can act on (a bad password, a missing database, no server there and no copy).
     static func open(
         server: ShareServer,
         machine: String,
+        copyPath: String,
         historyLimit: Int,
         logger: Logger
     ) async throws(DaemonError) -> SharedPersistence {
-        let store = try SharedPersistence(server: server, machine: machine, historyLimit: historyLimit, logger: logger)
+        let store = try SharedPersistence(
+            server: server,
+            machine: machine,
+            copyPath: copyPath,
+            historyLimit: historyLimit,
+            logger: logger
+        )
+        var connection: PostgresConnection?
         do {
-            let connection = try await store.connect()
-            try await store.migrate(connection)
-            store.loaded = try await store.load(connection)
-            store.state.withLock { $0.connection = connection }
-            store.listen(on: connection)
-        } catch let error as DaemonError {
-            throw error
+            connection = try await store.connect()
+            try await store.migrate(connection!)
+            let loaded = try await store.load(connection!)
+            store.loaded = loaded
+            store.state.withLock { state in
+                state.connection = connection
+                state.instance = loaded.instance
+                state.seenRevision = loaded.records.last?.revision ?? 0
+            }
+            store.listen(on: connection!)
         } catch {
-            throw .shareFailed(server: server.description, detail: Self.explain(error))
+            try? await connection?.close()
+            guard Self.isUnreachable(error) else {
+                if let error = error as? DaemonError { throw error }
+                throw .shareFailed(server: server.description, detail: Self.explain(error))
+            }
+            try store.startFromCopy(unreachable: Self.explain(error))
+            return store
         }
+        store.copyDue = true
         return store
+    }
+
+    /// The server cannot be reached at start: the lists are this machine's copy, and listd
+    /// connects again in the background.
+    private func startFromCopy(unreachable detail: String) throws(DaemonError) {
+        let contents: SharedCopy.Contents?
+        do throws(SharedCopy.Unusable) {
+            contents = try copy.read()
+        } catch {
+            throw .shareFailed(server: server.description, detail: "\(detail); and \(error), so listd has nothing to start from")
+        }
+        guard let contents, contents.server == server.description else {
+            let why = contents.map { "the copy beside the list file is of \($0.server)" } ?? "this machine has no copy of them yet"
+            throw .shareFailed(
+                server: server.description,
+                detail: "\(detail); \(why), so listd has nothing to start from (it keeps one once it has reached the server)"
+            )
+        }
+        loaded = contents.lists
+        let revision = contents.lists.records.last?.revision ?? 0
+        state.withLock { state in
+            state.failure = detail
+            state.reconnecting = true
+            state.connectionDue = true
+            state.instance = contents.lists.instance
+            state.seenRevision = revision
+        }
+        logger.warning(
+            "cannot reach the shared lists at \(server.description): \(detail); serving them as this machine last saw them (change #\(revision), kept in \(copy.path)), edits are refused until the server is back"
+        )
+    }
+
+    /// Starts connecting in the background when `open` started from the copy: called once the
+    /// owner listens to `onWake` and `onStatus` (the catch-up they start must not be missed).
+    func connectWhenDown() {
+        let due = state.withLock { state in
+            defer { state.connectionDue = false }
+            return state.connectionDue && !state.stopped
+        }
+        if due { Task { await self.reconnect() } }
+    }
+
+    /// Notes changes committed in the database (this listd's own, or fetched) and this machine's
+    /// note of its list file: the copy follows them.
+    func remember(_ records: [ChangeRecord], note: LogEntry? = nil) {
+        if let last = records.last?.revision {
+            state.withLock { $0.seenRevision = max($0.seenRevision, last) }
+        }
+        if let stopped = copy.follow(records, note: note) {
+            logger.warning(
+                "the copy of the shared lists in \(copy.path) stops following them (\(stopped)); the next start that reaches \(server.description) writes it anew"
+            )
+        }
     }
 
     /// Whether listd is connected to the server now.
@@ -144,19 +231,29 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         // Read by `open`; called once, before listd serves (the records are let go after).
         let loaded = self.loaded ?? Loaded(instance: UUID().uuidString.lowercased(), records: [])
         self.loaded = nil
+        if copyDue {
+            copyDue = false
+            do throws(FileIO.Failure) {
+                try copy.replace(with: .init(server: server.description, lists: loaded))
+            } catch {
+                logger.warning(
+                    "cannot keep a copy of the shared lists in \(copy.path) (\(error)): listd could not start from it while \(server.description) is down"
+                )
+            }
+        }
         var book = ListBook()
         var history = ChangeHistory(base: book, limit: historyLimit)
         // A machine that never noted its file shows nothing of the shared lists: its file's lists
         // are taken in as new ones (see docs/sharing.md), and the rules say what clashes.
         var shown = loaded.fileRevision == 0 ? book : nil
-        for change in loaded.records {
+        for record in loaded.records {
             do throws(RedoError) {
-                try book.redo(change.record)
-                try history.append(change.record)
+                try book.redo(record)
+                try history.append(record)
             } catch {
-                throw .shareDamaged(server: server.description, revision: change.record.revision, detail: error.reason)
+                throw .shareDamaged(server: server.description, revision: record.revision, detail: error.reason)
             }
-            if change.record.revision == loaded.fileRevision { shown = book.withoutItemKeys }
+            if record.revision == loaded.fileRevision { shown = book.withoutItemKeys }
         }
         let lastShown = shown ?? ListBook()
         return RecoveredLists(
@@ -185,10 +282,16 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         Task {
             do {
                 try await self.write(entries, on: connection)
+                // Before the confirms: the next append's changes follow these in the copy.
+                self.remember(
+                    entries.compactMap { if case .change(let record) = $0 { record } else { nil } },
+                    note: entries.last { if case .fileShows = $0 { true } else { false } }
+                )
                 once.succeed(())
             } catch {
                 let transaction = error as? PostgresTransactionError
                 if let behind = transaction?.closureError as? Behind {
+                    self.remember(behind.remote.map(\.record))
                     once.fail(behind)
                     return
                 }
@@ -261,7 +364,9 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         deadline(once, connection) { $0 }
         Task {
             do {
-                once.succeed(try await Self.changes(after: revision, on: connection, logger: self.logger))
+                let changes = try await Self.changes(after: revision, on: connection, logger: self.logger)
+                self.remember(changes.map(\.record))
+                once.succeed(changes)
             } catch {
                 once.fail(self.lost(connection, error))
             }

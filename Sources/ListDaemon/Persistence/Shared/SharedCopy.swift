@@ -1,0 +1,177 @@
+// This machine's copy of the shared lists (`.NAME.listd-shared`, beside the list file): what a
+// listd started with `--share` last saw, so that it can start, serve reads and know what its
+// list file shows while the server cannot be reached. The database stays the truth: the copy is
+// replaced at every start that reaches it, and follows every change listd commits or fetches.
+import Glibc
+import ListModel
+import ListRPC
+import Synchronization
+
+final class SharedCopy: Sendable {
+    let path: String
+
+    /// What a copy holds: the shared lists' changes as this machine last saw them, and what its
+    /// list file showed.
+    struct Contents: Sendable, Equatable {
+        /// The server they came from, as listd names it (`listd@kitchen.local:5432/lists`).
+        var server: String
+        var lists: SharedPersistence.Loaded
+    }
+
+    /// A copy that is there and cannot be used.
+    struct Unusable: Error, Sendable, Equatable, CustomStringConvertible {
+        var path: String
+        var why: String
+        var description: String { "its copy \(path) \(why)" }
+    }
+
+    private struct Handle {
+        var fd: Int32 = -1
+        /// The last change the copy holds.
+        var revision: Revision = 0
+        /// Why the copy stopped following the changes (it stays a true, older copy).
+        var stopped: String?
+    }
+    private let handle = Mutex(Handle())
+
+    init(path: String) {
+        self.path = path
+    }
+
+    deinit {
+        handle.withLock { if $0.fd >= 0 { _ = close($0.fd) } }
+    }
+
+    /// The copy kept for the list file whose lists live at `statePath`.
+    static func path(besideListFile statePath: String) -> String {
+        let name = statePath.split(separator: "/").last.map(String.init) ?? "lists.md"
+        return directoryName(of: statePath) + "/." + name + ".listd-shared"
+    }
+
+    // MARK: Reading
+
+    /// The copy, or nil when there is none; later changes are appended after it.
+    func read() throws(Unusable) -> Contents? {
+        let bytes: [UInt8]
+        do throws(FileIO.Failure) {
+            guard let read = try FileIO.read(path) else { return nil }
+            bytes = read
+        } catch {
+            throw Unusable(path: path, why: "cannot be read (\(error))")
+        }
+        let contents: Contents
+        do throws(Unusable.Why) {
+            contents = try Self.contents(of: bytes)
+        } catch {
+            throw Unusable(path: path, why: error.text)
+        }
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        let failure = fd < 0 ? errno : 0
+        handle.withLock { handle in
+            handle.fd = fd
+            handle.revision = contents.lists.records.last?.revision ?? 0
+            handle.stopped = fd < 0 ? "cannot be opened: \(errorText(failure))" : nil
+        }
+        return contents
+    }
+
+    /// The lines of a copy, read back (pure). A torn last line (a write a crash cut short) is
+    /// left out: the copy is then a little older, which the catch-up makes up for.
+    static func contents(of bytes: [UInt8]) throws(Unusable.Why) -> Contents {
+        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        guard let first = lines.first, case .object(let header)? = try? RPCEncoding.value(fromJSON: first),
+            header[Self.formatField]?.integerValue == Int64(Self.format),
+            let server = header["server"]?.stringValue, let instance = header["instance"]?.stringValue
+        else { throw .init(text: "does not begin with the copy's header line") }
+        var lists = SharedPersistence.Loaded(instance: instance, records: [])
+        for (index, line) in lines.enumerated().dropFirst() {
+            switch LogEntry(line: line) {
+            case .change(let record)?:
+                guard record.revision == (lists.records.last?.revision ?? 0) + 1 else {
+                    throw .init(text: "holds change #\(record.revision) on line \(index + 1), which does not follow the one before")
+                }
+                lists.records.append(record)
+            case .fileShows(let digest, let revision)?:
+                lists.fileDigest = digest
+                lists.fileRevision = revision
+            case .order?, .fullChange?:
+                break
+            case nil:
+                guard index == lines.count - 1, bytes.last != UInt8(ascii: "\n") else {
+                    throw .init(text: "is damaged on line \(index + 1)")
+                }
+            }
+        }
+        return Contents(server: server, lists: lists)
+    }
+
+    // MARK: Writing
+
+    /// Replaces the copy by `contents`, durably (temp file, fsync, rename), and follows the
+    /// changes after it from now on.
+    func replace(with contents: Contents) throws(FileIO.Failure) {
+        var bytes: [UInt8] = []
+        JSONWriter.write(
+            .object([
+                Self.formatField: .integer(Int64(Self.format)),
+                "server": .string(contents.server),
+                "instance": .string(contents.lists.instance),
+            ]),
+            into: &bytes
+        )
+        bytes.append(UInt8(ascii: "\n"))
+        var entries = contents.lists.records.map(LogEntry.change)
+        if let digest = contents.lists.fileDigest, let revision = contents.lists.fileRevision {
+            entries.append(.fileShows(digest: digest, revision: revision))
+        }
+        bytes += ChangeLog.lines(entries)
+        try handle.withLock { handle throws(FileIO.Failure) in
+            if handle.fd >= 0 { close(handle.fd) }
+            handle = Handle()
+            try FileIO.replace(path, with: bytes)
+            let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard fd >= 0 else { throw FileIO.Failure(step: "open", errno: errno) }
+            handle.fd = fd
+            handle.revision = contents.lists.records.last?.revision ?? 0
+        }
+    }
+
+    /// Appends `records` (committed, in order) and this machine's note of its list file. Changes
+    /// the copy already holds are skipped; one that does not follow the copy's last stops the
+    /// copy where it is (it stays true, only older). Not flushed: after a power cut the copy may
+    /// lack the last changes, and a start reaching the server replaces it anyway.
+    ///
+    /// - Returns: why the copy stopped following, the first time it does (for the journal).
+    func follow(_ records: [ChangeRecord], note: LogEntry? = nil) -> String? {
+        handle.withLock { handle -> String? in
+            guard handle.fd >= 0, handle.stopped == nil else { return nil }
+            let new = records.filter { $0.revision > handle.revision }
+            if let first = new.first, first.revision != handle.revision + 1 {
+                handle.stopped = "it holds up to change #\(handle.revision), and #\(first.revision) came next"
+                return handle.stopped
+            }
+            let entries = new.map(LogEntry.change) + (note.map { [$0] } ?? [])
+            guard !entries.isEmpty else { return nil }
+            do throws(FileIO.Failure) {
+                try FileIO.writeAll(ChangeLog.lines(entries), to: handle.fd)
+            } catch {
+                handle.stopped = "\(error)"
+                return handle.stopped
+            }
+            handle.revision = new.last?.revision ?? handle.revision
+            return nil
+        }
+    }
+
+    /// The header's field naming the copy's format, and its version.
+    private static let formatField = "listdSharedCopy"
+    private static let format = 1
+}
+
+extension SharedCopy.Unusable {
+    /// What is wrong with a copy's text.
+    struct Why: Error, Sendable, Equatable {
+        var text: String
+    }
+}
