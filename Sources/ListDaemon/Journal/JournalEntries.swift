@@ -37,6 +37,12 @@ struct JournalEntries: Sendable {
             logger.warning(
                 "the list file \(path) was \(deleted ? "deleted" : "emptied"); writing the lists back. To remove a list, delete its heading and items from the file."
             )
+        case .storageFailed(.shareUnavailable, 0):
+            // Only a note of the list file, while the shared lists' server is gone (said once,
+            // when it went): it is made again once the server is back.
+            break
+        case .storageFailed(.shareUnavailable(let server, _), let edits):
+            logger.warning("\(edits) edit(s) not applied: the shared lists at \(server) cannot be reached")
         case .storageFailed(let error, let edits):
             logger.error("could not save the lists; \(edits) edit(s) not applied", metadata: ["error": "\(error)"])
         case .fileWriteFailed(let error):
