@@ -127,9 +127,9 @@ bench: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
-# listctl(1) and listd(8) are generated from the argument-parser definitions by its
-# generate-manual tool (the one its plugin runs, here once per binary for its own section), so
-# they never drift from --help; listd(5), on the list file and the socket, is written by hand.
+# listctl(1) is generated from the argument-parser definitions by its generate-manual tool (the
+# one its plugin runs), so it never drifts from --help; listd(8) and listd(5) are written by hand
+# (a test holds listd(8) to listd --help: every option, with its default).
 man: release
 	$(SWIFT) build -c release --static-swift-stdlib --product generate-manual
 	@mkdir -p $(GENERATED)/man
@@ -137,7 +137,7 @@ man: release
 	@# Its EXIT STATUS is boilerplate (.Ex -std): listctl's own, with ENVIRONMENT, EXAMPLES and SEE ALSO.
 	sed -i '/^\.Sh "*EXIT STATUS"*$$/,$$d' $(GENERATED)/man/listctl.1
 	sed '/^\.\\"/d' docs/man/listctl.1.sections >> $(GENERATED)/man/listctl.1
-	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listd --section 8 --date $(MAN_DATE) --output-directory $(GENERATED)/man
+	sed '/^\.\\"/d' docs/man/listd.8 > $(GENERATED)/man/listd.8
 	cp docs/man/listd.5 $(GENERATED)/man/listd.5
 
 # Completion scripts as each shell names them (bash's without a #! line: it is sourced);

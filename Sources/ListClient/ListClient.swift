@@ -110,8 +110,22 @@ public final class ListClient: Sendable {
         try await batch(method, params, decoding: M.Result.self)
     }
 
-    /// The same, each result decoded as `result` (a brief connection's `ListSummary`).
+    /// The same, each result decoded as `result` (a brief connection's `ListSummary`). More
+    /// requests than listd takes in one batch go as several, one after the other.
     public func batch<M: RPCMethod, R: Decodable>(
+        _ method: M.Type,
+        _ params: [M.Params],
+        decoding result: R.Type
+    ) async throws(ListClientError) -> [Result<R, ListClientError>] {
+        var results: [Result<R, ListClientError>] = []
+        let size = RPCLine.Limits.default.maximumBatch
+        for start in stride(from: 0, to: params.count, by: size) {
+            results += try await oneBatch(method, Array(params[start..<min(start + size, params.count)]), decoding: result)
+        }
+        return results
+    }
+
+    private func oneBatch<M: RPCMethod, R: Decodable>(
         _ method: M.Type,
         _ params: [M.Params],
         decoding result: R.Type
@@ -286,7 +300,17 @@ public final class ListClient: Sendable {
         switch message {
         case .success(.response(let response)):
             guard let id = response.id, id != .null else {
-                if case .failure(let error) = response.outcome { state.withLock { $0.connectionError = error } }
+                // An error naming no request: a line listd could not take. Which call it was
+                // cannot be told, and its reply will never come: every waiting call fails with
+                // it rather than wait forever.
+                if case .failure(let error) = response.outcome {
+                    let waiting = state.withLock { state in
+                        state.connectionError = error
+                        defer { state.waiting = [:] }
+                        return Array(state.waiting.values)
+                    }
+                    for continuation in waiting { continuation.succeed(.failure(error)) }
+                }
                 return
             }
             let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }

@@ -93,10 +93,25 @@ public final class BlockingListClient {
         try batch(method, params, decoding: M.Result.self)
     }
 
-    /// The same, each result decoded as `result` (a brief connection's `ListSummary`).
+    /// The same, each result decoded as `result` (a brief connection's `ListSummary`). More
+    /// requests than listd takes in one batch go as several, one after the other.
     public func batch<M: RPCMethod, R: Decodable>(
         _ method: M.Type,
         _ params: [M.Params],
+        decoding result: R.Type
+    ) throws(ListClientError) -> [Result<R, ListClientError>] {
+        var results: [Result<R, ListClientError>] = []
+        results.reserveCapacity(params.count)
+        let size = RPCLine.Limits.default.maximumBatch
+        for start in stride(from: 0, to: params.count, by: size) {
+            results += try oneBatch(method, params[start..<min(start + size, params.count)], decoding: result)
+        }
+        return results
+    }
+
+    private func oneBatch<M: RPCMethod, R: Decodable>(
+        _ method: M.Type,
+        _ params: ArraySlice<M.Params>,
         decoding result: R.Type
     ) throws(ListClientError) -> [Result<R, ListClientError>] {
         guard !params.isEmpty else { return [] }
@@ -160,9 +175,13 @@ public final class BlockingListClient {
             while let line = readLine() { deliver(RPCLine.parse(line)) }
             throw closingError
         }
+        connectionError = nil
         while !awaited.allSatisfy({ replies[$0] != nil }) {
             guard let line = readLine() else { throw closingError }
             deliver(RPCLine.parse(line))
+            // An error naming no request (a line listd could not take): what was sent failed,
+            // and no reply to it will come.
+            if let error = connectionError { throw .protocolError(error) }
         }
         if awaited.count > ids.count, case .failure(let error) = replies.removeValue(forKey: awaited.last!) {
             throw ListClientError(error)

@@ -37,6 +37,11 @@ public struct ChangeRecord: Hashable, Sendable {
         /// Several items put back as one change (an undone clear): their places after it,
         /// ascending.
         case insertItems(id: ListID, [PlacedItem])
+        /// One item given a new state as one change: moved from `from` to `to` (its place
+        /// afterwards) into `section` (nil: none; `newSection` names it when this change makes
+        /// it, at the end of the list), ticked or not, with its amount (nil: none). A checked
+        /// item added again into a section or with an amount, and the undo of that.
+        case restate(id: ListID, from: Int, to: Int, section: Int?, newSection: String?, checked: Bool, quantity: String?)
 
         public var listID: ListID {
             switch self {
@@ -44,7 +49,7 @@ public struct ChangeRecord: Hashable, Sendable {
                 .remove(let id, _), .replace(let id, _, _), .move(let id, _, _, _), .check(let id, _),
                 .uncheck(let id, _), .removeItems(let id, _), .insertItems(let id, _),
                 .addSection(let id, _, _, _), .renameSection(let id, _, _), .removeSection(let id, _),
-                .setQuantity(let id, _, _):
+                .setQuantity(let id, _, _), .restate(let id, _, _, _, _, _, _):
                 id
             }
         }
@@ -292,6 +297,19 @@ extension ListBook {
             let item = lists[index].items[at]
             lists[index].quantities[item] = quantity
             steps = [.quantity(item: item, quantity: quantity)]
+        case .restate(_, let from, let to, let section, let newSection, let checked, let quantity):
+            guard (0..<count).contains(from), (0..<count).contains(to) else {
+                throw fail("a move from \(from) to \(to) is outside \(lists[index].name)")
+            }
+            if let newSection {
+                guard section == lists[index].sections.count else { throw fail("a new section is not the last one") }
+            } else {
+                guard section.map({ lists[index].sections.indices.contains($0) }) ?? true else {
+                    throw fail("there is no section \(section ?? -1)")
+                }
+            }
+            kind = .updated
+            steps = lists[index].restate(from: from, to: to, section: section, newSection: newSection, checked: checked, quantity: quantity)
         case .create, .delete:
             preconditionFailure("handled above")
         }

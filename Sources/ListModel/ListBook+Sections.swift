@@ -209,6 +209,79 @@ extension ListBook {
     }
 }
 
+extension ListBook {
+    /// The item at `position` of the list at `index`, as one change: into `rawSection` (nil: the
+    /// one it is in; "": none; one the list lacks is made at its end), at `wanted` kept within it
+    /// (nil: where it is when it stays in its section, else the section's end), ticked or not,
+    /// with `quantity` (nil: none). Nil when that is how it is already.
+    mutating func restateItem(
+        at position: Int,
+        ofListAt index: Int,
+        section rawSection: String?,
+        at wanted: Int? = nil,
+        checked: Bool,
+        quantity: String?,
+        time: Timestamp,
+        origin: ChangeOrigin
+    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
+        let list = lists[index]
+        let current = list.section(ofItemAt: position)
+        var section = current
+        var newSection: String?
+        if let rawSection {
+            if ListText.trimmed(rawSection).isEmpty {
+                section = nil
+            } else {
+                let name = try validSection(rawSection)
+                if let found = list.section(named: name) {
+                    section = found
+                } else {
+                    section = list.sections.count
+                    newSection = name
+                }
+            }
+        }
+        var to = position
+        if section != current || wanted != nil {
+            // The section's places once the item is taken off (those after it move up).
+            let range = newSection == nil ? list.range(ofSection: section) : list.items.count..<list.items.count
+            let lower = range.lowerBound > position ? range.lowerBound - 1 : range.lowerBound
+            let upper = range.upperBound > position ? range.upperBound - 1 : range.upperBound
+            to = min(max(wanted ?? upper, lower), upper)
+        }
+        let item = list.items[position]
+        if to == position, section == current, newSection == nil, list.isChecked(item) == checked,
+            list.quantities[item] == quantity
+        {
+            return nil
+        }
+        revision += 1
+        let steps = lists[index].restate(
+            from: position,
+            to: to,
+            section: section,
+            newSection: newSection,
+            checked: checked,
+            quantity: quantity
+        )
+        lists[index].revision = revision
+        lists[index].edited = time
+        let operation = ChangeRecord.Operation.restate(
+            id: list.id,
+            from: position,
+            to: to,
+            section: section,
+            newSection: newSection,
+            checked: checked,
+            quantity: quantity
+        )
+        return (
+            ListChange(kind: .updated, revision: revision, list: lists[index], steps: steps, origin: origin),
+            ChangeRecord(revision: revision, time: time, origin: origin, operation: operation)
+        )
+    }
+}
+
 /// `text` as a section name, or `invalidSection`.
 func validSection(_ text: String) throws(ListError) -> String {
     switch ListText.validated(text) {

@@ -214,7 +214,19 @@ public struct ListBook: Hashable, Sendable {
                         has: list.quantities[text]
                     )
                 }
-                // Ticked off and added again: it is needed again.
+                // Ticked off and added again: it is needed again; into the section and with the
+                // amount the add names, when it names them, in the same change.
+                if rawSection != nil || quantity != nil {
+                    return try restateItem(
+                        at: existing,
+                        ofListAt: index,
+                        section: rawSection,
+                        checked: false,
+                        quantity: quantity ?? list.quantities[text],
+                        time: time,
+                        origin: origin
+                    )
+                }
                 return commit(
                     .updated,
                     at: index,
@@ -347,6 +359,23 @@ public struct ListBook: Hashable, Sendable {
 
         case .setQuantity(let rawItem, let reference, let rawQuantity):
             return try setQuantity(rawItem, on: reference, to: rawQuantity, ifRevision: ifRevision, at: time, origin: origin)
+
+        case .restoreItem(let placed, let reference):
+            let index = try position(of: reference)
+            guard let position = lists[index].index(ofItem: placed.text) else {
+                throw .itemNotFound(item: ListText.trimmed(placed.text), list: lists[index].name)
+            }
+            try check(ifRevision, against: lists[index])
+            return try restateItem(
+                at: position,
+                ofListAt: index,
+                section: placed.section ?? "",
+                at: placed.at,
+                checked: placed.checked,
+                quantity: placed.quantity,
+                time: time,
+                origin: origin
+            )
 
         case .checkItem(let rawItem, let reference), .uncheckItem(let rawItem, let reference):
             let index = try position(of: reference)

@@ -43,6 +43,9 @@ public enum ListEdit: Hashable, Sendable {
     case removeItems([String], from: ListReference)
     /// A deleted list back, with its id, items and checks (an undone delete).
     case restoreList(ShoppingList)
+    /// An item back as `placed` says, as one change: its place (kept within its section, made
+    /// again when it is gone), its box and its amount (an undone re-add of a checked item).
+    case restoreItem(PlacedItem, on: ListReference)
 
     /// The list the edit targets, when it targets an existing one.
     public var target: ListReference? {
@@ -53,7 +56,8 @@ public enum ListEdit: Hashable, Sendable {
             .moveItem(_, let list, _, _), .checkItem(_, let list), .uncheckItem(_, let list),
             .clearChecked(let list, _), .restoreItems(_, let list), .removeItems(_, let list),
             .moveItemInto(_, let list, _, _), .addSection(_, let list, _), .renameSection(_, let list, _),
-            .removeSection(_, let list), .setQuantity(_, let list, _), .restoreSection(_, let list, _, _):
+            .removeSection(_, let list), .setQuantity(_, let list, _), .restoreSection(_, let list, _, _),
+            .restoreItem(_, let list):
             list
         }
     }

@@ -81,6 +81,38 @@ extension ShoppingList {
         if let section { sections[section].count += 1 }
     }
 
+    /// Gives the item at `from` its place `to` (afterwards) in `section` (made at the end, as
+    /// `newSection`, first), its box and its amount; returns the steps that describe what
+    /// changed, in the order a reader applies them.
+    mutating func restate(
+        from: Int,
+        to: Int,
+        section: Int?,
+        newSection: String?,
+        checked: Bool,
+        quantity: String?
+    ) -> [ListChange.Step] {
+        let item = items[from]
+        var steps: [ListChange.Step] = []
+        if let newSection {
+            insertSection(newSection, at: sections.count)
+            steps.append(.addSection(section: newSection))
+        }
+        if isChecked(item) != checked {
+            if checked { self.checked.insert(item) } else { self.checked.remove(item) }
+            steps.append(checked ? .check(item: item) : .uncheck(item: item))
+        }
+        if from != to || self.section(ofItemAt: from) != section {
+            moveItem(from: from, to: to, section: section)
+            steps.append(.move(item: item, to: to, section: sectionName(section)))
+        }
+        if quantities[item] != quantity {
+            quantities[item] = quantity
+            steps.append(.quantity(item: item, quantity: quantity))
+        }
+        return steps
+    }
+
     /// Gives the item at `index` a new text; its box and amount follow it.
     mutating func replaceItem(at index: Int, with text: String) {
         let old = items[index]

@@ -62,6 +62,9 @@ extension ChangeRecord {
             return .restoreItems(placed, to: .id(id))
         case .insertItems(_, let placed):
             return .removeItems(placed.map(\.text), from: .id(id))
+        case .restate(_, let from, _, _, _, _, _):
+            guard let list, list.items.indices.contains(from) else { throw fail("there is no item at \(from)") }
+            return .restoreItem(list.placed(at: from), on: .id(id))
         }
     }
 }

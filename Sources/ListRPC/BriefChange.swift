@@ -103,6 +103,18 @@ public struct BriefStep: Codable, Sendable, Hashable {
                 let add = BriefStep(op: "add", item: item.text, index: item.at, section: item.section ?? "", quantity: item.quantity)
                 return item.checked ? [add, BriefStep(op: "check", item: item.text, index: item.at)] : [add]
             }
+        case .restate(_, let from, let to, let section, _, _, _):
+            // Each step at the place it has when the ones before it are done.
+            return steps.map { step in
+                switch step {
+                case .addSection(let name): BriefStep(op: "addSection", index: section, section: name)
+                case .check(let item): BriefStep(op: "check", item: item, index: from)
+                case .uncheck(let item): BriefStep(op: "uncheck", item: item, index: from)
+                case .move(let item, _, let name): BriefStep(op: "move", item: item, index: to, fromIndex: from, section: name)
+                case .quantity(let item, let quantity): BriefStep(op: "quantity", item: item, index: to, quantity: quantity)
+                default: BriefStep(op: "none")
+                }
+            }
         case .add(_, _, _, let section, let newSection, _):
             var add = BriefStep(record, step: steps.last)
             add.section = section.flatMap { list.sections.indices.contains($0) ? list.sections[$0].name : nil } ?? ""

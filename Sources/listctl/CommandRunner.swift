@@ -2,6 +2,7 @@
 // (full Foundation costs listctl about 10 ms at every start).
 import Dispatch
 import Glibc
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -30,6 +31,33 @@ func ignoreBrokenPipes() {
     signal(SIGPIPE, SIG_IGN)
 }
 
+/// The process group of the command running now (0 when none): each runs in a group of its own,
+/// so that everything it started (a script's `sleep`) can be ended with it.
+private let runningGroup = Atomic<Int32>(0)
+
+/// The signal sources that end the running command with listctl (kept for as long as it runs).
+nonisolated(unsafe) private var signalSources: [any DispatchSourceSignal] = []
+
+/// When listctl is told to stop (SIGTERM from a service manager, Ctrl-C, a closed terminal), the
+/// command it is running is ended too, with everything it started; then listctl dies of the
+/// same signal, as it would have.
+func endCommandsWithListctl() {
+    for stop in [SIGTERM, SIGINT, SIGHUP] {
+        signal(stop, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: stop, queue: .global())
+        source.setEventHandler {
+            let group = runningGroup.load(ordering: .acquiring)
+            if group > 0 { kill(-group, SIGTERM) }
+            // Dispatch's threads block signals: sent to the process, it is taken by one that
+            // does not, and with the default action back, ends listctl as it would have.
+            signal(stop, SIG_DFL)
+            kill(getpid(), stop)
+        }
+        source.resume()
+        signalSources.append(source)
+    }
+}
+
 /// Runs a program with an argv (through `env`, which looks it up in PATH, never through a shell),
 /// `input` on its stdin; returns its exit status and, with `captureOutput`, its stdout once it has
 /// exited (else the program writes to listctl's own stdout).
@@ -53,11 +81,14 @@ func runCommand(_ argv: [String], input: [UInt8], captureOutput: Bool = true) ->
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
+    // The signals listctl handles itself are the default again in the program, too.
     var defaults = sigset_t()
     sigemptyset(&defaults)
-    sigaddset(&defaults, SIGPIPE)
+    for handled in [SIGPIPE, SIGTERM, SIGINT, SIGHUP] { sigaddset(&defaults, handled) }
     posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+    // A process group of its own (its pid's), ended as a whole when listctl is told to stop.
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
     let arguments = (["/usr/bin/env", "--"] + argv).map { strdup($0) } + [nil]
     defer { arguments.forEach { free($0) } }
     var pid: pid_t = 0
@@ -69,6 +100,8 @@ func runCommand(_ argv: [String], input: [UInt8], captureOutput: Bool = true) ->
         close(stdout[0])
         return (127, "cannot run \(argv.first ?? ""): \(String(cString: strerror(spawned)))")
     }
+    runningGroup.store(pid, ordering: .releasing)
+    defer { runningGroup.store(0, ordering: .releasing) }
     // Feed stdin on another thread while stdout is drained here, so neither pipe can fill up.
     let fed = DispatchSemaphore(value: 0)
     let writeEnd = stdin[1]

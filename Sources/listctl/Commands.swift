@@ -18,10 +18,10 @@ extension Listctl {
                 if snapshot.lists.isEmpty {
                     print("No lists yet. Create one with: listctl create NAME [ITEM…]")
                 }
-                let width = snapshot.lists.map(\.name.count).max() ?? 0
+                // A long name is cut to what the terminal leaves beside the count and id.
+                let width = Columns.width(of: snapshot.lists.map(\.name), leaving: 30)
                 for list in snapshot.lists {
-                    let padding = String(repeating: " ", count: width - list.name.count)
-                    print("\(list.name)\(padding)  \(plural(list.items.count, "item"))  (id \(list.id))")
+                    print("\(Columns.fitted(list.name, to: width))  \(plural(list.items.count, "item"))  (id \(list.id))")
                 }
             }
         }
@@ -111,8 +111,18 @@ extension Listctl {
 
         /// `milk (2 l)` is read as the list file reads it (the item milk, 2 l) unless --amount is given.
         func params(_ list: ListReference, _ item: String) -> AddItemParams {
-            let written: (text: String, quantity: String?) = amount == nil ? ItemAmount.split(item) : (ListText.trimmed(item), amount)
+            let written = self.written(item)
             return AddItemParams(list: list, item: written.text, section: section, quantity: written.quantity)
+        }
+
+        private func written(_ item: String) -> (text: String, quantity: String?) {
+            amount == nil ? ItemAmount.split(item) : (ListText.trimmed(item), amount.map(ListText.trimmed))
+        }
+
+        /// `“milk” (2 l)`: the item and the amount it was added with.
+        func spoken(_ item: String) -> String {
+            let written = self.written(item)
+            return "“\(written.text)”" + (written.quantity.map { " (\($0))" } ?? "")
         }
     }
 
@@ -226,6 +236,12 @@ protocol ItemBatchCommand: ParsableCommand {
     var options: ConnectionOptions { get }
     var list: String { get }
     var items: [String] { get }
+    /// The item as the sentence for it names it (`“milk”`).
+    func spoken(_ item: String) -> String
+}
+
+extension ItemBatchCommand {
+    func spoken(_ item: String) -> String { "“\(ListText.trimmed(item))”" }
 }
 
 extension ItemBatchCommand where Method.Params == ListItemParams {
@@ -255,7 +271,7 @@ extension ItemBatchCommand {
                 case .success(let confirmed):
                     outcomes.append(ItemOutcome(item: item, confirmed: true, list: confirmed.list))
                     if !options.json {
-                        print("\(Self.verb) “\(ListText.trimmed(item))” \(Self.preposition) \(confirmed.name).")
+                        print("\(Self.verb) \(spoken(item)) \(Self.preposition) \(confirmed.name).")
                     }
                 case .failure(.denied(let denial)):
                     anyDenied = true

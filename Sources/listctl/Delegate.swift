@@ -85,6 +85,7 @@ extension Listctl {
 
         func run() throws {
             ignoreBrokenPipes()
+            endCommandsWithListctl()
             let command = self.command
             let json = options.json
             let name = self.name ?? command[0].split(separator: "/").last.map(String.init) ?? command[0]

@@ -16,6 +16,7 @@ extension Listctl {
         @Argument(help: "Only this list's changes (its name or id).", completion: ListCompletion.listNames)
         var list: String?
         @Option(help: "Show at most this many changes, the newest.") var limit: Int = GetHistory.defaultLimit
+        @Flag(help: "Name every step of a large change, not a count of each kind.") var verbose = false
 
         func validate() throws {
             guard limit >= 1 else { throw ValidationError("--limit must be 1 or more.") }
@@ -30,7 +31,7 @@ extension Listctl {
                 for entry in history.changes {
                     let padding = String(repeating: " ", count: width - entry.list.name.count)
                     print(
-                        "#\(entry.revision)  \(localTime(entry.time))  \(entry.list.name)\(padding)  \(summary(entry))  (\(originText(entry.origin)))"
+                        "#\(entry.revision)  \(localTime(entry.time))  \(entry.list.name)\(padding)  \(summary(entry, verbose: verbose))  (\(originText(entry.origin)))"
                     )
                 }
             }
@@ -46,6 +47,7 @@ extension Listctl {
         )
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The change's revision (#12 or 12).") var revision: String?
+        @Flag(help: "Name every step of a large change, not a count of each kind.") var verbose = false
 
         func validate() throws {
             if let revision, Int(revision.drop { $0 == "#" }) == nil {
@@ -65,7 +67,7 @@ extension Listctl {
                 }
                 let result = try client.call(Undo.self, .init(revision: target!))
                 if options.json { return printJSON(result) }
-                let undone = "#\(result.undone.revision) (\(result.undone.list.name): \(summary(result.undone)))"
+                let undone = "#\(result.undone.revision) (\(result.undone.list.name): \(summary(result.undone, verbose: verbose)))"
                 if let revision = result.revision {
                     print("Undid \(undone) as #\(revision).")
                 } else {
@@ -76,13 +78,13 @@ extension Listctl {
     }
 }
 
-/// `added “milk”`, `created`, `renamed from Food`: what a kept change did.
-func summary(_ entry: HistoryEntry) -> String {
+/// `added “milk”`, `created`, `renamed from Food`: what a kept change did (see `StepsText`).
+func summary(_ entry: HistoryEntry, verbose: Bool = false) -> String {
     var text: String
     switch entry.event {
     case .didCreateShoppingList: text = entry.undoes == nil ? "created" : "put back"
     case .didDeleteShoppingList: text = "deleted"
-    default: text = (entry.changes ?? []).map(\.description).joined(separator: ", ")
+    default: text = StepsText.text(entry.changes ?? [], verbose: verbose)
     }
     if let undoes = entry.undoes { text += ", undoing #\(undoes)" }
     return text

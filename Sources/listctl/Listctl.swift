@@ -36,7 +36,7 @@ struct Listctl: ParsableCommand {
 struct ConnectionOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "listd's socket (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock).",
+            "listd's socket (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock; without it, /run/listd/listd.sock for root, /tmp/listd-UID/listd.sock for others).",
             valueName: "path"
         ),
         completion: .file()
@@ -64,6 +64,9 @@ struct ConnectionOptions: ParsableArguments {
     /// Says what went wrong on stderr and returns the exit status that tells it.
     private func exit(for error: ListClientError) -> ExitCode {
         switch error {
+        case .cannotConnect(let path, _) where SocketAccess.refusal(at: path) != nil:
+            writeError(SocketAccess.refusal(at: path)!)
+            return ExitCode(ListctlExit.unreachable.rawValue)
         case .cannotConnect(let path, let detail):
             writeError(
                 """
@@ -127,5 +130,11 @@ func reference(_ text: String) -> ListReference {
 }
 
 func plural(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
+    "\(StepsText.thousands(count)) \(noun)\(count == 1 ? "" : "s")"
+}
+
+/// `word` as a shell reads it back: as it is when it is plain, else in single quotes.
+func shellWord(_ word: String) -> String {
+    let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_./,:@+".contains($0) }
+    return plain ? word : "'" + word.replacing("'", with: "'\\''") + "'"
 }

@@ -53,5 +53,7 @@ enum ListctlExit: Int32 {
 func writeError(_ text: String) {
     var line = text
     if !line.hasSuffix("\n") { line += "\n" }
+    // What was printed before comes first, also when stdout and stderr are one pipe.
+    fflush(stdout)
     fputs(line, stderr)
 }

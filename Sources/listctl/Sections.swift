@@ -25,10 +25,15 @@ extension Listctl {
 
         func run() throws {
             try options.withClient { client in
-                let list = try client.call(
-                    MoveItem.self,
-                    .init(list: reference(list), item: item, section: section, before: before)
-                )
+                let list: ShoppingList
+                do {
+                    list = try client.call(MoveItem.self, .init(list: reference(self.list), item: item, section: section, before: before))
+                } catch ListClientError.denied(let denial) where denial.reason == "sectionNotFound" {
+                    // A move does not make a section (an add does): say how to make it.
+                    options.report(denial)
+                    writeError("listctl: make it first: listctl section add \(shellWord(self.list)) \(shellWord(section ?? ""))")
+                    throw ExitCode(ListctlExit.denied.rawValue)
+                }
                 if options.json { return printJSON(list) }
                 let place = list.index(ofItem: item).flatMap { list.section(ofItemAt: $0) }.map { list.sections[$0].name }
                 print("Moved “\(ListText.trimmed(item))” on \(list.name)" + (place.map { " to \($0)." } ?? " (in no section)."))

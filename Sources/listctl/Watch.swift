@@ -49,6 +49,9 @@ extension Listctl {
         @Flag(help: "Exit with status 4 when listd goes away, instead of reconnecting and resuming.")
         var noReconnect = false
 
+        @Flag(help: "Name every step of a large change, not a count of each kind.")
+        var verbose = false
+
         @Argument(
             parsing: .postTerminator,
             help: ArgumentHelp("With --exec: the command and its arguments, after --.", valueName: "command")
@@ -72,7 +75,10 @@ extension Listctl {
         }
 
         func run() throws {
-            if exec { ignoreBrokenPipes() }
+            if exec {
+                ignoreBrokenPipes()
+                endCommandsWithListctl()
+            }
             // --exec: one command at a time, in the order of the notifications, while reading
             // goes on (listd closes a subscriber that stops reading).
             let command = exec ? self.command : []
@@ -135,7 +141,7 @@ extension Listctl {
                 let sentence: String
                 switch message {
                 case .briefEvent(let name, let change):
-                    (line, sentence) = (BriefWatchLine(name, change), describe(name, change))
+                    (line, sentence) = (BriefWatchLine(name, change), describe(name, change, verbose: verbose))
                     resume.since = max(resume.since ?? 0, change.revision)
                 case .fileRejection(let rejection):
                     (line, sentence) = (RejectionLine(rejection), describe(rejection))
@@ -220,7 +226,7 @@ private struct BriefWatchLine: Encodable {
 }
 
 /// A change as `watch` prints it: `#12 Groceries: added “milk” (by listctl (pid 4242, uid 1000))`.
-func describe(_ name: ListEventName, _ change: BriefChangeParams) -> String {
+func describe(_ name: ListEventName, _ change: BriefChangeParams, verbose: Bool = false) -> String {
     let what: String
     switch name {
     case .didCreateShoppingList:
@@ -230,7 +236,7 @@ func describe(_ name: ListEventName, _ change: BriefChangeParams) -> String {
     case .didRejectFileEdit, .didDenyChange:
         what = "not taken"
     case .didRenameShoppingList, .didUpdateShoppingList:
-        what = change.changes.compactMap(\.step).map(\.description).joined(separator: ", ")
+        what = StepsText.text(change.changes.compactMap(\.step), verbose: verbose)
     }
     let undoing = change.undoes.map { ", undoing #\($0)" } ?? ""
     return "#\(change.revision) \(change.list.name): \(what) (by \(change.origin)\(undoing))"

@@ -25,18 +25,23 @@ struct Listd: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Unix socket to serve (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock).",
+            "Unix socket to serve (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock; without it, /run/listd/listd.sock for root, /tmp/listd-UID/listd.sock for others).",
             valueName: "path"
         )
     )
     var socket: String?
 
     @Option(
-        help: ArgumentHelp("List file (default: $LISTD_FILE, else $XDG_DATA_HOME/listd/lists.md).", valueName: "path")
+        help: ArgumentHelp(
+            "List file (default: $LISTD_FILE, else $XDG_DATA_HOME/listd/lists.md; without it, /var/lib/listd/lists.md for root, ~/.local/share/listd/lists.md for others).",
+            valueName: "path"
+        )
     )
     var file: String?
 
     @Option(
+        // A negative number is this option's value (to be refused by `validate`), not an option.
+        parsing: .unconditional,
         help: ArgumentHelp(
             "How long the list file must be left alone after a save before listd reads it.",
             valueName: "milliseconds"
@@ -45,6 +50,7 @@ struct Listd: AsyncParsableCommand {
     var settleMs: Int = 30
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "How many of the last changes a client can always resume from (subscribe with since), kept across restarts.",
             valueName: "changes"
@@ -53,6 +59,7 @@ struct Listd: AsyncParsableCommand {
     var history: Int = 10_000
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Longest request line taken; a longer one gets an error and the connection is closed.",
             valueName: "bytes"
@@ -61,11 +68,13 @@ struct Listd: AsyncParsableCommand {
     var maxLineBytes: Int = LineFraming.defaultMaximumLineLength
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Connections served at once; one more gets an error line and is closed.", valueName: "count")
     )
     var maxConnections: Int = RPCServer.Configuration.defaultMaximumConnections
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Bytes that may wait for a client that does not read; beyond that it is disconnected.",
             valueName: "bytes"
@@ -73,10 +82,12 @@ struct Listd: AsyncParsableCommand {
     )
     var maxOutboundBytes: Int = RPCServer.Configuration.defaultMaximumOutboundBytes
 
-    @Option(help: ArgumentHelp("Deepest nesting of JSON arrays and objects in a request.", valueName: "levels"))
+    @Option(
+        parsing: .unconditional,help: ArgumentHelp("Deepest nesting of JSON arrays and objects in a request.", valueName: "levels"))
     var maxJsonDepth: Int = RPCLine.Limits.default.maximumDepth
 
-    @Option(help: ArgumentHelp("Most messages in one JSON-RPC batch.", valueName: "count"))
+    @Option(
+        parsing: .unconditional,help: ArgumentHelp("Most messages in one JSON-RPC batch.", valueName: "count"))
     var maxBatch: Int = RPCLine.Limits.default.maximumBatch
 
     @Option(

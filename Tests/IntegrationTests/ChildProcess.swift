@@ -47,8 +47,22 @@ final class ChildProcess: @unchecked Sendable {
         defer { argv.forEach { free($0) } }
         let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { env.forEach { free($0) } }
+        // A child starts as from a person's shell: no signal blocked (the spawning thread may be
+        // one of Dispatch's, which block them all) and the stop signals at their default (the
+        // test runner may ignore SIGINT, and an ignored signal stays ignored across exec).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for stop in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, stop) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, nil, argv, env)
+        let result = posix_spawn(&child, executable, &actions, &attributes, argv, env)
         close(outPipe[1])
         if !mergeOutput { close(errPipe[1]) }
         guard result == 0 else {

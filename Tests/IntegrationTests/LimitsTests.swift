@@ -259,6 +259,35 @@ struct AccessTests {
         #expect(run.status == 0, "\(run.stderr)")
     }
 
+    /// Issue 36, item 4: a user the socket's mode (or its directory's) keeps out is told the socket
+    /// is there and which group to join — not to start a listd that is running.
+    @Test func aUserTheSocketKeepsOutIsToldWhichGroupToJoin() throws {
+        try Requirement.check(Self.canSwitchUsers, needing: Self.need)
+        let group = "listd-t\(getpid())"
+        #expect(try ChildProcess.run("/usr/sbin/groupadd", [group]).status == 0)
+        defer { _ = try? ChildProcess.run("/usr/sbin/groupdel", [group]) }
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--allow-group", group])
+        #expect(daemon.logShows("listening on"), "listd said it listens once the socket's mode is set")
+        // Its directory is 0750 with the group: nobody cannot even see the socket.
+        var run = try listctlAsNobody(["lists"], socket: daemon.sandbox.socket)
+        #expect(run.status == 3)
+        #expect(
+            run.stderr.contains(
+                "listd's socket \(daemon.sandbox.socket) is there, but only root and the group \(group) may use it (its directory \(daemon.sandbox.path) is mode 750), and you (nobody) are not in \(group)."
+            ),
+            "\(run.stderr)"
+        )
+        #expect(run.stderr.contains("sudo usermod -aG \(group) nobody"), "\(run.stderr)")
+        #expect(!run.stderr.contains("Start it with"), "\(run.stderr)")
+        chmod(daemon.sandbox.path, 0o755)  // the sandbox itself stands for /run
+        run = try listctlAsNobody(["lists"], socket: daemon.sandbox.socket)
+        #expect(run.status == 3)
+        #expect(
+            run.stderr.contains("listd's socket \(daemon.sandbox.socket) is there, but only root and the group \(group) may use it, and you (nobody) are not in \(group)."),
+            "\(run.stderr)"
+        )
+    }
+
     /// A user whose membership of the allowed group is a supplementary one (in the group
     /// database, not the user's primary group) is served too; before, a group nobody is not in
     /// keeps them out.

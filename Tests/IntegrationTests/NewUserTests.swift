@@ -431,6 +431,8 @@ private func answer(
         let lines = params["lines"] as? [[String: Any]] ?? []
         #expect(lines.map { $0["line"] as? Int } == [3], "\(params)")
         #expect(lines.first?["text"] as? String == "- caf\u{FFFD} au lait")
+        // Issue 36, item 4: clients print a line's message after its number; it does not repeat it.
+        #expect((lines.first?["message"] as? String)?.hasPrefix("It is not UTF-8 text (its byte 6 cannot be read)") == true, "\(params)")
         #expect((params["message"] as? String ?? "").contains("Line 3 is not UTF-8 text"), "\(params)")
         let denial = try LineConnection(path: sandbox.socket).error("addItem", ["list": "Groceries", "item": "tea"])
         #expect((denial["message"] as? String ?? "").hasPrefix("Line 3 of the list file"), "\(denial)")

@@ -602,6 +602,10 @@ import Testing
                 (server.url(password: "Tr0ub4dor"), "password authentication failed for user \"listd\""),
                 (server.url(database: "nothing"), "database \"nothing\" does not exist"),
                 ("postgresql://listd:secret@/lists?host=/nonexistent", "cannot use the shared lists at listd@/nonexistent/.s.PGSQL.5432/lists"),
+                // Issue 36, item 4: what failed in words, not NIO's error values.
+                ("postgresql://listd:secret@/lists?host=/nonexistent", "no server is listening there"),
+                ("postgresql://listd:secret@127.0.0.1:1/lists", "listd@127.0.0.1:1/lists: no server is listening there"),
+                ("postgresql://listd:secret@kitchen.invalid/lists", "the name kitchen.invalid cannot be resolved"),
             ]
             for (url, says) in cases {
                 let daemon = Daemon(try Sandbox())
@@ -610,6 +614,7 @@ import Testing
                 #expect(daemon.logOutput.contains(says), "\(url): \(daemon.logOutput)")
                 #expect(!daemon.logOutput.contains("Tr0ub4dor") && !daemon.logOutput.contains("secret"), "no password is written: \(daemon.logOutput)")
                 #expect(!daemon.logOutput.contains("Fatal error") && !daemon.logOutput.contains("Stack dump"))
+                #expect(!daemon.logOutput.contains("SingleConnectionFailure") && !daemon.logOutput.contains("(errno: "), "\(daemon.logOutput)")
             }
         }
     }

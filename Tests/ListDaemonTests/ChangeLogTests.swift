@@ -69,6 +69,8 @@ import Testing
             .setQuantity(id: 4, at: 1, quantity: "500 g"), .setQuantity(id: 4, at: 1, quantity: nil),
             .removeItems(id: 4, [PlacedItem("milk", at: 1, checked: true, section: "Dairy", quantity: "2 l"), PlacedItem("tape", at: 0, checked: false)]),
             .insertItems(id: 4, [PlacedItem("milk", at: 1, checked: false, section: nil, quantity: "2 l")]),
+            .restate(id: 4, from: 1, to: 3, section: 2, newSection: "Fridge", checked: false, quantity: "2 l"),
+            .restate(id: 4, from: 3, to: 1, section: nil, newSection: nil, checked: true, quantity: nil),
         ]
         let origins = [origin, .client(pid: 8, uid: 0, name: nil), .file]
         for operation in operations {

@@ -181,7 +181,26 @@ private func shape(_ book: ListBook, _ id: ListID = 1) throws -> [String] {
         .removeItem("milk", from: .id(1)),
         .removeItems(["milk", "bread"], from: .id(1)),
         .replaceItem("butter", with: "salted butter", on: .id(1)),
+        // Issue 36, item 1: checked milk added again into a section, with an amount: one change.
+        .addItem("milk", to: .id(1), section: "Bakery", quantity: "2 l"),
+        .addItem("milk", to: .id(1), section: ""),
+        .addItem("milk", to: .id(1), quantity: "3 l"),
     ]
+
+    /// Issue 36, item 1: a checked item added again with `--section` and `--amount` is needed
+    /// again there, with that amount, in one change (before, it was only unchecked).
+    @Test func aCheckedItemAddedAgainIntoASectionWithAnAmountGoesThereInOneChange() throws {
+        var book = try sectioned()
+        try apply(.checkItem("milk", on: .id(1)), to: &book)
+        let change = try apply(.addItem("Milk", to: .id(1), section: "Fridge", quantity: "2 l"), to: &book)
+        #expect(try shape(book) == ["-: batteries", "Dairy: butter", "Bakery: bread", "Fridge: milk"])
+        let list = try book.list(.id(1))
+        #expect(!list.isChecked("milk") && list.quantities["milk"] == "2 l")
+        #expect(change.steps == [.addSection(section: "Fridge"), .uncheck(item: "milk"), .move(item: "milk", to: 3, section: "Fridge"), .quantity(item: "milk", quantity: "2 l")])
+        // Added again as it is (no section, no amount named): only unchecked, as before.
+        try apply(.checkItem("milk", on: .id(1)), to: &book)
+        #expect(try apply(.addItem("milk", to: .id(1)), to: &book).steps == [.uncheck(item: "milk")])
+    }
 
     @Test(arguments: edits) func eachChangeRedoesFromItsRecordAndUndoesToTheListsBefore(_ edit: ListEdit) throws {
         var before = try sectioned()

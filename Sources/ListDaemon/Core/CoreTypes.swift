@@ -172,6 +172,11 @@ extension DelegateQuestionParams {
             self.item = ListText.trimmed(item)
             self.section = section.map(ListText.trimmed)
             self.quantity = quantity.map(ListText.trimmed)
+        case .restoreItem(let placed, _):
+            // Put back as it was: asked as a move into its section, with its box and amount.
+            self.item = placed.text
+            self.section = placed.section ?? ""
+            self.quantity = placed.quantity
         case .moveItemInto(let item, _, let section, let before):
             self.item = ListText.trimmed(item)
             self.section = section.map(ListText.trimmed)

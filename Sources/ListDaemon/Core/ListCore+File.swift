@@ -217,17 +217,18 @@ extension ListCore {
             withdrawSave(at: time, into: &actions)
             if file.reportedInvalid != bytes {
                 file.reportedInvalid = bytes
-                let explanation =
-                    "Line \(line) is not UTF-8 text (its byte \(offset - lineStart + 1) cannot be read); listd keeps the lists as they were and will not write the file until it is fixed."
+                // The line's own message does not repeat its number: clients print it after it.
+                let why =
+                    "not UTF-8 text (its byte \(offset - lineStart + 1) cannot be read); listd keeps the lists as they were and will not write the file until it is fixed."
                 let rejection = FileRejectionParams(
                     reason: "fileInvalid",
-                    message: "The list file \(filePath): \(explanation)",
+                    message: "The list file \(filePath): Line \(line) is \(why)",
                     lines: [
                         .init(
                             line: line,
                             text: String(decoding: bytes[lineStart..<lineEnd], as: UTF8.self),
                             reason: "fileInvalid",
-                            message: "line \(line): \(explanation)"
+                            message: "It is \(why)"
                         )
                     ],
                     byteOffset: offset

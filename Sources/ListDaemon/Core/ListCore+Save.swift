@@ -279,14 +279,22 @@ extension ListCore {
         // no): a line not taken changes nothing, so the ticks, sections and amounts under them
         // are not applied to the list of that name either (they are marked with the heading).
         var notCreated: Set<Int> = []
+        // The lines an edit of was not taken: the rest of what the line says is not applied
+        // either (a ticked line whose add was refused is not also told its item is missing).
+        var linesNotTaken: Set<Int> = []
         for (index, fileEdit) in current.edits.enumerated() {
             if let section = fileEdit.section, notCreated.contains(section) {
+                notTaken = true
+                continue
+            }
+            if fileEdit.line >= 0, linesNotTaken.contains(fileEdit.line) {
                 notTaken = true
                 continue
             }
             func notTakenHere() {
                 notTaken = true
                 if case .createList = fileEdit.edit, let section = fileEdit.section { notCreated.insert(section) }
+                if fileEdit.line >= 0 { linesNotTaken.insert(fileEdit.line) }
             }
             if case .refused(let message) = current.decisions[index] {
                 reject(fileEdit, .deniedByDelegates(message))

@@ -118,6 +118,15 @@ enum LogEntry: Sendable, Hashable {
                 field("op", "uncheck")
                 field("id", id)
                 field("at", at)
+            case .restate(let id, let from, let to, let section, let newSection, let checked, let quantity):
+                field("op", "restate")
+                field("id", id)
+                field("at", from)
+                field("to", to)
+                if let section { field("s", section) }
+                if let newSection { field("newSection", newSection) }
+                if checked { field("checked", 1) }
+                if let quantity { field("q", quantity) }
             case .removeItems(let id, let placed), .insertItems(let id, let placed):
                 if case .removeItems = record.operation { field("op", "removeItems") } else { field("op", "insertItems") }
                 field("id", id)
@@ -228,6 +237,17 @@ enum LogEntry: Sendable, Hashable {
         case ("quantity", _, _, _, let at?): operation = .setQuantity(id: id, at: at, quantity: fields["q"]?.stringValue)
         case ("check", _, _, _, let at?): operation = .check(id: id, at: at)
         case ("uncheck", _, _, _, let at?): operation = .uncheck(id: id, at: at)
+        case ("restate", _, _, _, let at?):
+            guard let to = fields.int("to") else { return nil }
+            operation = .restate(
+                id: id,
+                from: at,
+                to: to,
+                section: fields.int("s"),
+                newSection: fields["newSection"]?.stringValue,
+                checked: fields.int("checked") == 1,
+                quantity: fields["q"]?.stringValue
+            )
         case ("removeItems", _, let items?, _, _), ("insertItems", _, let items?, _, _):
             guard let places = fields.ints("places"), places.count == items.count,
                 let checked = fields.ints("checkedIndexes").map(Set.init)

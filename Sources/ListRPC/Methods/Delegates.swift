@@ -18,7 +18,7 @@ public enum DelegateQuestion: String, Codable, Sendable, CaseIterable, Hashable 
         case .removeItem: self = .shouldRemove
         case .checkItem: self = .shouldCheck
         case .uncheckItem: self = .shouldUncheck
-        case .moveItemInto, .moveItem: self = .shouldMove
+        case .moveItemInto, .moveItem, .restoreItem: self = .shouldMove
         case .setQuantity: self = .shouldSetQuantity
         case .addSection, .renameSection, .removeSection, .restoreSection: self = .shouldEditSection
         case .clearChecked, .restoreItems, .removeItems: return nil

@@ -173,9 +173,20 @@ extension SharedPersistence {
             default: return "\(error.code)"
             }
         }
+        if let error = error as? NIOConnectionError {
+            if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty {
+                return "the name \(error.host) cannot be resolved (check the URL's host, and the network)"
+            }
+            // One attempt per address the name resolved to: the first says what went wrong.
+            return error.connectionErrors.first.map { explain($0.error) } ?? "no connection could be made to \(error.host):\(error.port)"
+        }
+        if let channel = error as? ChannelError, case .connectTimeout = channel {
+            return "no answer within \(SharedPersistence.connectTimeout) (is the server up, and reachable from here?)"
+        }
         if let error = error as? IOError {
             switch error.errnoCode {
             case ECONNREFUSED, ENOENT: return "no server is listening there (\(errorText(error.errnoCode)))"
+            case EHOSTUNREACH, ENETUNREACH: return "the network cannot reach it (\(errorText(error.errnoCode)))"
             default: return errorText(error.errnoCode)
             }
         }

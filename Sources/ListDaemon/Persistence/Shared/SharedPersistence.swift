@@ -111,7 +111,7 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
                 database: server.database
             )
         }
-        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.connectTimeout = .seconds(Int64(Self.connectTimeout.components.seconds))
         self.configuration = configuration
     }
 
@@ -378,6 +378,8 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
     /// vanished without closing the socket (a pulled plug) is noticed, and an operation that
     /// met a closed channel does not wait forever.
     static let operationDeadline: Duration = .seconds(5)
+    /// How long a connection may take to be made.
+    static let connectTimeout: Duration = .seconds(5)
 
     /// Fails `once` (with `failure(error)`) when the operation has not ended by the deadline,
     /// and drops the connection.
