@@ -87,6 +87,34 @@ struct DocCommand: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Items 6, 7 and 11: what the README says outside its console blocks holds too.
+    @Test func theReadmesOtherWordsHold() throws {
+        let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
+        // The licence where tools and people look for it, linked from the README.
+        #expect(FileManager.default.fileExists(atPath: Self.root + "/LICENSE"))
+        #expect(!FileManager.default.fileExists(atPath: Self.root + "/docs/LICENSE"))
+        #expect(readme.contains("[LICENSE](LICENSE)"))
+        // The man pages before installing: where `make man` writes them.
+        let makefile = try String(contentsOfFile: Self.root + "/Makefile", encoding: .utf8)
+        let generated = makefile.firstMatch(of: /(?m)^GENERATED := (\S+)$/).map { String($0.output.1) } ?? "?"
+        #expect(readme.contains("`make man`, then\n`man -l \(generated)/man/listctl.1`"), "the README names \(generated)")
+        // Each inline `listctl add Groceries -- …` adds the one item that starts with a dash.
+        let examples = readme.matches(of: /`(listctl add Groceries -- [^`]+)`/).map { String($0.output.1) }
+        #expect(!examples.isEmpty)
+        for example in examples {
+            let daemon = try Daemon.start()
+            _ = try LineConnection(path: daemon.sandbox.socket).result("createList", ["name": "Groceries"])
+            let run = try ChildProcess.run(
+                "/bin/bash",
+                ["-c", "\(example.replacing("listctl ", with: "'\(Binaries.listctl.path)' ", maxReplacements: 1))"],
+                environment: ["LISTD_SOCKET": daemon.sandbox.socket, "PATH": "/usr/bin:/bin"]
+            )
+            #expect(run.status == 0, "\(example): \(run.stderr)")
+            let items = try LineConnection(path: daemon.sandbox.socket).result("getList", ["list": "Groceries"])["items"] as? [String]
+            #expect(items?.count == 1 && items?.first?.hasPrefix("-") == true && items?.first?.contains(" ") == true, "\(example) added \(items ?? [])")
+        }
+    }
+
     /// A line with what differs from run to run made alike: times, pids, uids, the sandbox.
     static func alike(_ line: String, sandbox: String) -> String {
         var text = line.replacingOccurrences(of: sandbox, with: "<dir>")

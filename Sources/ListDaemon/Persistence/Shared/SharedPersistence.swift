@@ -172,7 +172,8 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
             let why = contents.map { "the copy beside the list file is of \($0.server)" } ?? "this machine has no copy of them yet"
             throw .shareFailed(
                 server: server.description,
-                detail: "\(detail); \(why), so listd has nothing to start from (it keeps one once it has reached the server)"
+                detail:
+                    "\(detail); \(why) (listd keeps one once it has reached the server), so it has nothing to start from. Start listd again once the server is up, or check the URL"
             )
         }
         loaded = contents.lists
