@@ -48,6 +48,30 @@ public struct SaveMerge {
     public let base: ListBook
     public let now: ListBook
     public let baseKnown: Bool
+    /// What the edits were made on, as the sentences name it.
+    public let madeOn: MadeOn
+
+    /// A person's save of an old copy of the file, or a client's edit made on older lists (an
+    /// offline phone's queue, `basedOn`).
+    public enum MadeOn: Sendable {
+        case fileCopy, olderLists
+
+        var since: String {
+            switch self {
+            case .fileCopy: "after your copy of the file was read"
+            case .olderLists: "after this edit was made"
+            }
+        }
+
+        var tooOld: String {
+            switch self {
+            case .fileCopy:
+                "Your copy of the file was read before the oldest version listd remembers, so only what it adds and ticks off was taken; change this again in the file as it is now."
+            case .olderLists:
+                "This edit was made on lists older than the changes listd keeps, so only adds and ticks are taken from it; make it again on the lists as they are now."
+            }
+        }
+    }
     /// Per list: the list in both books, with its items by key (built once: a save of thousands
     /// of lines asks of each of them), nil when it is in one of them only.
     private var pairs: [ListID: ListPair?] = [:]
@@ -66,17 +90,20 @@ public struct SaveMerge {
         func indexInNew(_ item: String) -> Int? { newIndex[ListText.key(item)] }
     }
 
-    public init(base: ListBook, now: ListBook, baseKnown: Bool) {
+    public init(base: ListBook, now: ListBook, baseKnown: Bool, madeOn: MadeOn = .fileCopy) {
         self.base = base
         self.now = now
         self.baseKnown = baseKnown
+        self.madeOn = madeOn
     }
 
     private mutating func pair(_ reference: ListReference?) -> ListPair? {
-        guard let reference, case .id(let id) = reference else { return nil }
+        // A save names its lists by id; a client's edit may name one by its name (as it is now).
+        guard let reference, let id = (try? now.list(reference))?.id ?? { if case .id(let id) = reference { id } else { nil } }()
+        else { return nil }
         if let found = pairs[id] { return found }
         var found: ListPair?
-        if let old = try? base.list(reference), let new = try? now.list(reference) {
+        if let old = try? base.list(.id(id)), let new = try? now.list(.id(id)) {
             let same = old.items == new.items && old.checked == new.checked && old.quantities == new.quantities
                 && old.sections == new.sections && old.name == new.name
             var pair = ListPair(old: old, new: new, same: same)
@@ -101,14 +128,11 @@ public struct SaveMerge {
 
     /// Why `edit` is not taken, or nil when it may be applied (the rules still decide).
     public mutating func conflict(_ edit: ListEdit) -> String? {
-        if !baseKnown, !Self.isAdditive(edit) {
-            return
-                "Your copy of the file was read before the oldest version listd remembers, so only what it adds and ticks off was taken; change this again in the file as it is now."
-        }
+        if !baseKnown, !Self.isAdditive(edit) { return madeOn.tooOld }
         guard var pair = pair(edit.target), !pair.same else { return nil }
-        defer { if case .id(let id)? = edit.target { pairs[id] = pair } }
+        defer { pairs[pair.new.id] = pair }
         let (old, new) = (pair.old, pair.new)
-        let since = "after your copy of the file was read"
+        let since = madeOn.since
         switch edit {
         case .removeItem(let item, _):
             guard let before = pair.indexInOld(item) else { return nil }

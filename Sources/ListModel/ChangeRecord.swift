@@ -62,13 +62,24 @@ public struct ChangeRecord: Hashable, Sendable {
     public var operation: Operation
     /// The change this one undoes, when it undoes one.
     public var undoes: Revision?
+    /// The id its client gave the edit (an offline phone's queued edit): a resend of that id is
+    /// recognised and not applied again.
+    public var editId: String?
 
-    public init(revision: Revision, time: Timestamp, origin: ChangeOrigin, operation: Operation, undoes: Revision? = nil) {
+    public init(
+        revision: Revision,
+        time: Timestamp,
+        origin: ChangeOrigin,
+        operation: Operation,
+        undoes: Revision? = nil,
+        editId: String? = nil
+    ) {
         self.revision = revision
         self.time = time
         self.origin = origin
         self.operation = operation
         self.undoes = undoes
+        self.editId = editId
     }
 
     /// The record of `change`, which `ListBook.apply` returned; `before` is the changed list as

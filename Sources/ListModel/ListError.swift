@@ -22,6 +22,9 @@ public indirect enum ListError: Error, Hashable, Sendable {
     /// The inverse of change `revision` does not apply to the lists as they are now; `error`
     /// says what is in the way (its reason word is the reply's).
     case undoBlocked(revision: Revision, error: ListError)
+    /// An edit made on older lists (`basedOn`: an offline phone's queue) of an item someone else
+    /// changed or removed since: what they did stands; `why` says what.
+    case changedMeanwhile(why: String)
 
     /// Stable word clients can branch on.
     public var reason: String {
@@ -40,6 +43,7 @@ public indirect enum ListError: Error, Hashable, Sendable {
         case .historyCompacted: "historyCompacted"
         case .changeNotFound: "changeNotFound"
         case .undoBlocked(_, let error): error.reason
+        case .changedMeanwhile: "changedMeanwhile"
         }
     }
 
@@ -81,6 +85,8 @@ public indirect enum ListError: Error, Hashable, Sendable {
             "There is no change #\(revision) (the latest is #\(newest))."
         case .undoBlocked(let revision, let error):
             "Change #\(revision) cannot be undone: \(error.message)"
+        case .changedMeanwhile(let why):
+            why
         }
     }
 }

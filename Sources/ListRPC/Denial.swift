@@ -20,6 +20,7 @@ public enum DenialCode {
         "sectionNotFound": 1014,
         "invalidSection": 1015,
         "invalidQuantity": 1016,
+        "changedMeanwhile": 1017,
         "storageFailed": 1100,
         "unavailable": 1101,
     ]

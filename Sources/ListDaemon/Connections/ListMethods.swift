@@ -1,5 +1,6 @@
 // Every method listd serves, mapped to the owner, the hub and the delegate registry.
 import Glibc
+import ListFileFormat
 import ListModel
 import ListRPC
 
@@ -227,7 +228,7 @@ extension ListOwner {
     fileprivate func perform(
         _ edit: ListEdit,
         _ ifRevision: Revision?,
-        _ session: Session,
+        _ session: EditRequest,
         then reply: @escaping (Result<ShoppingList, RPCError>) -> Void
     ) {
         decide(edit, ifRevision, session) { reply($0.map(\.list)) }
@@ -238,11 +239,21 @@ extension ListOwner {
     fileprivate func decide(
         _ edit: ListEdit,
         _ ifRevision: Revision?,
-        _ session: Session,
+        _ request: EditRequest,
         undoes: Revision? = nil,
         then reply: @escaping (Result<EditOutcome, RPCError>) -> Void
     ) {
-        propose(edit, ifRevision: ifRevision, origin: session.origin, undoes: undoes) { outcome in
+        let (appliedAt, base) = hub.provenance(editId: request.editId, basedOn: request.basedOn)
+        let client = ClientEdit(
+            edit: edit,
+            ifRevision: ifRevision,
+            origin: request.origin,
+            undoes: undoes,
+            editId: request.editId,
+            appliedAt: appliedAt,
+            base: request.basedOn.map { _ in SaveBase(book: base ?? ListBook(), known: base != nil) }
+        )
+        propose(client) { outcome in
             reply(
                 outcome.mapError { failure in
                     switch failure {

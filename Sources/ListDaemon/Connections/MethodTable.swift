@@ -50,16 +50,18 @@ struct MethodTable: Sendable {
     /// callback once decided.
     mutating func registerDeciding<M: RPCMethod>(
         _ method: M.Type,
-        _ body: @escaping @Sendable (M.Params, Session, @escaping (Result<M.Result, RPCError>) -> Void) -> Void
+        _ body: @escaping @Sendable (M.Params, EditRequest, @escaping (Result<M.Result, RPCError>) -> Void) -> Void
     ) {
         handlers[M.name] = .owned { params, id, session, reply in
             let decoded: M.Params
+            let request: EditRequest
             do throws(RPCError) {
                 decoded = try Self.decode(M.self, params)
+                request = try Self.editRequest(params, session)
             } catch {
                 return reply(.failure(error))
             }
-            body(decoded, session) { outcome in
+            body(decoded, request) { outcome in
                 switch outcome {
                 case .success(let list as ShoppingList) where session.brief:
                     reply(Self.reply(id: id) { () throws(RPCError) in ListSummary(list) })
@@ -68,6 +70,25 @@ struct MethodTable: Sendable {
                 }
             }
         }
+    }
+
+    /// `editId` and `basedOn`, which every edit takes besides its own params.
+    private static func editRequest(_ params: JSONValue?, _ session: Session) throws(RPCError) -> EditRequest {
+        guard case .object(let fields)? = params else { return EditRequest(session: session) }
+        var request = EditRequest(session: session)
+        switch fields["editId"] {
+        case nil, .null?: break
+        case .string(let id)? where (1...200).contains(id.utf8.count): request.editId = id
+        default:
+            throw .invalidParams("editId must be \(ParamExpectation.table["editId"]!).", param: "editId")
+        }
+        switch fields["basedOn"] {
+        case nil, .null?: break
+        case .integer(let revision)? where revision >= 0: request.basedOn = Revision(revision)
+        default:
+            throw .invalidParams("basedOn must be \(ParamExpectation.table["basedOn"]!).", param: "basedOn")
+        }
+        return request
     }
 
     private static func decode<M: RPCMethod>(_ method: M.Type, _ params: JSONValue?) throws(RPCError) -> M.Params {
@@ -209,7 +230,7 @@ private func invalidParams(_ method: String, _ error: any Error) -> RPCError {
 }
 
 /// What each parameter of listd's methods must be, in words.
-private enum ParamExpectation {
+enum ParamExpectation {
     static let table: [String: String] = [
         "list": "a list's name (a string) or id (an integer)",
         "lists": "an array of list names or ids",
@@ -222,6 +243,8 @@ private enum ParamExpectation {
         "timeoutMs": "an integer (milliseconds)",
         "onTimeout": "“allow” or “deny”",
         "ifRevision": "an integer (a revision)",
+        "editId": "a string of 1 to 200 bytes (the client's own id for the edit)",
+        "basedOn": "an integer (the revision the edit was made on)",
         "since": "an integer (a revision)",
         "instance": "a string (the instance from hello or subscribe)",
         "allow": "true or false",

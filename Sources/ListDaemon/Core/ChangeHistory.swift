@@ -61,6 +61,11 @@ struct ChangeHistory: Sendable {
         return index < records.count ? records[index] : nil
     }
 
+    /// The kept change that carried the client's edit id `editId`, if any: a resend of it.
+    func revision(ofEdit editId: String) -> Revision? {
+        records.last { $0.editId == editId }?.revision
+    }
+
     /// The lists at `revision` (nil when it is not kept): where a subscriber that resumes starts.
     func book(at revision: Revision) throws(RedoError) -> ListBook? {
         guard covers(since: revision) else { return nil }

@@ -13,6 +13,22 @@ public enum EditFailure: Error, Sendable, Equatable {
     case shuttingDown
 }
 
+/// A client's edit as the core is asked to decide it: what, on what condition, by whom; and, for
+/// an edit made away from listd (an offline phone's queue), its own id and the lists it was made on.
+struct ClientEdit: Sendable {
+    var edit: ListEdit
+    var ifRevision: Revision? = nil
+    var origin: ChangeOrigin
+    var undoes: Revision? = nil
+    /// The client's id for it: a resend is answered as the first was, and applied once.
+    var editId: String? = nil
+    /// The change the kept history says carried `editId`: it was applied already.
+    var appliedAt: Revision? = nil
+    /// The lists it was made on (`basedOn`): it is merged as a save of an old copy is
+    /// (`SaveMerge`): an edit of an item someone else changed or removed since is not taken.
+    var base: SaveBase? = nil
+}
+
 /// A confirmed edit: the list it left, and the items delegates kept from an edit of several items.
 public struct EditOutcome: Sendable, Equatable {
     public var list: ShoppingList

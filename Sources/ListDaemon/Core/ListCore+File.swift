@@ -143,9 +143,7 @@ extension ListCore {
         file.saveUnderway = false
         let held = heldForSave
         heldForSave = []
-        return held.flatMap {
-            propose($0.id, $0.edit, ifRevision: $0.ifRevision, origin: $0.origin, undoes: $0.undoes, at: time)
-        }
+        return held.flatMap { propose($0.id, $0.request, at: time) }
     }
 
     mutating func requestRead() -> [CoreAction] {

@@ -135,7 +135,7 @@ extension ListCore {
 
     /// A client's edit the rules deny waits for the catch-up (see `catchesUpBeforeDenying`).
     mutating func holdForCatchUp(
-        _ held: (id: Int, edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin, undoes: Revision?),
+        _ held: (id: Int, request: ClientEdit),
         into actions: inout [CoreAction]
     ) {
         heldForCatchUp.append(held)
@@ -157,7 +157,7 @@ extension ListCore {
         var actions: [CoreAction] = heldForCatchUp.isEmpty ? [] : [.catchUp]
         for held in covered {
             caughtUpProposals.insert(held.id)
-            actions += propose(held.id, held.edit, ifRevision: held.ifRevision, origin: held.origin, undoes: held.undoes, at: time)
+            actions += propose(held.id, held.request, at: time)
         }
         return actions
     }

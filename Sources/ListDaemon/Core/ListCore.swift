@@ -45,11 +45,33 @@ struct ListCore {
         /// Allowed already, decided again by the rules only (its append was behind the shared
         /// lists: `appendBehind`).
         var vetted = false
+        /// The client's id for the edit, and the lists it was made on (see `ClientEdit`).
+        var editId: String?
+        var base: SaveBase?
+
+        init(_ request: ClientEdit, key: String) {
+            edit = request.edit
+            ifRevision = request.ifRevision
+            origin = request.origin
+            self.key = key
+            undoes = request.undoes
+            editId = request.editId
+            base = request.base
+        }
+
+        /// The request it came as, to be proposed again (held for a save, or a catch-up).
+        var request: ClientEdit {
+            ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes, editId: editId, base: base)
+        }
     }
     var proposals: [Int: Proposal] = [:]
     /// Proposals that came while a person's save was under way, in order: they go into their
     /// queues once the save is read, behind its edits (the save came first).
-    var heldForSave: [(id: Int, edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin, undoes: Revision?)] = []
+    var heldForSave: [(id: Int, request: ClientEdit)] = []
+    /// Edits with a client's id being decided (by that id), and resends of them that wait for
+    /// the same answer (by the first one's proposal).
+    var editsUnderWay: [String: Int] = [:]
+    var resends: [Int: [Int]] = [:]
     /// Questions out to delegates.
     var asking: Set<Asker> = []
     /// What the registered delegates want to be asked (none: every edit is decided by the rules).
@@ -96,7 +118,7 @@ struct ListCore {
     /// decided again (a confirm waits for the database; a denial must not rest on older lists).
     var catchesUpBeforeDenying = false
     /// Client edits the rules denied, waiting for that catch-up (`catchUp`), in the order they came.
-    var heldForCatchUp: [(id: Int, edit: ListEdit, ifRevision: Revision?, origin: ChangeOrigin, undoes: Revision?)] = []
+    var heldForCatchUp: [(id: Int, request: ClientEdit)] = []
     /// How many of `heldForCatchUp`, from the first, the fetch under way covers (they were held
     /// before it began).
     var coveredByCatchUp = 0
@@ -122,21 +144,56 @@ struct ListCore {
         undoes: Revision? = nil,
         at time: Timestamp
     ) -> [CoreAction] {
+        propose(id, ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes), at: time)
+    }
+
+    /// The same, with what the client said of an edit made away from listd (`ClientEdit`).
+    mutating func propose(_ id: Int, _ request: ClientEdit, at time: Timestamp) -> [CoreAction] {
         var actions: [CoreAction] = []
         guard accepting else { return [.reply(id, .failure(.shuttingDown))] }
+        if let editId = request.editId {
+            // A resend: answered as the first was; the edit is not applied again.
+            if let applied = request.appliedAt {
+                let target = request.edit.target ?? .name(request.edit.proposedName ?? "")
+                guard let list = try? working.list(target) else { return [.reply(id, .failure(.denied(.listNotFound(target))))] }
+                return [.reply(id, .success(EditOutcome(list: list, revision: applied)))]
+            }
+            if let first = editsUnderWay[editId], first != id {
+                resends[first, default: []].append(id)
+                return []
+            }
+            editsUnderWay[editId] = id
+        }
         if file.saveUnderway {
-            heldForSave.append((id, edit, ifRevision, origin, undoes))
+            heldForSave.append((id, request))
             return []
         }
-        guard let key = edit.gateKey(in: working) else {
+        guard let key = request.edit.gateKey(in: working) else {
             // No such list: denied by the rules, behind nothing (unless the file is unreadable).
-            decide(id, edit, ifRevision, origin, undoes: undoes, at: time, into: &actions)
+            decide(id, Proposal(request, key: ""), at: time, into: &actions)
             return actions
         }
-        proposals[id] = Proposal(edit: edit, ifRevision: ifRevision, origin: origin, key: key, undoes: undoes)
+        proposals[id] = Proposal(request, key: key)
         queues[key, default: []].append(.proposal(id))
         if queues[key]?.count == 1 { advance(key, at: time, into: &actions) }
         return actions
+    }
+
+    /// The reply to `id` is going out: the resends of its edit get the same one.
+    mutating func replied(to id: Int) -> [Int] {
+        guard !editsUnderWay.isEmpty else { return [] }
+        if let editId = editsUnderWay.first(where: { $0.value == id })?.key { editsUnderWay[editId] = nil }
+        return resends.removeValue(forKey: id) ?? []
+    }
+
+    /// What the lists it was made on say of an edit made on older lists: done already (nothing
+    /// to apply), or not taken (someone else changed or removed the item since), or nil: decided
+    /// by the rules as any edit is.
+    private func merged(_ proposal: Proposal) -> Result<Void, ListError>? {
+        guard let base = proposal.base else { return nil }
+        var merge = SaveMerge(base: base.book, now: working, baseKnown: base.known, madeOn: .olderLists)
+        if merge.alreadyDone(proposal.edit) { return .success(()) }
+        return merge.conflict(proposal.edit).map { .failure(.changedMeanwhile(why: $0)) }
     }
 
     /// The delegates' verdict on a question.
@@ -228,6 +285,13 @@ struct ListCore {
             switch head {
             case .proposal(let id):
                 guard !asking.contains(.proposal(id)), let proposal = proposals[id], proposal.parts.isEmpty else { return }
+                if merged(proposal) != nil {
+                    // Done already, or changed meanwhile: decided without asking anyone.
+                    proposals[id] = nil
+                    decide(id, proposal, at: time, into: &actions)
+                    queues[key]?.removeFirst()
+                    continue
+                }
                 if proposal.vetted {
                     proposals[id] = nil
                     apply(id, proposal, at: time, into: &actions)
@@ -267,7 +331,7 @@ struct ListCore {
                 }
                 // Denied by a rule, or it changes nothing: decided without asking anyone.
                 proposals[id] = nil
-                decide(id, proposal.edit, proposal.ifRevision, proposal.origin, undoes: proposal.undoes, at: time, into: &actions)
+                decide(id, proposal, at: time, into: &actions)
                 queues[key]?.removeFirst()
             case .save(let saveID):
                 guard save?.id == saveID else {
@@ -306,28 +370,22 @@ struct ListCore {
     }
 
     /// A proposal decided by the rules alone, on the lists as they will be.
-    private mutating func decide(
-        _ id: Int,
-        _ edit: ListEdit,
-        _ ifRevision: Revision?,
-        _ origin: ChangeOrigin,
-        undoes: Revision?,
-        at time: Timestamp,
-        into actions: inout [CoreAction]
-    ) {
+    private mutating func decide(_ id: Int, _ proposal: Proposal, at time: Timestamp, into actions: inout [CoreAction]) {
+        let (edit, ifRevision, origin) = (proposal.edit, proposal.ifRevision, proposal.origin)
         if let offset = file.invalidOffset {
             settle(id, .failure(.fileInvalid(path: filePath, line: file.invalidLine, byteOffset: offset)), into: &actions)
             return
         }
         var trial = working
         do throws(ListError) {
+            if case .failure(let error) = merged(proposal) { throw error }
             _ = try trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin)
             caughtUpProposals.remove(id)
             settle(id, .success(EditOutcome(list: try working.list(edit.target ?? .name(edit.proposedName ?? "")))), into: &actions)
         } catch {
             if catchesUpBeforeDenying, caughtUpProposals.remove(id) == nil {
                 // Perhaps only because another machine's change has not reached this one yet.
-                holdForCatchUp((id, edit, ifRevision, origin, undoes), into: &actions)
+                holdForCatchUp((id, proposal.request), into: &actions)
                 return
             }
             let list = edit.target.flatMap { try? working.list($0) }
@@ -341,6 +399,13 @@ struct ListCore {
     private mutating func apply(_ id: Int, _ proposal: Proposal, at time: Timestamp, into actions: inout [CoreAction]) {
         let caughtUp = caughtUpProposals.remove(id) != nil
         do throws(ListError) {
+            switch merged(proposal) {
+            case .failure(let error)?: throw error
+            case .success?:
+                settle(id, .success(EditOutcome(list: try working.list(proposal.edit.target ?? .name(proposal.edit.proposedName ?? "")))), into: &actions)
+                return
+            case nil: break
+            }
             guard
                 var (change, record) = try working.applyRecorded(
                     proposal.edit,
@@ -355,6 +420,7 @@ struct ListCore {
             }
             change.undoes = proposal.undoes
             record.undoes = proposal.undoes
+            record.editId = proposal.editId
             open.entries.append(.change(record))
             open.changes.append(change.withoutItems)
             open.replies.append((id, .success(EditOutcome(list: change.list, kept: proposal.kept, revision: change.revision, steps: change.steps))))
@@ -363,7 +429,7 @@ struct ListCore {
         } catch {
             // A retry after another machine got ahead (`vetted`) was decided on caught-up lists.
             if catchesUpBeforeDenying, !caughtUp, !proposal.vetted {
-                holdForCatchUp((id, proposal.edit, proposal.ifRevision, proposal.origin, proposal.undoes), into: &actions)
+                holdForCatchUp((id, proposal.request), into: &actions)
                 return
             }
             let list = proposal.edit.target.flatMap { try? working.list($0) }

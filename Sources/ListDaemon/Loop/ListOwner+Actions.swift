@@ -25,6 +25,8 @@ extension ListOwner {
             hub.publish(changes, records: records, book: book)
         case .reply(let id, let outcome):
             replies.removeValue(forKey: id)?(outcome)
+            // Resends of the same edit (by its client's id) get the same answer.
+            for resend in core.replied(to: id) { replies.removeValue(forKey: resend)?(outcome) }
         case .announceDenial(let denial):
             hub.announce(.didDenyChange, denial, listID: denial.proposal.list?.id)
         case .announceRejection(let rejection):

@@ -186,6 +186,11 @@ public final class ListOwner: Service, @unchecked Sendable {
         undoes: Revision? = nil,
         decided: @escaping (Result<EditOutcome, EditFailure>) -> Void
     ) {
+        propose(ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes), decided: decided)
+    }
+
+    /// A client's edit with what it said of it (`ClientEdit`: its id, the lists it was made on).
+    func propose(_ request: ClientEdit, decided: @escaping (Result<EditOutcome, EditFailure>) -> Void) {
         loop.assertInEventLoop()
         let id = nextProposal
         nextProposal += 1
@@ -194,7 +199,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         let saveUnderway = fileSync.watcher.saveUnderway()
         handle { core, _, time in
             let read = saveUnderway ? core.saveSeenBeforeAnEdit() : []
-            return read + core.propose(id, edit, ifRevision: ifRevision, origin: origin, undoes: undoes, at: time)
+            return read + core.propose(id, request, at: time)
         }
     }
 

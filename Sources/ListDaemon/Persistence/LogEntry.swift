@@ -141,6 +141,7 @@ enum LogEntry: Sendable, Hashable {
                 if placed.contains(where: { $0.quantity != nil }) { field("quantities", placed.map { $0.quantity ?? "" }) }
             }
             if let undoes = record.undoes { field("undoes", undoes) }
+            if let editId = record.editId { field("e", editId) }
             bytes.append(UInt8(ascii: "}"))
         case .fileShows(let digest, let revision):
             bytes.append(contentsOf: #"{"listd":"fileShows","digest":"#.utf8)
@@ -271,7 +272,14 @@ enum LogEntry: Sendable, Hashable {
         }
         let time = Timestamp(millisecondsSinceEpoch: milliseconds)
         return .change(
-            ChangeRecord(revision: revision, time: time, origin: origin, operation: operation, undoes: fields.int("undoes"))
+            ChangeRecord(
+                revision: revision,
+                time: time,
+                origin: origin,
+                operation: operation,
+                undoes: fields.int("undoes"),
+                editId: fields["e"]?.stringValue
+            )
         )
     }
 
