@@ -523,6 +523,25 @@ import Testing
         }
     }
 
+    /// Issue 37's ground: an edit sent with its own id to one machine, its reply lost, and sent
+    /// again to another machine (the phone's network changed) is applied once: the id travels in
+    /// the change's record through the database.
+    @Test func anEditResentToAnotherMachineIsAppliedOnce() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            try home.createGroceries(["milk"])
+            let first = try home.connect(0).result("addItem", ["list": "Groceries", "item": "tea", "editId": "phone-42"])
+            let revision = first["revision"] as? Int
+            // The other machine has the change once it has fetched it (a NOTIFY away).
+            _ = try home.machines[1].sandbox.read { $0.contains("tea") }
+            let again = try home.connect(1).result("addItem", ["list": "Groceries", "item": "tea", "editId": "phone-42"])
+            #expect(again["revision"] as? Int == revision, "\(again)")
+            #expect(again["items"] as? [String] == ["milk", "tea"], "\(again)")
+            let lists = try home.connect(1).result("getLists")
+            #expect(lists["revision"] as? Int == revision, "no change was made for the resend")
+        }
+    }
+
     /// A listd that kept lists of its own attaches to shared ones: its lists are proposed as a
     /// person's save would be. A new one becomes a shared list; one whose name is taken is not
     /// taken, is said, and stays in its file, marked, with its items: nothing is lost silently.
