@@ -179,23 +179,6 @@ struct ListCore {
         return actions
     }
 
-    /// The reply to `id` is going out: the resends of its edit get the same one.
-    mutating func replied(to id: Int) -> [Int] {
-        guard !editsUnderWay.isEmpty else { return [] }
-        if let editId = editsUnderWay.first(where: { $0.value == id })?.key { editsUnderWay[editId] = nil }
-        return resends.removeValue(forKey: id) ?? []
-    }
-
-    /// What the lists it was made on say of an edit made on older lists: done already (nothing
-    /// to apply), or not taken (someone else changed or removed the item since), or nil: decided
-    /// by the rules as any edit is.
-    private func merged(_ proposal: Proposal) -> Result<Void, ListError>? {
-        guard let base = proposal.base else { return nil }
-        var merge = SaveMerge(base: base.book, now: working, baseKnown: base.known, madeOn: .olderLists)
-        if merge.alreadyDone(proposal.edit) { return .success(()) }
-        return merge.conflict(proposal.edit).map { .failure(.changedMeanwhile(why: $0)) }
-    }
-
     /// The delegates' verdict on a question.
     mutating func answered(_ asker: Asker, _ verdict: DelegateVerdict, at time: Timestamp) -> [CoreAction] {
         guard asking.remove(asker) != nil else { return [] }  // a superseded save's question
