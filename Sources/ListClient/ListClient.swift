@@ -118,9 +118,17 @@ public final class ListClient: Sendable {
         decoding result: R.Type
     ) async throws(ListClientError) -> [Result<R, ListClientError>] {
         var results: [Result<R, ListClientError>] = []
-        let size = RPCLine.Limits.default.maximumBatch
-        for start in stride(from: 0, to: params.count, by: size) {
-            results += try await oneBatch(method, Array(params[start..<min(start + size, params.count)]), decoding: result)
+        var size = RPCLine.Limits.default.maximumBatch
+        var start = 0
+        while start < params.count {
+            let chunk = Array(params[start..<min(start + size, params.count)])
+            do throws(ListClientError) {
+                results += try await oneBatch(method, chunk, decoding: result)
+                start += chunk.count
+            } catch .protocolError(let error) where error.maximumBatch.map({ $0 < chunk.count }) == true {
+                // A listd that takes fewer at once refused it whole (nothing of it was done).
+                size = error.maximumBatch!
+            }
         }
         return results
     }
@@ -309,7 +317,7 @@ public final class ListClient: Sendable {
                         defer { state.waiting = [:] }
                         return Array(state.waiting.values)
                     }
-                    for continuation in waiting { continuation.succeed(.failure(error)) }
+                    for continuation in waiting { continuation.fail(ListClientError.protocolError(error)) }
                 }
                 return
             }

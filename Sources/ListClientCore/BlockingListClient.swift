@@ -102,12 +102,23 @@ public final class BlockingListClient {
     ) throws(ListClientError) -> [Result<R, ListClientError>] {
         var results: [Result<R, ListClientError>] = []
         results.reserveCapacity(params.count)
-        let size = RPCLine.Limits.default.maximumBatch
-        for start in stride(from: 0, to: params.count, by: size) {
-            results += try oneBatch(method, params[start..<min(start + size, params.count)], decoding: result)
+        var start = 0
+        while start < params.count {
+            let chunk = params[start..<min(start + batchSize, params.count)]
+            do throws(ListClientError) {
+                results += try oneBatch(method, chunk, decoding: result)
+                start = chunk.endIndex
+            } catch .protocolError(let error) where error.maximumBatch.map({ $0 < chunk.count }) == true {
+                // A listd that takes fewer at once (`--max-batch`) refused it whole: nothing of it
+                // was done; it goes again in batches of the size listd said.
+                batchSize = error.maximumBatch!
+            }
         }
         return results
     }
+
+    /// Requests sent in one batch at most: listd's default, or what a listd that takes fewer said.
+    private var batchSize = RPCLine.Limits.default.maximumBatch
 
     private func oneBatch<M: RPCMethod, R: Decodable>(
         _ method: M.Type,

@@ -21,6 +21,22 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
         RPCError(code: -32600, message: "Invalid request: \(detail)")
     }
 
+    /// A batch over listd's limit, refused whole (nothing of it was done): `data.maximumBatch`
+    /// says how many it takes, so that a client can send it again in batches that size.
+    public static func batchTooLarge(_ count: Int, maximum: Int) -> RPCError {
+        RPCError(
+            code: -32600,
+            message: "Invalid request: a batch of \(count) messages; at most \(maximum) are taken at once.",
+            data: .object(["reason": .string("batchTooLarge"), "maximumBatch": .integer(Int64(maximum))])
+        )
+    }
+
+    /// `data.maximumBatch` of a batch refused as too large.
+    public var maximumBatch: Int? {
+        guard reason == "batchTooLarge", let maximum = data?["maximumBatch"]?.integerValue, maximum >= 1 else { return nil }
+        return Int(maximum)
+    }
+
     public static func methodNotFound(_ method: String) -> RPCError {
         RPCError(code: -32601, message: "Method not found: “\(method)” is not a listd method.")
     }

@@ -125,16 +125,7 @@ extension RPCLine {
                 return .single(.failure(.init(id: nil, error: .invalidRequest("a batch must not be empty."))))
             }
             if elements.count > limits.maximumBatch {
-                return .single(
-                    .failure(
-                        .init(
-                            id: nil,
-                            error: .invalidRequest(
-                                "a batch of \(elements.count) messages; at most \(limits.maximumBatch) are taken at once."
-                            )
-                        )
-                    )
-                )
+                return .single(.failure(.init(id: nil, error: .batchTooLarge(elements.count, maximum: limits.maximumBatch))))
             }
             return .batch(elements.map(message(from:)))
         }

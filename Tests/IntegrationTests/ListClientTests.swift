@@ -47,6 +47,19 @@ import Testing
         }
     }
 
+    /// Issue 36, item 10: a batch larger than a listd takes (started with --max-batch 10) is
+    /// refused whole by it, and sent again by the library in batches of the size it said.
+    @Test func aBatchLargerThanListdTakesIsSentInBatchesItTakes() async throws {
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--max-batch", "10"])
+        try await ListClient.withConnection(socketPath: daemon.sandbox.socket, name: "bulk") { client in
+            _ = try await client.call(CreateList.self, .init(name: "Big"))
+            let outcomes = try await client.batch(AddItem.self, (1...25).map { AddItemParams(list: .name("Big"), item: "item \($0)") })
+            #expect(outcomes.count == 25)
+            #expect(outcomes.allSatisfy { (try? $0.get()) != nil }, "\(outcomes.filter { (try? $0.get()) == nil }.prefix(2))")
+            #expect(try await client.call(GetList.self, .init(list: .name("Big"))).items.count == 25)
+        }
+    }
+
     /// A brief connection: a batch of adds is confirmed with summaries, and its changes come as
     /// brief events whose steps say where each item went.
     @Test func aBriefConnectionBatchesAndHearsWithoutTheItems() async throws {
