@@ -102,6 +102,34 @@ public final class ListClient: Sendable {
         return try decodeReply(M.Result.self, reply)
     }
 
+    /// An edit made away from listd (an offline queue, sent once the network is back): with the
+    /// client's own `editId` (sent again after a lost reply, it is applied once) and the revision
+    /// its lists had when it was made (`basedOn`: what others did since stands; an edit of an item
+    /// they changed or removed is denied `changedMeanwhile`). See docs/protocol.md.
+    public func call<M: RPCMethod>(
+        _ method: M.Type,
+        _ params: M.Params,
+        editId: String,
+        basedOn: Revision?
+    ) async throws(ListClientError) -> M.Result {
+        let id = nextID()
+        let reply: Result<JSONValue, RPCError>
+        do {
+            guard case .object(var fields) = try RPCEncoding.value(fromJSON: JSONWriter.encode(params)) else {
+                throw ListClientError.invalidReply("\(M.name) takes its params as an object")
+            }
+            fields["editId"] = .string(editId)
+            if let basedOn { fields["basedOn"] = .integer(Int64(basedOn)) }
+            let data = try RPCEncoding.request(id: id, method: M.name, params: JSONValue.object(fields))
+            reply = try await send(data, awaiting: [id])[0]
+        } catch let error as ListClientError {
+            throw error
+        } catch {
+            throw .invalidReply("\(error)")
+        }
+        return try decodeReply(M.Result.self, reply)
+    }
+
     /// Sends one JSON-RPC batch of the same method and returns each element's outcome, in order.
     public func batch<M: RPCMethod>(
         _ method: M.Type,

@@ -12,7 +12,7 @@ struct DocCommand: Sendable, CustomStringConvertible {
     var expected: [String]
     /// The page's line number of the command (for the failure message).
     var line: Int
-    /// Shown ending with `^C`: the command runs until interrupted (`watch`); it is given a moment
+    /// Shown ending with `^C`: the command runs until interrupted (`watch`); it is given 4 s
     /// and then SIGINT, as a person's Ctrl-C.
     var interrupted: Bool
 
@@ -158,7 +158,7 @@ final class DocShell {
         count += 1
         let marker = "--- listd doc command \(count) done ---"
         // A command shown interrupted (^C): its moment, then SIGINT, as a person's Ctrl-C.
-        let line = interrupted ? "timeout -s INT 2 \(command)" : command
+        let line = interrupted ? "timeout -s INT 4 \(command)" : command
         let text = "\(line)\n__status=$?; echo; echo '\(marker)'; (exit $__status)\n"
         _ = text.withCString { write(input, $0, strlen($0)) }
         var lines: [String] = []

@@ -47,6 +47,32 @@ import Testing
         }
     }
 
+    /// Issue 37's ground, through the library: an edit sent with its id and the revision it was
+    /// made on is applied once, however often it is sent, and one made on older lists of an item
+    /// removed since is denied `changedMeanwhile`.
+    @Test func anOfflineEditIsSentWithItsIdAndTheRevisionItWasMadeOn() async throws {
+        let daemon = try Daemon.start()
+        try await ListClient.withConnection(socketPath: daemon.sandbox.socket, name: "phone") { client in
+            let seen = try await client.call(CreateList.self, .init(name: "Groceries", items: ["milk", "eggs"]))
+            _ = try await client.call(RemoveItem.self, .init(list: .name("Groceries"), item: "milk"))
+            let add = AddItemParams(list: .name("Groceries"), item: "tea")
+            let first = try await client.call(AddItem.self, add, editId: "queued-1", basedOn: seen.revision)
+            let again = try await client.call(AddItem.self, add, editId: "queued-1", basedOn: seen.revision)
+            #expect(first.revision == again.revision && again.items == ["eggs", "tea"], "\(again)")
+            do {
+                _ = try await client.call(
+                    CheckItem.self,
+                    .init(list: .name("Groceries"), item: "milk"),
+                    editId: "queued-2",
+                    basedOn: seen.revision
+                )
+                Issue.record("a tick of an item removed meanwhile is not taken")
+            } catch ListClientError.denied(let denial) {
+                #expect(denial.reason == "changedMeanwhile", "\(denial)")
+            }
+        }
+    }
+
     /// Issue 36, item 10: a batch larger than a listd takes (started with --max-batch 10) is
     /// refused whole by it, and sent again by the library in batches of the size it said.
     @Test func aBatchLargerThanListdTakesIsSentInBatchesItTakes() async throws {
