@@ -89,17 +89,7 @@ public final class ListClient: Sendable {
 
     /// Sends one request and waits for its reply.
     public func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params) async throws(ListClientError) -> M.Result {
-        let id = nextID()
-        let reply: Result<JSONValue, RPCError>
-        do {
-            let data = try RPCEncoding.request(id: id, method: M.name, params: params)
-            reply = try await send(data, awaiting: [id])[0]
-        } catch let error as ListClientError {
-            throw error
-        } catch {
-            throw .invalidReply("\(error)")
-        }
-        return try decodeReply(M.Result.self, reply)
+        try await call(M.self) { id in try RPCEncoding.request(id: id, method: M.name, params: params) }
     }
 
     /// An edit made away from listd (an offline queue, sent once the network is back): with the
@@ -112,16 +102,25 @@ public final class ListClient: Sendable {
         editId: String,
         basedOn: Revision?
     ) async throws(ListClientError) -> M.Result {
-        let id = nextID()
-        let reply: Result<JSONValue, RPCError>
-        do {
+        try await call(M.self) { id in
             guard case .object(var fields) = try RPCEncoding.value(fromJSON: JSONWriter.encode(params)) else {
                 throw ListClientError.invalidReply("\(M.name) takes its params as an object")
             }
             fields["editId"] = .string(editId)
             if let basedOn { fields["basedOn"] = .integer(Int64(basedOn)) }
-            let data = try RPCEncoding.request(id: id, method: M.name, params: JSONValue.object(fields))
-            reply = try await send(data, awaiting: [id])[0]
+            return try RPCEncoding.request(id: id, method: M.name, params: JSONValue.object(fields))
+        }
+    }
+
+    /// Sends the request `encode` makes for an id, and waits for its reply.
+    private func call<M: RPCMethod>(
+        _ method: M.Type,
+        encoding encode: (RPCRequestID) throws -> Data
+    ) async throws(ListClientError) -> M.Result {
+        let id = nextID()
+        let reply: Result<JSONValue, RPCError>
+        do {
+            reply = try await send(try encode(id), awaiting: [id])[0]
         } catch let error as ListClientError {
             throw error
         } catch {
