@@ -195,15 +195,7 @@ extension ListBook {
             else if let insertionIndex {
                 insertionIndex > 0 ? list.sectionName(list.section(ofItemAt: min(insertionIndex, list.items.count) - 1)) : ""
             } else { list.rememberedSection(of: item) }
-        if let wanted, !ListText.trimmed(wanted).isEmpty {
-            let name = try validSection(wanted)
-            if let found = list.section(named: name) {
-                section = found
-            } else {
-                section = list.sections.count
-                newSection = name
-            }
-        }
+        if let wanted { (section, newSection) = try sectionPlace(wanted, in: list) }
         let range = newSection == nil ? list.range(ofSection: section) : list.items.count..<list.items.count
         return (section, newSection, min(max(insertionIndex ?? range.upperBound, range.lowerBound), range.upperBound))
     }
@@ -228,19 +220,7 @@ extension ListBook {
         let current = list.section(ofItemAt: position)
         var section = current
         var newSection: String?
-        if let rawSection {
-            if ListText.trimmed(rawSection).isEmpty {
-                section = nil
-            } else {
-                let name = try validSection(rawSection)
-                if let found = list.section(named: name) {
-                    section = found
-                } else {
-                    section = list.sections.count
-                    newSection = name
-                }
-            }
-        }
+        if let rawSection { (section, newSection) = try sectionPlace(rawSection, in: list) }
         var to = position
         if section != current || wanted != nil {
             // The section's places once the item is taken off (those after it move up).
@@ -280,6 +260,15 @@ extension ListBook {
             ChangeRecord(revision: revision, time: time, origin: origin, operation: operation)
         )
     }
+}
+
+/// The section `name` names in `list` ("": none), or the one an item put there makes at the end
+/// of the list (`newSection`) when the list lacks it.
+func sectionPlace(_ name: String, in list: ShoppingList) throws(ListError) -> (section: Int?, newSection: String?) {
+    guard !ListText.trimmed(name).isEmpty else { return (nil, nil) }
+    let valid = try validSection(name)
+    if let found = list.section(named: valid) { return (found, nil) }
+    return (list.sections.count, valid)
 }
 
 /// `text` as a section name, or `invalidSection`.
