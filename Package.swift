@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "listd", targets: ["listd"]),
         .executable(name: "listctl", targets: ["listctl"]),
+        .executable(name: "listd-web", targets: ["listd-web"]),
         .library(name: "ListClient", targets: ["ListClient"]),
     ],
     dependencies: [
@@ -22,6 +23,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // listd-web: the phone page's HTTP server, its live connection, and its device tokens'
+        // hashes. Hummingbird without its default traits (swift-configuration, full Foundation).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // Values and rules. No I/O: every confirm/deny decision is made here.
@@ -78,6 +84,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // listd-web's control requests (pair a device, list them, revoke one), for listd-web and
+        // listctl: JSON-RPC on listd-web's own Unix socket.
+        .target(name: "ListWebProtocol", dependencies: ["ListRPC"], swiftSettings: swiftSettings),
+        // listd-web: the phone page (inside the binary), its devices and pairing, and the relay
+        // between a page's live connection and listd.
+        .target(
+            name: "ListWeb",
+            dependencies: [
+                "ListWebProtocol", "ListRPC", "ListRPCTransport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.embedInCode("Page")],
+            swiftSettings: swiftSettings
+        ),
         // `make bench`: listd next to the plain-C baselines in bench/c.
         // A measuring harness of threads and raw sockets: Swift 5 mode spares it strict
         // concurrency checking that its plain threads would only satisfy with noise.
@@ -100,14 +128,26 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "listd-web",
+            dependencies: [
+                "ListWeb", "ListdLocations",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "listctl",
             dependencies: [
-                "ListClientCore", "ListModel", "ListRPC", "ListdLocations",
+                "ListClientCore", "ListModel", "ListRPC", "ListdLocations", "ListWebProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "ListWebTests", dependencies: ["ListWeb", "ListWebProtocol", "ListRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SystemdTests",

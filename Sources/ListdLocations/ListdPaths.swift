@@ -34,6 +34,33 @@ public enum ListdPaths {
         option ?? nonEmpty(environment["LISTD_FILE"]) ?? defaultFile(environment: environment)
     }
 
+    /// listd-web's control socket (`listctl web`): `$XDG_RUNTIME_DIR/listd-web/control.sock`,
+    /// `/run/listd-web/control.sock` for root without XDG variables, else
+    /// `/tmp/listd-web-UID/control.sock`.
+    public static func defaultWebControlSocket(environment: [String: String]) -> String {
+        if let runtime = nonEmpty(environment["XDG_RUNTIME_DIR"]) {
+            return runtime + "/listd-web/control.sock"
+        }
+        if getuid() == 0 { return "/run/listd-web/control.sock" }
+        return "/tmp/listd-web-\(getuid())/control.sock"
+    }
+
+    /// The control socket from `--control-socket`, else `LISTD_WEB_CONTROL`, else the default.
+    public static func webControlSocket(option: String?, environment: [String: String]) -> String {
+        option ?? nonEmpty(environment["LISTD_WEB_CONTROL"]) ?? defaultWebControlSocket(environment: environment)
+    }
+
+    /// Where listd-web keeps its paired devices: `$STATE_DIRECTORY/devices.json` under systemd
+    /// (`StateDirectory=listd-web`), else `$XDG_STATE_HOME/listd-web/devices.json`,
+    /// `$HOME/.local/state/listd-web/devices.json`, or `/var/lib/listd-web/devices.json` for root.
+    public static func defaultWebDeviceFile(environment: [String: String]) -> String {
+        if let state = nonEmpty(environment["STATE_DIRECTORY"]) { return state + "/devices.json" }
+        if let state = nonEmpty(environment["XDG_STATE_HOME"]) { return state + "/listd-web/devices.json" }
+        if getuid() == 0 { return "/var/lib/listd-web/devices.json" }
+        let home = nonEmpty(environment["HOME"]) ?? "/tmp"
+        return home + "/.local/state/listd-web/devices.json"
+    }
+
     private static func nonEmpty(_ value: String?) -> String? {
         guard let value, !value.isEmpty else { return nil }
         return value

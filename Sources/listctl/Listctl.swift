@@ -27,7 +27,7 @@ struct Listctl: ParsableCommand {
             Lists.self, Show.self, Create.self, Rename.self, Delete.self,
             Add.self, Replace.self, Remove.self, Check.self, Uncheck.self, Clear.self, Move.self, Section.self, Amount.self,
             Log.self, UndoChange.self,
-            Watch.self, Delegate.self,
+            Watch.self, Delegate.self, Web.self,
         ]
     )
 }

@@ -1,0 +1,110 @@
+// listd-web's control socket: `listctl web pair / devices / revoke` (newline JSON-RPC, as on
+// listd's socket). Whoever may open this socket may pair a phone, so it lives in a directory
+// only its owner (the user unit) or listd-web's group (the system unit) can enter.
+import Foundation
+import ListRPC
+import ListRPCTransport
+import ListWebProtocol
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+public struct ControlServer: Service {
+    let path: String
+    let registry: DeviceRegistry
+    /// What a paired device opens: the page's address as phones reach it.
+    let pageAddress: @Sendable () -> String
+    let logger: Logger
+
+    public init(path: String, registry: DeviceRegistry, pageAddress: @escaping @Sendable () -> String, logger: Logger) {
+        self.path = path
+        self.registry = registry
+        self.pageAddress = pageAddress
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !FileManager.default.fileExists(atPath: directory) {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+            )
+        }
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
+                channel.eventLoop.makeCompletedFuture { try LineFraming.wrap(channel, maximumLineLength: 1 << 14) }
+            }
+        chmod(path, 0o660)
+        logger.info("control socket ready", metadata: ["path": "\(path)"])
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask { await serve(connection) }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            server.channel.close(promise: nil)
+        }
+        unlink(path)
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            for try await line in inbound {
+                var reply = Array(answer(line.readableBytesView))
+                if reply.last != UInt8(ascii: "\n") { reply.append(UInt8(ascii: "\n")) }
+                try await outbound.write(ByteBuffer(bytes: reply))
+            }
+        }
+    }
+
+    /// The reply to one request line.
+    func answer(_ line: some Collection<UInt8>) -> Data {
+        guard case .single(.success(.request(let request))) = RPCLine.parse(line) else {
+            return RPCEncoding.error(id: nil, .invalidRequest("send one JSON-RPC request per line."))
+        }
+        let id = request.id
+        do {
+            switch request.method {
+            case "hello":
+                return try RPCEncoding.result(id: id, ["server": "listd-web"])
+            case PairDevice.name:
+                let params = try RPCEncoding.decode(PairDevice.Params.self, from: request.params)
+                let name = params.name.trimmingCharacters(in: .whitespaces)
+                guard !name.isEmpty, name.count <= 100, !name.contains(where: \.isNewline),
+                    !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+                else {
+                    return RPCEncoding.error(id: id, WebError.invalidDeviceName(params.name).rpcError)
+                }
+                let code = registry.issueCode(deviceName: name)
+                logger.notice("pairing link made", metadata: ["device": "\(name)"])
+                let result = PairDevice.Result(
+                    link: pageAddress() + "/pair#" + code,
+                    validForSeconds: Int(PairingCodes.validity.components.seconds)
+                )
+                return try RPCEncoding.result(id: id, result)
+            case ListDevices.name:
+                return try RPCEncoding.result(id: id, ListDevices.Result(devices: registry.devices()))
+            case RevokeDevice.name:
+                let params = try RPCEncoding.decode(RevokeDevice.Params.self, from: request.params)
+                let revoked: PairedDevice
+                do throws(WebError) {
+                    revoked = try registry.revoke(params.device)
+                } catch {
+                    return RPCEncoding.error(id: id, error.rpcError)
+                }
+                logger.notice("device revoked", metadata: ["device": "\(revoked.name)", "deviceID": "\(revoked.id)"])
+                return try RPCEncoding.result(id: id, revoked)
+            default:
+                return RPCEncoding.error(
+                    id: id, RPCError(code: -32601, message: "Method not found: “\(request.method)” is not a listd-web method.")
+                )
+            }
+        } catch {
+            return RPCEncoding.error(id: id, .invalidParams("\(error)"))
+        }
+    }
+}

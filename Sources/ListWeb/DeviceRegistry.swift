@@ -1,0 +1,207 @@
+// The devices paired with listd-web: who they are, the hashes of their tokens (kept in a file
+// that only its owner reads), the pairing codes not yet used, and the pages each has open — so
+// that a revoked device is cut off at once.
+import Foundation
+import ListWebProtocol
+import Synchronization
+
+/// What the device file keeps of one device (never its token).
+struct DeviceRecord: Codable, Sendable, Hashable {
+    var id: String
+    var name: String
+    var tokenSHA256: String
+    var paired: String
+    var lastSeen: String?
+
+    var paired_: PairedDevice { PairedDevice(id: id, name: name, paired: paired, lastSeen: lastSeen) }
+}
+
+/// A device a request was made from, once its token matched.
+public struct Device: Sendable, Hashable {
+    public let id: String
+    public let name: String
+}
+
+public final class DeviceRegistry: Sendable {
+    private struct State {
+        var devices: [DeviceRecord]
+        var codes = PairingCodes()
+        var openPages: [UInt64: (deviceID: String, close: @Sendable () -> Void)] = [:]
+        var nextPage: UInt64 = 0
+    }
+
+    private struct DeviceFile: Codable {
+        var devices: [DeviceRecord]
+    }
+
+    /// The device file: `devices.json` in listd-web's state directory.
+    public let path: String
+    private let state: Mutex<State>
+
+    /// Reads the device file at `path` (none yet: no devices).
+    public init(path: String) throws(WebError) {
+        self.path = path
+        var devices: [DeviceRecord] = []
+        if FileManager.default.fileExists(atPath: path) {
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                devices = try JSONDecoder().decode(DeviceFile.self, from: data).devices
+            } catch {
+                throw .deviceFileUnreadable(path: path, detail: "\(error)")
+            }
+        }
+        state = Mutex(State(devices: devices))
+    }
+
+    // MARK: Pairing
+
+    /// A new one-time code for a device to be called `deviceName`.
+    public func issueCode(deviceName: String) -> String {
+        let code = DeviceTokens.random(byteCount: 16)
+        state.withLock { $0.codes.issue(code, deviceName: deviceName, now: .now) }
+        return code
+    }
+
+    /// Pairs the device that opened a link with `code`: its token (to be set as its cookie) and
+    /// the device. The code cannot be used again.
+    public func pair(code: String) throws(WebError) -> (token: String, device: Device) {
+        let token = DeviceTokens.random()
+        let result: Result<Device, WebError> = state.withLock { state in
+            switch state.codes.redeem(code, now: .now) {
+            case .tooManyAttempts: return .failure(.tooManyPairingAttempts)
+            case .unknown: return .failure(.pairingCodeUnknown)
+            case .expired: return .failure(.pairingCodeExpired)
+            case .pair(let name):
+                var ids = Set(state.devices.map(\.id))
+                var id = DeviceTokens.random(byteCount: 6)
+                while ids.contains(id) { id = DeviceTokens.random(byteCount: 6) }
+                ids.insert(id)
+                let record = DeviceRecord(
+                    id: id, name: name, tokenSHA256: DeviceTokens.hash(token), paired: Date.now.ISO8601Format()
+                )
+                var devices = state.devices
+                devices.append(record)
+                do throws(WebError) {
+                    try Self.write(devices, to: path)
+                } catch {
+                    return .failure(error)
+                }
+                state.devices = devices
+                return .success(Device(id: id, name: name))
+            }
+        }
+        return (token, try result.get())
+    }
+
+    // MARK: Who is asking
+
+    /// The device whose token this is, if it is paired.
+    public func device(token: String) -> Device? {
+        let hash = DeviceTokens.hash(token)
+        return state.withLock { state in
+            state.devices.first { $0.tokenSHA256 == hash }.map { Device(id: $0.id, name: $0.name) }
+        }
+    }
+
+    public func devices() -> [PairedDevice] {
+        state.withLock { $0.devices.map(\.paired_) }
+    }
+
+    /// Notes that `device` connected now (shown by `listctl web devices`). Written at most once
+    /// a minute per device: a phone that reconnects often does not rewrite the file each time.
+    public func seen(_ device: Device) {
+        let now = Date.now
+        state.withLock { state in
+            guard let index = state.devices.firstIndex(where: { $0.id == device.id }) else { return }
+            if let last = state.devices[index].lastSeen,
+                let lastDate = try? Date(last, strategy: .iso8601),
+                now.timeIntervalSince(lastDate) < 60
+            {
+                return
+            }
+            var devices = state.devices
+            devices[index].lastSeen = now.ISO8601Format()
+            if (try? Self.write(devices, to: path)) != nil { state.devices = devices }
+        }
+    }
+
+    // MARK: Revoking
+
+    /// Forgets the device `reference` names (its id, else its name if only one has it), and
+    /// closes its open pages.
+    public func revoke(_ reference: String) throws(WebError) -> PairedDevice {
+        let result: Result<(PairedDevice, [@Sendable () -> Void]), WebError> = state.withLock { state in
+            let matches: [DeviceRecord]
+            if let byID = state.devices.first(where: { $0.id == reference }) {
+                matches = [byID]
+            } else {
+                matches = state.devices.filter { $0.name == reference }
+            }
+            guard let record = matches.first else { return .failure(.noSuchDevice(reference)) }
+            guard matches.count == 1 else { return .failure(.ambiguousDevice(reference, ids: matches.map(\.id))) }
+            let devices = state.devices.filter { $0.id != record.id }
+            do throws(WebError) {
+                try Self.write(devices, to: path)
+            } catch {
+                return .failure(error)
+            }
+            state.devices = devices
+            let closers = state.openPages.values.filter { $0.deviceID == record.id }.map(\.close)
+            return .success((record.paired_, closers))
+        }
+        let (revoked, closers) = try result.get()
+        for close in closers { close() }
+        return revoked
+    }
+
+    /// Registers a page `device` has open; `close` is called if the device is revoked. Returns
+    /// nil when the device was revoked meanwhile (the page must not go on).
+    public func opened(by device: Device, close: @escaping @Sendable () -> Void) -> UInt64? {
+        state.withLock { state in
+            guard state.devices.contains(where: { $0.id == device.id }) else { return nil }
+            state.nextPage += 1
+            state.openPages[state.nextPage] = (device.id, close)
+            return state.nextPage
+        }
+    }
+
+    public func closed(_ page: UInt64) {
+        _ = state.withLock { $0.openPages.removeValue(forKey: page) }
+    }
+
+    public var openPageCount: Int { state.withLock { $0.openPages.count } }
+
+    /// Writes the device file anew: a temporary file, fsync, rename — never half a file — and
+    /// readable by its owner only.
+    private static func write(_ devices: [DeviceRecord], to path: String) throws(WebError) {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let data = try encoder.encode(DeviceFile(devices: devices)) + Data("\n".utf8)
+            let directory = (path as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+            )
+            let temporary = path + ".new"
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            defer { close(descriptor) }
+            try data.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                    }
+                    offset += written
+                }
+            }
+            guard fsync(descriptor) == 0, rename(temporary, path) == 0 else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+        } catch {
+            throw .deviceFileUnwritable(path: path, detail: "\(error)")
+        }
+    }
+}

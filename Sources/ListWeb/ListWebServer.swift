@@ -1,0 +1,114 @@
+// listd-web put together: the device registry, the page's HTTP server (HTTPS when given a
+// certificate) with its live connection, and the control socket — as services for one group.
+import Glibc
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+import Logging
+import NIOSSL
+import ServiceLifecycle
+import Synchronization
+
+public struct WebSettings: Sendable {
+    /// listd's socket.
+    public var listdSocket: String
+    public var host: String
+    /// 0: any free port (the one taken is logged and given to `onListening`).
+    public var port: Int
+    /// What phones open, when not `http(s)://host:port` (behind a reverse proxy, say): pairing
+    /// links start with it, and the live connection's `Origin` must be its origin.
+    public var publicAddress: String?
+    public var certificatePath: String?
+    public var privateKeyPath: String?
+    public var deviceFile: String
+    public var controlSocket: String
+
+    public init(
+        listdSocket: String, host: String, port: Int, publicAddress: String?, certificatePath: String?,
+        privateKeyPath: String?, deviceFile: String, controlSocket: String
+    ) {
+        self.listdSocket = listdSocket
+        self.host = host
+        self.port = port
+        self.publicAddress = publicAddress
+        self.certificatePath = certificatePath
+        self.privateKeyPath = privateKeyPath
+        self.deviceFile = deviceFile
+        self.controlSocket = controlSocket
+    }
+}
+
+public enum ListWebServer {
+    /// The services listd-web runs. `onListening` is told the page's address once the port is
+    /// bound.
+    public static func services(
+        _ settings: WebSettings,
+        logger: Logger,
+        onListening: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws -> [any Service] {
+        let registry = try DeviceRegistry(path: settings.deviceFile)
+        let relay = PageRelay(listdSocket: settings.listdSocket, registry: registry)
+        let expectedOrigin = settings.publicAddress.map(origin(of:))
+        let router = WebRoutes.router(registry: registry, relay: relay, expectedOrigin: expectedOrigin)
+
+        let upgrade = HTTP1WebSocketUpgradeChannel.Configuration(
+            ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(20)))
+        )
+        var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: upgrade)
+        let secure = settings.certificatePath != nil
+        if let certificatePath = settings.certificatePath, let keyPath = settings.privateKeyPath {
+            let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+            server = try .tls(server, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        }
+
+        let pageAddress = Mutex<String?>(settings.publicAddress)
+        let app = Application(
+            router: router,
+            server: server,
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? settings.port
+                let address = pageAddress.withLock { address in
+                    if address == nil { address = defaultAddress(host: settings.host, port: port, secure: secure) }
+                    return address!
+                }
+                logger.notice("serving the page", metadata: ["address": "\(address)"])
+                onListening(address)
+            },
+            logger: logger
+        )
+        let control = ControlServer(
+            path: settings.controlSocket,
+            registry: registry,
+            pageAddress: { pageAddress.withLock { $0 } ?? defaultAddress(host: settings.host, port: settings.port, secure: secure) },
+            logger: logger
+        )
+        return [app, control]
+    }
+
+    /// `http(s)://host:port`, with this machine's name for an address that listens everywhere.
+    static func defaultAddress(host: String, port: Int, secure: Bool) -> String {
+        var name = host
+        if host == "0.0.0.0" || host == "::" {
+            var buffer = [CChar](repeating: 0, count: 256)
+            if gethostname(&buffer, buffer.count) == 0 {
+                name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        } else if host.contains(":") {
+            name = "[\(host)]"
+        }
+        let scheme = secure ? "https" : "http"
+        let usual = secure ? 443 : 80
+        return port == usual ? "\(scheme)://\(name)" : "\(scheme)://\(name):\(port)"
+    }
+
+    /// `scheme://host[:port]` of an address (what a browser sends as `Origin`).
+    static func origin(of address: String) -> String {
+        guard let schemeEnd = address.range(of: "://") else { return address }
+        let rest = address[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" }
+        return String(address[..<schemeEnd.upperBound]) + authority
+    }
+}

@@ -1,0 +1,543 @@
+// The lists page. It keeps the lists as last seen and a queue of edits on the phone
+// (IndexedDB), talks to listd through listd-web's live connection (JSON-RPC, as on listd's
+// socket), and sends every edit with an id and the revision it was made on: listd applies each
+// once and merges an edit made offline with what others did meanwhile — it reports, never
+// resurrects. Nothing is decided here that listd decides.
+'use strict';
+
+const state = {
+  instance: null,      // the state listd serves (revisions mean nothing across instances)
+  revision: 0,         // the last revision this page has seen
+  lists: [],           // as listd last said
+  current: null,       // the id of the list shown
+  queue: [],           // edits not yet confirmed or denied, oldest first
+  problems: [],        // what listd did not apply, with its reason
+  recent: [],          // recent changes, newest first: {revision, list, who, text, time}
+  names: {},           // list id -> item names seen in its history (for completion)
+  connection: 'connecting', // connecting | live | offline | unpaired | listdDown
+};
+
+// ---------------------------------------------------------------------------------------------
+// The phone's copy: IndexedDB, one store for the page's state, one for the queue.
+
+let database = null;
+
+function openDatabase() {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open('listd-web', 1);
+    request.onupgradeneeded = () => {
+      request.result.createObjectStore('state');
+      request.result.createObjectStore('queue', { keyPath: 'editId' });
+    };
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+function store(name, mode, work) {
+  return new Promise((resolve, reject) => {
+    const transaction = database.transaction(name, mode);
+    const result = work(transaction.objectStore(name));
+    transaction.oncomplete = () => resolve(result && result.result);
+    transaction.onerror = () => reject(transaction.error);
+    transaction.onabort = () => reject(transaction.error);
+  });
+}
+
+function saveState() {
+  if (!database) return Promise.resolve();
+  const { instance, revision, lists, current, problems, recent, names } = state;
+  return store('state', 'readwrite', (s) => s.put({ instance, revision, lists, current, problems, recent, names }, 'page'));
+}
+
+async function loadState() {
+  const saved = await store('state', 'readonly', (s) => s.get('page'));
+  if (saved) Object.assign(state, saved);
+  const queued = await store('queue', 'readonly', (s) => s.getAll());
+  state.queue = (queued || []).sort((a, b) => a.made - b.made || a.sequence - b.sequence);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The live connection.
+
+let socket = null;
+let nextRequest = 1;
+const waiting = new Map();
+let reconnectDelay = 1000;
+let reconnectTimer = null;
+
+function connect() {
+  if (socket && socket.readyState <= WebSocket.OPEN) return;
+  if (!navigator.onLine) { setConnection('offline'); return; }
+  if (state.connection === 'unpaired') return;
+  clearTimeout(reconnectTimer);
+  setConnection(state.connection === 'live' ? 'connecting' : state.connection);
+  socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/live');
+  socket.onopen = () => { reconnectDelay = 1000; subscribe(); };
+  socket.onmessage = (event) => receive(event.data);
+  socket.onclose = (event) => closed(event);
+}
+
+function closed(event) {
+  socket = null;
+  for (const { reject, timer } of waiting.values()) { clearTimeout(timer); reject({ transport: true }); }
+  waiting.clear();
+  if (event.code === 1008) { setConnection('unpaired', event.reason); return; }
+  setConnection(event.code === 1013 ? 'listdDown' : 'offline');
+  reconnectTimer = setTimeout(connect, reconnectDelay);
+  reconnectDelay = Math.min(reconnectDelay * 2, 15000);
+}
+
+/// One request; resolves with its result, rejects with its error ({code, message, data}) or
+/// {transport: true} when the connection went (the edit stays queued and is sent again).
+function call(method, params, timeout = 15000) {
+  return new Promise((resolve, reject) => {
+    if (!socket || socket.readyState !== WebSocket.OPEN) { reject({ transport: true }); return; }
+    const id = nextRequest++;
+    // A reply that never comes means a connection that is gone without saying so (a phone
+    // that slept, a network that changed): close it, and everything queued is sent again.
+    const timer = setTimeout(() => { if (socket) socket.close(); }, timeout);
+    waiting.set(id, { resolve, reject, timer });
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+  });
+}
+
+function receive(text) {
+  let message;
+  try { message = JSON.parse(text); } catch { return; }
+  if (message.id !== undefined && message.id !== null && waiting.has(message.id)) {
+    const { resolve, reject, timer } = waiting.get(message.id);
+    clearTimeout(timer);
+    waiting.delete(message.id);
+    if (message.error) reject(message.error); else resolve(message.result);
+    return;
+  }
+  if (message.method && message.method.startsWith('did') && message.params) changed(message.method, message.params);
+}
+
+async function subscribe() {
+  let snapshot;
+  try {
+    snapshot = state.instance
+      ? await call('subscribe', { since: state.revision, instance: state.instance })
+      : await call('subscribe', {});
+  } catch (error) {
+    if (error.transport) return;
+    // 1010 historyCompacted, 1011 instanceChanged: the changes since are not all kept, or
+    // listd serves other lists now. Take the lists as they are.
+    state.instance = null;
+    try { snapshot = await call('subscribe', {}); } catch { return; }
+  }
+  adopt(snapshot);
+  setConnection('live');
+  loadHistory();
+  flush();
+}
+
+function adopt(snapshot) {
+  state.instance = snapshot.instance || null;
+  state.revision = Math.max(snapshot.revision, 0);
+  state.lists = snapshot.lists;
+  if (!state.lists.some((list) => list.id === state.current)) state.current = state.lists.length ? state.lists[0].id : null;
+  saveState();
+  render();
+}
+
+/// A change from anyone: listctl, the file, another phone, another machine.
+function changed(event, params) {
+  const list = params.list;
+  if (params.revision > state.revision) {
+    state.revision = params.revision;
+    const index = state.lists.findIndex((l) => l.id === list.id);
+    if (event === 'didDeleteShoppingList') {
+      if (index >= 0) state.lists.splice(index, 1);
+      if (state.current === list.id) state.current = state.lists.length ? state.lists[0].id : null;
+    } else if (index >= 0) {
+      state.lists[index] = list;
+    } else {
+      state.lists.push(list);
+      if (state.current === null) state.current = list.id;
+    }
+  }
+  // Replayed changes (after `since`) are older than the snapshot: only told, not applied.
+  note({ revision: params.revision, event, list: { id: list.id, name: list.name }, changes: params.changes, origin: params.origin, undoes: params.undoes, time: new Date().toISOString() });
+  learnNames(list.id, params.changes);
+  saveState();
+  render();
+}
+
+async function loadHistory() {
+  if (state.current === null) return;
+  try {
+    const reply = await call('getHistory', { list: state.current, limit: 100 });
+    for (const entry of reply.changes) { note(entry); learnNames(entry.list.id, entry.changes); }
+    saveState();
+    render();
+  } catch { /* the history is a help, not a need */ }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Edits: queued first (so nothing is lost if the phone has no signal, or the page is closed),
+// then sent in order.
+
+let flushing = false;
+let retryTimer = null;
+
+async function edit(method, params) {
+  const entry = {
+    editId: editId(),
+    method,
+    params,
+    basedOn: state.revision,
+    instance: state.instance,
+    made: Date.now(),
+    sequence: state.queue.length ? state.queue[state.queue.length - 1].sequence + 1 : 0,
+  };
+  state.queue.push(entry);
+  await store('queue', 'readwrite', (s) => s.put(entry));
+  render();
+  flush();
+}
+
+async function flush() {
+  if (flushing || state.connection !== 'live') return;
+  flushing = true;
+  try {
+    while (state.queue.length) {
+      const entry = state.queue[0];
+      const params = Object.assign({}, entry.params, { editId: entry.editId });
+      // A revision of another instance means nothing to listd: the edit is sent as new.
+      if (entry.instance === state.instance) params.basedOn = entry.basedOn;
+      let problem = null;
+      try {
+        const result = await call(entry.method, params);
+        take(result, entry);
+      } catch (error) {
+        if (error.transport) break;
+        // 1100 storageFailed, 1101 unavailable: nothing was decided; try again a little later.
+        if (error.code === 1100 || error.code === 1101) {
+          clearTimeout(retryTimer);
+          retryTimer = setTimeout(flush, 5000);
+          showStatus(error.message);
+          break;
+        }
+        problem = { id: entry.editId, list: entry.params.list, item: entry.params.item || null, message: error.message };
+      }
+      state.queue.shift();
+      await store('queue', 'readwrite', (s) => s.delete(entry.editId));
+      if (problem) state.problems.push(problem);
+      saveState();
+      render();
+    }
+  } finally {
+    flushing = false;
+  }
+}
+
+/// A confirm's list, and what a clear kept (each with its delegates' reasons).
+function take(result, entry) {
+  const list = result && (result.list || (result.items ? result : null));
+  if (list && list.id !== undefined && list.items) {
+    const index = state.lists.findIndex((l) => l.id === list.id);
+    if (index >= 0 && state.lists[index].revision <= list.revision) {
+      state.lists[index] = Object.assign({}, state.lists[index], list);
+    }
+  }
+  for (const kept of (result && result.kept) || []) {
+    const reasons = kept.denials.map((d) => d.reason).concat(kept.timedOut.map((name) => name + ' did not answer in time'));
+    state.problems.push({ id: entry.editId + kept.item, list: entry.params.list, item: kept.item, message: '“' + kept.item + '” was kept: ' + reasons.join('; ') });
+  }
+}
+
+function editId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+async function undoLast() {
+  const list = currentList();
+  if (!list) return;
+  try {
+    const result = await call('undo', { revision: list.revision });
+    take(result, { editId: 'undo' + list.revision, params: { list: list.id } });
+    showStatus('Undone: ' + describe(result.undone.changes, result.undone.event) + '.');
+  } catch (error) {
+    if (!error.transport) state.problems.push({ id: 'undo' + list.revision, list: list.id, item: null, message: error.message });
+  }
+  saveState();
+  render();
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the page shows: the lists as listd said, with this phone's waiting edits on top.
+
+function currentList() {
+  return state.lists.find((list) => list.id === state.current) || null;
+}
+
+const same = (a, b) => a.trim().toLocaleLowerCase() === b.trim().toLocaleLowerCase();
+
+/// The list with waiting edits applied, each item marked: checked, pending, removing.
+function shown(list) {
+  const rows = new Map();
+  const sectionOf = new Map();
+  for (const section of list.sections || []) for (const item of section.items) sectionOf.set(item, section.name);
+  for (const item of list.items) {
+    rows.set(item.toLocaleLowerCase(), { item, section: sectionOf.get(item) || '', checked: list.checked.includes(item), amount: (list.quantities || {})[item] || '', pending: false, removing: false });
+  }
+  for (const entry of state.queue) {
+    if (entry.params.list !== list.id) continue;
+    const key = (entry.params.item || '').toLocaleLowerCase();
+    const row = rows.get(key);
+    switch (entry.method) {
+      case 'addItem':
+        if (row && !row.checked) break;
+        rows.set(key, Object.assign(row || {}, { item: entry.params.item, section: entry.params.section !== undefined ? entry.params.section : (row ? row.section : ''), amount: entry.params.quantity || (row ? row.amount : ''), checked: false, pending: true, removing: false }));
+        break;
+      case 'checkItem': if (row) Object.assign(row, { checked: true, pending: true }); break;
+      case 'uncheckItem': if (row) Object.assign(row, { checked: false, pending: true }); break;
+      case 'removeItem': if (row) Object.assign(row, { removing: true, pending: true }); break;
+      case 'clearChecked': for (const r of rows.values()) if (r.checked) Object.assign(r, { removing: true, pending: true }); break;
+    }
+  }
+  const sections = [''].concat((list.sections || []).map((s) => s.name));
+  for (const row of rows.values()) if (!sections.includes(row.section)) sections.push(row.section);
+  return sections.map((name) => ({ name, rows: Array.from(rows.values()).filter((r) => r.section === name) }));
+}
+
+const escape = (text) => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+
+function render() {
+  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
+  renderLists();
+  renderList();
+  renderRecent();
+  renderStatus();
+  if (focused) {
+    const again = document.querySelector('[data-key="' + CSS.escape(focused) + '"]');
+    if (again) again.focus();
+  }
+}
+
+function renderLists() {
+  const nav = document.getElementById('lists');
+  nav.innerHTML = state.lists.map((list) =>
+    '<button type="button" data-key="list-' + list.id + '" data-list="' + list.id + '" aria-current="' + (list.id === state.current) + '">' + escape(list.name) + '</button>'
+  ).join('');
+}
+
+function problemHTML(problem) {
+  return '<p class="problem" role="alert"><span>⚠ ' + escape(problem.message) + '</span>' +
+    '<button type="button" data-key="dismiss-' + escape(problem.id) + '" data-dismiss="' + escape(problem.id) + '">Dismiss</button></p>';
+}
+
+function renderList() {
+  const main = document.getElementById('list');
+  const list = currentList();
+  if (!list) {
+    main.innerHTML = '<p class="empty">' + (state.lists.length ? '' : 'No lists yet. Make one with <code>listctl create Groceries</code>.') + '</p>';
+    return;
+  }
+  document.getElementById('title').textContent = list.name;
+  document.title = list.name + ' — shopping lists';
+  const problems = state.problems.filter((p) => p.list === list.id || p.list === list.name);
+  const groups = shown(list);
+  const onList = new Set(groups.flatMap((g) => g.rows.map((r) => r.item.toLocaleLowerCase())));
+  const loose = problems.filter((p) => !p.item || !onList.has(p.item.toLocaleLowerCase()));
+  const checkedCount = list.checked.length;
+  let html = '';
+  if (loose.length) html += '<h2 class="visually-hidden">Not applied</h2><ul class="problems">' + loose.map((p) => '<li>' + problemHTML(p) + '</li>').join('') + '</ul>';
+  for (const group of groups) {
+    if (!group.rows.length && group.name === '') continue;
+    if (group.name) html += '<h3>' + escape(group.name) + '</h3>';
+    html += '<ul class="items"' + (group.name ? ' aria-label="' + escape(group.name) + '"' : ' aria-label="Items"') + '>';
+    for (const row of group.rows) {
+      const classes = ['item', row.checked ? 'checked' : '', row.pending ? 'pending' : '', row.removing ? 'removing' : ''].join(' ');
+      const mine = problems.filter((p) => p.item && same(p.item, row.item));
+      html += '<li class="' + classes + '">' +
+        '<button type="button" class="tick" role="checkbox" aria-checked="' + row.checked + '" data-key="tick-' + escape(row.item) + '" data-tick="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>' +
+        '<span class="box" aria-hidden="true">' + (row.checked ? '✓' : '') + '</span>' +
+        '<span class="name">' + escape(row.item) + (row.removing ? ' (being removed)' : '') + '</span>' +
+        (row.amount ? '<span class="amount">' + escape(row.amount) + '</span>' : '') +
+        '</button>' +
+        '<button type="button" class="remove" aria-label="Remove ' + escape(row.item) + '" data-key="remove-' + escape(row.item) + '" data-remove="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>✕</button>' +
+        '</li>';
+      if (mine.length) html += '<li>' + mine.map(problemHTML).join('') + '</li>';
+    }
+    html += '</ul>';
+  }
+  if (!groups.some((g) => g.rows.length)) html += '<p class="empty">Nothing on this list.</p>';
+  const sections = (list.sections || []).map((s) => s.name);
+  html += '<form class="add" data-add>' +
+    '<label class="item-name"><span class="visually-hidden">Item</span><input name="item" list="names" placeholder="Add an item" autocomplete="off" required data-key="add-item"></label>' +
+    '<label><span class="visually-hidden">Section</span><input name="section" list="sections" placeholder="Section" autocomplete="off" data-key="add-section"></label>' +
+    '<label><span class="visually-hidden">Amount</span><input name="quantity" placeholder="Amount" autocomplete="off" data-key="add-amount"></label>' +
+    '<button type="submit" data-key="add">Add</button>' +
+    '<datalist id="names">' + (state.names[list.id] || []).map((n) => '<option value="' + escape(n) + '">').join('') + '</datalist>' +
+    '<datalist id="sections">' + sections.map((n) => '<option value="' + escape(n) + '">').join('') + '</datalist>' +
+    '</form>';
+  html += '<div class="actions">' +
+    '<button type="button" data-key="clear" data-clear' + (checkedCount ? '' : ' disabled') + '>Clear ' + checkedCount + ' ticked</button>' +
+    '<button type="button" data-key="undo" data-undo' + (state.connection === 'live' ? '' : ' disabled') + '>Undo last change</button>' +
+    '</div>';
+  // Keep what the person was typing.
+  const form = main.querySelector('form[data-add]');
+  const typed = form ? Object.fromEntries(new FormData(form)) : null;
+  main.innerHTML = html;
+  if (typed) for (const [name, value] of Object.entries(typed)) main.querySelector('form[data-add] [name="' + name + '"]').value = value;
+}
+
+function renderRecent() {
+  const list = document.getElementById('recent-changes');
+  const entries = state.recent.filter((entry) => state.current === null || entry.list.id === state.current).slice(0, 15);
+  list.innerHTML = entries.map((entry) =>
+    '<li>' + escape(entry.who) + ' ' + escape(entry.text) + ' <time datetime="' + escape(entry.time) + '">' + escape(clock(entry.time)) + '</time></li>'
+  ).join('');
+}
+
+function renderStatus() {
+  const waitingCount = state.queue.length;
+  const waitingText = waitingCount ? ' — ' + waitingCount + (waitingCount === 1 ? ' change' : ' changes') + ' waiting to be sent' : '';
+  const text = {
+    connecting: 'Connecting…' + waitingText,
+    live: 'Live' + waitingText,
+    offline: 'Offline: showing the lists as last seen' + waitingText,
+    listdDown: 'listd is not running: showing the lists as last seen' + waitingText,
+    unpaired: 'This device is no longer paired. Pair it again with “listctl web pair NAME”.',
+  }[state.connection];
+  const status = document.getElementById('status');
+  if (!status.dataset.message) status.textContent = text;
+}
+
+function showStatus(message) {
+  const status = document.getElementById('status');
+  status.dataset.message = '1';
+  status.textContent = message;
+  setTimeout(() => { delete status.dataset.message; renderStatus(); }, 4000);
+}
+
+function setConnection(connection) {
+  state.connection = connection;
+  render();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Who changed what, in words.
+
+function note(entry) {
+  if (state.recent.some((r) => r.revision === entry.revision)) return;
+  const origin = entry.origin || {};
+  const who = origin.name || (origin.kind === 'file' ? 'The list file' + (origin.host ? ' on ' + origin.host : '') : origin.pid ? 'pid ' + origin.pid : 'Someone');
+  let text = describe(entry.changes, entry.event);
+  if (entry.undoes) text += ' (undoing change #' + entry.undoes + ')';
+  state.recent.push({ revision: entry.revision, list: entry.list, who, text, time: entry.time });
+  state.recent.sort((a, b) => b.revision - a.revision);
+  state.recent.length = Math.min(state.recent.length, 200);
+}
+
+function describe(changes, event) {
+  if (event === 'didCreateShoppingList') return 'created the list';
+  if (event === 'didDeleteShoppingList') return 'deleted the list';
+  changes = changes || [];
+  const ops = new Set(changes.map((c) => c.op));
+  const count = (n, what) => n + ' ' + what + (n === 1 ? '' : 's');
+  if (changes.length > 1 && ops.size === 1 && ops.has('remove')) return 'cleared ' + count(changes.length, 'item');
+  if (changes.length > 1 && ops.has('add') && [...ops].every((op) => op === 'add' || op === 'check')) return 'put back ' + count(changes.filter((c) => c.op === 'add').length, 'item');
+  const words = changes.map((c) => {
+    switch (c.op) {
+      case 'add': return 'added ' + c.item;
+      case 'remove': return 'removed ' + c.item;
+      case 'check': return 'ticked ' + c.item;
+      case 'uncheck': return 'unticked ' + c.item;
+      case 'replace': return 'changed ' + c.item + ' to ' + c.with;
+      case 'move': return 'moved ' + c.item + (c.section ? ' to ' + c.section : ' out of its section');
+      case 'quantity': return c.quantity ? 'set ' + c.item + ' to ' + c.quantity : 'cleared the amount of ' + c.item;
+      case 'addSection': return 'added section ' + c.section;
+      case 'renameSection': return 'renamed section ' + c.from + ' to ' + c.to;
+      case 'removeSection': return 'removed section ' + c.section;
+      case 'rename': return 'renamed the list to ' + c.to;
+      default: return c.op;
+    }
+  });
+  return words.join(', ') || 'changed the list';
+}
+
+function learnNames(listId, changes) {
+  const names = state.names[listId] || (state.names[listId] = []);
+  for (const c of changes || []) {
+    const name = c.op === 'replace' ? c.with : c.op === 'add' ? c.item : null;
+    if (name && !names.some((n) => same(n, name))) names.push(name);
+  }
+  if (names.length > 500) names.splice(0, names.length - 500);
+}
+
+function clock(time) {
+  const date = new Date(time);
+  return isNaN(date) ? '' : date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Taps.
+
+document.addEventListener('click', (event) => {
+  const target = event.target.closest('button');
+  if (!target) return;
+  const list = currentList();
+  if (target.dataset.list) {
+    state.current = Number(target.dataset.list);
+    saveState();
+    render();
+    loadHistory();
+  } else if (target.dataset.tick !== undefined && list) {
+    const row = shown(list).flatMap((g) => g.rows).find((r) => r.item === target.dataset.tick);
+    if (row) edit(row.checked ? 'uncheckItem' : 'checkItem', { list: list.id, item: row.item });
+  } else if (target.dataset.remove !== undefined && list) {
+    edit('removeItem', { list: list.id, item: target.dataset.remove });
+  } else if (target.dataset.clear !== undefined && list) {
+    edit('clearChecked', { list: list.id });
+  } else if (target.dataset.undo !== undefined) {
+    undoLast();
+  } else if (target.dataset.dismiss !== undefined) {
+    state.problems = state.problems.filter((p) => p.id !== target.dataset.dismiss);
+    saveState();
+    render();
+  }
+});
+
+document.addEventListener('submit', (event) => {
+  const form = event.target.closest('form[data-add]');
+  if (!form) return;
+  event.preventDefault();
+  const list = currentList();
+  const data = Object.fromEntries(new FormData(form));
+  const item = (data.item || '').trim();
+  if (!list || !item) return;
+  const params = { list: list.id, item };
+  if ((data.section || '').trim()) params.section = data.section.trim();
+  if ((data.quantity || '').trim()) params.quantity = data.quantity.trim();
+  form.reset();
+  edit('addItem', params);
+  form.querySelector('[name="item"]').focus();
+});
+
+// Back from sleep, or on another network: make sure the connection is alive, and catch up.
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState !== 'visible') return;
+  if (socket && socket.readyState === WebSocket.OPEN) subscribe(); else { reconnectDelay = 1000; connect(); }
+});
+window.addEventListener('online', () => { reconnectDelay = 1000; connect(); });
+// The phone says it has no network: a connection it had may linger unusable for minutes, so
+// edits are queued from now on, not sent into it.
+window.addEventListener('offline', () => { if (socket) socket.close(); });
+
+(async () => {
+  try {
+    database = await openDatabase();
+    await loadState();
+  } catch (error) {
+    showStatus('This browser keeps nothing offline: ' + error.message);
+  }
+  render();
+  connect();
+  if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js').catch(() => {});
+})();

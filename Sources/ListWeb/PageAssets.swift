@@ -1,0 +1,38 @@
+// The page's files, built into the binary from Sources/ListWeb/Page (no CDN, nothing fetched
+// from elsewhere: the page works on a LAN without internet), and the path each is served at.
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+struct PageAsset: Sendable {
+    let path: String
+    let bytes: [UInt8]
+    let contentType: String
+
+    func response() -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: contentType, .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+        )
+    }
+}
+
+enum PageAssets {
+    static let all: [PageAsset] = [
+        PageAsset(path: "/", bytes: PackageResources.index_html, contentType: "text/html; charset=utf-8"),
+        PageAsset(path: "/app.js", bytes: PackageResources.app_js, contentType: "text/javascript; charset=utf-8"),
+        PageAsset(path: "/app.css", bytes: PackageResources.app_css, contentType: "text/css; charset=utf-8"),
+        // At the top, so that its scope is the whole page.
+        PageAsset(path: "/sw.js", bytes: PackageResources.sw_js, contentType: "text/javascript; charset=utf-8"),
+        PageAsset(path: "/manifest.webmanifest", bytes: PackageResources.manifest_webmanifest, contentType: "application/manifest+json"),
+        PageAsset(path: "/icon.svg", bytes: PackageResources.icon_svg, contentType: "image/svg+xml"),
+        // Browsers ask for it whatever the page names.
+        PageAsset(path: "/favicon.ico", bytes: PackageResources.icon_svg, contentType: "image/svg+xml"),
+        PageAsset(path: "/pair", bytes: PackageResources.pair_html, contentType: "text/html; charset=utf-8"),
+        PageAsset(path: "/pair.js", bytes: PackageResources.pair_js, contentType: "text/javascript; charset=utf-8"),
+    ]
+
+    /// Shown (401) to a browser that opens the page unpaired.
+    static let notPaired = PackageResources.not_paired_html
+}

@@ -1,0 +1,60 @@
+// What a page may send listd through listd-web: one request at a time, of the methods the page
+// uses (reading, subscribing, editing items, undo). Everything else — naming the connection,
+// becoming a delegate, deleting lists — is refused here, before listd sees it.
+import ListRPC
+
+public enum PageMessages {
+    /// The methods a page may call. `hello` is listd-web's own (it names the device).
+    public static let allowedMethods: Set<String> = [
+        "getLists", "getList", "getHistory", "subscribe", "unsubscribe",
+        "addItem", "removeItem", "replaceItem", "checkItem", "uncheckItem", "setQuantity", "moveItem",
+        "clearChecked", "undo",
+    ]
+
+    public enum Verdict: Equatable, Sendable {
+        /// Send this line (ending in `\n`) to listd as it is.
+        case forward([UInt8])
+        /// Reply this line to the page; listd is not asked.
+        case refuse([UInt8])
+    }
+
+    /// Vets one WebSocket text message from a page. The line sent on is the request written
+    /// anew, so it is one line whatever white space the page used.
+    public static func vet(_ text: String, limits: RPCLine.Limits = .init(maximumDepth: 16, maximumBatch: 1)) -> Verdict {
+        switch RPCLine.parse(Array(text.utf8), limits: limits) {
+        case .empty:
+            return .refuse(RPCEncoding.errorBytes(id: nil, .invalidRequest("an empty message.")))
+        case .batch:
+            return .refuse(RPCEncoding.errorBytes(id: nil, .invalidRequest("send one request at a time.")))
+        case .single(.failure(let invalid)):
+            return .refuse(RPCEncoding.errorBytes(id: invalid.id, invalid.error))
+        case .single(.success(.response)):
+            return .refuse(RPCEncoding.errorBytes(id: nil, .invalidRequest("a page sends requests only.")))
+        case .single(.success(.request(let request))):
+            guard let id = request.id else {
+                return .refuse(RPCEncoding.errorBytes(id: nil, .invalidRequest("every request needs an id.")))
+            }
+            guard allowedMethods.contains(request.method) else {
+                return .refuse(
+                    RPCEncoding.errorBytes(
+                        id: id,
+                        RPCError(code: -32601, message: "Method not found: “\(request.method)” is not available to a page.")
+                    )
+                )
+            }
+            guard let line = try? RPCEncoding.requestBytes(id: id, method: request.method, params: request.params ?? .object([:])) else {
+                return .refuse(RPCEncoding.errorBytes(id: id, .invalidParams("the params could not be written again.")))
+            }
+            return .forward(line + [UInt8(ascii: "\n")])
+        }
+    }
+}
+
+extension RPCEncoding {
+    /// An error reply as bytes, without its newline (a WebSocket message is already one).
+    static func errorBytes(id: RPCRequestID?, _ error: RPCError) -> [UInt8] {
+        var bytes = Array(Self.error(id: id, error))
+        while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        return bytes
+    }
+}

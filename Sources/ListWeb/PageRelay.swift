@@ -1,0 +1,114 @@
+// One open page's live connection: a connection to listd of its own, named after the device
+// (so the journal, `listctl log`, `watch` and every subscriber say "Kitchen phone"), with the
+// page's vetted requests passed to listd and everything listd says passed back unchanged.
+// listd-web keeps no lists: the page and listd do all the deciding.
+import HummingbirdWebSocket
+import ListRPC
+import ListRPCTransport
+import Logging
+import NIOCore
+import NIOPosix
+
+struct PageRelay: Sendable {
+    /// listd's socket.
+    let listdSocket: String
+    let registry: DeviceRegistry
+    /// A page message larger than this closes the connection (an edit is a few hundred bytes).
+    static let maximumMessage = 1 << 16
+    /// The id of listd-web's own `hello`, whose reply the page does not see.
+    static let helloID = "listd-web:hello"
+
+    private enum Ending {
+        case pageClosed, listdClosed, revoked, helloRefused(String)
+    }
+
+    func run(
+        device: Device,
+        inbound: WebSocketInboundStream,
+        outbound: WebSocketOutboundWriter,
+        logger: Logger
+    ) async throws {
+        let (revoked, revoke) = AsyncStream<Void>.makeStream()
+        guard let page = registry.opened(by: device, close: { revoke.finish() }) else {
+            try await outbound.close(.policyViolation, reason: "This device is no longer paired.")
+            return
+        }
+        defer { registry.closed(page) }
+        registry.seen(device)
+
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: listdSocket) { channel in
+                    channel.eventLoop.makeCompletedFuture { try LineFraming.wrap(channel) }
+                }
+        } catch {
+            logger.warning("listd cannot be reached at \(listdSocket): \(error)")
+            // 1013 "try again later": the page keeps its queue and reconnects.
+            try await outbound.close(.unknown(1013), reason: "listd is not running.")
+            return
+        }
+        logger.info("page opened", metadata: ["device": "\(device.name)", "deviceID": "\(device.id)"])
+
+        let ending: Ending = try await channel.executeThenClose { fromListd, toListd in
+            let hello = try RPCEncoding.requestBytes(
+                id: .string(Self.helloID), method: Hello.name, params: Hello.Params(name: device.name)
+            )
+            try await toListd.write(ByteBuffer(bytes: hello + [UInt8(ascii: "\n")]))
+            return try await withThrowingTaskGroup(of: Ending.self) { group in
+                group.addTask {
+                    var first = true
+                    for try await line in fromListd {
+                        // The first line is the reply to hello: nothing else was asked yet.
+                        if first {
+                            first = false
+                            if case .single(.success(.response(let reply))) = RPCLine.parse(line.readableBytesView),
+                                case .failure(let error) = reply.outcome
+                            {
+                                return .helloRefused(error.message)
+                            }
+                            continue
+                        }
+                        try await outbound.write(.text(String(buffer: line)))
+                    }
+                    return .listdClosed
+                }
+                group.addTask {
+                    for try await message in inbound.messages(maxSize: Self.maximumMessage) {
+                        guard case .text(let text) = message else {
+                            try await outbound.write(
+                                .text(String(decoding: RPCEncoding.errorBytes(id: nil, .invalidRequest("send JSON text.")), as: UTF8.self))
+                            )
+                            continue
+                        }
+                        switch PageMessages.vet(text) {
+                        case .forward(let line): try await toListd.write(ByteBuffer(bytes: line))
+                        case .refuse(let reply): try await outbound.write(.text(String(decoding: reply, as: UTF8.self)))
+                        }
+                    }
+                    return .pageClosed
+                }
+                group.addTask {
+                    for await _ in revoked {}
+                    return .revoked
+                }
+                let first = try await group.next() ?? .pageClosed
+                group.cancelAll()
+                return first
+            }
+        }
+        switch ending {
+        case .pageClosed:
+            logger.info("page closed", metadata: ["device": "\(device.name)"])
+        case .listdClosed:
+            logger.info("listd closed a page's connection", metadata: ["device": "\(device.name)"])
+            try? await outbound.close(.unknown(1013), reason: "listd stopped.")
+        case .revoked:
+            logger.notice("device revoked: its page is closed", metadata: ["device": "\(device.name)"])
+            try? await outbound.close(.policyViolation, reason: "This device is no longer paired.")
+        case .helloRefused(let message):
+            logger.error("listd refused the device's name: \(message)", metadata: ["device": "\(device.name)"])
+            try? await outbound.close(.policyViolation, reason: message)
+        }
+    }
+}

@@ -1,0 +1,159 @@
+// listd-web's HTTP side: which paths exist, who may open them (a paired device's cookie, but
+// for the pairing page), the headers every response carries, and the live connection.
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// Each request's context: the device its cookie names, once checked.
+public struct WebRequestContext: RequestContext, WebSocketRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let webSocket: WebSocketHandlerReference<Self>
+    public var device: Device?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+    }
+}
+
+enum WebRoutes {
+    /// The cookie that carries a device's token.
+    static let cookieName = "listd_device"
+    /// Browsers keep a cookie at most 400 days; a device used in that time stays paired.
+    static let cookieMaxAge = 400 * 24 * 3600
+
+    /// Nothing but the page itself: no inline script or style, no other host, not framed.
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+        + "manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    static func router(registry: DeviceRegistry, relay: PageRelay, expectedOrigin: String?) -> Router<WebRequestContext> {
+        let router = Router(context: WebRequestContext.self)
+        router.middlewares.add(SecurityHeaders())
+        router.middlewares.add(DeviceCheck(registry: registry))
+
+        for asset in PageAssets.all {
+            router.get(RouterPath(asset.path)) { _, _ in asset.response() }
+        }
+        router.post("/pair") { request, _ -> Response in
+            guard OriginCheck.sameOrigin(request, expected: expectedOrigin) else {
+                return .text("This request came from another site.", status: .forbidden)
+            }
+            let body = try await request.body.collect(upTo: 4096)
+            guard let params = try? JSONDecoder().decode(PairRequest.self, from: Data(buffer: body)) else {
+                return .text("Send {\"code\": …} as JSON.", status: .badRequest)
+            }
+            do throws(WebError) {
+                let (token, device) = try registry.pair(code: params.code)
+                var response = Response.json(["device": device.name], status: .ok)
+                response.headers[.setCookie] =
+                    "\(cookieName)=\(token); Path=/; Max-Age=\(cookieMaxAge); HttpOnly; Secure; SameSite=Strict"
+                return response
+            } catch .tooManyPairingAttempts {
+                return .json(["message": WebError.tooManyPairingAttempts.description], status: .tooManyRequests)
+            } catch .pairingCodeExpired {
+                return .json(["message": WebError.pairingCodeExpired.description], status: .gone)
+            } catch {
+                return .json(["message": error.description], status: .badRequest)
+            }
+        }
+        router.get("/whoami") { _, context -> Response in
+            .json(["device": context.device?.name ?? ""], status: .ok)
+        }
+        router.ws("/live") { request, _ in
+            guard OriginCheck.sameOrigin(request, expected: expectedOrigin) else {
+                throw HTTPError(.forbidden, message: "The live connection was asked for from another site.")
+            }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            guard let device = context.requestContext.device else { return }
+            try await relay.run(device: device, inbound: inbound, outbound: outbound, logger: context.logger)
+        }
+        return router
+    }
+
+    struct PairRequest: Decodable {
+        var code: String
+    }
+}
+
+/// Refuses every request without a paired device's cookie (401), but the pairing page's own.
+struct DeviceCheck: RouterMiddleware {
+    typealias Context = WebRequestContext
+    let registry: DeviceRegistry
+
+    static let openPaths: Set<String> = ["/pair", "/pair.js", "/app.css", "/icon.svg", "/favicon.ico"]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if Self.openPaths.contains(request.uri.path) { return try await next(request, context) }
+        guard let token = request.cookies[WebRoutes.cookieName]?.value, let device = registry.device(token: token) else {
+            if request.method == .get, request.headers[.accept]?.contains("text/html") == true {
+                return Response(
+                    status: .unauthorized,
+                    headers: [.contentType: "text/html; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: PageAssets.notPaired))
+                )
+            }
+            return .text("This device is not paired with listd-web.", status: .unauthorized)
+        }
+        var context = context
+        context.device = device
+        return try await next(request, context)
+    }
+}
+
+/// The headers every response carries, errors included.
+struct SecurityHeaders: RouterMiddleware {
+    typealias Context = WebRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as HTTPError {
+            response = .text(error.body ?? "", status: error.status)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[.contentSecurityPolicy] = WebRoutes.contentSecurityPolicy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        response.headers[.init("Cross-Origin-Opener-Policy")!] = "same-origin"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+}
+
+/// Whether a request that changes something (pairing, the live connection) came from the page
+/// itself: its `Origin` must name this server — `--url`'s origin when given (behind a reverse
+/// proxy), else the `Host` the request was sent to.
+enum OriginCheck {
+    static func sameOrigin(_ request: Request, expected: String?) -> Bool {
+        guard let origin = request.headers[.origin], origin != "null" else { return false }
+        if let expected { return origin == expected }
+        guard let authority = request.head.authority, let schemeEnd = origin.range(of: "://") else { return false }
+        return origin[schemeEnd.upperBound...] == authority[...]
+    }
+}
+
+extension Response {
+    static func text(_ text: String, status: HTTPResponse.Status) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: text + "\n"))
+        )
+    }
+
+    static func json(_ object: [String: String], status: HTTPResponse.Status) -> Response {
+        let data = (try? JSONEncoder().encode(object)) ?? Data("{}".utf8)
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+}

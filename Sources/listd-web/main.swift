@@ -1,0 +1,121 @@
+// listd-web: the shopping lists on a phone. A client of listd (it keeps no lists), serving one
+// page, paired devices only. `listctl web pair NAME` makes a device's one-time link.
+import ArgumentParser
+import Glibc
+import ListWeb
+import ListdLocations
+import Logging
+import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+struct ListdWeb: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listd-web",
+        abstract: "Serve the shopping lists to paired phones: a page that works without signal.",
+        discussion: """
+            Pair a phone with “listctl web pair NAME” and open the link it prints on the phone. \
+            Offline use needs HTTPS (--tls-cert/--tls-key, or a reverse proxy and --url): see \
+            docs/web.md.
+            """
+    )
+
+    @Option(help: ArgumentHelp("listd's socket (default: as listctl finds it).", valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("Where to listen. Only this machine by default: a household's network is not a trust boundary.", valueName: "address:port"))
+    var listen = "127.0.0.1:8733"
+
+    @Option(help: ArgumentHelp("The address phones open, when not the one listened on (behind a reverse proxy): pairing links start with it, and it is the only origin the page is taken from.", valueName: "url"))
+    var url: String?
+
+    @Option(help: ArgumentHelp("A PEM certificate (chain) to serve HTTPS with.", valueName: "path"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The certificate's PEM private key.", valueName: "path"))
+    var tlsKey: String?
+
+    @Option(help: ArgumentHelp("The paired devices' file (default: $STATE_DIRECTORY/devices.json, else $XDG_STATE_HOME/listd-web/devices.json).", valueName: "path"))
+    var devices: String?
+
+    @Option(help: ArgumentHelp("The control socket listctl web uses (default: $XDG_RUNTIME_DIR/listd-web/control.sock).", valueName: "path"))
+    var controlSocket: String?
+
+    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        guard Self.split(listen) != nil else {
+            throw ValidationError("--listen takes ADDRESS:PORT (127.0.0.1:8733, 0.0.0.0:8733, [::]:8733), not “\(listen)”.")
+        }
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together.")
+        }
+        if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+            throw ValidationError("--url takes an http:// or https:// address, not “\(url)”.")
+        }
+    }
+
+    static func split(_ listen: String) -> (host: String, port: Int)? {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { return nil }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var logger = Logger(label: "listd-web")
+        logger.logLevel = logLevel
+        let (host, port) = Self.split(listen)!
+        let settings = WebSettings(
+            listdSocket: ListdPaths.socket(option: socket, environment: environment),
+            host: host,
+            port: port,
+            publicAddress: url.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
+            certificatePath: tlsCert,
+            privateKeyPath: tlsKey,
+            deviceFile: devices ?? ListdPaths.defaultWebDeviceFile(environment: environment),
+            controlSocket: ListdPaths.webControlSocket(option: controlSocket, environment: environment)
+        )
+        do {
+            let services = try ListWebServer.services(settings, logger: logger) { address in
+                // One line on stdout for whoever started listd-web (a test, a person).
+                let line = Array("listd-web: serving \(address)\n".utf8)
+                _ = line.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+            }
+            let group = ServiceGroup(
+                services: services,
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                cancellationSignals: [],
+                logger: logger
+            )
+            try await group.run()
+        } catch let error as WebError {
+            logger.critical("\(error)")
+            throw ExitCode.failure
+        } catch {
+            logger.critical("listd-web stopped: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+do {
+    var command = try ListdWeb.parseAsRoot()
+    if let web = command as? ListdWeb {
+        try await web.run()
+    } else {
+        try command.run()  // --help, --version
+    }
+} catch {
+    ListdWeb.exit(withError: error)
+}

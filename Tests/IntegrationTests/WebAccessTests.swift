@@ -1,0 +1,141 @@
+// Who may use listd-web: nothing without a paired device's token (the live connection too), a
+// pairing link works once, a revoked device is cut off at once, another site's page is refused,
+// and what a page may ask listd is limited. Over real HTTP and a real WebSocket.
+import Foundation
+import Glibc
+import Testing
+
+@Suite struct WebAccessTests {
+    static let paths = ["/", "/app.js", "/sw.js", "/manifest.webmanifest", "/whoami", "/live", "/nothing-here"]
+
+    @Test(.timeLimit(.minutes(2)))
+    func withoutATokenEveryEndpointRefuses() async throws {
+        let daemon = try Daemon.start()
+        _ = try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket)
+        let web = try WebServer(daemon.sandbox)
+        for path in Self.paths {
+            let bare = try HTTP.request(port: web.port, "GET", path)
+            #expect(bare.status == 401, "GET \(path) without a token: \(bare.status)")
+            let forged = try HTTP.request(port: web.port, "GET", path, headers: ["Cookie": "listd_device=forged"])
+            #expect(forged.status == 401, "GET \(path) with a made-up token: \(forged.status)")
+        }
+        // A browser that opens the page unpaired is told how to pair.
+        let page = try HTTP.request(port: web.port, "GET", "/", headers: ["Accept": "text/html"])
+        #expect(page.status == 401 && page.text.contains("listctl web pair"))
+        // The live connection too.
+        let unpaired = PageConnection(server: web, token: nil)
+        await #expect(throws: (any Error).self) { try await unpaired.opened() }
+
+        // Paired: the page, with headers that allow nothing from elsewhere.
+        let token = try web.pair("Kitchen phone")
+        for path in Self.paths where path != "/live" && path != "/nothing-here" {
+            let reply = try HTTP.request(port: web.port, "GET", path, headers: ["Cookie": "listd_device=\(token)"])
+            #expect(reply.status == 200, "GET \(path) with the token: \(reply.status)")
+            #expect(reply.headers["content-security-policy"]?.hasPrefix("default-src 'none'") == true)
+            #expect(reply.headers["x-content-type-options"] == "nosniff")
+        }
+        let whoami = try HTTP.request(port: web.port, "GET", "/whoami", headers: ["Cookie": "listd_device=\(token)"])
+        #expect(whoami.text.contains("Kitchen phone"))
+        // The file keeps the token's hash, never the token.
+        let devices = try String(contentsOfFile: daemon.sandbox.path + "/web/devices.json", encoding: .utf8)
+        #expect(!devices.contains(token) && devices.contains("Kitchen phone"))
+        var status = stat()
+        #expect(stat(daemon.sandbox.path + "/web/devices.json", &status) == 0 && status.st_mode & 0o077 == 0)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aPairingLinkWorksOnceFromThePageItselfAndWrongOnesAreLimited() async throws {
+        let daemon = try Daemon.start()
+        let web = try WebServer(daemon.sandbox)
+        let link = try web.pairingLink("Kitchen phone")
+        let code = String(link.split(separator: "#").last!)
+        let body = Array(#"{"code":"\#(code)"}"#.utf8)
+        let json = ["Content-Type": "application/json"]
+
+        // Another site's page cannot pair through the person's browser.
+        let crossSite = try HTTP.request(
+            port: web.port, "POST", "/pair", headers: json.merging(["Origin": "http://evil.example"]) { $1 }, body: body
+        )
+        #expect(crossSite.status == 403)
+        let first = try HTTP.request(port: web.port, "POST", "/pair", headers: json.merging(["Origin": web.address]) { $1 }, body: body)
+        #expect(first.status == 200)
+        let cookie = first.headers["set-cookie"] ?? ""
+        for attribute in ["HttpOnly", "Secure", "SameSite=Strict", "Path=/"] {
+            #expect(cookie.contains(attribute), "the device cookie lacks \(attribute): \(cookie)")
+        }
+        let again = try HTTP.request(port: web.port, "POST", "/pair", headers: json.merging(["Origin": web.address]) { $1 }, body: body)
+        #expect(again.status == 400 && again.text.contains("used already"), "\(again.status) \(again.text)")
+
+        // Wrong codes: ten, then pairing is refused for a while, even with a good code.
+        for attempt in 2...10 {
+            let wrong = try HTTP.request(
+                port: web.port, "POST", "/pair", headers: json.merging(["Origin": web.address]) { $1 },
+                body: Array(#"{"code":"guess\#(attempt)"}"#.utf8)
+            )
+            #expect(wrong.status == 400)
+        }
+        let good = try web.pairingLink("Hall tablet").split(separator: "#").last!
+        let limited = try HTTP.request(
+            port: web.port, "POST", "/pair", headers: json.merging(["Origin": web.address]) { $1 },
+            body: Array(#"{"code":"\#(good)"}"#.utf8)
+        )
+        #expect(limited.status == 429, "\(limited.status) \(limited.text)")
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aRevokedDeviceIsCutOffAtOnceAndAnotherSitesPageIsRefused() async throws {
+        let daemon = try Daemon.start()
+        _ = try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket)
+        let web = try WebServer(daemon.sandbox)
+        let token = try web.pair("Kitchen phone")
+
+        // The same token, from a page of another site: refused.
+        let crossSite = PageConnection(server: web, token: token, origin: "http://evil.example")
+        await #expect(throws: (any Error).self) { try await crossSite.opened() }
+
+        let page = PageConnection(server: web, token: token)
+        try await page.opened()
+        let lists = try await page.call("getLists")
+        #expect(((lists["result"] as? [String: Any])?["lists"] as? [Any])?.count == 1)
+
+        let devices = try web.listctlWeb(["devices"])
+        #expect(devices.status == 0 && devices.stdout.contains("Kitchen phone"), "\(devices.stdout)\(devices.stderr)")
+        let revoke = try web.listctlWeb(["revoke", "Kitchen phone"])
+        #expect(revoke.status == 0, "\(revoke.stderr)")
+        try await until("the revoked device's page to be closed", timeout: 5) { page.closeCode != nil }
+        #expect(page.closeCode == .some(1008))
+        let after = try HTTP.request(port: web.port, "GET", "/", headers: ["Cookie": "listd_device=\(token)"])
+        #expect(after.status == 401)
+        let unknown = try web.listctlWeb(["revoke", "Kitchen phone"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("No paired device"), "\(unknown.stderr)")
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aPageAsksOnlyWhatAPageNeedsAndAResentEditIsAppliedOnce() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try listctl(["create", "Groceries", "milk"], socket: socket)
+        let web = try WebServer(daemon.sandbox)
+        let page = PageConnection(server: web, token: try web.pair("Kitchen phone"))
+        try await page.opened()
+        let subscriber = try LineConnection(path: socket)
+        _ = try subscriber.result("subscribe")
+
+        for method in ["hello", "registerDelegate", "deleteList", "renameList", "createList"] {
+            let reply = try await page.call(method, ["list": "Groceries", "name": "x"])
+            #expect((reply["error"] as? [String: Any])?["code"] as? Int == -32601, "\(method): \(reply)")
+        }
+        // A queued edit sent, its reply lost, sent again: applied once, confirmed twice.
+        let edit: [String: Any] = ["list": "Groceries", "item": "tea", "editId": "phone-edit-1", "basedOn": 1]
+        let first = try await page.call("addItem", edit)
+        let second = try await page.call("addItem", edit)
+        #expect(first["result"] != nil && second["result"] != nil, "\(first) \(second)")
+        let heard = try subscriber.readObject()
+        let origin = (heard["params"] as? [String: Any])?["origin"] as? [String: Any]
+        #expect(origin?["name"] as? String == "Kitchen phone")
+        let history = try subscriber.result("getHistory", ["list": "Groceries"])["changes"] as? [[String: Any]] ?? []
+        #expect(history.count == 2, "created, then one add: \(history)")
+        let list = try subscriber.result("getList", ["list": "Groceries"])
+        #expect(list["items"] as? [String] == ["milk", "tea"])
+    }
+}

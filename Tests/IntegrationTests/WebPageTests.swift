@@ -1,0 +1,150 @@
+// The phone page in a real browser (Debian's chromium, headless, at 360 px): paired from the
+// terminal, live both ways, a delegate's refusal in words, and the shop with no signal — ticks
+// and an add queued on the phone, an item removed at home meanwhile, the network back.
+import Foundation
+import Glibc
+import Testing
+
+/// One browser at a time: each is a few hundred MB and both cores' worth at start.
+@Suite(.serialized) struct WebPageTests {
+    static let needs = "chromium and chromium-driver (Debian: apt-get install chromium chromium-driver)"
+
+    /// The status line says Live and the list is drawn with `item`.
+    static func live(showing item: String) -> String {
+        "return document.getElementById('status').textContent === 'Live' && !!document.querySelector('[data-tick=\"\(item)\"]')"
+    }
+
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func aPairedPhoneSeesTheListLiveAndADenialInWords() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let socket = daemon.sandbox.socket
+            #expect(try listctl(["create", "Groceries", "milk", "eggs", "bread"], socket: socket).status == 0)
+            let web = try WebServer(daemon.sandbox)
+            let link = try web.pairingLink("Kitchen phone")
+            let subscriber = try LineConnection(path: socket)
+            _ = try subscriber.result("subscribe")
+
+            let browser = try Browser()
+            defer { browser.quit() }
+            try browser.open(link)
+            try browser.waitUntil("the paired page showing Groceries", Self.live(showing: "milk"))
+
+            // A tap on the phone: every subscriber hears it, named after the device.
+            try browser.click("[data-tick='milk']")
+            let heard = try subscriber.readObject()
+            let params = heard["params"] as? [String: Any] ?? [:]
+            #expect(params["changes"] as? [[String: String]] == [["op": "check", "item": "milk"]])
+            #expect((params["origin"] as? [String: Any])?["name"] as? String == "Kitchen phone")
+            try browser.waitUntil(
+                "milk shown ticked once listd confirmed it",
+                "const b = document.querySelector('[data-tick=\"milk\"]'); return b.getAttribute('aria-checked') === 'true' && !b.closest('li').classList.contains('pending')"
+            )
+
+            // Someone at home adds tea: the page shows it without a reload.
+            let added = Date()
+            #expect(try listctl(["add", "Groceries", "tea"], socket: socket).status == 0)
+            try browser.waitUntil("tea on the page", timeout: 5, "return !!document.querySelector('[data-tick=\"tea\"]')")
+            print("listctl add → on the page: \(Int(Date().timeIntervalSince(added) * 1000)) ms (the bench measures this)")
+
+            // A delegate refuses sweets: the page says why, next to what was refused.
+            let delegate = try LineConnection(path: socket)
+            _ = try delegate.result("registerDelegate", ["name": "budget", "questions": ["shouldAdd"], "timeoutMs": 10000])
+            try browser.run(
+                "const f = document.querySelector('form[data-add]'); f.item.value = 'sweets'; f.requestSubmit(); return true"
+            )
+            let question = try delegate.readObject()
+            #expect((question["params"] as? [String: Any])?["item"] as? String == "sweets")
+            let answer: [String: Any] = [
+                "jsonrpc": "2.0", "id": question["id"]!, "result": ["allow": false, "reason": "no sweets this week"],
+            ]
+            try delegate.send(String(decoding: try JSONSerialization.data(withJSONObject: answer), as: UTF8.self))
+            try browser.waitUntil(
+                "the refusal shown in words",
+                "const p = document.querySelector('.problem'); return !!p && p.textContent.includes('no sweets this week')"
+            )
+            #expect(try browser.run("return !!document.querySelector('[data-tick=\"sweets\"]')") as? Bool == false)
+
+            // Who changed what, in words, with the device's name.
+            let recent = try browser.text("#recent-changes")
+            #expect(recent.contains("Kitchen phone ticked milk"), "\(recent)")
+            #expect(recent.contains("listctl added tea"), "\(recent)")
+            let log = try listctl(["log", "Groceries"], socket: socket)
+            #expect(log.stdout.contains("Kitchen phone"), "\(log.stdout)")
+
+            // Readable without colour: a tick is a ✓ and a checkbox role, not a colour alone.
+            #expect(try browser.run("return document.querySelector('[data-tick=\"milk\"]').getAttribute('role')") as? String == "checkbox")
+            #expect(try browser.text("[data-tick='milk'] .box") == "✓")
+
+            let shot = TestArtefacts.path("listd-web-360px.png")
+            try browser.screenshot(to: shot)
+            print("screenshot of the page at 360 px: \(shot)")
+        }
+    }
+
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func inTheShopWithoutSignalNothingIsLostOrBroughtBack() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let socket = daemon.sandbox.socket
+            #expect(try listctl(["create", "Groceries", "milk", "eggs", "bread"], socket: socket).status == 0)
+            let web = try WebServer(daemon.sandbox)
+            let link = try web.pairingLink("Kitchen phone")
+
+            let browser = try Browser()
+            defer { browser.quit() }
+            try browser.open(link)
+            try browser.waitUntil("the paired page", Self.live(showing: "milk"))
+            // The page keeps its own files once its service worker runs: then it opens offline.
+            try browser.waitUntil("the service worker in charge", "return !!navigator.serviceWorker.controller")
+
+            // In the shop: no signal. Tick milk and eggs, add tea.
+            try browser.network(online: false)
+            try browser.waitUntil("the page to say it is offline", "return document.getElementById('status').textContent.startsWith('Offline')")
+            try browser.click("[data-tick='milk']")
+            try browser.click("[data-tick='eggs']")
+            try browser.run("const f = document.querySelector('form[data-add]'); f.item.value = 'tea'; f.requestSubmit(); return true")
+            try browser.waitUntil(
+                "three changes shown waiting",
+                "return document.getElementById('status').textContent.includes('3 changes waiting to be sent')"
+            )
+
+            // Meanwhile at home, eggs come off the list (bought already).
+            #expect(try listctl(["remove", "Groceries", "eggs"], socket: socket).status == 0)
+            let before = try LineConnection(path: socket).result("getList", ["list": "Groceries"])
+            #expect(before["items"] as? [String] == ["milk", "bread"])
+
+            // The phone's page is opened again, still without signal: from the phone's copy.
+            try browser.reload()
+            try browser.waitUntil(
+                "the page opened offline with its queue",
+                """
+                const s = document.getElementById('status').textContent;
+                const milk = document.querySelector('[data-tick="milk"]');
+                return s.startsWith('Offline') && s.includes('3 changes waiting') && !!milk && milk.getAttribute('aria-checked') === 'true' && !!document.querySelector('[data-tick="tea"]')
+                """
+            )
+
+            // Signal again: the queue goes, in order, each edit once.
+            try browser.network(online: true)
+            try browser.waitUntil("the queue sent", timeout: 20, "return document.getElementById('status').textContent === 'Live'")
+            try browser.waitUntil(
+                "the tick of eggs reported, not applied",
+                "return [...document.querySelectorAll('.problem')].some(p => p.textContent.includes('eggs') && p.textContent.includes('taken off'))"
+            )
+            let connection = try LineConnection(path: socket)
+            let after = try connection.result("getList", ["list": "Groceries"])
+            #expect(after["items"] as? [String] == ["milk", "bread", "tea"], "eggs came back, or something was lost")
+            #expect(after["checked"] as? [String] == ["milk"])
+            let history = try connection.result("getHistory", ["list": "Groceries"])["changes"] as? [[String: Any]] ?? []
+            let fromThePhone = history.filter { (($0["origin"] as? [String: Any])?["name"] as? String) == "Kitchen phone" }
+            #expect(
+                fromThePhone.compactMap { ($0["changes"] as? [[String: Any]])?.first?["op"] as? String } == ["check", "add"],
+                "each queued edit applied once: \(fromThePhone)"
+            )
+            #expect(try browser.run("return !!document.querySelector('[data-tick=\"eggs\"]')") as? Bool == false)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+// listd-web's rules without a socket: one-time codes and their limit, what a page may send,
+// and the token's hash.
+import ListRPC
+import Testing
+
+@testable import ListWeb
+
+@Suite struct PairingCodeTests {
+    let start = ContinuousClock.now
+
+    @Test func aCodeWorksOnceWithinItsMinutes() {
+        var codes = PairingCodes()
+        codes.issue("abc", deviceName: "Kitchen phone", now: start)
+        #expect(codes.redeem("abc", now: start + .seconds(299)) == .pair(deviceName: "Kitchen phone"))
+        #expect(codes.redeem("abc", now: start + .seconds(299)) == .unknown)
+        codes.issue("late", deviceName: "Hall tablet", now: start)
+        #expect(codes.redeem("late", now: start + .seconds(300)) == .expired)
+    }
+
+    @Test func tenWrongCodesAMinuteStopPairingForTheRestOfIt() {
+        var codes = PairingCodes()
+        codes.issue("good", deviceName: "Kitchen phone", now: start)
+        for attempt in 0..<PairingCodes.failuresAllowed {
+            #expect(codes.redeem("guess\(attempt)", now: start + .seconds(1)) == .unknown)
+        }
+        #expect(codes.redeem("good", now: start + .seconds(2)) == .tooManyAttempts)
+        // A minute after the wrong ones, the good code (still valid) works.
+        #expect(codes.redeem("good", now: start + .seconds(62)) == .pair(deviceName: "Kitchen phone"))
+    }
+}
+
+@Suite struct PageMessageTests {
+    @Test func anEditIsSentOnAsOneLine() {
+        let text = """
+            {"jsonrpc": "2.0", "id": 7,
+             "method": "checkItem", "params": {"list": 1, "item": "milk\\nmore", "editId": "e1", "basedOn": 4}}
+            """
+        guard case .forward(let line) = PageMessages.vet(text) else {
+            Issue.record("refused: \(PageMessages.vet(text))")
+            return
+        }
+        #expect(line.last == UInt8(ascii: "\n"))
+        #expect(line.dropLast().contains(UInt8(ascii: "\n")) == false)
+        let value = try? RPCEncoding.value(fromJSON: line.dropLast())
+        #expect(value?["method"]?.stringValue == "checkItem")
+        #expect(value?["params"]?["editId"]?.stringValue == "e1")
+        #expect(value?["params"]?["basedOn"]?.integerValue == 4)
+    }
+
+    @Test(arguments: ["hello", "registerDelegate", "unregisterDelegate", "createList", "renameList", "deleteList", "bogus"])
+    func whatAPageDoesNotNeedIsRefused(method: String) {
+        let verdict = PageMessages.vet(#"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":{}}"#)
+        guard case .refuse(let reply) = verdict else {
+            Issue.record("\(method) was let through")
+            return
+        }
+        let value = try? RPCEncoding.value(fromJSON: reply)
+        #expect(value?["error"]?["code"]?.integerValue == -32601)
+        #expect(value?["id"]?.integerValue == 1)
+    }
+
+    @Test func batchesNotificationsAndNonsenseAreRefused() {
+        for text in [#"[{"jsonrpc":"2.0","id":1,"method":"getLists"}]"#, #"{"jsonrpc":"2.0","method":"getLists"}"#, "not json", ""] {
+            guard case .refuse = PageMessages.vet(text) else {
+                Issue.record("let through: \(text)")
+                continue
+            }
+        }
+    }
+}
+
+@Suite struct DeviceTokenTests {
+    @Test func tokensAreLongRandomAndOnlyTheirHashIsKept() {
+        let one = DeviceTokens.random()
+        let two = DeviceTokens.random()
+        #expect(one != two)
+        #expect(one.count == 43)  // 32 bytes, base64url without padding
+        #expect(one.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        #expect(DeviceTokens.hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
+    @Test func base64URLMatchesTheRFC() {
+        #expect(DeviceTokens.base64URL(Array("f".utf8)) == "Zg")
+        #expect(DeviceTokens.base64URL(Array("fo".utf8)) == "Zm8")
+        #expect(DeviceTokens.base64URL(Array("foo".utf8)) == "Zm9v")
+        #expect(DeviceTokens.base64URL([0xfb, 0xff]) == "-_8")
+    }
+}
