@@ -9,8 +9,11 @@ SWIFT ?= swift
 # compiler for the power-cut file system PowerLossTests mounts (Tests/PowerCutFS); man-db to check
 # the packaged manual pages render (Tests/e2e); postgresql for the servers SharingTests start
 # (initdb and pg_ctl in a temporary directory) and make bench measures (--share); tmux for
-# vim run as a person runs it, answering its prompts (OlderCopyTests).
-APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db postgresql tmux
+# vim run as a person runs it, answering its prompts (OlderCopyTests); chromium and
+# chromium-driver for the phone page in a real browser (WebPageTests), qrencode for the QR code
+# `listctl web pair` prints, curl for the page served under systemd (Tests/e2e).
+APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db postgresql tmux \
+	chromium chromium-driver qrencode curl
 
 # make install PREFIX=… DESTDIR=… UNITS=user|system
 PREFIX ?= /usr/local
@@ -116,7 +119,7 @@ bench: deps
 	@command -v redis-server >/dev/null || { echo "Installing system packages: $(BENCH_APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_APT_PACKAGES); }
-	@for product in listd listctl listd-bench; do $(SWIFT) build -c release --static-swift-stdlib --product $$product || exit 1; done
+	@for product in listd listctl listd-web listd-bench; do $(SWIFT) build -c release --static-swift-stdlib --product $$product || exit 1; done
 	@mkdir -p .build/bench
 	@for baseline in pingpong fanout oneshot; do \
 		$(BENCH_CC) -O2 -Wall -pthread -o .build/bench/$$baseline bench/c/$$baseline.c || exit 1; \
@@ -127,13 +130,15 @@ bench: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
-# listctl(1) is generated from the argument-parser definitions by its generate-manual tool (the
-# one its plugin runs), so it never drifts from --help; listd(8) and listd(5) are written by hand
-# (a test holds listd(8) to listd --help: every option, with its default).
+# listctl(1) and listd-web(8) are generated from the argument-parser definitions by its
+# generate-manual tool (the one its plugin runs), so they never drift from --help; listd(8) and
+# listd(5) are written by hand (a test holds listd(8) to listd --help: every option, with its
+# default).
 man: release
 	$(SWIFT) build -c release --static-swift-stdlib --product generate-manual
 	@mkdir -p $(GENERATED)/man
 	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listctl --section 1 --date $(MAN_DATE) --output-directory $(GENERATED)/man
+	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listd-web --section 8 --date $(MAN_DATE) --output-directory $(GENERATED)/man
 	@# Its EXIT STATUS is boilerplate (.Ex -std): listctl's own, with ENVIRONMENT, EXAMPLES and SEE ALSO.
 	sed -i '/^\.Sh "*EXIT STATUS"*$$/,$$d' $(GENERATED)/man/listctl.1
 	sed '/^\.\\"/d' docs/man/listctl.1.sections >> $(GENERATED)/man/listctl.1
@@ -157,11 +162,13 @@ install: release man completions
 install-files:
 	install -D -m 0755 $(RELEASE_BIN)/listd $(DESTDIR)$(BINDIR)/listd
 	install -D -m 0755 $(RELEASE_BIN)/listctl $(DESTDIR)$(BINDIR)/listctl
+	install -D -m 0755 $(RELEASE_BIN)/listd-web $(DESTDIR)$(BINDIR)/listd-web
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
 	install -D -m 0644 $(GENERATED)/man/listctl.1 $(DESTDIR)$(MANDIR)/man1/listctl.1
 	install -D -m 0644 $(GENERATED)/man/listd.5 $(DESTDIR)$(MANDIR)/man5/listd.5
 	install -D -m 0644 $(GENERATED)/man/listd.8 $(DESTDIR)$(MANDIR)/man8/listd.8
+	install -D -m 0644 $(GENERATED)/man/listd-web.8 $(DESTDIR)$(MANDIR)/man8/listd-web.8
 	@for tool in listd listctl; do \
 		install -D -m 0644 $(GENERATED)/completions/$$tool $(DESTDIR)$(BASH_COMPLETIONDIR)/$$tool && \
 		install -D -m 0644 $(GENERATED)/completions/_$$tool $(DESTDIR)$(ZSH_COMPLETIONDIR)/_$$tool && \
@@ -174,7 +181,7 @@ install-files:
 		if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers listd.conf 2>/dev/null || systemd-sysusers; fi;; \
 	*) echo "UNITS must be user or system"; exit 2;; \
 	esac; \
-	for unit in listd.socket listd.service; do \
+	for unit in listd.socket listd.service listd-web.service; do \
 		install -d $(DESTDIR)$$dir; \
 		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/$(UNITS)/$$unit > $(DESTDIR)$$dir/$$unit; \
 		chmod 0644 $(DESTDIR)$$dir/$$unit; \
@@ -182,12 +189,12 @@ install-files:
 	[ -n "$(QUIET_INSTALL)" ] || echo "Installed. Next: systemctl $$( [ "$(UNITS)" = user ] && echo '--user ')daemon-reload && systemctl $$( [ "$(UNITS)" = user ] && echo '--user ')enable --now listd.socket"
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/listd $(DESTDIR)$(BINDIR)/listctl
+	rm -f $(DESTDIR)$(BINDIR)/listd $(DESTDIR)$(BINDIR)/listctl $(DESTDIR)$(BINDIR)/listd-web
 	rm -rf $(DESTDIR)$(DOCDIR)
-	rm -f $(DESTDIR)$(USER_UNITDIR)/listd.socket $(DESTDIR)$(USER_UNITDIR)/listd.service
-	rm -f $(DESTDIR)$(SYSTEM_UNITDIR)/listd.socket $(DESTDIR)$(SYSTEM_UNITDIR)/listd.service
+	rm -f $(DESTDIR)$(USER_UNITDIR)/listd.socket $(DESTDIR)$(USER_UNITDIR)/listd.service $(DESTDIR)$(USER_UNITDIR)/listd-web.service
+	rm -f $(DESTDIR)$(SYSTEM_UNITDIR)/listd.socket $(DESTDIR)$(SYSTEM_UNITDIR)/listd.service $(DESTDIR)$(SYSTEM_UNITDIR)/listd-web.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/listd.conf
-	rm -f $(DESTDIR)$(MANDIR)/man1/listctl.1 $(DESTDIR)$(MANDIR)/man5/listd.5 $(DESTDIR)$(MANDIR)/man8/listd.8
+	rm -f $(DESTDIR)$(MANDIR)/man1/listctl.1 $(DESTDIR)$(MANDIR)/man5/listd.5 $(DESTDIR)$(MANDIR)/man8/listd.8 $(DESTDIR)$(MANDIR)/man8/listd-web.8
 	for tool in listd listctl; do \
 		rm -f $(DESTDIR)$(BASH_COMPLETIONDIR)/$$tool $(DESTDIR)$(ZSH_COMPLETIONDIR)/_$$tool $(DESTDIR)$(FISH_COMPLETIONDIR)/$$tool.fish; \
 	done
@@ -213,7 +220,7 @@ deb: release man completions
 	rm -rf $(DEB_ROOT) $(DEB)
 	$(MAKE) --no-print-directory install-files DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=system QUIET_INSTALL=1
 	$(MAKE) --no-print-directory install-files DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=user QUIET_INSTALL=1
-	strip --remove-section=.comment --remove-section=.note --strip-unneeded $(DEB_ROOT)/usr/bin/listd $(DEB_ROOT)/usr/bin/listctl
+	strip --remove-section=.comment --remove-section=.note --strip-unneeded $(DEB_ROOT)/usr/bin/listd $(DEB_ROOT)/usr/bin/listctl $(DEB_ROOT)/usr/bin/listd-web
 	gzip -9n $(DEB_ROOT)/usr/share/man/man*/*
 	install -m 0644 systemd/debian/copyright $(DEB_ROOT)/usr/share/doc/listd/copyright
 	sed 's|@MAINTAINER@|$(DEB_MAINTAINER)|' systemd/debian/changelog | gzip -9n > $(DEB_ROOT)/usr/share/doc/listd/changelog.Debian.gz
@@ -222,6 +229,7 @@ deb: release man completions
 	@# Depends: the shared libraries the binaries load (the Swift runtime is linked in).
 	cd .build/deb && mkdir -p shlibs/debian && printf 'Source: listd\n\nPackage: listd\nArchitecture: any\n' > shlibs/debian/control && \
 		cd shlibs && dpkg-shlibdeps -O -e../listd_$(DEB_VERSION)_$(DEB_ARCH)/usr/bin/listd -e../listd_$(DEB_VERSION)_$(DEB_ARCH)/usr/bin/listctl \
+		-e../listd_$(DEB_VERSION)_$(DEB_ARCH)/usr/bin/listd-web \
 		| sed 's/^shlibs:Depends=//' > ../depends
 	sed -e 's|@VERSION@|$(DEB_VERSION)|' -e 's|@ARCH@|$(DEB_ARCH)|' -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|' -e "s|@DEPENDS@|$$(cat .build/deb/depends)|" \
 		-e "s|@SIZE@|$$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)|" systemd/debian/control > $(DEB_ROOT)/DEBIAN/control

@@ -49,8 +49,7 @@ enum WebRoutes {
             do throws(WebError) {
                 let (token, device) = try registry.pair(code: params.code)
                 var response = Response.json(["device": device.name], status: .ok)
-                response.headers[.setCookie] =
-                    "\(cookieName)=\(token); Path=/; Max-Age=\(cookieMaxAge); HttpOnly; Secure; SameSite=Strict"
+                response.headers[.setCookie] = deviceCookie(token)
                 return response
             } catch .tooManyPairingAttempts {
                 return .json(["message": WebError.tooManyPairingAttempts.description], status: .tooManyRequests)
@@ -73,6 +72,12 @@ enum WebRoutes {
             try await relay.run(device: device, inbound: inbound, outbound: outbound, logger: context.logger)
         }
         return router
+    }
+
+    /// The device's cookie: sent only to this server, never to a script, never over plain HTTP
+    /// (but to localhost), never with a request another site started.
+    static func deviceCookie(_ token: String) -> String {
+        "\(cookieName)=\(token); Path=/; Max-Age=\(cookieMaxAge); HttpOnly; Secure; SameSite=Strict"
     }
 
     struct PairRequest: Decodable {
@@ -101,7 +106,13 @@ struct DeviceCheck: RouterMiddleware {
         }
         var context = context
         context.device = device
-        return try await next(request, context)
+        var response = try await next(request, context)
+        // The page itself renews the cookie: a device in use stays paired (browsers keep a
+        // cookie at most 400 days from when it was last set).
+        if request.uri.path == "/", response.status == .ok {
+            response.headers[.setCookie] = WebRoutes.deviceCookie(token)
+        }
+        return response
     }
 }
 

@@ -801,6 +801,10 @@ if wanted(8) { try measureSharing() }
 
 if wanted(9) { try measureSections() }
 
+// MARK: 10. listd-web: a change → 100 open pages (Web.swift)
+
+if wanted(10) { try measureWeb() }
+
 // MARK: Results
 
 let encoder = JSONEncoder()

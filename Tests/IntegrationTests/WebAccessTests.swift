@@ -22,9 +22,13 @@ import Testing
         // A browser that opens the page unpaired is told how to pair.
         let page = try HTTP.request(port: web.port, "GET", "/", headers: ["Accept": "text/html"])
         #expect(page.status == 401 && page.text.contains("listctl web pair"))
-        // The live connection too.
-        let unpaired = PageConnection(server: web, token: nil)
-        await #expect(throws: (any Error).self) { try await unpaired.opened() }
+        // The live connection too: its upgrade is refused before any WebSocket exists (with 400:
+        // hummingbird-websocket answers every refused upgrade so).
+        for token in [nil, "forged"] {
+            let unpaired = PageConnection(server: web, token: token)
+            await #expect(throws: (any Error).self) { try await unpaired.opened() }
+            #expect(unpaired.refusedWith?.hasPrefix("HTTP/1.1 4") == true, "\(unpaired.refusedWith ?? "upgraded")")
+        }
 
         // Paired: the page, with headers that allow nothing from elsewhere.
         let token = try web.pair("Kitchen phone")
@@ -34,6 +38,9 @@ import Testing
             #expect(reply.headers["content-security-policy"]?.hasPrefix("default-src 'none'") == true)
             #expect(reply.headers["x-content-type-options"] == "nosniff")
         }
+        // The page renews the device's cookie: a phone in use stays paired.
+        let page2 = try HTTP.request(port: web.port, "GET", "/", headers: ["Cookie": "listd_device=\(token)"])
+        #expect(page2.headers["set-cookie"]?.hasPrefix("listd_device=\(token);") == true)
         let whoami = try HTTP.request(port: web.port, "GET", "/whoami", headers: ["Cookie": "listd_device=\(token)"])
         #expect(whoami.text.contains("Kitchen phone"))
         // The file keeps the token's hash, never the token.

@@ -222,6 +222,8 @@ final class PageConnection: @unchecked Sendable {
     var messages: [[String: Any]] { lock.withLock { received } }
     /// nil while open; then the close code listd-web sent (its inner nil: none, or refused).
     var closeCode: Int?? { lock.withLock { closedWith } }
+    /// The status line of a refused upgrade.
+    var refusedWith: String? { lock.withLock { refusal } }
 
     /// Waits until the connection is open; throws if the upgrade was refused.
     func opened(timeout: Double = 15) async throws {

@@ -58,13 +58,13 @@ fi
 say "the package into the container's root"
 # What earlier runs installed with make install (under /usr/local) goes first.
 rm -rf "$ROOT"/usr/local/bin/listd "$ROOT"/usr/local/bin/listctl "$ROOT"/usr/local/lib/systemd/system/listd.* \
-    "$ROOT"/usr/local/lib/sysusers.d/listd.conf "$ROOT"/usr/local/share/doc/listd \
+    "$ROOT"/usr/local/bin/listd-web "$ROOT"/usr/local/lib/sysusers.d/listd.conf "$ROOT"/usr/local/share/doc/listd \
     "$ROOT"/etc/systemd/system/*.wants/listd.*
 cp "$DEB" "$ROOT/var/tmp/listd.deb"
 # A short watchdog, so that the freeze below is noticed within the test.
 mkdir -p "$ROOT/etc/systemd/system/listd.service.d"
 printf '[Service]\nWatchdogSec=2s\n' > "$ROOT/etc/systemd/system/listd.service.d/e2e.conf"
-rm -rf "$ROOT/var/lib/private/listd" "$ROOT/var/lib/listd"
+rm -rf "$ROOT/var/lib/private/listd" "$ROOT/var/lib/listd" "$ROOT/var/lib/private/listd-web" "$ROOT/var/lib/listd-web"
 
 say "boot"
 for hierarchy in systemd unified; do mkdir -p "/sys/fs/cgroup/$hierarchy/$NAME"; done
@@ -130,6 +130,11 @@ SOCKET=/proc/$CONTAINER_PID/root/run/listd/listd.sock
 check "the socket listens" test -S "$SOCKET"
 check "listd is not running before a client comes" test "$(inside systemctl is-active listd.service || true)" = inactive
 check "the socket is root:listd 0660" test "$(inside stat -c '%U:%G %a' /run/listd/listd.sock)" = "root:listd 660"
+# A member of the group, not root: through the directory systemd made, to the socket.
+inside useradd --no-create-home --groups listd e2e-member >/dev/null 2>&1 || true
+out=$(inside setpriv --reuid e2e-member --regid e2e-member --init-groups listctl lists --socket /run/listd/listd.sock 2>&1 || true)
+check "a member of the group listd may use the lists: ${out:-nothing}" test -n "$out" -a "${out#listctl:}" = "$out"
+inside userdel e2e-member >/dev/null 2>&1 || true
 
 say "first client"
 listctl() { inside listctl "$@" --socket /run/listd/listd.sock; }
@@ -193,6 +198,36 @@ check "exit status 0" test "$(inside systemctl show -p ExecMainStatus --value li
 out=$(listctl show Groceries 2>&1 | tail -n +2 | tr -d ' ' | tr '\n' ' ')
 check "started again by the socket, with the lists kept: $out" test "$out" = "-[]milk -[]eggs "
 
+say "listd-web, the system unit"
+check "listd-web is not enabled by the installation" test "$(inside systemctl is-enabled listd-web.service 2>&1 || true)" = disabled
+inside systemctl start listd-web.service
+for _ in $(seq 1 100); do
+    inside test -S /run/listd-web/control.sock && break
+    sleep 0.1
+done
+check "listd-web runs" test "$(inside systemctl is-active listd-web.service)" = active
+WEB_MAIN=$(inside systemctl show -p MainPID --value listd-web.service)
+web_status=$(inside cat /proc/$WEB_MAIN/status)
+listd_gid=$(inside getent group listd | cut -d: -f3)
+check "… as a user of its own (not root), with the group listd" bash -c "grep -q '^Uid:[[:space:]]*[1-9]' <<<'$web_status' && grep -Eq '^Gid:[[:space:]]+$listd_gid[[:space:]]' <<<'$web_status'"
+pairing=$(inside listctl web pair "e2e phone" --control-socket /run/listd-web/control.sock --json 2>&1 || true)
+link=$(sed -n 's/.*"link":"\([^"]*\)".*/\1/p' <<<"$pairing")
+check "listctl web pair prints a one-time link: ${link:-$pairing}" test -n "$link"
+# The phone, in the container's network: the link's code, sent as the pairing page sends it.
+web() { nsenter -t "$CONTAINER_PID" -n -- curl -s --max-time 10 "$@"; }
+reply=$(web -i -X POST -H "Origin: http://127.0.0.1:8733" -H "Content-Type: application/json" \
+    --data "{\"code\":\"${link#*#}\"}" http://127.0.0.1:8733/pair | tr -d '\r' || true)
+token=$(sed -n 's/^[Ss]et-[Cc]ookie: listd_device=\([^;]*\);.*/\1/p' <<<"$reply")
+check "… which pairs the device (its cookie is set)" test -n "$token"
+check "… and the page knows it: $(web -H "Cookie: listd_device=$token" http://127.0.0.1:8733/whoami)" \
+    bash -c "[ \"\$(nsenter -t $CONTAINER_PID -n -- curl -s -H 'Cookie: listd_device=$token' http://127.0.0.1:8733/whoami)\" = '{\"device\":\"e2e phone\"}' ]"
+out=$(nsenter -t "$CONTAINER_PID" -n -- python3 "$(dirname "$0")/page-call.py" 8733 "$token" getList '{"list":"Groceries"}' 2>&1 || true)
+check "… and its live connection reaches listd (allowed by --allow-group): $out" grep -q '"name": *"Groceries"' <<<"$out"
+check "without the cookie, 401" test "$(web -o /dev/null -w '%{http_code}' http://127.0.0.1:8733/)" = 401
+check "the device is kept in the state directory, as a hash" bash -c "grep -q 'e2e phone' '$ROOT/var/lib/private/listd-web/devices.json' && ! grep -q '$token' '$ROOT/var/lib/private/listd-web/devices.json'"
+inside systemctl stop listd-web.service
+check "listd-web stops cleanly" test "$(inside systemctl show -p Result --value listd-web.service)" = success
+
 say "completion from the running listd, in the container's bash"
 # What bash-completion does on Tab: the script sourced, COMP_* set, _listctl asked.
 complete_line() {
@@ -215,7 +250,7 @@ check "… stopping listd" test "$(inside systemctl is-active listd.service list
 check "… and its socket" test ! -e "$SOCKET"
 check "… and the group listd" bash -c "! nsenter -t $CONTAINER_PID -m -u -i -n -p -C --wd=/ -- getent group listd"
 files > /tmp/listd-e2e-files-after
-left=$(comm -13 /tmp/listd-e2e-files-before /tmp/listd-e2e-files-after | grep -v -e '^/var/lib/private' -e '^/var/lib/listd$' | tr '\n' ' ' || true)
+left=$(comm -13 /tmp/listd-e2e-files-before /tmp/listd-e2e-files-after | grep -v -e '^/var/lib/private' -e '^/var/lib/listd$' -e '^/var/lib/listd-web$' -e '^/etc/\(passwd\|group\|shadow\|gshadow\)-$' | tr '\n' ' ' || true)
 check "nothing is left but the state directory: ${left:-nothing}" test -z "$left"
 check "… which keeps the lists" test -f "$ROOT/var/lib/private/listd/lists.md"
 gone=$(comm -23 /tmp/listd-e2e-files-before /tmp/listd-e2e-files-after | tr '\n' ' ')
