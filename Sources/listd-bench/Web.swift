@@ -127,7 +127,7 @@ func freePort() throws -> UInt16 {
 func pairDevice(port: UInt16, control: String) throws -> String {
     let pairing = try LineSocket(path: control)
     guard let reply = pairing.call(#"{"jsonrpc":"2.0","id":1,"method":"pair","params":{"name":"bench phone"}}"#),
-        let link = String(decoding: reply, as: UTF8.self).firstMatch(of: /"link":"[^"#]*#([^"]+)"/)?.output.1
+        let link = String(decoding: reply, as: UTF8.self).firstMatch(of: #/"link":"[^"#]*#([^"]+)"/#)?.output.1
     else { throw BenchError("listd-web made no pairing link") }
     let body = #"{"code":"\#(link)"}"#
     let fd = try tcpConnect(port: port)
@@ -143,7 +143,7 @@ func pairDevice(port: UInt16, control: String) throws -> String {
         if count <= 0 { break }
         received += chunk[..<count]
     }
-    guard let token = String(decoding: received, as: UTF8.self).firstMatch(of: /listd_device=([^;]+);/)?.output.1 else {
+    guard let token = String(decoding: received, as: UTF8.self).firstMatch(of: #/listd_device=([^;]+);/#)?.output.1 else {
         throw BenchError("listd-web did not pair the bench's device")
     }
     return String(token)

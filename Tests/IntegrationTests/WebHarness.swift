@@ -192,12 +192,18 @@ final class PageConnection: @unchecked Sendable {
     private let fd: Int32
     private let lock = NSLock()
     private var received: [[String: Any]] = []
+    /// With `keepingMessages` false (a load of thousands of whole lists), only each
+    /// notification's revision and the last message are kept, read without a JSON parser.
+    private let keepingMessages: Bool
+    private var revisions: [Int] = []
+    private var lastMessage: [UInt8] = []
     private var closedWith: Int??
     private var refusal: String?
     private var upgraded = false
     private var nextID = 1
 
-    init(server: WebServer, token: String?, origin: String? = nil) {
+    init(server: WebServer, token: String?, origin: String? = nil, keepingMessages: Bool = true) {
+        self.keepingMessages = keepingMessages
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -220,6 +226,13 @@ final class PageConnection: @unchecked Sendable {
     }
 
     var messages: [[String: Any]] { lock.withLock { received } }
+    /// The revisions of the notifications received, in order.
+    var notifiedRevisions: [Int] { lock.withLock { revisions } }
+    /// The last message received, parsed.
+    var last: [String: Any]? {
+        let bytes = lock.withLock { lastMessage }
+        return try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+    }
     /// nil while open; then the close code listd-web sent (its inner nil: none, or refused).
     var closeCode: Int?? { lock.withLock { closedWith } }
     /// The status line of a refused upgrade.
@@ -324,8 +337,15 @@ final class PageConnection: @unchecked Sendable {
                 case 0, 1:
                     message += payload
                     if fin {
-                        if let object = try? JSONSerialization.jsonObject(with: Data(message)) as? [String: Any] {
-                            lock.withLock { received.append(object) }
+                        if keepingMessages {
+                            if let object = try? JSONSerialization.jsonObject(with: Data(message)) as? [String: Any] {
+                                lock.withLock { received.append(object) }
+                            }
+                        }
+                        let revision = Self.notifiedRevision(message)
+                        lock.withLock {
+                            if let revision { revisions.append(revision) }
+                            lastMessage = message
                         }
                         message = []
                     }
@@ -343,6 +363,16 @@ final class PageConnection: @unchecked Sendable {
             if count <= 0 { return finish(nil) }
             buffer += chunk[..<count]
         }
+    }
+
+    /// A notification's revision: the first key of its params (listd writes it first), read
+    /// without a JSON parser. nil for anything else (a reply).
+    static func notifiedRevision(_ message: [UInt8]) -> Int? {
+        guard message.starts(with: Array(#"{"jsonrpc":"2.0","method":"did"#.utf8)) else { return nil }
+        let key = Array(#""params":{"revision":"#.utf8)
+        guard let start = message.indices.prefix(200).first(where: { message[$0...].starts(with: key) }) else { return nil }
+        let digits = message[(start + key.count)...].prefix { $0 >= 48 && $0 <= 57 }
+        return Int(String(decoding: digits, as: UTF8.self))
     }
 
     /// A server frame (unmasked) at the start of `bytes`, once all of it has arrived.

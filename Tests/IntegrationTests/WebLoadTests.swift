@@ -13,15 +13,23 @@ import Testing
         let web = try WebServer(daemon.sandbox)
         let token = try web.pair("Kitchen phone")
 
+        // Each page as the real one: subscribed; when listd-web closes it (listd drops a page
+        // that stopped reading for seconds while far behind — a phone on a bad connection), it
+        // opens again and resumes after the last revision it heard (`subscribe {since}`).
         var pages: [PageConnection] = []
+        var heard: [[Int]] = Array(repeating: [], count: 100)
+        var instance = ""
         for _ in 0..<100 {
-            let page = PageConnection(server: web, token: token)
+            let page = PageConnection(server: web, token: token, keepingMessages: false)
             try await page.opened()
             pages.append(page)
         }
         for page in pages {
-            let reply = try await page.call("subscribe", [:], timeout: 30)
-            #expect(reply["result"] != nil)
+            try await page.send(["jsonrpc": "2.0", "id": 1, "method": "subscribe", "params": [String: Any]()])
+        }
+        for (index, page) in pages.enumerated() {
+            try await until("page \(index) subscribed", timeout: 30) { page.last != nil }
+            instance = (page.last?["result"] as? [String: Any])?["instance"] as? String ?? instance
         }
         let idle = web.residentKiB
 
@@ -33,16 +41,38 @@ import Testing
         let expected = final["items"] as? [String] ?? []
         #expect(expected.count == 1_000)
 
-        for (index, page) in pages.enumerated() {
-            let last = try await page.message(timeout: 120, "page \(index) to hear revision \(revision)") {
-                ($0["params"] as? [String: Any])?["revision"] as? Int == revision
+        var reopened: [Int: Int] = [:]  // by close code (0: none)
+        let deadline = Date().addingTimeInterval(180)
+        var waiting = Set(pages.indices)
+        while !waiting.isEmpty {
+            guard Date() < deadline else {
+                throw TestFailure("\(waiting.count) pages did not hear revision \(revision) within 180 s")
             }
-            let list = (last["params"] as? [String: Any])?["list"] as? [String: Any]
-            #expect(list?["items"] as? [String] == expected, "page \(index) ended on another list")
-            // Every change, once, in order.
-            let revisions = page.messages.compactMap { ($0["params"] as? [String: Any])?["revision"] as? Int }
-            #expect(revisions == Array((revision - 999)...revision), "page \(index) missed or repeated a change")
+            for index in waiting {
+                if (heard[index] + pages[index].notifiedRevisions).last == revision {
+                    waiting.remove(index)
+                } else if let code = pages[index].closeCode {
+                    heard[index] += pages[index].notifiedRevisions
+                    reopened[code ?? 0, default: 0] += 1
+                    let page = PageConnection(server: web, token: token, keepingMessages: false)
+                    try await page.opened()
+                    try await page.send([
+                        "jsonrpc": "2.0", "id": 1, "method": "subscribe",
+                        "params": ["since": heard[index].last ?? 1, "instance": instance],
+                    ])
+                    pages[index] = page
+                }
+            }
+            try await Task.sleep(for: .milliseconds(10))
         }
+        for index in pages.indices {
+            heard[index] += pages[index].notifiedRevisions
+            let list = (pages[index].last?["params"] as? [String: Any])?["list"] as? [String: Any]
+            #expect(list?["items"] as? [String] == expected, "page \(index) ended on another list")
+            // Every change, once, in order, across its reconnections.
+            #expect(heard[index] == Array((revision - 999)...revision), "page \(index) missed or repeated a change")
+        }
+        print("pages opened again after they were closed (by close code): \(reopened)")
         let busy = web.residentKiB
         print("listd-web resident memory: \(idle / 1024) MiB with 100 pages idle, \(busy / 1024) MiB after 1,000 edits to each")
         // Bounded: what it holds is per connection, not per change (each change is a whole list

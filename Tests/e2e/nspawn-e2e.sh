@@ -250,7 +250,7 @@ check "… stopping listd" test "$(inside systemctl is-active listd.service list
 check "… and its socket" test ! -e "$SOCKET"
 check "… and the group listd" bash -c "! nsenter -t $CONTAINER_PID -m -u -i -n -p -C --wd=/ -- getent group listd"
 files > /tmp/listd-e2e-files-after
-left=$(comm -13 /tmp/listd-e2e-files-before /tmp/listd-e2e-files-after | grep -v -e '^/var/lib/private' -e '^/var/lib/listd$' -e '^/var/lib/listd-web$' -e '^/etc/\(passwd\|group\|shadow\|gshadow\)-$' | tr '\n' ' ' || true)
+left=$(comm -13 /tmp/listd-e2e-files-before /tmp/listd-e2e-files-after | grep -v -e '^/var/lib/private' -e '^/var/lib/listd$' -e '^/var/lib/listd-web$' -e '^/etc/\(passwd\|group\|shadow\|gshadow\|subuid\|subgid\)-$' | tr '\n' ' ' || true)
 check "nothing is left but the state directory: ${left:-nothing}" test -z "$left"
 check "… which keeps the lists" test -f "$ROOT/var/lib/private/listd/lists.md"
 gone=$(comm -23 /tmp/listd-e2e-files-before /tmp/listd-e2e-files-after | tr '\n' ' ')

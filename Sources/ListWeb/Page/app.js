@@ -342,10 +342,23 @@ function renderList() {
   document.title = list.name + ' — shopping lists';
   const problems = state.problems.filter((p) => p.list === list.id || p.list === list.name);
   const groups = shown(list);
+  // What the person sees ticked, their own waiting ticks included.
+  const checkedCount = groups.reduce((n, g) => n + g.rows.filter((r) => r.checked && !r.removing).length, 0);
   const onList = new Set(groups.flatMap((g) => g.rows.map((r) => r.item.toLocaleLowerCase())));
   const loose = problems.filter((p) => !p.item || !onList.has(p.item.toLocaleLowerCase()));
-  const checkedCount = list.checked.length;
-  let html = '';
+  const sections = (list.sections || []).map((s) => s.name);
+  let html = '<form class="add" data-add>' +
+    '<label class="item-name"><span class="visually-hidden">Item</span><input name="item" list="names" placeholder="Add an item" autocomplete="off" required data-key="add-item"></label>' +
+    '<label><span class="visually-hidden">Section</span><input name="section" list="sections" placeholder="Section" autocomplete="off" data-key="add-section"></label>' +
+    '<label><span class="visually-hidden">Amount</span><input name="quantity" placeholder="Amount" autocomplete="off" data-key="add-amount"></label>' +
+    '<button type="submit" data-key="add">Add</button>' +
+    '<datalist id="names">' + (state.names[list.id] || []).map((n) => '<option value="' + escape(n) + '">').join('') + '</datalist>' +
+    '<datalist id="sections">' + sections.map((n) => '<option value="' + escape(n) + '">').join('') + '</datalist>' +
+    '</form>';
+  html += '<div class="actions">' +
+    '<button type="button" data-key="clear" data-clear' + (checkedCount ? '' : ' disabled') + '>Clear ' + checkedCount + ' ticked</button>' +
+    '<button type="button" data-key="undo" data-undo' + (state.connection === 'live' ? '' : ' disabled') + '>Undo last change</button>' +
+    '</div>';
   if (loose.length) html += '<h2 class="visually-hidden">Not applied</h2><ul class="problems">' + loose.map((p) => '<li>' + problemHTML(p) + '</li>').join('') + '</ul>';
   for (const group of groups) {
     if (!group.rows.length && group.name === '') continue;
@@ -367,19 +380,6 @@ function renderList() {
     html += '</ul>';
   }
   if (!groups.some((g) => g.rows.length)) html += '<p class="empty">Nothing on this list.</p>';
-  const sections = (list.sections || []).map((s) => s.name);
-  html += '<form class="add" data-add>' +
-    '<label class="item-name"><span class="visually-hidden">Item</span><input name="item" list="names" placeholder="Add an item" autocomplete="off" required data-key="add-item"></label>' +
-    '<label><span class="visually-hidden">Section</span><input name="section" list="sections" placeholder="Section" autocomplete="off" data-key="add-section"></label>' +
-    '<label><span class="visually-hidden">Amount</span><input name="quantity" placeholder="Amount" autocomplete="off" data-key="add-amount"></label>' +
-    '<button type="submit" data-key="add">Add</button>' +
-    '<datalist id="names">' + (state.names[list.id] || []).map((n) => '<option value="' + escape(n) + '">').join('') + '</datalist>' +
-    '<datalist id="sections">' + sections.map((n) => '<option value="' + escape(n) + '">').join('') + '</datalist>' +
-    '</form>';
-  html += '<div class="actions">' +
-    '<button type="button" data-key="clear" data-clear' + (checkedCount ? '' : ' disabled') + '>Clear ' + checkedCount + ' ticked</button>' +
-    '<button type="button" data-key="undo" data-undo' + (state.connection === 'live' ? '' : ' disabled') + '>Undo last change</button>' +
-    '</div>';
   // Keep what the person was typing.
   const form = main.querySelector('form[data-add]');
   const typed = form ? Object.fromEntries(new FormData(form)) : null;
