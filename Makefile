@@ -11,9 +11,10 @@ SWIFT ?= swift
 # (initdb and pg_ctl in a temporary directory) and make bench measures (--share); tmux for
 # vim run as a person runs it, answering its prompts (OlderCopyTests); chromium and
 # chromium-driver for the phone page in a real browser (WebPageTests), qrencode for the QR code
-# `listctl web pair` prints, curl for the page served under systemd (Tests/e2e).
+# `listctl web pair` prints, curl for the page served under systemd (Tests/e2e) and over HTTPS
+# with a certificate openssl makes (WebTLSTests).
 APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db postgresql tmux \
-	chromium chromium-driver qrencode curl
+	chromium chromium-driver qrencode curl openssl
 
 # make install PREFIX=… DESTDIR=… UNITS=user|system
 PREFIX ?= /usr/local

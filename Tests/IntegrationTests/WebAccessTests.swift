@@ -146,3 +146,54 @@ import Testing
         #expect(list["items"] as? [String] == ["milk", "tea"])
     }
 }
+
+/// HTTPS with listd-web's own certificate (`--tls-cert`/`--tls-key`, swift-nio-ssl): what a
+/// phone needs for the page to work offline. A certificate made for the test by openssl; curl
+/// trusts it as a phone would trust its CA.
+@Suite struct WebTLSTests {
+    static var tools: Bool { access("/usr/bin/openssl", X_OK) == 0 && access("/usr/bin/curl", X_OK) == 0 }
+
+    @Test(.enabled(if: Requirement.runs(tools, needing: "openssl and curl")), .timeLimit(.minutes(2)))
+    func thePageIsServedOverHTTPSAndPairsThere() throws {
+        try Requirement.check(Self.tools, needing: "openssl and curl")
+        let daemon = try Daemon.start()
+        _ = try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket)
+        let certificate = daemon.sandbox.path + "/cert.pem"
+        let key = daemon.sandbox.path + "/key.pem"
+        let made = try ChildProcess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
+            ]
+        )
+        #expect(made.status == 0, "\(made.stderr)")
+        let web = try WebServer(daemon.sandbox, arguments: ["--tls-cert", certificate, "--tls-key", key])
+        #expect(web.address.hasPrefix("https://127.0.0.1:"), "\(web.address)")
+
+        // The link names the HTTPS address; the phone opens it and pairs, over TLS only.
+        let link = try web.pairingLink("Kitchen phone")
+        #expect(link.hasPrefix(web.address + "/pair#"))
+        let code = String(link.split(separator: "#").last!)
+        let pairing = try ChildProcess.run(
+            "/usr/bin/curl",
+            [
+                "-s", "-i", "--max-time", "10", "--cacert", certificate, "-X", "POST", "-H", "Origin: \(web.address)",
+                "-H", "Content-Type: application/json", "--data", #"{"code":"\#(code)"}"#, web.address + "/pair",
+            ]
+        )
+        let token = pairing.stdout.firstMatch(of: /listd_device=([^;]+);/).map { String($0.output.1) }
+        #expect(token != nil, "\(pairing.stdout)\(pairing.stderr)")
+        let page = try ChildProcess.run(
+            "/usr/bin/curl",
+            ["-s", "--max-time", "10", "--cacert", certificate, "-H", "Cookie: listd_device=\(token ?? "")", web.address + "/whoami"]
+        )
+        #expect(page.stdout.contains("Kitchen phone"), "\(page.stdout)\(page.stderr)")
+        // Plain HTTP to the HTTPS port is not served.
+        let plain = try ChildProcess.run(
+            "/usr/bin/curl",
+            ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", "http://127.0.0.1:\(web.port)/whoami"]
+        )
+        #expect(plain.stdout != "200", "plain HTTP answered \(plain.stdout)")
+    }
+}

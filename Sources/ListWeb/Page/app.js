@@ -347,14 +347,10 @@ function renderList() {
   const onList = new Set(groups.flatMap((g) => g.rows.map((r) => r.item.toLocaleLowerCase())));
   const loose = problems.filter((p) => !p.item || !onList.has(p.item.toLocaleLowerCase()));
   const sections = (list.sections || []).map((s) => s.name);
-  let html = '<form class="add" data-add>' +
-    '<label class="item-name"><span class="visually-hidden">Item</span><input name="item" list="names" placeholder="Add an item" autocomplete="off" required data-key="add-item"></label>' +
-    '<label><span class="visually-hidden">Section</span><input name="section" list="sections" placeholder="Section" autocomplete="off" data-key="add-section"></label>' +
-    '<label><span class="visually-hidden">Amount</span><input name="quantity" placeholder="Amount" autocomplete="off" data-key="add-amount"></label>' +
-    '<button type="submit" data-key="add">Add</button>' +
-    '<datalist id="names">' + (state.names[list.id] || []).map((n) => '<option value="' + escape(n) + '">').join('') + '</datalist>' +
-    '<datalist id="sections">' + sections.map((n) => '<option value="' + escape(n) + '">').join('') + '</datalist>' +
-    '</form>';
+  // The add form stays where it is (fixed at the bottom): only its completions follow the list.
+  document.getElementById('names').innerHTML = (state.names[list.id] || []).map((n) => '<option value="' + escape(n) + '">').join('');
+  document.getElementById('sections').innerHTML = sections.map((n) => '<option value="' + escape(n) + '">').join('');
+  let html = '';
   html += '<div class="actions">' +
     '<button type="button" data-key="clear" data-clear' + (checkedCount ? '' : ' disabled') + '>Clear ' + checkedCount + ' ticked</button>' +
     '<button type="button" data-key="undo" data-undo' + (state.connection === 'live' ? '' : ' disabled') + '>Undo last change</button>' +
@@ -380,11 +376,7 @@ function renderList() {
     html += '</ul>';
   }
   if (!groups.some((g) => g.rows.length)) html += '<p class="empty">Nothing on this list.</p>';
-  // Keep what the person was typing.
-  const form = main.querySelector('form[data-add]');
-  const typed = form ? Object.fromEntries(new FormData(form)) : null;
   main.innerHTML = html;
-  if (typed) for (const [name, value] of Object.entries(typed)) main.querySelector('form[data-add] [name="' + name + '"]').value = value;
 }
 
 function renderRecent() {
