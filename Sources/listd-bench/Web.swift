@@ -136,9 +136,10 @@ func pairDevice(port: UInt16, control: String) throws -> String {
         "POST /pair HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
         + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
     _ = Array(request.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    // The reply's head is enough (the cookie is in it); the connection may stay open.
     var received: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
+    while !received.isEmpty ? received.indices.first(where: { received[$0...].starts(with: Array("\r\n\r\n".utf8)) }) == nil : true {
         let count = read(fd, &chunk, chunk.count)
         if count <= 0 { break }
         received += chunk[..<count]
@@ -183,10 +184,11 @@ func measureWeb() throws {
         var pageSamples: [Double] = []
         var directSamples: [Double] = []
         for _ in 0..<40 {
-            sample += 1
-            // Every edit reaches both sets; each is timed to its own last one.
+            // Every edit reaches both sets; each is timed to its own last one. Adds and removes
+            // alternate, from an add (the list starts empty).
             let start = now()
             publisher.send(addOrRemove(sample))
+            sample += 1
             var waitingPages = Set(0..<pages.count)
             var waitingDirect = Set(0..<direct.count)
             var pagesDone: UInt64 = 0
