@@ -51,7 +51,7 @@ import Testing
         var actions = core.caughtUp(at: Core.time)
         #expect(!catchesUp(actions))
         actions += core.commit()
-        actions += core.appended(now: Core.now)
+        actions += core.pass { $0.appended(now: Core.now) }
         let replies = Core.replies(actions)
         #expect(replies[5] == "ok [\"salt\"]", "\(replies)")
         #expect(replies[6]?.contains("already on Groceries") == true, "still a duplicate: denied: \(replies)")
@@ -89,7 +89,7 @@ import Testing
         let whileOut = core.remoteCommitted(eggs, now: Core.now)
         #expect(whileOut == nil, "not while this listd's own append is out")
         // Nor changes that do not follow the durable lists (a fetch something overtook).
-        _ = core.appended(now: Core.now)
+        _ = core.pass { $0.appended(now: Core.now) }
         let overtaken = core.remoteCommitted(eggs, now: Core.now)
         #expect(overtaken == nil)
     }
@@ -119,7 +119,7 @@ import Testing
         }
         #expect(record.revision == 4, "after theirs")
         #expect(record.operation == .add(id: 1, item: "eggs", at: 3))
-        let appended = core.appended(now: Core.now)
+        let appended = core.pass { $0.appended(now: Core.now) }
         #expect(Core.replies(appended) == [2: "ok [\"milk\", \"bread\", \"tea\", \"eggs\"]"])
     }
 

@@ -41,7 +41,7 @@ import Testing
 
     /// The core reads `text` as the list file, as the file shell would give it.
     static func read(_ text: String, into core: inout ListCore) -> [CoreAction] {
-        core.fileRead(ListFileSync.content(Array(text.utf8), core.file.readRequest), now: now, at: time)
+        core.pass { $0.fileRead(ListFileSync.content(Array(text.utf8), $0.file.readRequest), now: now, at: time) }
     }
 
     /// The questions among `actions`, as "shouldAdd bread on [milk]".
@@ -82,11 +82,11 @@ import Testing
         var core = Self.core()
         let proposed = core.propose(1, .addItem("bread", to: .name("Groceries")), origin: Self.client, at: Self.time)
         #expect(Self.questions(proposed) == ["shouldAdd bread on [\"milk\"]"])
-        let allowed = core.answered(.proposal(1), .allowed, at: Self.time)
+        let allowed = core.pass { $0.answered(.proposal(1), .allowed, at: Self.time) }
         #expect(Self.appends(allowed).count == 1)
         #expect(Self.replies(allowed).isEmpty, "no confirm before the append is durable")
         #expect(core.durable.lists[0].items == ["milk"])
-        let done = core.appended(now: Self.now)
+        let done = core.pass { $0.appended(now: Self.now) }
         #expect(Self.replies(done) == [1: "ok [\"milk\", \"bread\"]"])
         #expect(core.durable.lists[0].items == ["milk", "bread"])
         guard case .publish(let changes, let records, _)? = done.first else {
@@ -110,11 +110,11 @@ import Testing
                 == ["shouldCreate Tools on []"]
         )
         // The first is denied: the second is asked about on the list without it.
-        let next = core.answered(.proposal(1), Self.denied, at: Self.time)
+        let next = core.pass { $0.answered(.proposal(1), Self.denied, at: Self.time) }
         #expect(Self.questions(next) == ["shouldAdd apples on [\"milk\"]"])
         #expect(Self.replies(next)[1]?.hasPrefix("deniedByDelegate") == true)
         // Allowed: the next edit of that list would be asked on [milk, apples].
-        _ = core.answered(.proposal(2), Self.allowed, at: Self.time)
+        _ = core.pass { $0.answered(.proposal(2), Self.allowed, at: Self.time) }
         #expect(
             Self.questions(core.propose(4, .addItem("pears", to: .id(1)), origin: Self.client, at: Self.time)) == [
                 "shouldAdd pears on [\"milk\", \"apples\"]"
@@ -129,14 +129,14 @@ import Testing
         let text = "# Groceries <!-- listd id=1 -->\n- milk\n- forbidden fruit\n- apples\n"
         let read = Self.read(text, into: &core)
         #expect(Self.questions(read) == ["shouldAdd forbidden fruit on [\"milk\"]"])
-        let second = core.answered(Self.askers(read)[0], Self.denied, at: Self.time)
+        let second = core.pass { $0.answered(Self.askers(read)[0], Self.denied, at: Self.time) }
         #expect(Self.questions(second) == ["shouldAdd apples on [\"milk\"]"])
         // Decided after time passed: the file is read again before the save is taken in.
-        let third = core.answered(Self.askers(second)[0], Self.allowed, at: Self.time)
+        let third = core.pass { $0.answered(Self.askers(second)[0], Self.allowed, at: Self.time) }
         #expect(third.contains { if case .readFile = $0 { true } else { false } })
         let takenIn = Self.read(text, into: &core)
         #expect(Self.appends(takenIn).count == 1)
-        _ = core.appended(now: Self.now)
+        _ = core.pass { $0.appended(now: Self.now) }
         #expect(core.durable.lists[0].items == ["milk", "apples"])
         #expect(core.file.rejected.values.contains { $0.contains("forbidden") } || core.file.rejected.keys.contains(2))
     }
@@ -148,8 +148,8 @@ import Testing
             _ = core.fileTouched()
             let read = Self.read(text, into: &core)
             var actions: [CoreAction] = []
-            for asker in Self.askers(read) { actions += core.answered(asker, unasked, at: Self.time) }
-            return actions + core.appended(now: Self.now)
+            for asker in Self.askers(read) { actions += core.pass { $0.answered(asker, unasked, at: Self.time) } }
+            return actions + core.pass { $0.appended(now: Self.now) }
         }
         func writes(_ actions: [CoreAction]) -> Bool {
             actions.contains {
@@ -167,8 +167,8 @@ import Testing
 
         // A client's edit the file does not show yet, then a save made from the file without it.
         _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
-        _ = core.answered(.proposal(7), unasked, at: Self.time)
-        _ = core.appended(now: Self.now)
+        _ = core.pass { $0.answered(.proposal(7), unasked, at: Self.time) }
+        _ = core.pass { $0.appended(now: Self.now) }
         let merged = save("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n- apples\n", into: &core)
         #expect(core.durable.lists[0].items == ["milk", "bread", "apples", "eggs"])
         // The client's edit scheduled a write already; the save leaves it due.
@@ -189,10 +189,10 @@ import Testing
         var answered: [String] = []
         while let asker = Self.askers(pending).first {
             answered += Self.questions(pending)
-            pending = core.answered(asker, unasked, at: Self.time)
+            pending = core.pass { $0.answered(asker, unasked, at: Self.time) }
         }
         // One append at a time: the save's, then the edit's (decided while the first was out).
-        while !Self.appends(core.appended(now: Self.now)).isEmpty {}
+        while !Self.appends(core.pass { $0.appended(now: Self.now) }).isEmpty {}
         #expect(core.durable.lists[0].items == ["milk", "bread", "eggs"], "the save's bread, then the edit's eggs")
         #expect(core.heldForSave.isEmpty && !core.file.saveUnderway)
     }
@@ -208,15 +208,15 @@ import Testing
 
         _ = core.fileTouched()
         let read = Self.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
-        for asker in Self.askers(read) { _ = core.answered(asker, unasked, at: Self.time) }
+        for asker in Self.askers(read) { _ = core.pass { $0.answered(asker, unasked, at: Self.time) } }
         #expect(core.file.shown.lists[0].items == ["milk", "bread"])
         #expect(!core.fileSettled, "the save is taken, its change not durable")
-        _ = core.appended(now: Self.now)
+        _ = core.pass { $0.appended(now: Self.now) }
         #expect(core.fileSettled)
 
         _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
-        _ = core.answered(.proposal(7), unasked, at: Self.time)
-        _ = core.appended(now: Self.now)
+        _ = core.pass { $0.answered(.proposal(7), unasked, at: Self.time) }
+        _ = core.pass { $0.appended(now: Self.now) }
         #expect(core.fileSettled, "a change the file does not show yet leaves it as it was")
         let due = core.writeDue(now: Self.now, force: true)
         let render = try #require(
@@ -230,10 +230,10 @@ import Testing
         )
         #expect(!core.fileSettled, "a write is under way")
         let rendered = ListFileSync.render(render.0, onto: render.1, rejected: render.2)
-        let noted = core.fileRendered(rendered, now: Self.now)
+        let noted = core.pass { $0.fileRendered(rendered, now: Self.now) }
         #expect(Self.appends(noted).flatMap { $0 }.contains { if case .fileShows = $0 { true } else { false } })
         #expect(!core.fileSettled, "the note is logged, the rename still to come")
-        _ = core.appended(now: Self.now)
+        _ = core.pass { $0.appended(now: Self.now) }
         _ = core.fileReplaced(rendered, .written, now: Self.now)
         #expect(core.fileSettled)
     }
@@ -243,8 +243,8 @@ import Testing
     @Test func aFailedWriteOfTheListFileIsRetriedUntilItIsMade() throws {
         var core = Self.core()
         _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
-        _ = core.answered(.proposal(7), .allowed, at: Self.time)
-        _ = core.appended(now: Self.now)
+        _ = core.pass { $0.answered(.proposal(7), .allowed, at: Self.time) }
+        _ = core.pass { $0.appended(now: Self.now) }
         func render(_ actions: [CoreAction]) -> RenderedFile? {
             for case .renderFile(let book, let reading, let rejected, _) in actions {
                 return ListFileSync.render(book, onto: reading, rejected: rejected)
@@ -259,8 +259,8 @@ import Testing
             actions.contains { if case .statusChanged = $0 { true } else { false } }
         }
         var rendered = try #require(render(core.writeDue(now: Self.now, force: true)))
-        _ = core.fileRendered(rendered, now: Self.now)
-        _ = core.appended(now: Self.now)
+        _ = core.pass { $0.fileRendered(rendered, now: Self.now) }
+        _ = core.pass { $0.appended(now: Self.now) }
         let denied = DaemonError.cannotWriteListFile(path: "/lists.md", step: "create a temp file", errno: 13)  // EACCES
         var now = Self.now
         var delays: [Duration] = []
@@ -271,8 +271,8 @@ import Testing
             delays.append(delay)
             now += delay
             rendered = try #require(render(core.writeDue(now: now)), "attempt \(attempt): due after the backoff")
-            _ = core.fileRendered(rendered, now: now)
-            _ = core.appended(now: now)
+            _ = core.pass { $0.fileRendered(rendered, now: now) }
+            _ = core.pass { $0.appended(now: now) }
         }
         #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1)])
         #expect(core.file.writeFailure == denied)
@@ -287,21 +287,21 @@ import Testing
     @Test func aWriteThatEndsWhileAChangeIsBeingMadeDurableLeavesTheFileDirty() throws {
         var core = Self.core()
         _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
-        _ = core.answered(.proposal(1), .allowed, at: Self.time)
-        _ = core.appended(now: Self.now)
+        _ = core.pass { $0.answered(.proposal(1), .allowed, at: Self.time) }
+        _ = core.pass { $0.appended(now: Self.now) }
         var rendered: RenderedFile?
         for case .renderFile(let book, let reading, let rejected, _) in core.writeDue(now: Self.now, force: true) {
             rendered = ListFileSync.render(book, onto: reading, rejected: rejected)
         }
         let written = try #require(rendered)
-        _ = core.fileRendered(written, now: Self.now)
-        _ = core.appended(now: Self.now)  // the note of what the file will show
+        _ = core.pass { $0.fileRendered(written, now: Self.now) }
+        _ = core.pass { $0.appended(now: Self.now) }  // the note of what the file will show
 
         // A change is applied; its append is under way when the write ends.
         _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
-        #expect(Self.appends(core.answered(.proposal(2), .allowed, at: Self.time)).count == 1)
+        #expect(Self.appends(core.pass { $0.answered(.proposal(2), .allowed, at: Self.time) }).count == 1)
         _ = core.fileReplaced(written, .written, now: Self.now)
-        let durable = core.appended(now: Self.now + .milliseconds(30))
+        let durable = core.pass { $0.appended(now: Self.now + .milliseconds(30)) }
         let asksForAWrite = durable.contains {
             switch $0 {
             case .renderFile, .scheduleWrite: true
@@ -326,10 +326,10 @@ import Testing
         // The client's edit had waited behind the old save: it goes first now.
         #expect(Self.questions(again) == ["shouldAdd eggs on [\"milk\"]"])
         #expect(
-            core.answered(Self.askers(asked)[0], Self.allowed, at: Self.time).isEmpty,
+            core.pass { $0.answered(Self.askers(asked)[0], Self.allowed, at: Self.time) }.isEmpty,
             "an answer about a replaced save is ignored"
         )
-        let cake = core.answered(.proposal(7), Self.allowed, at: Self.time)
+        let cake = core.pass { $0.answered(.proposal(7), Self.allowed, at: Self.time) }
         #expect(Self.questions(cake) == ["shouldAdd cake on [\"milk\", \"eggs\"]"])
     }
 
@@ -339,11 +339,11 @@ import Testing
         var core = Self.core()
         let good = "# Groceries <!-- listd id=1 -->\n- milk\n"
         _ = core.fileTouched()
-        let invalid = core.fileRead(
-            ListFileSync.content(Array(good.utf8) + [0xFF, 0x0A], known: core.file.shown),
+        let invalid = core.pass { $0.fileRead(
+            ListFileSync.content(Array(good.utf8) + [0xFF, 0x0A], known: $0.file.shown),
             now: Self.now,
             at: Self.time
-        )
+        ) }
         #expect(invalid.contains { if case .statusChanged = $0 { true } else { false } })
         let refused = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(Self.replies(refused)[1]?.hasPrefix("fileInvalid") == true, "edits are refused while the file is bad")
@@ -358,10 +358,10 @@ import Testing
     @Test func aFailedAppendConfirmsNothingAndTheListsGoBack() {
         var core = Self.core()
         _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
-        #expect(Self.appends(core.answered(.proposal(1), .allowed, at: Self.time)).count == 1)
+        #expect(Self.appends(core.pass { $0.answered(.proposal(1), .allowed, at: Self.time) }).count == 1)
         // Applied while the append is under way: shares the next one.
         _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
-        #expect(Self.appends(core.answered(.proposal(2), .allowed, at: Self.time)).isEmpty)
+        #expect(Self.appends(core.pass { $0.answered(.proposal(2), .allowed, at: Self.time) }).isEmpty)
         let failed = core.appendFailed(.changeLogFailed(path: "/log", step: "fdatasync", errno: 5))
         #expect(Self.replies(failed).count == 2)
         #expect(Self.replies(failed).values.allSatisfy { $0.hasPrefix("storageFailed") })
@@ -369,17 +369,17 @@ import Testing
         #expect(core.working.lists[0].items == ["milk"])
         // And the next edit goes through as usual.
         _ = core.propose(3, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
-        #expect(Self.appends(core.answered(.proposal(3), .allowed, at: Self.time)).count == 1)
+        #expect(Self.appends(core.pass { $0.answered(.proposal(3), .allowed, at: Self.time) }).count == 1)
     }
 
     @Test func aDenialWaitsForTheChangeItWasDecidedOn() {
         var core = Self.core()
         _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
-        _ = core.answered(.proposal(1), .allowed, at: Self.time)
+        _ = core.pass { $0.answered(.proposal(1), .allowed, at: Self.time) }
         // "bread" is there only once the append is done: the duplicate's denial waits for it.
         let duplicate = core.propose(2, .addItem("BREAD", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(Self.replies(duplicate).isEmpty)
-        #expect(Self.replies(core.appended(now: Self.now)).keys.sorted() == [1, 2])
+        #expect(Self.replies(core.pass { $0.appended(now: Self.now) }).keys.sorted() == [1, 2])
     }
 
     @Test func anEditOfAMissingListIsDeniedAndJournalledWithoutAQuestion() {

@@ -47,11 +47,11 @@ import Testing
             var next: [CoreAction] = []
                         for action in pending {
                 switch action {
-                case .append: next += core.appended(now: now)
+                case .append: next += core.pass { $0.appended(now: now) }
                 case .announceRejection(let rejection): heard.append(rejection)
                 case .renderFile(let book, let reading, let rejected, let notes):
                     let rendered = ListFileSync.render(book, onto: reading, rejected: rejected, notes: notes)
-                    next += core.fileRendered(rendered, now: now)
+                    next += core.pass { $0.fileRendered(rendered, now: now) }
                 case .replaceFile(let rendered, _):
                     written = String(decoding: rendered.bytes, as: UTF8.self)
                     next += core.fileReplaced(rendered, .written, now: now)
@@ -83,7 +83,7 @@ import Testing
     static func save(_ text: String, _ core: inout ListCore) -> (heard: [FileRejectionParams], written: String?) {
         var heard: [FileRejectionParams] = []
         _ = core.fileTouched()
-        let read = core.fileRead(ListFileSync.content(Array(text.utf8), core.file.readRequest), now: now, at: time)
+        let read = core.pass { $0.fileRead(ListFileSync.content(Array(text.utf8), $0.file.readRequest), now: now, at: time) }
         let written = settle(read, &core, heard: &heard)
         return (heard, written)
     }

@@ -164,7 +164,6 @@ extension ListCore {
         if file.readWanted, !file.readInFlight { actions += requestRead() }
         // The save is in its queues (or was nothing new): the edits that waited for it follow.
         if file.saveUnderway, !file.readInFlight { actions += releaseHeldForSave(at: time) }
-        flush(into: &actions)
         scheduleWrite(now: now, into: &actions)
         return actions
     }
@@ -293,7 +292,6 @@ extension ListCore {
         }
         open.entries.append(.fileShows(digest: digest(rendered.bytes), revision: rendered.book.revision))
         open.after.append(.replaceFile(rendered, expecting: file.bytes))
-        flush(into: &actions)
         return actions
     }
 

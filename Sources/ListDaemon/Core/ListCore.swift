@@ -107,10 +107,6 @@ struct ListCore {
     var save: Save?
     var nextSaveID = 1
     var accepting = true
-    /// True: an event that leaves a batch ready sends it to the log at once. False: it waits for
-    /// `commit()`, which the owner calls once per pass of its loop, so every edit decided in a
-    /// pass shares one append (one `fdatasync`), as Redis does with the commands of one tick.
-    var commitsEachEvent = true
     /// The origin of a person's save: with the machine's host name when the lists are shared.
     var fileOrigin: ChangeOrigin = .file
     /// The lists are shared (`--share`): a client's edit the rules deny is not answered until this
@@ -213,7 +209,6 @@ struct ListCore {
             guard save?.id == saveID else { return [] }
             record(verdict, forSaveEdit: index, at: time, into: &actions)
         }
-        flush(into: &actions)
         return actions
     }
 
@@ -450,13 +445,6 @@ struct ListCore {
         return actions
     }
 
-    /// Sends the open batch to the log when no append is under way, unless the owner commits
-    /// once per pass (`commitsEachEvent`).
-    mutating func flush(into actions: inout [CoreAction]) {
-        guard commitsEachEvent else { return }
-        send(into: &actions)
-    }
-
     private mutating func send(into actions: inout [CoreAction]) {
         guard inFlight == nil, !open.isEmpty else { return }
         if open.entries.isEmpty {
@@ -488,7 +476,6 @@ struct ListCore {
         actions += batch.replies.map { .reply($0.0, $0.1) }
         actions += batch.after
         if !batch.changes.isEmpty { actions.append(.statusChanged) }
-        flush(into: &actions)
         scheduleWrite(now: now, into: &actions)
         return actions
     }

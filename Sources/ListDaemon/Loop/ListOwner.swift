@@ -94,7 +94,6 @@ public final class ListOwner: Service, @unchecked Sendable {
         let storage = fileSync.storage
         var fileBytes = fileBytes
         core = ListCore(recovered: recovered, filePath: storage.path)
-        core.commitsEachEvent = false
         if persistence is SharedPersistence {
             core.catchesUpBeforeDenying = true
             // Every machine's subscribers hear which machine's file a person saved.
