@@ -59,11 +59,13 @@ extension SharedPersistence {
             do {
                 connection = try await connect()
                 try await verify(connection!)
-                let stopped = state.withLock { state in
+                let (stopped, waiters) = state.withLock { state in
                     state.connection = state.stopped ? nil : connection
                     state.reconnecting = false
-                    return state.stopped
+                    defer { state.connectionWaiters = [] }
+                    return (state.stopped, state.connectionWaiters)
                 }
+                for waiter in waiters { waiter.resume(returning: stopped ? nil : connection) }
                 if stopped {
                     try? await connection?.close()
                     return

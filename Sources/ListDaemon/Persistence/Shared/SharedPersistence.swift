@@ -48,6 +48,9 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         var seenRevision: Revision = 0
         /// Started from the copy: `connectWhenDown` starts connecting.
         var connectionDue = false
+        /// Who waits for a connection (`nextConnection`): told when one is made, or when listd
+        /// stops (nil).
+        var connectionWaiters: [CheckedContinuation<PostgresConnection?, Never>] = []
     }
     let state = Mutex(State())
     /// Another machine may have committed changes, or the server is back: catch up.
@@ -164,12 +167,30 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
 
     /// Closes the connection; nothing reconnects after this.
     func stop() async {
-        let connection = state.withLock { state in
+        let (connection, waiters) = state.withLock { state in
             state.stopped = true
-            defer { state.connection = nil }
-            return state.connection
+            defer {
+                state.connection = nil
+                state.connectionWaiters = []
+            }
+            return (state.connection, state.connectionWaiters)
         }
+        for waiter in waiters { waiter.resume(returning: nil) }
         try? await connection?.close()
+    }
+
+    /// The connection: at once when there is one, else once one is made again — nil when listd
+    /// stops first. Nothing polls: `reconnect` and `stop` wake the waiters.
+    func nextConnection() async -> PostgresConnection? {
+        await withCheckedContinuation { (waiter: CheckedContinuation<PostgresConnection?, Never>) in
+            let now: PostgresConnection?? = state.withLock { state in
+                if state.stopped { return .some(nil) }
+                if let connection = state.connection { return .some(connection) }
+                state.connectionWaiters.append(waiter)
+                return nil
+            }
+            if let now { waiter.resume(returning: now) }
+        }
     }
 
     // MARK: ListPersistence
@@ -270,11 +291,7 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         let promise = loop.makePromise(of: Bool.self)
         Task {
             while true {
-                if state.withLock({ $0.stopped }) { return promise.succeed(false) }
-                guard let connection = state.withLock({ $0.connection }) else {
-                    try? await Task.sleep(for: .milliseconds(50))
-                    continue
-                }
+                guard let connection = await nextConnection() else { return promise.succeed(false) }
                 do {
                     var stored: String?
                     for try await (machine, entry) in try await connection.query(
