@@ -108,10 +108,11 @@ final class Browser: @unchecked Sendable {
         guard found as? Bool == true else { throw TestFailure("nothing on the page matches \(selector)") }
     }
 
-    /// Waits until `script` returns true in the page.
+    /// Waits until `script` returns true in the page. A script that fails (the page is still
+    /// the pairing page, or between two pages) counts as not yet.
     func waitUntil(_ what: String, timeout: Double = 15, _ script: String, _ arguments: [Any] = []) throws {
         let deadline = Date().addingTimeInterval(timeout)
-        while try run(script, arguments) as? Bool != true {
+        while (try? run(script, arguments)) as? Bool != true {
             guard Date() < deadline else {
                 let body = (try? text("body")) ?? ""
                 throw TestFailure("waited \(timeout) s for \(what); the page shows:\n\(body)")
