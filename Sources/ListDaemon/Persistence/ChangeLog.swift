@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Synchronization
 
@@ -84,13 +83,44 @@ final class ChangeLog: Sendable {
         parsed.withUnsafeMutableBufferPointer { results in
             // Each chunk writes only its own slots.
             nonisolated(unsafe) let results = results
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            inParallel(chunks) { chunk in
                 for number in (chunk * chunkSize)..<min(lines.count, (chunk + 1) * chunkSize) {
                     results[number] = LogEntry(line: bytes[lines[number]])
                 }
             }
         }
         return parsed
+    }
+
+    /// Runs `body` for each of `0..<count` on as many threads as there are CPUs (the caller's
+    /// among them), and returns when all are done. Threads of its own, ended with the parse: not
+    /// libdispatch's pool, whose monitor would wake listd for as long as it runs.
+    private static func inParallel(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let next = ChunkCounter()
+        let work: @Sendable () -> Void = {
+            while true {
+                let chunk = next.value.add(1, ordering: .relaxed).oldValue
+                guard chunk < count else { return }
+                body(chunk)
+            }
+        }
+        let helpers = min(count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) - 1
+        var threads: [pthread_t] = []
+        for _ in 0..<max(helpers, 0) {
+            var thread = pthread_t()
+            let job = Unmanaged.passRetained(ThreadJob(work)).toOpaque()
+            let made = pthread_create(&thread, nil, { job in
+                Unmanaged<ThreadJob>.fromOpaque(job!).takeRetainedValue().run()
+                return nil
+            }, job)
+            if made == 0 {
+                threads.append(thread)
+            } else {
+                Unmanaged<ThreadJob>.fromOpaque(job).release()
+            }
+        }
+        work()
+        for thread in threads { pthread_join(thread, nil) }
     }
 
     /// Appends `entries` and makes them durable, all in one flush. On failure nothing of them
@@ -141,4 +171,15 @@ final class ChangeLog: Sendable {
         }
         return bytes
     }
+}
+
+/// The next chunk to parse, shared by the parsing threads.
+private final class ChunkCounter: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+/// A closure handed to a thread of its own.
+private final class ThreadJob: Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
