@@ -1,10 +1,10 @@
-import Dispatch
 import Glibc
-import Synchronization
 
-/// An inotify instance: owns the descriptor, adds watches, and delivers events on a dispatch
-/// queue as the kernel makes them readable (no polling).
-public final class Inotify: @unchecked Sendable {
+/// An inotify instance: owns the descriptor, adds watches, and reads the events the kernel has
+/// queued. It never waits and has no thread or queue of its own: its owner registers
+/// `descriptor` with the event loop it already runs (listd: the owner's NIO loop, which reads
+/// it) or calls `readPending` when the descriptor is readable.
+public final class Inotify: Sendable {
     /// A failed system call, with the errno it returned.
     public struct Error: Swift.Error, CustomStringConvertible, Sendable {
         public var call: String
@@ -12,47 +12,14 @@ public final class Inotify: @unchecked Sendable {
         public var description: String { "\(call): \(String(cString: strerror(errno)))" }
     }
 
-    private let descriptor: Int32
-    private let source: any DispatchSourceRead
+    /// Non-blocking and close-on-exec; closed when this instance goes.
+    public let descriptor: Int32
 
-    /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`; `handler` runs on `queue` with every batch of
-    /// events read.
-    public init(queue: DispatchQueue, handler: @escaping @Sendable ([InotifyEvent]) -> Void) throws(Error) {
+    /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`.
+    public init() throws(Error) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw Error(call: "inotify_init1", errno: errno) }
         descriptor = fd
-        self.queue = queue
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        let drain: @Sendable () -> Void = {
-            // Large enough for many events; one event needs at most 16 + NAME_MAX + 1 bytes.
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    handler(InotifyEvent.parse(buffer[..<count]))
-                } else if count < 0, errno == EINTR {
-                    continue
-                } else {
-                    return  // EAGAIN: drained
-                }
-            }
-        }
-        self.drain = drain
-        source.setEventHandler(handler: drain)
-        source.setCancelHandler { close(fd) }
-    }
-
-    private let queue: DispatchQueue
-    private let drain: @Sendable () -> Void
-
-    /// Delivers the events the kernel has queued now, before returning (on the queue, as always):
-    /// a caller that must not overtake a change already made asks for this first. Cheap when
-    /// there are none (one `poll`). Call from outside the queue.
-    public func deliverPending() {
-        let running = lifecycle.withLock { $0.started && !$0.stopped }
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard running, poll(&poller, 1, 0) > 0 else { return }
-        queue.sync(execute: drain)
     }
 
     /// `inotify_add_watch`; returns the watch descriptor.
@@ -63,30 +30,31 @@ public final class Inotify: @unchecked Sendable {
         return watch
     }
 
-    /// Whether the source was started, and stopped: each happens once.
-    private let lifecycle = Mutex((started: false, stopped: false))
+    /// Whether the kernel holds events not read yet (`FIONREAD`: no read, so whoever reads the
+    /// descriptor on readiness still finds them).
+    public func hasUnreadEvents() -> Bool {
+        var count: Int32 = 0
+        return ioctl(descriptor, UInt(FIONREAD), &count) == 0 && count > 0
+    }
 
-    /// Starts delivering events (those the kernel queued since the watch was added come first).
-    public func start() {
-        let first = lifecycle.withLock { state in
-            defer { state.started = true }
-            return !state.started
+    /// The events queued now, oldest first; none (at the cost of one `read`) when there are none.
+    public func readPending() throws(Error) -> [InotifyEvent] {
+        // Large enough for many events; one event needs at most 16 + NAME_MAX + 1 bytes.
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var events: [InotifyEvent] = []
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                events += InotifyEvent.parse(buffer[..<count])
+            } else if count < 0, errno == EINTR {
+                continue
+            } else if count < 0, errno != EAGAIN {
+                throw Error(call: "read(inotify)", errno: errno)
+            } else {
+                return events
+            }
         }
-        if first { source.resume() }
     }
 
-    /// Stops delivery and closes the descriptor.
-    public func stop() {
-        let first = lifecycle.withLock { state in
-            defer { state.stopped = true }
-            return !state.stopped
-        }
-        if first { source.cancel() }
-    }
-
-    deinit {
-        // A dispatch source must not be released suspended: resume it, then cancel.
-        start()
-        stop()
-    }
+    deinit { close(descriptor) }
 }

@@ -215,6 +215,8 @@ final class Daemon: @unchecked Sendable {
     }
 
     deinit {
+        // LISTD_TEST_LOG=1 swift test --filter …: listd's whole log (a crash's backtrace too).
+        if ProcessInfo.processInfo.environment["LISTD_TEST_LOG"] != nil { FileHandle.standardError.write(Data(logOutput.utf8)) }
         kill()
     }
 }

@@ -176,14 +176,20 @@ import Testing
     }
 
     /// A save the watcher saw before a client's edit came is taken in first: the edit waits,
-    /// unanswered, until the save is read, then goes behind the save's edits.
+    /// unanswered, until the save has settled and is read, then goes behind the save's edits.
     @Test func anEditWaitsForASaveSeenBeforeItAndGoesBehindItsEdits() {
         let unasked = DelegateVerdict(consulted: false)
         var core = Self.core()
-        let read = core.saveSeenBeforeAnEdit()
-        #expect(read.contains { if case .readFile = $0 { true } else { false } }, "the save is read")
+        let seen = core.fileChanged([.written, .completed], now: Self.now, at: Self.time)
+        #expect(seen.contains { if case .checkSettled(.milliseconds(30)) = $0 { true } else { false } }, "\(seen)")
         let held = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(held.isEmpty, "nothing decided, nothing answered while the save is under way")
+        #expect(core.fileChanged([.completed], now: Self.now + .milliseconds(20), at: Self.time).isEmpty, "one check pending")
+        let early = core.settleCheckDue(now: Self.now + .milliseconds(30))
+        #expect(early.contains { if case .checkSettled(.milliseconds(20)) = $0 { true } else { false } }, "\(early)")
+        #expect(!early.contains { if case .readFile = $0 { true } else { false } }, "not read mid-save")
+        let settled = core.settleCheckDue(now: Self.now + .milliseconds(50))
+        #expect(settled.contains { if case .readFile = $0 { true } else { false } }, "the save is read once settled")
 
         var pending = Self.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
         var answered: [String] = []
@@ -195,6 +201,18 @@ import Testing
         while !Self.appends(core.pass { $0.appended(now: Self.now) }).isEmpty {}
         #expect(core.durable.lists[0].items == ["milk", "bread", "eggs"], "the save's bread, then the edit's eggs")
         #expect(core.heldForSave.isEmpty && !core.file.saveUnderway)
+    }
+
+    /// Events the kernel held, unread, when an edit came may be a save that came first: the edit
+    /// waits for the watcher's report of them, and goes on at once when they were not one.
+    @Test func anEditWaitsForUnreadEventsAndGoesOnWhenTheyWereNoSave() {
+        var core = Self.core()
+        core.file.unreadEvents = true
+        let held = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
+        #expect(held.isEmpty, "nothing decided while the events are unread")
+        let released = core.pass { $0.fileChanged([], now: Self.now, at: Self.time) }
+        #expect(Self.askers(released) == [.proposal(7)], "the edit is decided once the events are read: \(released)")
+        #expect(core.heldForSave.isEmpty && !core.file.saveUnderway && !core.file.unreadEvents)
     }
 
     /// A snapshot may name the list file only when the file is, durably, what the core says:

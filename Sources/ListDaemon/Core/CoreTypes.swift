@@ -102,6 +102,8 @@ enum JournalEntry: Sendable {
     case storageFailed(DaemonError, edits: Int)
     case fileWriteFailed(DaemonError)
     case fileWrittenAgain(path: String)
+    /// A person's save settled (at debug level: how long it took, for the quiet period).
+    case fileSettled(events: Int, span: Duration)
 }
 
 /// What the core asks its shells to do, in order.
@@ -119,8 +121,9 @@ enum CoreAction: Sendable {
     /// `didRejectFileEdit` subscribers hear what of a save was not taken.
     case announceRejection(FileRejectionParams)
     case journal(JournalEntry)
-    /// File shell: read the list file once the watcher says it has settled, tie it to the lists
-    /// the request names and find the version it was made from, then feed `fileRead`.
+    /// File shell: read the list file (no save is under way: the core asks only once one has
+    /// settled), tie it to the lists the request names and find the version it was made from,
+    /// then feed `fileRead`.
     case readFile(FileReadRequest)
     /// File shell: render `book` onto `reading` (marking `rejected` lines, writing `notes` under
     /// their lists' headings), then feed `fileRendered`.
@@ -132,6 +135,8 @@ enum CoreAction: Sendable {
     case scheduleWrite(after: Duration)
     /// Feed `fileTouched` after this long (an emptied file is given time to be filled).
     case recheckFile(after: Duration)
+    /// Feed `settleCheckDue` after this long (a save is over once the file is left alone).
+    case checkSettled(after: Duration)
     /// Shared lists: fetch what other machines committed, take it in, then feed `caughtUp`
     /// (or `catchUpFailed`): client edits the rules denied wait for it (`heldForCatchUp`).
     case catchUp

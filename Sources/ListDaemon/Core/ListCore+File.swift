@@ -36,7 +36,7 @@ struct FileState: Sendable {
     var emptySince: ContinuousClock.Instant?
     /// A read is under way.
     var readInFlight = false
-    /// The watcher spoke while a read or write was under way: read again after it.
+    /// A read was asked for while something stood in its way (`requestRead`): read after it.
     var readWanted = false
     var writeInFlight = false
     var writeScheduled = false
@@ -44,6 +44,11 @@ struct FileState: Sendable {
     /// backoff, and STATUS says so meanwhile.
     var writeFailure: DaemonError?
     var writeFailures = 0
+    /// When a person's save is over (the watcher's reports, the quiet period).
+    var settle = SettleTracker(quietPeriod: .milliseconds(30))
+    /// The kernel held events of the watches, not read yet, when an edit came: what they say is
+    /// taken before the edit (`fileChanged`).
+    var unreadEvents = false
     /// A person's save was seen before an edit came, and is not read yet: edits wait for it.
     var saveUnderway = false
     /// A save could not be made durable because the shared lists' server is unreachable
@@ -118,18 +123,46 @@ extension ListCore {
         return fileRead(content, now: now, at: time)
     }
 
-    /// The watcher says a save has settled (or listd re-reads the file).
+    /// listd reads the file again, whatever the watcher saw (SIGHUP; an emptied file's recheck).
     mutating func fileTouched() -> [CoreAction] {
         requestRead()
     }
 
-    /// The watcher has seen a person's save that has not settled yet, as a client's edit comes:
-    /// the edit (and those after it) wait until the save is read, and go behind its edits. The
-    /// read is asked for here (it waits for the save to settle), not left to the watcher's report:
-    /// that report may have come and gone between the watcher's answer and this event.
-    mutating func saveSeenBeforeAnEdit() -> [CoreAction] {
-        file.saveUnderway = true
-        return requestRead()
+    /// The watcher saw the list file change: a person's save may be under way. Whether it is
+    /// over is decided here (`file.settle`), on the timers this asks for; until it is, the file
+    /// is not read, not even to check it before listd's own write, and client edits that come
+    /// meanwhile wait for it (`propose`).
+    ///
+    /// The watcher reports every batch of events it reads, with no change when they were of other
+    /// files: edits held only because events were unread then go on at once.
+    mutating func fileChanged(_ changes: [FileChange], now: ContinuousClock.Instant, at time: Timestamp) -> [CoreAction] {
+        file.unreadEvents = false
+        var actions: [CoreAction] = []
+        var check: ContinuousClock.Instant?
+        for change in changes {
+            if case .checkAt(let due) = file.settle.record(change, at: now) { check = due }
+        }
+        if let check { actions.append(.checkSettled(after: now.duration(to: check))) }
+        if file.saveUnderway, file.settle.isSettled, !file.readInFlight, !file.readWanted {
+            actions += releaseHeldForSave(at: time)
+        }
+        return actions
+    }
+
+    /// The timer of a `checkSettled` fired: once the save is over, the file is read.
+    mutating func settleCheckDue(now: ContinuousClock.Instant) -> [CoreAction] {
+        switch file.settle.check(at: now) {
+        case .none:
+            return []
+        case .checkAt(let due):
+            return [.checkSettled(after: now.duration(to: due))]
+        case .read:
+            var actions: [CoreAction] = []
+            if let burst = file.settle.settledBurst {
+                actions.append(.journal(.fileSettled(events: burst.events, span: burst.span)))
+            }
+            return actions + requestRead()
+        }
     }
 
     /// Reading the file failed: edits held for a save go on without it.
@@ -146,8 +179,10 @@ extension ListCore {
         return held.flatMap { propose($0.id, $0.request, at: time) }
     }
 
+    /// Reads the file now, or once nothing stands in the way: a read or write of listd's under
+    /// way, a save not settled yet, a shared store that is away.
     mutating func requestRead() -> [CoreAction] {
-        if file.readInFlight || file.writeInFlight || file.heldForStore {
+        if file.readInFlight || file.writeInFlight || file.heldForStore || !file.settle.isSettled {
             file.readWanted = true
             return []
         }

@@ -121,12 +121,14 @@ struct ListCore {
     /// Edits decided again after a catch-up: a denial of them now stands.
     var caughtUpProposals: Set<Int> = []
 
-    init(recovered: RecoveredLists, filePath: String) {
+    /// - Parameter quietPeriod: how long the list file must be left alone before a save is read.
+    init(recovered: RecoveredLists, filePath: String, quietPeriod: Duration = .milliseconds(30)) {
         durable = recovered.book
         working = recovered.book
         self.filePath = filePath
         open = Batch()
         file.shown = recovered.lastShown
+        file.settle = SettleTracker(quietPeriod: quietPeriod)
     }
 
     // MARK: Client proposals
@@ -159,6 +161,12 @@ struct ListCore {
                 return []
             }
             editsUnderWay[editId] = id
+        }
+        if !file.settle.isSettled || file.unreadEvents {
+            // A person's save came first (or may have: the kernel reported events of the file
+            // before this edit that are not read yet): the edit waits until the save is read,
+            // and goes behind it.
+            file.saveUnderway = true
         }
         if file.saveUnderway {
             heldForSave.append((id, request))

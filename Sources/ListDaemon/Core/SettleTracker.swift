@@ -1,20 +1,23 @@
-/// Decides when a save of the list file is over: a pure state machine, so the timing rules are
-/// tested without files or clocks.
+/// What the file watcher saw happen to the list file (listd's own writes left out).
+enum FileChange: Equatable, Sendable {
+    /// Written to (or created): a writer may still be at work.
+    case written
+    /// Closed after writing, renamed onto the name, or deleted: a save ended.
+    case completed
+    /// Events were lost (queue overflow): read once things are quiet.
+    case overflowed
+}
+
+/// Decides when a save of the list file is over: a pure state machine, kept by the core
+/// (`FileState.settle`), so the timing rules are tested without files or clocks.
 ///
 /// Every event restarts a quiet period; the file is read once nothing has happened for that
 /// long and no writer still has it open. Close-after-write, a rename onto the name and a delete
 /// mark a save complete; a write without a close so far means a writer is mid-save (a script
 /// writing in pieces), and the read waits for the close, up to `openWriterLimit` after the last
 /// write for writers that never close.
-struct SettleTracker {
-    enum Event: Equatable {
-        /// Written to (or created): a writer may still be at work.
-        case written
-        /// Closed after writing, renamed onto the name, or deleted: a save ended.
-        case completed
-        /// Events were lost (queue overflow): read once things are quiet.
-        case overflowed
-    }
+struct SettleTracker: Sendable {
+    typealias Event = FileChange
 
     enum Action: Equatable {
         /// Nothing to do now.
@@ -30,6 +33,12 @@ struct SettleTracker {
     private(set) var lastEvent: ContinuousClock.Instant?
     private var writerOpen = false
     private var checkScheduled = false
+    /// The burst being settled: its first event and how many it had.
+    private var burstStart: ContinuousClock.Instant?
+    private var burstEvents = 0
+    /// The last settled burst: how many events, and how long the save took, first event to last
+    /// (what the quiet period must cover).
+    private(set) var settledBurst: (events: Int, span: Duration)?
 
     init(quietPeriod: Duration, openWriterLimit: Duration = .seconds(2)) {
         self.quietPeriod = quietPeriod
@@ -40,6 +49,8 @@ struct SettleTracker {
 
     mutating func record(_ event: Event, at now: ContinuousClock.Instant) -> Action {
         lastEvent = now
+        if burstStart == nil { burstStart = now }
+        burstEvents += 1
         switch event {
         case .written: writerOpen = true
         case .completed, .overflowed: writerOpen = false
@@ -57,6 +68,9 @@ struct SettleTracker {
         }
         let due = lastEvent + (writerOpen ? openWriterLimit : quietPeriod)
         if now < due { return .checkAt(due) }
+        settledBurst = (burstEvents, lastEvent - (burstStart ?? lastEvent))
+        burstStart = nil
+        burstEvents = 0
         self.lastEvent = nil
         writerOpen = false
         checkScheduled = false

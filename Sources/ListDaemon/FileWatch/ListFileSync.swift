@@ -3,13 +3,11 @@ import ListModel
 import NIOCore
 import NIOPosix
 
-/// The list file's shell: reads it once the watcher says a save has settled, renders the lists
-/// onto the person's text and replaces the file. Blocking work runs on NIO's thread pool, never
+/// The list file's shell: reads it, renders the lists onto the person's text and replaces the
+/// file, when the core says. Blocking work runs on NIO's thread pool, never
 /// on an event loop; every decision about the file is the core's.
 struct ListFileSync: Sendable {
     let storage: ListFileStorage
-    /// Says when a person's save has settled.
-    let watcher: FileWatcher
 
     var path: String { storage.path }
 
@@ -19,14 +17,9 @@ struct ListFileSync: Sendable {
         return Self.content(bytes, request)
     }
 
-    /// Reads the file on the thread pool once no save is in progress; the future completes on
-    /// `loop`.
+    /// Reads the file on the thread pool; the future completes on `loop`.
     func read(_ request: FileReadRequest, on loop: any EventLoop) -> EventLoopFuture<FileContent> {
-        let promise = loop.makePromise(of: FileContent.self)
-        watcher.whenSettled {
-            promise.completeWith(NIOThreadPool.singleton.runIfActive(eventLoop: loop) { try readNow(request) })
-        }
-        return promise.futureResult
+        NIOThreadPool.singleton.runIfActive(eventLoop: loop) { try readNow(request) }
     }
 
     /// The file's bytes read and tied to the lists of `request`, with the save's edits from the

@@ -79,6 +79,8 @@ extension ListOwner {
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, now, _ in core.writeDue(now: now) } }
         case .recheckFile(let delay):
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, _, _ in core.fileTouched() } }
+        case .checkSettled(let delay):
+            loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, now, _ in core.settleCheckDue(now: now) } }
         case .statusChanged:
             statusDue = true
         case .catchUp:

@@ -30,6 +30,8 @@ public final class ListOwner: Service, @unchecked Sendable {
     let published: PublishedLists
     let persistence: any ListPersistence
     let fileSync: ListFileSync
+    /// Reports what happens to the list file, read on this loop.
+    let watcher: FileWatcher
     let journal: JournalEntries
     let logger: Logger
     private let statusObserver = CallbackSlot<String>()
@@ -76,6 +78,8 @@ public final class ListOwner: Service, @unchecked Sendable {
         persistence: any ListPersistence,
         hub: SubscriptionHub,
         fileSync: ListFileSync,
+        watcher: FileWatcher,
+        quietPeriod: Duration,
         delegates: DelegateRegistry,
         journal: JournalEntries,
         group: MultiThreadedEventLoopGroup,
@@ -86,6 +90,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         self.logger = logger
         self.journal = journal
         self.fileSync = fileSync
+        self.watcher = watcher
         self.delegates = delegates
         self.persistence = persistence
         share = persistence as? SharedPersistence
@@ -93,7 +98,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         published = hub.published
         let storage = fileSync.storage
         var fileBytes = fileBytes
-        core = ListCore(recovered: recovered, filePath: storage.path)
+        core = ListCore(recovered: recovered, filePath: storage.path, quietPeriod: quietPeriod)
         if persistence is SharedPersistence {
             core.catchesUpBeforeDenying = true
             // Every machine's subscribers hear which machine's file a person saved.
@@ -130,7 +135,16 @@ public final class ListOwner: Service, @unchecked Sendable {
             // (else `getHistory`, `undo` and `subscribe {since}` could not redo it).
             try? await loop.submit { self.hub.startHistory(from: view.book) }.get()
         }
-        fileSync.watcher.setHandler { [weak self] in self?.submit { core, _, _ in core.fileTouched() } }
+        // From here on, what the watcher sees of the file comes to the core on this loop.
+        do {
+            try await loop.flatSubmit {
+                watcher.start(on: self.loop) { [weak self] changes in
+                    self?.handle { core, now, time in core.fileChanged(changes, now: now, at: time) }
+                }
+            }.get()
+        } catch {
+            throw error as? DaemonError ?? .cannotWatch(path: storage.path, detail: "\(error)")
+        }
         // The core asks only what some delegate wants to hear.
         delegates.onChange = { [unowned self] interests in core.delegates = interests }
         share?.onWake.set { [weak self] in
@@ -194,11 +208,12 @@ public final class ListOwner: Service, @unchecked Sendable {
         let id = nextProposal
         nextProposal += 1
         replies[id] = decided
-        // A person's save that came first is taken in first.
-        let saveUnderway = fileSync.watcher.saveUnderway()
+        // A person's save that came first is taken in first: when the kernel holds events not
+        // read yet, the edit waits for them (NIO reads them in this turn of the loop or the next).
+        let unread = watcher.hasUnreadEvents()
         handle { core, _, time in
-            let read = saveUnderway ? core.saveSeenBeforeAnEdit() : []
-            return read + core.propose(id, request, at: time)
+            if unread { core.file.unreadEvents = true }
+            return core.propose(id, request, at: time)
         }
     }
 
@@ -277,11 +292,6 @@ public final class ListOwner: Service, @unchecked Sendable {
     // MARK: The pass
 
     typealias Event = (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]
-
-    /// Feeds `event` to the core from any thread (the watcher's, a timer's).
-    private func submit(_ event: @escaping @Sendable (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]) {
-        execute { self.handle(event) }
-    }
 
     /// Feeds `event` to the core and performs what it returns, feeding back what an action brings
     /// at once (an allowed verdict when no delegate wants the question), in order.

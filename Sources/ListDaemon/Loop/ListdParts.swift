@@ -9,7 +9,7 @@ import NIOPosix
 /// owner's loop. Another store takes the place of `LocalPersistence` here.
 public struct ListdParts: Sendable {
     public let owner: ListOwner
-    /// Tells the owner when a person's save has settled.
+    /// Tells the owner what happens to the list file (a service: it stops watching at shutdown).
     public let watcher: FileWatcher
     /// Held while listd runs: no second listd keeps these lists.
     let lock: StateLock
@@ -64,8 +64,7 @@ public struct ListdParts: Sendable {
         for name in storage.removeAbandonedTemporaryFiles() {
             logger.notice("removed \(name), a temp file a listd that is gone left while writing the list file")
         }
-        watcher = FileWatcher(path: storage.path, quietPeriod: quietPeriod, logger: logger)
-        try watcher.open()
+        watcher = try FileWatcher(path: storage.path, logger: logger)
         let persistence = try makePersistence(storage.statePath)
         let fileBytes = try storage.read()
         let recovered = try persistence.recover(listFileDigest: fileBytes.map(digest))
@@ -84,7 +83,9 @@ public struct ListdParts: Sendable {
                 published: PublishedLists(book: recovered.book, instance: instance),
                 loop: loop
             ),
-            fileSync: ListFileSync(storage: storage, watcher: watcher),
+            fileSync: ListFileSync(storage: storage),
+            watcher: watcher,
+            quietPeriod: quietPeriod,
             delegates: DelegateRegistry(loop: loop, logger: logger),
             journal: JournalEntries(logger: logger),
             group: group,
