@@ -44,7 +44,9 @@ let package = Package(
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        // Owns an inotify descriptor; events delivered as the kernel has them.
+        // Linux headers Glibc's module leaves out (signalfd); nothing to link.
+        .systemLibrary(name: "CLinux"),
+        // Owns an inotify descriptor and reads its events; its owner registers it with a loop.
         .target(name: "Inotify", swiftSettings: swiftSettings),
         // Where listd's socket and list file are when not named (XDG), for listd and listctl.
         .target(name: "ListdLocations", swiftSettings: swiftSettings),
@@ -60,7 +62,7 @@ let package = Package(
         .target(
             name: "ListDaemon",
             dependencies: [
-                "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport", "Inotify",
+                "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport", "Inotify", "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -118,7 +120,6 @@ let package = Package(
             name: "listd",
             dependencies: [
                 "ListDaemon", "ListRPC", "ListRPCTransport", "ListdLocations", "Systemd",
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

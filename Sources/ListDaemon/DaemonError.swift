@@ -10,6 +10,8 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable, Hashable {
     case cannotWriteListFile(path: String, step: String, errno: Int32)
     /// The list file's directory cannot be watched for a person's saves.
     case cannotWatch(path: String, detail: String)
+    /// The signalfd that SIGTERM, SIGINT and SIGHUP are read from cannot be made.
+    case cannotWatchSignals(errno: Int32)
     /// A line of the change log that is not the last one cannot be read (or does not follow
     /// from the lists before it).
     case damagedLog(path: String, line: Int)
@@ -53,6 +55,8 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable, Hashable {
             "cannot save the list file \(path) (\(step)): \(errorText(errno))"
         case .cannotWatch(let path, let detail):
             "cannot watch \(path) for saves of the list file: \(detail)"
+        case .cannotWatchSignals(let errno):
+            "cannot make the signalfd listd reads SIGTERM, SIGINT and SIGHUP from: \(errorText(errno))"
         case .changeLogFailed(let path, let step, let errno):
             "cannot use the change log \(path) (\(step)): \(errorText(errno)); edits are not confirmed until it can be written"
         case .snapshotFailed(let path, let step, let errno):

@@ -6,7 +6,9 @@ import ListRPC
 import ListRPCTransport
 import ListdLocations
 import Logging
+import NIOPosix
 import ServiceLifecycle
+import Synchronization
 import Systemd
 
 struct Listd: AsyncParsableCommand {
@@ -176,7 +178,22 @@ struct Listd: AsyncParsableCommand {
         }
         let logger = Logger(label: "listd")
 
-        do {
+        do throws(any Error) {
+            // Read from the start, on one of NIO's loops: a stop before listd serves stops it at
+            // once, as the signal's default would; a SIGHUP waits until it serves.
+            let signals = try ProcessSignals([SIGTERM, SIGINT, SIGHUP])
+            let stopping = Mutex<ServiceGroup?>(nil)
+            let (hangups, hangup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            try await signals.start(on: MultiThreadedEventLoopGroup.singleton.next()) { signal in
+                guard signal != SIGHUP else {
+                    hangup.yield()
+                    return
+                }
+                guard let group = stopping.withLock({ $0 }) else { ProcessSignals.stopByDefault(signal) }
+                logger.info("\(signal == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
+                Task { await group.triggerGracefulShutdown() }
+            }.get()
+
             // Socket activation: a socket passed by systemd (or systemd-socket-activate) wins.
             let passed = try ListenFileDescriptors.take()
             guard passed.count <= 1 else {
@@ -206,7 +223,7 @@ struct Listd: AsyncParsableCommand {
             logger.info(
                 "loaded \(store.snapshot.lists.count) list(s) from \(store.filePath) at revision \(store.snapshot.revision)"
             )
-            let systemd = SystemdIntegration(store: store, logger: logger)
+            let systemd = SystemdIntegration(store: store, hangups: hangups, logger: logger)
             let watchdog = try Watchdog.interval()
             if let watchdog { logger.info("watchdog: a keep-alive at least every \(watchdog / 2)") }
             let ping: @Sendable () -> Void = { systemd.watchdog() }
@@ -226,10 +243,11 @@ struct Listd: AsyncParsableCommand {
             // requests, the watcher stops, and the store finishes what it accepted.
             let group = ServiceGroup(
                 services: [store, parts.watcher, server, systemd],
-                gracefulShutdownSignals: [.sigterm, .sigint],
+                gracefulShutdownSignals: [],
                 cancellationSignals: [],
                 logger: logger
             )
+            stopping.withLock { $0 = group }
             try await group.run()
         } catch let error as SystemdError {
             logger.critical("\(error)")

@@ -9,8 +9,8 @@ import ServiceLifecycle
 /// file itself (for writes into it), and tells the owner what happened to the list file, as
 /// `FileChange`s: whether a save is over is the core's to decide (`SettleTracker`).
 ///
-/// The inotify descriptor is read on the owner's loop, registered with NIO like a socket: no
-/// thread, queue or timer of its own. Writes are watched on the file's inode, not the directory:
+/// The inotify descriptor is read on the owner's loop, registered with NIO like a socket
+/// (`ReadableDescriptor`): no thread, queue or timer of its own. Writes are watched on the file's inode, not the directory:
 /// listd appends to its change log beside the file on every edit, and a directory watch for
 /// writes woke the watcher for each one. The inode watch is made again whenever a new file takes
 /// the name (editors save by rename).
@@ -81,26 +81,19 @@ public final class FileWatcher: Service, @unchecked Sendable {
     func start(on loop: any EventLoop, onChange: @escaping ([FileChange]) -> Void) -> EventLoopFuture<Void> {
         loop.assertInEventLoop()
         self.onChange = onChange
-        // NIO closes the descriptor it is given; it gets a duplicate (the same inotify instance),
-        // so `hasUnreadEvents` and new watches keep using the original.
-        let duplicate = dup(inotify.descriptor)
-        guard duplicate >= 0 else {
-            return loop.makeFailedFuture(DaemonError.cannotWatch(path: path, detail: "dup: \(String(cString: strerror(errno)))"))
-        }
-        return NIOPipeBootstrap(group: loop)
+        return ReadableDescriptor.register(
+            inotify.descriptor,
+            on: loop,
             // One read takes every event queued (one needs at most 16 + NAME_MAX + 1 bytes).
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(EventReader(watcher: self))
-                }
+            bufferSize: 65_536,
+            read: { [self] bytes in take(InotifyEvent.parse(bytes.readableBytesView)) },
+            readEnded: { [self] in reportSeen() },
+            failed: { [self] error in
+                logger.error("could not read the list file's inotify events", metadata: ["error": "\(error)"])
             }
-            .takingOwnershipOfDescriptor(input: duplicate)
-            .map { self.channel = $0 }
-            .flatMapErrorThrowing { error in
-                close(duplicate)
-                throw DaemonError.cannotWatch(path: self.path, detail: "\(error)")
-            }
+        )
+        .map { self.channel = $0 }
+        .flatMapErrorThrowing { error in throw DaemonError.cannotWatch(path: self.path, detail: "\(error)") }
     }
 
     /// Whether the kernel holds events of the watches that listd has not read yet (one `ioctl`,
@@ -151,27 +144,5 @@ public final class FileWatcher: Service, @unchecked Sendable {
         let changes = seen
         seen = []
         onChange(changes)
-    }
-
-    /// Hands what NIO reads from the descriptor to the watcher (whole events: inotify never
-    /// splits one across reads).
-    private final class EventReader: ChannelInboundHandler {
-        typealias InboundIn = ByteBuffer
-        let watcher: FileWatcher
-
-        init(watcher: FileWatcher) { self.watcher = watcher }
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let bytes = unwrapInboundIn(data)
-            watcher.take(InotifyEvent.parse(bytes.readableBytesView))
-        }
-
-        func channelReadComplete(context: ChannelHandlerContext) {
-            watcher.reportSeen()
-        }
-
-        func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            watcher.logger.error("could not read the list file's inotify events", metadata: ["error": "\(error)"])
-        }
     }
 }

@@ -60,6 +60,9 @@ public final class ListOwner: Service, @unchecked Sendable {
     var catchUpDue = false
     var journalDue: [JournalEntry] = []
     var statusDue = false
+    /// When the status line was last told, and whether a task will tell the next one.
+    private var statusToldAt: NIODeadline?
+    private var statusTaskArmed = false
     /// At start and stop the list file is read and written right here, not on the thread pool.
     var fileIOInline = false
     private var waiters: [(condition: (ListCore) -> Bool, promise: EventLoopPromise<Void>)] = []
@@ -182,7 +185,8 @@ public final class ListOwner: Service, @unchecked Sendable {
     public var summary: String { published.current.summary }
 
     /// Called (on the owner's loop) after a pass that changed the lists or the file's state, with
-    /// a one-line summary for a service manager's status line.
+    /// a one-line summary for a service manager's status line: at most once a second (a later
+    /// change is told by a task on the loop, a second after the last).
     public func onCommit(_ observer: @escaping @Sendable (String) -> Void) {
         statusObserver.set(observer)
     }
@@ -357,7 +361,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         if statusDue {
             statusDue = false
             publishSummary()
-            if statusObserver.isSet { statusObserver(published.current.summary) }
+            tellStatus()
         }
         if !waiters.isEmpty {
             let core = core
@@ -367,6 +371,22 @@ public final class ListOwner: Service, @unchecked Sendable {
         }
         if core.hasCommitDue { schedulePass() }
         fetchRemoteIfDue()
+    }
+
+    /// Tells the status observer the summary, at most once a second.
+    private func tellStatus() {
+        guard statusObserver.isSet, !statusTaskArmed else { return }
+        let now = NIODeadline.now()
+        if let told = statusToldAt, now - told < .seconds(1) {
+            statusTaskArmed = true
+            loop.scheduleTask(deadline: told + .seconds(1)) {
+                self.statusTaskArmed = false
+                self.tellStatus()
+            }
+            return
+        }
+        statusToldAt = now
+        statusObserver(published.current.summary)
     }
 
     /// Performs each of `actions` in order.
