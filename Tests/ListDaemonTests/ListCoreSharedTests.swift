@@ -15,7 +15,7 @@ import Testing
     /// The core of `ListCoreTests` with no delegate: every edit is decided by the rules.
     static func core() -> ListCore {
         var core = Core.core()
-        core.delegates = []
+        core.panel = DelegatePanel()
         return core
     }
 

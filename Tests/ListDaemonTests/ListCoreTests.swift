@@ -16,8 +16,17 @@ import Testing
         var book = ListBook()
         _ = try? book.apply(.createList(name: "Groceries", items: ["milk"]), at: time, origin: client)
         var core = ListCore(recovered: recovered(book), filePath: "/lists.md")
-        // A delegate that wants every question, so each edit is asked about (`.ask`).
-        core.delegates = [DelegateInterest(questions: Set(DelegateQuestion.allCases), lists: nil, listNames: [])]
+        // A delegate that wants every question, so each edit is asked about (`.putQuestion`).
+        core.panel.seat(
+            DelegatePanel.Seat(
+                connection: 1,
+                name: "vetter",
+                pid: 1,
+                interest: DelegateInterest(questions: Set(DelegateQuestion.allCases), lists: nil, listNames: []),
+                timeout: .seconds(2),
+                onTimeout: .allow
+            )
+        )
         let text = "# Groceries <!-- listd id=1 -->\n- milk\n"
         let content = ListFileSync.content(Array(text.utf8), known: book)
         _ = core.start(content, recognized: book, firstStart: false, now: now, at: time)
@@ -47,13 +56,13 @@ import Testing
     /// The questions among `actions`, as "shouldAdd bread on [milk]".
     static func questions(_ actions: [CoreAction]) -> [String] {
         actions.compactMap { action in
-            guard case .ask(_, let question, let params, _, _) = action else { return nil }
-            return "\(question.rawValue) \(params.item ?? params.name ?? "") on \(params.list?.items ?? [])"
+            guard case .putQuestion(let put) = action else { return nil }
+            return "\(put.question.rawValue) \(put.params.item ?? put.params.name ?? "") on \(put.params.list?.items ?? [])"
         }
     }
 
     static func askers(_ actions: [CoreAction]) -> [Asker] {
-        actions.compactMap { if case .ask(let asker, _, _, _, _) = $0 { asker } else { nil } }
+        actions.compactMap { if case .putQuestion(let put) = $0 { put.asker } else { nil } }
     }
 
     static func replies(_ actions: [CoreAction]) -> [Int: String] {

@@ -105,7 +105,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             owner.execute {
                 owner.hub.unsubscribe(connection: id)
                 // A delegate that is gone is dropped now: nobody waits out its timeout.
-                owner.delegates.remove(connection: id)
+                owner.delegateGone(id)
             }
         }
         waiting.removeAll()
@@ -206,7 +206,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         func isAnswer(_ message: Result<RPCMessage, RPCLine.InvalidMessage>) -> Bool {
             guard case .success(.response(let response)) = message else { return false }
             // A stray response needs no reply either way.
-            owner.execute { owner.delegates.answer(response) }
+            owner.execute { owner.responseCame(response) }
             return true
         }
         switch line {

@@ -7,7 +7,7 @@ import ListRPC
 extension MethodTable {
     /// Every method listd serves.
     static func listd(owner: ListOwner, version: String) -> MethodTable {
-        let (hub, delegates, published) = (owner.hub, owner.delegates, owner.published)
+        let (hub, published) = (owner.hub, owner.published)
         var table = MethodTable()
 
         table.register(Hello.self) { params, session throws(RPCError) in
@@ -167,9 +167,9 @@ extension MethodTable {
             guard case .success(let name) = ListText.validated(params.name) else {
                 throw .invalidParams("“name” must be one line of text: it names the delegate in every denial.")
             }
-            let timeoutMs = params.timeoutMs ?? DelegateRegistry.defaultTimeoutMs
-            guard (1...DelegateRegistry.maximumTimeoutMs).contains(timeoutMs) else {
-                throw .invalidParams("“timeoutMs” must be between 1 and \(DelegateRegistry.maximumTimeoutMs).")
+            let timeoutMs = params.timeoutMs ?? DelegatePanel.defaultTimeoutMs
+            guard (1...DelegatePanel.maximumTimeoutMs).contains(timeoutMs) else {
+                throw .invalidParams("“timeoutMs” must be between 1 and \(DelegatePanel.maximumTimeoutMs).")
             }
             var ids: Set<ListID>?
             var names: Set<String> = []
@@ -181,19 +181,17 @@ extension MethodTable {
                 }
             }
             let questions = params.questions ?? DelegateQuestion.allCases
-            delegates.register(
-                DelegateRegistry.Delegate(
+            owner.delegateRegistered(
+                DelegatePanel.Seat(
                     connection: session.id,
                     name: name,
                     pid: session.credentials.pid,
-                    outbox: session.outbox,
                     brief: session.brief,
-                    questions: Set(questions),
-                    lists: ids,
-                    listNames: names,
+                    interest: DelegateInterest(questions: Set(questions), lists: ids, listNames: names),
                     timeout: .milliseconds(timeoutMs),
                     onTimeout: params.onTimeout ?? .allow
-                )
+                ),
+                outbox: session.outbox
             )
             return RegisterDelegate.Result(
                 name: name,
@@ -203,7 +201,7 @@ extension MethodTable {
             )
         }
         table.register(UnregisterDelegate.self) { _, session in
-            delegates.remove(connection: session.id)
+            owner.delegateGone(session.id)
             return EmptyResult()
         }
         return table

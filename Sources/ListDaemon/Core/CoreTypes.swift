@@ -108,8 +108,15 @@ enum JournalEntry: Sendable {
 
 /// What the core asks its shells to do, in order.
 enum CoreAction: Sendable {
-    /// Delegates: ask every matching one, then feed `answered`.
-    case ask(Asker, DelegateQuestion, DelegateQuestionParams, list: ListID?, name: String?)
+    /// Delegate shell: send the question to its delegate and start its timer (which feeds
+    /// `delegateReplied(id, .timedOut)`); its answer feeds `delegateReplied`.
+    case putQuestion(DelegatePanel.Put)
+    /// Delegate shell: the question ended before its timer fired: cancel it.
+    case endQuestion(String)
+    /// Delegate shell: this delegate is no longer asked; tell it so, and the journal.
+    case dropDelegate(DelegatePanel.Seat)
+    /// Feed `answered(asker, .allowed)`: nobody was left to ask.
+    case decideUnasked(Asker)
     /// Persistence: make these durable with one flush, then feed `appended` or `appendFailed`.
     case append([LogEntry])
     /// Subscription hub: these changes are durable; the committed lists are now `book`.
@@ -272,9 +279,9 @@ extension ListEdit {
     }
 }
 
-/// What one registered delegate wants to be asked: the owner keeps the core's copy in step with
-/// the registry, so the core asks only questions some delegate wants (a quiet edit, or a save's
-/// every line, is decided without a round trip through the shells).
+/// What one registered delegate wants to be asked: the core asks only questions some delegate
+/// wants (a quiet edit, or a save's every line, is decided without a round trip through the
+/// shells).
 struct DelegateInterest: Sendable, Equatable {
     var questions: Set<DelegateQuestion>
     /// nil: every list.
@@ -291,11 +298,3 @@ struct DelegateInterest: Sendable, Equatable {
     }
 }
 
-extension [DelegateInterest] {
-    /// Whether some delegate wants `question` about `list` (or, for a create, `name`).
-    func want(_ question: DelegateQuestion, list: ListID?, name: String?) -> Bool {
-        guard !isEmpty else { return false }
-        let nameKey = name.map(ListText.key)
-        return contains { $0.wants(question, list: list, nameKey: nameKey) }
-    }
-}

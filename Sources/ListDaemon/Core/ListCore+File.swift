@@ -321,13 +321,12 @@ extension ListCore {
     /// The file shell rendered the lists; logged as what that file shows before it replaces the
     /// list file, so a start that finds it never takes listd's write for a person's.
     mutating func fileRendered(_ rendered: RenderedFile, now: ContinuousClock.Instant) -> [CoreAction] {
-        var actions: [CoreAction] = []
         if rendered.bytes == file.bytes {
             return fileReplaced(rendered, .written, now: now)
         }
         open.entries.append(.fileShows(digest: digest(rendered.bytes), revision: rendered.book.revision))
         open.after.append(.replaceFile(rendered, expecting: file.bytes))
-        return actions
+        return []
     }
 
     /// How the replacement of the list file ended.

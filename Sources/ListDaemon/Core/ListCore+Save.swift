@@ -118,7 +118,7 @@ extension ListCore {
             if asking.contains(.saveEdit(save: current.id, index: index)) { return }
             let edit = current.edits[index].edit
             if let question = DelegateQuestion(edit),
-                delegates.want(question, list: edit.target.flatMap { try? book.list($0).id }, name: edit.proposedName)
+                panel.wants(question, list: edit.target.flatMap { try? book.list($0).id }, name: edit.proposedName)
             {
                 // Asked about on the lists as they are before it; applied once allowed (`record`).
                 var trial = book
@@ -135,9 +135,7 @@ extension ListCore {
                 let list = edit.target.flatMap { try? book.list($0) }
                 let params = DelegateQuestionParams(edit, list: list, origin: fileOrigin, revision: book.revision)
                 asking.insert(.saveEdit(save: current.id, index: index))
-                actions.append(
-                    .ask(.saveEdit(save: current.id, index: index), question, params, list: list?.id, name: params.name)
-                )
+                actions += ask(.saveEdit(save: current.id, index: index), question, params, list: list?.id, name: params.name)
                 return
             }
             // No delegate asked: the rules decide, in place.

@@ -74,8 +74,9 @@ struct ListCore {
     var resends: [Int: [Int]] = [:]
     /// Questions out to delegates.
     var asking: Set<Asker> = []
-    /// What the registered delegates want to be asked (none: every edit is decided by the rules).
-    var delegates: [DelegateInterest] = []
+    /// The registered delegates, what each wants to be asked and the questions out to them
+    /// (none registered: every edit is decided by the rules).
+    var panel = DelegatePanel()
 
     /// What one append makes durable, and what is due once it is.
     struct Batch {
@@ -245,7 +246,7 @@ struct ListCore {
         let list = proposal.edit.target.flatMap { try? working.list($0) }
         let asked = parts.indices.compactMap { index -> (Int, DelegateQuestion)? in
             guard let question = DelegateQuestion(parts[index]),
-                delegates.want(question, list: list?.id, name: nil)
+                panel.wants(question, list: list?.id, name: nil)
             else { return nil }
             return (index, question)
         }
@@ -260,7 +261,7 @@ struct ListCore {
         for (index, question) in asked {
             let params = DelegateQuestionParams(parts[index], list: list, origin: proposal.origin, revision: working.revision)
             asking.insert(.proposalPart(id, part: index))
-            actions.append(.ask(.proposalPart(id, part: index), question, params, list: list?.id, name: nil))
+            actions += ask(.proposalPart(id, part: index), question, params, list: list?.id, name: nil)
         }
         return true
     }
@@ -294,7 +295,7 @@ struct ListCore {
                 }
                 if file.invalidOffset == nil, let question = DelegateQuestion(proposal.edit) {
                     let list = proposal.edit.target.flatMap { try? working.list($0).id }
-                    guard delegates.want(question, list: list, name: proposal.edit.proposedName) else {
+                    guard panel.wants(question, list: list, name: proposal.edit.proposedName) else {
                         // No delegate wants it: decided by the rules as it is applied.
                         proposals[id] = nil
                         apply(id, proposal, at: time, into: &actions)
@@ -309,9 +310,7 @@ struct ListCore {
                         at: time
                     ) {
                         asking.insert(.proposal(id))
-                        actions.append(
-                            .ask(.proposal(id), question.0, question.1, list: question.1.list?.id, name: question.1.name)
-                        )
+                        actions += ask(.proposal(id), question.0, question.1, list: question.1.list?.id, name: question.1.name)
                         return
                     }
                 }

@@ -11,13 +11,17 @@ extension ListOwner {
     /// Performs one action; returns the event it brings back at once, if any.
     func perform(_ action: CoreAction) -> Event? {
         switch action {
-        case .ask(let asker, let question, let params, let list, let name):
-            guard delegates.wants(question, list: list, name: name) else {
-                return { core, _, time in core.answered(asker, .allowed, at: time) }
+        case .putQuestion(let put):
+            let sent = delegates.send(put) {
+                self.handle { core, _, time in core.delegateReplied(put.id, .timedOut, at: time) }
             }
-            delegates.ask(question, params, list: list, name: name) { verdict in
-                self.handle { core, _, time in core.answered(asker, verdict, at: time) }
-            }
+            if !sent { return { core, _, time in core.delegateReplied(put.id, .unanswered, at: time) } }
+        case .endQuestion(let id):
+            delegates.end(id)
+        case .dropDelegate(let seat):
+            delegates.drop(seat)
+        case .decideUnasked(let asker):
+            return { core, _, time in core.answered(asker, .allowed, at: time) }
         case .append(let entries):
             precondition(appendDue == nil, "the core sends one batch at a time")
             appendDue = entries

@@ -148,8 +148,6 @@ public final class ListOwner: Service, @unchecked Sendable {
         } catch {
             throw error as? DaemonError ?? .cannotWatch(path: storage.path, detail: "\(error)")
         }
-        // The core asks only what some delegate wants to hear.
-        delegates.onChange = { [unowned self] interests in core.delegates = interests }
         share?.onWake.set { [weak self] in
             guard let owner = self else { return }
             owner.execute {
@@ -230,6 +228,29 @@ public final class ListOwner: Service, @unchecked Sendable {
         let promise = loop.makePromise(of: Result<EditOutcome, EditFailure>.self)
         loop.execute { self.propose(edit, ifRevision: ifRevision, origin: origin) { promise.succeed($0) } }
         return (try? await promise.futureResult.get()) ?? .failure(.shuttingDown)
+    }
+
+    // MARK: Delegates, on the loop
+
+    /// A client registers as a delegate (again: its last registration is replaced).
+    func delegateRegistered(_ seat: DelegatePanel.Seat, outbox: Outbox) {
+        loop.assertInEventLoop()
+        delegates.register(connection: seat.connection, name: seat.name, pid: seat.pid, outbox: outbox)
+        core.delegateRegistered(seat)
+    }
+
+    /// `connection` unregistered as a delegate, or closed.
+    func delegateGone(_ connection: Int) {
+        loop.assertInEventLoop()
+        delegates.remove(connection: connection)
+        handle { core, _, time in core.delegateGone(connection, at: time) }
+    }
+
+    /// A response from a client: the answer to one of the delegates' questions, if it is one.
+    func responseCame(_ response: RPCResponse) {
+        loop.assertInEventLoop()
+        guard let (id, reply) = DelegateRegistry.reply(response), core.panel.isOut(id) else { return }
+        handle { core, _, time in core.delegateReplied(id, reply, at: time) }
     }
 
     /// Runs `body` on the owner's loop: right here when this is the loop, else queued to it.

@@ -32,7 +32,7 @@ public final class ProcessSignals: Sendable {
 
     /// Reads the signals on `loop`: `handler` runs there with each one's number, in the order
     /// they came (one of a kind while it is pending: the kernel merges repeats).
-    public func start(on loop: any EventLoop, handler: @escaping (Int32) -> Void) -> EventLoopFuture<Void> {
+    public func start(on loop: any EventLoop, handler: @escaping @Sendable (Int32) -> Void) -> EventLoopFuture<Void> {
         // `struct signalfd_siginfo` is 128 bytes, `ssi_signo` its first field.
         let record = 128
         return loop.flatSubmit {
@@ -42,11 +42,14 @@ public final class ProcessSignals: Sendable {
                 bufferSize: record * 16,
                 read: { buffer in
                     var buffer = buffer
-                    while buffer.readableBytes >= record, let number = buffer.getInteger(at: buffer.readerIndex, endianness: .little, as: UInt32.self) {
+                    while buffer.readableBytes >= record,
+                        let number = buffer.getInteger(at: buffer.readerIndex, endianness: .little, as: UInt32.self)
+                    {
                         buffer.moveReaderIndex(forwardBy: record)
                         handler(Int32(number))
                     }
                 },
+                // A signalfd read fails only on a bad buffer; there is nothing to retry.
                 failed: { _ in }
             ).map { _ in }
         }

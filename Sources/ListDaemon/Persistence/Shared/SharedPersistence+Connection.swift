@@ -4,6 +4,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 
@@ -54,7 +55,8 @@ extension SharedPersistence {
     func reconnect() async {
         var delay = Duration.milliseconds(100)
         while !state.withLock({ $0.stopped }) {
-            try? await Task.sleep(for: delay)
+            // On NIO's clock, on the loop the connections live on (listd has no other clock).
+            try? await MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(delay)) {}.futureResult.get()
             var connection: PostgresConnection?
             do {
                 connection = try await connect()

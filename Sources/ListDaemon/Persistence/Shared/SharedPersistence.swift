@@ -352,12 +352,13 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         _ connection: PostgresConnection,
         failure: @escaping @Sendable (DaemonError) -> any Error
     ) {
-        Task {
-            try? await Task.sleep(for: Self.operationDeadline)
+        // A timer on the loop the operation completes on (the owner's), cancelled when it ends.
+        let timer = once.eventLoop.scheduleTask(in: TimeAmount(Self.operationDeadline)) {
             guard !once.done else { return }
             let error = self.lost(connection, DeadlinePassed())
             once.fail(failure(error))
         }
+        once.ended { timer.cancel() }
     }
 }
 
@@ -369,6 +370,11 @@ final class Once<Value: Sendable>: Sendable {
     init(_ promise: EventLoopPromise<Value>) { self.promise = promise }
 
     var done: Bool { settled.load(ordering: .acquiring) }
+    /// Where it completes.
+    var eventLoop: any EventLoop { promise.futureResult.eventLoop }
+
+    /// Runs `body` once it has completed, either way.
+    func ended(_ body: @escaping @Sendable () -> Void) { promise.futureResult.whenComplete { _ in body() } }
 
     func succeed(_ value: Value) {
         if settled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {

@@ -1,0 +1,175 @@
+// The delegates as the core decides about them: who is asked which questions, how each
+// question ends (an answer, an error, a timeout, a connection gone), the verdict of all who were
+// asked, and when a delegate that keeps not answering stops being asked. Pure: the delegate
+// shell (`DelegateRegistry`) sends the questions, runs their timers and reports back.
+import ListModel
+import ListRPC
+
+struct DelegatePanel: Sendable {
+    /// How long a delegate has to answer when it does not say (`registerDelegate {timeoutMs}`).
+    static let defaultTimeoutMs = 2_000
+    /// The longest it may ask for.
+    static let maximumTimeoutMs = 30_000
+    /// Timeouts in a row after which a delegate is no longer asked.
+    static let strikeLimit = 3
+
+    /// One registered delegate, by its connection.
+    struct Seat: Sendable, Equatable {
+        var connection: Int
+        var name: String
+        var pid: Int32
+        /// Its connection is brief: questions carry the list without its items.
+        var brief = false
+        var interest: DelegateInterest
+        var timeout: Duration
+        var onTimeout: TimeoutVerdict
+        /// Timeouts in a row.
+        var strikes = 0
+    }
+
+    /// How one delegate's question ended, as the shell saw it.
+    enum Reply: Sendable, Equatable {
+        case answered(DelegateAnswer)
+        /// An error saying the delegate has no such method: one written before the question
+        /// existed, which has no say about it.
+        case methodNotFound
+        /// The connection ended, or the answer was another error or unreadable.
+        case unanswered
+        case timedOut
+    }
+
+    /// A question to put to one delegate (`CoreAction.putQuestion`).
+    struct Put: Sendable {
+        var id: String
+        /// Who waits for the verdict.
+        var asker: Asker
+        var seat: Seat
+        var question: DelegateQuestion
+        var params: DelegateQuestionParams
+    }
+
+    /// What a reply, or a delegate leaving, brings about.
+    struct Outcome: Sendable {
+        /// Verdicts now complete: every delegate asked has answered or is out of time.
+        var verdicts: [(Asker, DelegateVerdict)] = []
+        /// A delegate no longer asked (`strikeLimit` timeouts in a row).
+        var dropped: Seat?
+        /// Questions that ended without their timer firing (to cancel).
+        var ended: [String] = []
+    }
+
+    private struct Consultation: Sendable {
+        var asker: Asker
+        var unanswered: Int
+        var verdict: DelegateVerdict
+    }
+
+    private(set) var seats: [Int: Seat] = [:]
+    /// Questions out, by id: to whom, for which consultation.
+    private var questions: [String: (connection: Int, name: String, onTimeout: TimeoutVerdict, consultation: Int)] = [:]
+    private var consultations: [Int: Consultation] = [:]
+    private var nextQuestion = 1
+    private var nextConsultation = 1
+
+    var isEmpty: Bool { seats.isEmpty }
+
+    /// Whether some delegate wants `question` about `list` (or, for a create, `name`): the one
+    /// place this is decided; an edit no delegate wants is decided by the rules alone.
+    func wants(_ question: DelegateQuestion, list: ListID?, name: String?) -> Bool {
+        guard !seats.isEmpty else { return false }
+        let nameKey = name.map(ListText.key)
+        return seats.values.contains { $0.interest.wants(question, list: list, nameKey: nameKey) }
+    }
+
+    /// A delegate registers (again: its last registration is replaced, its strikes forgotten).
+    mutating func seat(_ seat: Seat) {
+        seats[seat.connection] = seat
+    }
+
+    /// `connection`'s delegate unregisters or its connection ends: its questions out end now
+    /// (as unanswered: its `onTimeout` decides), nobody waits out their timeouts.
+    mutating func unseat(_ connection: Int) -> Outcome {
+        seats[connection] = nil
+        var outcome = Outcome()
+        for (id, question) in questions.sorted(by: { $0.key < $1.key }) where question.connection == connection {
+            outcome.ended.append(id)
+            reply(id, .unanswered, into: &outcome)
+        }
+        return outcome
+    }
+
+    /// Puts `question` to every delegate that wants it, all at once; the verdict comes with the
+    /// last reply. Empty when none wants it.
+    mutating func ask(
+        _ asker: Asker,
+        _ question: DelegateQuestion,
+        _ params: DelegateQuestionParams,
+        list: ListID?,
+        name: String?
+    ) -> [Put] {
+        let nameKey = name.map(ListText.key)
+        let asked = seats.keys.sorted().compactMap { seats[$0] }.filter {
+            $0.interest.wants(question, list: list, nameKey: nameKey)
+        }
+        guard !asked.isEmpty else { return [] }
+        let consultation = nextConsultation
+        nextConsultation += 1
+        consultations[consultation] = Consultation(
+            asker: asker,
+            unanswered: asked.count,
+            verdict: DelegateVerdict(consulted: true)
+        )
+        return asked.map { seat in
+            let id = "listd-\(nextQuestion)"
+            nextQuestion += 1
+            questions[id] = (seat.connection, seat.name, seat.onTimeout, consultation)
+            return Put(id: id, asker: asker, seat: seat, question: question, params: params)
+        }
+    }
+
+    /// Whether `id` names a question out (a response with another id is no answer of ours).
+    func isOut(_ id: String) -> Bool { questions[id] != nil }
+
+    /// Question `id` ended as `reply` says.
+    mutating func replied(_ id: String, _ reply: Reply) -> Outcome {
+        var outcome = Outcome()
+        if reply != .timedOut, questions[id] != nil { outcome.ended.append(id) }
+        self.reply(id, reply, into: &outcome)
+        return outcome
+    }
+
+    private mutating func reply(_ id: String, _ reply: Reply, into outcome: inout Outcome) {
+        guard let question = questions.removeValue(forKey: id) else { return }
+        if var seat = seats[question.connection] {
+            seat.strikes = reply == .timedOut ? seat.strikes + 1 : 0
+            seats[question.connection] = seat
+            if seat.strikes >= Self.strikeLimit {
+                seats[question.connection] = nil
+                outcome.dropped = seat
+            }
+        }
+        guard var consultation = consultations[question.consultation] else { return }
+        switch reply {
+        case .answered(let answer) where !answer.allow:
+            consultation.verdict.denied = true
+            consultation.verdict.denials.append(
+                DelegateDenial(delegate: question.name, reason: answer.reason ?? "no reason given")
+            )
+        case .answered, .methodNotFound:
+            break
+        case .timedOut, .unanswered:
+            consultation.verdict.timedOut.append(question.name)
+            if question.onTimeout == .deny { consultation.verdict.denied = true }
+        }
+        consultation.unanswered -= 1
+        guard consultation.unanswered == 0 else {
+            consultations[question.consultation] = consultation
+            return
+        }
+        consultations[question.consultation] = nil
+        var verdict = consultation.verdict
+        verdict.denials.sort { $0.delegate < $1.delegate }
+        verdict.timedOut.sort()
+        outcome.verdicts.append((consultation.asker, verdict))
+    }
+}
