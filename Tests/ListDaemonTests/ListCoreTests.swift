@@ -417,6 +417,34 @@ import Testing
         #expect(actions.contains { if case .journal(.denied(.listNotFound, _, _, nil)) = $0 { true } else { false } })
     }
 
+    /// A file's note may be logged after changes the file does not show yet (they were appended
+    /// while the file was rendered): what the file shows is the lists at the note's revision, not
+    /// at its place in the log, or a save from that file would be read against lists it never
+    /// showed, and undo what they added.
+    @Test func aFilesNoteNamesTheListsAtItsRevisionWhereverItIsLogged() throws {
+        var book = ListBook()
+        var entries: [LogEntry] = []
+        func apply(_ edit: ListEdit) throws {
+            let before = edit.target.flatMap { try? book.list($0) }
+            let change = try #require(try book.apply(edit, at: Self.time, origin: Self.client))
+            entries.append(.change(ChangeRecord(change, before: before)))
+        }
+        try apply(.createList(name: "G", items: ["milk"]))
+        let rendered = book
+        try apply(.addItem("eggs", to: .id(1)))
+        entries.append(.fileShows(digest: "d", revision: rendered.revision))
+        let recovered = try LocalPersistence.recover(
+            snapshot: nil,
+            entries: entries,
+            listFileDigest: "d",
+            historyLimit: 10,
+            logPath: "/log"
+        )
+        #expect(recovered.book == book)
+        #expect(recovered.shownByFile == rendered, "the file shows milk, not eggs")
+        #expect(recovered.lastShown == rendered)
+    }
+
     @Test func aRestartRedoesTheLogOnTheSnapshot() throws {
         var book = ListBook()
         _ = try book.apply(.createList(name: "G", items: (0..<100).map { "i\($0)" }), at: Self.time, origin: .file)

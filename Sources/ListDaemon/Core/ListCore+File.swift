@@ -114,7 +114,12 @@ extension ListCore {
             guard let rejection = Self.rejection(reading.diagnostics) else { return [] }
             return [.announceRejection(rejection), .journal(.fileRejected(rejection))]
         }
-        if case .missing = content, firstStart { file.bytes = nil }
+        if case .missing = content, firstStart {
+            // A new file tells the person what it is: the lists (none, unless shared) are written
+            // onto the introduction, as onto any file the person wrote.
+            file.bytes = nil
+            file.reading = ListFileReading(ListDocument(parsing: ListFileWriter.introduction + "\n"), known: working)
+        }
         // The file as it was last shown is the version a change made while listd was stopped
         // was made from, whatever its headings say.
         if case .bytes(_, let reading?, _, _) = content {

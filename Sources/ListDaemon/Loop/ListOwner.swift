@@ -100,7 +100,6 @@ public final class ListOwner: Service, @unchecked Sendable {
         self.hub = hub
         published = hub.published
         let storage = fileSync.storage
-        var fileBytes = fileBytes
         core = ListCore(recovered: recovered, filePath: storage.path, quietPeriod: quietPeriod)
         if persistence is SharedPersistence {
             core.catchesUpBeforeDenying = true
@@ -108,12 +107,6 @@ public final class ListOwner: Service, @unchecked Sendable {
             core.fileOrigin = .file(host: ProcessInfo.processInfo.hostName)
         }
 
-        if recovered.isFirstStart, fileBytes == nil {
-            // A new file tells the person what it is.
-            let welcome = Array((ListFileWriter.introduction + "\n").utf8)
-            try storage.write(welcome)
-            fileBytes = welcome
-        }
         // A file listd knows (it wrote it, or took it in) holds nothing of the person's to take in.
         let recognized = recovered.isFirstStart ? nil : recovered.shownByFile
         let content =

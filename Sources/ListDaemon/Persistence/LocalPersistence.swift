@@ -83,14 +83,21 @@ final class LocalPersistence: ListPersistence {
         var lastShown = snapshot?.shownBook ?? book
         var shownByFile = snapshot.flatMap { $0.listFileDigest == listFileDigest ? $0.shownBook : nil }
         // Only two of the files listd noted matter: the last one, and the one on disk now. A copy
-        // of the lists at every note would copy a long list's items once per note.
-        var lastNote: Int?
-        var noteOfFile: Int?
-        for (index, entry) in entries.enumerated() {
+        // of the lists at every note would copy a long list's items once per note. A note names
+        // the lists at its revision, wherever it is logged (changes appended while the file was
+        // rendered come before it): they are taken as the redo passes that revision.
+        var lastNote: Revision?
+        var noteOfFile: Revision?
+        for entry in entries {
             guard case .fileShows(let digest, let revision) = entry, revision >= snapshotRevision else { continue }
-            lastNote = index
-            if digest == listFileDigest { noteOfFile = index }
+            lastNote = revision
+            if digest == listFileDigest { noteOfFile = revision }
         }
+        func takeNotedLists() {
+            if book.revision == lastNote { lastShown = book }
+            if book.revision == noteOfFile { shownByFile = book }
+        }
+        takeNotedLists()
         for (index, entry) in entries.enumerated() {
             do throws(RedoError) {
                 switch entry {
@@ -106,12 +113,10 @@ final class LocalPersistence: ListPersistence {
                     break  // the snapshot has it (an older log kept changes before its snapshot)
                 case .order(let ids, let revision) where revision >= snapshotRevision:
                     book.reorder(by: ids)
-                case .fileShows:
-                    if index == lastNote { lastShown = book }
-                    if index == noteOfFile { shownByFile = book }
-                case .order:
+                case .fileShows, .order:
                     break
                 }
+                takeNotedLists()
             } catch {
                 throw .damagedLog(path: logPath, line: index + 1)
             }
