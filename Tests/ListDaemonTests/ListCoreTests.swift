@@ -257,12 +257,32 @@ import Testing
         )
         #expect(!core.fileSettled, "a write is under way")
         let rendered = ListFileSync.render(render.0, onto: render.1, rejected: render.2)
-        let noted = core.pass { $0.fileRendered(rendered, now: Self.now) }
-        #expect(Self.appends(noted).flatMap { $0 }.contains { if case .fileShows = $0 { true } else { false } })
-        #expect(!core.fileSettled, "the note is logged, the rename still to come")
-        _ = core.pass { $0.appended(now: Self.now) }
+        // A quiet rewrite: the file is replaced at once, and its note waits for the next append
+        // (one fdatasync per quiet edit).
+        let replaced = core.pass { $0.fileRendered(rendered, now: Self.now) }
+        #expect(Self.appends(replaced).isEmpty, "no append of its own")
+        #expect(replaced.contains { if case .replaceFile = $0 { true } else { false } })
+        #expect(!core.fileSettled, "the rename still to come")
         _ = core.fileReplaced(rendered, .written, now: Self.now)
         #expect(core.fileSettled)
+        _ = core.propose(8, .addItem("tea", to: .id(1)), origin: Self.client, at: Self.time)
+        let next = core.pass { $0.answered(.proposal(8), unasked, at: Self.time) }
+        let entries = Self.appends(next).flatMap { $0 }
+        #expect(entries.contains { if case .fileShows(_, rendered.book.revision) = $0 { true } else { false } }, "the note rides it")
+        #expect(entries.contains { if case .change = $0 { true } else { false } })
+        _ = core.pass { $0.appended(now: Self.now) }
+
+        // A rewrite of lists that moved on while it was rendered: the note is durable first.
+        let due2 = core.writeDue(now: Self.now, force: true)
+        var stale: RenderedFile?
+        for case .renderFile(let book, let reading, let rejected, _) in due2 {
+            stale = ListFileSync.render(book, onto: reading, rejected: rejected)
+        }
+        _ = core.propose(9, .addItem("jam", to: .id(1)), origin: Self.client, at: Self.time)
+        _ = core.pass { $0.answered(.proposal(9), unasked, at: Self.time) }
+        let noted = core.pass { $0.fileRendered(try! #require(stale), now: Self.now) }
+        #expect(!noted.contains { if case .replaceFile = $0 { true } else { false } }, "not before its note")
+        #expect(!core.fileSettled, "the note is logged, the rename still to come")
     }
 
     /// Issue 26, item 5: a write of the list file that failed (its directory not writable) is

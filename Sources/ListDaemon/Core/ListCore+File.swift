@@ -22,6 +22,8 @@ struct FileState: Sendable {
     /// How many versions are kept: an editor that read the file more rewrites ago than this is
     /// only allowed to add and tick (`SaveMerge`).
     static let keptVersions = 16
+    /// The note of a file listd wrote that no append has carried yet: it rides the next one.
+    var noteDue: LogEntry?
     /// The file does not show the durable lists (or lacks marks): write it.
     var dirty = false
     /// When it became dirty (a write follows `ListCore.fileWriteDelay` later).
@@ -323,14 +325,37 @@ extension ListCore {
         return actions
     }
 
-    /// The file shell rendered the lists; logged as what that file shows before it replaces the
-    /// list file, so a start that finds it never takes listd's write for a person's.
+    /// The file shell rendered the lists: the list file is replaced, and the change log notes
+    /// what that file shows (`LogEntry.fileShows`), so that a start that finds it never takes
+    /// listd's write for a person's.
+    ///
+    /// When the file shows the durable lists and no append is under way (a quiet edit's rewrite),
+    /// the file is replaced at once and the note rides the next append (`noteDue`): one
+    /// `fdatasync` per quiet edit, not two. A start that finds this file before any append noted
+    /// it recognises it by content: it shows exactly the lists of the revision it names
+    /// (`ListFileSync.listsShownExactly`). Otherwise (changes appended while the file was rendered)
+    /// the note is made durable before the file is replaced.
     mutating func fileRendered(_ rendered: RenderedFile, now: ContinuousClock.Instant) -> [CoreAction] {
         if rendered.bytes == file.bytes {
             return fileReplaced(rendered, .written, now: now)
         }
-        open.entries.append(.fileShows(digest: digest(rendered.bytes), revision: rendered.book.revision))
+        let note = LogEntry.fileShows(digest: digest(rendered.bytes), revision: rendered.book.revision)
+        if inFlight == nil, rendered.book == durable {
+            file.noteDue = note
+            return [.replaceFile(rendered, expecting: file.bytes)]
+        }
+        open.entries.append(note)
         open.after.append(.replaceFile(rendered, expecting: file.bytes))
+        return []
+    }
+
+    /// The note of the file listd wrote last goes into the next append now (at start and stop:
+    /// a restart then knows the file by its note, not only by its content).
+    mutating func noteFileNow() -> [CoreAction] {
+        if let note = file.noteDue {
+            open.entries.append(note)
+            file.noteDue = nil
+        }
         return []
     }
 

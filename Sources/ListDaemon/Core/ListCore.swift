@@ -462,6 +462,11 @@ struct ListCore {
             return
         }
         inFlight = open
+        if let note = file.noteDue {
+            // The file listd last wrote, noted with this append (`fileRendered`).
+            inFlight!.entries.append(note)
+            file.noteDue = nil
+        }
         // The lists once it is durable: the working lists now (everything applied since the last
         // batch is in this one). Without their item keys, so the working lists' own stay unshared
         // (a shared set would be copied by the next edit).

@@ -44,6 +44,21 @@ struct ListFileSync: Sendable {
         return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))
     }
 
+    /// The lists `bytes` show, when they show them exactly as listd writes them: rendering the
+    /// lists of the revision their headings name (`rev=`, found in `history`; the newest lists
+    /// when they name none) onto them gives them back. How a start recognises the file listd
+    /// wrote last when no append noted it yet (`ListCore.fileRendered`); a person's change to a
+    /// list never passes (listd would write the list as it is over it).
+    static func listsShownExactly(by bytes: [UInt8], history: ChangeHistory, newest: ListBook) -> ListBook? {
+        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        let named = ListFileReading(ListDocument(parsing: text), known: newest).shownRevision
+        guard let book = named.map({ try? history.book(at: $0) }) ?? newest,
+            case .bytes(_, let reading?, _, _) = content(bytes, known: book, withEdits: false),
+            render(book, onto: reading, rejected: [:]).bytes == bytes
+        else { return nil }
+        return book
+    }
+
     /// `content` against `known` alone (a file with no earlier versions to tell apart).
     static func content(_ bytes: [UInt8], known: ListBook, withEdits: Bool = true) -> FileContent {
         content(bytes, FileReadRequest(known: known), withEdits: withEdits)

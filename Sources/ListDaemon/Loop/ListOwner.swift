@@ -107,8 +107,15 @@ public final class ListOwner: Service, @unchecked Sendable {
             core.fileOrigin = .file(host: ProcessInfo.processInfo.hostName)
         }
 
-        // A file listd knows (it wrote it, or took it in) holds nothing of the person's to take in.
-        let recognized = recovered.isFirstStart ? nil : recovered.shownByFile
+        // A file listd knows (it wrote it, or took it in) holds nothing of the person's to take in:
+        // one a note names, or one that shows exactly the lists (written before its note was).
+        let recognized =
+            recovered.isFirstStart
+            ? nil
+            : recovered.shownByFile
+                ?? fileBytes.flatMap {
+                    ListFileSync.listsShownExactly(by: $0, history: recovered.history, newest: recovered.book)
+                }
         let content =
             fileBytes.map { ListFileSync.content($0, known: recognized ?? recovered.lastShown, withEdits: false) }
             ?? .missing
@@ -121,6 +128,7 @@ public final class ListOwner: Service, @unchecked Sendable {
                 }
             }
             self.inline { self.handle { core, now, _ in core.writeDue(now: now, force: true) } }
+            self.inline { self.handle { core, _, _ in core.noteFileNow() } }
             self.publishSummary()
             return needsSnapshot ? self.persistedView : nil
         }.get()
@@ -282,6 +290,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         try? await quiet.get()
         try? await loop.submit {
             self.inline { self.handle { core, now, _ in core.writeDue(now: now, force: true) } }
+            self.inline { self.handle { core, _, _ in core.noteFileNow() } }
         }.get()
     }
 
