@@ -285,6 +285,55 @@ import Testing
         #expect(!core.fileSettled, "the note is logged, the rename still to come")
     }
 
+    /// Issue 38: while edits keep coming the list file is rewritten at most every
+    /// `longestFileLag` (it would compete with them), and 25 ms after they stop; never left
+    /// behind the lists once they stop.
+    @Test func rewritesAreCoalescedWhileEditsStreamAndFollowAtOnceWhenTheyStop() {
+        var core = Self.core()
+        var now = Self.now
+        var renders: [Duration] = []
+        var timer: ContinuousClock.Instant?
+        func perform(_ actions: [CoreAction]) {
+            for action in actions {
+                switch action {
+                case .renderFile(let book, let reading, let rejected, let notes):
+                    renders.append(Self.now.duration(to: now))
+                    let rendered = ListFileSync.render(book, onto: reading, rejected: rejected, notes: notes)
+                    perform(core.pass { $0.fileRendered(rendered, now: now) })
+                case .replaceFile(let rendered, _):
+                    perform(core.fileReplaced(rendered, .written, now: now))
+                case .scheduleWrite(let delay):
+                    timer = now + delay
+                default:
+                    break
+                }
+            }
+        }
+        func advance(to instant: ContinuousClock.Instant) {
+            while let due = timer, due <= instant {
+                timer = nil
+                now = due
+                perform(core.writeDue(now: now))
+            }
+            now = instant
+        }
+        // An edit every 10 ms for 600 ms.
+        for edit in 0..<60 {
+            advance(to: Self.now + .milliseconds(10 * edit))
+            _ = core.propose(edit + 10, .addItem("item \(edit)", to: .id(1)), origin: Self.client, at: Self.time)
+            let asked = core.pass { $0.answered(.proposal(edit + 10), .allowed, at: Self.time) }
+            #expect(!Self.appends(asked).isEmpty)
+            perform(core.pass { $0.appended(now: now) })
+        }
+        let streamed = renders.count
+        #expect((2...3).contains(streamed), "about every 250 ms while the edits came: \(renders)")
+        // They stop: the file follows 25 ms after the last one, and shows every edit.
+        advance(to: now + .seconds(1))
+        #expect(renders.count == streamed + 1, "\(renders)")
+        #expect(renders.last == .milliseconds(590 + 25))
+        #expect(core.file.shown == core.durable && !core.file.dirty)
+    }
+
     /// Issue 26, item 5: a write of the list file that failed (its directory not writable) is
     /// tried again with a backoff, with no other edit needed, and STATUS says so meanwhile.
     @Test func aFailedWriteOfTheListFileIsRetriedUntilItIsMade() throws {
@@ -355,7 +404,8 @@ import Testing
             default: false
             }
         }
-        #expect(core.file.dirty && asksForAWrite, "the file lacks eggs: it is written")
+        // (Or a write's timer is set already: it looks again when it fires.)
+        #expect(core.file.dirty && (asksForAWrite || core.file.writeScheduled), "the file lacks eggs: it is written")
     }
 
     @Test func aSaveArrivingWhileDelegatesDeliberateReplacesTheUndecidedOne() {

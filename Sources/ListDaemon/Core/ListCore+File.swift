@@ -26,8 +26,11 @@ struct FileState: Sendable {
     var noteDue: LogEntry?
     /// The file does not show the durable lists (or lacks marks): write it.
     var dirty = false
-    /// When it became dirty (a write follows `ListCore.fileWriteDelay` later).
+    /// When it became dirty, and when the durable lists last changed: the file is written once
+    /// they have been left alone `ListCore.fileWriteDelay`, or `ListCore.longestFileLag` after it
+    /// became dirty while edits keep coming (`scheduleWrite`).
     var dirtySince: ContinuousClock.Instant?
+    var changedAt: ContinuousClock.Instant?
     /// Set while the file is not UTF-8: edits are denied so the file is not clobbered.
     var invalidOffset: Int?
     /// The 1-based line that byte is on (what a person sees in an editor).
@@ -78,9 +81,13 @@ extension ListCore {
 
     /// How long an emptied list file is given to be filled before listd writes the lists back.
     static let emptyFileGrace: Duration = .seconds(2)
-    /// How long the list file may lag behind the committed lists: edits within that time share
-    /// one rewrite of the file.
+    /// How long the committed lists must be left alone before the list file is rewritten: edits
+    /// within that time share one rewrite of the file.
     static let fileWriteDelay: Duration = .milliseconds(25)
+    /// How long the list file may lag behind the committed lists while edits keep coming: under
+    /// load the file is rewritten about four times a second, not after every pause of 25 ms (a
+    /// rewrite renders and fsyncs the whole file, and would compete with the edits).
+    static let longestFileLag: Duration = .milliseconds(250)
     /// A failed write of the list file is tried again after 100 ms, doubling up to this: a
     /// directory made writable again gets the file within a second, with no edit needed.
     static let longestWriteRetry: Duration = .seconds(1)
@@ -306,14 +313,17 @@ extension ListCore {
         }
         let since = file.dirtySince ?? now
         file.dirtySince = since
-        let lag = now - since
-        if force || lag >= Self.fileWriteDelay {
+        let quietFrom = max(file.changedAt ?? since, since)
+        let due = min(quietFrom + Self.fileWriteDelay, since + Self.longestFileLag)
+        if force || now >= due {
             file.writeInFlight = true
             file.writeScheduled = false
             actions.append(.renderFile(book: durable, reading: file.reading, rejected: file.rejected, notes: file.notes))
         } else if !file.writeScheduled {
+            // One timer at a time: when it fires, `writeDue` looks again (a change since moves
+            // the time on, up to the longest lag).
             file.writeScheduled = true
-            actions.append(.scheduleWrite(after: Self.fileWriteDelay - lag))
+            actions.append(.scheduleWrite(after: now.duration(to: due)))
         }
     }
 

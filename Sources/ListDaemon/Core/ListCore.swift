@@ -487,7 +487,10 @@ struct ListCore {
         actions += batch.changes.map { .journal(.applied($0)) }
         actions += batch.replies.map { .reply($0.0, $0.1) }
         actions += batch.after
-        if !batch.changes.isEmpty { actions.append(.statusChanged) }
+        if !batch.changes.isEmpty {
+            actions.append(.statusChanged)
+            file.changedAt = now
+        }
         scheduleWrite(now: now, into: &actions)
         return actions
     }
