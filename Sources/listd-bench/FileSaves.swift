@@ -1,0 +1,110 @@
+// Figure 4. The list file (bench/README.md).
+import Foundation
+import Glibc
+
+/// A list file with one list of `items` items.
+func listFile(items: Int, changed: Int? = nil) -> String {
+    "# Big <!-- listd id=1 -->\n" + (0..<items).map { "- item \($0 == changed ? "changed " : "")\($0)\n" }.joined()
+}
+
+func measureFileSaves() throws {
+    do {
+        let settleMs = 30.0
+        for items in [1_000, 100_000] {
+            let path = "\(work)/save-\(items).md"
+            try listFile(items: items).write(toFile: path, atomically: true, encoding: .utf8)
+            // First start: no state yet; then a restart, which loads the snapshot, the log and the file.
+            var loads: [Double] = []
+            var firstStart = 0.0
+            for attempt in 0..<4 {
+                let start = now()
+                let listd = try ListdUnderTest("save-\(items)", file: path)
+                if attempt == 0 { firstStart = ms(now() - start) } else { loads.append(ms(now() - start)) }
+                listd.child.stop()
+            }
+            if items == 100_000 {
+                let load = Stat(loads)
+                report(
+                    "start with a 100,000-item file (first start: \(Int(firstStart)) ms)",
+                    "any",
+                    "ms",
+                    listd: load,
+                    target: "≤ 200 ms",
+                    met: load.median <= 200
+                )
+            }
+            let listd = try ListdUnderTest("save-\(items)", file: path)
+            let subscriber = try listd.connect()
+            subscriber.call(subscribeRequest)
+            var samples: [Double] = []
+            for round in 0..<(items > 10_000 ? 5 : 15) {
+                let text = listFile(items: items, changed: round % 2 == 0 ? round : nil)
+                let temporary = path + ".tmp"
+                try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+                let start = now()
+                rename(temporary, path)
+                guard subscriber.readLine() != nil else { throw BenchError("no notification for a save") }
+                samples.append(ms(now() - start))
+                usleep(100_000)
+            }
+            let beyond = Stat(samples.map { $0 - settleMs })
+            report(
+                "save of \(items) items → notification, beyond the \(Int(settleMs)) ms settle",
+                "any",
+                "ms",
+                listd: beyond,
+                target: items == 1_000 ? "≤ 2 ms" : "",
+                met: items == 1_000 ? beyond.median <= 2 : nil
+            )
+        }
+    }
+    do {
+        // A person pastes N lines into a one-item list: until a brief subscriber has the last of the
+        // N notifications (each line is a change of its own), beyond the settle period.
+        let settleMs = 30.0
+        var medians: [Int: Double] = [:]
+        for lines in [1_000, 10_000] {
+            var samples: [Double] = []
+            for run in 0..<3 {
+                let path = "\(work)/paste-\(lines)-\(run).md"
+                try listFile(items: 1).write(toFile: path, atomically: true, encoding: .utf8)
+                let listd = try ListdUnderTest("paste-\(lines)-\(run)", file: path)
+                let subscriber = try listd.connect()
+                subscriber.call(#"{"jsonrpc":"2.0","id":0,"method":"hello","params":{"brief":true}}"#)
+                guard let reply = subscriber.call(subscribeRequest).map({ String(decoding: $0, as: UTF8.self) }),
+                    let revision = Int(reply.components(separatedBy: #""revision":"#).last?.prefix { $0.isNumber } ?? "")
+                else { throw BenchError("no snapshot") }
+                let pasted = "# Big <!-- listd id=1 -->\n- item 0\n" + (1...lines).map { "- pasted \($0)\n" }.joined()
+                let temporary = path + ".tmp"
+                try pasted.write(toFile: temporary, atomically: false, encoding: .utf8)
+                let start = now()
+                rename(temporary, path)
+                // Params open with their revision (listd writes keys in declaration order).
+                let last = #""params":{"revision":\#(revision + lines),"#
+                while let line = subscriber.readLine(), !String(decoding: line, as: UTF8.self).contains(last) {}
+                samples.append(ms(now() - start) - settleMs)
+                listd.child.stop()
+            }
+            let paste = Stat(samples)
+            medians[lines] = paste.median
+            report(
+                "paste of \(lines) lines → the last notification, beyond the \(Int(settleMs)) ms settle",
+                "any",
+                "ms",
+                listd: paste,
+                target: lines == 10_000 ? "≤ 1,000 ms" : "",
+                met: lines == 10_000 ? paste.median <= 1_000 : nil
+            )
+        }
+        if let small = medians[1_000], let big = medians[10_000] {
+            report(
+                "paste of 10,000 lines ÷ paste of 1,000 lines",
+                "any",
+                "×",
+                listd: Stat([big / small]),
+                target: "≤ 12×",
+                met: big / small <= 12
+            )
+        }
+    }
+}
