@@ -126,10 +126,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings,
-            // NIO finds Swift concurrency's enqueue hook with dlsym (main.swift): a binary linked
-            // with a static standard library must export it, or tasks run on libdispatch's threads.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=swift_task_enqueueGlobal_hook"])]
+            swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "listd-web",

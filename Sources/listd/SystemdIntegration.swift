@@ -36,7 +36,9 @@ final class SystemdIntegration: Service, Sendable {
     func run() async throws {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await _ in self.hangups.cancelOnGracefulShutdown() {
+                // Ended by `cancelAll` below (not `cancelOnGracefulShutdown`, whose merge runs on a
+                // task of its own on Swift's global executor: libdispatch's pool).
+                for await _ in self.hangups {
                     self.logger.info("SIGHUP: re-reading the list file")
                     self.report { () throws(SystemdError) in try self.notifier.reloading() }
                     await self.store.reload()

@@ -8,19 +8,24 @@ import NIOPosix
 // blocked here, before any thread exists, so that no thread takes them instead.
 ProcessSignals.blockInEveryThread([SIGTERM, SIGINT, SIGHUP])
 
-// Swift's tasks run on listd's event loops rather than on a pool of their own: an edit's task
-// then starts and finishes on the loop that read its request, without a thread switch each way.
-// (Blocking work goes to NIO's thread pool, never onto a task.) This must come before the first
-// task exists.
-NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-
 do {
     var command = try Listd.parseAsRoot()
     if let listd = command as? Listd {
-        // The main thread only waits: listd runs as a task on NIO's loops. (An async main would
-        // hand the main thread to libdispatch, whose main-queue thread waits with every signal
-        // unblocked, so SIGTERM would kill listd instead of reaching the signalfd.)
-        try MultiThreadedEventLoopGroup.singleton.any().makeFutureWithTask { try await listd.serve() }.wait()
+        // The main thread only waits: listd runs as a task on one of NIO's loops, and so do the
+        // tasks it starts (`LoopTaskExecutor`). No async main: it would hand the main thread to
+        // libdispatch, whose main-queue thread waits with every signal unblocked (SIGTERM would
+        // kill listd instead of reaching the signalfd), and start its worker pool.
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let served = loop.makePromise(of: Void.self)
+        Task(executorPreference: LoopTaskExecutor(loop)) {
+            do {
+                try await listd.serve()
+                served.succeed()
+            } catch {
+                served.fail(error)
+            }
+        }
+        try served.futureResult.wait()
     } else {
         try command.run()  // --help, --version
     }
