@@ -145,7 +145,7 @@ extension ListOwner {
             text += "; line \(core.file.invalidLine) of the list file is not UTF-8, edits wait"
         }
         if let share, !share.connected {
-            text += "; the shared lists at \(share.server.description) cannot be reached, edits are refused until they can"
+            text += "; the shared lists at \(share.serverDescription) cannot be reached, edits are refused until they can"
         }
         if let writeFailure = core.file.writeFailure {
             text += "; the list file is behind the lists, retrying: \(writeFailure)"

@@ -51,7 +51,7 @@ public final class ListOwner: Service, @unchecked Sendable {
     /// A compaction runs on the thread pool: appends wait for it, reads go on.
     var compacting = false
     /// The lists are shared with other machines (`--share`): what they commit is fetched here.
-    let share: SharedPersistence?
+    let share: (any SharedListStore)?
     /// Other machines may have committed changes this listd has not taken in yet.
     var remoteDue = false
     /// A fetch of them is under way (appends wait: the store has one connection).
@@ -96,12 +96,13 @@ public final class ListOwner: Service, @unchecked Sendable {
         self.watcher = watcher
         self.delegates = delegates
         self.persistence = persistence
-        share = persistence as? SharedPersistence
+        let share = persistence as? any SharedListStore
+        self.share = share
         self.hub = hub
         published = hub.published
         let storage = fileSync.storage
         core = ListCore(recovered: recovered, filePath: storage.path, quietPeriod: quietPeriod)
-        if persistence is SharedPersistence {
+        if share != nil {
             core.catchesUpBeforeDenying = true
             // Every machine's subscribers hear which machine's file a person saved.
             core.fileOrigin = .file(host: ProcessInfo.processInfo.hostName)
@@ -176,7 +177,7 @@ public final class ListOwner: Service, @unchecked Sendable {
 
     /// Where the lists are shared and whether listd reaches it now; nil when they are not.
     public var shareStatus: ShareStatus? {
-        share.map { ShareStatus(server: $0.server.description, connected: $0.connected) }
+        share.map { ShareStatus(server: $0.serverDescription, connected: $0.connected) }
     }
 
     /// `3 lists, 2 subscribers, last change: revision 41 by the list file at 2026-11-22T07:19:34.038Z`
@@ -356,9 +357,9 @@ public final class ListOwner: Service, @unchecked Sendable {
                 case .success:
                     self.handle { core, now, _ in core.appended(now: now) }
                     self.compactIfDue()
-                case .failure(let behind as SharedPersistence.Behind):
+                case .failure(let behind as AppendBehind):
                     self.handle { core, now, time in core.appendBehind(behind.remote, now: now, at: time) }
-                case .failure(let doubt as SharedPersistence.InDoubt):
+                case .failure(let doubt as AppendInDoubt):
                     self.handle { core, _, _ in core.appendFailed(doubt.failure, inDoubt: doubt.revision) }
                     self.share?.wasMade(doubt, on: self.loop).whenSuccess { made in
                         self.handle { core, _, _ in core.inDoubtSettled(doubt.revision, made: made) }

@@ -27,6 +27,42 @@ protocol ListPersistence: Sendable {
     func writeSnapshot(of state: PersistedView) throws(DaemonError)
 }
 
+/// What a store shared with other machines adds (`--share`): the changes they commit, whether
+/// its server is reached, and appends that others got ahead of (`AppendBehind`) or whose outcome
+/// is unknown (`AppendInDoubt`). The owner works with any such store; `SharedPersistence` is
+/// PostgreSQL's.
+protocol SharedListStore: ListPersistence {
+    /// Where the lists are shared, as people read it (the status line, `getLists`).
+    var serverDescription: String { get }
+    /// The server is reached now.
+    var connected: Bool { get }
+    /// Called (from any thread) when another machine may have committed changes.
+    var onWake: CallbackSlot<Void> { get }
+    /// Called (from any thread) when the server is reached again (true) or lost (false).
+    var onStatus: CallbackSlot<Bool> { get }
+    /// Connects in the background when the start found the server away.
+    func connectWhenDown()
+    /// The changes committed after `revision`, oldest first; completes on `loop`.
+    func changes(after revision: Revision, on loop: any EventLoop) -> EventLoopFuture<[RemoteChange]>
+    /// Whether the append in doubt was made; waits for the server as long as listd runs.
+    func wasMade(_ doubt: AppendInDoubt, on loop: any EventLoop) -> EventLoopFuture<Bool>
+}
+
+/// An append others got ahead of: `remote` committed first, from the append's base on. Nothing of
+/// the append was written.
+struct AppendBehind: Error, Sendable {
+    var remote: [RemoteChange]
+}
+
+/// An append whose COMMIT went unanswered: it may or may not have been made
+/// (`SharedListStore.wasMade` tells, once the server can be asked).
+struct AppendInDoubt: Error, Sendable {
+    /// Its first change's revision, and that change as it was written.
+    var revision: Revision
+    var line: String
+    var failure: DaemonError
+}
+
 /// What a store holds besides the changes: enough to recognise the list file at the next start.
 struct PersistedView: Sendable {
     /// The committed lists (as of the last append).

@@ -26,7 +26,7 @@ struct RemoteChange: Sendable, Equatable {
 /// fetch together); it also LISTENs, and each notification (or a reconnection) calls `onWake`.
 /// When it is lost, appends fail at once with `shareUnavailable` while a task connects again
 /// (100 ms, doubling up to 1 s).
-final class SharedPersistence: ListPersistence, @unchecked Sendable {
+final class SharedPersistence: SharedListStore, @unchecked Sendable {
     let server: ShareServer
     /// This listd: its host and list file (`kitchen:/home/ann/.local/share/listd/lists.md`).
     let machine: String
@@ -65,11 +65,8 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
     /// lock on the list file's state, so that a second listd never replaces a running one's).
     var copyDue = false
 
-    /// A change that could not be made because others were committed first: `remote`, from the
-    /// append's base on. Nothing of the append was written.
-    struct Behind: Error, Sendable {
-        var remote: [RemoteChange]
-    }
+    typealias Behind = AppendBehind
+    typealias InDoubt = AppendInDoubt
 
     struct Loaded: Sendable, Equatable {
         var instance: String
@@ -164,6 +161,7 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
 
     /// Whether listd is connected to the server now.
     var connected: Bool { state.withLock { $0.connection != nil } }
+    var serverDescription: String { server.description }
 
     /// Closes the connection; nothing reconnects after this.
     func stop() async {
@@ -276,14 +274,6 @@ final class SharedPersistence: ListPersistence, @unchecked Sendable {
         return promise.futureResult
     }
 
-    /// An append whose COMMIT went unanswered: it may or may not have been made. `wasMade` tells,
-    /// once the server can be asked.
-    struct InDoubt: Error, Sendable {
-        /// Its first change's revision, and that change as it was written.
-        var revision: Revision
-        var line: String
-        var failure: DaemonError
-    }
 
     /// Whether the append in doubt was made: its first change is there, as written. Waits for
     /// the server as long as listd runs (false if it stops first).
