@@ -219,11 +219,11 @@ struct Listd: AsyncParsableCommand {
                 share: shareServer,
                 logger: logger
             )
-            let store = parts.owner
+            let owner = parts.owner
             logger.info(
-                "loaded \(store.snapshot.lists.count) list(s) from \(store.filePath) at revision \(store.snapshot.revision)"
+                "loaded \(owner.snapshot.lists.count) list(s) from \(owner.filePath) at revision \(owner.snapshot.revision)"
             )
-            let systemd = SystemdIntegration(store: store, hangups: hangups, logger: logger)
+            let systemd = SystemdIntegration(owner: owner, hangups: hangups, logger: logger)
             let watchdog = try Watchdog.interval()
             if let watchdog { logger.info("watchdog: a keep-alive at least every \(watchdog / 2)") }
             let ping: @Sendable () -> Void = { systemd.watchdog() }
@@ -240,9 +240,9 @@ struct Listd: AsyncParsableCommand {
             )
             let server = parts.server(configuration: configuration, logger: logger, onReady: { systemd.ready() })
             // Shut down in reverse: systemd hears STOPPING first, then the server stops taking
-            // requests, the watcher stops, and the store finishes what it accepted.
+            // requests, the watcher stops, and the owner finishes what it accepted.
             let group = ServiceGroup(
-                services: [store, parts.watcher, server, systemd],
+                services: [owner, parts.watcher, server, systemd],
                 gracefulShutdownSignals: [],
                 cancellationSignals: [],
                 logger: logger

@@ -9,23 +9,23 @@ import Systemd
 /// hear of the shutdown.
 final class SystemdIntegration: Service, Sendable {
     private let notifier = ServiceNotifier()
-    private let store: ListOwner
+    private let owner: ListOwner
     private let logger: Logger
     /// One element per SIGHUP (read by `ProcessSignals`; repeats while one is handled merge).
     private let hangups: AsyncStream<Void>
 
-    init(store: ListOwner, hangups: AsyncStream<Void>, logger: Logger) {
-        self.store = store
+    init(owner: ListOwner, hangups: AsyncStream<Void>, logger: Logger) {
+        self.owner = owner
         self.hangups = hangups
         self.logger = logger
-        store.onCommit { [weak self] summary in
+        owner.onCommit { [weak self] summary in
             self?.report { () throws(SystemdError) in try self?.notifier.status(summary) }
         }
     }
 
     /// Called by the server once the socket accepts connections (the file is loaded by then).
     func ready() {
-        report { () throws(SystemdError) in try notifier.ready(status: store.summary) }
+        report { () throws(SystemdError) in try notifier.ready(status: owner.summary) }
     }
 
     /// The watchdog keep-alive, sent from the event loops (see RPCServer).
@@ -41,7 +41,7 @@ final class SystemdIntegration: Service, Sendable {
                 for await _ in self.hangups {
                     self.logger.info("SIGHUP: re-reading the list file")
                     self.report { () throws(SystemdError) in try self.notifier.reloading() }
-                    await self.store.reload()
+                    await self.owner.reload()
                     self.ready()
                 }
             }

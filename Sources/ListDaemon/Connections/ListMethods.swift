@@ -41,7 +41,7 @@ extension MethodTable {
             }
         }
         table.registerDeciding(CreateList.self) { params, session, reply in
-            owner.perform(
+            owner.edit(
                 .createList(name: params.name, items: params.items ?? []),
                 params.ifRevision,
                 session,
@@ -49,13 +49,13 @@ extension MethodTable {
             )
         }
         table.registerDeciding(RenameList.self) { params, session, reply in
-            owner.perform(.renameList(params.list, to: params.name), params.ifRevision, session, then: reply)
+            owner.edit(.renameList(params.list, to: params.name), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(DeleteList.self) { params, session, reply in
-            owner.perform(.deleteList(params.list), params.ifRevision, session, then: reply)
+            owner.edit(.deleteList(params.list), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(AddItem.self) { params, session, reply in
-            owner.perform(
+            owner.edit(
                 .addItem(params.item, to: params.list, section: params.section, quantity: params.quantity),
                 params.ifRevision,
                 session,
@@ -63,7 +63,7 @@ extension MethodTable {
             )
         }
         table.registerDeciding(ReplaceItem.self) { params, session, reply in
-            owner.perform(
+            owner.edit(
                 .replaceItem(params.item, with: params.with, on: params.list),
                 params.ifRevision,
                 session,
@@ -71,10 +71,10 @@ extension MethodTable {
             )
         }
         table.registerDeciding(RemoveItem.self) { params, session, reply in
-            owner.perform(.removeItem(params.item, from: params.list), params.ifRevision, session, then: reply)
+            owner.edit(.removeItem(params.item, from: params.list), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(MoveItem.self) { params, session, reply in
-            owner.perform(
+            owner.edit(
                 .moveItemInto(params.item, on: params.list, section: params.section, before: params.before),
                 params.ifRevision,
                 session,
@@ -82,25 +82,25 @@ extension MethodTable {
             )
         }
         table.registerDeciding(AddSection.self) { params, session, reply in
-            owner.perform(.addSection(params.section, on: params.list, before: params.before), params.ifRevision, session, then: reply)
+            owner.edit(.addSection(params.section, on: params.list, before: params.before), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(RenameSection.self) { params, session, reply in
-            owner.perform(.renameSection(params.section, on: params.list, to: params.to), params.ifRevision, session, then: reply)
+            owner.edit(.renameSection(params.section, on: params.list, to: params.to), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(RemoveSection.self) { params, session, reply in
-            owner.perform(.removeSection(params.section, on: params.list), params.ifRevision, session, then: reply)
+            owner.edit(.removeSection(params.section, on: params.list), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(SetQuantity.self) { params, session, reply in
-            owner.perform(.setQuantity(params.item, on: params.list, quantity: params.quantity), params.ifRevision, session, then: reply)
+            owner.edit(.setQuantity(params.item, on: params.list, quantity: params.quantity), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(CheckItem.self) { params, session, reply in
-            owner.perform(.checkItem(params.item, on: params.list), params.ifRevision, session, then: reply)
+            owner.edit(.checkItem(params.item, on: params.list), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(UncheckItem.self) { params, session, reply in
-            owner.perform(.uncheckItem(params.item, on: params.list), params.ifRevision, session, then: reply)
+            owner.edit(.uncheckItem(params.item, on: params.list), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(ClearChecked.self) { params, session, reply in
-            owner.decide(.clearChecked(params.list), params.ifRevision, session) { outcome in
+            owner.editWithOutcome(.clearChecked(params.list), params.ifRevision, session) { outcome in
                 reply(
                     outcome.map { outcome in
                         let cleared = outcome.steps.compactMap { step -> String? in
@@ -127,7 +127,7 @@ extension MethodTable {
             } catch {
                 return reply(.failure(RPCError(error)))
             }
-            owner.decide(plan.edit, params.ifRevision, session, undoes: params.revision) { outcome in
+            owner.editWithOutcome(plan.edit, params.ifRevision, session, undoes: params.revision) { outcome in
                 reply(outcome.map { Undo.Result(undone: HistoryEntry(plan.change), list: $0.list, revision: $0.revision) })
             }
         }
@@ -223,18 +223,18 @@ extension RPCError {
 extension ListOwner {
     /// An edit on behalf of a client; `then` gets the list it left (a confirm) or why not (a
     /// deny), once decided (on the owner's loop).
-    fileprivate func perform(
+    fileprivate func edit(
         _ edit: ListEdit,
         _ ifRevision: Revision?,
         _ session: EditRequest,
         then reply: @escaping (Result<ShoppingList, RPCError>) -> Void
     ) {
-        decide(edit, ifRevision, session) { reply($0.map(\.list)) }
+        editWithOutcome(edit, ifRevision, session) { reply($0.map(\.list)) }
     }
 
-    /// `perform`, with the whole outcome (what delegates kept, the change's revision); an undo
+    /// `edit`, with the whole outcome (what delegates kept, the change's revision); an undo
     /// names the change it undoes, and a rule in its way is said as such.
-    fileprivate func decide(
+    fileprivate func editWithOutcome(
         _ edit: ListEdit,
         _ ifRevision: Revision?,
         _ request: EditRequest,

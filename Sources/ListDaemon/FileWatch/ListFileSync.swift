@@ -50,7 +50,11 @@ struct ListFileSync: Sendable {
     /// wrote last when no append noted it yet (`ListCore.fileRendered`); a person's change to a
     /// list never passes (listd would write the list as it is over it).
     static func listsShownExactly(by bytes: [UInt8], history: ChangeHistory, newest: ListBook) -> ListBook? {
-        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        // A file listd wrote names its revision on every heading; one that names none (a
+        // person's, or no lists at all) is not parsed twice at start for this.
+        guard newest.lists.isEmpty || bytes.contains(" rev=".utf8),
+            let text = String(validating: bytes, as: UTF8.self)
+        else { return nil }
         let named = ListFileReading(ListDocument(parsing: text), known: newest).shownRevision
         guard let book = named.map({ try? history.book(at: $0) }) ?? newest,
             case .bytes(_, let reading?, _, _) = content(bytes, known: book, withEdits: false),
