@@ -107,6 +107,9 @@ extension ListCore {
             file.reading = reading
             file.shown = shown
             file.remember(FileVersion(revision: reading.shownRevision, book: shown))
+            // listd's own file, naming the revision it shows, of the lists as they are: nothing
+            // lags, and a long list is not rendered again only to find the same bytes.
+            if reading.shownRevision == durable.revision, shown == durable { file.dirty = false }
             return []
         }
         if firstStart, working.lists.isEmpty, case .bytes(let bytes, var reading?, _, _) = content {
