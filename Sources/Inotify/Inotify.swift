@@ -2,8 +2,8 @@ import Glibc
 
 /// An inotify instance: owns the descriptor, adds watches, and reads the events the kernel has
 /// queued. It never waits and has no thread or queue of its own: its owner registers
-/// `descriptor` with the event loop it already runs (listd: the owner's NIO loop, which reads
-/// it) or calls `readPending` when the descriptor is readable.
+/// `descriptor` with the event loop it already runs (listd: the owner's NIO loop), reads it when
+/// it is readable and parses what it read with `InotifyEvent.parse`.
 public final class Inotify: Sendable {
     /// A failed system call, with the errno it returned.
     public struct Error: Swift.Error, CustomStringConvertible, Sendable {
@@ -35,25 +35,6 @@ public final class Inotify: Sendable {
     public func hasUnreadEvents() -> Bool {
         var count: Int32 = 0
         return ioctl(descriptor, UInt(FIONREAD), &count) == 0 && count > 0
-    }
-
-    /// The events queued now, oldest first; none (at the cost of one `read`) when there are none.
-    public func readPending() throws(Error) -> [InotifyEvent] {
-        // Large enough for many events; one event needs at most 16 + NAME_MAX + 1 bytes.
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var events: [InotifyEvent] = []
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                events += InotifyEvent.parse(buffer[..<count])
-            } else if count < 0, errno == EINTR {
-                continue
-            } else if count < 0, errno != EAGAIN {
-                throw Error(call: "read(inotify)", errno: errno)
-            } else {
-                return events
-            }
-        }
     }
 
     deinit { close(descriptor) }

@@ -99,7 +99,8 @@ public final class FileWatcher: Service, @unchecked Sendable {
     /// Whether the kernel holds events of the watches that listd has not read yet (one `ioctl`,
     /// no read: NIO reads them, in this turn of the loop or the next). A client's edit asks this
     /// first, so that a save whose write returned before the edit was sent is never overtaken.
-    func hasUnreadEvents() -> Bool { inotify.hasUnreadEvents() }
+    /// False once the watcher stopped (nobody would read them, and the edit would wait for ever).
+    func hasUnreadEvents() -> Bool { channel?.isActive == true && inotify.hasUnreadEvents() }
 
     public func run() async throws {
         try? await gracefulShutdown()
