@@ -86,7 +86,8 @@ final class ListdUnderTest {
         self.file = file ?? "\(work)/\(name).md"
         child = try Child(
             listdPath,
-            ["--socket", socket, "--file", self.file, "--log", "stderr", "--log-level", "warning"] + extra,
+            // At listd's default log level: a change's journal line is part of what it costs.
+            ["--socket", socket, "--file", self.file, "--log", "stderr"] + extra,
             cpu: cpu
         )
         try waitForSocket(socket)

@@ -172,7 +172,7 @@ struct Listd: AsyncParsableCommand {
                 handler.logLevel = level
                 return handler
             }
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = StderrLogHandler(label: label)
             handler.logLevel = level
             return handler
         }

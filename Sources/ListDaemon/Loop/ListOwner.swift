@@ -9,7 +9,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// The one owner of the lists: a single event loop of its own runs the core (`ListCore`), the
-/// change log, the subscription hub, the delegate registry and the journal, as Redis's event loop
+/// change log, the subscription hub and the delegate registry, as Redis's event loop
 /// and NIO's `SelectableEventLoop` own their state. Nothing else touches them: no lock around
 /// the core, no reordering after the fact, no polling. listd's connections are served on this
 /// same loop, so an edit goes from its socket line to the core with no hand-over at all.
@@ -19,8 +19,9 @@ import Synchronization
 /// Then one **pass** ends (`endPass`, run once per turn of the loop, after the turn's I/O):
 /// every change decided in the pass goes to the log in one append — one `write`, one
 /// `fdatasync` — and once it is durable each change is published (encoded once, the same bytes
-/// to every subscriber), each edit confirmed, and the pass's journal entries written after the
-/// replies. Each connection's outbox hands its bytes to its socket once per pass.
+/// to every subscriber), each edit confirmed, and the pass's journal entries handed, after the
+/// replies, to the journal's thread (`JournalWriter`), which formats and writes them together.
+/// Each connection's outbox hands its bytes to its socket once per pass.
 public final class ListOwner: Service, @unchecked Sendable {
     /// The owner's loop (one thread); `ListdParts.server` serves the socket on it too.
     let group: MultiThreadedEventLoopGroup
@@ -32,7 +33,7 @@ public final class ListOwner: Service, @unchecked Sendable {
     let fileSync: ListFileSync
     /// Reports what happens to the list file, read on this loop.
     let watcher: FileWatcher
-    let journal: JournalEntries
+    let journal: JournalWriter
     let logger: Logger
     private let statusObserver = CallbackSlot<String>()
 
@@ -84,7 +85,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         watcher: FileWatcher,
         quietPeriod: Duration,
         delegates: DelegateRegistry,
-        journal: JournalEntries,
+        journal: JournalWriter,
         group: MultiThreadedEventLoopGroup,
         logger: Logger
     ) async throws(DaemonError) {
@@ -293,6 +294,8 @@ public final class ListOwner: Service, @unchecked Sendable {
             self.inline { self.handle { core, now, _ in core.writeDue(now: now, force: true) } }
             self.inline { self.handle { core, _, _ in core.noteFileNow() } }
         }.get()
+        // What the stop journalled is written before listd exits.
+        try? await loop.flatSubmit { self.journal.written(on: self.loop) }.get()
     }
 
     /// Completes once `condition` holds of the core (checked at the end of every pass: the core
@@ -377,10 +380,11 @@ public final class ListOwner: Service, @unchecked Sendable {
         inPass = false
         if !journalDue.isEmpty {
             // After the replies: each outbox hands its bytes to its socket in a task queued
-            // during this pass, and this one runs after them.
+            // during this pass, and this one runs after them. The lines are formatted and
+            // written on the journal's thread, together.
             let entries = journalDue
             journalDue = []
-            loop.execute { [journal] in entries.forEach(journal.write) }
+            loop.execute { [journal] in journal.write(entries) }
         }
         if statusDue {
             statusDue = false

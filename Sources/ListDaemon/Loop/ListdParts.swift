@@ -87,7 +87,7 @@ public struct ListdParts: Sendable {
             watcher: watcher,
             quietPeriod: quietPeriod,
             delegates: DelegateRegistry(loop: loop, logger: logger),
-            journal: JournalEntries(logger: logger),
+            journal: JournalWriter(logger: logger),
             group: group,
             logger: logger
         )

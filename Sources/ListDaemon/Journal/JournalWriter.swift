@@ -1,0 +1,41 @@
+// The journal off the owner's path: the owner hands over each pass's entries once, at the end of
+// the pass (after its replies are written), and they are formatted and written here, on a thread
+// of their own, together — one write(2) for stderr's lines (`StderrLines.batch`); journald takes
+// one datagram per entry.
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Writes the journal's entries on its own thread, a pass's worth at a time, in the order they
+/// were handed over.
+final class JournalWriter: Sendable {
+    private let entries: JournalEntries
+    private let lines: StderrLines
+    /// One thread: batches are written in the order they come.
+    private let thread: NIOThreadPool
+
+    /// - Parameter lines: where a `StderrLogHandler` of `logger` writes (batched per pass).
+    init(logger: Logger, lines: StderrLines = .shared) {
+        entries = JournalEntries(logger: logger)
+        self.lines = lines
+        thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+    }
+
+    /// Writes `batch` after every batch handed over before it.
+    func write(_ batch: [JournalEntry]) {
+        thread.submit { [entries, lines] _ in
+            // Also when the pool is stopping (`.cancelled`): these lines are still owed.
+            lines.batch {
+                for entry in batch { entries.write(entry) }
+            }
+        }
+    }
+
+    /// Completes once every batch handed over before this call is written (a stop waits for it).
+    func written(on loop: any EventLoop) -> EventLoopFuture<Void> {
+        let promise = loop.makePromise(of: Void.self)
+        thread.submit { _ in promise.succeed() }
+        return promise.futureResult
+    }
+}

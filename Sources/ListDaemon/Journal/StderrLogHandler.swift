@@ -1,0 +1,116 @@
+// listd's readable log lines on stderr (`--log stderr`, or run by hand): the layout of swift-log's
+// StreamLogHandler, but the lines of one pass's journal go out together, in one write(2)
+// (`StderrLines.batch`), instead of one write per line.
+import Glibc
+import Logging
+import Synchronization
+
+/// Writes each log event as one line on stderr: `time level label: key=value … [source] message`.
+public struct StderrLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let lines: StderrLines
+
+    public init(label: String) {
+        self.init(label: label, lines: .shared)
+    }
+
+    init(label: String, lines: StderrLines) {
+        self.label = label
+        self.lines = lines
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var fields = metadata
+        if let extra = event.metadata { fields.merge(extra) { $1 } }
+        var line = "\(lines.timestamp()) \(event.level) \(label):"
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            line += " \(key)=\(value)"
+        }
+        line += " [\(event.source)] \(event.message)\n"
+        lines.write(line)
+    }
+}
+
+/// Where `StderrLogHandler`'s lines go: straight to stderr, or, while a batch is open, held and
+/// written with the batch's others when it closes (lines other threads log meanwhile join it:
+/// they go out a few microseconds later, in the order they were logged).
+public final class StderrLines: Sendable {
+    public static let shared = StderrLines(descriptor: STDERR_FILENO)
+
+    /// Where the lines are written (stderr; a test's pipe).
+    private let descriptor: Int32
+
+    private struct State {
+        var openBatches = 0
+        var held: [UInt8] = []
+        /// The last second formatted, and its text: lines of the same second share it.
+        var second = -1
+        var stamp = ""
+    }
+    private let state = Mutex(State())
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// Runs `body`; the lines it logs are written together when it returns.
+    public func batch(_ body: () -> Void) {
+        state.withLock { $0.openBatches += 1 }
+        body()
+        state.withLock { state in
+            state.openBatches -= 1
+            guard state.openBatches == 0, !state.held.isEmpty else { return }
+            writeAll(state.held)
+            state.held.removeAll(keepingCapacity: true)
+        }
+    }
+
+    func write(_ line: String) {
+        state.withLock { state in
+            if state.openBatches > 0 {
+                state.held.append(contentsOf: line.utf8)
+            } else {
+                writeAll(Array(line.utf8))
+            }
+        }
+    }
+
+    /// Local time to the second, with its offset (`2026-11-26T18:40:51+0000`).
+    func timestamp() -> String {
+        let now = time(nil)
+        if let stamp = state.withLock({ $0.second == now ? $0.stamp : nil }) { return stamp }
+        var clock = now
+        var local = tm()
+        // localtime_r, not localtime: the latter looks at the time zone file again on every call.
+        guard localtime_r(&clock, &local) != nil else { return "<unknown>" }
+        var buffer = [CChar](repeating: 0, count: 64)
+        strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
+        let stamp = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        state.withLock { state in
+            state.second = now
+            state.stamp = stamp
+        }
+        return stamp
+    }
+
+    /// Writes all of `bytes`; a stderr that is gone (or failing) loses them, as there is nowhere
+    /// better to say so.
+    private func writeAll(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+// The journal off the owner's path: a pass's entries are written on the journal's thread, in the
+// order handed over, and stderr's lines of one batch go out together, not one write per line.
+// Real pipes stand for stderr.
+import Glibc
+import Logging
+import NIOPosix
+import Testing
+
+@testable import ListDaemon
+
+/// A pipe whose write end takes the lines.
+private struct Pipe: ~Copyable {
+    let read: Int32
+    let write: Int32
+
+    init() throws {
+        var fds: [Int32] = [-1, -1]
+        try #require(Glibc.pipe(&fds) == 0)
+        (read, write) = (fds[0], fds[1])
+        // Reads take what is there and return.
+        _ = fcntl(read, F_SETFL, O_NONBLOCK)
+    }
+
+    deinit {
+        close(read)
+        close(write)
+    }
+
+    /// Bytes written and not read yet.
+    var unread: Int {
+        var count: Int32 = 0
+        _ = ioctl(read, UInt(FIONREAD), &count)
+        return Int(count)
+    }
+
+    func readAll() -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(read, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+@Suite struct JournalWriterTests {
+    @Test func linesLoggedInABatchAreWrittenWhenItCloses() throws {
+        let pipe = try Pipe()
+        let lines = StderrLines(descriptor: pipe.write)
+        let logger = Logger(label: "listd") { StderrLogHandler(label: $0, lines: lines) }
+
+        logger.info("alone")
+        #expect(pipe.readAll().hasSuffix("info listd: [ListDaemonTests] alone\n"), "outside a batch, at once")
+        var unreadInside: [Int] = []
+        lines.batch {
+            logger.info("first", metadata: ["list_name": "Groceries"])
+            unreadInside.append(pipe.unread)
+            logger.notice("second")
+            unreadInside.append(pipe.unread)
+        }
+        #expect(unreadInside == [0, 0], "nothing is written while the batch is open")
+        let written = pipe.readAll().split(separator: "\n")
+        #expect(written.count == 2)
+        #expect(written.first?.hasSuffix("info listd: list_name=Groceries [ListDaemonTests] first") == true)
+        #expect(written.last?.hasSuffix("notice listd: [ListDaemonTests] second") == true)
+    }
+
+    @Test func aPassesEntriesAreWrittenOnTheJournalsThreadInTheOrderHandedOver() async throws {
+        let pipe = try Pipe()
+        let lines = StderrLines(descriptor: pipe.write)
+        let logger = Logger(label: "listd") { StderrLogHandler(label: $0, lines: lines) }
+        let journal = JournalWriter(logger: logger, lines: lines)
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+
+        journal.write([.fileEmptied(path: "/lists.md", deleted: true), .fileWrittenAgain(path: "/lists.md")])
+        journal.write([.fileEmptied(path: "/other.md", deleted: false)])
+        try await journal.written(on: loop).get()
+
+        let written = pipe.readAll().split(separator: "\n")
+        #expect(written.count == 3)
+        #expect(written.count == 3 && written[0].contains("the list file /lists.md was deleted"))
+        #expect(written.count == 3 && written[1].contains("the list file /lists.md is written again"))
+        #expect(written.count == 3 && written[2].contains("the list file /other.md was emptied"))
+    }
+}
