@@ -12,7 +12,7 @@ struct ListFileSync: Sendable {
     var path: String { storage.path }
 
     /// Reads the file now (blocking) and checks it against `request`.
-    func readNow(_ request: FileReadRequest) throws(DaemonError) -> FileContent {
+    private func readNow(_ request: FileReadRequest) throws(DaemonError) -> FileContent {
         guard let bytes = try storage.read() else { return .missing }
         return Self.content(bytes, request)
     }

@@ -38,14 +38,6 @@ extension ListOwner {
         case .journal(let entry):
             journalDue.append(entry)
         case .readFile(let request):
-            if fileIOInline {
-                do throws(DaemonError) {
-                    let content = try fileSync.readNow(request)
-                    return { core, now, time in core.fileRead(content, now: now, at: time) }
-                } catch {
-                    return readFailed(error)
-                }
-            }
             fileSync.read(request, on: loop).whenComplete { result in
                 switch result {
                 case .success(let content): self.handle { core, now, time in core.fileRead(content, now: now, at: time) }
@@ -53,20 +45,12 @@ extension ListOwner {
                 }
             }
         case .renderFile(let book, let reading, let rejected, let notes):
-            if fileIOInline {
-                let rendered = ListFileSync.render(book, onto: reading, rejected: rejected, notes: notes)
-                return { core, now, _ in core.fileRendered(rendered, now: now) }
-            }
             NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
                 ListFileSync.render(book, onto: reading, rejected: rejected, notes: notes)
             }.whenSuccess { rendered in
                 self.handle { core, now, _ in core.fileRendered(rendered, now: now) }
             }
         case .replaceFile(let rendered, let expecting):
-            if fileIOInline {
-                let outcome = fileSync.replace(rendered, expecting: expecting)
-                return { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
-            }
             let fileSync = fileSync
             NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
                 fileSync.replace(rendered, expecting: expecting)
@@ -79,7 +63,6 @@ extension ListOwner {
                 self.compactIfDue()
             }
         case .scheduleWrite(let delay):
-            guard !fileIOInline else { return nil }
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, now, _ in core.writeDue(now: now) } }
         case .recheckFile(let delay):
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, _, _ in core.fileTouched() } }

@@ -64,8 +64,6 @@ public final class ListOwner: Service, @unchecked Sendable {
     /// When the status line was last told, and whether a task will tell the next one.
     private var statusToldAt: NIODeadline?
     private var statusTaskArmed = false
-    /// At start and stop the list file is read and written right here, not on the thread pool.
-    var fileIOInline = false
     private var waiters: [(condition: (ListCore) -> Bool, promise: EventLoopPromise<Void>)] = []
 
     /// The list file listd works on, as named (a symlink stays one: see `ListFileStorage`).
@@ -122,17 +120,16 @@ public final class ListOwner: Service, @unchecked Sendable {
             fileBytes.map { ListFileSync.content($0, known: recognized ?? recovered.lastShown, withEdits: false) }
             ?? .missing
         let needsSnapshot = recovered.instance == nil
-        let view = try? await loop.submit { () -> PersistedView? in
-            // What the start takes in is durable before the file is written.
-            self.inline {
-                self.handle { core, now, time in
-                    core.start(content, recognized: recognized, firstStart: recovered.isFirstStart, now: now, at: time)
-                }
+        // What the start takes in is durable before the file is written, and the file is
+        // written (and its note made) before listd serves: through the same actions as ever.
+        let view = try? await loop.flatSubmit {
+            self.handle { core, now, time in
+                core.start(content, recognized: recognized, firstStart: recovered.isFirstStart, now: now, at: time)
             }
-            self.inline { self.handle { core, now, _ in core.writeDue(now: now, force: true) } }
-            self.inline { self.handle { core, _, _ in core.noteFileNow() } }
-            self.publishSummary()
-            return needsSnapshot ? self.persistedView : nil
+            return self.writeFileNow().map {
+                self.publishSummary()
+                return needsSnapshot ? self.persistedView : nil
+            }
         }.get()
         if let view = view ?? nil {
             // A first start (its lists are in no log), or a state from before the instance name.
@@ -290,10 +287,7 @@ public final class ListOwner: Service, @unchecked Sendable {
             }
         }
         try? await quiet.get()
-        try? await loop.submit {
-            self.inline { self.handle { core, now, _ in core.writeDue(now: now, force: true) } }
-            self.inline { self.handle { core, _, _ in core.noteFileNow() } }
-        }.get()
+        try? await loop.flatSubmit { self.writeFileNow() }.get()
         // What the stop journalled is written before listd exits.
         try? await loop.flatSubmit { self.journal.written(on: self.loop) }.get()
     }
@@ -309,15 +303,25 @@ public final class ListOwner: Service, @unchecked Sendable {
         return promise.futureResult
     }
 
-    /// Runs `body` with the file read and written on the loop, and every pass it needs ended
-    /// before this returns (start and stop, before and after listd serves).
-    private func inline(_ body: () -> Void) {
-        fileIOInline = true
-        body()
-        while (passScheduled || appendDue != nil || core.hasCommitDue) && !appending {
-            endPass()
+    /// Once what is under way is durable, writes the list file if it lags behind the lists, then
+    /// makes its note durable (start and stop: a restart knows the file by its note). Completes
+    /// when all of it is done (or failed: the core retries a failed write later, as ever).
+    private func writeFileNow() -> EventLoopFuture<Void> {
+        whenSettled().flatMap {
+            self.handle { core, now, _ in core.writeDue(now: now, force: true) }
+            return self.whenSettled()
+        }.flatMap {
+            self.handle { core, _, _ in core.noteFileNow() }
+            return self.whenSettled()
         }
-        fileIOInline = false
+    }
+
+    /// Completes once nothing is on its way to the log or the list file.
+    private func whenSettled() -> EventLoopFuture<Void> {
+        whenTrue { [unowned self] core in
+            appendDue == nil && !appending && !core.hasCommitDue && core.inFlight == nil
+                && !core.file.readInFlight && !core.file.writeInFlight
+        }
     }
 
     // MARK: The pass
