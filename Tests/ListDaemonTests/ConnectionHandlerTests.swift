@@ -1,13 +1,13 @@
-// The connection layer on in-memory channels: listd's own line decoder and ConnectionHandler in
-// a NIOAsyncTestingChannel, serving a real ListOwner on a temporary list file (on its own loop). Bytes go in as a
-// socket would deliver them; what the handler writes is read back line by line.
+// The connection layer: listd's own line decoder and ConnectionHandler on a real socket (a
+// socketpair) served on the owner's loop, as listd serves every connection, for a real ListOwner on
+// a temporary list file. Bytes go in as a client writes them; what listd writes is read back line
+// by line.
 import Foundation
 import ListModel
 import ListRPC
 import ListRPCTransport
 import Logging
 import NIOCore
-import NIOEmbedded
 import ServiceLifecycleTestKit
 import Testing
 
@@ -34,59 +34,6 @@ private final class StalledSocket: ChannelOutboundHandler, @unchecked Sendable {
     }
 }
 
-/// One client's connection: the pipeline RPCServer.accept builds, on a testing channel.
-private struct TestConnection {
-    let channel: NIOAsyncTestingChannel
-
-    init(
-        _ parts: ListdParts,
-        id: Int,
-        maximumLineLength: Int = LineFraming.defaultMaximumLineLength,
-        outboundLimit: Int = RPCServer.Configuration.defaultMaximumOutboundBytes,
-        stalled: StalledSocket? = nil
-    ) async throws {
-        let configuration = RPCServer.Configuration(
-            socketPath: "/unused",
-            maximumLineLength: maximumLineLength,
-            maximumOutboundBytes: outboundLimit,
-            version: "test"
-        )
-        let services = parts.connectionServices(configuration, logger: Logger(label: "test"))
-        let credentials = PeerCredentials(pid: 4_000 + Int32(id), uid: getuid(), gid: getgid())
-        channel = NIOAsyncTestingChannel()
-        let channel = channel
-        try await channel.eventLoop.submit {
-            let pipeline = channel.pipeline.syncOperations
-            if let stalled { try pipeline.addHandler(stalled) }
-            try pipeline.addHandler(LineFraming.lineDecoder(maximumLineLength: maximumLineLength))
-            try pipeline.addHandler(
-                ConnectionHandler(services: services, id: id, credentials: credentials, refusal: nil)
-            )
-        }.get()
-        try await channel.connect(to: SocketAddress(unixDomainSocketPath: "/unused")).get()
-    }
-
-    /// Delivers `text` as the socket would: as one read, newlines and all.
-    func send(_ text: String) async throws {
-        try await channel.writeInbound(ByteBuffer(string: text))
-    }
-
-    /// The next line listd wrote, as JSON.
-    func nextReply(_ what: String) async throws -> Any {
-        let channel = channel
-        let buffer = try await within(10, what) { try await channel.waitForOutboundWrite(as: ByteBuffer.self) }
-        let text = String(buffer: buffer)
-        #expect(text.hasSuffix("\n"), "every reply is one whole line: \(text)")
-        #expect(text.dropLast().contains("\n") == false, "one line per write: \(text)")
-        return try JSONSerialization.jsonObject(with: Data(text.utf8))
-    }
-
-    func waitUntilClosed(_ what: String) async throws {
-        let channel = channel
-        try await within(10, what) { try await channel.closeFuture.get() }
-    }
-}
-
 private func id(_ reply: Any) -> Int? { (reply as? [String: Any])?["id"] as? Int }
 
 private func service() async throws -> ListdParts {
@@ -106,9 +53,9 @@ private func service() async throws -> ListdParts {
                 try await parts.owner.run()
             }
         }
-        let connection = try await TestConnection(parts, id: 1)
-        try await connection.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Late"}}"# + "\n")
-        let error = (try await connection.nextReply("the reply to a late edit") as? [String: Any])?["error"]
+        let connection = try await LoopConnection(parts, id: 1)
+        connection.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Late"}}"# + "\n")
+        let error = (try connection.nextLine("the reply to a late edit") as? [String: Any])?["error"]
         #expect((error as? [String: Any])?["code"] as? Int == -32603)
         #expect(
             (error as? [String: Any])?["message"] as? String
@@ -117,35 +64,38 @@ private func service() async throws -> ListdParts {
     }
 
     @Test func aRequestSplitAcrossReadsAndTwoInOneReadAreEachAnsweredInOrder() async throws {
-        let connection = try await TestConnection(try await service(), id: 1)
-        try await connection.send(#"{"jsonrpc":"2.0","id":1,"meth"#)
-        try await connection.send(#"od":"hello"}"# + "\n" + #"{"jsonrpc":"2.0","id":2,"method":"getLists"}"# + "\n")
-        #expect(id(try await connection.nextReply("the reply to the split request")) == 1)
-        let second = try await connection.nextReply("the reply to the second request of the read")
+        let parts = try await service()
+        let connection = try await LoopConnection(parts, id: 1)
+        connection.send(#"{"jsonrpc":"2.0","id":1,"meth"#)
+        // Turns of the loop go by: the first half is read on its own (as a rule).
+        for _ in 0..<3 { try await parts.owner.loop.submit {}.get() }
+        connection.send(#"od":"hello"}"# + "\n" + #"{"jsonrpc":"2.0","id":2,"method":"getLists"}"# + "\n")
+        #expect(id(try connection.nextLine("the reply to the split request")) == 1)
+        let second = try connection.nextLine("the reply to the second request of the read")
         #expect(id(second) == 2)
         #expect(((second as? [String: Any])?["result"] as? [String: Any])?["lists"] as? [Any] != nil)
     }
 
     @Test func aLineLongerThanTheLimitIsRefusedAndTheConnectionEnds() async throws {
-        let connection = try await TestConnection(try await service(), id: 1, maximumLineLength: 64)
-        try await connection.send(String(repeating: "x", count: 100))
-        let reply = try await connection.nextReply("the error for a long line")
+        let connection = try await LoopConnection(try await service(), id: 1, maximumLineLength: 64)
+        connection.send(String(repeating: "x", count: 100))
+        let reply = try connection.nextLine("the error for a long line")
         let error = (reply as? [String: Any])?["error"] as? [String: Any]
         #expect(error?["code"] as? Int == -32600)
         #expect((error?["message"] as? String)?.contains("longer than 64 bytes") == true)
-        try await connection.waitUntilClosed("the connection to end after a long line")
+        try connection.waitUntilClosed("the connection to end after a long line")
     }
 
     @Test func aBatchIsAnsweredByOneLineInOrderAndItsNotificationGetsNoReply() async throws {
-        let connection = try await TestConnection(try await service(), id: 1)
-        try await connection.send(
+        let connection = try await LoopConnection(try await service(), id: 1)
+        connection.send(
             "["
                 + #"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Groceries","items":["milk"]}},"#
                 + #"{"jsonrpc":"2.0","method":"hello","params":{"name":"batcher"}},"#
                 + #"{"jsonrpc":"2.0","id":2,"method":"getLists"}"#
                 + "]\n"
         )
-        let replies = try #require(try await connection.nextReply("the batch's reply") as? [[String: Any]])
+        let replies = try #require(try connection.nextLine("the batch's reply") as? [[String: Any]])
         #expect(replies.map { $0["id"] as? Int } == [1, 2])
         // The read after the edit in the same batch sees it: the batch is handled in order.
         let lists = (replies[1]["result"] as? [String: Any])?["lists"] as? [[String: Any]]
@@ -153,41 +103,39 @@ private func service() async throws -> ListdParts {
     }
 
     @Test func aClientThatShutsItsSendingSideGetsEveryReplyThenTheEnd() async throws {
-        let connection = try await TestConnection(try await service(), id: 1)
-        try await connection.send(
+        let connection = try await LoopConnection(try await service(), id: 1)
+        connection.send(
             #"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Groceries"}}"# + "\n"
                 + #"{"jsonrpc":"2.0","id":2,"method":"addItem","params":{"list":"Groceries","item":"milk"}}"# + "\n"
         )
-        let channel = connection.channel
-        try await channel.eventLoop.submit { channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed) }
-            .get()
-        #expect(id(try await connection.nextReply("the create's reply after the half-close")) == 1)
-        let added = try await connection.nextReply("the add's reply after the half-close")
+        connection.shutDownSending()
+        #expect(id(try connection.nextLine("the create's reply after the half-close")) == 1)
+        let added = try connection.nextLine("the add's reply after the half-close")
         #expect(id(added) == 2)
         #expect(((added as? [String: Any])?["result"] as? [String: Any])?["items"] as? [String] == ["milk"])
-        try await connection.waitUntilClosed("the connection to end once every reply is written")
+        try connection.waitUntilClosed("the connection to end once every reply is written")
     }
 
     @Test func aSubscriberThatStopsReadingIsDisconnectedOnceTooMuchWaitsForIt() async throws {
         let lists = try await service()
         let stalled = StalledSocket()
         let limit = 4_096
-        let subscriber = try await TestConnection(lists, id: 1, outboundLimit: limit, stalled: stalled)
-        let editor = try await TestConnection(lists, id: 2)
-        try await subscriber.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
-        try await editor.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Groceries"}}"# + "\n")
-        _ = try await editor.nextReply("the create's reply")
+        let subscriber = try await LoopConnection(lists, id: 1, outboundLimit: limit, before: stalled)
+        let editor = try await LoopConnection(lists, id: 2)
+        subscriber.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
+        editor.send(#"{"jsonrpc":"2.0","id":1,"method":"createList","params":{"name":"Groceries"}}"# + "\n")
+        _ = try editor.nextLine("the create's reply")
         var edits = 0
         func edit() async throws {
             edits += 1
             let method = edits % 2 == 1 ? "addItem" : "removeItem"
-            try await editor.send(
+            editor.send(
                 #"{"jsonrpc":"2.0","id":\#(edits + 1),"method":"\#(method)","params":{"list":"Groceries","item":"milk"}}"#
                     + "\n"
             )
-            _ = try await editor.nextReply("edit \(edits)'s reply")
+            _ = try editor.nextLine("edit \(edits)'s reply")
         }
-        let stalledBytes = { try await subscriber.channel.eventLoop.submit { stalled.stalledBytes }.get() }
+        let stalledBytes = { try await lists.owner.loop.submit { stalled.stalledBytes }.get() }
         while try await stalledBytes() <= limit / 2 {
             try #require(edits < 200, "the subscriber's outbox was not half full after \(edits) notifications")
             try await edit()
@@ -196,11 +144,11 @@ private func service() async throws -> ListdParts {
         let lagging = try await stalledBytes()
         for _ in 0..<20 { try await edit() }
         #expect(try await stalledBytes() == lagging, "nothing more is queued for a lagging subscriber")
-        try await subscriber.waitUntilClosed("the stalled subscriber to be disconnected once it read nothing for a while")
+        try subscriber.waitUntilClosed("the stalled subscriber to be disconnected once it read nothing for a while")
         #expect(try await stalledBytes() <= limit)
         #expect(edits > 3, "a few notifications fit under the limit first")
         // The editor is served on, unaffected.
-        try await editor.send(#"{"jsonrpc":"2.0","id":999,"method":"getLists"}"# + "\n")
-        #expect(id(try await editor.nextReply("a reply after the subscriber was dropped")) == 999)
+        editor.send(#"{"jsonrpc":"2.0","id":999,"method":"getLists"}"# + "\n")
+        #expect(id(try editor.nextLine("a reply after the subscriber was dropped")) == 999)
     }
 }

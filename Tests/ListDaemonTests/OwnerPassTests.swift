@@ -93,84 +93,11 @@ private final class JournalRecorder: @unchecked Sendable {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(
-            level: Logger.Level,
-            message: Logger.Message,
-            metadata: Logger.Metadata?,
-            source: String,
-            file: String,
-            function: String,
-            line: UInt
-        ) {
+        func log(event: LogEvent) {
             var unread: Int32 = 0
             let fd = recorder.clientEnd.load(ordering: .relaxed)
             if fd >= 0 { _ = ioctl(fd, UInt(FIONREAD), &unread) }
-            recorder.lines.withLock { $0.append(Line(message: "\(message)", unreadBytes: Int(unread))) }
-        }
-    }
-}
-
-/// The test's end of a socketpair whose other end listd's pipeline serves on the owner's loop.
-private final class Client: Sendable {
-    let fd: Int32
-    private let pending = Mutex<[UInt8]>([])
-
-    init(_ parts: ListdParts, recorder: JournalRecorder? = nil) async throws {
-        var fds: [Int32] = [-1, -1]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-        fd = fds[1]
-        recorder?.clientEnd.store(fds[1], ordering: .relaxed)
-        let services = parts.connectionServices(
-            RPCServer.Configuration(socketPath: "/unused", version: "test"),
-            logger: Logger(label: "test")
-        )
-        let credentials = PeerCredentials(pid: 4_000, uid: getuid(), gid: getgid())
-        _ = try await ClientBootstrap(group: parts.owner.group)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(LineFraming.lineDecoder(maximumLineLength: 1 << 20))
-                    try pipeline.addHandler(
-                        ConnectionHandler(services: services, id: 1, credentials: credentials, refusal: nil)
-                    )
-                }
-            }
-            .withConnectedSocket(fds[0]).get()
-    }
-
-    func send(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    }
-
-    /// Bytes listd wrote that were not read yet.
-    var unread: Int {
-        var count: Int32 = 0
-        _ = ioctl(fd, UInt(FIONREAD), &count)
-        return Int(count)
-    }
-
-    /// The next line listd wrote, as JSON.
-    func line(_ what: String) throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
-            if let text = pending.withLock({ buffer -> String? in
-                guard let end = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-                defer { buffer.removeFirst(end + 1) }
-                return String(decoding: buffer[..<end], as: UTF8.self)
-            }) {
-                return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-            }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let left = Int32(max(0, (deadline - .now) / .milliseconds(1)))
-            guard left > 0, poll(&poller, 1, left) > 0 else {
-                Issue.record("waited 10 s for \(what)")
-                throw CancellationError()
-            }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            try #require(count > 0, "the connection ended while waiting for \(what)")
-            pending.withLock { $0 += chunk[..<count] }
+            recorder.lines.withLock { $0.append(Line(message: "\(event.message)", unreadBytes: Int(unread))) }
         }
     }
 }
@@ -189,11 +116,12 @@ private func parts(_ persistence: HeldPersistence, recorder: JournalRecorder) as
 }
 
 /// Parts on a held store, and a client that has subscribed (request 1).
-private func subscribedClient() async throws -> (HeldPersistence, JournalRecorder, ListdParts, Client) {
+private func subscribedClient() async throws -> (HeldPersistence, JournalRecorder, ListdParts, LoopConnection) {
     let (persistence, recorder) = (HeldPersistence(), JournalRecorder())
     let parts = try await parts(persistence, recorder: recorder)
-    let client = try await Client(parts, recorder: recorder)
-    client.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
+    let client = try await LoopConnection(parts)
+    recorder.clientEnd.store(client.fd, ordering: .relaxed)
+    client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
     #expect(try client.line("the subscribe reply")["id"] as? Int == 1)
     return (persistence, recorder, parts, client)
 }
@@ -203,7 +131,7 @@ private func subscribedClient() async throws -> (HeldPersistence, JournalRecorde
         let (persistence, recorder, parts, client) = try await subscribedClient()
 
         persistence.hold()
-        client.send(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries","items":["milk"]}}"#)
+        client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries","items":["milk"]}}"#)
         let append = try await persistence.nextHeldAppend("the create's append")
         #expect(append.entries.contains { if case .change(let record) = $0 { record.revision == 1 } else { false } })
         try await fence(parts)
@@ -227,7 +155,7 @@ private func subscribedClient() async throws -> (HeldPersistence, JournalRecorde
     /// for the confirm to be written.
     @Test func anAppendCompleteWithinItsPassIsJournalledAfterItsConfirmIsWritten() async throws {
         let (_, recorder, _, client) = try await subscribedClient()
-        client.send(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries"}}"#)
+        client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries"}}"#)
         let journalled = try await recorder.waitFor("Groceries")
         let notification = try client.line("the notification")
         #expect(try client.line("the confirm")["id"] as? Int == 2)
@@ -267,7 +195,7 @@ private func subscribedClient() async throws -> (HeldPersistence, JournalRecorde
         let (persistence, recorder, _, client) = try await subscribedClient()
 
         persistence.hold()
-        client.send(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries"}}"#)
+        client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries"}}"#)
         let append = try await persistence.nextHeldAppend("the create's append")
         append.promise.fail(DaemonError.changeLogFailed(path: "/log", step: "fdatasync", errno: EIO))
         let reply = try client.line("the reply to an edit whose append failed")
@@ -277,7 +205,7 @@ private func subscribedClient() async throws -> (HeldPersistence, JournalRecorde
         _ = try await recorder.waitFor("could not save the lists")
 
         // The next line is the reply to a read, with no notification before it, and no list.
-        client.send(#"{"jsonrpc":"2.0","id":3,"method":"getLists"}"#)
+        client.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"getLists"}"#)
         let read = try client.line("the reply to getLists")
         #expect(read["id"] as? Int == 3, "no notification of a change that never was durable")
         #expect(((read["result"] as? [String: Any])?["lists"] as? [Any])?.isEmpty == true)

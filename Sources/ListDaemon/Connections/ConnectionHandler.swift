@@ -14,9 +14,9 @@ struct ConnectionServices: Sendable {
 
 /// Serves one client on its event loop: lines come in decoded by `LineFraming.lineDecoder`,
 /// answers to delegate questions go to the owner the moment they are read, and requests are
-/// handled one at a time, in order. A read is answered right here; anything else is handed to the
-/// owner (`ListOwner.execute`: a plain call when this connection is served on the owner's loop,
-/// as listd's are) and the requests behind it queue until its reply. Up to `requestsReadAhead`
+/// handled one at a time, in order. A read is answered right here; anything else goes to the
+/// owner by a plain call — every connection is served on the owner's loop — and the requests
+/// behind it queue until its reply. Up to `requestsReadAhead`
 /// lines wait; beyond that the socket is not read (the kernel's buffer, then the client's writes,
 /// hold the rest).
 final class ConnectionHandler: ChannelDuplexHandler {
@@ -101,12 +101,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         session?.outbox.close()
         if refusal == nil {
-            let (owner, id) = (services.owner, id)
-            owner.execute {
-                owner.hub.unsubscribe(connection: id)
-                // A delegate that is gone is dropped now: nobody waits out its timeout.
-                owner.delegateGone(id)
-            }
+            let owner = services.owner
+            owner.loop.assertInEventLoop()
+            owner.hub.unsubscribe(connection: id)
+            // A delegate that is gone is dropped now: nobody waits out its timeout.
+            owner.delegateGone(id)
         }
         waiting.removeAll()
         context.fireChannelInactive()
@@ -172,18 +171,13 @@ final class ConnectionHandler: ChannelDuplexHandler {
             }
             busy = true
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-            services.owner.execute {
-                methods.respond(to: line, session: session) { reply in
-                    // On the owner's loop. A subscribe reply (alone or in a batch) has been sent:
-                    // held notifications follow.
-                    if let reply { session.outbox.sendReply(reply) }
-                    session.outbox.release()
-                    if handler.eventLoop.inEventLoop {
-                        handler.value.requestAnswered()
-                    } else {
-                        handler.eventLoop.execute { handler.value.requestAnswered() }
-                    }
-                }
+            services.owner.loop.assertInEventLoop()
+            methods.respond(to: line, session: session) { reply in
+                // On the owner's loop, this connection's. A subscribe reply (alone or in a batch)
+                // has been sent: held notifications follow.
+                if let reply { session.outbox.sendReply(reply) }
+                session.outbox.release()
+                handler.value.requestAnswered()
             }
         }
         if inputClosed, !busy, waiting.isEmpty {
@@ -206,7 +200,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         func isAnswer(_ message: Result<RPCMessage, RPCLine.InvalidMessage>) -> Bool {
             guard case .success(.response(let response)) = message else { return false }
             // A stray response needs no reply either way.
-            owner.execute { owner.responseCame(response) }
+            owner.responseCame(response)
             return true
         }
         switch line {

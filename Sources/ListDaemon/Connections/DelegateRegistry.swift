@@ -50,7 +50,7 @@ final class DelegateRegistry: @unchecked Sendable {
             : try? RPCEncoding.request(id: .string(put.id), method: method, params: put.params)
         guard var bytes = encoded, let connection = connections[put.seat.connection] else { return false }
         bytes.append(UInt8(ascii: "\n"))
-        timers[put.id] = loop.scheduleTask(in: TimeAmount(put.seat.timeout)) { [self] in
+        timers[put.id] = loop.assumeIsolated().scheduleTask(in: TimeAmount(put.seat.timeout)) { [self] in
             timers[put.id] = nil
             timedOut()
         }

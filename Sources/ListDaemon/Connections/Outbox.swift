@@ -1,14 +1,14 @@
 import NIOCore
-import Synchronization
 
 /// Everything a connection sends, in order: replies and notifications alike go through here, so
 /// a snapshot reply always precedes the notifications that follow it.
 ///
-/// `send` never waits, so the store can fan a change out to every subscriber while holding its
-/// lock. What is sent from anywhere is collected and handed to the channel by one task on its
-/// event loop, with one flush: a burst of notifications costs a subscriber one wake-up and one
-/// `writev`, not one per line.
-final class Outbox: Sendable {
+/// Confined to the connection's loop, the owner's (listd serves every connection there): the hub,
+/// the delegate registry and the connection's handler call it there, so it needs no lock. `send`
+/// never waits; what a pass sends is handed to the channel by one task queued on the loop, with
+/// one flush: a burst of notifications costs a subscriber one wake-up and one `writev`, not one
+/// per line.
+final class Outbox: @unchecked Sendable {
     private struct State {
         /// While a subscribe reply is being prepared, notifications wait here.
         var held: [ByteBuffer]?
@@ -23,23 +23,24 @@ final class Outbox: Sendable {
         var written = 0
         /// Called once `queued` falls to a quarter of the limit (a lagging subscriber's next
         /// notifications are due).
-        var whenDrained: (@Sendable () -> Void)?
+        var whenDrained: (() -> Void)?
         /// Nothing more is sent: the connection ends once what was sent is written.
         var closing = false
         var closed = false
     }
 
     private let channel: any Channel
-    private let state = Mutex(State())
+    /// Owned by `channel.eventLoop`.
+    private var state = State()
     /// Bytes that may wait for a client that does not read, at most.
     let limit: Int
-    private let onOverflow: @Sendable (Int) -> Void
+    private let onOverflow: (Int) -> Void
 
     /// - Parameters:
     ///   - limit: when more than this many bytes wait to be written, the client is not reading:
     ///     nothing more is queued, and `onOverflow` is called once (with the bytes waiting) to
     ///     end the connection, so one slow reader never holds anyone else up or grows listd.
-    init(channel: any Channel, limit: Int = .max, onOverflow: @escaping @Sendable (Int) -> Void = { _ in }) {
+    init(channel: any Channel, limit: Int = .max, onOverflow: @escaping (Int) -> Void = { _ in }) {
         self.channel = channel
         self.limit = limit
         self.onOverflow = onOverflow
@@ -56,39 +57,44 @@ final class Outbox: Sendable {
     }
 
     private func send(_ buffer: ByteBuffer, isNotification: Bool) {
+        channel.eventLoop.assertInEventLoop()
+        if state.overflowed || state.closing || state.closed { return }
         let size = buffer.readableBytes
-        let (scheduleHandOver, overflowWith) = state.withLock { state -> (Bool, Int?) in
-            if state.overflowed || state.closing || state.closed { return (false, nil) }
-            // A single message bigger than the limit still goes to a client that keeps up.
-            if state.queued > 0, state.queued + size > limit {
-                state.overflowed = true
-                state.waiting = []
-                state.held = nil
-                return (false, state.queued)
-            }
-            state.queued += size
-            if isNotification, state.held != nil {
-                state.held!.append(buffer)
-                return (false, nil)
-            }
-            state.waiting.append(buffer)
-            guard !state.handOverScheduled else { return (false, nil) }
-            state.handOverScheduled = true
-            return (true, nil)
+        // A single message bigger than the limit still goes to a client that keeps up.
+        if state.queued > 0, state.queued + size > limit {
+            state.overflowed = true
+            state.waiting = []
+            state.held = nil
+            onOverflow(state.queued)
+            return
         }
-        if let overflowWith { onOverflow(overflowWith) }
-        if scheduleHandOver { channel.eventLoop.execute { self.handOver() } }
+        state.queued += size
+        if isNotification, state.held != nil {
+            state.held!.append(buffer)
+            return
+        }
+        state.waiting.append(buffer)
+        scheduleHandOver()
+    }
+
+    /// One task per turn of the loop hands what waits to the channel.
+    private func scheduleHandOver() {
+        guard !state.handOverScheduled else { return }
+        state.handOverScheduled = true
+        channel.eventLoop.execute { self.handOver() }
     }
 
     /// On the event loop: everything waiting goes to the channel, then one flush.
     private func handOver() {
-        let (buffers, closing) = state.withLock { state -> ([ByteBuffer], Bool) in
-            state.handOverScheduled = false
-            defer { state.waiting = [] }
-            if state.closed { return ([], false) }
-            if state.closing { state.closed = true }
-            return (state.waiting, state.closing)
+        state.handOverScheduled = false
+        guard !state.closed else {
+            state.waiting = []
+            return
         }
+        let buffers = state.waiting
+        let closing = state.closing
+        state.waiting = []
+        if closing { state.closed = true }
         // A closing connection gets an empty write too, to know when everything before it is out.
         guard let last = buffers.last ?? (closing ? ByteBuffer() : nil) else { return }
         var bytes = 0
@@ -99,62 +105,52 @@ final class Outbox: Sendable {
         bytes += last.readableBytes
         // Writes complete in order: when the last is written, all of them are.
         let written = channel.eventLoop.makePromise(of: Void.self)
-        written.futureResult.whenComplete { [bytes, channel, limit] _ in
-            let drained = self.state.withLock { state -> (@Sendable () -> Void)? in
-                state.queued -= bytes
-                state.written += bytes
-                guard state.queued <= limit / 4, let drained = state.whenDrained else { return nil }
-                state.whenDrained = nil
-                return drained
+        written.futureResult.whenComplete { [bytes, channel] _ in
+            self.state.queued -= bytes
+            self.state.written += bytes
+            if self.state.queued <= self.limit / 4, let drained = self.state.whenDrained {
+                self.state.whenDrained = nil
+                drained()
             }
-            drained?()
             if closing { channel.close(promise: nil) }
         }
         channel.writeAndFlush(last, promise: written)
     }
 
     /// Bytes sent and not yet taken by the socket.
-    var queuedBytes: Int { state.withLock { $0.queued } }
+    var queuedBytes: Int { state.queued }
 
     /// Bytes the socket has taken so far.
-    var writtenBytes: Int { state.withLock { $0.written } }
+    var writtenBytes: Int { state.written }
 
     /// Calls `body` once the bytes waiting fall to a quarter of the limit (at once if they have).
-    func whenDrained(_ body: @escaping @Sendable () -> Void) {
-        let now = state.withLock { state -> Bool in
-            if state.queued <= limit / 4 { return true }
+    func whenDrained(_ body: @escaping () -> Void) {
+        channel.eventLoop.assertInEventLoop()
+        if state.queued <= limit / 4 {
+            body()
+        } else {
             state.whenDrained = body
-            return false
         }
-        if now { body() }
     }
 
     /// The client does not read: what waits is dropped and `onOverflow` ends the connection.
     func giveUp() {
-        let waiting = state.withLock { state -> Int? in
-            guard !state.overflowed, !state.closed else { return nil }
-            state.overflowed = true
-            state.waiting = []
-            state.held = nil
-            return state.queued
-        }
-        if let waiting { onOverflow(waiting) }
+        channel.eventLoop.assertInEventLoop()
+        guard !state.overflowed, !state.closed else { return }
+        state.overflowed = true
+        state.waiting = []
+        state.held = nil
+        onOverflow(state.queued)
     }
 
     /// Ends the connection once everything sent so far is written (or after `closeGrace`, for a
     /// client that does not read its last replies).
     func closeWhenWritten() {
-        let (closingNow, scheduleHandOver) = state.withLock { state -> (Bool, Bool) in
-            guard !state.closing, !state.closed else { return (false, false) }
-            state.closing = true
-            guard !state.handOverScheduled else { return (true, false) }
-            state.handOverScheduled = true
-            return (true, true)
-        }
-        if scheduleHandOver { channel.eventLoop.execute { self.handOver() } }
-        if closingNow {
-            channel.eventLoop.scheduleTask(in: Self.closeGrace) { [channel] in channel.close(promise: nil) }
-        }
+        channel.eventLoop.assertInEventLoop()
+        guard !state.closing, !state.closed else { return }
+        state.closing = true
+        scheduleHandOver()
+        channel.eventLoop.scheduleTask(in: Self.closeGrace) { [channel] in channel.close(promise: nil) }
     }
 
     /// How long a closing connection's last bytes may take to be read.
@@ -162,31 +158,25 @@ final class Outbox: Sendable {
 
     /// Holds notifications until `release`; called before registering a subscription.
     func hold() {
-        state.withLock { state in
-            if state.held == nil { state.held = [] }
-        }
+        channel.eventLoop.assertInEventLoop()
+        if state.held == nil { state.held = [] }
     }
 
     /// Sends what was held; called right after the subscribe reply was sent.
     func release() {
-        let scheduleHandOver = state.withLock { state -> Bool in
-            guard let held = state.held else { return false }
-            state.held = nil
-            guard !held.isEmpty else { return false }
-            state.waiting.append(contentsOf: held)
-            guard !state.handOverScheduled else { return false }
-            state.handOverScheduled = true
-            return true
-        }
-        if scheduleHandOver { channel.eventLoop.execute { self.handOver() } }
+        channel.eventLoop.assertInEventLoop()
+        guard let held = state.held else { return }
+        state.held = nil
+        guard !held.isEmpty else { return }
+        state.waiting.append(contentsOf: held)
+        scheduleHandOver()
     }
 
     /// The connection is gone: what is sent from now on is dropped.
     func close() {
-        state.withLock { state in
-            state.closed = true
-            state.waiting = []
-            state.held = nil
-        }
+        channel.eventLoop.assertInEventLoop()
+        state.closed = true
+        state.waiting = []
+        state.held = nil
     }
 }

@@ -250,14 +250,7 @@ final class SubscriptionHub: @unchecked Sendable {
 
     private func resumeWhenDrained(_ connection: Int) {
         guard let outbox = subscribers[connection]?.outbox else { return }
-        let loop = loop
-        outbox.whenDrained { [weak self] in
-            if loop.inEventLoop {
-                self?.catchUp(connection)
-            } else {
-                loop.execute { self?.catchUp(connection) }
-            }
-        }
+        outbox.whenDrained { [weak self] in self?.catchUp(connection) }
     }
 
     /// A lagging subscriber whose socket took nothing since the last look is not reading.
