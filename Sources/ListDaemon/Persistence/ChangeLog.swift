@@ -3,15 +3,13 @@ import Synchronization
 
 /// The append-only change log file: lines of JSON (`LogEntry`), appended in one write and one
 /// `fdatasync` per call, so every edit of one append shares the flush (group commit). Blocking:
-/// callers decide on which thread it runs.
-final class ChangeLog: Sendable {
+/// callers decide on which thread it runs, one at a time (`LocalPersistence` holds it under its
+/// lock, with the history the log follows).
+final class ChangeLog {
     let path: String
-    private struct Handle {
-        var fd: Int32
-        /// Bytes of whole lines: a failed append is cut back to this.
-        var size: Int
-    }
-    private let handle: Mutex<Handle>
+    private var fd: Int32
+    /// Bytes of whole lines: a failed append is cut back to this.
+    private(set) var size = 0
 
     /// Opens the log, creating it (0600, and its directory entry made durable) when missing.
     init(path: String) throws(DaemonError) {
@@ -19,7 +17,7 @@ final class ChangeLog: Sendable {
         let existed = access(path, F_OK) == 0
         let fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .changeLogFailed(path: path, step: "open", errno: errno) }
-        handle = Mutex(Handle(fd: fd, size: 0))
+        self.fd = fd
         if !existed {
             do throws(FileIO.Failure) {
                 try FileIO.syncDirectory(directoryName(of: path))
@@ -30,7 +28,7 @@ final class ChangeLog: Sendable {
     }
 
     deinit {
-        handle.withLock { _ = close($0.fd) }
+        close(fd)
     }
 
     /// Every entry, in order. A torn last line (an append a crash cut short, never confirmed)
@@ -66,12 +64,10 @@ final class ChangeLog: Sendable {
             start = lines[number].upperBound + 1
         }
         let good = start
-        try handle.withLock { handle throws(DaemonError) in
-            if good < bytes.count, ftruncate(handle.fd, off_t(good)) != 0 {
-                throw .changeLogFailed(path: path, step: "cut a torn line off", errno: errno)
-            }
-            handle.size = good
+        if good < bytes.count, ftruncate(fd, off_t(good)) != 0 {
+            throw .changeLogFailed(path: path, step: "cut a torn line off", errno: errno)
         }
+        size = good
         return entries
     }
 
@@ -128,38 +124,32 @@ final class ChangeLog: Sendable {
     func append(_ entries: [LogEntry]) throws(DaemonError) {
         guard !entries.isEmpty else { return }
         let bytes = Self.lines(entries)
-        try handle.withLock { handle throws(DaemonError) in
-            do throws(FileIO.Failure) {
-                try FileIO.writeAll(bytes, to: handle.fd)
-                if case .failure(let error) = retryingEINTR({ fdatasync(handle.fd) }) {
-                    throw FileIO.Failure(step: "fdatasync", errno: error.code)
-                }
-            } catch {
-                _ = ftruncate(handle.fd, off_t(handle.size))
-                throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
+        do throws(FileIO.Failure) {
+            try FileIO.writeAll(bytes, to: fd)
+            if case .failure(let error) = retryingEINTR({ fdatasync(fd) }) {
+                throw FileIO.Failure(step: "fdatasync", errno: error.code)
             }
-            handle.size += bytes.count
+        } catch {
+            _ = ftruncate(fd, off_t(size))
+            throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
         }
+        size += bytes.count
     }
-
-    /// Bytes of whole lines in the log.
-    var size: Int { handle.withLock { $0.size } }
 
     /// Replaces the log by `entries`, atomically (see `FileIO.replace`). Call only once a
     /// snapshot holds everything the dropped lines did.
     func rewrite(_ entries: [LogEntry]) throws(DaemonError) {
         let bytes = Self.lines(entries)
-        try handle.withLock { handle throws(DaemonError) in
-            do throws(FileIO.Failure) {
-                try FileIO.replace(path, with: bytes)
-            } catch {
-                throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
-            }
-            let fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
-            guard fd >= 0 else { throw .changeLogFailed(path: path, step: "open", errno: errno) }
-            close(handle.fd)
-            handle = Handle(fd: fd, size: bytes.count)
+        do throws(FileIO.Failure) {
+            try FileIO.replace(path, with: bytes)
+        } catch {
+            throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
         }
+        let reopened = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
+        guard reopened >= 0 else { throw .changeLogFailed(path: path, step: "open", errno: errno) }
+        close(fd)
+        fd = reopened
+        size = bytes.count
     }
 
     /// The entries as the log's text: a line each (the shared lists' copy is written so too).

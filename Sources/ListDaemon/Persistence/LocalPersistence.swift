@@ -11,8 +11,11 @@ import Synchronization
 final class LocalPersistence: ListPersistence {
     let statePath: String
     let logPath: String
-    private let log: ChangeLog
+    /// One lock for the log and the history it follows: appends come from the owner's loop, a
+    /// compaction from the thread pool (the owner never runs both at once; the lock makes that
+    /// checked, not assumed).
     private struct State {
+        let log: ChangeLog
         /// The snapshot's lists and the changes logged after them.
         var history: ChangeHistory
         /// Lines in the log since it was last rewritten.
@@ -29,8 +32,8 @@ final class LocalPersistence: ListPersistence {
         statePath = directory + "/." + name + ".listd-state.json"
         logPath = directory + "/." + name + ".listd-log"
         self.historyLimit = max(historyLimit, 1)
-        log = try ChangeLog(path: logPath)
-        state = Mutex(State(history: ChangeHistory(base: ListBook(), limit: self.historyLimit)))
+        let log = try ChangeLog(path: logPath)
+        state = Mutex(State(log: log, history: ChangeHistory(base: ListBook(), limit: self.historyLimit)))
     }
 
     func recover(listFileDigest: String?) throws(DaemonError) -> RecoveredLists {
@@ -50,7 +53,7 @@ final class LocalPersistence: ListPersistence {
                 problems.append(.unreadableState(path: statePath, detail: "\(error)"))
             }
         }
-        let entries = try log.readAll()
+        let entries = try state.withLock { state throws(DaemonError) in try state.log.readAll() }
         var recovered = try Self.recover(
             snapshot: snapshot,
             entries: entries,
@@ -144,7 +147,7 @@ final class LocalPersistence: ListPersistence {
 
     func append(_ entries: [LogEntry]) throws(DaemonError) {
         try state.withLock { state throws(DaemonError) in
-            try log.append(entries)
+            try state.log.append(entries)
             state.lines += entries.count
             for case .change(let record) in entries {
                 do throws(RedoError) {
@@ -182,7 +185,7 @@ final class LocalPersistence: ListPersistence {
             try writeSnapshot(
                 PersistedState(book: base, listFileDigest: view.fileDigest, shown: view.shown, instance: view.instance)
             )
-            try log.rewrite(kept)
+            try state.log.rewrite(kept)
             state.lines = kept.count
         }
     }
