@@ -81,11 +81,14 @@ import Testing
         panel.seat(Self.seat(1, "strict", onTimeout: .deny))
         let put = panel.ask(.saveEdit(save: 1, index: 0), .shouldAdd, Self.params, list: 1, name: nil)[0]
         #expect(panel.isOut(put.id))
+        #expect(panel.involves(1))
+        #expect(!panel.involves(2), "a connection that is no delegate: its end needs no pass")
         let outcome = panel.unseat(1)
         #expect(outcome.ended == [put.id], "its timer is cancelled: nobody waits it out")
         #expect(outcome.verdicts.map(\.0) == [.saveEdit(save: 1, index: 0)])
         #expect(outcome.verdicts[0].1.denied, "settled by its onTimeout")
         #expect(!panel.isOut(put.id))
+        #expect(!panel.involves(1))
         #expect(panel.replied(put.id, .answered(DelegateAnswer(allow: true))).verdicts.isEmpty, "a late answer counts for nothing")
     }
 }

@@ -86,6 +86,12 @@ struct DelegatePanel: Sendable {
         seats[seat.connection] = seat
     }
 
+    /// `connection` is a delegate, or one it was asked is still out (else its end changes nothing
+    /// here: a closed client connection costs the owner no pass).
+    func involves(_ connection: Int) -> Bool {
+        seats[connection] != nil || questions.values.contains { $0.connection == connection }
+    }
+
     /// `connection`'s delegate unregisters or its connection ends: its questions out end now
     /// (as unanswered: its `onTimeout` decides), nobody waits out their timeouts.
     mutating func unseat(_ connection: Int) -> Outcome {

@@ -243,6 +243,7 @@ public final class ListOwner: Service, @unchecked Sendable {
     func delegateGone(_ connection: Int) {
         loop.assertInEventLoop()
         delegates.remove(connection: connection)
+        guard core.panel.involves(connection) else { return }
         handle { core, _, time in core.delegateGone(connection, at: time) }
     }
 
