@@ -145,7 +145,10 @@ let package = Package(
                 "ListClientCore", "ListModel", "ListRPC", "ListdLocations", "ListWebProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            // A one-shot tool starts like a C one: linked fully static in release builds, no
+            // dynamic loader resolving libstdc++'s and libc's symbols at every start.
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
         ),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel"], swiftSettings: swiftSettings),
         .testTarget(name: "ListWebTests", dependencies: ["ListWeb", "ListWebProtocol", "ListRPC"], swiftSettings: swiftSettings),
@@ -181,6 +184,12 @@ let package = Package(
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // listctl's own rules, without a listd: its quick path read against argument-parser's.
+        .testTarget(
+            name: "ListctlTests",
+            dependencies: ["listctl", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         // Drive the real listd and listctl binaries over a real socket.

@@ -12,6 +12,15 @@ enum Main {
     static func main() {
         // watch's lines must reach a pipe as they happen.
         setvbuf(stdout, nil, _IOLBF, 0)
+        if let quick = QuickCommand.parse(Array(CommandLine.arguments.dropFirst())) {
+            do {
+                var command = quick.command
+                try command.run()
+            } catch {
+                Listctl.exit(withError: error)
+            }
+            return
+        }
         let commands = Listctl.configuration.subcommands
         let subcommands = Set(commands.compactMap { $0.configuration.commandName })
         var nested: [String: Set<String>] = [:]
