@@ -224,12 +224,14 @@ deb: release man completions
 	strip --remove-section=.comment --remove-section=.note --strip-unneeded $(DEB_ROOT)/usr/bin/listd $(DEB_ROOT)/usr/bin/listctl $(DEB_ROOT)/usr/bin/listd-web
 	gzip -9n $(DEB_ROOT)/usr/share/man/man*/*
 	install -m 0644 systemd/debian/copyright $(DEB_ROOT)/usr/share/doc/listd/copyright
+	install -D -m 0644 systemd/debian/lintian-overrides $(DEB_ROOT)/usr/share/lintian/overrides/listd
 	sed 's|@MAINTAINER@|$(DEB_MAINTAINER)|' systemd/debian/changelog | gzip -9n > $(DEB_ROOT)/usr/share/doc/listd/changelog.Debian.gz
 	install -d $(DEB_ROOT)/DEBIAN
 	install -m 0755 systemd/debian/postinst systemd/debian/prerm systemd/debian/postrm $(DEB_ROOT)/DEBIAN/
-	@# Depends: the shared libraries the binaries load (the Swift runtime is linked in).
+	@# Depends: the shared libraries the binaries load (the Swift runtime is linked in; listctl is
+	@# linked fully static and loads none).
 	cd .build/deb && mkdir -p shlibs/debian && printf 'Source: listd\n\nPackage: listd\nArchitecture: any\n' > shlibs/debian/control && \
-		cd shlibs && dpkg-shlibdeps -O -e../listd_$(DEB_VERSION)_$(DEB_ARCH)/usr/bin/listd -e../listd_$(DEB_VERSION)_$(DEB_ARCH)/usr/bin/listctl \
+		cd shlibs && dpkg-shlibdeps -O -e../listd_$(DEB_VERSION)_$(DEB_ARCH)/usr/bin/listd \
 		-e../listd_$(DEB_VERSION)_$(DEB_ARCH)/usr/bin/listd-web \
 		| sed 's/^shlibs:Depends=//' > ../depends
 	sed -e 's|@VERSION@|$(DEB_VERSION)|' -e 's|@ARCH@|$(DEB_ARCH)|' -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|' -e "s|@DEPENDS@|$$(cat .build/deb/depends)|" \
