@@ -33,9 +33,13 @@ extension Listctl {
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
 
         func run() throws {
-            try options.withClient { client in
+            try Self.show(list, on: options.connection)
+        }
+
+        static func show(_ list: String, on connection: Connection) throws {
+            try connection.withClient { client in
                 let list = try client.call(GetList.self, .init(list: reference(list)))
-                if options.json { return printJSON(list) }
+                if connection.json { return printJSON(list) }
                 printList(list)
             }
         }
@@ -109,19 +113,27 @@ extension Listctl {
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
         @Argument(help: "The items to add; - reads one item per line from stdin.") var items: [String]
 
-        /// `milk (2 l)` is read as the list file reads it (the item milk, 2 l) unless --amount is given.
         func params(_ list: ListReference, _ item: String) -> AddItemParams {
-            let written = self.written(item)
+            Self.params(list, item, section: section, amount: amount)
+        }
+
+        func spoken(_ item: String) -> String {
+            Self.spoken(item, amount: amount)
+        }
+
+        /// `milk (2 l)` is read as the list file reads it (the item milk, 2 l) unless --amount is given.
+        static func params(_ list: ListReference, _ item: String, section: String?, amount: String?) -> AddItemParams {
+            let written = written(item, amount: amount)
             return AddItemParams(list: list, item: written.text, section: section, quantity: written.quantity)
         }
 
-        private func written(_ item: String) -> (text: String, quantity: String?) {
+        private static func written(_ item: String, amount: String?) -> (text: String, quantity: String?) {
             amount == nil ? ItemAmount.split(item) : (ListText.trimmed(item), amount.map(ListText.trimmed))
         }
 
         /// `“milk” (2 l)`: the item and the amount it was added with.
-        func spoken(_ item: String) -> String {
-            let written = self.written(item)
+        static func spoken(_ item: String, amount: String?) -> String {
+            let written = written(item, amount: amount)
             return "“\(written.text)”" + (written.quantity.map { " (\($0))" } ?? "")
         }
     }
@@ -252,15 +264,25 @@ extension ItemBatchCommand where Method.Params == ListItemParams {
 
 extension ItemBatchCommand {
     func run() throws {
+        try Self.runBatch(list: list, items: items, on: options.connection, params: params, spoken: spoken)
+    }
+
+    /// Sends one request per item, as one batch, and says what became of each.
+    static func runBatch(
+        list: String,
+        items: [String],
+        on options: Connection,
+        params: (ListReference, String) -> Method.Params,
+        spoken: (String) -> String
+    ) throws {
         let target = reference(list)
-        let items = withStandardInput(self.items)
-        let options = self.options
+        let items = withStandardInput(items)
         var anyDenied = false
         // What a person reads names the list only: a brief connection, whose confirms do not
         // carry the list's items (a thousand items added to a long list would bring it back a
         // thousand times). The JSON output keeps each confirm's whole list.
         try options.withClient(brief: !options.json) { client in
-            let params = items.map { self.params(target, $0) }
+            let params = items.map { params(target, $0) }
             let results: [Result<(name: String, list: ShoppingList?), ListClientError>] =
                 options.json
                 ? try client.batch(Method.self, params).map { $0.map { ($0.name, $0) } }

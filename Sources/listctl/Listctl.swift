@@ -46,6 +46,26 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(help: "Print JSON for scripts instead of text for people.")
     var json = false
 
+    /// The options as plain values (what the commands run on; the quick path makes one too).
+    var connection: Connection { Connection(socket: socket, json: json) }
+
+    var socketPath: String { connection.socketPath }
+
+    func withClient(brief: Bool = false, _ body: (BlockingListClient) throws -> Void) throws {
+        try connection.withClient(brief: brief, body)
+    }
+
+    func report(_ denial: ListDenial) {
+        connection.report(denial)
+    }
+}
+
+/// Where listd is and how to print: `--socket` and `--json` as given, with what every command
+/// does with them (connect, report a failure with listctl's exit status).
+struct Connection {
+    var socket: String?
+    var json: Bool
+
     var socketPath: String {
         ListdPaths.socket(option: socket, environment: ProcessInfo.processInfo.environment)
     }

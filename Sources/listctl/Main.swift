@@ -14,8 +14,7 @@ enum Main {
         setvbuf(stdout, nil, _IOLBF, 0)
         if let quick = QuickCommand.parse(Array(CommandLine.arguments.dropFirst())) {
             do {
-                var command = quick.command
-                try command.run()
+                try quick.run()
             } catch {
                 Listctl.exit(withError: error)
             }

@@ -4,7 +4,6 @@
 // else — help, `--`, `-` for stdin, an option of another command, a missing or extra word — goes
 // to argument-parser, which parses it (or explains the mistake) as ever. QuickCommandTests checks
 // that the two read every form this takes alike.
-import ArgumentParser
 
 /// A command read from the words of the command line, when it is one of the plain forms.
 enum QuickCommand: Equatable {
@@ -87,31 +86,19 @@ enum QuickCommand: Equatable {
         return (String(word[..<equals]), String(word[word.index(after: equals)...]))
     }
 
-    /// The command as argument-parser would have made it: the same `run` runs.
-    var command: any ParsableCommand {
+    /// Runs the command, as argument-parser's would (the same code, on the same values).
+    func run() throws {
         switch self {
         case .show(let list, let socket, let json):
-            var show = Listctl.Show()
-            show.options = ConnectionOptions(socket: socket, json: json)
-            show.list = list
-            return show
+            try Listctl.Show.show(list, on: Connection(socket: socket, json: json))
         case .add(let list, let items, let section, let amount, let socket, let json):
-            var add = Listctl.Add()
-            add.options = ConnectionOptions(socket: socket, json: json)
-            add.section = section
-            add.amount = amount
-            add.list = list
-            add.items = items
-            return add
+            try Listctl.Add.runBatch(
+                list: list,
+                items: items,
+                on: Connection(socket: socket, json: json),
+                params: { Listctl.Add.params($0, $1, section: section, amount: amount) },
+                spoken: { Listctl.Add.spoken($0, amount: amount) }
+            )
         }
-    }
-}
-
-extension ConnectionOptions {
-    /// The options as given (the quick path's; argument-parser fills them itself).
-    init(socket: String?, json: Bool) {
-        self.init()
-        self.socket = socket
-        self.json = json
     }
 }

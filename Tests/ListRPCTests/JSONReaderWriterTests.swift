@@ -221,6 +221,37 @@ private struct SplitMix: RandomNumberGenerator {
         }
     }
 
+    /// The requests a one-shot client sends, written directly and through Codable: the same bytes,
+    /// with every optional field present and absent.
+    @Test func requestsWrittenDirectlyAreWhatCodableWrites() throws {
+        func same(_ params: some Encodable & JSONDirectlyWritable) throws {
+            var direct: [UInt8] = []
+            params.writeJSON(into: &direct)
+            let sink = JSONWriter.Sink()
+            sink.writesDirectly = false
+            try params.encode(to: JSONWriter.StreamEncoder(sink: sink, codingPath: []))
+            sink.close(downTo: 0)
+            #expect(String(decoding: direct, as: UTF8.self) == String(decoding: sink.bytes, as: UTF8.self))
+            #expect(try JSONSerialization.jsonObject(with: Data(direct)) is [String: Any], "an object")
+        }
+        let lists: [ListReference] = [.id(7), .name("Groceries"), .name("“a\"b”/\u{1}"), .name("42")]
+        for list in lists {
+            try same(GetList.Params(list: list))
+            try same(AddItemParams(list: list, item: "milk"))
+            try same(AddItemParams(list: list, item: "rice \"x\"", section: "", quantity: "2 kg", ifRevision: 12))
+            try same(AddItemParams(list: list, item: "eggs", section: "Dairy"))
+            try same(ListItemParams(list: list, item: "🥛 oat"))
+            try same(ListItemParams(list: list, item: "milk", ifRevision: 3))
+        }
+        try same(Hello.Params(name: nil))
+        try same(Hello.Params(name: "listctl", brief: true))
+        try same(Hello.Params(name: "a\"b", brief: false))
+        try same(Hello.Params(name: nil, brief: true))
+        // And a whole request, as the client sends it.
+        let line = try RPCEncoding.requestBytes(id: .number(3), method: "addItem", params: AddItemParams(list: .id(1), item: "x"))
+        #expect(String(decoding: line, as: UTF8.self) == #"{"jsonrpc":"2.0","id":3,"method":"addItem","params":{"list":1,"item":"x"}}"#)
+    }
+
     @Test func controlCharactersAndQuotesAreEscapedAndSlashesAreNot() {
         #expect(written(.string("a\"b\\c/d\n\u{1}")) == #""a\"b\\c/d\n\u0001""#)
         #expect(written(.object(["b": .integer(1), "a": .null])) == #"{"a":null,"b":1}"#)

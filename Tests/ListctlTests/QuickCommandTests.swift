@@ -82,21 +82,4 @@ private func parsedByArgumentParser(_ arguments: [String]) -> QuickCommand? {
     func aFormItDoesNotReadGoesToArgumentParser(_ arguments: [String]) {
         #expect(QuickCommand.parse(arguments) == nil, "\(arguments)")
     }
-
-    @Test func theCommandItMakesCarriesWhatItRead() throws {
-        let show = try #require(QuickCommand.parse(["show", "Groceries", "--socket", "/s", "--json"])?.command as? Listctl.Show)
-        #expect(show.list == "Groceries")
-        #expect(show.options.socket == "/s")
-        #expect(show.options.json)
-        let add = try #require(
-            QuickCommand.parse(["add", "Groceries", "milk", "eggs", "--section", "Dairy", "--amount", "1"])?.command
-                as? Listctl.Add
-        )
-        #expect(add.list == "Groceries")
-        #expect(add.items == ["milk", "eggs"])
-        #expect(add.section == "Dairy")
-        #expect(add.amount == "1")
-        #expect(add.options.socket == nil)
-        #expect(!add.options.json)
-    }
 }
