@@ -3,7 +3,10 @@
 /// coding path of the offending value, as Foundation's are, so they name the field.
 public enum JSONValueDecoder {
     public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        try T(from: ValueDecoder(value: value, codingPath: []))
+        if let direct = T.self as? any JSONDirectlyReadable.Type, let read = direct.init(directly: value) as? T {
+            return read
+        }
+        return try T(from: ValueDecoder(value: value, codingPath: []))
     }
 }
 

@@ -6,7 +6,13 @@ public enum ListdPaths {
     /// variables; otherwise `/tmp/listd-UID/listd.sock` (the spec's advice when the runtime
     /// directory is unset: a private replacement).
     public static func defaultSocket(environment: [String: String]) -> String {
-        if let runtime = nonEmpty(environment["XDG_RUNTIME_DIR"]) {
+        defaultSocket { environment[$0] }
+    }
+
+    /// The same, with each variable looked up as it is needed (`getenv`: a one-shot client
+    /// need not copy the whole environment).
+    public static func defaultSocket(variable: (String) -> String?) -> String {
+        if let runtime = nonEmpty(variable("XDG_RUNTIME_DIR")) {
             return runtime + "/listd/listd.sock"
         }
         if getuid() == 0 { return "/run/listd/listd.sock" }
@@ -26,7 +32,11 @@ public enum ListdPaths {
 
     /// The socket from `--socket`, else `LISTD_SOCKET`, else the default.
     public static func socket(option: String?, environment: [String: String]) -> String {
-        option ?? nonEmpty(environment["LISTD_SOCKET"]) ?? defaultSocket(environment: environment)
+        socket(option: option) { environment[$0] }
+    }
+
+    public static func socket(option: String?, variable: (String) -> String?) -> String {
+        option ?? nonEmpty(variable("LISTD_SOCKET")) ?? defaultSocket(variable: variable)
     }
 
     /// The list file from `--file`, else `LISTD_FILE`, else the default.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import ListClientCore
 import ListModel
 import ListRPC
@@ -67,7 +68,9 @@ struct Connection {
     var json: Bool
 
     var socketPath: String {
-        ListdPaths.socket(option: socket, environment: ProcessInfo.processInfo.environment)
+        // Each variable read with getenv: Foundation's ProcessInfo copies the whole environment,
+        // which costs a one-shot process more than its request.
+        ListdPaths.socket(option: socket) { name in getenv(name).map { String(cString: $0) } }
     }
 
     /// Connects, runs `body`, and turns connection and protocol failures into listctl's exit

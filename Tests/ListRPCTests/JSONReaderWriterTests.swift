@@ -321,6 +321,49 @@ private struct SplitMix: RandomNumberGenerator {
         }
     }
 
+    /// A list and a list's summary read by hand are what Codable reads, and whatever the hand
+    /// reader does not take (nil) Codable decides: the outcome is Foundation's in every case.
+    @Test func listsReadDirectlyAreWhatCodableReads() throws {
+        let base = #""id":3,"name":"G \"1\"","edited":"2026-11-26T19:06:39.951Z","revision":9"#
+        let lists = [
+            "{\(base),\"items\":[]}",
+            "{\(base),\"items\":[\"milk\",\"eggs\",\"🥛\"],\"checked\":[\"eggs\",\"gone\"],\"sections\":[{\"name\":\"Dairy\",\"items\":[\"eggs\",\"🥛\"]}],\"quantities\":{\"milk\":\"2 l\",\"gone\":\"1\"}}",
+            "{\(base),\"items\":[\"a\"],\"checked\":null,\"sections\":null,\"quantities\":null}",
+            "{\(base),\"items\":[\"a\",\"b\"],\"sections\":[{\"name\":\"S\",\"items\":[\"b\"]}]}",
+            "{\(base),\"items\":[\"a\"],\"sections\":[{\"name\":\"\",\"items\":[]},{\"name\":\"T\",\"items\":[\"a\"]}]}",
+            "{\(base),\"items\":[\"a\"],\"extra\":{\"x\":1}}",
+            // Sections that are not the list's last items: Codable's error.
+            "{\(base),\"items\":[\"a\",\"b\"],\"sections\":[{\"name\":\"S\",\"items\":[\"a\"]}]}",
+            "{\(base),\"items\":[1]}",
+            "{\(base),\"items\":[\"a\"],\"checked\":\"a\"}",
+            "{\(base),\"items\":[\"a\"],\"quantities\":{\"a\":2}}",
+            #"{"id":1.5,"name":"G","edited":"2026-11-26T19:06:39.951Z","revision":1,"items":[]}"#,
+            #"{"id":1,"name":"G","edited":"yesterday","revision":1,"items":[]}"#,
+            #"{"id":1,"name":"G","revision":1,"items":[]}"#,
+            #"{"id":1,"name":"G","edited":"2026-11-26T19:06:39.951Z","revision":1}"#,
+            #"[1]"#,
+        ]
+        for text in lists {
+            // (A fraction for an integer differs on purpose: below.)
+            if !text.hasPrefix(#"{"id":1.5"#) { try agree(ShoppingList.self, text) }
+            let value = try #require(Array(text.utf8).withUnsafeBufferPointer { try? JSONReader.read($0) })
+            if let direct = ShoppingList(directly: value) {
+                #expect(direct == (try JSONDecoder().decode(ShoppingList.self, from: Data(text.utf8))), "\(text)")
+            }
+        }
+        let taken = lists.filter { text in
+            (Array(text.utf8).withUnsafeBufferPointer { try? JSONReader.read($0) }).flatMap(ShoppingList.init(directly:)) != nil
+        }
+        #expect(taken == Array(lists.prefix(6)), "the well-formed lists are read by hand")
+        for text in [
+            "{\(base)}", #"{"id":1,"name":"G","revision":1}"#, #"{"id":"1","name":"G","revision":1,"edited":"2026-11-26T19:06:39.951Z"}"#,
+        ] {
+            try agree(ListSummary.self, text)
+        }
+        let summary = try #require(Array("{\(base)}".utf8).withUnsafeBufferPointer { try? JSONReader.read($0) })
+        #expect(ListSummary(directly: summary) == ListSummary(id: 3, name: "G \"1\"", revision: 9, edited: try #require(Timestamp(rfc3339: "2026-11-26T19:06:39.951Z"))))
+    }
+
     /// Where they differ, on purpose: a fraction for an integer field names the field (Foundation
     /// reports a corrupted document with no path, which became a message naming nothing).
     @Test func aFractionForAnIntegerNamesTheField() {
