@@ -55,6 +55,8 @@ public struct ListFileReading: Sendable {
         var usedNames: [String: String] = [:]
         // The current section's items by key: a duplicate is found without scanning them all.
         var itemsByKey: [String: String] = [:]
+        // Room for every line at once: no rehash of a long list's keys as it grows.
+        itemsByKey.reserveCapacity(document.lines.count)
         var rejectedHeading: Int?
         // A `##` line of the current list not taken: its items are not taken either.
         var rejectedSection: Int?
@@ -96,7 +98,7 @@ public struct ListFileReading: Sendable {
                     } else {
                         usedNames[ListText.key(name)] = name
                         sections.append(Section(headingLine: index, name: name, id: heading.id, items: []))
-                        itemsByKey = [:]
+                        itemsByKey.removeAll(keepingCapacity: true)
                         rejectedHeading = nil
                         rejectedSection = nil
                         sectionKeys = []

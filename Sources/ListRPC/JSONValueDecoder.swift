@@ -93,6 +93,10 @@ extension JSONValueDecoder {
                 try integer(type, from: value, at: path) as! T
             }
             return try decodeInteger(integerType)
+        case let direct as any JSONDirectlyReadable.Type:
+            // A list inside a snapshot or a reply: read by hand when it is as listd writes it.
+            if let read = direct.init(directly: value) as? T { return read }
+            return try T(from: ValueDecoder(value: value, codingPath: path))
         default: return try T(from: ValueDecoder(value: value, codingPath: path))
         }
     }

@@ -87,8 +87,8 @@ func measureDurableEdits() throws {
             "edits/s",
             listd: long,
             baseline: short,
-            target: "≥ 0.8× the 10-item list",
-            met: long.median >= 0.8 * short.median
+            target: "≥ 0.9× the 10-item list (issue 38)",
+            met: long.median >= 0.9 * short.median
         )
     }
     do {
