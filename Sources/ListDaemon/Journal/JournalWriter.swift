@@ -1,6 +1,6 @@
-// The journal off the owner's path: the owner hands over each pass's entries once, at the end of
-// the pass (after its replies are written), and they are formatted and written here, on a thread
-// of their own, together — one write(2) for stderr's lines (`StderrLines.batch`); journald takes
+// The journal off the owner's path: the owner hands over its passes' entries together, at most
+// every 10 ms (after their replies are written), and they are formatted and written here, on a
+// thread of their own — one write(2) for stderr's lines (`StderrLines.batch`); journald takes
 // one datagram per entry.
 import Logging
 import NIOCore

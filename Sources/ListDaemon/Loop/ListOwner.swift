@@ -60,6 +60,10 @@ public final class ListOwner: Service, @unchecked Sendable {
     /// Client edits the rules denied wait for a fetch (`CoreAction.catchUp`).
     var catchUpDue = false
     var journalDue: [JournalEntry] = []
+    /// A task will hand `journalDue` to the journal's thread.
+    private var journalHandOverArmed = false
+    /// How long a journal line may wait for others to go with it.
+    static let journalLag: TimeAmount = .milliseconds(10)
     var statusDue = false
     /// When the status line was last told, and whether a task will tell the next one.
     private var statusToldAt: NIODeadline?
@@ -290,7 +294,10 @@ public final class ListOwner: Service, @unchecked Sendable {
         try? await quiet.get()
         try? await loop.flatSubmit { self.writeFileNow() }.get()
         // What the stop journalled is written before listd exits.
-        try? await loop.flatSubmit { self.journal.written(on: self.loop) }.get()
+        try? await loop.flatSubmit {
+            self.handJournalOver()
+            return self.journal.written(on: self.loop)
+        }.get()
     }
 
     /// Completes once `condition` holds of the core (checked at the end of every pass: the core
@@ -383,13 +390,14 @@ public final class ListOwner: Service, @unchecked Sendable {
             }
         }
         inPass = false
-        if !journalDue.isEmpty {
-            // After the replies: each outbox hands its bytes to its socket in a task queued
-            // during this pass, and this one runs after them. The lines are formatted and
-            // written on the journal's thread, together.
-            let entries = journalDue
-            journalDue = []
-            loop.execute { [journal] in journal.write(entries) }
+        if !journalDue.isEmpty, !journalHandOverArmed {
+            // After the replies (each outbox hands its bytes to its socket in a task queued
+            // during the pass), and at most every `journalLag`: the journal's thread is woken
+            // once for the passes of that time, not once per pass (a wake-up per edit cost a
+            // lone client's edits a tenth of listd's CPU). The lines are formatted and written
+            // there, together.
+            journalHandOverArmed = true
+            loop.scheduleTask(in: Self.journalLag) { self.handJournalOver() }
         }
         if statusDue {
             statusDue = false
@@ -404,6 +412,15 @@ public final class ListOwner: Service, @unchecked Sendable {
         }
         if core.hasCommitDue { schedulePass() }
         fetchRemoteIfDue()
+    }
+
+    /// Hands what the journal is owed to its thread.
+    private func handJournalOver() {
+        journalHandOverArmed = false
+        guard !journalDue.isEmpty else { return }
+        let entries = journalDue
+        journalDue = []
+        journal.write(entries)
     }
 
     /// Tells the status observer the summary, at most once a second.
