@@ -103,9 +103,14 @@ private final class JournalRecorder: @unchecked Sendable {
 }
 
 /// Returns once every task queued on the owner's loop before this call has run (the outboxes'
-/// hand-overs and the journal's task among them).
+/// hand-overs), the journal's hand-over armed by then has run (it waits `ListOwner.journalLag`;
+/// tasks due at the same time run in the order they were scheduled), and the journal's thread
+/// has written what it was handed.
 private func fence(_ parts: ListdParts) async throws {
-    for _ in 0..<3 { try await parts.owner.loop.submit {}.get() }
+    let owner = parts.owner
+    for _ in 0..<3 { try await owner.loop.submit {}.get() }
+    try await owner.loop.flatScheduleTask(in: ListOwner.journalLag) { owner.journal.written(on: owner.loop) }
+        .futureResult.get()
 }
 
 private func parts(_ persistence: HeldPersistence, recorder: JournalRecorder) async throws -> ListdParts {

@@ -14,6 +14,18 @@ private func written(_ value: JSONValue) -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
+/// `value` written by hand and through Codable's generic containers (with nothing inside it
+/// written by hand either), as text: the two must be the same.
+private func writtenBothWays(_ value: some Encodable & JSONDirectlyWritable) throws -> (direct: String, codable: String) {
+    var direct: [UInt8] = []
+    value.writeJSON(into: &direct)
+    let sink = JSONWriter.Sink()
+    sink.writesDirectly = false
+    try value.encode(to: JSONWriter.StreamEncoder(sink: sink, codingPath: []))
+    sink.close(downTo: 0)
+    return (String(decoding: direct, as: UTF8.self), String(decoding: sink.bytes, as: UTF8.self))
+}
+
 /// A JSON value made from `seed`, up to `depth` levels deep, with strings that need escaping.
 private func randomValue(_ generator: inout some RandomNumberGenerator, depth: Int = 4) -> JSONValue {
     let strings = [
@@ -154,13 +166,9 @@ private struct SplitMix: RandomNumberGenerator {
             ),
         ]
         for list in lists {
-            var direct: [UInt8] = []
-            list.writeJSON(into: &direct)
-            let sink = JSONWriter.Sink()
-            try list.encode(to: JSONWriter.StreamEncoder(sink: sink, codingPath: []))
-            sink.close(downTo: 0)
-            #expect(String(decoding: direct, as: UTF8.self) == String(decoding: sink.bytes, as: UTF8.self))
-            #expect(try JSONDecoder().decode(ShoppingList.self, from: Data(direct)) == list)
+            let written = try writtenBothWays(list)
+            #expect(written.direct == written.codable)
+            #expect(try JSONDecoder().decode(ShoppingList.self, from: Data(written.direct.utf8)) == list)
         }
     }
 
@@ -190,14 +198,9 @@ private struct SplitMix: RandomNumberGenerator {
         changes.append(try #require(try book.apply(.renameList(.id(1), to: "H"), at: at, origin: .file)))
         for change in changes {
             let params = ListChangeParams(change)
-            var direct: [UInt8] = []
-            params.writeJSON(into: &direct)
-            let sink = JSONWriter.Sink()
-            sink.writesDirectly = false
-            try params.encode(to: JSONWriter.StreamEncoder(sink: sink, codingPath: []))
-            sink.close(downTo: 0)
-            #expect(String(decoding: direct, as: UTF8.self) == String(decoding: sink.bytes, as: UTF8.self))
-            #expect(try JSONDecoder().decode(ListChangeParams.self, from: Data(direct)) == params)
+            let written = try writtenBothWays(params)
+            #expect(written.direct == written.codable)
+            #expect(try JSONDecoder().decode(ListChangeParams.self, from: Data(written.direct.utf8)) == params)
             // The notification and a reply around it are JSON-RPC as Foundation reads it.
             let line = try RPCEncoding.requestBytes(id: nil, method: "didUpdateShoppingList", params: params)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
@@ -225,14 +228,9 @@ private struct SplitMix: RandomNumberGenerator {
     /// with every optional field present and absent.
     @Test func requestsWrittenDirectlyAreWhatCodableWrites() throws {
         func same(_ params: some Encodable & JSONDirectlyWritable) throws {
-            var direct: [UInt8] = []
-            params.writeJSON(into: &direct)
-            let sink = JSONWriter.Sink()
-            sink.writesDirectly = false
-            try params.encode(to: JSONWriter.StreamEncoder(sink: sink, codingPath: []))
-            sink.close(downTo: 0)
-            #expect(String(decoding: direct, as: UTF8.self) == String(decoding: sink.bytes, as: UTF8.self))
-            #expect(try JSONSerialization.jsonObject(with: Data(direct)) is [String: Any], "an object")
+            let written = try writtenBothWays(params)
+            #expect(written.direct == written.codable)
+            #expect(try JSONSerialization.jsonObject(with: Data(written.direct.utf8)) is [String: Any], "an object")
         }
         let lists: [ListReference] = [.id(7), .name("Groceries"), .name("“a\"b”/\u{1}"), .name("42")]
         for list in lists {
