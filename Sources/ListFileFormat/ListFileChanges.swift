@@ -87,7 +87,7 @@ extension ListFileReading {
             // what was added, removed or edited. A line now under another section is moved, in
             // one change with its new section.
             let (moves, reordered) = ItemAlignment.moves(
-                old: old.items,
+                old: Array(old.items),
                 new: newItems,
                 mustMove: itemsChangingSection(section, from: old, after: structure.map(\.edit), in: known)
             )

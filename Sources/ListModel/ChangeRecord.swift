@@ -92,7 +92,7 @@ public struct ChangeRecord: Hashable, Sendable {
             operation = .create(
                 id: list.id,
                 name: list.name,
-                items: list.items,
+                items: Array(list.items),
                 checked: list.checkedItems,
                 sections: list.sections,
                 quantities: list.quantities

@@ -15,7 +15,7 @@ public enum ItemAlignment {
     }
 
     /// Steps in order of position: walking them reproduces `new` from `old`.
-    public static func align(old: [String], new: [String]) -> [Step] {
+    public static func align(old: some Collection<String>, new: some Collection<String>) -> [Step] {
         let oldKeys = old.map(ListText.key)
         let newKeys = new.map(ListText.key)
         let anchors = longestCommonSubsequence(oldKeys, newKeys)
@@ -92,7 +92,11 @@ public enum ItemAlignment {
     /// Moves `elements[index]` to right after `elements[anchor]` (to the front when nil).
     /// - Returns: where it is now.
     @discardableResult
-    public static func move<Element>(_ elements: inout [Element], from index: Int, toFollow anchor: Int?) -> Int {
+    public static func move<Elements: RangeReplaceableCollection>(
+        _ elements: inout Elements,
+        from index: Int,
+        toFollow anchor: Int?
+    ) -> Int where Elements.Index == Int {
         let element = elements.remove(at: index)
         let destination = anchor.map { $0 < index ? $0 + 1 : $0 } ?? 0
         elements.insert(element, at: destination)

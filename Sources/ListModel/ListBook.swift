@@ -494,7 +494,7 @@ public struct ListBook: Hashable, Sendable {
                     operation: .create(
                         id: list.id,
                         name: list.name,
-                        items: list.items,
+                        items: Array(list.items),
                         checked: list.checkedItems,
                         sections: list.sections,
                         quantities: list.quantities

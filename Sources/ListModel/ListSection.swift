@@ -174,7 +174,7 @@ extension ShoppingList {
     }
 
     /// The sections with their items, in order: what the protocol's `sections` says.
-    public var sectionsWithItems: [(name: String, items: ArraySlice<String>)] {
+    public var sectionsWithItems: [(name: String, items: Slice<ItemList>)] {
         var start = unsectionedCount
         return sections.map { section in
             defer { start += section.count }

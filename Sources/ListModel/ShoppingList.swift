@@ -12,8 +12,9 @@ public struct ShoppingList: Hashable, Sendable {
     public var edited: Timestamp
     /// The revision of the list's last change.
     public var revision: Revision
-    /// Every item, checked or not, in list order.
-    public var items: [String]
+    /// Every item, checked or not, in list order (in chunks that copies of the list share:
+    /// `ItemList`).
+    public var items: ItemList
     /// The items ticked off, by their exact text (always some of `items`): a set, so that a
     /// check or a lookup never scans the list. `checkedItems` gives them in list order.
     public var checked: Set<String>
@@ -30,7 +31,7 @@ public struct ShoppingList: Hashable, Sendable {
         name: String,
         edited: Timestamp,
         revision: Revision,
-        items: [String],
+        items: some Sequence<String>,
         checked: Set<String> = [],
         sections: [ListSection] = [],
         quantities: [String: String] = [:],
@@ -40,7 +41,7 @@ public struct ShoppingList: Hashable, Sendable {
         self.name = name
         self.edited = edited
         self.revision = revision
-        self.items = items
+        self.items = (items as? ItemList) ?? ItemList(items)
         self.checked = checked
         self.sections = sections
         self.quantities = quantities
@@ -58,7 +59,7 @@ public struct ShoppingList: Hashable, Sendable {
 
     /// The checked items in list order (what the protocol's `checked` says).
     public var checkedItems: [String] {
-        checked.isEmpty ? [] : items.filter(checked.contains)
+        checked.isEmpty ? [] : Array(items.lazy.filter(checked.contains))
     }
 
     /// Whether the item with this exact text is checked.
@@ -86,7 +87,7 @@ extension ShoppingList: Codable {
         name = try container.decode(String.self, forKey: .name)
         edited = try container.decode(Timestamp.self, forKey: .edited)
         revision = try container.decode(Revision.self, forKey: .revision)
-        items = try container.decode([String].self, forKey: .items)
+        items = try container.decode(ItemList.self, forKey: .items)
         // Absent from what listd wrote before items could be checked, or had sections and amounts.
         let checkedItems = try container.decodeIfPresent([String].self, forKey: .checked) ?? []
         checked = Set(checkedItems).intersection(items)

@@ -133,7 +133,7 @@ import Testing
             #expect(change?.revision == confirmedEdit.revision)
         }
         let finalLists = try #require(try setup.result("getLists")["lists"] as? [[String: Any]])
-        #expect(finalLists.map { $0["items"] as? [String] ?? [] } == book.lists.map(\.items))
+        #expect(finalLists.map { $0["items"] as? [String] ?? [] } == book.lists.map { Array($0.items) })
 
         // And against the rules written out here, not ListBook's: each confirmed edit was allowed
         // on its list as it stood (an add of an item not there, a remove of one there, a replace

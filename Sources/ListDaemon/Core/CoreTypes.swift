@@ -195,7 +195,7 @@ extension DelegateQuestionParams {
             break
         case .restoreList(let restored):
             self.name = restored.name
-            self.items = restored.items
+            self.items = Array(restored.items)
         case .addItem(let item, _, _, let section, let quantity):
             self.item = ListText.trimmed(item)
             self.section = section.map(ListText.trimmed)

@@ -25,7 +25,7 @@ public enum ClearChecked: RPCMethod {
         public var name: String
         public var edited: Timestamp
         public var revision: Revision
-        public var items: [String]
+        public var items: ItemList
         public var checked: [String]
         /// The items this clear took off, in list order (none when nothing was checked).
         public var cleared: [String]
