@@ -17,6 +17,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // A list's checked items and amounts as persistent hash trees, which copies share.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -31,7 +33,11 @@ let package = Package(
     ],
     targets: [
         // Values and rules. No I/O: every confirm/deny decision is made here.
-        .target(name: "ListModel", swiftSettings: swiftSettings),
+        .target(
+            name: "ListModel",
+            dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")],
+            swiftSettings: swiftSettings
+        ),
         // The hand-editable Markdown list file <-> ListBook, on strings only.
         .target(name: "ListFileFormat", dependencies: ["ListModel"], swiftSettings: swiftSettings),
         // JSON-RPC 2.0 envelope, methods, notifications and error codes.

@@ -278,9 +278,9 @@ public struct ListFileReading: Sendable {
                     edited: edited,
                     revision: listRevision,
                     items: sections[index].items.map(\.text),
-                    checked: Set(sections[index].items.filter(\.checked).map(\.text)),
+                    checked: .init(sections[index].items.lazy.filter(\.checked).map(\.text)),
                     sections: sections[index].listSections,
-                    quantities: sections[index].quantities
+                    quantities: .init(sections[index].quantities)
                 )
             )
         }

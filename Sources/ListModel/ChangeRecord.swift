@@ -1,3 +1,5 @@
+import HashTreeCollections
+
 /// A change as listd keeps it in its history and its change log: what changed, not the whole
 /// list after it. Redone on the lists of the revision before it (`ListBook.redo`), it gives back
 /// the full `ListChange`, so its size depends on the change, never on the list's length.
@@ -95,7 +97,7 @@ public struct ChangeRecord: Hashable, Sendable {
                 items: Array(list.items),
                 checked: list.checkedItems,
                 sections: list.sections,
-                quantities: list.quantities
+                quantities: Dictionary(list.quantities)
             )
         case (.deleted, _):
             operation = .delete(id: list.id)
@@ -175,9 +177,9 @@ extension ListBook {
                 edited: record.time,
                 revision: record.revision,
                 items: items,
-                checked: Set(checked).intersection(items),
+                checked: TreeSet(checked).intersection(items),
                 sections: sections,
-                quantities: quantities.isEmpty ? [:] : quantities.filter { Set(items).contains($0.key) }
+                quantities: quantities.isEmpty ? [:] : TreeDictionary(quantities.filter { Set(items).contains($0.key) })
             )
             lists.append(list)
             revision = record.revision

@@ -497,7 +497,7 @@ public struct ListBook: Hashable, Sendable {
                         items: Array(list.items),
                         checked: list.checkedItems,
                         sections: list.sections,
-                        quantities: list.quantities
+                        quantities: Dictionary(list.quantities)
                     )
                 )
             )

@@ -1,3 +1,5 @@
+import HashTreeCollections
+
 /// A list's stable identity: assigned once, never reused, kept across restarts.
 public typealias ListID = Int
 
@@ -17,14 +19,14 @@ public struct ShoppingList: Hashable, Sendable {
     public var items: ItemList
     /// The items ticked off, by their exact text (always some of `items`): a set, so that a
     /// check or a lookup never scans the list. `checkedItems` gives them in list order.
-    public var checked: Set<String>
+    public var checked: TreeSet<String>
     /// The sections, in order; their items are the last ones of `items` (see `ListSection`).
     public var sections: [ListSection]
     /// How much of an item to buy (`2 l`), by the item's exact text; most items have none.
-    public var quantities: [String: String]
+    public var quantities: TreeDictionary<String, String>
     /// The section each item taken off was last in, by name, keyed by `ListText.key`: an item
     /// added again without a section goes back there.
-    public var lastSections: [String: String]
+    public var lastSections: TreeDictionary<String, String>
 
     public init(
         id: ListID,
@@ -32,10 +34,10 @@ public struct ShoppingList: Hashable, Sendable {
         edited: Timestamp,
         revision: Revision,
         items: some Sequence<String>,
-        checked: Set<String> = [],
+        checked: TreeSet<String> = [],
         sections: [ListSection] = [],
-        quantities: [String: String] = [:],
-        lastSections: [String: String] = [:]
+        quantities: TreeDictionary<String, String> = [:],
+        lastSections: TreeDictionary<String, String> = [:]
     ) {
         self.id = id
         self.name = name
@@ -90,7 +92,7 @@ extension ShoppingList: Codable {
         items = try container.decode(ItemList.self, forKey: .items)
         // Absent from what listd wrote before items could be checked, or had sections and amounts.
         let checkedItems = try container.decodeIfPresent([String].self, forKey: .checked) ?? []
-        checked = Set(checkedItems).intersection(items)
+        checked = TreeSet(checkedItems).intersection(items)
         let entries = try container.decodeIfPresent([SectionEntry].self, forKey: .sections) ?? []
         sections = entries.map { ListSection($0.name, count: $0.items.count) }
         // The sections' items are the list's last ones, in order.
@@ -102,7 +104,7 @@ extension ShoppingList: Codable {
                 debugDescription: "the sections' items are not the list's last items, in order"
             )
         }
-        let amounts = try container.decodeIfPresent([String: String].self, forKey: .quantities) ?? [:]
+        let amounts = try container.decodeIfPresent(TreeDictionary<String, String>.self, forKey: .quantities) ?? [:]
         let listed = amounts.isEmpty ? [] : Set(items)
         quantities = amounts.filter { listed.contains($0.key) }
         lastSections = [:]
@@ -138,5 +140,13 @@ public struct PlacedItem: Hashable, Sendable {
         self.checked = checked
         self.section = section
         self.quantity = quantity
+    }
+}
+
+extension Dictionary {
+    /// A hash tree's pairs as a plain dictionary: for what is written out whole (a record of a
+    /// created list, the snapshot), where nothing shares it.
+    public init(_ tree: TreeDictionary<Key, Value>) {
+        self.init(uniqueKeysWithValues: tree.lazy.map { ($0.key, $0.value) })
     }
 }

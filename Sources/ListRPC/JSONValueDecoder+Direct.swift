@@ -51,7 +51,7 @@ extension ShoppingList: JSONDirectlyReadable {
         case nil, .null?: break
         case let checked?:
             guard let checked = checked.strings else { return nil }
-            self.checked = Set(checked).intersection(items)
+            self.checked = .init(checked).intersection(items)
         }
         switch fields["sections"] {
         case nil, .null?: break

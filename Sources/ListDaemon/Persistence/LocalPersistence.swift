@@ -255,7 +255,7 @@ struct PersistedState: Codable, Sendable {
         listFileLists = shown.lists == book.lists ? nil : shown.lists
         listFileRevision = listFileLists == nil ? nil : shown.revision
         let remembered = book.lists.filter { !$0.lastSections.isEmpty }
-        lastSections = remembered.isEmpty ? nil : Dictionary(uniqueKeysWithValues: remembered.map { ("\($0.id)", $0.lastSections) })
+        lastSections = remembered.isEmpty ? nil : Dictionary(uniqueKeysWithValues: remembered.map { ("\($0.id)", Dictionary($0.lastSections)) })
     }
 
     var book: ListBook { ListBook(lists: remembering(lists), revision: revision, nextID: nextID) }
@@ -264,7 +264,7 @@ struct PersistedState: Codable, Sendable {
     private func remembering(_ lists: [ShoppingList]) -> [ShoppingList] {
         guard let lastSections else { return lists }
         var lists = lists
-        for index in lists.indices { lists[index].lastSections = lastSections["\(lists[index].id)"] ?? [:] }
+        for index in lists.indices { lists[index].lastSections = .init(lastSections["\(lists[index].id)"] ?? [:]) }
         return lists
     }
 

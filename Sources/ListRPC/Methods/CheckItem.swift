@@ -43,7 +43,7 @@ public enum ClearChecked: RPCMethod {
         }
 
         public var list: ShoppingList {
-            ShoppingList(id: id, name: name, edited: edited, revision: revision, items: items, checked: Set(checked))
+            ShoppingList(id: id, name: name, edited: edited, revision: revision, items: items, checked: .init(checked))
         }
     }
 }
