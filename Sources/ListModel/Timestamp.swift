@@ -22,6 +22,15 @@ extension Timestamp: CustomStringConvertible {
     public var description: String { rfc3339 }
 
     public var rfc3339: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        appendRFC3339(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `rfc3339`'s bytes (`2026-11-26T22:44:32.123Z`): a reply carries its list's time,
+    /// and building a string for it cost more than the rest of the list's fields.
+    public func appendRFC3339(to bytes: inout [UInt8]) {
         let millis = millisecondsSinceEpoch
         var days = millis / 86_400_000
         var msOfDay = millis % 86_400_000
@@ -30,12 +39,23 @@ extension Timestamp: CustomStringConvertible {
             days -= 1
         }
         let (year, month, day) = Self.civil(fromDays: days)
-        let hour = msOfDay / 3_600_000
-        let minute = msOfDay / 60_000 % 60
-        let second = msOfDay / 1000 % 60
-        let ms = msOfDay % 1000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
-            + ".\(pad(ms, 3))Z"
+        if year < 0 {
+            bytes.append(UInt8(ascii: "-"))
+        }
+        appendDigits(abs(year), width: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(month, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(day, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendDigits(msOfDay / 3_600_000, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(msOfDay / 60_000 % 60, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(msOfDay / 1000 % 60, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(msOfDay % 1000, width: 3, to: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// Parses the RFC 3339 forms listd writes and common variants a person may type:
@@ -117,9 +137,18 @@ extension Timestamp: CustomStringConvertible {
     }
 }
 
-private func pad(_ value: Int64, _ width: Int) -> String {
-    let digits = String(value)
-    return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+/// `value` (not negative) in decimal, with zeros in front to make `width` digits at least.
+private func appendDigits(_ value: Int64, width: Int, to bytes: inout [UInt8]) {
+    var divisor: Int64 = 1
+    var digits = 1
+    while digits < width || value / divisor >= 10 {
+        divisor *= 10
+        digits += 1
+    }
+    while divisor > 0 {
+        bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+        divisor /= 10
+    }
 }
 
 extension Timestamp: Codable {

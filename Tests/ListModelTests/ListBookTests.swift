@@ -295,6 +295,14 @@ extension ItemRuleTests {
         #expect(Timestamp(rfc3339: "2024-02-29T00:00:00Z")?.rfc3339 == "2024-02-29T00:00:00.000Z")
         #expect(Timestamp(rfc3339: "not a time") == nil)
         #expect(Timestamp(rfc3339: "2026-13-01T00:00:00Z") == nil)
+        #expect(Timestamp.epoch.rfc3339 == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp(millisecondsSinceEpoch: 253_402_300_799_999).rfc3339 == "9999-12-31T23:59:59.999Z")
+        // Any instant from 1970 to 9999, to the millisecond, reads back as itself.
+        for _ in 0..<10_000 {
+            let random = Timestamp(millisecondsSinceEpoch: .random(in: 0...253_402_300_799_999))
+            #expect(random.rfc3339.utf8.count == 24)
+            #expect(Timestamp(rfc3339: random.rfc3339) == random)
+        }
     }
 }
 
