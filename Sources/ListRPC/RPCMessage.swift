@@ -292,6 +292,11 @@ public enum RPCEncoding {
 
     /// A result reply, without the trailing newline (so replies can be joined into a batch).
     public static func result(id: RPCRequestID?, _ result: some Encodable) throws -> Data {
+        Data(try resultBytes(id: id, result))
+    }
+
+    /// `result` as bytes: what listd writes to the wire without a copy into `Data` between.
+    public static func resultBytes(id: RPCRequestID?, _ result: some Encodable) throws -> [UInt8] {
         if let direct = result as? any JSONDirectlyWritable {
             // What ResultEnvelope encodes, without Codable's containers (every edit's reply).
             var bytes = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
@@ -299,14 +304,19 @@ public enum RPCEncoding {
             bytes.append(contentsOf: #","result":"#.utf8)
             direct.writeJSON(into: &bytes)
             bytes.append(UInt8(ascii: "}"))
-            return Data(bytes)
+            return bytes
         }
-        return try json(ResultEnvelope(id: IDField(id: id), result: result))
+        return try JSONWriter.encode(ResultEnvelope(id: IDField(id: id), result: result))
     }
 
     public static func error(id: RPCRequestID?, _ error: RPCError) -> Data {
+        Data(errorBytes(id: id, error))
+    }
+
+    /// `error` as bytes.
+    public static func errorBytes(id: RPCRequestID?, _ error: RPCError) -> [UInt8] {
         // Encoding plain strings and numbers cannot fail.
-        (try? json(ErrorEnvelope(id: IDField(id: id), error: error))) ?? Data()
+        (try? JSONWriter.encode(ErrorEnvelope(id: IDField(id: id), error: error))) ?? []
     }
 
     /// A request (with id) or notification (without).
@@ -336,13 +346,18 @@ public enum RPCEncoding {
 
     /// Joins single replies into one batch reply.
     public static func batch(_ replies: [Data]) -> Data {
-        var data = Data("[".utf8)
+        Data(batchBytes(replies.map(Array.init)))
+    }
+
+    /// `batch` of replies as bytes.
+    public static func batchBytes(_ replies: [[UInt8]]) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
         for (index, reply) in replies.enumerated() {
-            if index > 0 { data.append(UInt8(ascii: ",")) }
-            data.append(reply)
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: reply)
         }
-        data.append(UInt8(ascii: "]"))
-        return data
+        bytes.append(UInt8(ascii: "]"))
+        return bytes
     }
 }
 

@@ -86,7 +86,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard !started, let outbox = session?.outbox else { return }
         started = true
         if let refusal {
-            outbox.sendReply(replyLine(RPCEncoding.error(id: nil, refusal)))
+            outbox.sendReply(replyLine(RPCEncoding.errorBytes(id: nil, refusal)))
             outbox.closeWhenWritten()
             inputClosed = true
         } else {
@@ -133,7 +133,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             let limit = services.configuration.maximumLineLength
             outbox.sendReply(
                 replyLine(
-                    RPCEncoding.error(
+                    RPCEncoding.errorBytes(
                         id: nil,
                         .invalidRequest("a line is longer than \(limit) bytes; closing the connection.")
                     )

@@ -1,4 +1,3 @@
-import Foundation
 import ListModel
 import ListRPC
 import NIOCore
@@ -12,7 +11,7 @@ import NIOCore
 /// callback there: at once, or once an edit is decided. A batch is handled the same way, its
 /// messages in order, and answered by one line.
 struct MethodTable: Sendable {
-    typealias Reply = Result<Data, RPCError>
+    typealias Reply = Result<[UInt8], RPCError>
     typealias Message = Result<RPCMessage, RPCLine.InvalidMessage>
 
     enum Handler: Sendable {
@@ -106,7 +105,7 @@ struct MethodTable: Sendable {
 
     private static func reply<R: Encodable>(id: RPCRequestID?, _ body: () throws(RPCError) -> R) -> Reply {
         do {
-            return .success(try RPCEncoding.result(id: id, try body()))
+            return .success(try RPCEncoding.resultBytes(id: id, try body()))
         } catch let error as RPCError {
             return .failure(error)
         } catch {
@@ -143,7 +142,7 @@ extension MethodTable {
         case .batch(let messages):
             respond(to: messages[...], session: session, answered: []) { replies in
                 // A batch of notifications gets no reply at all, as JSON-RPC says.
-                then(replies.isEmpty ? nil : replyLine(RPCEncoding.batch(replies)))
+                then(replies.isEmpty ? nil : replyLine(RPCEncoding.batchBytes(replies)))
             }
         }
     }
@@ -151,8 +150,8 @@ extension MethodTable {
     private func respond(
         to messages: ArraySlice<Message>,
         session: Session,
-        answered: [Data],
-        then: @escaping ([Data]) -> Void
+        answered: [[UInt8]],
+        then: @escaping ([[UInt8]]) -> Void
     ) {
         guard let first = messages.first else { return then(answered) }
         respond(to: first, session: session) { reply in
@@ -166,10 +165,10 @@ extension MethodTable {
     }
 
     /// The reply to one message (nil when none is due: a notification or a response).
-    private func respond(to message: Message, session: Session, then: @escaping (Data?) -> Void) {
+    private func respond(to message: Message, session: Session, then: @escaping ([UInt8]?) -> Void) {
         switch message {
         case .failure(let invalid):
-            then(RPCEncoding.error(id: invalid.id, invalid.error))
+            then(RPCEncoding.errorBytes(id: invalid.id, invalid.error))
         case .success(.response):
             then(nil)  // answers were taken as they were read
         case .success(.request(let request)):
@@ -182,19 +181,19 @@ extension MethodTable {
         }
     }
 
-    private static func encode(_ reply: Reply, id: RPCRequestID) -> Data {
+    private static func encode(_ reply: Reply, id: RPCRequestID) -> [UInt8] {
         switch reply {
-        case .success(let data): data
-        case .failure(let error): RPCEncoding.error(id: id, error)
+        case .success(let bytes): bytes
+        case .failure(let error): RPCEncoding.errorBytes(id: id, error)
         }
     }
 }
 
 /// A message plus its terminating newline, ready for the wire.
-func replyLine(_ data: Data) -> ByteBuffer {
+func replyLine(_ bytes: [UInt8]) -> ByteBuffer {
     var buffer = ByteBuffer()
-    buffer.reserveCapacity(data.count + 1)
-    buffer.writeBytes(data)
+    buffer.reserveCapacity(bytes.count + 1)
+    buffer.writeBytes(bytes)
     buffer.writeInteger(UInt8(ascii: "\n"))
     return buffer
 }
