@@ -9,7 +9,7 @@ extension ListBook {
         ifRevision: Revision?,
         at time: Timestamp,
         origin: ChangeOrigin
-    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
+    ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
         let list = lists[index]
         guard let position = list.index(ofItem: rawItem) else {
@@ -55,7 +55,7 @@ extension ListBook {
         ifRevision: Revision?,
         at time: Timestamp,
         origin: ChangeOrigin
-    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
+    ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
         let list = lists[index]
         let name = try validSection(rawName)
@@ -82,7 +82,7 @@ extension ListBook {
         ifRevision: Revision?,
         at time: Timestamp,
         origin: ChangeOrigin
-    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
+    ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
         let list = lists[index]
         let name = try validSection(rawName)
@@ -112,7 +112,7 @@ extension ListBook {
         ifRevision: Revision?,
         at time: Timestamp,
         origin: ChangeOrigin
-    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
+    ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
         let list = lists[index]
         let at = try existingSection(rawName, of: list)
@@ -139,7 +139,7 @@ extension ListBook {
         ifRevision: Revision?,
         at time: Timestamp,
         origin: ChangeOrigin
-    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
+    ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
         let list = lists[index]
         let at = try existingSection(rawName, of: list)
@@ -161,7 +161,7 @@ extension ListBook {
         ifRevision: Revision?,
         at time: Timestamp,
         origin: ChangeOrigin
-    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
+    ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
         guard let position = lists[index].index(ofItem: rawItem) else {
             throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
@@ -215,7 +215,7 @@ extension ListBook {
         quantity: String?,
         time: Timestamp,
         origin: ChangeOrigin
-    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
+    ) throws(ListError) -> Applied? {
         let list = lists[index]
         let current = list.section(ofItemAt: position)
         var section = current

@@ -15,6 +15,9 @@ public struct ListBook: Hashable, Sendable {
     /// book's value (`==`, `hash`).
     private var itemKeys: [ListID: ItemKeys] = [:]
 
+    /// A change made, with its record (what `applyRecorded` returns).
+    public typealias Applied = (change: ListChange, record: ChangeRecord)
+
     private struct ItemKeys: Sendable {
         var revision: Revision
         var keys: Set<String>
@@ -39,7 +42,7 @@ public struct ListBook: Hashable, Sendable {
     }
 
     /// Whether the list at `index` has an item whose key is `key`.
-    private mutating func hasItem(withKey key: String, at index: Int) -> Bool {
+    mutating func hasItem(withKey key: String, at index: Int) -> Bool {
         let list = lists[index]
         if itemKeys[list.id]?.revision != list.revision {
             itemKeys[list.id] = ItemKeys(revision: list.revision, keys: Set(list.items.map(ListText.key)))
@@ -48,7 +51,7 @@ public struct ListBook: Hashable, Sendable {
     }
 
     /// After `apply` changed the list at `index`: its keys follow, when they were up to date.
-    private mutating func updateItemKeys(at index: Int, from revision: Revision, removing old: String?, adding new: String?) {
+    mutating func updateItemKeys(at index: Int, from revision: Revision, removing old: String?, adding new: String?) {
         let list = lists[index]
         guard itemKeys[list.id]?.revision == revision else { return }
         itemKeys[list.id]!.revision = list.revision
@@ -132,396 +135,48 @@ public struct ListBook: Hashable, Sendable {
         ifRevision: Revision? = nil,
         at time: Timestamp,
         origin: ChangeOrigin
-    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
+    ) throws(ListError) -> Applied? {
         switch edit {
         case .createList(let rawName, let rawItems):
-            let name = try validName(rawName)
-            if let expected = ifRevision, expected != revision {
-                throw .conflict(list: "The lists", expected: expected, actual: revision)
-            }
-            if let existing = lists.first(where: { ListText.key($0.name) == ListText.key(name) }) {
-                throw .listExists(name: existing.name)
-            }
-            var items: [String] = []
-            var keys: Set<String> = []
-            for rawItem in rawItems {
-                let item = try validItem(rawItem)
-                guard keys.insert(ListText.key(item)).inserted else {
-                    throw .itemExists(item: item, list: name)
-                }
-                items.append(item)
-            }
-            let list = ShoppingList(id: nextID, name: name, edited: time, revision: revision + 1, items: items)
-            nextID += 1
-            lists.append(list)
-            revision += 1
-            return (
-                ListChange(kind: .created, revision: revision, list: list, steps: [], origin: origin),
-                ChangeRecord(
-                    revision: revision,
-                    time: time,
-                    origin: origin,
-                    operation: .create(id: list.id, name: name, items: items)
-                )
-            )
-
+            try createList(rawName, items: rawItems, ifRevision: ifRevision, at: time, origin: origin)
         case .renameList(let reference, let rawName):
-            let index = try position(of: reference)
-            let name = try validName(rawName)
-            try check(ifRevision, against: lists[index])
-            if let other = lists.first(where: {
-                $0.id != lists[index].id && ListText.key($0.name) == ListText.key(name)
-            }) {
-                throw .listExists(name: other.name)
-            }
-            let old = lists[index].name
-            if old == name { return nil }
-            return commit(
-                .renamed,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: [.rename(from: old, to: name)],
-                operation: .rename(id: lists[index].id, to: name)
-            ) {
-                $0.name = name
-            }
-
+            try renameList(reference, to: rawName, ifRevision: ifRevision, at: time, origin: origin)
         case .deleteList(let reference):
-            let index = try position(of: reference)
-            try check(ifRevision, against: lists[index])
-            let removed = lists.remove(at: index)
-            revision += 1
-            return (
-                ListChange(kind: .deleted, revision: revision, list: removed, steps: [], origin: origin),
-                ChangeRecord(revision: revision, time: removed.edited, origin: origin, operation: .delete(id: removed.id))
-            )
-
-        case .addItem(let rawItem, let reference, let insertionIndex, let rawSection, let rawQuantity):
-            let index = try position(of: reference)
-            let item = try validItem(rawItem)
-            let quantity = try rawQuantity.map { raw throws(ListError) in try validQuantity(raw) }
-            try check(ifRevision, against: lists[index])
-            if hasItem(withKey: ListText.key(item), at: index), let existing = lists[index].index(ofItem: item) {
-                let list = lists[index]
-                let text = list.items[existing]
-                guard list.isChecked(text) else {
-                    throw .itemExists(
-                        item: text,
-                        list: list.name,
-                        section: list.section(ofItemAt: existing).map { list.sections[$0].name },
-                        quantity: quantity,
-                        has: list.quantities[text]
-                    )
-                }
-                // Ticked off and added again: it is needed again; into the section and with the
-                // amount the add names, when it names them, in the same change.
-                if rawSection != nil || quantity != nil {
-                    return try restateItem(
-                        at: existing,
-                        ofListAt: index,
-                        section: rawSection,
-                        checked: false,
-                        quantity: quantity ?? list.quantities[text],
-                        time: time,
-                        origin: origin
-                    )
-                }
-                return commit(
-                    .updated,
-                    at: index,
-                    time: time,
-                    origin: origin,
-                    steps: [.uncheck(item: text)],
-                    operation: .uncheck(id: lists[index].id, at: existing)
-                ) {
-                    $0.checked.remove(text)
-                }
-            }
-            // Decided on the list passed borrowed, so that no copy of it outlives the decision: one
-            // held across the insertion below would make it copy every item (a 10,000-line paste
-            // became quadratic).
-            let (section, newSection, at) = try placement(of: item, in: lists[index], at: insertionIndex, section: rawSection)
-            let before = lists[index].revision
-            defer { updateItemKeys(at: index, from: before, removing: nil, adding: item) }
-            let steps: [ListChange.Step] = (newSection.map { [.addSection(section: $0)] } ?? []) + [.add(item: item)]
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: steps,
-                operation: .add(id: lists[index].id, item: item, at: at, section: section, newSection: newSection, quantity: quantity)
-            ) {
-                if let newSection { $0.insertSection(newSection, at: $0.sections.count) }
-                $0.insertItem(item, at: at, section: section)
-                if let quantity { $0.quantities[item] = quantity }
-            }
-
-        case .replaceItem(let rawItem, let rawReplacement, let reference):
-            let index = try position(of: reference)
-            // No copy of the list: it would make the change below copy the items.
-            guard let position = lists[index].index(ofItem: rawItem) else {
-                throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
-            }
-            let replacement = try validItem(rawReplacement)
-            try check(ifRevision, against: lists[index])
-            if let clash = lists[index].index(ofItem: replacement), clash != position {
-                throw .itemExists(item: lists[index].items[clash], list: lists[index].name)
-            }
-            let old = lists[index].items[position]
-            if old == replacement { return nil }
-            let before = lists[index].revision
-            defer { updateItemKeys(at: index, from: before, removing: old, adding: replacement) }
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: [.replace(item: old, with: replacement)],
-                operation: .replace(id: lists[index].id, at: position, with: replacement)
-            ) {
-                $0.replaceItem(at: position, with: replacement)
-            }
-
-        case .removeItem(let rawItem, let reference):
-            let index = try position(of: reference)
-            // No copy of the list: it would make the change below copy the items.
-            guard let position = lists[index].index(ofItem: rawItem) else {
-                throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
-            }
-            try check(ifRevision, against: lists[index])
-            let old = lists[index].items[position]
-            let before = lists[index].revision
-            defer { updateItemKeys(at: index, from: before, removing: old, adding: nil) }
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: [.remove(item: old)],
-                operation: .remove(id: lists[index].id, at: position)
-            ) {
-                $0.removeItem(at: position)
-            }
-
-        case .moveItem(let rawItem, let reference, let rawAnchor, let wanted):
-            let index = try position(of: reference)
-            let list = lists[index]
-            guard let position = list.index(ofItem: rawItem) else {
-                throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
-            }
-            try check(ifRevision, against: lists[index])
-            var anchor: Int?
-            if let rawAnchor {
-                // Gone meanwhile (a three-way merge with a client's removal): the item stays.
-                guard let found = list.index(ofItem: rawAnchor), found != position else { return nil }
-                anchor = found
-            }
-            var items = list.items
-            let destination = ItemAlignment.move(&items, from: position, toFollow: anchor)
-            // Into the section wanted when it lies between the sections of the items around its
-            // new place (empty sections between them included), else into the section of the
-            // item it now follows (none at the top).
-            var section = anchor.flatMap { list.section(ofItemAt: $0) }
-            if let wanted {
-                let target = ListText.trimmed(wanted).isEmpty ? nil : list.section(named: wanted)
-                let following = destination + 1 < items.count ? list.index(ofItem: items[destination + 1]) : nil
-                let low = section ?? -1
-                let high = following.map { list.section(ofItemAt: $0) ?? -1 } ?? Int.max
-                if ListText.trimmed(wanted).isEmpty || target != nil, low <= (target ?? -1), (target ?? -1) <= high { section = target }
-            }
-            if destination == position, section == list.section(ofItemAt: position) { return nil }
-            let step = ListChange.Step.move(item: list.items[position], to: destination, section: list.sectionName(section))
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: [step],
-                operation: .move(id: list.id, from: position, to: destination, section: section)
-            ) { $0.moveItem(from: position, to: destination, section: section) }
-
-        case .moveItemInto(let rawItem, let reference, let rawSection, let rawBefore):
-            return try moveItem(rawItem, on: reference, into: rawSection, before: rawBefore, ifRevision: ifRevision, at: time, origin: origin)
-
-        case .addSection(let rawName, let reference, let rawBefore):
-            return try addSection(rawName, on: reference, before: rawBefore, ifRevision: ifRevision, at: time, origin: origin)
-
-        case .restoreSection(let rawName, let reference, let rawBefore, let items):
-            return try restoreSection(rawName, on: reference, before: rawBefore, items: items, ifRevision: ifRevision, at: time, origin: origin)
-
-        case .renameSection(let rawName, let reference, let rawNew):
-            return try renameSection(rawName, on: reference, to: rawNew, ifRevision: ifRevision, at: time, origin: origin)
-
-        case .removeSection(let rawName, let reference):
-            return try removeSection(rawName, on: reference, ifRevision: ifRevision, at: time, origin: origin)
-
-        case .setQuantity(let rawItem, let reference, let rawQuantity):
-            return try setQuantity(rawItem, on: reference, to: rawQuantity, ifRevision: ifRevision, at: time, origin: origin)
-
-        case .restoreItem(let placed, let reference):
-            let index = try position(of: reference)
-            guard let position = lists[index].index(ofItem: placed.text) else {
-                throw .itemNotFound(item: ListText.trimmed(placed.text), list: lists[index].name)
-            }
-            try check(ifRevision, against: lists[index])
-            return try restateItem(
-                at: position,
-                ofListAt: index,
-                section: placed.section ?? "",
-                at: placed.at,
-                checked: placed.checked,
-                quantity: placed.quantity,
-                time: time,
-                origin: origin
-            )
-
-        case .checkItem(let rawItem, let reference), .uncheckItem(let rawItem, let reference):
-            let index = try position(of: reference)
-            guard let position = lists[index].index(ofItem: rawItem) else {
-                throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
-            }
-            try check(ifRevision, against: lists[index])
-            let item = lists[index].items[position]
-            let checking = if case .checkItem = edit { true } else { false }
-            if lists[index].isChecked(item) == checking { return nil }
-            let id = lists[index].id
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: [checking ? .check(item: item) : .uncheck(item: item)],
-                operation: checking ? .check(id: id, at: position) : .uncheck(id: id, at: position)
-            ) {
-                if checking { $0.checked.insert(item) } else { $0.checked.remove(item) }
-            }
-
-        case .clearChecked(let reference, let keeping):
-            let index = try position(of: reference)
-            try check(ifRevision, against: lists[index])
-            let list = lists[index]
-            let cleared = list.checked.isEmpty ? [] : list.items.indices.compactMap { at -> PlacedItem? in
-                let item = list.items[at]
-                guard list.checked.contains(item), !keeping.contains(ListText.key(item)) else { return nil }
-                return list.placed(at: at)
-            }
-            return try removeAll(cleared, at: index, time: time, origin: origin)
-
-        case .removeItems(let rawItems, let reference):
-            let index = try position(of: reference)
-            try check(ifRevision, against: lists[index])
-            let list = lists[index]
-            var positions: Set<Int> = []
-            for rawItem in rawItems {
-                guard let at = list.index(ofItem: rawItem) else {
-                    throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
-                }
-                positions.insert(at)
-            }
-            let removed = positions.sorted().map { list.placed(at: $0) }
-            return try removeAll(removed, at: index, time: time, origin: origin)
-
-        case .restoreItems(let placed, let reference):
-            let index = try position(of: reference)
-            try check(ifRevision, against: lists[index])
-            var keys: Set<String> = []
-            var restored: [PlacedItem] = []
-            var count = lists[index].items.count
-            var list = lists[index]
-            for item in placed.sorted(by: { $0.at < $1.at }) {
-                let text = try validItem(item.text)
-                if let existing = list.index(ofItem: text) {
-                    throw .itemExists(item: list.items[existing], list: list.name)
-                }
-                guard keys.insert(ListText.key(text)).inserted else {
-                    throw .itemExists(item: text, list: list.name)
-                }
-                // Into its section while it is there (else in none), at its place when that is
-                // still within the section (else the nearest end).
-                let at = min(max(item.at, 0), count)
-                let section = item.section.flatMap { list.section(named: $0) }
-                let range = list.range(ofSection: section)
-                let place = min(max(at, range.lowerBound), range.upperBound)
-                let resolved = PlacedItem(
-                    text,
-                    at: place,
-                    checked: item.checked,
-                    section: section.map { list.sections[$0].name },
-                    quantity: item.quantity
-                )
-                list.insertItem(text, at: place, section: section)
-                if item.checked { list.checked.insert(text) }
-                if let quantity = item.quantity { list.quantities[text] = quantity }
-                restored.append(resolved)
-                count += 1
-            }
-            if restored.isEmpty { return nil }
-            let steps = restored.flatMap { item -> [ListChange.Step] in
-                item.checked ? [.add(item: item.text), .check(item: item.text)] : [.add(item: item.text)]
-            }
-            return commit(
-                .updated,
-                at: index,
-                time: time,
-                origin: origin,
-                steps: steps,
-                operation: .insertItems(id: lists[index].id, restored)
-            ) { [list] in $0 = list }
-
+            try deleteList(reference, ifRevision: ifRevision, at: time, origin: origin)
         case .restoreList(let old):
-            if let expected = ifRevision, expected != revision {
-                throw .conflict(list: "The lists", expected: expected, actual: revision)
-            }
-            if let existing = lists.first(where: { $0.id == old.id || ListText.key($0.name) == ListText.key(old.name) }) {
-                throw .listExists(name: existing.name)
-            }
-            revision += 1
-            var list = old
-            list.revision = revision
-            list.edited = time
-            list.checked = list.checked.intersection(list.items)
-            if list.sections.reduce(0, { $0 + $1.count }) > list.items.count { list.sections = [] }
-            lists.append(list)
-            nextID = Swift.max(nextID, list.id + 1)
-            return (
-                ListChange(kind: .created, revision: revision, list: list, steps: [], origin: origin),
-                ChangeRecord(
-                    revision: revision,
-                    time: time,
-                    origin: origin,
-                    operation: .create(
-                        id: list.id,
-                        name: list.name,
-                        items: Array(list.items),
-                        checked: list.checkedItems,
-                        sections: list.sections,
-                        quantities: Dictionary(list.quantities)
-                    )
-                )
-            )
-        }
-    }
-
-    /// Takes `placed` (ascending places on the list at `index`) off as one change; nil when
-    /// there is nothing to take.
-    private mutating func removeAll(
-        _ placed: [PlacedItem],
-        at index: Int,
-        time: Timestamp,
-        origin: ChangeOrigin
-    ) throws(ListError) -> (change: ListChange, record: ChangeRecord)? {
-        if placed.isEmpty { return nil }
-        return commit(
-            .updated,
-            at: index,
-            time: time,
-            origin: origin,
-            steps: placed.map { .remove(item: $0.text) },
-            operation: .removeItems(id: lists[index].id, placed)
-        ) {
-            for item in placed.reversed() { $0.removeItem(at: item.at) }
+            try restoreList(old, ifRevision: ifRevision, at: time, origin: origin)
+        case .addItem(let rawItem, let reference, let insertionIndex, let rawSection, let rawQuantity):
+            try addItem(rawItem, to: reference, at: insertionIndex, section: rawSection, quantity: rawQuantity, ifRevision: ifRevision, at: time, origin: origin)
+        case .replaceItem(let rawItem, let rawReplacement, let reference):
+            try replaceItem(rawItem, with: rawReplacement, on: reference, ifRevision: ifRevision, at: time, origin: origin)
+        case .removeItem(let rawItem, let reference):
+            try removeItem(rawItem, from: reference, ifRevision: ifRevision, at: time, origin: origin)
+        case .moveItem(let rawItem, let reference, let rawAnchor, let wanted):
+            try moveItem(rawItem, on: reference, after: rawAnchor, section: wanted, ifRevision: ifRevision, at: time, origin: origin)
+        case .restoreItem(let placed, let reference):
+            try restoreItem(placed, on: reference, ifRevision: ifRevision, at: time, origin: origin)
+        case .removeItems(let rawItems, let reference):
+            try removeItems(rawItems, from: reference, ifRevision: ifRevision, at: time, origin: origin)
+        case .restoreItems(let placed, let reference):
+            try restoreItems(placed, to: reference, ifRevision: ifRevision, at: time, origin: origin)
+        case .moveItemInto(let rawItem, let reference, let rawSection, let rawBefore):
+            try moveItem(rawItem, on: reference, into: rawSection, before: rawBefore, ifRevision: ifRevision, at: time, origin: origin)
+        case .addSection(let rawName, let reference, let rawBefore):
+            try addSection(rawName, on: reference, before: rawBefore, ifRevision: ifRevision, at: time, origin: origin)
+        case .restoreSection(let rawName, let reference, let rawBefore, let items):
+            try restoreSection(rawName, on: reference, before: rawBefore, items: items, ifRevision: ifRevision, at: time, origin: origin)
+        case .renameSection(let rawName, let reference, let rawNew):
+            try renameSection(rawName, on: reference, to: rawNew, ifRevision: ifRevision, at: time, origin: origin)
+        case .removeSection(let rawName, let reference):
+            try removeSection(rawName, on: reference, ifRevision: ifRevision, at: time, origin: origin)
+        case .setQuantity(let rawItem, let reference, let rawQuantity):
+            try setQuantity(rawItem, on: reference, to: rawQuantity, ifRevision: ifRevision, at: time, origin: origin)
+        case .checkItem(let rawItem, let reference):
+            try setChecked(true, rawItem, on: reference, ifRevision: ifRevision, at: time, origin: origin)
+        case .uncheckItem(let rawItem, let reference):
+            try setChecked(false, rawItem, on: reference, ifRevision: ifRevision, at: time, origin: origin)
+        case .clearChecked(let reference, let keeping):
+            try clearChecked(on: reference, keeping: keeping, ifRevision: ifRevision, at: time, origin: origin)
         }
     }
 
@@ -546,7 +201,7 @@ public struct ListBook: Hashable, Sendable {
         steps: [ListChange.Step],
         operation: ChangeRecord.Operation,
         _ mutate: (inout ShoppingList) -> Void
-    ) -> (change: ListChange, record: ChangeRecord) {
+    ) -> Applied {
         revision += 1
         mutate(&lists[index])
         lists[index].revision = revision
@@ -564,17 +219,14 @@ public struct ListBook: Hashable, Sendable {
     }
 }
 
-private func validName(_ text: String) throws(ListError) -> String {
+func validName(_ text: String) throws(ListError) -> String {
     switch ListText.validated(text) {
     case .success(let name): name
     case .failure(let violation): throw .invalidName(text, violation)
     }
 }
 
-
-
-
-private func validItem(_ text: String) throws(ListError) -> String {
+func validItem(_ text: String) throws(ListError) -> String {
     switch ListText.validated(text) {
     case .success(let item): item
     case .failure(let violation): throw .invalidItem(text, violation)

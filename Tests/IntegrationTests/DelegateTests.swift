@@ -75,7 +75,9 @@ private func withDelegates(
             socket: socket,
             [
                 (
-                    "diet", nil, nil,
+                    // Not a test of timeouts: a full parallel run has kept an answer past the
+                    // 2 s default (then the edit is allowed), so these delegates get 10 s.
+                    "diet", 10_000, nil,
                     { question, params in
                         asked.increment()
                         return params.item == "cake" || params.item == "candy"
@@ -83,7 +85,7 @@ private func withDelegates(
                     }
                 ),
                 (
-                    "budget", nil, nil,
+                    "budget", 10_000, nil,
                     { question, params in
                         asked.increment()
                         return params.item == "candy"
@@ -400,7 +402,8 @@ private func withDelegates(
         _ = try everything.result("subscribe")
         try await withDelegates(
             socket: socket,
-            [("diet", nil, nil, { _, _ in DelegateAnswer(allow: false, reason: "no") })]
+            // 10 s, not the 2 s default: a full parallel run can keep an answer past 2 s.
+            [("diet", 10_000, nil, { _, _ in DelegateAnswer(allow: false, reason: "no") })]
         ) {
             try await offThePool {
                 let client = try LineConnection(path: socket)
