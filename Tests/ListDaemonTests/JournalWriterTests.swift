@@ -65,6 +65,13 @@ private struct Pipe: ~Copyable {
         #expect(written.count == 2)
         #expect(written.first?.hasSuffix("info listd: list_name=Groceries [ListDaemonTests] first") == true)
         #expect(written.last?.hasSuffix("notice listd: [ListDaemonTests] second") == true)
+
+        // The handler's own fields join the event's (the event's win), in key order.
+        var tagged = logger
+        tagged[metadataKey: "instance"] = "home"
+        tagged[metadataKey: "list_name"] = "old"
+        tagged.info("third", metadata: ["list_name": "Groceries", "item": "milk"])
+        #expect(pipe.readAll().hasSuffix("info listd: instance=home item=milk list_name=Groceries [ListDaemonTests] third\n"))
     }
 
     @Test func aPassesEntriesAreWrittenOnTheJournalsThreadInTheOrderHandedOver() async throws {

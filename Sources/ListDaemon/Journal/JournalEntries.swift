@@ -138,13 +138,17 @@ struct JournalEntries: Sendable {
 
     /// Who, which list (when it exists; else the name or id the edit gave), which item.
     private static func metadata(_ origin: ChangeOrigin, list: ShoppingList?, edit: ListEdit?) -> Logger.Metadata {
-        var metadata: Logger.Metadata
+        // Room for every field a line has, so the dictionary is not grown as they are added.
+        var metadata: Logger.Metadata = [:]
+        metadata.reserveCapacity(12)
         switch origin {
         case .client(let pid, let uid, let name):
-            metadata = ["origin": "client", "client_pid": "\(pid)", "client_uid": "\(uid)"]
+            metadata["origin"] = "client"
+            metadata["client_pid"] = "\(pid)"
+            metadata["client_uid"] = "\(uid)"
             if let name { metadata["client_name"] = "\(name)" }
         case .file(let host):
-            metadata = ["origin": "file"]
+            metadata["origin"] = "file"
             if let host { metadata["file_host"] = "\(host)" }
         }
         if let list {

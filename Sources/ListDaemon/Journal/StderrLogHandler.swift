@@ -27,11 +27,19 @@ public struct StderrLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var fields = metadata
-        if let extra = event.metadata { fields.merge(extra) { $1 } }
-        var line = "\(lines.timestamp()) \(event.level) \(label):"
+        // A change's line brings its fields and the handler has none: no merged copy to make.
+        var fields = event.metadata ?? [:]
+        if !metadata.isEmpty {
+            fields = metadata.merging(fields) { $1 }
+        }
+        var line = lines.timestamp()
+        line.reserveCapacity(200)
+        line += " \(event.level) \(label):"
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
-            line += " \(key)=\(value)"
+            line += " "
+            line += key
+            line += "="
+            line += value.description
         }
         line += " [\(event.source)] \(event.message)\n"
         lines.write(line)
