@@ -29,7 +29,7 @@ import Testing
         )
         let text = "# Groceries <!-- listd id=1 -->\n- milk\n"
         let content = ListFileSync.content(Array(text.utf8), known: book)
-        _ = core.start(content, recognized: book, firstStart: false, now: now, at: time)
+        _ = core.start(content, recognized: book, byNote: true, firstStart: false, now: now, at: time)
         core.file.dirty = false
         return core
     }

@@ -34,4 +34,26 @@ import Testing
         let added = Array((String(decoding: bytes, as: UTF8.self) + "- [ ] tea\n").utf8)
         #expect(ListFileSync.listsShownExactly(by: added, history: history, newest: book) == nil, "a person's line")
     }
+
+    /// A file known by its content alone is noted in the start's append: content stops naming it
+    /// once more changes come than the history keeps, and a start after that would take it for a
+    /// person's save of an old copy (a power-loss run brought two deleted lists back so).
+    @Test func aFileKnownByContentAloneIsNotedAtStart() throws {
+        var book = ListBook()
+        _ = try book.apply(.createList(name: "Groceries", items: ["milk"]), at: Self.time, origin: Self.origin)
+        let bytes = ListFileSync.render(book, onto: nil, rejected: [:]).bytes
+        let content = ListFileSync.content(bytes, known: book, withEdits: false)
+        func appended(byNote: Bool) -> [LogEntry] {
+            var core = ListCore(recovered: ListCoreTests.recovered(book), filePath: "/lists.md")
+            _ = core.start(content, recognized: book, byNote: byNote, firstStart: false, now: ListCoreTests.now, at: Self.time)
+            _ = core.writeDue(now: ListCoreTests.now, force: true)
+            _ = core.noteFileNow()
+            return core.commit().flatMap { action -> [LogEntry] in
+                if case .append(let entries) = action { entries } else { [] }
+            }
+        }
+        let note = LogEntry.fileShows(digest: digest(bytes), revision: book.revision)
+        #expect(appended(byNote: false) == [note], "known by content: noted before listd serves")
+        #expect(appended(byNote: true) == [], "a note names it already")
+    }
 }

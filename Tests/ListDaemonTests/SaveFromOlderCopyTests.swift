@@ -21,7 +21,7 @@ import Testing
         var core = ListCore(recovered: ListCoreTests.recovered(book), filePath: "/lists.md")
         let text = ListFileWriter.text(for: book, onto: nil)
         var heard: [FileRejectionParams] = []
-        let started = core.start(ListFileSync.content(Array(text.utf8), known: book), recognized: nil, firstStart: false, now: now, at: time)
+        let started = core.start(ListFileSync.content(Array(text.utf8), known: book), recognized: nil, byNote: false, firstStart: false, now: now, at: time)
         settle(started, &core, heard: &heard)
         return (core, write(&core) ?? text)
     }
@@ -263,7 +263,7 @@ import Testing
         var core = ListCore(recovered: ListCoreTests.recovered(book, lastShown: ListBook()), filePath: "/lists.md")
         let own = "# Groceries <!-- listd id=1 -->\n- [x] milk\n- eggs\n## Dairy\n- cream (1 l)\n"
         var heard: [FileRejectionParams] = []
-        let started = core.start(ListFileSync.content(Array(own.utf8), known: ListBook(), withEdits: false), recognized: nil, firstStart: false, now: Self.now, at: Self.time)
+        let started = core.start(ListFileSync.content(Array(own.utf8), known: ListBook(), withEdits: false), recognized: nil, byNote: false, firstStart: false, now: Self.now, at: Self.time)
         Self.settle(started, &core, heard: &heard)
         let list = try Self.groceries(core)
         #expect(list.items == ["milk", "bread"] && list.checked.isEmpty && list.sections.isEmpty, "\(list)")

@@ -97,6 +97,7 @@ extension ListCore {
     mutating func start(
         _ content: FileContent,
         recognized shown: ListBook?,
+        byNote: Bool,
         firstStart: Bool,
         now: ContinuousClock.Instant,
         at time: Timestamp
@@ -107,6 +108,14 @@ extension ListCore {
             file.reading = reading
             file.shown = shown
             file.remember(FileVersion(revision: reading.shownRevision, book: shown))
+            if !byNote {
+                // Known by its content only (written just before a stop whose note was still
+                // due): noted now, before listd serves. Content alone stops recognising it once
+                // the changes since outrun the kept history, and a later start would then take
+                // this file for a person's save of an old copy (a power-loss run brought deleted
+                // lists back that way).
+                file.noteDue = .fileShows(digest: digest(bytes), revision: shown.revision)
+            }
             // listd's own file, naming the revision it shows, of the lists as they are: nothing
             // lags, and a long list is not rendered again only to find the same bytes.
             if reading.shownRevision == durable.revision, shown == durable { file.dirty = false }

@@ -128,7 +128,14 @@ public final class ListOwner: Service, @unchecked Sendable {
         // written (and its note made) before listd serves: through the same actions as ever.
         let view = try? await loop.flatSubmit {
             self.handle { core, now, time in
-                core.start(content, recognized: recognized, firstStart: recovered.isFirstStart, now: now, at: time)
+                core.start(
+                    content,
+                    recognized: recognized,
+                    byNote: recovered.shownByFile != nil,
+                    firstStart: recovered.isFirstStart,
+                    now: now,
+                    at: time
+                )
             }
             return self.writeFileNow().map {
                 self.publishSummary()
@@ -327,7 +334,7 @@ public final class ListOwner: Service, @unchecked Sendable {
     /// Completes once nothing is on its way to the log or the list file.
     private func whenSettled() -> EventLoopFuture<Void> {
         whenTrue { [unowned self] core in
-            appendDue == nil && !appending && !core.hasCommitDue && core.inFlight == nil
+            appendDue == nil && !appending && !commitDue && core.inFlight == nil
                 && !core.file.readInFlight && !core.file.writeInFlight
         }
     }
@@ -410,7 +417,7 @@ public final class ListOwner: Service, @unchecked Sendable {
             waiters.removeAll { $0.condition(core) }
             for promise in ready { promise.succeed() }
         }
-        if core.hasCommitDue { schedulePass() }
+        if commitDue { schedulePass() }
         fetchRemoteIfDue()
     }
 
@@ -439,15 +446,13 @@ public final class ListOwner: Service, @unchecked Sendable {
         statusObserver(published.current.summary)
     }
 
+    /// A batch waits for the next commit. Read field by field: a computed property of the core,
+    /// called on this stored `core`, made Swift copy the whole core first, at the end of every pass.
+    private var commitDue: Bool { core.inFlight == nil && !core.open.isEmpty }
+
     /// Performs each of `actions` in order.
     private func performAll(_ actions: [CoreAction]) {
         guard !actions.isEmpty else { return }
         handle { _, _, _ in actions }
     }
-
-}
-
-extension ListCore {
-    /// A batch waits for the owner's next commit.
-    var hasCommitDue: Bool { inFlight == nil && !open.isEmpty }
 }
