@@ -14,7 +14,10 @@ extension ListCore {
     /// What the lists it was made on say of an edit made on older lists: done already (nothing
     /// to apply), or not taken (someone else changed or removed the item since), or nil: decided
     /// by the rules as any edit is.
-    func merged(_ proposal: Proposal) -> Result<Void, ListError>? {
+    ///
+    /// Static, given the lists: called on `self` from the core's mutating methods, it made Swift
+    /// copy the whole core (every field retained and released) for each edit.
+    static func merged(_ proposal: Proposal, on working: ListBook) -> Result<Void, ListError>? {
         guard let base = proposal.base else { return nil }
         var merge = SaveMerge(base: base.book, now: working, baseKnown: base.known, madeOn: .olderLists)
         if merge.alreadyDone(proposal.edit) { return .success(()) }

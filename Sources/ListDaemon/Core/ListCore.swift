@@ -254,7 +254,7 @@ struct ListCore {
             switch head {
             case .proposal(let id):
                 guard !asking.contains(.proposal(id)), let proposal = proposals[id], proposal.parts.isEmpty else { return }
-                if merged(proposal) != nil {
+                if Self.merged(proposal, on: working) != nil {
                     // Done already, or changed meanwhile: decided without asking anyone.
                     proposals[id] = nil
                     decide(id, proposal, at: time, into: &actions)
@@ -345,7 +345,7 @@ struct ListCore {
         }
         var trial = working
         do throws(ListError) {
-            if case .failure(let error) = merged(proposal) { throw error }
+            if case .failure(let error) = Self.merged(proposal, on: working) { throw error }
             _ = try trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin)
             caughtUpProposals.remove(id)
             settle(id, .success(EditOutcome(list: try working.list(edit.target ?? .name(edit.proposedName ?? "")))), into: &actions)
@@ -366,7 +366,7 @@ struct ListCore {
     private mutating func apply(_ id: Int, _ proposal: Proposal, at time: Timestamp, into actions: inout [CoreAction]) {
         let caughtUp = caughtUpProposals.remove(id) != nil
         do throws(ListError) {
-            switch merged(proposal) {
+            switch Self.merged(proposal, on: working) {
             case .failure(let error)?: throw error
             case .success?:
                 settle(id, .success(EditOutcome(list: try working.list(proposal.edit.target ?? .name(proposal.edit.proposedName ?? "")))), into: &actions)
