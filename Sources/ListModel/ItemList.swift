@@ -2,7 +2,8 @@
 // it changes and the table of chunks, not every item. Every change keeps the list as it made it
 // (for its notification and its reply), so with one array the next edit of a 10,000-item list
 // copied all 10,000 items (issue 38); here it copies about a hundred and fifty references and one
-// chunk of at most 128 items.
+// chunk of at most 127 items. Each item's hash is kept beside it, so finding the item a removal
+// names compares integers, not every string before it.
 
 /// The items of a list, in order: a random-access, mutable collection of strings whose copies
 /// share storage until one of them changes.
