@@ -55,7 +55,20 @@ public struct ChangeRecord: Hashable, Sendable {
                 id
             }
         }
+
+        /// The create that makes `list` as it is: its items, checks, sections and amounts.
+        static func create(of list: ShoppingList) -> Operation {
+            .create(
+                id: list.id,
+                name: list.name,
+                items: Array(list.items),
+                checked: list.checkedItems,
+                sections: list.sections,
+                quantities: Dictionary(list.quantities)
+            )
+        }
     }
+
 
     public var revision: Revision
     /// When it was made (the list's `edited` after it).
@@ -91,14 +104,7 @@ public struct ChangeRecord: Hashable, Sendable {
         let operation: Operation
         switch (change.kind, change.steps.first) {
         case (.created, _):
-            operation = .create(
-                id: list.id,
-                name: list.name,
-                items: Array(list.items),
-                checked: list.checkedItems,
-                sections: list.sections,
-                quantities: Dictionary(list.quantities)
-            )
+            operation = .create(of: list)
         case (.deleted, _):
             operation = .delete(id: list.id)
         case (_, .add(let item)?):

@@ -11,9 +11,7 @@ extension ListBook {
         origin: ChangeOrigin
     ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
-        guard let position = lists[index].index(ofItem: rawItem) else {
-            throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
-        }
+        let position = try lists[index].position(ofItem: rawItem)
         try check(ifRevision, against: lists[index])
         let item = lists[index].items[position]
         if lists[index].isChecked(item) == checking { return nil }

@@ -84,9 +84,7 @@ extension ListBook {
     ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
         // No copy of the list: it would make the change below copy the items.
-        guard let position = lists[index].index(ofItem: rawItem) else {
-            throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
-        }
+        let position = try lists[index].position(ofItem: rawItem)
         let replacement = try validItem(rawReplacement)
         try check(ifRevision, against: lists[index])
         if let clash = lists[index].index(ofItem: replacement), clash != position {
@@ -117,9 +115,7 @@ extension ListBook {
     ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
         // No copy of the list: it would make the change below copy the items.
-        guard let position = lists[index].index(ofItem: rawItem) else {
-            throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
-        }
+        let position = try lists[index].position(ofItem: rawItem)
         try check(ifRevision, against: lists[index])
         let old = lists[index].items[position]
         let before = lists[index].revision
@@ -149,9 +145,7 @@ extension ListBook {
     ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
         let list = lists[index]
-        guard let position = list.index(ofItem: rawItem) else {
-            throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
-        }
+        let position = try list.position(ofItem: rawItem)
         try check(ifRevision, against: lists[index])
         var anchor: Int?
         if let rawAnchor {
@@ -193,9 +187,7 @@ extension ListBook {
         origin: ChangeOrigin
     ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
-        guard let position = lists[index].index(ofItem: placed.text) else {
-            throw .itemNotFound(item: ListText.trimmed(placed.text), list: lists[index].name)
-        }
+        let position = try lists[index].position(ofItem: placed.text)
         try check(ifRevision, against: lists[index])
         return try restateItem(
             at: position,

@@ -113,14 +113,7 @@ extension ListBook {
                 revision: revision,
                 time: time,
                 origin: origin,
-                operation: .create(
-                    id: list.id,
-                    name: list.name,
-                    items: Array(list.items),
-                    checked: list.checkedItems,
-                    sections: list.sections,
-                    quantities: Dictionary(list.quantities)
-                )
+                operation: .create(of: list)
             )
         )
     }

@@ -12,9 +12,7 @@ extension ListBook {
     ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
         let list = lists[index]
-        guard let position = list.index(ofItem: rawItem) else {
-            throw .itemNotFound(item: ListText.trimmed(rawItem), list: list.name)
-        }
+        let position = try list.position(ofItem: rawItem)
         try check(ifRevision, against: list)
         var section = list.section(ofItemAt: position)
         if let rawSection {
@@ -163,9 +161,7 @@ extension ListBook {
         origin: ChangeOrigin
     ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
-        guard let position = lists[index].index(ofItem: rawItem) else {
-            throw .itemNotFound(item: ListText.trimmed(rawItem), list: lists[index].name)
-        }
+        let position = try lists[index].position(ofItem: rawItem)
         let quantity = try rawQuantity.map { raw throws(ListError) in try validQuantity(raw) }
         try check(ifRevision, against: lists[index])
         let item = lists[index].items[position]

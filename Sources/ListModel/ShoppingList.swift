@@ -59,6 +59,14 @@ public struct ShoppingList: Hashable, Sendable {
         return items.firstIndex { ListText.hasKey($0, key) }
     }
 
+    /// Index of the item `rawItem` names (as `index(ofItem:)`), or `itemNotFound`.
+    public func position(ofItem rawItem: String) throws(ListError) -> Int {
+        guard let position = index(ofItem: rawItem) else {
+            throw .itemNotFound(item: ListText.trimmed(rawItem), list: name)
+        }
+        return position
+    }
+
     /// The checked items in list order (what the protocol's `checked` says).
     public var checkedItems: [String] {
         checked.isEmpty ? [] : Array(items.lazy.filter(checked.contains))
