@@ -1,43 +1,5 @@
 import ListModel
 
-/// A version of the list file listd knows: one it wrote, or a person's save it took in. A later
-/// save is read against the version its editor read (`base(for:among:)`), so that what changed
-/// since is never taken for the person's doing.
-public struct FileVersion: Sendable {
-    /// The `rev=` its headings carry (nil: none do).
-    public var revision: Revision?
-    /// The lists its text shows.
-    public var book: ListBook
-
-    public init(revision: Revision?, book: ListBook) {
-        self.revision = revision
-        self.book = book
-    }
-}
-
-/// What a save is read against: the lists the person's editor read, when listd still knows them.
-public struct SaveBase: Sendable {
-    public var book: ListBook
-    /// False: the save names a version older than the ones listd keeps. It is read against the
-    /// newest, and only what cannot undo anything is taken from it (`SaveMerge`).
-    public var known: Bool
-
-    public init(book: ListBook, known: Bool) {
-        self.book = book
-        self.known = known
-    }
-
-    /// The version `reading` was made from: the newest one whose headings said the revision the
-    /// reading's do (a person who saves twice made the second save from the first); the newest
-    /// of all when its headings say none (a file from before `rev=`, or one whose comments were
-    /// deleted). A revision listd no longer keeps gives the newest, not known.
-    public static func base(for reading: ListFileReading, among versions: [FileVersion], newest: ListBook) -> SaveBase {
-        guard let revision = reading.shownRevision else { return SaveBase(book: versions.last?.book ?? newest, known: true) }
-        if let version = versions.last(where: { $0.revision == revision }) { return SaveBase(book: version.book, known: true) }
-        return SaveBase(book: versions.last?.book ?? newest, known: false)
-    }
-}
-
 /// The three-way rule of a save made from an older copy: the person's edits (from the copy's
 /// lists, `base`) are applied to the lists as they are now (`now`), and a change confirmed in
 /// between is never undone. Where the person changed an item someone else also changed or removed
@@ -48,6 +10,9 @@ public struct SaveMerge {
     public let base: ListBook
     public let now: ListBook
     public let baseKnown: Bool
+    /// What the history took off or renamed that the lists no longer have: not brought back by
+    /// a copy whose base was found by content (`SaveBase.removed`).
+    public let removed: RemovedWithinHistory
     /// What the edits were made on, as the sentences name it.
     public let madeOn: MadeOn
 
@@ -90,11 +55,23 @@ public struct SaveMerge {
         func indexInNew(_ item: String) -> Int? { newIndex[ListText.key(item)] }
     }
 
-    public init(base: ListBook, now: ListBook, baseKnown: Bool, madeOn: MadeOn = .fileCopy) {
+    public init(
+        base: ListBook,
+        now: ListBook,
+        baseKnown: Bool,
+        removed: RemovedWithinHistory = RemovedWithinHistory(),
+        madeOn: MadeOn = .fileCopy
+    ) {
         self.base = base
         self.now = now
         self.baseKnown = baseKnown
+        self.removed = removed
         self.madeOn = madeOn
+    }
+
+    /// A save read against `base`.
+    public init(_ base: SaveBase, now: ListBook) {
+        self.init(base: base.book, now: now, baseKnown: base.known, removed: base.removed)
     }
 
     private mutating func pair(_ reference: ListReference?) -> ListPair? {
@@ -128,6 +105,7 @@ public struct SaveMerge {
 
     /// Why `edit` is not taken, or nil when it may be applied (the rules still decide).
     public mutating func conflict(_ edit: ListEdit) -> String? {
+        if let why = broughtBack(edit) { return why }
         if !baseKnown, !Self.isAdditive(edit) { return madeOn.tooOld }
         guard var pair = pair(edit.target), !pair.same else { return nil }
         defer { pairs[pair.new.id] = pair }
@@ -168,6 +146,27 @@ public struct SaveMerge {
             return "\(old.name) was renamed to \(new.name) \(since), so that name stays."
         case .deleteList:
             return "\(new.name) was changed \(since), so it was not deleted: delete it again if you still want it gone."
+        default:
+            return nil
+        }
+    }
+
+    /// Why `edit` is not taken when it would bring back an item or a list the history took off or
+    /// renamed (a copy whose base was found by content may predate that): nil when it would not.
+    func broughtBack(_ edit: ListEdit) -> String? {
+        guard !removed.isEmpty else { return nil }
+        switch edit {
+        case .addItem(let item, let reference, _, _, _):
+            guard let list = try? now.list(reference), let removal = removed.item(item, on: list.id) else {
+                return nil
+            }
+            let what =
+                removal.renamedTo.map { "was changed to “\($0)” on \(list.name)" } ?? "was taken off \(list.name)"
+            return "“\(removal.text)” \(what) \(removal.byWhomAndWhen); not brought back — add it again if you want it."
+        case .createList(let name, _):
+            guard (try? now.list(.name(name))) == nil, let removal = removed.list(named: name) else { return nil }
+            let what = removal.renamedTo.map { "was renamed \($0)" } ?? "was deleted"
+            return "\(removal.text) \(what) \(removal.byWhomAndWhen); not brought back — create it again if you want it."
         default:
             return nil
         }

@@ -50,7 +50,7 @@ import Testing
 
     /// The core reads `text` as the list file, as the file shell would give it.
     static func read(_ text: String, into core: inout ListCore) -> [CoreAction] {
-        core.pass { $0.fileRead(ListFileSync.content(Array(text.utf8), $0.file.readRequest), now: now, at: time) }
+        core.pass { $0.fileRead(ListFileSync.content(Array(text.utf8), $0.readRequest), now: now, at: time) }
     }
 
     /// The questions among `actions`, as "shouldAdd bread on [milk]".

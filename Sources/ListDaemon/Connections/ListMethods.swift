@@ -249,7 +249,9 @@ extension ListOwner {
             undoes: undoes,
             editId: request.editId,
             appliedAt: appliedAt,
-            base: request.basedOn.map { _ in SaveBase(book: base ?? ListBook(), known: base != nil) }
+            base: request.basedOn.map { revision in
+                base.map { SaveBase(book: $0, kind: .revision) } ?? SaveBase(book: ListBook(), kind: .unrelated)
+            }
         )
         propose(client) { outcome in
             reply(

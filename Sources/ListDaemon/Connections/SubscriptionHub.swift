@@ -193,9 +193,10 @@ final class SubscriptionHub: @unchecked Sendable {
             if let lastChange { view.lastChange = lastChange }
         }
         for record in records {
-            // The history redoes its records; a record that does not fit starts it afresh.
+            // The history redoes its records; a record that does not fit starts it afresh. The
+            // lists after the last one are `book`: a checkpoint, when one is due.
             do throws(RedoError) {
-                try history.append(record)
+                try history.append(record, after: record.revision == book.revision ? book : nil)
             } catch {
                 history = ChangeHistory(base: book, limit: history.limit)
             }

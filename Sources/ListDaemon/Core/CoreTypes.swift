@@ -58,11 +58,13 @@ struct DelegateVerdict: Sendable, Equatable {
     static let allowed = DelegateVerdict()
 }
 
-/// What a read of the list file is checked against: the lists the file last showed (`known`) and
-/// the versions of it listd knows, one of which a person's editor read.
+/// What a read of the list file is checked against: the lists the file last showed (`known`),
+/// the kept history (the lists at any revision a save's headings name) and the saves taken in
+/// that a person's editor may still hold.
 struct FileReadRequest: Sendable {
     var known: ListBook
-    var versions: [FileVersion] = []
+    var history: ChangeHistory? = nil
+    var saves: [FileVersion] = []
 }
 
 /// A person's save as the file shell read it: its edits from the version the person's editor
@@ -79,6 +81,14 @@ enum FileContent: Sendable {
     /// reading was tied to (the core asks again when its own view moved meanwhile); `edits`, the
     /// save's edits, when the shell computed them.
     case bytes([UInt8], reading: ListFileReading?, known: ListBook, edits: SaveEdits?)
+}
+
+extension FileContent {
+    /// The file is there and holds nothing but white space (or nothing).
+    var isBlank: Bool {
+        guard case .bytes(let bytes, _, _, _) = self else { return false }
+        return bytes.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+    }
 }
 
 /// A rewrite of the list file the core asked for, rendered by the file shell.

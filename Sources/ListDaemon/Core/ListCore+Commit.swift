@@ -62,6 +62,7 @@ extension ListCore {
         let records = batch.entries.compactMap { entry -> ChangeRecord? in
             if case .change(let record) = entry { return record } else { return nil }
         }
+        keep(records, book: batch.book)
         var actions: [CoreAction] = [.publish(batch.changes, records: records, book: batch.book)]
         actions += batch.changes.map { .journal(.applied($0)) }
         actions += batch.replies.map { .reply($0.0, $0.1) }

@@ -16,12 +16,12 @@ struct FileState: Sendable {
     /// What a save asked that was not done and has no line of its own (a removal), as comments
     /// written under the list's heading when the file is next written.
     var notes: [ListID: [String]] = [:]
-    /// The versions of the file listd knows, oldest first: each one it wrote and each save it
-    /// took in. A save is read against the one its editor read (`SaveBase.base`).
-    var versions: [FileVersion] = []
-    /// How many versions are kept: an editor that read the file more rewrites ago than this is
-    /// only allowed to add and tick (`SaveMerge`).
-    static let keptVersions = 16
+    /// The saves taken in, oldest first, as their texts showed the lists: a person's editor may
+    /// hold one still and save from it again (`SaveBase.base`). The versions listd wrote are the
+    /// history's revisions, on disk.
+    var saves: [FileVersion] = []
+    /// How many saves are kept in memory.
+    static let keptSaves = 16
     /// The note of a file listd wrote that no append has carried yet: it rides the next one.
     var noteDue: LogEntry?
     /// The file does not show the durable lists (or lacks marks): write it.
@@ -63,14 +63,12 @@ struct FileState: Sendable {
 
     mutating func markDirty() { dirty = true }
 
-    /// A version of the file is known: the newest a save may have been made from.
-    mutating func remember(_ version: FileVersion) {
-        versions.append(version)
-        if versions.count > Self.keptVersions { versions.removeFirst(versions.count - Self.keptVersions) }
+    /// A save was taken in: the person's next save from the same editor is made from it.
+    mutating func remember(_ save: FileVersion) {
+        saves.append(save)
+        if saves.count > Self.keptSaves { saves.removeFirst(saves.count - Self.keptSaves) }
     }
 
-    /// What a read of the file is checked against.
-    var readRequest: FileReadRequest { FileReadRequest(known: shown, versions: versions) }
 }
 
 extension ListCore {
@@ -78,6 +76,9 @@ extension ListCore {
     /// note may be in the log and the rename still to come, or done and not yet reported), and
     /// no save taken whose changes are not durable yet. Only then may a snapshot name it.
     var fileSettled: Bool { !file.writeInFlight && file.shown.revision <= durable.revision }
+
+    /// What a read of the file is checked against.
+    var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, saves: file.saves) }
 
     /// How long an emptied list file is given to be filled before listd writes the lists back.
     static let emptyFileGrace: Duration = .seconds(2)
@@ -107,7 +108,6 @@ extension ListCore {
             file.bytes = bytes
             file.reading = reading
             file.shown = shown
-            file.remember(FileVersion(revision: reading.shownRevision, book: shown))
             if !byNote {
                 // Known by its content only (written just before a stop whose note was still
                 // due): noted now, before listd serves. Content alone stops recognising it once
@@ -131,7 +131,6 @@ extension ListCore {
             file.reading = reading
             file.shown = book
             file.rejected = reading.rejectedLines
-            file.remember(FileVersion(revision: reading.shownRevision, book: book))
             guard let rejection = Self.rejection(reading.diagnostics) else { return [] }
             return [.announceRejection(rejection), .journal(.fileRejected(rejection))]
         }
@@ -141,11 +140,8 @@ extension ListCore {
             file.bytes = nil
             file.reading = ListFileReading(ListDocument(parsing: ListFileWriter.introduction + "\n"), known: working)
         }
-        // The file as it was last shown is the version a change made while listd was stopped
-        // was made from, whatever its headings say.
-        if case .bytes(_, let reading?, _, _) = content {
-            file.remember(FileVersion(revision: reading.shownRevision, book: file.shown))
-        }
+        // A change made while listd was stopped is read against the revision its headings name,
+        // as any save is (its edits were computed from the history: `ListOwner.init`).
         return fileRead(content, now: now, at: time)
     }
 
@@ -214,7 +210,7 @@ extension ListCore {
         }
         file.readInFlight = true
         file.readWanted = false
-        return [.readFile(file.readRequest)]
+        return [.readFile(readRequest)]
     }
 
     /// The file as read after a `readFile`.
@@ -246,7 +242,9 @@ extension ListCore {
             endInvalidity(into: &actions)
         case .bytes(let bytes, _, _, _) where save?.bytes == bytes:
             if save!.awaitingVerification { takeIn(at: time, into: &actions) }
-        case .missing, .bytes([], _, _, _):
+        case .missing, .bytes(_, _, _, _) where content.isBlank:
+            // Nothing but white space (an emptied buffer saved with its one newline) is an
+            // emptied file too: no one deletes every list by saving a blank line.
             let emptied: Bool
             if case .missing = content { emptied = false } else { emptied = true }
             let since = file.emptySince ?? now
@@ -256,7 +254,7 @@ extension ListCore {
                 if file.bytes != nil { actions.append(.journal(.fileEmptied(path: filePath, deleted: !emptied))) }
                 withdrawSave(at: time, into: &actions)
                 // Written back onto the text last read, notes and all.
-                file.bytes = emptied ? [] : nil
+                if case .bytes(let bytes, _, _, _) = content { file.bytes = bytes } else { file.bytes = nil }
                 file.dirty = true
                 file.dirtySince = nil
                 file.emptySince = nil
@@ -402,7 +400,6 @@ extension ListCore {
             file.rejected = [:]
             file.notes = [:]
             file.shown = rendered.book
-            file.remember(FileVersion(revision: rendered.reading.shownRevision, book: rendered.book))
             // Behind the durable lists, or behind a change applied and not yet durable (its
             // append under way: once durable it asks for a write only if the file is dirty).
             file.dirty = rendered.book != durable || rendered.book != working

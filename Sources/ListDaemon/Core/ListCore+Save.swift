@@ -17,10 +17,9 @@ struct Save: Sendable {
     var id: Int
     var bytes: [UInt8]
     var reading: ListFileReading
-    /// The lists the person's editor read (the version the save was made from).
-    var base: ListBook
-    /// False: that version is older than the ones kept; only additions and ticks are taken.
-    var baseKnown = true
+    /// The lists the person's editor read (the version the save was made from), and how they
+    /// were found (`SaveBase.Kind`).
+    var base: SaveBase
     var edits: [FileEdit]
     /// The edits of each queue, in file order.
     var parts: [String: [Int]]
@@ -71,13 +70,13 @@ extension ListCore {
         let saveEdits =
             computed
             ?? {
-                let base = SaveBase.base(for: reading, among: file.versions, newest: file.shown)
+                // A core alone (no shell computed them): the saves it keeps and the lists now.
+                let base = SaveBase.base(for: reading, history: nil, saves: file.saves, newest: file.shown)
                 return SaveEdits(base: base, edits: reading.edits(from: base.book))
             }()
-        // A copy older than the versions kept: only what it adds and ticks is taken.
+        // A copy nothing kept is close to: only what it adds and ticks is taken.
         let edits = saveEdits.base.known ? saveEdits.edits : SaveMerge.additionsOnly(saveEdits.edits)
-        var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: saveEdits.base.book, edits: edits, parts: [:])
-        new.baseKnown = saveEdits.base.known
+        var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: saveEdits.base, edits: edits, parts: [:])
         nextSaveID += 1
         for (index, fileEdit) in edits.enumerated() {
             guard let key = fileEdit.edit.gateKey(in: working) else {
@@ -271,7 +270,7 @@ extension ListCore {
         // Something the saved text shows was not done: the file is written back at once, so it
         // shows the lists and no later save proposes it again.
         var notTaken = false
-        var merge = SaveMerge(base: current.base, now: working, baseKnown: current.baseKnown)
+        var merge = SaveMerge(current.base, now: working)
         let staying = current.itemsRefusedElsewhere
         // The headings whose list was not created (a name the lists have already, a delegate's
         // no): a line not taken changes nothing, so the ticks, sections and amounts under them
@@ -332,7 +331,7 @@ extension ListCore {
         }
         if stale {
             let (bytes, reading) = (current.bytes, current.reading)
-            let edits = SaveEdits(base: SaveBase(book: current.base, known: current.baseKnown), edits: current.edits)
+            let edits = SaveEdits(base: current.base, edits: current.edits)
             withdrawSave(at: time, into: &actions)
             startSave(bytes, reading, edits: edits, at: time, into: &actions)
             return
@@ -361,12 +360,12 @@ extension ListCore {
         // mark, a new list's id to add, an edit not taken, or edits made since the lists it was
         // saved from (a render of a long list costs tens of milliseconds, only to find the same
         // bytes).
-        let showsBook = !notTaken && listsBefore == current.base.lists
+        let showsBook = !notTaken && listsBefore == current.base.book.lists
         file.dirty = !diagnostics.isEmpty || !notes.isEmpty || created || !showsBook
         // The saved text is a version the person's editor holds: their next save is made from it.
         var textBook = book
         if !showsBook {
-            textBook = current.base
+            textBook = current.base.book
             for fileEdit in current.edits { _ = try? textBook.apply(fileEdit.edit, at: time, origin: fileOrigin) }
         }
         file.remember(FileVersion(revision: current.reading.shownRevision, book: textBook))

@@ -121,6 +121,7 @@ extension ListCore {
             actions.append(.journal(.remote(redone, machine: change.machine)))
         }
         durable = book
+        keep(remote.map(\.record), book: durable)
         file.markDirty()
         actions.insert(
             .publish(changes.map(\.withoutItems), records: remote.map(\.record), book: durable.withoutItemKeys),

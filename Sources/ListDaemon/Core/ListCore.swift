@@ -87,6 +87,9 @@ struct ListCore {
     var confirmsAwaitingRevision: [(revision: Revision, id: Int, outcome: Result<EditOutcome, EditFailure>)] = []
 
     var file = FileState()
+    /// The durable changes kept (as many as `--history` says, on disk across restarts): a save's
+    /// base is the lists at the revision its author read, rebuilt from them (`SaveBase`).
+    var history: ChangeHistory
     var save: Save?
     var nextSaveID = 1
     var accepting = true
@@ -108,10 +111,29 @@ struct ListCore {
     init(recovered: RecoveredLists, filePath: String, quietPeriod: Duration = .milliseconds(30)) {
         durable = recovered.book
         working = recovered.book
+        history = recovered.history
         self.filePath = filePath
         open = Batch()
         file.shown = recovered.lastShown
         file.settle = SettleTracker(quietPeriod: quietPeriod)
+    }
+
+    /// Keeps `records`, durable now; `book` is the lists after the last of them.
+    mutating func keep(_ records: [ChangeRecord], book: ListBook) {
+        for record in records {
+            do throws(RedoError) {
+                try history.append(record, after: record.revision == book.revision ? book : nil)
+            } catch {
+                // A record that does not fit starts the history afresh (as the hub's does).
+                history = ChangeHistory(base: book, limit: history.limit)
+            }
+        }
+    }
+
+    /// The lists a first start found (in no log) are the base of the history.
+    mutating func startHistory(from base: ListBook) {
+        guard history.records.isEmpty else { return }
+        history = ChangeHistory(base: base, limit: history.limit)
     }
 
     // MARK: Client proposals

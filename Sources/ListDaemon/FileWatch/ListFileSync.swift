@@ -30,17 +30,21 @@ struct ListFileSync: Sendable {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return .bytes(bytes, reading: nil, known: known, edits: nil)
         }
-        // Headings are tied to any list a kept version shows: a copy that still has a list
-        // deleted since names it by id, and is not taken for a new list of that name.
+        // Headings are tied to any list a kept save shows, and to the lists of the save's base:
+        // a copy that still has a list deleted since names it by id, and is not taken for a new
+        // list of that name.
+        let document = ListDocument(parsing: text)
         var lists = known.lists
         var ids = Set(lists.map(\.id))
-        for version in request.versions.reversed() {
-            for list in version.book.lists where ids.insert(list.id).inserted { lists.append(list) }
+        func tied(adding more: [ShoppingList]) -> ListFileReading {
+            for list in more where ids.insert(list.id).inserted { lists.append(list) }
+            let everShown = lists.count == known.lists.count ? known : ListBook(lists: lists, revision: known.revision, nextID: known.nextID)
+            return ListFileReading(document, known: everShown)
         }
-        let everShown = lists.count == known.lists.count ? known : ListBook(lists: lists, revision: known.revision, nextID: known.nextID)
-        let reading = ListFileReading(ListDocument(parsing: text), known: everShown)
+        var reading = tied(adding: request.saves.reversed().flatMap(\.book.lists))
         guard withEdits else { return .bytes(bytes, reading: reading, known: known, edits: nil) }
-        let base = SaveBase.base(for: reading, among: request.versions, newest: known)
+        let base = SaveBase.base(for: reading, history: request.history, saves: request.saves, newest: known)
+        if base.book.lists.contains(where: { !ids.contains($0.id) }) { reading = tied(adding: base.book.lists) }
         return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))
     }
 

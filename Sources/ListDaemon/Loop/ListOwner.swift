@@ -120,8 +120,16 @@ public final class ListOwner: Service, @unchecked Sendable {
                 ?? fileBytes.flatMap {
                     ListFileSync.listsShownExactly(by: $0, history: recovered.history, newest: recovered.book)
                 }
+        // A file changed while listd was stopped is a save like any other: read against the
+        // revision its headings name, rebuilt from the kept history.
         let content =
-            fileBytes.map { ListFileSync.content($0, known: recognized ?? recovered.lastShown, withEdits: false) }
+            fileBytes.map {
+                ListFileSync.content(
+                    $0,
+                    FileReadRequest(known: recognized ?? recovered.lastShown, history: recovered.history),
+                    withEdits: recognized == nil && !recovered.isFirstStart
+                )
+            }
             ?? .missing
         let needsSnapshot = recovered.instance == nil
         // What the start takes in is durable before the file is written, and the file is
@@ -147,7 +155,10 @@ public final class ListOwner: Service, @unchecked Sendable {
             try persistence.writeSnapshot(of: view)
             // The history's first change follows these lists, not the empty ones it began with
             // (else `getHistory`, `undo` and `subscribe {since}` could not redo it).
-            try? await loop.submit { self.hub.startHistory(from: view.book) }.get()
+            try? await loop.submit {
+                self.hub.startHistory(from: view.book)
+                self.core.startHistory(from: view.book)
+            }.get()
         }
         // From here on, what the watcher sees of the file comes to the core on this loop.
         do {

@@ -106,7 +106,7 @@ final class LocalPersistence: ListPersistence {
                 switch entry {
                 case .change(let record) where record.revision > book.revision:
                     try book.redo(record)
-                    try history.append(record)
+                    try history.append(record, after: book)
                 case .fullChange(let change) where change.revision > book.revision:
                     // An older log's line: the list after the change, whole.
                     let before = try? book.list(.id(change.list.id))

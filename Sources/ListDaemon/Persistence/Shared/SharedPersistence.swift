@@ -215,7 +215,7 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         for record in loaded.records {
             do throws(RedoError) {
                 try book.redo(record)
-                try history.append(record)
+                try history.append(record, after: book)
             } catch {
                 throw .shareDamaged(server: server.description, revision: record.revision, detail: error.reason)
             }
