@@ -36,11 +36,11 @@ import Testing
 
     /// `book` as listd recovers it at a start: its file last showed `lastShown` (`book` itself
     /// when not said).
-    static func recovered(_ book: ListBook, lastShown: ListBook? = nil) -> RecoveredLists {
+    static func recovered(_ book: ListBook, lastShown: ListBook? = nil, historyLimit: Int = 10) -> RecoveredLists {
         RecoveredLists(
             instance: "i",
             book: book,
-            history: ChangeHistory(base: book, limit: 10),
+            history: ChangeHistory(base: book, limit: historyLimit),
             shownByFile: nil,
             lastShown: lastShown ?? book,
             isFirstStart: false,

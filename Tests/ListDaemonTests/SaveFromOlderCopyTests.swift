@@ -15,10 +15,10 @@ import Testing
 
     /// A core whose file shows `items` on Groceries, written by the core itself (so its headings
     /// carry their revision); returns the file's text.
-    static func core(_ items: [String]) -> (ListCore, String) {
+    static func core(_ items: [String], historyLimit: Int = 10) -> (ListCore, String) {
         var book = ListBook()
         _ = try? book.apply(.createList(name: "Groceries", items: items), at: time, origin: client)
-        var core = ListCore(recovered: ListCoreTests.recovered(book), filePath: "/lists.md")
+        var core = ListCore(recovered: ListCoreTests.recovered(book, historyLimit: historyLimit), filePath: "/lists.md")
         let text = ListFileWriter.text(for: book, onto: nil)
         var heard: [FileRejectionParams] = []
         let started = core.start(ListFileSync.content(Array(text.utf8), known: book), recognized: nil, byNote: false, firstStart: false, now: now, at: time)

@@ -1,0 +1,127 @@
+import Foundation
+import ListFileFormat
+import ListModel
+import Testing
+
+@testable import ListDaemon
+
+/// Issue 46: every save is merged against what its author saw — the lists at the revision its
+/// headings name, rebuilt from the kept history — whoever else saved, however old the copy; a
+/// copy with no usable revision brings back nothing taken off or renamed within the history. The
+/// core alone, driven as the owner drives it (`SaveFromOlderCopyTests`' helpers).
+@Suite struct SaveBaseTests {
+    typealias Helpers = SaveFromOlderCopyTests
+
+    static func items(_ core: ListCore) throws -> [String] { Array(try Helpers.groceries(core).items) }
+
+    /// Case 1: B's save is taken in; then A writes the copy A read before it. Nothing of B's is
+    /// undone: the added salt, the tick, the list B's save made.
+    @Test func aSaveOfACopyReadBeforeAnotherPersonsSaveKeepsTheirs() throws {
+        var (core, read) = Helpers.core(["rice", "oats"])
+        let bSave = read.replacing("- [ ] oats", with: "- [x] oats") + "- [ ] salt\n\n# Hardware\n- [ ] nails\n"
+        #expect(Helpers.save(bSave, &core).heard.isEmpty)
+        #expect(try Self.items(core) == ["rice", "oats", "salt"])
+        let aSave = read.replacing("- [ ] rice", with: "- [x] rice")
+        let (heard, _) = Helpers.save(aSave, &core)
+        #expect(heard.isEmpty, "\(heard)")
+        let list = try Helpers.groceries(core)
+        #expect(Array(list.items) == ["rice", "oats", "salt"])
+        #expect(Set(list.checked) == ["rice", "oats"])
+        #expect((try? core.durable.list(.name("Hardware")))?.items == ["nails"])
+    }
+
+    /// Case 2: copies 16, 50 and 500 changes old (the history keeps them): what was removed,
+    /// renamed or cleared meanwhile stays so, and the copy's own tick is taken.
+    @Test(arguments: [16, 50, 500])
+    func anOldCopyWithinTheHistoryBringsNothingBack(changesAgo: Int) throws {
+        var (core, read) = Helpers.core(["rice", "milk", "pears", "eggs"], historyLimit: 1_000)
+        var id = 100
+        func edit(_ edit: ListEdit) {
+            Helpers.edit(edit, &core, id: id, writing: id % 7 == 0)
+            id += 1
+        }
+        edit(.removeItem("milk", from: .id(1)))
+        edit(.replaceItem("pears", with: "nashi pears", on: .id(1)))
+        edit(.checkItem("eggs", on: .id(1)))
+        edit(.clearChecked(.id(1)))
+        for number in 0..<(changesAgo - 4) { edit(.addItem("item \(number)", to: .id(1))) }
+        _ = Helpers.write(&core)
+        let (heard, _) = Helpers.save(read.replacing("- [ ] rice", with: "- [x] rice"), &core)
+        #expect(heard.isEmpty, "\(heard)")
+        let list = try Helpers.groceries(core)
+        #expect(!list.items.contains("milk") && !list.items.contains("pears") && !list.items.contains("eggs"))
+        #expect(list.items.contains("nashi pears") && list.checked == ["rice"])
+        #expect(list.items.count == 2 + changesAgo - 4)
+    }
+
+    /// Case 3: the history is what a restart recovers — a core started anew from the same
+    /// history reads an open copy against its revision (`ListCore.init(recovered:)`).
+    @Test func aCopyReadBeforeARestartIsReadAgainstItsRevisionAfterIt() throws {
+        var (core, read) = Helpers.core(["rice", "milk"], historyLimit: 1_000)
+        Helpers.edit(.removeItem("milk", from: .id(1)), &core)
+        Helpers.edit(.addItem("salt", to: .id(1)), &core, id: 8)
+        // A restart: a new core on the durable lists and the history.
+        let recovered = RecoveredLists(
+            instance: "i",
+            book: core.durable,
+            history: core.history,
+            shownByFile: core.durable,
+            lastShown: core.durable,
+            isFirstStart: false,
+            problems: []
+        )
+        var restarted = ListCore(recovered: recovered, filePath: "/lists.md")
+        let (heard, _) = Helpers.save(read + "- [ ] flour\n", &restarted)
+        #expect(heard.isEmpty, "\(heard)")
+        #expect(try Self.items(restarted).sorted() == ["flour", "rice", "salt"])
+    }
+
+    /// Case 4: a copy whose notes a tool stripped is matched to the kept lists closest to it:
+    /// nothing done since it was read is undone, and its own tick is taken.
+    @Test func aCopyWithoutNotesIsReadAgainstTheClosestKeptLists() throws {
+        var (core, read) = Helpers.core(["rice", "oats", "milk", "tea", "jam"], historyLimit: 1_000)
+        Helpers.edit(.addItem("salt", to: .id(1)), &core, id: 7)
+        Helpers.edit(.checkItem("oats", on: .id(1)), &core, id: 8)
+        Helpers.edit(.removeItem("milk", from: .id(1)), &core, id: 9)
+        let stripped = read.replacing(#/ <!-- listd[^>]*-->/#, with: "").replacing("- [ ] rice", with: "- [x] rice")
+        #expect(!stripped.contains("rev="))
+        let (heard, _) = Helpers.save(stripped, &core)
+        #expect(heard.isEmpty, "\(heard)")
+        let list = try Helpers.groceries(core)
+        #expect(Array(list.items) == ["rice", "oats", "tea", "jam", "salt"])
+        #expect(Set(list.checked) == ["rice", "oats"])
+    }
+
+    /// Case 4, far from anything kept: what it shows that the history took off or renamed is not
+    /// brought back, and each such line is reported with who took it off.
+    @Test func aCopyFarFromAnythingKeptBringsBackNothingRemovedWithinTheHistory() throws {
+        var (core, _) = Helpers.core(["rice", "milk", "pears"], historyLimit: 1_000)
+        Helpers.edit(.removeItem("milk", from: .id(1)), &core, id: 7)
+        Helpers.edit(.replaceItem("pears", with: "nashi pears", on: .id(1)), &core, id: 8)
+        let copy = "# Groceries\n- rice\n- milk\n- pears\n- kale\n- leeks\n- figs\n- plums\n- dates\n"
+        let (heard, _) = Helpers.save(copy, &core)
+        let list = try Helpers.groceries(core)
+        #expect(!list.items.contains("milk") && !list.items.contains("pears"), "\(list.items)")
+        #expect(list.items.contains("kale") && list.items.contains("dates") && list.items.contains("nashi pears"))
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(messages.contains { $0.contains("“milk” was taken off Groceries by test on") && $0.contains("not brought back") }, "\(messages)")
+        #expect(messages.contains { $0.contains("“pears” was changed to “nashi pears”") && $0.contains("not brought back") }, "\(messages)")
+    }
+
+    /// Case 5: a backup of the file restored 20 changes later re-creates no deleted list and
+    /// re-adds no removed item.
+    @Test func aBackupRestoredLaterBringsNothingBack() throws {
+        var (core, backup) = Helpers.core(["rice", "milk"], historyLimit: 1_000)
+        let withHardware = try #require(Helpers.edit(.createList(name: "Hardware", items: ["nails"]), &core, id: 7))
+        Helpers.edit(.deleteList(.name("Hardware")), &core, id: 8)
+        Helpers.edit(.removeItem("milk", from: .id(1)), &core, id: 9)
+        for number in 0..<18 { Helpers.edit(.addItem("item \(number)", to: .id(1)), &core, id: 10 + number) }
+        for copy in [backup, withHardware] {
+            let (heard, _) = Helpers.save(copy, &core)
+            #expect(heard.isEmpty, "\(heard)")
+            #expect((try? core.durable.list(.name("Hardware"))) == nil)
+            #expect(try !Self.items(core).contains("milk"))
+            #expect(try Self.items(core).count == 19)
+        }
+    }
+}
