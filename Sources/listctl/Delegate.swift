@@ -110,10 +110,13 @@ extension Listctl {
                 while let message = client.next() {
                     switch message {
                     case .question(let question, let params, let id):
-                        // Each question on a thread of its own: listd asks several at once, each
-                        // with its own time limit, and a slow command must not hold up the others.
+                        // Each question on a thread of its own: listd asks several at once (a
+                        // clear asks one per item), each with its own time limit, and a slow
+                        // command must not hold up the others. Not Dispatch's pool: it has a
+                        // thread per core, and a command blocks one until it exits (a clear's
+                        // questions then waited for the pool to grow, past listd's limit).
                         let asked = ContinuousClock.now
-                        DispatchQueue.global().async {
+                        startThread {
                             guard let params else {
                                 _ = answers.send(DelegateAnswer(allow: true), to: id)
                                 return
@@ -211,32 +214,24 @@ private struct Vote: Encodable {
     }
 }
 
-/// The JSON a delegate command reads on stdin: the question's name and its params.
+/// The JSON a delegate command reads on stdin: the question's name beside every field of its
+/// params as listd sent them (`DelegateQuestionParams`, the type listd encodes: a field listd adds
+/// reaches the command with no change here).
 private func questionJSON(_ question: DelegateQuestion, _ params: DelegateQuestionParams) throws -> Data {
     struct Line: Encodable {
         var question: DelegateQuestion
-        var list: ShoppingList?
-        var name: String?
-        var item: String?
-        var with: String?
-        var items: [String]?
-        var origin: ChangeOrigin
-        var revision: Revision
+        var params: DelegateQuestionParams
+        enum CodingKeys: String, CodingKey { case question }
+
+        func encode(to encoder: any Encoder) throws {
+            try params.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(question, forKey: .question)
+        }
     }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(
-        Line(
-            question: question,
-            list: params.list,
-            name: params.name,
-            item: params.item,
-            with: params.with,
-            items: params.items,
-            origin: params.origin,
-            revision: params.revision
-        )
-    )
+    return try encoder.encode(Line(question: question, params: params))
 }
 
 func summary(_ params: DelegateQuestionParams) -> String {

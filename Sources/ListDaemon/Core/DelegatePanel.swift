@@ -12,6 +12,11 @@ struct DelegatePanel: Sendable {
     static let maximumTimeoutMs = 30_000
     /// Timeouts in a row after which a delegate is no longer asked.
     static let strikeLimit = 3
+    /// Questions out to one delegate at a time; more wait their turn here, and each one's time
+    /// starts when it is sent. A clear of 1,000 ticked items asks 1,000 questions, each with the
+    /// list whole: all at once, they would fill the delegate's connection (and be cut off as a
+    /// client that stopped reading) and make its answers wait behind each other past their time.
+    static let questionsOutPerDelegate = 32
 
     /// One registered delegate, by its connection.
     struct Seat: Sendable, Equatable {
@@ -56,6 +61,8 @@ struct DelegatePanel: Sendable {
         var dropped: Seat?
         /// Questions that ended without their timer firing (to cancel).
         var ended: [String] = []
+        /// Questions whose turn came (a question out to their delegate ended): to send now.
+        var puts: [Put] = []
     }
 
     private struct Consultation: Sendable {
@@ -65,6 +72,10 @@ struct DelegatePanel: Sendable {
     }
 
     private(set) var seats: [Int: Seat] = [:]
+    /// Per delegate (by connection): how many of its questions are out, and those waiting their
+    /// turn, oldest first.
+    private var outCount: [Int: Int] = [:]
+    private var waiting: [Int: [Put]] = [:]
     /// Questions out, by id: to whom, for which consultation.
     private var questions: [String: (connection: Int, name: String, onTimeout: TimeoutVerdict, consultation: Int)] = [:]
     private var consultations: [Int: Consultation] = [:]
@@ -97,6 +108,7 @@ struct DelegatePanel: Sendable {
     mutating func unseat(_ connection: Int) -> Outcome {
         seats[connection] = nil
         var outcome = Outcome()
+        endWaiting(connection, into: &outcome)
         for (id, question) in questions.sorted(by: { $0.key < $1.key }) where question.connection == connection {
             outcome.ended.append(id)
             reply(id, .unanswered, into: &outcome)
@@ -104,8 +116,9 @@ struct DelegatePanel: Sendable {
         return outcome
     }
 
-    /// Puts `question` to every delegate that wants it, all at once; the verdict comes with the
-    /// last reply. Empty when none wants it.
+    /// Puts `question` to every delegate that wants it, at once unless it has
+    /// `questionsOutPerDelegate` out already (then when its turn comes: `Outcome.puts`); the
+    /// verdict comes with the last reply. Empty when none wants it, or when each must wait.
     mutating func ask(
         _ asker: Asker,
         _ question: DelegateQuestion,
@@ -113,11 +126,22 @@ struct DelegatePanel: Sendable {
         list: ListID?,
         name: String?
     ) -> [Put] {
+        consult(asker, question, params, list: list, name: name)?.puts ?? []
+    }
+
+    /// `ask`, telling apart none wanting it (nil) from every delegate that does having to wait.
+    mutating func consult(
+        _ asker: Asker,
+        _ question: DelegateQuestion,
+        _ params: DelegateQuestionParams,
+        list: ListID?,
+        name: String?
+    ) -> (puts: [Put], waiting: Bool)? {
         let nameKey = name.map(ListText.key)
         let asked = seats.keys.sorted().compactMap { seats[$0] }.filter {
             $0.interest.wants(question, list: list, nameKey: nameKey)
         }
-        guard !asked.isEmpty else { return [] }
+        guard !asked.isEmpty else { return nil }
         let consultation = nextConsultation
         nextConsultation += 1
         consultations[consultation] = Consultation(
@@ -125,11 +149,37 @@ struct DelegatePanel: Sendable {
             unanswered: asked.count,
             verdict: DelegateVerdict(consulted: true)
         )
-        return asked.map { seat in
+        let puts = asked.compactMap { seat -> Put? in
             let id = "listd-\(nextQuestion)"
             nextQuestion += 1
             questions[id] = (seat.connection, seat.name, seat.onTimeout, consultation)
-            return Put(id: id, asker: asker, seat: seat, question: question, params: params)
+            let put = Put(id: id, asker: asker, seat: seat, question: question, params: params)
+            guard outCount[seat.connection, default: 0] < Self.questionsOutPerDelegate else {
+                waiting[seat.connection, default: []].append(put)
+                return nil
+            }
+            outCount[seat.connection, default: 0] += 1
+            return put
+        }
+        return (puts, puts.count < asked.count)
+    }
+
+    /// Sends `connection`'s waiting questions while it has room for them.
+    private mutating func sendWaiting(_ connection: Int, into outcome: inout Outcome) {
+        while outCount[connection, default: 0] < Self.questionsOutPerDelegate, var queue = waiting[connection], !queue.isEmpty {
+            let put = queue.removeFirst()
+            waiting[connection] = queue.isEmpty ? nil : queue
+            outCount[connection, default: 0] += 1
+            outcome.puts.append(put)
+        }
+    }
+
+    /// Ends `connection`'s questions that were never sent (it left, or is no longer asked): as
+    /// unanswered, its `onTimeout` decides them.
+    private mutating func endWaiting(_ connection: Int, into outcome: inout Outcome) {
+        for put in waiting.removeValue(forKey: connection) ?? [] {
+            guard let question = questions.removeValue(forKey: put.id) else { continue }
+            settle(question, .unanswered, into: &outcome)
         }
     }
 
@@ -146,14 +196,27 @@ struct DelegatePanel: Sendable {
 
     private mutating func reply(_ id: String, _ reply: Reply, into outcome: inout Outcome) {
         guard let question = questions.removeValue(forKey: id) else { return }
-        if var seat = seats[question.connection] {
+        let connection = question.connection
+        outCount[connection, default: 1] -= 1
+        if outCount[connection] == 0 { outCount[connection] = nil }
+        if var seat = seats[connection] {
             seat.strikes = reply == .timedOut ? seat.strikes + 1 : 0
-            seats[question.connection] = seat
+            seats[connection] = seat
             if seat.strikes >= Self.strikeLimit {
-                seats[question.connection] = nil
+                seats[connection] = nil
                 outcome.dropped = seat
             }
         }
+        settle(question, reply, into: &outcome)
+        if seats[connection] != nil { sendWaiting(connection, into: &outcome) } else { endWaiting(connection, into: &outcome) }
+    }
+
+    /// Counts `reply` in its consultation; the verdict once every delegate asked is done.
+    private mutating func settle(
+        _ question: (connection: Int, name: String, onTimeout: TimeoutVerdict, consultation: Int),
+        _ reply: Reply,
+        into outcome: inout Outcome
+    ) {
         guard var consultation = consultations[question.consultation] else { return }
         switch reply {
         case .answered(let answer) where !answer.allow:

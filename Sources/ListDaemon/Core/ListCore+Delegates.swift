@@ -13,10 +13,11 @@ extension ListCore {
         list: ListID?,
         name: String?
     ) -> [CoreAction] {
-        let puts = panel.ask(asker, question, params, list: list, name: name)
-        // None: decided as if allowed (the owner feeds the verdict back at once).
-        guard !puts.isEmpty else { return [.decideUnasked(asker)] }
-        return puts.map(CoreAction.putQuestion)
+        // None wants it: decided as if allowed (the owner feeds the verdict back at once).
+        guard let asked = panel.consult(asker, question, params, list: list, name: name) else {
+            return [.decideUnasked(asker)]
+        }
+        return asked.puts.map(CoreAction.putQuestion)
     }
 
     /// A delegate registers (`registerDelegate`).
@@ -38,6 +39,7 @@ extension ListCore {
     private mutating func conclude(_ outcome: DelegatePanel.Outcome, at time: Timestamp) -> [CoreAction] {
         var actions = outcome.ended.map(CoreAction.endQuestion)
         if let dropped = outcome.dropped { actions.append(.dropDelegate(dropped)) }
+        actions += outcome.puts.map(CoreAction.putQuestion)
         for (asker, verdict) in outcome.verdicts {
             actions += answered(asker, verdict, at: time)
         }
