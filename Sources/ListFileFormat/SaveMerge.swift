@@ -163,7 +163,7 @@ public struct SaveMerge {
             let what =
                 removal.renamedTo.map { "was changed to “\($0)” on \(list.name)" } ?? "was taken off \(list.name)"
             return "“\(removal.text)” \(what) \(removal.byWhomAndWhen); not brought back — add it again if you want it."
-        case .createList(let name, _):
+        case .createList(let name, _, _):
             guard (try? now.list(.name(name))) == nil, let removal = removed.list(named: name) else { return nil }
             let what = removal.renamedTo.map { "was renamed \($0)" } ?? "was deleted"
             return "\(removal.text) \(what) \(removal.byWhomAndWhen); not brought back — create it again if you want it."

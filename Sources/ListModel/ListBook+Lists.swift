@@ -1,10 +1,13 @@
 // The edits of whole lists — create, rename, delete, and a deleted list put back — decided as
 // `ListBook.applyRecorded` decides every edit: the rules, then one change with its record.
+import HashTreeCollections
+
 extension ListBook {
     /// A new list with these items (none may repeat), at the end.
     mutating func createList(
         _ rawName: String,
         items rawItems: [String],
+        quantities rawQuantities: [String: String] = [:],
         ifRevision: Revision?,
         at time: Timestamp,
         origin: ChangeOrigin
@@ -18,14 +21,19 @@ extension ListBook {
         }
         var items: [String] = []
         var keys: Set<String> = []
+        var quantities: [String: String] = [:]
         for rawItem in rawItems {
             let item = try validItem(rawItem)
             guard keys.insert(ListText.key(item)).inserted else {
                 throw .itemExists(item: item, list: name)
             }
             items.append(item)
+            if let rawQuantity = rawQuantities[rawItem] ?? rawQuantities[item] {
+                quantities[item] = try validQuantity(rawQuantity)
+            }
         }
-        let list = ShoppingList(id: nextID, name: name, edited: time, revision: revision + 1, items: items)
+        var list = ShoppingList(id: nextID, name: name, edited: time, revision: revision + 1, items: items)
+        if !quantities.isEmpty { list.quantities = TreeDictionary(quantities) }
         nextID += 1
         lists.append(list)
         revision += 1
@@ -35,7 +43,7 @@ extension ListBook {
                 revision: revision,
                 time: time,
                 origin: origin,
-                operation: .create(id: list.id, name: name, items: items)
+                operation: .create(id: list.id, name: name, items: items, quantities: quantities)
             )
         )
     }

@@ -137,8 +137,8 @@ public struct ListBook: Hashable, Sendable {
         origin: ChangeOrigin
     ) throws(ListError) -> Applied? {
         switch edit {
-        case .createList(let rawName, let rawItems):
-            try createList(rawName, items: rawItems, ifRevision: ifRevision, at: time, origin: origin)
+        case .createList(let rawName, let rawItems, let rawQuantities):
+            try createList(rawName, items: rawItems, quantities: rawQuantities, ifRevision: ifRevision, at: time, origin: origin)
         case .renameList(let reference, let rawName):
             try renameList(reference, to: rawName, ifRevision: ifRevision, at: time, origin: origin)
         case .deleteList(let reference):

@@ -1,6 +1,7 @@
 /// A proposed change to the lists, from any source: a client, the list file, or an undo.
 public enum ListEdit: Hashable, Sendable {
-    case createList(name: String, items: [String])
+    /// `quantities`: amounts of some of the items, by their text as given.
+    case createList(name: String, items: [String], quantities: [String: String] = [:])
     case renameList(ListReference, to: String)
     case deleteList(ListReference)
     /// Appends, or inserts at `position` (clamped to the list's length) when given: the list

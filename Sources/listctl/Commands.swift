@@ -56,8 +56,18 @@ extension Listctl {
 
         func run() throws {
             try options.withClient { client in
-                let items = withStandardInput(self.items)
-                let list = try client.call(CreateList.self, .init(name: name, items: items.isEmpty ? nil : items))
+                // `milk (2 l)` is the item milk, 2 l: read as `add` and the list file read it.
+                let written = withStandardInput(self.items).map(ItemAmount.split)
+                var quantities: [String: String] = [:]
+                for (text, quantity) in written { if let quantity { quantities[text] = quantity } }
+                let list = try client.call(
+                    CreateList.self,
+                    .init(
+                        name: name,
+                        items: written.isEmpty ? nil : written.map(\.text),
+                        quantities: quantities.isEmpty ? nil : quantities
+                    )
+                )
                 if options.json { return printJSON(list) }
                 print("Created \(list.name) (id \(list.id)) with \(plural(list.items.count, "item")).")
             }

@@ -54,6 +54,21 @@ import Testing
         #expect(run.stderr == "listctl: denied: There is no list called “Tools”.\n")
     }
 
+    /// Issue 46, case 12: `create` reads `milk (2 l)` as `add` does — the item milk, 2 l — in
+    /// one change (one undo takes the list and its amounts).
+    @Test func createReadsAmountsAsAddDoes() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        let run = try listctl(["create", "Pantry", "milk (2 l)", "eggs", "batteries (4)"], socket: socket)
+        #expect(run.status == 0 && run.stdout == "Created Pantry (id 1) with 3 items.\n", "\(run)")
+        let list = try LineConnection(path: socket).result("getList", ["list": "Pantry"])
+        #expect(list["items"] as? [String] == ["milk", "eggs", "batteries"], "\(list)")
+        #expect(list["quantities"] as? [String: String] == ["milk": "2 l", "batteries": "4"], "\(list)")
+        #expect(list["revision"] as? Int == 1, "one change: \(list)")
+        let refused = try listctl(["create", "Tools", "saw (2 (big)"], socket: socket)
+        #expect(refused.status == 0, "a text whose parentheses do not pair up is an item, as for add: \(refused)")
+    }
+
     @Test func jsonOutputForScripts() throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket

@@ -91,4 +91,23 @@ import Testing
         #expect(!panel.involves(1))
         #expect(panel.replied(put.id, .answered(DelegateAnswer(allow: true))).verdicts.isEmpty, "a late answer counts for nothing")
     }
+
+    /// Issue 46, case 10: at most `questionsOutPerDelegate` questions are out to one delegate;
+    /// the rest go as answers come, each then timed from its sending; a delegate that leaves
+    /// settles those never sent too.
+    @Test func questionsToOneDelegateGoAFewAtATime() {
+        var panel = DelegatePanel()
+        panel.seat(Self.seat(1, "pantry"))
+        let limit = DelegatePanel.questionsOutPerDelegate
+        var sent: [DelegatePanel.Put] = []
+        for part in 0..<(limit + 5) { sent += panel.ask(.proposalPart(1, part: part), .shouldAdd, Self.params, list: 1, name: nil) }
+        #expect(sent.count == limit)
+        let next = panel.replied(sent[0].id, .answered(DelegateAnswer(allow: true)))
+        #expect(next.puts.count == 1 && next.verdicts.count == 1)
+        #expect(panel.consult(.proposal(2), .shouldAdd, Self.params, list: 1, name: nil)?.waiting == true)
+        let gone = panel.unseat(1)
+        // Out: limit (one answered, one sent in its place); waiting: 4 of the parts and proposal 2.
+        #expect(gone.verdicts.count == limit + 5, "every question ends: \(gone.verdicts.count)")
+        #expect(gone.puts.isEmpty)
+    }
 }

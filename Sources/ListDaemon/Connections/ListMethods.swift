@@ -42,7 +42,7 @@ extension MethodTable {
         }
         table.registerDeciding(CreateList.self) { params, session, reply in
             owner.edit(
-                .createList(name: params.name, items: params.items ?? []),
+                .createList(name: params.name, items: params.items ?? [], quantities: params.quantities ?? [:]),
                 params.ifRevision,
                 session,
                 then: reply

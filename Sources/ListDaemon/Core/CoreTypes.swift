@@ -173,7 +173,7 @@ extension ListEdit {
     /// The queue this edit waits in behind earlier edits of the same list: one per list, and a
     /// create queues on the name it would take. nil when the list does not exist.
     func gateKey(in book: ListBook) -> String? {
-        if case .createList(let name, _) = self { return "name:\(ListText.key(name))" }
+        if case .createList(let name, _, _) = self { return "name:\(ListText.key(name))" }
         if case .restoreList(let list) = self { return "name:\(ListText.key(list.name))" }
         guard let target, let list = try? book.list(target) else { return nil }
         return "list:\(list.id)"
@@ -184,7 +184,7 @@ extension ListEdit {
     /// The name a create or a rename gives (what a delegate of lists by name is asked about).
     var proposedName: String? {
         switch self {
-        case .createList(let name, _), .renameList(_, let name): ListText.trimmed(name)
+        case .createList(let name, _, _), .renameList(_, let name): ListText.trimmed(name)
         case .restoreList(let list): list.name
         default: nil
         }
@@ -196,7 +196,7 @@ extension DelegateQuestionParams {
     init(_ edit: ListEdit, list: ShoppingList?, origin: ChangeOrigin, revision: Revision) {
         self.init(list: list, name: nil, item: nil, with: nil, items: nil, origin: origin, revision: revision)
         switch edit {
-        case .createList(let name, let items):
+        case .createList(let name, let items, _):
             self.name = ListText.trimmed(name)
             self.items = items.map(ListText.trimmed)
         case .renameList(_, let name):

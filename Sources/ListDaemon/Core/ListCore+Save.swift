@@ -47,7 +47,7 @@ struct Save: Sendable {
             guard case .refused = decisions[index] else { continue }
             switch fileEdit.edit {
             case .addItem(let item, _, _, _, _): keys.insert(ListText.key(item))
-            case .createList(_, let items): keys.formUnion(items.map(ListText.key))
+            case .createList(_, let items, _): keys.formUnion(items.map(ListText.key))
             default: break
             }
         }

@@ -6,11 +6,14 @@ public enum CreateList: RPCMethod {
     public struct Params: Codable, Sendable, Hashable {
         public var name: String
         public var items: [String]?
+        /// Amounts of some of the items, by item (`{"milk": "2 l"}`), made in the same change.
+        public var quantities: [String: String]?
         /// Compared with the daemon-wide revision.
         public var ifRevision: Revision?
-        public init(name: String, items: [String]? = nil, ifRevision: Revision? = nil) {
+        public init(name: String, items: [String]? = nil, quantities: [String: String]? = nil, ifRevision: Revision? = nil) {
             self.name = name
             self.items = items
+            self.quantities = quantities
             self.ifRevision = ifRevision
         }
     }
