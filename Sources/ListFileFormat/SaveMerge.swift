@@ -151,6 +151,20 @@ public struct SaveMerge {
         }
     }
 
+    /// `edit` as made on the base: a clear takes off what was ticked then and still is, and
+    /// keeps what was ticked since (the page showed "Clear 1 ticked"; eggs, ticked at home
+    /// meanwhile, stays).
+    public func narrowed(_ edit: ListEdit) -> ListEdit {
+        // A clear that names what it clears (`only`) says it already.
+        guard baseKnown, case .clearChecked(let reference, let keeping, nil) = edit, let list = try? now.list(reference) else {
+            return edit
+        }
+        let tickedThen = Set(((try? base.list(.id(list.id)))?.checkedItems ?? []).map(ListText.key))
+        let tickedSince = list.checkedItems.map(ListText.key).filter { !tickedThen.contains($0) }
+        guard !tickedSince.isEmpty else { return edit }
+        return .clearChecked(reference, keeping: keeping.union(tickedSince))
+    }
+
     /// Why `edit` is not taken when it would bring back an item or a list the history took off or
     /// renamed (a copy whose base was found by content may predate that): nil when it would not.
     func broughtBack(_ edit: ListEdit) -> String? {

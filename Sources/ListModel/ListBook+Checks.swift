@@ -28,10 +28,12 @@ extension ListBook {
         }
     }
 
-    /// The checked items taken off, but for those `keeping` names (by key: delegates refused them).
+    /// The checked items taken off, but for those `keeping` names (by key: delegates refused them,
+    /// or they were ticked after the lists the clear was made on), and only those `only` names.
     mutating func clearChecked(
         on reference: ListReference,
         keeping: Set<String>,
+        only: Set<String>? = nil,
         ifRevision: Revision?,
         at time: Timestamp,
         origin: ChangeOrigin
@@ -41,7 +43,9 @@ extension ListBook {
         let list = lists[index]
         let cleared = list.checked.isEmpty ? [] : list.items.indices.compactMap { at -> PlacedItem? in
             let item = list.items[at]
-            guard list.checked.contains(item), !keeping.contains(ListText.key(item)) else { return nil }
+            guard list.checked.contains(item), !keeping.contains(ListText.key(item)),
+                only?.contains(ListText.key(item)) ?? true
+            else { return nil }
             return list.placed(at: at)
         }
         return try removeAll(cleared, at: index, time: time, origin: origin)

@@ -175,8 +175,8 @@ public struct ListBook: Hashable, Sendable {
             try setChecked(true, rawItem, on: reference, ifRevision: ifRevision, at: time, origin: origin)
         case .uncheckItem(let rawItem, let reference):
             try setChecked(false, rawItem, on: reference, ifRevision: ifRevision, at: time, origin: origin)
-        case .clearChecked(let reference, let keeping):
-            try clearChecked(on: reference, keeping: keeping, ifRevision: ifRevision, at: time, origin: origin)
+        case .clearChecked(let reference, let keeping, let only):
+            try clearChecked(on: reference, keeping: keeping, only: only, ifRevision: ifRevision, at: time, origin: origin)
         }
     }
 

@@ -35,8 +35,10 @@ public enum ListEdit: Hashable, Sendable {
     case checkItem(String, on: ListReference)
     case uncheckItem(String, on: ListReference)
     /// Takes every checked item off the list as one change, but those whose key
-    /// (`ListText.key`) is in `keeping` (delegates refused to let them go).
-    case clearChecked(ListReference, keeping: Set<String> = [])
+    /// (`ListText.key`) is in `keeping` (delegates refused to let them go, or they were ticked
+    /// after the lists the clear was made on); with `only`, just the checked items whose keys it
+    /// holds (what the client showed ticked when the person cleared).
+    case clearChecked(ListReference, keeping: Set<String> = [], only: Set<String>? = nil)
     /// Puts items back where they were, as one change (an undone removal or clear); a place that
     /// is gone becomes the end of the list.
     case restoreItems([PlacedItem], to: ListReference)
@@ -55,7 +57,7 @@ public enum ListEdit: Hashable, Sendable {
         case .renameList(let list, _), .deleteList(let list),
             .replaceItem(_, _, let list), .removeItem(_, let list), .addItem(_, let list, _, _, _),
             .moveItem(_, let list, _, _), .checkItem(_, let list), .uncheckItem(_, let list),
-            .clearChecked(let list, _), .restoreItems(_, let list), .removeItems(_, let list),
+            .clearChecked(let list, _, _), .restoreItems(_, let list), .removeItems(_, let list),
             .moveItemInto(_, let list, _, _), .addSection(_, let list, _), .renameSection(_, let list, _),
             .removeSection(_, let list), .setQuantity(_, let list, _), .restoreSection(_, let list, _, _),
             .restoreItem(_, let list):

@@ -88,4 +88,25 @@ import Testing
         #expect(last["items"] as? [String] == ["eggs", "rice", "bread"], "\(last)")
         #expect(Set(last["checked"] as? [String] ?? []) == ["eggs", "rice"], "\(last)")
     }
+
+    /// Issue 46, case 9: a clear made on older lists (`basedOn`) takes off what was ticked then
+    /// and still is; what was ticked since stays ("Clear 11 ticked" removed 12 items). With
+    /// `items`, only those are cleared.
+    @Test func aClearMadeOnOlderListsClearsWhatWasTickedThen() throws {
+        let daemon = try Daemon.start()
+        let client = try LineConnection(path: daemon.sandbox.socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": ["milk", "eggs", "bread", "tea"]])
+        let seen = try client.result("checkItem", ["list": "Groceries", "item": "milk"])
+        let basedOn = try #require(seen["revision"] as? Int)
+        // Meanwhile, at home: eggs ticked.
+        _ = try client.result("checkItem", ["list": "Groceries", "item": "eggs"])
+        let cleared = try client.result("clearChecked", ["list": "Groceries", "basedOn": basedOn, "editId": "phone-1"])
+        #expect(cleared["cleared"] as? [String] == ["milk"], "\(cleared)")
+        #expect(cleared["items"] as? [String] == ["eggs", "bread", "tea"] && cleared["checked"] as? [String] == ["eggs"], "\(cleared)")
+        // Named items: only those, if still ticked.
+        _ = try client.result("checkItem", ["list": "Groceries", "item": "bread"])
+        let named = try client.result("clearChecked", ["list": "Groceries", "items": ["Bread", "tea"]])
+        #expect(named["cleared"] as? [String] == ["bread"], "\(named)")
+        #expect(named["checked"] as? [String] == ["eggs"], "\(named)")
+    }
 }

@@ -158,4 +158,42 @@ import Testing
             #expect(try browser.run("return !!document.querySelector('[data-tick=\"eggs\"]')") as? Bool == false)
         }
     }
+
+    /// Issue 46, case 9: "Clear 2 ticked" tapped in the shop without signal clears those two —
+    /// one ticked before, one ticked on the phone while offline — and not eggs, ticked at home
+    /// meanwhile.
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func anOfflineClearClearsWhatThePhoneShowedTicked() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let socket = daemon.sandbox.socket
+            #expect(try listctl(["create", "Groceries", "milk", "eggs", "bread", "tea"], socket: socket).status == 0)
+            #expect(try listctl(["check", "Groceries", "milk"], socket: socket).status == 0)
+            let web = try WebServer(daemon.sandbox)
+            let browser = try Browser()
+            defer { browser.quit() }
+            try browser.open(try web.pairingLink("Kitchen phone"))
+            try browser.waitUntil("the paired page", Self.live(showing: "milk"))
+            try browser.waitUntil("the service worker in charge", "return !!navigator.serviceWorker.controller")
+
+            try browser.network(online: false)
+            try browser.waitUntil("the page to say it is offline", "return document.getElementById('status').textContent.startsWith('Offline')")
+            try browser.click("[data-tick='bread']")
+            try browser.waitUntil("Clear 2 ticked", "const b = document.querySelector('[data-clear]'); return !!b && b.textContent.includes('2')")
+            try browser.click("[data-clear]")
+            try browser.waitUntil(
+                "two changes waiting",
+                "return document.getElementById('status').textContent.includes('2 changes waiting to be sent')"
+            )
+            // Meanwhile at home, eggs is ticked.
+            #expect(try listctl(["check", "Groceries", "eggs"], socket: socket).status == 0)
+
+            try browser.network(online: true)
+            try browser.waitUntil("the queue sent", timeout: 20, "return document.getElementById('status').textContent === 'Live'")
+            let after = try LineConnection(path: socket).result("getList", ["list": "Groceries"])
+            #expect(after["items"] as? [String] == ["eggs", "tea"], "\(after)")
+            #expect(after["checked"] as? [String] == ["eggs"], "eggs, ticked at home meanwhile, stays: \(after)")
+        }
+    }
 }

@@ -100,7 +100,8 @@ extension MethodTable {
             owner.edit(.uncheckItem(params.item, on: params.list), params.ifRevision, session, then: reply)
         }
         table.registerDeciding(ClearChecked.self) { params, session, reply in
-            owner.editWithOutcome(.clearChecked(params.list), params.ifRevision, session) { outcome in
+            let only = params.items.map { Set($0.map(ListText.key)) }
+            owner.editWithOutcome(.clearChecked(params.list, only: only), params.ifRevision, session) { outcome in
                 reply(
                     outcome.map { outcome in
                         let cleared = outcome.steps.compactMap { step -> String? in

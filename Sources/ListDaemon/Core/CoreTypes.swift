@@ -261,9 +261,10 @@ extension ListEdit {
     /// `shouldRemove` or `shouldAdd`); nil for an edit of one thing.
     func parts(on book: ListBook) -> [ListEdit]? {
         switch self {
-        case .clearChecked(let reference, let keeping):
+        case .clearChecked(let reference, let keeping, let only):
             guard let list = try? book.list(reference) else { return [] }
-            return list.checkedItems.filter { !keeping.contains(ListText.key($0)) }.map { .removeItem($0, from: reference) }
+            return list.checkedItems.filter { !keeping.contains(ListText.key($0)) && only?.contains(ListText.key($0)) ?? true }
+                .map { .removeItem($0, from: reference) }
         case .removeItems(let items, let reference):
             return items.map { .removeItem($0, from: reference) }
         case .restoreItems(let placed, let reference):
@@ -277,8 +278,8 @@ extension ListEdit {
     func leavingOut(_ refused: Set<String>) -> ListEdit {
         guard !refused.isEmpty else { return self }
         switch self {
-        case .clearChecked(let reference, let keeping):
-            return .clearChecked(reference, keeping: keeping.union(refused))
+        case .clearChecked(let reference, let keeping, let only):
+            return .clearChecked(reference, keeping: keeping.union(refused), only: only)
         case .removeItems(let items, let reference):
             return .removeItems(items.filter { !refused.contains(ListText.key($0)) }, from: reference)
         case .restoreItems(let placed, let reference):

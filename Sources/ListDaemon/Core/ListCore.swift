@@ -275,7 +275,12 @@ struct ListCore {
         while let head = queues[key]?.first {
             switch head {
             case .proposal(let id):
-                guard !asking.contains(.proposal(id)), let proposal = proposals[id], proposal.parts.isEmpty else { return }
+                guard !asking.contains(.proposal(id)), var proposal = proposals[id], proposal.parts.isEmpty else { return }
+                if let base = proposal.base {
+                    // A clear made on older lists clears what was ticked then and still is.
+                    proposal.edit = SaveMerge(base, now: working).narrowed(proposal.edit)
+                    proposals[id] = proposal
+                }
                 if Self.merged(proposal, on: working) != nil {
                     // Done already, or changed meanwhile: decided without asking anyone.
                     proposals[id] = nil

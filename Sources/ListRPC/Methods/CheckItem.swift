@@ -16,7 +16,21 @@ public enum UncheckItem: RPCMethod {
 /// Takes every checked item off a list as one change; an item a delegate refuses stays.
 public enum ClearChecked: RPCMethod {
     public static let name = "clearChecked"
-    public typealias Params = ListEditParams
+
+    public struct Params: Codable, Sendable, Hashable {
+        public var list: ListReference
+        public var ifRevision: Revision?
+        /// The ticked items the client showed (its own ticks not yet confirmed among them): only
+        /// those are cleared, if still ticked. Absent: every ticked item — or, with `basedOn`,
+        /// those ticked at that revision and still.
+        public var items: [String]?
+
+        public init(list: ListReference, ifRevision: Revision? = nil, items: [String]? = nil) {
+            self.list = list
+            self.ifRevision = ifRevision
+            self.items = items
+        }
+    }
 
     /// The list after the clear (its fields, as every edit's reply), the items the clear took
     /// off, and the checked items that stayed on it because delegates refused, each with why.

@@ -297,7 +297,13 @@ function shown(list) {
       case 'checkItem': if (row) Object.assign(row, { checked: true, pending: true }); break;
       case 'uncheckItem': if (row) Object.assign(row, { checked: false, pending: true }); break;
       case 'removeItem': if (row) Object.assign(row, { removing: true, pending: true }); break;
-      case 'clearChecked': for (const r of rows.values()) if (r.checked) Object.assign(r, { removing: true, pending: true }); break;
+      case 'clearChecked':
+        // The items it names (what was shown ticked when it was made), else every ticked one.
+        for (const r of rows.values()) {
+          const named = !entry.params.items || entry.params.items.some((i) => i.toLocaleLowerCase() === r.item.toLocaleLowerCase());
+          if (r.checked && named) Object.assign(r, { removing: true, pending: true });
+        }
+        break;
     }
   }
   const sections = [''].concat((list.sections || []).map((s) => s.name));
@@ -486,7 +492,10 @@ document.addEventListener('click', (event) => {
   } else if (target.dataset.remove !== undefined && list) {
     edit('removeItem', { list: list.id, item: target.dataset.remove });
   } else if (target.dataset.clear !== undefined && list) {
-    edit('clearChecked', { list: list.id });
+    // What is shown ticked now, this phone's own unsent ticks among them: only those are
+    // cleared (an item ticked elsewhere meanwhile stays), as the button said.
+    const ticked = shown(list).flatMap((g) => g.rows).filter((r) => r.checked && !r.removing).map((r) => r.item);
+    edit('clearChecked', { list: list.id, items: ticked });
   } else if (target.dataset.undo !== undefined) {
     undoLast();
   } else if (target.dataset.dismiss !== undefined) {
