@@ -1,18 +1,30 @@
 // Which lists a save (or an edit made on older lists) is read against: the lists its author saw.
 import ListModel
 
-/// A save of the list file listd took in, as its text showed the lists: the person's editor still
-/// holds it, and their next save from the same buffer is made from it, not from the revision its
-/// headings name. Kept in memory only: after a restart such a save is read against the revision.
+/// A text of the list file that was on disk: one listd wrote, or a save of a person's it took
+/// in. A save that shows the lists is not written back (an editor with the file open is not told
+/// it changed), so its text stays on disk with the `rev=` it was made from: a copy read then, or
+/// the same person saving again from their buffer, is made from it, not from that revision.
+/// Kept in memory only: after a restart a save is read against the revision its headings name.
 public struct FileVersion: Sendable {
     /// The `rev=` its headings carry (nil: none do).
     public var revision: Revision?
     /// The lists its text shows.
     public var book: ListBook
+    /// Its bytes: which text a copy came from is told by its lines, their spelling included.
+    public var text: [UInt8]
+    /// A person's save (else listd wrote it).
+    public var isSave: Bool
+    /// The revision of the lists right after it was written or taken in: the history after it
+    /// is what a copy made from it did not see.
+    public var through: Revision
 
-    public init(revision: Revision?, book: ListBook) {
+    public init(revision: Revision?, book: ListBook, text: [UInt8] = [], isSave: Bool = true, through: Revision? = nil) {
         self.revision = revision
         self.book = book
+        self.text = text
+        self.isSave = isSave
+        self.through = through ?? book.revision
     }
 }
 
@@ -20,13 +32,14 @@ public struct FileVersion: Sendable {
 ///
 /// - A save whose headings name a revision the history keeps (`rev=`, on disk, across restarts)
 ///   is read against the lists at that revision, rebuilt from the history — or, when its text is
-///   closer to the last save taken in from that revision (the same person saving again from one
-///   buffer), against that save. Another person's save is never its base: theirs differs from
-///   it by both people's edits, the revision by its own only.
+///   closer to a save taken in from that revision (the same person saving again from one buffer,
+///   or someone who read the file while it showed that save), against that save. Another
+///   person's save is never the base of a copy read before it: that copy differs from it by both
+///   people's edits, from the revision by its own only.
 /// - A save with no usable revision (its notes stripped by a tool, a backup older than the
 ///   history, another machine's file) is matched by content to the kept lists closest to it,
 ///   and whatever it shows that was taken off or renamed within the history is not brought back
-///   (`removed`).
+///   (`since`).
 /// - When no kept lists are close, it is read against the newest, and only what cannot undo
 ///   anything is taken from it.
 public struct SaveBase: Sendable {
@@ -41,14 +54,14 @@ public struct SaveBase: Sendable {
 
     public var book: ListBook
     public var kind: Kind
-    /// What was taken off or renamed within the history and is not on the lists now: a base
-    /// found by content may predate it, and the save must not bring it back. Empty for `revision`.
-    public var removed: RemovedWithinHistory
+    /// What the history did since the base (all of it, for a base found by content, which may
+    /// predate what the copy shows): what the save must not bring back or undo.
+    public var since: ChangesSince
 
-    public init(book: ListBook, kind: Kind, removed: RemovedWithinHistory = RemovedWithinHistory()) {
+    public init(book: ListBook, kind: Kind, since: ChangesSince = ChangesSince()) {
         self.book = book
         self.kind = kind
-        self.removed = removed
+        self.since = since
     }
 
     /// False: nothing kept is close to the copy (`unrelated`).
@@ -59,46 +72,86 @@ public struct SaveBase: Sendable {
     static func isClose(_ distance: Int, lines: Int) -> Bool { distance <= max(3, lines / 4) }
 
     /// The base of `reading` (see the type's comment). `history`: the kept changes (nil when
-    /// there are none to read, as in tests of the file alone); `saves`: the saves taken in that
-    /// the person's editors may still hold; `newest`: the lists the file last showed.
+    /// there are none to read, as in tests of the file alone); `versions`: the texts of the file
+    /// listd wrote and the saves it took in, that a copy may have been made from; `newest`: the
+    /// lists the file last showed.
     public static func base(
         for reading: ListFileReading,
         history: ChangeHistory?,
-        saves: [FileVersion],
+        versions: [FileVersion],
         newest: ListBook
     ) -> SaveBase {
         if let revision = reading.shownRevision {
             let atRevision: ListBook? =
                 if let history { (try? history.book(at: revision)) ?? nil } else { revision == newest.revision ? newest : nil }
             if let atRevision {
-                // The last save made from that revision is a person saving again from the same
-                // buffer when the text is closer to it (each save from one buffer supersedes the
-                // one before, so only the last counts; a tie goes to the revision).
-                if let own = saves.last(where: { $0.revision == revision }),
-                    distance(reading, own.book) < distance(reading, atRevision)
-                {
-                    return SaveBase(book: own.book, kind: .revision)
-                }
-                return SaveBase(book: atRevision, kind: .revision)
+                let (book, through) = madeFrom(reading, atRevision, revision: revision, versions: versions)
+                let since = history.map { ChangesSince($0, from: through, now: newest) } ?? ChangesSince()
+                return SaveBase(book: book, kind: .revision, since: since)
             }
             // Without a history, the saves filed under its revision are all there is to go by.
-            if history == nil, let own = saves.last(where: { $0.revision == revision }) {
+            if history == nil, let own = versions.last(where: { $0.revision == revision }) {
                 return SaveBase(book: own.book, kind: .revision)
             }
         }
-        return closest(to: reading, history: history, saves: saves, newest: newest)
+        return closest(to: reading, history: history, versions: versions, newest: newest)
+    }
+
+    /// Which text of revision `revision` the copy was made from: the one listd wrote (its lists,
+    /// `atRevision`, from the history) or a save taken in from it that stayed on disk, whichever
+    /// its lines are closest to (`TextDistance`: the spelling of a line tells where it came from —
+    /// `- [ ] milk` was made from `- [x] milk`, not from `- milk`). A tie goes to listd's text
+    /// (a copy read before another person's save is never read against it), then to the later
+    /// save. Without listd's text to compare with, the revision.
+    /// Returns the lists of that text and the revision whose changes it shows.
+    static func madeFrom(
+        _ reading: ListFileReading,
+        _ atRevision: ListBook,
+        revision: Revision,
+        versions: [FileVersion]
+    ) -> (book: ListBook, through: Revision) {
+        let candidates = versions.filter { $0.revision == revision }
+        guard candidates.contains(where: \.isSave) else { return (atRevision, revision) }
+        // listd's text of that revision, or a save that showed exactly its lists (taken in at a
+        // start, say): the text a copy of the revision itself was read from.
+        let written = candidates.last { !$0.isSave } ?? candidates.first { $0.isSave && Self.showSameLists($0.book, atRevision) }
+        let copy = reading.document.lines.map(\.raw)
+        if let written, !written.text.isEmpty, candidates.allSatisfy({ !$0.text.isEmpty }) {
+            var best = (book: atRevision, through: revision, distance: TextDistance.between(copy, written.text), isSave: false)
+            for save in candidates where save.isSave {
+                let distance = TextDistance.between(copy, save.text)
+                if distance < best.distance || (distance == best.distance && best.isSave) {
+                    best = (save.book, save.through, distance, true)
+                }
+            }
+            return (best.book, best.through)
+        }
+        // Without listd's text of that revision to compare with (a restart forgot it), the
+        // revision: read against it, another's save is never undone (what it did is already
+        // done); only the person's own undoing of their last save goes unseen.
+        return (atRevision, revision)
+    }
+
+    /// Whether two books show the same lists: names, items, ticks, amounts and sections (not the
+    /// revisions and times they carry).
+    static func showSameLists(_ a: ListBook, _ b: ListBook) -> Bool {
+        a.lists.count == b.lists.count
+            && zip(a.lists, b.lists).allSatisfy { one, other in
+                one.id == other.id && one.name == other.name && one.items == other.items && one.checked == other.checked
+                    && one.quantities == other.quantities && one.sections == other.sections
+            }
     }
 
     /// A copy with no usable revision: the kept lists closest to it by content.
-    static func closest(to reading: ListFileReading, history: ChangeHistory?, saves: [FileVersion], newest: ListBook) -> SaveBase {
+    static func closest(to reading: ListFileReading, history: ChangeHistory?, versions: [FileVersion], newest: ListBook) -> SaveBase {
         let lines = reading.sections.reduce(0) { $0 + $1.items.count + 1 }
         var best = (book: newest, distance: distance(reading, newest))
         func consider(_ book: ListBook) {
             let distance = distance(reading, book)
             if distance < best.distance { best = (book, distance) }
         }
-        for save in saves { consider(save.book) }
-        var removed = RemovedWithinHistory()
+        for version in versions { consider(version.book) }
+        var since = ChangesSince()
         if let history {
             // Coarse: the base and every checkpoint; then every revision around the closest.
             consider(history.base)
@@ -110,12 +163,12 @@ public struct SaveBase: Sendable {
                 consider(book)
                 return book.revision < to
             }
-            removed = RemovedWithinHistory(history, now: newest)
+            since = ChangesSince(history, now: newest)
         }
         guard isClose(best.distance, lines: lines) else {
-            return SaveBase(book: newest, kind: .unrelated, removed: removed)
+            return SaveBase(book: newest, kind: .unrelated, since: since)
         }
-        return SaveBase(book: best.book, kind: .closest(revision: best.book.revision), removed: removed)
+        return SaveBase(book: best.book, kind: .closest(revision: best.book.revision), since: since)
     }
 
     /// How many lines `reading` differs from `book` in: items one has and the other has not,
@@ -146,10 +199,13 @@ public struct SaveBase: Sendable {
     }
 }
 
-/// The items and lists the kept history took off or renamed that are not on the lists now, with
-/// who did it and when: what a copy read against lists older than its own must not bring back.
-public struct RemovedWithinHistory: Sendable {
-    public struct Removal: Sendable, Hashable {
+/// What the kept history did after a save's base to what the lists no longer show as the base
+/// did — items and lists taken off or renamed and not on the lists now, ticks changed — with who
+/// did it and when: the diff3 "theirs" side, change by change, not only the net difference (an
+/// item added and taken off again since is not on either side, yet a copy that shows it must not
+/// bring it back; a tick made and taken back since is a change of the tick).
+public struct ChangesSince: Sendable {
+    public struct Change: Sendable, Hashable {
         /// The text as it was on the list.
         public var text: String
         /// What it became, when it was renamed (nil: taken off).
@@ -158,33 +214,37 @@ public struct RemovedWithinHistory: Sendable {
         public var time: Timestamp
     }
 
-    /// Per list, by item key.
-    public private(set) var items: [ListID: [String: Removal]] = [:]
-    /// Deleted or renamed lists, by name key.
-    public private(set) var lists: [String: Removal] = [:]
+    /// Items taken off or renamed, per list, by item key.
+    public private(set) var removedItems: [ListID: [String: Change]] = [:]
+    /// Lists deleted or renamed, by name key.
+    public private(set) var removedLists: [String: Change] = [:]
+    /// Ticks and unticks, per list, by item key: the last one.
+    public private(set) var ticks: [ListID: [String: (checked: Bool, change: Change)]] = [:]
 
     public init() {}
 
-    /// Walks `history` once; what `now` has again is left out.
-    public init(_ history: ChangeHistory, now: ListBook) {
-        try? history.forEachRevision { _, record, change in
+    /// Walks `history` from `revision` on (the base's; nil: all of it) once; what `now` has
+    /// again is left out of the removals.
+    public init(_ history: ChangeHistory, from revision: Revision? = nil, now: ListBook) {
+        try? history.forEachRevision(from: revision) { _, record, change in
             guard let record, let change else { return true }
-            let removal = { (text: String, renamedTo: String?) in
-                Removal(text: text, renamedTo: renamedTo, origin: record.origin, time: record.time)
+            let made = { (text: String, renamedTo: String?) in
+                Change(text: text, renamedTo: renamedTo, origin: record.origin, time: record.time)
             }
+            let id = change.list.id
             switch change.kind {
             case .deleted:
-                lists[ListText.key(change.list.name)] = removal(change.list.name, nil)
+                removedLists[ListText.key(change.list.name)] = made(change.list.name, nil)
             case .renamed:
-                for case .rename(let from, let to) in change.steps { lists[ListText.key(from)] = removal(from, to) }
+                for case .rename(let from, let to) in change.steps { removedLists[ListText.key(from)] = made(from, to) }
             case .created, .updated:
                 for step in change.steps {
                     switch step {
-                    case .remove(let item): items[change.list.id, default: [:]][ListText.key(item)] = removal(item, nil)
-                    case .replace(let item, let with):
-                        if ListText.key(item) != ListText.key(with) {
-                            items[change.list.id, default: [:]][ListText.key(item)] = removal(item, with)
-                        }
+                    case .remove(let item): removedItems[id, default: [:]][ListText.key(item)] = made(item, nil)
+                    case .replace(let item, let with) where ListText.key(item) != ListText.key(with):
+                        removedItems[id, default: [:]][ListText.key(item)] = made(item, with)
+                    case .check(let item): ticks[id, default: [:]][ListText.key(item)] = (true, made(item, nil))
+                    case .uncheck(let item): ticks[id, default: [:]][ListText.key(item)] = (false, made(item, nil))
                     default: break
                     }
                 }
@@ -192,26 +252,29 @@ public struct RemovedWithinHistory: Sendable {
             return true
         }
         // Taken off, then put back (or added again): it is on the lists, nothing to guard.
-        for (id, removals) in items {
+        for (id, removals) in removedItems {
             guard let list = try? now.list(.id(id)) else {
-                items[id] = nil
+                removedItems[id] = nil
                 continue
             }
-            items[id] = removals.filter { list.index(ofItem: $0.value.text) == nil }
+            removedItems[id] = removals.filter { list.index(ofItem: $0.value.text) == nil }
         }
-        lists = lists.filter { (try? now.list(.name($0.value.text))) == nil }
+        removedLists = removedLists.filter { (try? now.list(.name($0.value.text))) == nil }
     }
 
-    public var isEmpty: Bool { items.isEmpty && lists.isEmpty }
+    public var isEmpty: Bool { removedItems.isEmpty && removedLists.isEmpty && ticks.isEmpty }
 
-    /// The removal of `item` from list `id`, when it is one.
-    public func item(_ item: String, on id: ListID) -> Removal? { items[id]?[ListText.key(item)] }
+    /// The removal of `item` from list `id` since the base, when it is one.
+    public func removal(of item: String, on id: ListID) -> Change? { removedItems[id]?[ListText.key(item)] }
 
-    /// The deletion or rename of the list named `name`, when it is one.
-    public func list(named name: String) -> Removal? { lists[ListText.key(name)] }
+    /// The deletion or rename of the list named `name` since the base, when it is one.
+    public func removal(ofList name: String) -> Change? { removedLists[ListText.key(name)] }
+
+    /// The last tick or untick of `item` on list `id` since the base, when there was one.
+    public func tick(of item: String, on id: ListID) -> (checked: Bool, change: Change)? { ticks[id]?[ListText.key(item)] }
 }
 
-extension RemovedWithinHistory.Removal {
+extension ChangesSince.Change {
     /// Who made it and when, as a sentence goes on: "by listctl on 2026-11-27 at 10:02 UTC".
     public var byWhomAndWhen: String {
         let who: String =
@@ -224,5 +287,67 @@ extension RemovedWithinHistory.Removal {
         let day = stamp.prefix(10)
         let minute = stamp.dropFirst(11).prefix(5)
         return "by \(who) on \(day) at \(minute) UTC"
+    }
+}
+
+/// How far a copy's text is from a text it may have been made from: first how many lines differ
+/// (a line of one and the other's line of the same item, edited in place — ticked, given an
+/// amount —, count once); between texts as far apart, the characters of those lines (a pair
+/// costs what was changed in it, by their common start and end: `- [ ] milk` is nearer
+/// `- [x] milk` than `- milk`; any other line all of itself). Counts, not an alignment: linear.
+struct TextDistance: Comparable {
+    var lines: Int
+    var characters: Int
+
+    static func < (a: TextDistance, b: TextDistance) -> Bool {
+        (a.lines, a.characters) < (b.lines, b.characters)
+    }
+
+    static func between(_ copy: [String], _ text: [UInt8]) -> TextDistance {
+        let lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var counts: [String: Int] = [:]
+        for line in lines { counts[line, default: 0] += 1 }
+        var onlyInCopy: [String] = []
+        for line in copy {
+            if let count = counts[line], count > 0 { counts[line] = count - 1 } else { onlyInCopy.append(line) }
+        }
+        // The text's own lines the copy lacks, by the item they show.
+        var onlyInText: [String: [String]] = [:]
+        var unmatched = onlyInCopy.count
+        for line in lines {
+            if let count = counts[line], count > 0 {
+                counts[line] = count - 1
+                onlyInText[itemKey(line), default: []].append(line)
+                unmatched += 1
+            }
+        }
+        var characters = 0
+        for line in onlyInCopy {
+            let key = itemKey(line)
+            if var same = onlyInText[key], !same.isEmpty {
+                characters += changed(Array(line.utf8), Array(same.removeFirst().utf8))
+                onlyInText[key] = same
+                unmatched -= 1  // one line edited in place
+            } else {
+                characters += line.utf8.count + 1
+            }
+        }
+        for rest in onlyInText.values { characters += rest.reduce(0) { $0 + $1.utf8.count + 1 } }
+        return TextDistance(lines: unmatched, characters: characters)
+    }
+
+    /// The item a line shows (its text without bullet, box or amount, folded), or the line.
+    static func itemKey(_ line: String) -> String {
+        guard case .item(let item) = ListDocument(parsing: line).lines.first else { return line }
+        return ListText.key(ItemAmount.split(item.text).text)
+    }
+
+    /// The bytes of the longer line outside the start and end both lines share.
+    static func changed(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        var prefix = 0
+        while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < a.count - prefix, suffix < b.count - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] { suffix += 1 }
+        return max(a.count, b.count) - prefix - suffix
     }
 }

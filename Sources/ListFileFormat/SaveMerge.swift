@@ -10,9 +10,9 @@ public struct SaveMerge {
     public let base: ListBook
     public let now: ListBook
     public let baseKnown: Bool
-    /// What the history took off or renamed that the lists no longer have: not brought back by
-    /// a copy whose base was found by content (`SaveBase.removed`).
-    public let removed: RemovedWithinHistory
+    /// What the history did after the base (`SaveBase.since`): what was taken off is not brought
+    /// back, and a tick changed since stands.
+    public let since: ChangesSince
     /// What the edits were made on, as the sentences name it.
     public let madeOn: MadeOn
 
@@ -59,19 +59,19 @@ public struct SaveMerge {
         base: ListBook,
         now: ListBook,
         baseKnown: Bool,
-        removed: RemovedWithinHistory = RemovedWithinHistory(),
+        since: ChangesSince = ChangesSince(),
         madeOn: MadeOn = .fileCopy
     ) {
         self.base = base
         self.now = now
         self.baseKnown = baseKnown
-        self.removed = removed
+        self.since = since
         self.madeOn = madeOn
     }
 
     /// A save read against `base`.
     public init(_ base: SaveBase, now: ListBook) {
-        self.init(base: base.book, now: now, baseKnown: base.known, removed: base.removed)
+        self.init(base: base.book, now: now, baseKnown: base.known, since: base.since)
     }
 
     private mutating func pair(_ reference: ListReference?) -> ListPair? {
@@ -166,21 +166,32 @@ public struct SaveMerge {
     }
 
     /// Why `edit` is not taken when it would bring back an item or a list the history took off or
-    /// renamed (a copy whose base was found by content may predate that): nil when it would not.
+    /// renamed after the base (a copy shows an item added and taken off since, or its base was
+    /// found by content and predates that), or undo a tick changed since: nil when it would not.
     func broughtBack(_ edit: ListEdit) -> String? {
-        guard !removed.isEmpty else { return nil }
+        guard !since.isEmpty else { return nil }
         switch edit {
         case .addItem(let item, let reference, _, _, _):
-            guard let list = try? now.list(reference), let removal = removed.item(item, on: list.id) else {
+            guard let list = try? now.list(reference), let removal = since.removal(of: item, on: list.id),
+                (try? base.list(.id(list.id)))?.index(ofItem: item) == nil
+            else {
                 return nil
             }
             let what =
                 removal.renamedTo.map { "was changed to “\($0)” on \(list.name)" } ?? "was taken off \(list.name)"
             return "“\(removal.text)” \(what) \(removal.byWhomAndWhen); not brought back — add it again if you want it."
         case .createList(let name, _, _):
-            guard (try? now.list(.name(name))) == nil, let removal = removed.list(named: name) else { return nil }
+            guard (try? now.list(.name(name))) == nil, let removal = since.removal(ofList: name) else { return nil }
             let what = removal.renamedTo.map { "was renamed \($0)" } ?? "was deleted"
             return "\(removal.text) \(what) \(removal.byWhomAndWhen); not brought back — create it again if you want it."
+        case .checkItem(let item, let reference), .uncheckItem(let item, let reference):
+            let wanted: Bool
+            if case .checkItem = edit { wanted = true } else { wanted = false }
+            guard let list = try? now.list(reference), let index = list.index(ofItem: item),
+                let tick = since.tick(of: item, on: list.id), tick.checked != wanted, list.isChecked(list.items[index]) != wanted
+            else { return nil }
+            let what = tick.checked ? "ticked off" : "unticked"
+            return "“\(list.items[index])” was \(what) on \(list.name) \(tick.change.byWhomAndWhen), \(madeOn.since), so that stays."
         default:
             return nil
         }

@@ -1,6 +1,7 @@
 import Foundation
 import ListFileFormat
 import ListModel
+import ListRPC
 import Testing
 
 @testable import ListDaemon
@@ -122,6 +123,129 @@ import Testing
             #expect((try? core.durable.list(.name("Hardware"))) == nil)
             #expect(try !Self.items(core).contains("milk"))
             #expect(try Self.items(core).count == 19)
+        }
+    }
+
+    /// The item a line of the file shows, if it is an item line.
+    static func item(ofLine line: String) -> String? {
+        for prefix in ["- [ ] ", "- [x] ", "- "] where line.hasPrefix(prefix) { return String(line.dropFirst(prefix.count)) }
+        return nil
+    }
+
+    /// A property, for random interleavings of client edits, restarts, and two editors who read
+    /// the file at some moment and save their (edited) copy later: every confirmed edit a save
+    /// did not touch survives, and nothing removed within the history comes back.
+    @Test(arguments: 0..<60)
+    func randomInterleavingsLoseNothingAndBringNothingBack(seed: UInt64) throws {
+        var random = SplitMix(seed: seed)
+        var (core, text) = Helpers.core((0..<6).map { "item\($0)" }, historyLimit: 1_000)
+        var copies: [String?] = [nil, nil]
+        var everAdded = Set((0..<6).map { "item\($0)" })
+        var clientRemoved: Set<String> = []
+        var editorDeleted: Set<String> = []
+        var clientTicked: Set<String> = []
+        var fresh = 0
+        var id = 100
+        func freshName(_ who: String) -> String {
+            fresh += 1
+            return "\(who)\(fresh)"
+        }
+        let tracing = ProcessInfo.processInfo.environment["TRACE_SEED"] == "\(seed)"
+        func trace(_ text: @autoclosure () -> String) { if tracing { print("TRACE", text()) } }
+        for step in 0..<30 {
+            let list = try Helpers.groceries(core)
+            trace("step \(step): \(Array(list.items)) ticked \(list.checkedItems)")
+            switch random.next(upTo: 6) {
+            case 0, 1:
+                // A client edits.
+                let items = Array(list.items)
+                let pick = items.isEmpty ? nil : items[random.next(upTo: items.count)]
+                switch (random.next(upTo: 3), pick) {
+                case (1, let item?):
+                    trace("client removes \(item)")
+                    text = Helpers.edit(.removeItem(item, from: .id(1)), &core, id: id) ?? text
+                    clientRemoved.insert(item)
+                    clientTicked.remove(item)
+                case (2, let item?):
+                    trace("client ticks \(item)")
+                    text = Helpers.edit(.checkItem(item, on: .id(1)), &core, id: id) ?? text
+                    clientTicked.insert(item)
+                default:
+                    let name = freshName("client")
+                    trace("client adds \(name)")
+                    text = Helpers.edit(.addItem(name, to: .id(1)), &core, id: id) ?? text
+                    everAdded.insert(name)
+                }
+                id += 1
+            case 2:
+                // An editor reads the file.
+                let editor = random.next(upTo: 2)
+                copies[editor] = text
+                trace("editor \(editor) reads:\n\(text)")
+            case 3, 4:
+                // An editor saves its copy: ticks a line, deletes one, adds one.
+                let editor = random.next(upTo: 2)
+                guard let copy = copies[editor] else { continue }
+                var lines = copy.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                let itemLines = lines.indices.filter { Self.item(ofLine: lines[$0]) != nil }
+                if !itemLines.isEmpty, random.next(upTo: 2) == 0 {
+                    let at = itemLines[random.next(upTo: itemLines.count)]
+                    editorDeleted.insert(Self.item(ofLine: lines[at])!)
+                    lines.remove(at: at)
+                } else if let at = itemLines.first(where: { lines[$0].hasPrefix("- [ ] ") || !lines[$0].hasPrefix("- [") }) {
+                    lines[at] = "- [x] " + Self.item(ofLine: lines[at])!
+                }
+                let name = freshName("editor")
+                lines.insert("- [ ] \(name)", at: lines.count - 1)
+                everAdded.insert(name)
+                let saved = lines.joined(separator: "\n")
+                trace("editor \(editor) saves:\n\(saved)")
+                if tracing, case .bytes(_, _, _, let edits?) = ListFileSync.content(Array(saved.utf8), core.readRequest) {
+                    trace("base \(edits.base.kind) \(Array(edits.base.book.lists[0].items)) versions \(core.file.versions.map { "\($0.revision ?? -1)/\($0.isSave)/\($0.through)" }) edits \(edits.edits.map(\.edit))")
+                }
+                let (heard, written) = Helpers.save(saved, &core)
+                trace("heard \(heard.flatMap(\.lines).map(\.message)); written \(written != nil)")
+                // An add the save asked for may be reported instead (a line the diff took for
+                // a retype of an item changed meanwhile): then it is not expected.
+                if heard.flatMap(\.lines).contains(where: { $0.text.contains(name) }) { everAdded.remove(name) }
+                // The editor's buffer is what it saved (listd's rewrite, if any, is on disk).
+                copies[editor] = saved
+                text = written ?? saved
+            default:
+                // listd restarts: a new core from the durable lists and the history.
+                trace("restart")
+                let recovered = RecoveredLists(
+                    instance: "i",
+                    book: core.durable,
+                    history: core.history,
+                    shownByFile: core.file.shown,
+                    lastShown: core.file.shown,
+                    isFirstStart: false,
+                    problems: []
+                )
+                var restarted = ListCore(recovered: recovered, filePath: "/lists.md")
+                var heard: [FileRejectionParams] = []
+                let started = restarted.start(
+                    ListFileSync.content(Array(text.utf8), known: core.file.shown, withEdits: false),
+                    recognized: core.file.shown,
+                    byNote: true,
+                    firstStart: false,
+                    now: Helpers.now,
+                    at: Helpers.time
+                )
+                text = Helpers.settle(started, &restarted, heard: &heard) ?? text
+                core = restarted
+            }
+            let after = try Helpers.groceries(core)
+            for item in clientRemoved {
+                #expect(!after.items.contains(item), "seed \(seed), step \(step): \(item), taken off by a client, came back")
+            }
+            for item in everAdded.subtracting(clientRemoved).subtracting(editorDeleted) {
+                #expect(after.items.contains(item), "seed \(seed), step \(step): \(item) was lost; \(Array(after.items))")
+            }
+            for item in clientTicked where after.items.contains(item) && !editorDeleted.contains(item) {
+                #expect(after.isChecked(item), "seed \(seed), step \(step): the client's tick of \(item) was undone")
+            }
         }
     }
 }

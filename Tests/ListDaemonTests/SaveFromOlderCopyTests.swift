@@ -118,9 +118,9 @@ import Testing
         let second = first.replacing("- [ ] bread\n", with: "")
         #expect(Self.save(second, &core).heard.isEmpty)
         #expect(try Self.groceries(core).items == ["rice", "milk", "jam", "tea"])
-        // And puts it back.
-        #expect(Self.save(first, &core).heard.isEmpty)
-        #expect(try Self.groceries(core).items == ["rice", "milk", "bread", "jam", "tea"])
+        // And adds honey: read against the second save, not the first.
+        #expect(Self.save(second + "- [ ] honey\n", &core).heard.isEmpty)
+        #expect(try Self.groceries(core).items == ["rice", "milk", "jam", "tea", "honey"])
     }
 
     @Test func aRemovalOfWhatWasChangedMeanwhileIsNotMadeAndIsSaid() throws {

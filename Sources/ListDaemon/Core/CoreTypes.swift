@@ -59,12 +59,12 @@ struct DelegateVerdict: Sendable, Equatable {
 }
 
 /// What a read of the list file is checked against: the lists the file last showed (`known`),
-/// the kept history (the lists at any revision a save's headings name) and the saves taken in
-/// that a person's editor may still hold.
+/// the kept history (the lists at any revision a save's headings name) and the texts of the file
+/// that were on disk lately (listd's and saves'), one of which a person's editor may hold.
 struct FileReadRequest: Sendable {
     var known: ListBook
     var history: ChangeHistory? = nil
-    var saves: [FileVersion] = []
+    var versions: [FileVersion] = []
 }
 
 /// A person's save as the file shell read it: its edits from the version the person's editor

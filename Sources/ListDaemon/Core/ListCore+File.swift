@@ -16,12 +16,13 @@ struct FileState: Sendable {
     /// What a save asked that was not done and has no line of its own (a removal), as comments
     /// written under the list's heading when the file is next written.
     var notes: [ListID: [String]] = [:]
-    /// The saves taken in, oldest first, as their texts showed the lists: a person's editor may
-    /// hold one still and save from it again (`SaveBase.base`). The versions listd wrote are the
-    /// history's revisions, on disk.
-    var saves: [FileVersion] = []
-    /// How many saves are kept in memory.
-    static let keptSaves = 16
+    /// The texts of the file that were on disk lately, oldest first: each listd wrote and each
+    /// save it took in (which stays on disk with the `rev=` it was made from when it shows the
+    /// lists). A save is read against the lists of the `rev=` its headings name, from the history,
+    /// or one of these saves when it was made from it (`SaveBase.madeFrom`).
+    var versions: [FileVersion] = []
+    /// How many are kept in memory.
+    static let keptVersions = 16
     /// The note of a file listd wrote that no append has carried yet: it rides the next one.
     var noteDue: LogEntry?
     /// The file does not show the durable lists (or lacks marks): write it.
@@ -63,10 +64,10 @@ struct FileState: Sendable {
 
     mutating func markDirty() { dirty = true }
 
-    /// A save was taken in: the person's next save from the same editor is made from it.
-    mutating func remember(_ save: FileVersion) {
-        saves.append(save)
-        if saves.count > Self.keptSaves { saves.removeFirst(saves.count - Self.keptSaves) }
+    /// A text of the file was on disk (listd wrote it, or a save was taken in).
+    mutating func remember(_ version: FileVersion) {
+        versions.append(version)
+        if versions.count > Self.keptVersions { versions.removeFirst(versions.count - Self.keptVersions) }
     }
 
 }
@@ -78,7 +79,7 @@ extension ListCore {
     var fileSettled: Bool { !file.writeInFlight && file.shown.revision <= durable.revision }
 
     /// What a read of the file is checked against.
-    var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, saves: file.saves) }
+    var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, versions: file.versions) }
 
     /// How long an emptied list file is given to be filled before listd writes the lists back.
     static let emptyFileGrace: Duration = .seconds(2)
@@ -108,6 +109,10 @@ extension ListCore {
             file.bytes = bytes
             file.reading = reading
             file.shown = shown
+            // listd's own text shows the revision its headings name; a save taken in before the
+            // stop (not written back: it showed the lists) shows a later one.
+            let written = reading.shownRevision == shown.revision
+            file.remember(FileVersion(revision: reading.shownRevision, book: shown, text: bytes, isSave: !written))
             if !byNote {
                 // Known by its content only (written just before a stop whose note was still
                 // due): noted now, before listd serves. Content alone stops recognising it once
@@ -400,6 +405,7 @@ extension ListCore {
             file.rejected = [:]
             file.notes = [:]
             file.shown = rendered.book
+            file.remember(FileVersion(revision: rendered.reading.shownRevision, book: rendered.book, text: rendered.bytes, isSave: false))
             // Behind the durable lists, or behind a change applied and not yet durable (its
             // append under way: once durable it asks for a write only if the file is dirty).
             file.dirty = rendered.book != durable || rendered.book != working

@@ -19,7 +19,7 @@ extension ListCore {
     /// copy the whole core (every field retained and released) for each edit.
     static func merged(_ proposal: Proposal, on working: ListBook) -> Result<Void, ListError>? {
         guard let base = proposal.base else { return nil }
-        var merge = SaveMerge(base: base.book, now: working, baseKnown: base.known, removed: base.removed, madeOn: .olderLists)
+        var merge = SaveMerge(base: base.book, now: working, baseKnown: base.known, since: base.since, madeOn: .olderLists)
         if merge.alreadyDone(proposal.edit) { return .success(()) }
         return merge.conflict(proposal.edit).map { .failure(.changedMeanwhile(why: $0)) }
     }

@@ -71,7 +71,7 @@ extension ListCore {
             computed
             ?? {
                 // A core alone (no shell computed them): the saves it keeps and the lists now.
-                let base = SaveBase.base(for: reading, history: nil, saves: file.saves, newest: file.shown)
+                let base = SaveBase.base(for: reading, history: nil, versions: file.versions, newest: file.shown)
                 return SaveEdits(base: base, edits: reading.edits(from: base.book))
             }()
         // A copy nothing kept is close to: only what it adds and ticks is taken.
@@ -368,7 +368,7 @@ extension ListCore {
             textBook = current.base.book
             for fileEdit in current.edits { _ = try? textBook.apply(fileEdit.edit, at: time, origin: fileOrigin) }
         }
-        file.remember(FileVersion(revision: current.reading.shownRevision, book: textBook))
+        file.remember(FileVersion(revision: current.reading.shownRevision, book: textBook, text: current.bytes, through: book.revision))
         // Its queues go to whoever waits behind it.
         for key in current.parts.keys.sorted() {
             if queues[key]?.first == .save(current.id) { queues[key]?.removeFirst() }

@@ -41,9 +41,9 @@ struct ListFileSync: Sendable {
             let everShown = lists.count == known.lists.count ? known : ListBook(lists: lists, revision: known.revision, nextID: known.nextID)
             return ListFileReading(document, known: everShown)
         }
-        var reading = tied(adding: request.saves.reversed().flatMap(\.book.lists))
+        var reading = tied(adding: request.versions.reversed().flatMap(\.book.lists))
         guard withEdits else { return .bytes(bytes, reading: reading, known: known, edits: nil) }
-        let base = SaveBase.base(for: reading, history: request.history, saves: request.saves, newest: known)
+        let base = SaveBase.base(for: reading, history: request.history, versions: request.versions, newest: known)
         if base.book.lists.contains(where: { !ids.contains($0.id) }) { reading = tied(adding: base.book.lists) }
         return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))
     }
