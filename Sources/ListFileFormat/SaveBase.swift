@@ -220,12 +220,15 @@ public struct ChangesSince: Sendable {
     public private(set) var removedLists: [String: Change] = [:]
     /// Ticks and unticks, per list, by item key: the last one.
     public private(set) var ticks: [ListID: [String: (checked: Bool, change: Change)]] = [:]
+    /// Read from a history (else nothing is known of what happened since the base).
+    public private(set) var isKnown = false
 
     public init() {}
 
     /// Walks `history` from `revision` on (the base's; nil: all of it) once; what `now` has
     /// again is left out of the removals.
     public init(_ history: ChangeHistory, from revision: Revision? = nil, now: ListBook) {
+        isKnown = true
         try? history.forEachRevision(from: revision) { _, record, change in
             guard let record, let change else { return true }
             let made = { (text: String, renamedTo: String?) in
@@ -263,6 +266,19 @@ public struct ChangesSince: Sendable {
     }
 
     public var isEmpty: Bool { removedItems.isEmpty && removedLists.isEmpty && ticks.isEmpty }
+
+    /// What `item` on list `id` is called now when the history renamed it since the base (through
+    /// every rename since), with the last rename; nil when it was not renamed.
+    public func renamed(_ item: String, on id: ListID) -> (now: String, change: Change)? {
+        var name = item
+        var last: Change?
+        var seen: Set<String> = []
+        while let change = removedItems[id]?[ListText.key(name)], let next = change.renamedTo, seen.insert(ListText.key(name)).inserted {
+            name = next
+            last = change
+        }
+        return last.map { (name, $0) }
+    }
 
     /// The removal of `item` from list `id` since the base, when it is one.
     public func removal(of item: String, on id: ListID) -> Change? { removedItems[id]?[ListText.key(item)] }

@@ -94,13 +94,74 @@ public struct SaveMerge {
         return found
     }
 
+    /// What became of an edit someone else made meanwhile too.
+    public enum AlreadyDone: Sendable, Equatable {
+        /// Nothing to do, and nothing to report.
+        case done
+        /// Done, but for what the edit also says that was not (the amount or section an add
+        /// gave): this instead.
+        case doneBut(ListEdit)
+        /// Done, with another amount or section: that stays, and this says so.
+        case doneDifferently(String)
+    }
+
     /// Whether `edit` was made meanwhile by someone else too: an item the copy did not have and
-    /// the lists now have (both added it). Nothing to do, and nothing to report.
-    public mutating func alreadyDone(_ edit: ListEdit) -> Bool {
-        guard case .addItem(let item, let reference, _, _, _) = edit, let pair = pair(reference), !pair.same else {
-            return false
+    /// the lists now have (both added it), or one the copy had and the lists no longer have (both
+    /// took it off; not renamed). Nil: not done.
+    public mutating func alreadyDone(_ edit: ListEdit) -> AlreadyDone? {
+        switch edit {
+        case .addItem(let item, let reference, _, let section, let quantity):
+            guard let pair = pair(reference), !pair.same, pair.indexInOld(item) == nil, let index = pair.indexInNew(item) else {
+                return nil
+            }
+            let list = pair.new
+            let text = list.items[index]
+            let current = (quantity: list.quantities[text], section: list.sectionName(list.section(ofItemAt: index)))
+            if let quantity, quantity != current.quantity {
+                guard current.quantity == nil else {
+                    return .doneDifferently("“\(text)” was added to \(list.name) \(madeOn.since) with the amount \(current.quantity!), so that stays.")
+                }
+                return .doneBut(.setQuantity(text, on: .id(list.id), quantity: quantity))
+            }
+            if let section, ListText.key(section) != ListText.key(current.section) {
+                guard current.section.isEmpty else {
+                    return .doneDifferently("“\(text)” was added to \(list.name) \(madeOn.since) under \(current.section), so it stays there.")
+                }
+                return .doneBut(.moveItemInto(text, on: .id(list.id), section: section, before: nil))
+            }
+            return .done
+        case .removeItem(let item, let reference):
+            guard let pair = pair(reference), !pair.same, pair.indexInOld(item) != nil, pair.indexInNew(item) == nil,
+                renamed(item, in: pair) == nil
+            else { return nil }
+            return .done
+        default:
+            return nil
         }
-        return pair.indexInOld(item) == nil && pair.indexInNew(item) != nil
+    }
+
+    /// What `item` (on the base) is called now when someone renamed it since: from the history
+    /// when it is known (every rename since, in order), else the diff's guess of what stands in
+    /// its place.
+    private mutating func renamed(_ item: String, in pair: ListPair) -> String? {
+        if since.isKnown {
+            guard let found = since.renamed(item, on: pair.new.id), pair.indexInNew(found.now) != nil else { return nil }
+            return found.now
+        }
+        var pair = pair
+        defer { pairs[pair.new.id] = pair }
+        return pair.renamedItem(item)
+    }
+
+    /// Why an edit of an item the copy had and the lists no longer have is not taken (an item the
+    /// copy did not have is the save's own: a line it added, then ticked).
+    private mutating func gone(_ item: String, in pair: ListPair) -> String? {
+        guard pair.indexInOld(item) != nil, pair.indexInNew(item) == nil else { return nil }
+        let since = madeOn.since
+        if let other = renamed(item, in: pair) {
+            return "“\(item)” was changed to “\(other)” on \(pair.new.name) \(since), so your change of it was not taken."
+        }
+        return "“\(item)” was taken off \(pair.new.name) \(since), so your change of it was not taken."
     }
 
     /// Why `edit` is not taken, or nil when it may be applied (the rules still decide).
@@ -118,25 +179,26 @@ public struct SaveMerge {
                 guard let what = Self.changed(from: old, at: before, to: new, at: index) else { return nil }
                 return "“\(item)” was \(what) on \(new.name) \(since), so it stays: remove it again if you still want it gone."
             }
-            guard let other = pair.renamedItem(item) else { return nil }
+            guard let other = renamed(item, in: pair) else { return nil }
             return "“\(item)” was changed to “\(other)” on \(new.name) \(since), so “\(other)” stays."
         case .replaceItem(let item, _, _):
             // Retyped: also when it was changed meanwhile (which line became which is the diff's
             // guess, and a guess must not carry a tick or an amount to another item).
-            if let gone = pair.gone(item, since: since) { return gone }
+            if let gone = gone(item, in: pair) { return gone }
             guard let before = pair.indexInOld(item), let index = pair.indexInNew(item),
                 let what = Self.changed(from: old, at: before, to: new, at: index)
             else { return nil }
             return "“\(item)” was \(what) on \(new.name) \(since), so your change of it was not taken."
         case .checkItem(let item, _), .uncheckItem(let item, _):
-            return pair.gone(item, since: since)
+            return gone(item, in: pair)
         case .setQuantity(let item, _, let quantity):
-            if let gone = pair.gone(item, since: since) { return gone }
+            if let gone = gone(item, in: pair) { return gone }
             guard let before = pair.indexInOld(item), let after = pair.indexInNew(item) else { return nil }
             let (was, current) = (old.quantities[old.items[before]], new.quantities[new.items[after]])
             guard was != current, current != quantity else { return nil }
             return "The amount of “\(item)” was \(current.map { "changed to \($0)" } ?? "taken off") \(since), so that stays."
         case .moveItem(let item, _, _, let section), .moveItemInto(let item, _, let section, _):
+            if let gone = gone(item, in: pair) { return gone }
             guard let from = pair.indexInOld(item), let to = pair.indexInNew(item) else { return nil }
             let (was, current) = (old.sectionName(old.section(ofItemAt: from)), new.sectionName(new.section(ofItemAt: to)))
             guard was != current, current != (section ?? was) else { return nil }
@@ -232,17 +294,8 @@ public struct SaveMerge {
 }
 
 extension SaveMerge.ListPair {
-    /// Why an edit of an item the copy had and `new` no longer has is not taken (an item the
-    /// copy did not have is the save's own: a line it added, then ticked).
-    mutating func gone(_ item: String, since: String) -> String? {
-        guard indexInOld(item) != nil, indexInNew(item) == nil else { return nil }
-        if let other = renamedItem(item) {
-            return "“\(item)” was changed to “\(other)” on \(new.name) \(since), so your change of it was not taken."
-        }
-        return "“\(item)” was taken off \(new.name) \(since), so your change of it was not taken."
-    }
-
-    /// The text `new` has in place of `item` (edited in place since `old`), if any.
+    /// The text `new` has in place of `item` (edited in place since `old`), if any: the diff's
+    /// guess, when the history is not there to say.
     mutating func renamedItem(_ item: String) -> String? {
         if renamed == nil {
             var map: [String: String] = [:]

@@ -107,4 +107,66 @@ func measureFileSaves() throws {
             )
         }
     }
+    do {
+        // Issue 46: a save of a copy read 1,000 changes ago on a 10,000-item list is read against
+        // the lists of its revision, rebuilt from the history; next to a save of the latest file.
+        // One line ticked in each; until the save's notification, beyond the settle period.
+        let settleMs = 30.0
+        let path = "\(work)/base-10000.md"
+        try listFile(items: 10_000).write(toFile: path, atomically: true, encoding: .utf8)
+        let listd = try ListdUnderTest("base-10000", file: path)
+        let client = try listd.connect()
+        func shown() -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        func waitForFile(_ contains: String) throws {
+            let deadline = now() + 10_000_000_000
+            while !shown().contains(contains) {
+                guard now() < deadline else { throw BenchError("the file never showed \(contains)") }
+                usleep(2_000)
+            }
+        }
+        try waitForFile(" rev=")
+        /// Saves `copy` with item `tick` ticked; ms until the subscriber has the notification.
+        func save(_ copy: String, ticking tick: Int) throws -> Double {
+            let subscriber = try listd.connect()
+            subscriber.call(subscribeRequest)
+            let text = copy.replacingOccurrences(of: "- [ ] item \(tick)\n", with: "- [x] item \(tick)\n")
+                .replacingOccurrences(of: "\n- item \(tick)\n", with: "\n- [x] item \(tick)\n")
+            let temporary = path + ".tmp"
+            try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+            let start = now()
+            rename(temporary, path)
+            guard subscriber.readLine() != nil else { throw BenchError("no notification for a save") }
+            return ms(now() - start) - settleMs
+        }
+        var latest: [Double] = []
+        var old: [Double] = []
+        var added = 0
+        for round in 0..<5 {
+            // Against the latest: the file as it is.
+            latest.append(try save(shown(), ticking: 2 * round))
+            usleep(100_000)
+            // Against lists 1,000 changes back: a copy read now, saved after 1,000 edits.
+            let copy = shown()
+            for _ in 0..<1_000 {
+                client.call(#"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":1,"item":"added \#(added)"}}"#)
+                added += 1
+            }
+            try waitForFile("added \(added - 1)\n")
+            usleep(100_000)
+            old.append(try save(copy, ticking: 2 * round + 1))
+            usleep(100_000)
+        }
+        let againstLatest = Stat(latest)
+        let againstOld = Stat(old)
+        report("save of 10,000 items against the latest → notification, beyond the settle", "any", "ms", listd: againstLatest)
+        report(
+            "save of 10,000 items read 1,000 changes ago → notification, beyond the settle",
+            "any",
+            "ms",
+            listd: againstOld,
+            baseline: againstLatest,
+            target: "≤ 2× (issue 46)",
+            met: againstOld.median <= 2 * againstLatest.median
+        )
+    }
 }

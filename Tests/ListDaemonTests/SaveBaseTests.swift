@@ -126,6 +126,77 @@ import Testing
         }
     }
 
+    /// Case 8: what a save did not take is said naming the right item — from the history, not
+    /// the diff's guess (pears was taken off; tea, next to it, was renamed green tea).
+    @Test func anEditOfAnItemTakenOffMeanwhileNamesThatItem() throws {
+        var (core, read) = Helpers.core(["pears", "tea"], historyLimit: 1_000)
+        Helpers.edit(.removeItem("pears", from: .id(1)), &core, id: 7)
+        Helpers.edit(.replaceItem("tea", with: "green tea", on: .id(1)), &core, id: 8)
+        let (heard, _) = Helpers.save(read.replacing("- [ ] pears", with: "- [x] pears"), &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(messages.contains { $0.contains("“pears” was taken off Groceries") }, "\(messages)")
+        #expect(!messages.contains { $0.contains("green tea") }, "\(messages)")
+    }
+
+    /// Case 8: the person's removal of an item renamed meanwhile is said, not dropped.
+    @Test func aRemovalOfAnItemRenamedMeanwhileIsSaid() throws {
+        var (core, read) = Helpers.core(["rice", "pears", "tea", "jam"], historyLimit: 1_000)
+        Helpers.edit(.replaceItem("pears", with: "nashi pears", on: .id(1)), &core, id: 7)
+        Helpers.edit(.moveItem("nashi pears", on: .id(1), after: "jam"), &core, id: 8)
+        let (heard, _) = Helpers.save(read.replacing("- [ ] pears\n", with: ""), &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(messages.contains { $0.contains("“pears” was changed to “nashi pears”") }, "\(messages)")
+        #expect(try Self.items(core).contains("nashi pears"))
+    }
+
+    /// Case 8: an add of what was added meanwhile keeps the person's amount and section.
+    @Test func anAddOfWhatWasAddedMeanwhileKeepsItsAmountAndSection() throws {
+        var (core, read) = Helpers.core(["rice"], historyLimit: 1_000)
+        Helpers.edit(.addItem("milk", to: .id(1)), &core, id: 7)
+        Helpers.edit(.addItem("eggs", to: .id(1)), &core, id: 8)
+        let (heard, _) = Helpers.save(read + "- [ ] milk (2 l)\n## Dairy\n- [ ] eggs\n", &core)
+        #expect(heard.isEmpty, "\(heard)")
+        let list = try Helpers.groceries(core)
+        #expect(list.quantities["milk"] == "2 l", "\(list)")
+        #expect(list.sections.map(\.name) == ["Dairy"] && list.section(named: "Dairy").map { list.sections[$0].count } == 1, "\(list)")
+        #expect(list.sectionName(list.section(ofItemAt: list.items.firstIndex(of: "eggs")!)) == "Dairy", "\(list)")
+    }
+
+    /// Case 8: a line not taken is said again when the same stale buffer is saved again (the
+    /// person never saw the note listd wrote into the file).
+    @Test func aLineNotTakenIsSaidAgainWhenSavedAgain() throws {
+        var (core, read) = Helpers.core(["rice", "eggs"], historyLimit: 1_000)
+        Helpers.edit(.removeItem("eggs", from: .id(1)), &core, id: 7)
+        let stale = read.replacing("- [ ] eggs", with: "- [x] eggs")
+        let first = Helpers.save(stale, &core).heard.flatMap(\.lines).map(\.message)
+        #expect(first.contains { $0.contains("“eggs” was taken off") }, "\(first)")
+        let again = Helpers.save(stale + "- [ ] tea\n", &core).heard.flatMap(\.lines).map(\.message)
+        #expect(again.contains { $0.contains("“eggs” was taken off") }, "\(again)")
+        #expect(try Self.items(core) == ["rice", "tea"])
+    }
+
+    /// Case 8: an offline edit that moves an item taken off meanwhile is denied `changedMeanwhile`
+    /// with why, not `itemNotFound`.
+    @Test func aMoveOfAnItemTakenOffMeanwhileIsChangedMeanwhile() throws {
+        var (core, _) = Helpers.core(["rice", "milk"], historyLimit: 1_000)
+        let base = core.durable
+        Helpers.edit(.removeItem("milk", from: .id(1)), &core, id: 7)
+        let request = ClientEdit(
+            edit: .moveItemInto("milk", on: .id(1), section: "Dairy", before: nil),
+            origin: Helpers.client,
+            base: SaveBase(book: base, kind: .revision)
+        )
+        var replies: [Result<EditOutcome, EditFailure>] = []
+        for action in core.propose(9, request, at: Helpers.time) + core.commit() {
+            if case .reply(9, let outcome) = action { replies.append(outcome) }
+        }
+        guard case .failure(.denied(.changedMeanwhile(let why)))? = replies.first else {
+            Issue.record("\(replies)")
+            return
+        }
+        #expect(why.contains("“milk” was taken off Groceries"), "\(why)")
+    }
+
     /// The item a line of the file shows, if it is an item line.
     static func item(ofLine line: String) -> String? {
         for prefix in ["- [ ] ", "- [x] ", "- "] where line.hasPrefix(prefix) { return String(line.dropFirst(prefix.count)) }

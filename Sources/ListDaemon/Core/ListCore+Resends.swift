@@ -20,7 +20,11 @@ extension ListCore {
     static func merged(_ proposal: Proposal, on working: ListBook) -> Result<Void, ListError>? {
         guard let base = proposal.base else { return nil }
         var merge = SaveMerge(base: base.book, now: working, baseKnown: base.known, since: base.since, madeOn: .olderLists)
-        if merge.alreadyDone(proposal.edit) { return .success(()) }
-        return merge.conflict(proposal.edit).map { .failure(.changedMeanwhile(why: $0)) }
+        switch merge.alreadyDone(proposal.edit) {
+        case .done?: return .success(())
+        case .doneDifferently(let why)?: return .failure(.changedMeanwhile(why: why))
+        case .doneBut?: return nil  // `ListCore.advance` made it the rest already
+        case nil: return merge.conflict(proposal.edit).map { .failure(.changedMeanwhile(why: $0)) }
+        }
     }
 }

@@ -279,17 +279,23 @@ extension ListCore {
         // The lines an edit of was not taken: the rest of what the line says is not applied
         // either (a ticked line whose add was refused is not also told its item is missing).
         var linesNotTaken: Set<Int> = []
+        // The edits not taken: the person's copy still asks for them, so the text they saved is
+        // remembered without them, and the same line saved again is reported again.
+        var notTakenEdits: Set<Int> = []
         for (index, fileEdit) in current.edits.enumerated() {
             if let section = fileEdit.section, notCreated.contains(section) {
                 notTaken = true
+                notTakenEdits.insert(index)
                 continue
             }
             if fileEdit.line >= 0, linesNotTaken.contains(fileEdit.line) {
                 notTaken = true
+                notTakenEdits.insert(index)
                 continue
             }
             func notTakenHere() {
                 notTaken = true
+                notTakenEdits.insert(index)
                 if case .createList = fileEdit.edit, let section = fileEdit.section { notCreated.insert(section) }
                 if fileEdit.line >= 0 { linesNotTaken.insert(fileEdit.line) }
             }
@@ -300,22 +306,35 @@ extension ListCore {
             }
             if case .removeItem(let item, _) = fileEdit.edit, staying.contains(ListText.key(item)) {
                 notTaken = true
+                notTakenEdits.insert(index)
                 continue  // cut from this list, refused where it was pasted: it stays here
             }
-            if merge.alreadyDone(fileEdit.edit) { continue }
-            if let why = merge.conflict(fileEdit.edit) {
-                // Changed meanwhile by someone else: what they did stands, and this is said.
+            var edit = fileEdit.edit
+            switch merge.alreadyDone(edit) {
+            case .done?:
+                continue
+            case .doneDifferently(let why)?:
+                // Added meanwhile with another amount or section: that stays, and is said.
                 if fileEdit.line >= 0 { reject(fileEdit, .conflict(why)) } else { note(fileEdit, why) }
                 notTakenHere()
                 continue
+            case .doneBut(let rest)?:
+                edit = rest  // added meanwhile: what the line says besides (its amount, section)
+            case nil:
+                if let why = merge.conflict(edit) {
+                    // Changed meanwhile by someone else: what they did stands, and this is said.
+                    if fileEdit.line >= 0 { reject(fileEdit, .conflict(why)) } else { note(fileEdit, why) }
+                    notTakenHere()
+                    continue
+                }
             }
             do throws(ListError) {
-                let applied = try book.applyRecorded(fileEdit.edit, at: time, origin: fileOrigin)
-                if case .broke = current.decisions[index], applied != nil {
+                let applied = try book.applyRecorded(edit, at: time, origin: fileOrigin)
+                if case .broke = current.decisions[index], applied != nil, edit == fileEdit.edit {
                     stale = true  // it broke a rule when it came up, and passes now: ask first
                     break
                 }
-                if case .createList = fileEdit.edit, let section = fileEdit.section {
+                if case .createList = edit, let section = fileEdit.section {
                     reading.sections[section].id = applied?.change.list.id
                     created = true
                 }
@@ -366,7 +385,9 @@ extension ListCore {
         var textBook = book
         if !showsBook {
             textBook = current.base.book
-            for fileEdit in current.edits { _ = try? textBook.apply(fileEdit.edit, at: time, origin: fileOrigin) }
+            for (index, fileEdit) in current.edits.enumerated() where !notTakenEdits.contains(index) {
+                _ = try? textBook.apply(fileEdit.edit, at: time, origin: fileOrigin)
+            }
         }
         file.remember(FileVersion(revision: current.reading.shownRevision, book: textBook, text: current.bytes, through: book.revision))
         // Its queues go to whoever waits behind it.

@@ -277,8 +277,11 @@ struct ListCore {
             case .proposal(let id):
                 guard !asking.contains(.proposal(id)), var proposal = proposals[id], proposal.parts.isEmpty else { return }
                 if let base = proposal.base {
-                    // A clear made on older lists clears what was ticked then and still is.
-                    proposal.edit = SaveMerge(base, now: working).narrowed(proposal.edit)
+                    // A clear made on older lists clears what was ticked then and still is; an
+                    // add of what was added meanwhile gives it the amount or section it says.
+                    var merge = SaveMerge(base, now: working)
+                    proposal.edit = merge.narrowed(proposal.edit)
+                    if case .doneBut(let rest)? = merge.alreadyDone(proposal.edit) { proposal.edit = rest }
                     proposals[id] = proposal
                 }
                 if Self.merged(proposal, on: working) != nil {
