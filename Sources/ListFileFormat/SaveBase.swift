@@ -220,6 +220,9 @@ public struct ChangesSince: Sendable {
     public private(set) var removedLists: [String: Change] = [:]
     /// Ticks and unticks, per list, by item key: the last one.
     public private(set) var ticks: [ListID: [String: (checked: Bool, change: Change)]] = [:]
+    /// Sections renamed, per list, by the old name's key: the new name (a section's identity
+    /// through its renames: an add under `## Dairy` goes to what Dairy is called now).
+    public private(set) var sectionRenames: [ListID: [String: String]] = [:]
     /// Read from a history (else nothing is known of what happened since the base).
     public private(set) var isKnown = false
 
@@ -246,6 +249,7 @@ public struct ChangesSince: Sendable {
                     case .remove(let item): removedItems[id, default: [:]][ListText.key(item)] = made(item, nil)
                     case .replace(let item, let with) where ListText.key(item) != ListText.key(with):
                         removedItems[id, default: [:]][ListText.key(item)] = made(item, with)
+                    case .renameSection(let from, let to): sectionRenames[id, default: [:]][ListText.key(from)] = to
                     case .check(let item): ticks[id, default: [:]][ListText.key(item)] = (true, made(item, nil))
                     case .uncheck(let item): ticks[id, default: [:]][ListText.key(item)] = (false, made(item, nil))
                     default: break
@@ -265,7 +269,16 @@ public struct ChangesSince: Sendable {
         removedLists = removedLists.filter { (try? now.list(.name($0.value.text))) == nil }
     }
 
-    public var isEmpty: Bool { removedItems.isEmpty && removedLists.isEmpty && ticks.isEmpty }
+    public var isEmpty: Bool { removedItems.isEmpty && removedLists.isEmpty && ticks.isEmpty && sectionRenames.isEmpty }
+
+    /// What the section `name` of list `id` is called now, through every rename since the base;
+    /// nil when it was not renamed.
+    public func sectionName(_ name: String, on id: ListID) -> String? {
+        var current = name
+        var seen: Set<String> = []
+        while let next = sectionRenames[id]?[ListText.key(current)], seen.insert(ListText.key(current)).inserted { current = next }
+        return current == name ? nil : current
+    }
 
     /// What `item` on list `id` is called now when the history renamed it since the base (through
     /// every rename since), with the last rename; nil when it was not renamed.

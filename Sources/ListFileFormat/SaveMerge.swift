@@ -213,6 +213,29 @@ public struct SaveMerge {
         }
     }
 
+    /// `edit` with the sections it names called what they are called now: a section renamed since
+    /// the base is the same section (an add under `## Dairy` in a copy read before Dairy became
+    /// Fridge goes into Fridge, not into a second Dairy).
+    public func renamingSections(_ edit: ListEdit) -> ListEdit {
+        guard !since.sectionRenames.isEmpty, let reference = edit.target, let list = try? now.list(reference) else { return edit }
+        func current(_ section: String?) -> String? {
+            guard let section, list.section(named: section) == nil, let renamed = since.sectionName(section, on: list.id),
+                list.section(named: renamed) != nil
+            else { return section }
+            return renamed
+        }
+        switch edit {
+        case .addItem(let item, let target, let at, let section, let quantity):
+            return .addItem(item, to: target, at: at, section: current(section), quantity: quantity)
+        case .moveItem(let item, let target, let after, let section):
+            return .moveItem(item, on: target, after: after, section: current(section))
+        case .moveItemInto(let item, let target, let section, let before):
+            return .moveItemInto(item, on: target, section: current(section), before: before)
+        default:
+            return edit
+        }
+    }
+
     /// `edit` as made on the base: a clear takes off what was ticked then and still is, and
     /// keeps what was ticked since (the page showed "Clear 1 ticked"; eggs, ticked at home
     /// meanwhile, stays).

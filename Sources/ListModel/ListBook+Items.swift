@@ -147,10 +147,23 @@ extension ListBook {
         let list = lists[index]
         let position = try list.position(ofItem: rawItem)
         try check(ifRevision, against: lists[index])
+        /// Where the item was put cannot hold it now (what was around it changed meanwhile: its
+        /// anchor gone, an item added after it): when it was moved into another section, it goes
+        /// to the start of that section, so the move into it is made; else it stays.
+        func intoWantedSection() throws(ListError) -> Applied? {
+            guard let wanted else { return nil }
+            let name = ListText.trimmed(wanted)
+            let target = name.isEmpty ? nil : list.section(named: name)
+            guard name.isEmpty || target != nil, target != list.section(ofItemAt: position) else { return nil }
+            let range = list.range(ofSection: target)
+            let first = range.first { $0 != position }.map { list.items[$0] }
+            return try moveItem(rawItem, on: reference, into: name, before: first, ifRevision: ifRevision, at: time, origin: origin)
+        }
         var anchor: Int?
         if let rawAnchor {
-            // Gone meanwhile (a three-way merge with a client's removal): the item stays.
-            guard let found = list.index(ofItem: rawAnchor), found != position else { return nil }
+            // Gone meanwhile (a three-way merge with a client's removal): the item stays, unless
+            // it was moved into another section.
+            guard let found = list.index(ofItem: rawAnchor), found != position else { return try intoWantedSection() }
             anchor = found
         }
         var items = list.items
@@ -164,7 +177,11 @@ extension ListBook {
             let following = destination + 1 < items.count ? list.index(ofItem: items[destination + 1]) : nil
             let low = section ?? -1
             let high = following.map { list.section(ofItemAt: $0) ?? -1 } ?? Int.max
-            if ListText.trimmed(wanted).isEmpty || target != nil, low <= (target ?? -1), (target ?? -1) <= high { section = target }
+            if ListText.trimmed(wanted).isEmpty || target != nil, low <= (target ?? -1), (target ?? -1) <= high {
+                section = target
+            } else if target != nil || ListText.trimmed(wanted).isEmpty, target != list.section(ofItemAt: position) {
+                return try intoWantedSection()
+            }
         }
         if destination == position, section == list.section(ofItemAt: position) { return nil }
         let step = ListChange.Step.move(item: list.items[position], to: destination, section: list.sectionName(section))

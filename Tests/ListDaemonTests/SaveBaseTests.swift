@@ -197,6 +197,45 @@ import Testing
         #expect(why.contains("“milk” was taken off Groceries"), "\(why)")
     }
 
+    /// Case 7: moving the last item of a section under an empty section's `##` line is made
+    /// though an item was added after it meanwhile (the move was dropped without a word).
+    @Test func aMoveIntoAnEmptySectionIsMadeWhateverWasAddedMeanwhile() throws {
+        var (core, _) = Helpers.core(["milk", "butter"], historyLimit: 1_000)
+        var id = 7
+        for edit: ListEdit in [
+            .addSection("Dairy", on: .id(1), before: nil),
+            .moveItemInto("milk", on: .id(1), section: "Dairy", before: nil),
+            .moveItemInto("butter", on: .id(1), section: "Dairy", before: nil),
+            .addSection("Bakery", on: .id(1), before: nil),
+        ] {
+            Helpers.edit(edit, &core, id: id)
+            id += 1
+        }
+        let read = try #require(Helpers.write(&core) ?? Optional(ListFileWriter.text(for: core.durable, onto: core.file.reading)))
+        #expect(read.contains("## Dairy\n- [ ] milk\n- [ ] butter\n## Bakery"), "\(read)")
+        Helpers.edit(.addItem("cheese", to: .id(1), section: "Dairy"), &core, id: id)
+        let moved = read.replacing("- [ ] butter\n## Bakery\n", with: "## Bakery\n- [ ] butter\n")
+        let (heard, _) = Helpers.save(moved, &core)
+        let list = try Helpers.groceries(core)
+        let butter = try #require(list.items.firstIndex(of: "butter"))
+        #expect(list.sectionName(list.section(ofItemAt: butter)) == "Bakery" || !heard.isEmpty, "\(list) \(heard)")
+        #expect(list.sectionName(list.section(ofItemAt: butter)) == "Bakery", "\(list)")
+    }
+
+    /// Case 7: an item added under `## Dairy` in a copy read before Dairy was renamed Fridge goes
+    /// into Fridge: a section is itself through its renames, not a second Dairy.
+    @Test func anAddUnderASectionRenamedMeanwhileGoesToItByIdentity() throws {
+        var (core, _) = Helpers.core(["milk"], historyLimit: 1_000)
+        Helpers.edit(.addSection("Dairy", on: .id(1), before: nil), &core, id: 7)
+        let read = try #require(Helpers.edit(.moveItemInto("milk", on: .id(1), section: "Dairy", before: nil), &core, id: 8))
+        Helpers.edit(.renameSection("Dairy", on: .id(1), to: "Fridge"), &core, id: 9)
+        let (heard, _) = Helpers.save(read.replacing("- [ ] milk\n", with: "- [ ] milk\n- [ ] cheese\n"), &core)
+        #expect(heard.isEmpty, "\(heard)")
+        let list = try Helpers.groceries(core)
+        #expect(list.sections.map(\.name) == ["Fridge"], "\(list)")
+        #expect(list.sectionName(list.section(ofItemAt: try #require(list.items.firstIndex(of: "cheese")))) == "Fridge", "\(list)")
+    }
+
     /// The item a line of the file shows, if it is an item line.
     static func item(ofLine line: String) -> String? {
         for prefix in ["- [ ] ", "- [x] ", "- "] where line.hasPrefix(prefix) { return String(line.dropFirst(prefix.count)) }

@@ -309,7 +309,7 @@ extension ListCore {
                 notTakenEdits.insert(index)
                 continue  // cut from this list, refused where it was pasted: it stays here
             }
-            var edit = fileEdit.edit
+            var edit = merge.renamingSections(fileEdit.edit)
             switch merge.alreadyDone(edit) {
             case .done?:
                 continue
