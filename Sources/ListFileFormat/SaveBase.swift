@@ -75,17 +75,20 @@ public struct SaveBase: Sendable {
     /// there are none to read, as in tests of the file alone); `versions`: the texts of the file
     /// listd wrote and the saves it took in, that a copy may have been made from; `newest`: the
     /// lists the file last showed.
+    /// `text`: the copy's bytes (what `reading` was read from).
     public static func base(
         for reading: ListFileReading,
+        text: [UInt8]? = nil,
         history: ChangeHistory?,
         versions: [FileVersion],
         newest: ListBook
     ) -> SaveBase {
         if let revision = reading.shownRevision {
             let atRevision: ListBook? =
-                if let history { (try? history.book(at: revision)) ?? nil } else { revision == newest.revision ? newest : nil }
+                if revision == newest.revision { newest } else if let history { (try? history.book(at: revision)) ?? nil } else { nil }
             if let atRevision {
-                let (book, through) = madeFrom(reading, atRevision, revision: revision, versions: versions)
+                let copy = text ?? Array(reading.document.lines.map(\.raw).joined(separator: "\n").utf8)
+                let (book, through) = madeFrom(copy, atRevision, revision: revision, versions: versions)
                 let since = history.map { ChangesSince($0, from: through, now: newest) } ?? ChangesSince()
                 return SaveBase(book: book, kind: .revision, since: since)
             }
@@ -103,34 +106,40 @@ public struct SaveBase: Sendable {
     /// `- [ ] milk` was made from `- [x] milk`, not from `- milk`). A tie goes to listd's text
     /// (a copy read before another person's save is never read against it), then to the later
     /// save. Without listd's text to compare with, the revision.
-    /// Returns the lists of that text and the revision whose changes it shows.
+    /// Returns the lists of that text and the revision whose changes it shows. The last
+    /// `savesCompared` saves of the revision are compared (one person saving again and again
+    /// supersedes their earlier saves; each comparison reads the whole text).
     static func madeFrom(
-        _ reading: ListFileReading,
+        _ copy: [UInt8],
         _ atRevision: ListBook,
         revision: Revision,
         versions: [FileVersion]
     ) -> (book: ListBook, through: Revision) {
         let candidates = versions.filter { $0.revision == revision }
-        guard candidates.contains(where: \.isSave) else { return (atRevision, revision) }
+        let saves = candidates.filter(\.isSave).suffix(savesCompared)
+        guard !saves.isEmpty else { return (atRevision, revision) }
         // listd's text of that revision, or a save that showed exactly its lists (taken in at a
         // start, say): the text a copy of the revision itself was read from.
-        let written = candidates.last { !$0.isSave } ?? candidates.first { $0.isSave && Self.showSameLists($0.book, atRevision) }
-        let copy = reading.document.lines.map(\.raw)
-        if let written, !written.text.isEmpty, candidates.allSatisfy({ !$0.text.isEmpty }) {
-            var best = (book: atRevision, through: revision, distance: TextDistance.between(copy, written.text), isSave: false)
-            for save in candidates where save.isSave {
-                let distance = TextDistance.between(copy, save.text)
-                if distance < best.distance || (distance == best.distance && best.isSave) {
-                    best = (save.book, save.through, distance, true)
-                }
-            }
-            return (best.book, best.through)
+        guard let written = candidates.last(where: { !$0.isSave }) ?? candidates.first(where: { Self.showSameLists($0.book, atRevision) }),
+            !written.text.isEmpty, saves.allSatisfy({ !$0.text.isEmpty })
+        else {
+            // Without listd's text of that revision to compare with (a restart forgot it), the
+            // revision: read against it, another's save is never undone (what it did is already
+            // done); only the person's own undoing of their last save goes unseen.
+            return (atRevision, revision)
         }
-        // Without listd's text of that revision to compare with (a restart forgot it), the
-        // revision: read against it, another's save is never undone (what it did is already
-        // done); only the person's own undoing of their last save goes unseen.
-        return (atRevision, revision)
+        let lines = TextLines(copy)
+        var best = (book: atRevision, through: revision, distance: TextDistance.between(lines, TextLines(written.text)), isSave: false)
+        for save in saves {
+            let distance = TextDistance.between(lines, TextLines(save.text))
+            if distance < best.distance || (distance == best.distance && best.isSave) {
+                best = (save.book, save.through, distance, true)
+            }
+        }
+        return (best.book, best.through)
     }
+
+    static let savesCompared = 4
 
     /// Whether two books show the same lists: names, items, ticks, amounts and sections (not the
     /// revisions and times they carry).
@@ -319,11 +328,39 @@ extension ChangesSince.Change {
     }
 }
 
+/// A text's lines as byte ranges, each with its hash: compared without making a string of each.
+struct TextLines {
+    let bytes: [UInt8]
+    var ranges: [Range<Int>] = []
+    var hashes: [Int] = []
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        var ranges: [Range<Int>] = []
+        var hashes: [Int] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            var start = 0
+            for index in 0...buffer.count where index == buffer.count || buffer[index] == UInt8(ascii: "\n") {
+                ranges.append(start..<index)
+                var hasher = Hasher()
+                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[start..<index])))
+                hashes.append(hasher.finalize())
+                start = index + 1
+            }
+        }
+        self.ranges = ranges
+        self.hashes = hashes
+    }
+
+    func line(_ index: Int) -> ArraySlice<UInt8> { bytes[ranges[index]] }
+}
+
 /// How far a copy's text is from a text it may have been made from: first how many lines differ
 /// (a line of one and the other's line of the same item, edited in place — ticked, given an
 /// amount —, count once); between texts as far apart, the characters of those lines (a pair
 /// costs what was changed in it, by their common start and end: `- [ ] milk` is nearer
-/// `- [x] milk` than `- milk`; any other line all of itself). Counts, not an alignment: linear.
+/// `- [x] milk` than `- milk`; any other line all of itself). Counts by line hash, not an
+/// alignment: linear.
 struct TextDistance: Comparable {
     var lines: Int
     var characters: Int
@@ -332,41 +369,43 @@ struct TextDistance: Comparable {
         (a.lines, a.characters) < (b.lines, b.characters)
     }
 
-    static func between(_ copy: [String], _ text: [UInt8]) -> TextDistance {
-        let lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        var counts: [String: Int] = [:]
-        for line in lines { counts[line, default: 0] += 1 }
-        var onlyInCopy: [String] = []
-        for line in copy {
-            if let count = counts[line], count > 0 { counts[line] = count - 1 } else { onlyInCopy.append(line) }
+    static func between(_ copy: TextLines, _ text: TextLines) -> TextDistance {
+        var counts: [Int: Int] = [:]
+        counts.reserveCapacity(text.hashes.count)
+        for hash in text.hashes { counts[hash, default: 0] += 1 }
+        var onlyInCopy: [Int] = []
+        for (index, hash) in copy.hashes.enumerated() {
+            if let count = counts[hash], count > 0 { counts[hash] = count - 1 } else { onlyInCopy.append(index) }
         }
         // The text's own lines the copy lacks, by the item they show.
-        var onlyInText: [String: [String]] = [:]
+        var onlyInText: [String: [ArraySlice<UInt8>]] = [:]
         var unmatched = onlyInCopy.count
-        for line in lines {
-            if let count = counts[line], count > 0 {
-                counts[line] = count - 1
-                onlyInText[itemKey(line), default: []].append(line)
+        for (index, hash) in text.hashes.enumerated() {
+            if let count = counts[hash], count > 0 {
+                counts[hash] = count - 1
+                onlyInText[itemKey(text.line(index)), default: []].append(text.line(index))
                 unmatched += 1
             }
         }
         var characters = 0
-        for line in onlyInCopy {
+        for index in onlyInCopy {
+            let line = copy.line(index)
             let key = itemKey(line)
             if var same = onlyInText[key], !same.isEmpty {
-                characters += changed(Array(line.utf8), Array(same.removeFirst().utf8))
+                characters += changed(Array(line), Array(same.removeFirst()))
                 onlyInText[key] = same
                 unmatched -= 1  // one line edited in place
             } else {
-                characters += line.utf8.count + 1
+                characters += line.count + 1
             }
         }
-        for rest in onlyInText.values { characters += rest.reduce(0) { $0 + $1.utf8.count + 1 } }
+        for rest in onlyInText.values { characters += rest.reduce(0) { $0 + $1.count + 1 } }
         return TextDistance(lines: unmatched, characters: characters)
     }
 
     /// The item a line shows (its text without bullet, box or amount, folded), or the line.
-    static func itemKey(_ line: String) -> String {
+    static func itemKey(_ bytes: ArraySlice<UInt8>) -> String {
+        let line = String(decoding: bytes, as: UTF8.self)
         guard case .item(let item) = ListDocument(parsing: line).lines.first else { return line }
         return ListText.key(ItemAmount.split(item.text).text)
     }

@@ -46,13 +46,13 @@ public struct SaveMerge {
         var new: ShoppingList
         /// Nothing changed since the copy: no conflict is possible.
         var same: Bool
-        var oldIndex: [String: Int] = [:]
-        var newIndex: [String: Int] = [:]
         /// The items of `old` that `new` has under another text at the same place.
         var renamed: [String: String]?
 
-        func indexInOld(_ item: String) -> Int? { oldIndex[ListText.key(item)] }
-        func indexInNew(_ item: String) -> Int? { newIndex[ListText.key(item)] }
+        // Found by the lists' own lookups (an item's hash beside it): no index of every item's
+        // folded key is built for a save of one line on a long list.
+        func indexInOld(_ item: String) -> Int? { old.index(ofItem: item) }
+        func indexInNew(_ item: String) -> Int? { new.index(ofItem: item) }
     }
 
     public init(
@@ -83,12 +83,7 @@ public struct SaveMerge {
         if let old = try? base.list(.id(id)), let new = try? now.list(.id(id)) {
             let same = old.items == new.items && old.checked == new.checked && old.quantities == new.quantities
                 && old.sections == new.sections && old.name == new.name
-            var pair = ListPair(old: old, new: new, same: same)
-            if !same {
-                for (index, item) in old.items.enumerated() { pair.oldIndex[ListText.key(item)] = index }
-                for (index, item) in new.items.enumerated() { pair.newIndex[ListText.key(item)] = index }
-            }
-            found = pair
+            found = ListPair(old: old, new: new, same: same)
         }
         pairs[id] = .some(found)
         return found

@@ -43,7 +43,7 @@ struct ListFileSync: Sendable {
         }
         var reading = tied(adding: request.versions.reversed().flatMap(\.book.lists))
         guard withEdits else { return .bytes(bytes, reading: reading, known: known, edits: nil) }
-        let base = SaveBase.base(for: reading, history: request.history, versions: request.versions, newest: known)
+        let base = SaveBase.base(for: reading, text: bytes, history: request.history, versions: request.versions, newest: known)
         if base.book.lists.contains(where: { !ids.contains($0.id) }) { reading = tied(adding: base.book.lists) }
         return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))
     }
