@@ -165,12 +165,16 @@ public struct SaveBase: Sendable {
             // Coarse: the base and every checkpoint; then every revision around the closest.
             consider(history.base)
             for checkpoint in history.checkpoints { consider(checkpoint) }
-            let around = best.book.revision
-            let from = max(history.base.revision, around - ChangeHistory.checkpointSpacing)
-            let to = around + ChangeHistory.checkpointSpacing
-            try? history.forEachRevision(from: from) { book, _, _ in
-                consider(book)
-                return book.revision < to
+            // Every revision around the closest, when it is near enough to be worth it (a paste of
+            // thousands of lines is close to none).
+            if best.distance <= 2 * max(3, lines / 4) {
+                let around = best.book.revision
+                let from = max(history.base.revision, around - ChangeHistory.checkpointSpacing)
+                let to = around + ChangeHistory.checkpointSpacing
+                try? history.forEachRevision(from: from) { book, _, _ in
+                    consider(book)
+                    return book.revision < to
+                }
             }
             since = ChangesSince(history, now: newest)
         }
@@ -192,8 +196,10 @@ public struct SaveBase: Sendable {
             }
             seen.insert(id)
             var common = 0
+            // One set per list: a lookup per line in the list itself scans its items' hashes.
+            let items = Set(list.items)
             for item in section.items {
-                if list.items.contains(item.text) {
+                if items.contains(item.text) {
                     common += 1
                     if list.isChecked(item.text) != item.checked { distance += 1 }
                 } else {
