@@ -231,6 +231,37 @@ public struct SaveMerge {
         }
     }
 
+    /// A section whose `##` block the save moved (the file's diff says: removed, and added again
+    /// elsewhere with the items the copy shows under it) is the same section moved: the items
+    /// added to it meanwhile, which the copy never showed, go with it. `before`: the lists before
+    /// the save; `after`: once its edits are applied. The moves that put them back in it.
+    public func itemsFollowingMovedSections(_ edits: [ListEdit], before: ListBook, after: ListBook) -> [ListEdit] {
+        var removed: [ListID: Set<String>] = [:]
+        var restored: [ListID: Set<String>] = [:]
+        for edit in edits {
+            switch edit {
+            case .removeSection(let name, .id(let id)): removed[id, default: []].insert(ListText.key(name))
+            case .restoreSection(let name, .id(let id), _, _): restored[id, default: []].insert(ListText.key(name))
+            default: break
+            }
+        }
+        var moves: [ListEdit] = []
+        for (id, names) in removed {
+            let moved = names.intersection(restored[id] ?? [])
+            guard !moved.isEmpty, let was = try? before.list(.id(id)), let now = try? after.list(.id(id)) else { continue }
+            let copy = try? base.list(.id(id))
+            for section in was.sections.indices where moved.contains(ListText.key(was.sections[section].name)) {
+                let name = was.sections[section].name
+                for item in was.items[was.range(ofSection: section)] where copy?.index(ofItem: item) == nil {
+                    guard let at = now.index(ofItem: item), ListText.key(now.sectionName(now.section(ofItemAt: at))) != ListText.key(name)
+                    else { continue }
+                    moves.append(.moveItemInto(item, on: .id(id), section: name, before: nil))
+                }
+            }
+        }
+        return moves
+    }
+
     /// `edit` as made on the base: a clear takes off what was ticked then and still is, and
     /// keeps what was ticked since (the page showed "Clear 1 ticked"; eggs, ticked at home
     /// meanwhile, stays).

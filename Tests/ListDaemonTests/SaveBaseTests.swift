@@ -236,6 +236,34 @@ import Testing
         #expect(list.sectionName(list.section(ofItemAt: try #require(list.items.firstIndex(of: "cheese")))) == "Fridge", "\(list)")
     }
 
+    /// Case 7: a `##` block moved above another in an old copy is the section moved: rolls, added
+    /// to Bakery meanwhile, stays in Bakery (it went into Dairy).
+    @Test func aMovedSectionBlockTakesWhatWasAddedToItMeanwhile() throws {
+        var (core, _) = Helpers.core(["milk", "butter", "bread"], historyLimit: 1_000)
+        var id = 7
+        for edit: ListEdit in [
+            .addSection("Dairy", on: .id(1), before: nil),
+            .moveItemInto("milk", on: .id(1), section: "Dairy", before: nil),
+            .moveItemInto("butter", on: .id(1), section: "Dairy", before: nil),
+            .addSection("Bakery", on: .id(1), before: nil),
+            .moveItemInto("bread", on: .id(1), section: "Bakery", before: nil),
+        ] {
+            Helpers.edit(edit, &core, id: id)
+            id += 1
+        }
+        let read = try #require(Helpers.write(&core) ?? Optional(ListFileWriter.text(for: core.durable, onto: core.file.reading)))
+        #expect(read.contains("## Dairy\n- [ ] milk\n- [ ] butter\n## Bakery\n- [ ] bread\n"), "\(read)")
+        Helpers.edit(.addItem("rolls", to: .id(1), section: "Bakery"), &core, id: id)
+        let moved = read.replacing("## Dairy\n- [ ] milk\n- [ ] butter\n## Bakery\n- [ ] bread\n", with: "## Bakery\n- [ ] bread\n## Dairy\n- [ ] milk\n- [ ] butter\n")
+        let (heard, _) = Helpers.save(moved, &core)
+        #expect(heard.isEmpty, "\(heard)")
+        let list = try Helpers.groceries(core)
+        func section(_ item: String) -> String { list.sectionName(list.section(ofItemAt: list.items.firstIndex(of: item)!)) }
+        #expect(list.sections.map(\.name) == ["Bakery", "Dairy"], "\(list)")
+        #expect(section("rolls") == "Bakery" && section("bread") == "Bakery", "\(list)")
+        #expect(section("milk") == "Dairy" && section("butter") == "Dairy", "\(list)")
+    }
+
     /// The item a line of the file shows, if it is an item line.
     static func item(ofLine line: String) -> String? {
         for prefix in ["- [ ] ", "- [x] ", "- "] where line.hasPrefix(prefix) { return String(line.dropFirst(prefix.count)) }

@@ -355,6 +355,13 @@ extension ListCore {
             startSave(bytes, reading, edits: edits, at: time, into: &actions)
             return
         }
+        // A `##` block the person moved is the section moved: what was added to it meanwhile
+        // goes with it.
+        for edit in merge.itemsFollowingMovedSections(current.edits.map(\.edit), before: working, after: book) {
+            guard let (change, record) = try? book.applyRecorded(edit, at: time, origin: fileOrigin) else { continue }
+            changes.append(change.withoutItems)
+            entries.append(.change(record))
+        }
         save = nil
         book.reorder(by: reading.sections.compactMap(\.id))
         diagnostics.sort { $0.line < $1.line }
