@@ -89,7 +89,7 @@ public struct SaveBase: Sendable {
             if let atRevision {
                 let copy = text ?? Array(reading.document.lines.map(\.raw).joined(separator: "\n").utf8)
                 let (book, through) = madeFrom(copy, atRevision, revision: revision, versions: versions)
-                let since = history.map { ChangesSince($0, from: through, now: newest) } ?? ChangesSince()
+                let since = history.map { ChangesSince($0, from: through) } ?? ChangesSince()
                 return SaveBase(book: book, kind: .revision, since: since)
             }
             // Without a history, the saves filed under its revision are all there is to go by.
@@ -176,7 +176,7 @@ public struct SaveBase: Sendable {
                     return book.revision < to
                 }
             }
-            since = ChangesSince(history, now: newest)
+            since = ChangesSince(history)
         }
         guard isClose(best.distance, lines: lines) else {
             return SaveBase(book: newest, kind: .unrelated, since: since)
@@ -214,8 +214,8 @@ public struct SaveBase: Sendable {
     }
 }
 
-/// What the kept history did after a save's base to what the lists no longer show as the base
-/// did — items and lists taken off or renamed and not on the lists now, ticks changed — with who
+/// What the kept history did after a save's base — items and lists taken off or renamed, ticks
+/// changed, sections renamed — with who
 /// did it and when: the diff3 "theirs" side, change by change, not only the net difference (an
 /// item added and taken off again since is not on either side, yet a copy that shows it must not
 /// bring it back; a tick made and taken back since is a change of the tick).
@@ -243,9 +243,10 @@ public struct ChangesSince: Sendable {
 
     public init() {}
 
-    /// Walks `history` from `revision` on (the base's; nil: all of it) once; what `now` has
-    /// again is left out of the removals.
-    public init(_ history: ChangeHistory, from revision: Revision? = nil, now: ListBook) {
+    /// Walks `history` from `revision` on (the base's; nil: all of it) once.
+    /// What is on the lists again (put back, added again) is the merge's to see, on the lists as
+    /// they are when the save is taken in (`SaveMerge.now`).
+    public init(_ history: ChangeHistory, from revision: Revision? = nil) {
         isKnown = true
         try? history.forEachRevision(from: revision) { _, record, change in
             guard let record, let change else { return true }
@@ -273,15 +274,6 @@ public struct ChangesSince: Sendable {
             }
             return true
         }
-        // Taken off, then put back (or added again): it is on the lists, nothing to guard.
-        for (id, removals) in removedItems {
-            guard let list = try? now.list(.id(id)) else {
-                removedItems[id] = nil
-                continue
-            }
-            removedItems[id] = removals.filter { list.index(ofItem: $0.value.text) == nil }
-        }
-        removedLists = removedLists.filter { (try? now.list(.name($0.value.text))) == nil }
     }
 
     public var isEmpty: Bool { removedItems.isEmpty && removedLists.isEmpty && ticks.isEmpty && sectionRenames.isEmpty }

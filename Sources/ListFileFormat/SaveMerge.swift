@@ -284,7 +284,7 @@ public struct SaveMerge {
         switch edit {
         case .addItem(let item, let reference, _, _, _):
             guard let list = try? now.list(reference), let removal = since.removal(of: item, on: list.id),
-                (try? base.list(.id(list.id)))?.index(ofItem: item) == nil
+                (try? base.list(.id(list.id)))?.index(ofItem: item) == nil, list.index(ofItem: item) == nil
             else {
                 return nil
             }

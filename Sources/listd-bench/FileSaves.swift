@@ -7,6 +7,17 @@ func listFile(items: Int, changed: Int? = nil) -> String {
     "# Big <!-- listd id=1 -->\n" + (0..<items).map { "- item \($0 == changed ? "changed " : "")\($0)\n" }.joined()
 }
 
+/// Writes `text` beside `path` and renames it over (as an editor saves); ms until `subscriber`
+/// has the save's notification.
+func saved(_ text: String, over path: String, heardBy subscriber: LineSocket) throws -> Double {
+    let temporary = path + ".tmp"
+    try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+    let start = now()
+    rename(temporary, path)
+    guard subscriber.readLine() != nil else { throw BenchError("no notification for a save") }
+    return ms(now() - start)
+}
+
 func measureFileSaves() throws {
     do {
         let settleMs = 30.0
@@ -43,12 +54,7 @@ func measureFileSaves() throws {
                 let shown = try String(contentsOfFile: path, encoding: .utf8)
                 let text = shown.replacingOccurrences(of: "- item \(round)\n", with: "- item changed \(round)\n")
                     .replacingOccurrences(of: "- [ ] item \(round)\n", with: "- [ ] item changed \(round)\n")
-                let temporary = path + ".tmp"
-                try text.write(toFile: temporary, atomically: false, encoding: .utf8)
-                let start = now()
-                rename(temporary, path)
-                guard subscriber.readLine() != nil else { throw BenchError("no notification for a save") }
-                samples.append(ms(now() - start))
+                samples.append(try saved(text, over: path, heardBy: subscriber))
                 usleep(100_000)
             }
             let beyond = Stat(samples.map { $0 - settleMs })
@@ -135,12 +141,7 @@ func measureFileSaves() throws {
             subscriber.call(subscribeRequest)
             let text = copy.replacingOccurrences(of: "- [ ] item \(tick)\n", with: "- [x] item \(tick)\n")
                 .replacingOccurrences(of: "\n- item \(tick)\n", with: "\n- [x] item \(tick)\n")
-            let temporary = path + ".tmp"
-            try text.write(toFile: temporary, atomically: false, encoding: .utf8)
-            let start = now()
-            rename(temporary, path)
-            guard subscriber.readLine() != nil else { throw BenchError("no notification for a save") }
-            return ms(now() - start) - settleMs
+            return try saved(text, over: path, heardBy: subscriber) - settleMs
         }
         var latest: [Double] = []
         var old: [Double] = []

@@ -800,91 +800,97 @@ extension FileEditDelegateTests {
     /// delegate answers each as fast as any other question, so listd keeps consulting it, and
     /// its rules still apply afterwards (its answers came after ~1.9 s, three timeouts in a row,
     /// and listd stopped asking it).
-    @Test func aClearKeepsAListctlDelegateAndItsRules() throws {
-        let daemon = try Daemon.start()
-        let sandbox = daemon.sandbox
-        let items = ["a", "b", "c", "d", "e", "f"]
-        _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries", "items": items])
-        #expect(try listctl(["check", "Groceries"] + Array(items.prefix(5)), socket: sandbox.socket).status == 0)
-        let vet = try script(
-            sandbox,
-            "vet.sh",
-            """
-            case "$(cat)" in
-              *'"item":"cake"'*) echo "no sweets"; exit 1;;
-            esac
-            exit 0
-            """
-        )
-        let delegate = try ChildProcess(Binaries.listctl.path, ["delegate", "--socket", sandbox.socket, "--name", "diet", "--", vet])
-        defer { delegate.signal(SIGTERM) }
-        let output = LineReader(delegate.stdout)
-        #expect(try output.line().hasPrefix("Registered as delegate “diet”"))
-        let cleared = try listctl(["clear", "Groceries"], socket: sandbox.socket)
-        #expect(cleared.status == 0 && cleared.stdout == "Cleared 5 checked items from Groceries.\n", "\(cleared)")
-        let votes = try (0..<5).map { _ in try output.line() }
-        #expect(votes.allSatisfy { $0.hasPrefix("shouldRemove") && $0.hasSuffix(": allowed") }, "\(votes)")
-        // Still consulted: its rule holds.
-        let denied = try listctl(["add", "Groceries", "cake"], socket: sandbox.socket)
-        #expect(denied.status == 1 && denied.stderr.contains("no sweets"), "\(denied)")
-        #expect(!daemon.logOutput.contains("no longer consulted"), "\(daemon.logOutput)")
+    @Test func aClearKeepsAListctlDelegateAndItsRules() async throws {
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let sandbox = daemon.sandbox
+            let items = ["a", "b", "c", "d", "e", "f"]
+            _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries", "items": items])
+            #expect(try listctl(["check", "Groceries"] + Array(items.prefix(5)), socket: sandbox.socket).status == 0)
+            let vet = try script(
+                sandbox,
+                "vet.sh",
+                """
+                case "$(cat)" in
+                  *'"item":"cake"'*) echo "no sweets"; exit 1;;
+                esac
+                exit 0
+                """
+            )
+            let delegate = try ChildProcess(Binaries.listctl.path, ["delegate", "--socket", sandbox.socket, "--name", "diet", "--", vet])
+            defer { delegate.signal(SIGTERM) }
+            let output = LineReader(delegate.stdout)
+            #expect(try output.line().hasPrefix("Registered as delegate “diet”"))
+            let cleared = try listctl(["clear", "Groceries"], socket: sandbox.socket)
+            #expect(cleared.status == 0 && cleared.stdout == "Cleared 5 checked items from Groceries.\n", "\(cleared)")
+            let votes = try (0..<5).map { _ in try output.line() }
+            #expect(votes.allSatisfy { $0.hasPrefix("shouldRemove") && $0.hasSuffix(": allowed") }, "\(votes)")
+            // Still consulted: its rule holds.
+            let denied = try listctl(["add", "Groceries", "cake"], socket: sandbox.socket)
+            #expect(denied.status == 1 && denied.stderr.contains("no sweets"), "\(denied)")
+            #expect(!daemon.logOutput.contains("no longer consulted"), "\(daemon.logOutput)")
+        }
     }
 
     /// Issue 46, case 10: a clear of 1,000 ticked items with a delegate that answers at once:
     /// every question is put and answered (at most `questionsOutPerDelegate` out at a time, so
     /// the delegate's connection never fills), and the delegate is kept.
-    @Test func aClearOfAThousandItemsKeepsADelegateThatAnswersAtOnce() throws {
-        let daemon = try Daemon.start()
-        let sandbox = daemon.sandbox
-        let items = (1...1_000).map { "item \($0)" }
-        let client = try LineConnection(path: sandbox.socket)
-        _ = try client.result("createList", ["name": "Big", "items": items])
-        for item in items { _ = try client.result("checkItem", ["list": "Big", "item": item]) }
-        let delegate = try LineConnection(path: sandbox.socket)
-        _ = try delegate.result("registerDelegate", ["name": "quick", "questions": ["shouldRemove", "shouldAdd"]])
-        let answering = Thread {
-            while let question = try? delegate.readObject(timeout: 30), let id = question["id"] as? String {
-                let allow = (question["params"] as? [String: Any])?["item"] as? String != "forbidden"
-                try? delegate.send(#"{"jsonrpc":"2.0","id":"\#(id)","result":{"allow":\#(allow)}}"#)
+    @Test func aClearOfAThousandItemsKeepsADelegateThatAnswersAtOnce() async throws {
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let sandbox = daemon.sandbox
+            let items = (1...1_000).map { "item \($0)" }
+            let client = try LineConnection(path: sandbox.socket)
+            _ = try client.result("createList", ["name": "Big", "items": items])
+            for item in items { _ = try client.result("checkItem", ["list": "Big", "item": item]) }
+            let delegate = try LineConnection(path: sandbox.socket)
+            _ = try delegate.result("registerDelegate", ["name": "quick", "questions": ["shouldRemove", "shouldAdd"]])
+            let answering = Thread {
+                while let question = try? delegate.readObject(timeout: 30), let id = question["id"] as? String {
+                    let allow = (question["params"] as? [String: Any])?["item"] as? String != "forbidden"
+                    try? delegate.send(#"{"jsonrpc":"2.0","id":"\#(id)","result":{"allow":\#(allow)}}"#)
+                }
             }
+            answering.start()
+            let cleared = try client.call("clearChecked", ["list": "Big"], timeout: 60)
+            #expect(((cleared["result"] as? [String: Any])?["items"] as? [String]) == [], "\(cleared)")
+            #expect(!daemon.logOutput.contains("no longer consulted") && !daemon.logOutput.contains("stopped reading"), "\(daemon.logOutput)")
+            // Still consulted.
+            let refused = try client.error("addItem", ["list": "Big", "item": "forbidden"])
+            #expect(((refused["data"] as? [String: Any])?["reason"] as? String) == "deniedByDelegate", "\(refused)")
         }
-        answering.start()
-        let cleared = try client.call("clearChecked", ["list": "Big"], timeout: 60)
-        #expect(((cleared["result"] as? [String: Any])?["items"] as? [String]) == [], "\(cleared)")
-        #expect(!daemon.logOutput.contains("no longer consulted") && !daemon.logOutput.contains("stopped reading"), "\(daemon.logOutput)")
-        // Still consulted.
-        let refused = try client.error("addItem", ["list": "Big", "item": "forbidden"])
-        #expect(((refused["data"] as? [String: Any])?["reason"] as? String) == "deniedByDelegate", "\(refused)")
     }
 
     /// Issue 46, case 11: COMMAND reads every field of the question listd sent — the section, the
     /// amount, a section edit's op and new name — not a hand-copied part of it.
-    @Test func aDelegateCommandReadsEveryFieldOfTheQuestion() throws {
-        let daemon = try Daemon.start()
-        let sandbox = daemon.sandbox
-        _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries", "items": ["milk"]])
-        let log = sandbox.path + "/questions.log"
-        let vet = try script(sandbox, "vet.sh", "cat >> '\(log)'; echo >> '\(log)'\nexit 0\n")
-        let delegate = try ChildProcess(
-            Binaries.listctl.path,
-            ["delegate", "--socket", sandbox.socket, "--question", "shouldAdd", "--question", "shouldEditSection", "--", vet]
-        )
-        defer { delegate.signal(SIGTERM) }
-        let output = LineReader(delegate.stdout)
-        _ = try output.line()
-        #expect(try listctl(["add", "Groceries", "cheese", "--section", "Dairy", "--amount", "200 g"], socket: sandbox.socket).status == 0)
-        _ = try output.line()
-        #expect(try listctl(["section", "rename", "Groceries", "Dairy", "Fridge"], socket: sandbox.socket).status == 0)
-        _ = try output.line()
-        let questions = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    @Test func aDelegateCommandReadsEveryFieldOfTheQuestion() async throws {
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let sandbox = daemon.sandbox
+            _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries", "items": ["milk"]])
+            let log = sandbox.path + "/questions.log"
+            let vet = try script(sandbox, "vet.sh", "cat >> '\(log)'; echo >> '\(log)'\nexit 0\n")
+            let delegate = try ChildProcess(
+                Binaries.listctl.path,
+                ["delegate", "--socket", sandbox.socket, "--question", "shouldAdd", "--question", "shouldEditSection", "--", vet]
+            )
+            defer { delegate.signal(SIGTERM) }
+            let output = LineReader(delegate.stdout)
+            _ = try output.line()
+            #expect(try listctl(["add", "Groceries", "cheese", "--section", "Dairy", "--amount", "200 g"], socket: sandbox.socket).status == 0)
+            _ = try output.line()
+            #expect(try listctl(["section", "rename", "Groceries", "Dairy", "Fridge"], socket: sandbox.socket).status == 0)
+            _ = try output.line()
+            let questions = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(questions.count == 2)
+            #expect(questions.first?["question"] as? String == "shouldAdd")
+            #expect(questions.first?["section"] as? String == "Dairy" && questions.first?["quantity"] as? String == "200 g", "\(questions)")
+            #expect(questions.last?["question"] as? String == "shouldEditSection")
+            #expect(questions.last?["op"] as? String == "rename" && questions.last?["to"] as? String == "Fridge", "\(questions)")
+            #expect(questions.last?["section"] as? String == "Dairy", "\(questions)")
         }
-        #expect(questions.count == 2)
-        #expect(questions.first?["question"] as? String == "shouldAdd")
-        #expect(questions.first?["section"] as? String == "Dairy" && questions.first?["quantity"] as? String == "200 g", "\(questions)")
-        #expect(questions.last?["question"] as? String == "shouldEditSection")
-        #expect(questions.last?["op"] as? String == "rename" && questions.last?["to"] as? String == "Fridge", "\(questions)")
-        #expect(questions.last?["section"] as? String == "Dairy", "\(questions)")
     }
 
     @Test func watchExecRunsACommandForEachNotificationInOrder() throws {

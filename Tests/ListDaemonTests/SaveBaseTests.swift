@@ -197,23 +197,29 @@ import Testing
         #expect(why.contains("“milk” was taken off Groceries"), "\(why)")
     }
 
+    /// A core whose Groceries has `sections` (Dairy first, then Bakery), each with its items, and
+    /// the file it wrote.
+    static func core(sections: KeyValuePairs<String, [String]>) throws -> (ListCore, String) {
+        var (core, _) = Helpers.core(sections.flatMap(\.value), historyLimit: 1_000)
+        var id = 7
+        for (name, items) in sections {
+            let edits: [ListEdit] = [.addSection(name, on: .id(1), before: nil)]
+                + items.map { .moveItemInto($0, on: .id(1), section: name, before: nil) }
+            for edit in edits {
+                Helpers.edit(edit, &core, id: id)
+                id += 1
+            }
+        }
+        let read = try #require(Helpers.write(&core) ?? Optional(ListFileWriter.text(for: core.durable, onto: core.file.reading)))
+        return (core, read)
+    }
+
     /// Case 7: moving the last item of a section under an empty section's `##` line is made
     /// though an item was added after it meanwhile (the move was dropped without a word).
     @Test func aMoveIntoAnEmptySectionIsMadeWhateverWasAddedMeanwhile() throws {
-        var (core, _) = Helpers.core(["milk", "butter"], historyLimit: 1_000)
-        var id = 7
-        for edit: ListEdit in [
-            .addSection("Dairy", on: .id(1), before: nil),
-            .moveItemInto("milk", on: .id(1), section: "Dairy", before: nil),
-            .moveItemInto("butter", on: .id(1), section: "Dairy", before: nil),
-            .addSection("Bakery", on: .id(1), before: nil),
-        ] {
-            Helpers.edit(edit, &core, id: id)
-            id += 1
-        }
-        let read = try #require(Helpers.write(&core) ?? Optional(ListFileWriter.text(for: core.durable, onto: core.file.reading)))
+        var (core, read) = try Self.core(sections: ["Dairy": ["milk", "butter"], "Bakery": []])
         #expect(read.contains("## Dairy\n- [ ] milk\n- [ ] butter\n## Bakery"), "\(read)")
-        Helpers.edit(.addItem("cheese", to: .id(1), section: "Dairy"), &core, id: id)
+        Helpers.edit(.addItem("cheese", to: .id(1), section: "Dairy"), &core, id: 20)
         let moved = read.replacing("- [ ] butter\n## Bakery\n", with: "## Bakery\n- [ ] butter\n")
         let (heard, _) = Helpers.save(moved, &core)
         let list = try Helpers.groceries(core)
@@ -239,21 +245,9 @@ import Testing
     /// Case 7: a `##` block moved above another in an old copy is the section moved: rolls, added
     /// to Bakery meanwhile, stays in Bakery (it went into Dairy).
     @Test func aMovedSectionBlockTakesWhatWasAddedToItMeanwhile() throws {
-        var (core, _) = Helpers.core(["milk", "butter", "bread"], historyLimit: 1_000)
-        var id = 7
-        for edit: ListEdit in [
-            .addSection("Dairy", on: .id(1), before: nil),
-            .moveItemInto("milk", on: .id(1), section: "Dairy", before: nil),
-            .moveItemInto("butter", on: .id(1), section: "Dairy", before: nil),
-            .addSection("Bakery", on: .id(1), before: nil),
-            .moveItemInto("bread", on: .id(1), section: "Bakery", before: nil),
-        ] {
-            Helpers.edit(edit, &core, id: id)
-            id += 1
-        }
-        let read = try #require(Helpers.write(&core) ?? Optional(ListFileWriter.text(for: core.durable, onto: core.file.reading)))
+        var (core, read) = try Self.core(sections: ["Dairy": ["milk", "butter"], "Bakery": ["bread"]])
         #expect(read.contains("## Dairy\n- [ ] milk\n- [ ] butter\n## Bakery\n- [ ] bread\n"), "\(read)")
-        Helpers.edit(.addItem("rolls", to: .id(1), section: "Bakery"), &core, id: id)
+        Helpers.edit(.addItem("rolls", to: .id(1), section: "Bakery"), &core, id: 20)
         let moved = read.replacing("## Dairy\n- [ ] milk\n- [ ] butter\n## Bakery\n- [ ] bread\n", with: "## Bakery\n- [ ] bread\n## Dairy\n- [ ] milk\n- [ ] butter\n")
         let (heard, _) = Helpers.save(moved, &core)
         #expect(heard.isEmpty, "\(heard)")
