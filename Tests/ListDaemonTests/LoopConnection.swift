@@ -27,7 +27,10 @@ final class LoopConnection: Sendable {
         before: (any ChannelHandler & Sendable)? = nil
     ) async throws {
         var fds: [Int32] = [-1, -1]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        // Close-on-exec: a process another test starts meanwhile (listd, vim, sed) must not
+        // inherit listd's end, or closing it there is not seen here until that process exits
+        // (a stalled subscriber's disconnect was seen 10 s late in the full parallel run).
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         fd = fds[1]
         let configuration = RPCServer.Configuration(
             socketPath: "/unused",
