@@ -804,9 +804,9 @@ extension FileEditDelegateTests {
         try await offThePool {
             let daemon = try Daemon.start()
             let sandbox = daemon.sandbox
-            let items = ["a", "b", "c", "d", "e", "f"]
+            let items = (1...41).map { "item \($0)" }
             _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries", "items": items])
-            #expect(try listctl(["check", "Groceries"] + Array(items.prefix(5)), socket: sandbox.socket).status == 0)
+            #expect(try listctl(["check", "Groceries"] + Array(items.prefix(40)), socket: sandbox.socket).status == 0)
             let vet = try script(
                 sandbox,
                 "vet.sh",
@@ -817,13 +817,19 @@ extension FileEditDelegateTests {
                 exit 0
                 """
             )
-            let delegate = try ChildProcess(Binaries.listctl.path, ["delegate", "--socket", sandbox.socket, "--name", "diet", "--", vet])
+            // 10 s for each answer: what a loaded machine needs for a prompt one (the full parallel
+            // run starts a process per question beside the other tests); a clear's answers
+            // waiting for each other ran past any limit.
+            let delegate = try ChildProcess(
+                Binaries.listctl.path,
+                ["delegate", "--socket", sandbox.socket, "--name", "diet", "--timeout", "10000", "--", vet]
+            )
             defer { delegate.signal(SIGTERM) }
             let output = LineReader(delegate.stdout)
             #expect(try output.line().hasPrefix("Registered as delegate “diet”"))
             let cleared = try listctl(["clear", "Groceries"], socket: sandbox.socket)
-            #expect(cleared.status == 0 && cleared.stdout == "Cleared 5 checked items from Groceries.\n", "\(cleared)")
-            let votes = try (0..<5).map { _ in try output.line() }
+            #expect(cleared.status == 0 && cleared.stdout == "Cleared 40 checked items from Groceries.\n", "\(cleared)")
+            let votes = try (0..<40).map { _ in try output.line() }
             #expect(votes.allSatisfy { $0.hasPrefix("shouldRemove") && $0.hasSuffix(": allowed") }, "\(votes)")
             // Still consulted: its rule holds.
             let denied = try listctl(["add", "Groceries", "cake"], socket: sandbox.socket)
@@ -872,7 +878,7 @@ extension FileEditDelegateTests {
             let vet = try script(sandbox, "vet.sh", "cat >> '\(log)'; echo >> '\(log)'\nexit 0\n")
             let delegate = try ChildProcess(
                 Binaries.listctl.path,
-                ["delegate", "--socket", sandbox.socket, "--question", "shouldAdd", "--question", "shouldEditSection", "--", vet]
+                ["delegate", "--socket", sandbox.socket, "--question", "shouldAdd", "--question", "shouldEditSection", "--timeout", "30000", "--", vet]
             )
             defer { delegate.signal(SIGTERM) }
             let output = LineReader(delegate.stdout)
