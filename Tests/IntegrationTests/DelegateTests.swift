@@ -754,10 +754,16 @@ extension FileEditDelegateTests {
 
 /// listctl's delegate and watch --exec, with real shell scripts.
 @Suite struct ListctlDelegateTests {
+    /// Written through a close-on-exec descriptor: a process another test starts meanwhile must
+    /// not inherit it open for writing, or running the script fails with "Text file busy".
     private func script(_ sandbox: Sandbox, _ name: String, _ body: String) throws -> String {
         let path = sandbox.path + "/" + name
-        try ("#!/bin/sh\n" + body).write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw TestFailure("cannot write \(path): errno \(errno)") }
+        let bytes = Array(("#!/bin/sh\n" + body).utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else { throw TestFailure("cannot write \(path)") }
         return path
     }
 
@@ -883,9 +889,11 @@ extension FileEditDelegateTests {
             defer { delegate.signal(SIGTERM) }
             let output = LineReader(delegate.stdout)
             _ = try output.line()
-            #expect(try listctl(["add", "Groceries", "cheese", "--section", "Dairy", "--amount", "200 g"], socket: sandbox.socket).status == 0)
+            let added = try listctl(["add", "Groceries", "cheese", "--section", "Dairy", "--amount", "200 g"], socket: sandbox.socket)
+            #expect(added.status == 0, "\(added)")
             _ = try output.line()
-            #expect(try listctl(["section", "rename", "Groceries", "Dairy", "Fridge"], socket: sandbox.socket).status == 0)
+            let renamed = try listctl(["section", "rename", "Groceries", "Dairy", "Fridge"], socket: sandbox.socket)
+            #expect(renamed.status == 0, "\(renamed)")
             _ = try output.line()
             let questions = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
                 try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

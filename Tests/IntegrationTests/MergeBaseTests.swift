@@ -32,6 +32,8 @@ import Testing
                 let hardware = (try? client.result("getList", ["list": "Hardware"])) != nil
                 return try hardware && Self.items(client).contains("salt")
             }
+            // And written back by listd (the new list's heading gets its id): then A writes.
+            _ = try sandbox.read(when: { $0.contains("# Hardware <!-- listd id=") }, timeout: 10)
             try vim.type(":%s/^- rice/- [x] rice/", "Enter")
             try vim.type(":w", "Enter")
             try Older.waitUntil("vim's warning that the file changed") { try vim.screen().contains("Do you really want to write to it") }
