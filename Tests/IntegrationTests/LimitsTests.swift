@@ -228,6 +228,8 @@ struct AccessTests {
     @Test func anotherUserIsRefusedWithAClearErrorAndLogged() throws {
         try Requirement.check(Self.canSwitchUsers, needing: Self.need)
         let daemon = try Daemon.start()
+        // listd accepts before it gives the socket its mode: wait for that first.
+        #expect(daemon.logShows("listening on"))
         var info = stat()
         #expect(stat(daemon.sandbox.socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
         openUp(daemon.sandbox)
@@ -248,6 +250,8 @@ struct AccessTests {
     @Test func membersOfTheAllowedGroupAreServedAndTheSocketIsTheGroups() throws {
         try Requirement.check(Self.canSwitchUsers, needing: Self.need)
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--allow-group", "nogroup"])
+        // listd accepts before it gives the socket its group and mode: wait for that first.
+        #expect(daemon.logShows("listening on"))
         var info = stat()
         #expect(stat(daemon.sandbox.socket, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o660)
