@@ -31,36 +31,56 @@ public struct ChangesSince: Sendable {
 
     public init() {}
 
+    /// The newest revision taken into account.
+    public private(set) var reaches: Revision = 0
+
     /// Walks `history` from `revision` on (the base's; nil: all of it) once.
     /// What is on the lists again (put back, added again) is the merge's to see, on the lists as
     /// they are when the save is taken in (`SaveMerge.now`).
     public init(_ history: ChangeHistory, from revision: Revision? = nil) {
         isKnown = true
+        reaches = revision ?? history.base.revision
+        walk(history, from: reaches)
+    }
+
+    /// Takes in what the history did after `reaches`: a save read off the owner's loop is taken
+    /// in later, and what came meanwhile (another machine's change, a client's edit) counts too.
+    public mutating func catchUp(with history: ChangeHistory) {
+        guard isKnown, reaches < history.newest else { return }
+        walk(history, from: reaches)
+    }
+
+    private mutating func walk(_ history: ChangeHistory, from revision: Revision) {
         try? history.forEachRevision(from: revision) { _, record, change in
             guard let record, let change else { return true }
-            let made = { (text: String, renamedTo: String?) in
-                Change(text: text, renamedTo: renamedTo, origin: record.origin, time: record.time)
-            }
-            let id = change.list.id
-            switch change.kind {
-            case .deleted:
-                removedLists[ListText.key(change.list.name)] = made(change.list.name, nil)
-            case .renamed:
-                for case .rename(let from, let to) in change.steps { removedLists[ListText.key(from)] = made(from, to) }
-            case .created, .updated:
-                for step in change.steps {
-                    switch step {
-                    case .remove(let item): removedItems[id, default: [:]][ListText.key(item)] = made(item, nil)
-                    case .replace(let item, let with) where ListText.key(item) != ListText.key(with):
-                        removedItems[id, default: [:]][ListText.key(item)] = made(item, with)
-                    case .renameSection(let from, let to): sectionRenames[id, default: [:]][ListText.key(from)] = to
-                    case .check(let item): ticks[id, default: [:]][ListText.key(item)] = (true, made(item, nil))
-                    case .uncheck(let item): ticks[id, default: [:]][ListText.key(item)] = (false, made(item, nil))
-                    default: break
-                    }
+            take(record, change)
+            reaches = record.revision
+            return true
+        }
+    }
+
+    private mutating func take(_ record: ChangeRecord, _ change: ListChange) {
+        let made = { (text: String, renamedTo: String?) in
+            Change(text: text, renamedTo: renamedTo, origin: record.origin, time: record.time)
+        }
+        let id = change.list.id
+        switch change.kind {
+        case .deleted:
+            removedLists[ListText.key(change.list.name)] = made(change.list.name, nil)
+        case .renamed:
+            for case .rename(let from, let to) in change.steps { removedLists[ListText.key(from)] = made(from, to) }
+        case .created, .updated:
+            for step in change.steps {
+                switch step {
+                case .remove(let item): removedItems[id, default: [:]][ListText.key(item)] = made(item, nil)
+                case .replace(let item, let with) where ListText.key(item) != ListText.key(with):
+                    removedItems[id, default: [:]][ListText.key(item)] = made(item, with)
+                case .renameSection(let from, let to): sectionRenames[id, default: [:]][ListText.key(from)] = to
+                case .check(let item): ticks[id, default: [:]][ListText.key(item)] = (true, made(item, nil))
+                case .uncheck(let item): ticks[id, default: [:]][ListText.key(item)] = (false, made(item, nil))
+                default: break
                 }
             }
-            return true
         }
     }
 

@@ -258,6 +258,22 @@ import Testing
         #expect(section("milk") == "Dairy" && section("butter") == "Dairy", "\(list)")
     }
 
+    /// A save read off the loop, then taken in after another change became durable (another
+    /// machine's, a client's): that change counts in the merge too — the removal of pears, renamed
+    /// meanwhile, is said, not taken for "both removed it".
+    @Test func whatBecameDurableWhileASaveWasReadCountsInItsMerge() throws {
+        var (core, read) = Helpers.core(["pears", "tea"], historyLimit: 1_000)
+        _ = core.fileTouched()
+        let content = ListFileSync.content(Array(read.replacing("- [ ] pears\n", with: "").utf8), core.readRequest)
+        Helpers.edit(.replaceItem("pears", with: "nashi pears", on: .id(1)), &core, id: 7, writing: false)
+        var heard: [FileRejectionParams] = []
+        let taken = core.pass { $0.fileRead(content, now: Helpers.now, at: Helpers.time) }
+        Helpers.settle(taken, &core, heard: &heard)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(messages.contains { $0.contains("“pears” was changed to “nashi pears”") }, "\(messages)")
+        #expect(try Self.items(core).contains("nashi pears"))
+    }
+
     /// The item a line of the file shows, if it is an item line.
     static func item(ofLine line: String) -> String? {
         for prefix in ["- [ ] ", "- [x] ", "- "] where line.hasPrefix(prefix) { return String(line.dropFirst(prefix.count)) }

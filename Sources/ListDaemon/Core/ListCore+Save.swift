@@ -270,7 +270,11 @@ extension ListCore {
         // Something the saved text shows was not done: the file is written back at once, so it
         // shows the lists and no later save proposes it again.
         var notTaken = false
-        var merge = SaveMerge(current.base, now: working)
+        // What the history did since the save was read off the loop counts too (another
+        // machine's change taken in meanwhile, a client's edit).
+        var base = current.base
+        base.since.catchUp(with: history)
+        var merge = SaveMerge(base, now: working)
         let staying = current.itemsRefusedElsewhere
         // The headings whose list was not created (a name the lists have already, a delegate's
         // no): a line not taken changes nothing, so the ticks, sections and amounts under them
