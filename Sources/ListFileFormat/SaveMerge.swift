@@ -72,7 +72,12 @@ public struct SaveMerge {
     /// A save read against `base`.
     public init(_ base: SaveBase, now: ListBook) {
         self.init(base: base.book, now: now, baseKnown: base.known, since: base.since)
+        headingsAreTheCopys = base.kind == .revision
     }
+
+    /// The copy's headings carry their lists' ids (its base is the revision it names): one
+    /// without an id is a list the person typed, never a deleted list's heading brought back.
+    private var headingsAreTheCopys = false
 
     private mutating func pair(_ reference: ListReference?) -> ListPair? {
         // A save names its lists by id; a client's edit may name one by its name (as it is now).
@@ -292,7 +297,9 @@ public struct SaveMerge {
                 removal.renamedTo.map { "was changed to “\($0)” on \(list.name)" } ?? "was taken off \(list.name)"
             return "“\(removal.text)” \(what) \(removal.byWhomAndWhen); not brought back — add it again if you want it."
         case .createList(let name, _, _):
-            guard (try? now.list(.name(name))) == nil, let removal = since.removal(ofList: name) else { return nil }
+            guard !headingsAreTheCopys, (try? now.list(.name(name))) == nil, let removal = since.removal(ofList: name) else {
+                return nil
+            }
             let what = removal.renamedTo.map { "was renamed \($0)" } ?? "was deleted"
             return "\(removal.text) \(what) \(removal.byWhomAndWhen); not brought back — create it again if you want it."
         case .checkItem(let item, let reference), .uncheckItem(let item, let reference):
