@@ -25,6 +25,9 @@ public indirect enum ListError: Error, Hashable, Sendable {
     /// An edit made on older lists (`basedOn`: an offline phone's queue) of an item someone else
     /// changed or removed since: what they did stands; `why` says what.
     case changedMeanwhile(why: String)
+    /// The client declared it would not make such changes (`hello {rights}`): `needed` is the
+    /// right it lacks, `held` what it kept.
+    case notPermitted(needed: ClientRights, held: ClientRights)
 
     /// Stable word clients can branch on.
     public var reason: String {
@@ -44,6 +47,7 @@ public indirect enum ListError: Error, Hashable, Sendable {
         case .changeNotFound: "changeNotFound"
         case .undoBlocked(_, let error): error.reason
         case .changedMeanwhile: "changedMeanwhile"
+        case .notPermitted: "notPermitted"
         }
     }
 
@@ -87,6 +91,9 @@ public indirect enum ListError: Error, Hashable, Sendable {
             "Change #\(revision) cannot be undone: \(error.message)"
         case .changedMeanwhile(let why):
             why
+        case .notPermitted(let needed, let held):
+            "This client may not \(needed.changeWord)"
+                + (held.isEmpty ? ": it may only read the lists." : " (it may \(held.changeWords.joined(separator: " and ")) only).")
         }
     }
 }

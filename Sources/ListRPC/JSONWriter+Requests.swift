@@ -18,6 +18,7 @@ extension Hello.Params: JSONDirectlyWritable {
         var object = DirectObject(into: &bytes)
         object.field("name", name, into: &bytes)
         object.field("brief", brief, into: &bytes)
+        object.field("rights", rights, into: &bytes)
         object.close(into: &bytes)
     }
 }
@@ -85,6 +86,17 @@ private struct DirectObject {
         guard let value else { return }
         key(name, into: &bytes)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    mutating func field(_ name: StaticString, _ value: [String]?, into bytes: inout [UInt8]) {
+        guard let value else { return }
+        key(name, into: &bytes)
+        bytes.append(UInt8(ascii: "["))
+        for (index, string) in value.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONWriter.Sink.writeString(string, into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     mutating func field(_ name: StaticString, _ value: ListReference, into bytes: inout [UInt8]) {

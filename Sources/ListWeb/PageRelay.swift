@@ -17,6 +17,8 @@ struct PageRelay: Sendable {
     static let maximumMessage = 1 << 16
     /// The id of listd-web's own `hello`, whose reply the page does not see.
     static let helloID = "listd-web:hello"
+    /// What a page may change, declared to listd in the hello (see `ClientRights`).
+    static let pageRights = ["items"]
 
     private enum Ending {
         case pageClosed, listdClosed, revoked, helloRefused(String)
@@ -51,8 +53,10 @@ struct PageRelay: Sendable {
         logger.info("page opened", metadata: ["device": "\(device.name)", "deviceID": "\(device.id)"])
 
         let ending: Ending = try await channel.executeThenClose { fromListd, toListd in
+            // A page changes items only: listd holds the connection to that whatever it is sent
+            // (an undo of a list's creation is a list's deletion, and denied).
             let hello = try RPCEncoding.requestBytes(
-                id: .string(Self.helloID), method: Hello.name, params: Hello.Params(name: device.name)
+                id: .string(Self.helloID), method: Hello.name, params: Hello.Params(name: device.name, rights: Self.pageRights)
             )
             try await toListd.write(ByteBuffer(bytes: hello + [UInt8(ascii: "\n")]))
             return try await withThrowingTaskGroup(of: Ending.self) { group in

@@ -106,6 +106,21 @@ import Testing
         #expect(records.map(\.operation) == [.add(id: 1, item: "bread", at: 1)])
     }
 
+    @Test func aClientHeldToItemsIsDeniedEveryOtherEditUndoesIncludedBeforeAnyDelegateIsAsked() {
+        var core = Self.core()
+        var request = ClientEdit(edit: .deleteList(.id(1)), origin: Self.client, rights: .items)
+        let deleted = core.propose(1, request, at: Self.time)
+        #expect(Self.questions(deleted).isEmpty)
+        #expect(Self.replies(deleted)[1]?.contains("may not") == true, "\(deleted)")
+        // An undo's planned reversal is held to the same rights as any edit.
+        request = ClientEdit(edit: .restoreList(ShoppingList(id: 9, name: "Back", edited: Self.time, revision: 1, items: [String]())), origin: Self.client, undoes: 3, rights: .items)
+        #expect(Self.replies(core.propose(2, request, at: Self.time))[2]?.contains("may not") == true)
+        request = ClientEdit(edit: .addSection("Dairy", on: .id(1), before: nil), origin: Self.client, rights: [.items, .lists])
+        #expect(Self.replies(core.propose(3, request, at: Self.time))[3]?.contains("may not") == true)
+        request = ClientEdit(edit: .addItem("bread", to: .id(1)), origin: Self.client, rights: .items)
+        #expect(Self.questions(core.propose(4, request, at: Self.time)) == ["shouldAdd bread on [\"milk\"]"])
+    }
+
     @Test func editsOfOneListQueueBehindTheOneBeingVettedAndAreAskedOnWhatItLeaves() {
         var core = Self.core()
         #expect(

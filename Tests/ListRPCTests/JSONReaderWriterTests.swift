@@ -245,6 +245,9 @@ private struct SplitMix: RandomNumberGenerator {
         try same(Hello.Params(name: "listctl", brief: true))
         try same(Hello.Params(name: "a\"b", brief: false))
         try same(Hello.Params(name: nil, brief: true))
+        try same(Hello.Params(name: "Kitchen phone", rights: ["items"]))
+        try same(Hello.Params(name: nil, rights: []))
+        try same(Hello.Params(name: "x", brief: true, rights: ["items", "lists"]))
         // And a whole request, as the client sends it.
         let line = try RPCEncoding.requestBytes(id: .number(3), method: "addItem", params: AddItemParams(list: .id(1), item: "x"))
         #expect(String(decoding: line, as: UTF8.self) == #"{"jsonrpc":"2.0","id":3,"method":"addItem","params":{"list":1,"item":"x"}}"#)

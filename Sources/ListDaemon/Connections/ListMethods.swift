@@ -10,7 +10,7 @@ extension MethodTable {
         let (hub, published) = (owner.hub, owner.published)
         var table = MethodTable()
 
-        table.register(Hello.self) { params, session throws(RPCError) in
+        table.register(Hello.self, requires: []) { params, session throws(RPCError) in
             if let name = params.name {
                 guard case .success(let valid) = ListText.validated(name) else {
                     throw .invalidParams("“name” must be one line of text.")
@@ -18,6 +18,14 @@ extension MethodTable {
                 session.clientName = valid
             }
             if let brief = params.brief { session.brief = brief }
+            if let names = params.rights {
+                switch ClientRights.named(names) {
+                case .success(let declared): session.rights.formIntersection(declared)
+                case .failure(let unknown):
+                    let known = ClientRights.names.map(\.name).joined(separator: ", ")
+                    throw .invalidParams("“\(unknown.name)” is not a right; rights are \(known).", param: "rights")
+                }
+            }
             return Hello.Result(
                 server: "listd",
                 version: version,
@@ -25,7 +33,8 @@ extension MethodTable {
                 pid: getpid(),
                 instance: published.instance,
                 brief: session.brief,
-                share: owner.shareStatus
+                share: owner.shareStatus,
+                rights: session.rights.nameList
             )
         }
         table.registerRead(GetLists.self) { _ in
@@ -112,7 +121,7 @@ extension MethodTable {
                 )
             }
         }
-        table.register(GetHistory.self) { params, _ throws(RPCError) in
+        table.register(GetHistory.self, requires: []) { params, _ throws(RPCError) in
             let limit = params.limit ?? GetHistory.defaultLimit
             guard limit >= 1 else { throw .invalidParams("“limit” must be 1 or more.", param: "limit") }
             do throws(SubscriptionHub.SubscribeFailure) {
@@ -132,7 +141,7 @@ extension MethodTable {
                 reply(outcome.map { Undo.Result(undone: HistoryEntry(plan.change), list: $0.list, revision: $0.revision) })
             }
         }
-        table.register(Subscribe.self) { params, session throws(RPCError) in
+        table.register(Subscribe.self, requires: []) { params, session throws(RPCError) in
             var events = ListEventName.defaultEvents
             if let names = params.events {
                 events = []
@@ -160,11 +169,11 @@ extension MethodTable {
                 throw RPCError(error)
             }
         }
-        table.register(Unsubscribe.self) { _, session in
+        table.register(Unsubscribe.self, requires: []) { _, session in
             hub.unsubscribe(connection: session.id)
             return EmptyResult()
         }
-        table.register(RegisterDelegate.self) { params, session throws(RPCError) in
+        table.register(RegisterDelegate.self, requires: .delegate) { params, session throws(RPCError) in
             guard case .success(let name) = ListText.validated(params.name) else {
                 throw .invalidParams("“name” must be one line of text: it names the delegate in every denial.")
             }
@@ -201,7 +210,7 @@ extension MethodTable {
                 onTimeout: params.onTimeout ?? .allow
             )
         }
-        table.register(UnregisterDelegate.self) { _, session in
+        table.register(UnregisterDelegate.self, requires: []) { _, session in
             owner.delegateGone(session.id)
             return EmptyResult()
         }
@@ -252,7 +261,8 @@ extension ListOwner {
             appliedAt: appliedAt,
             base: request.basedOn.map { revision in
                 base.map { SaveBase(book: $0, kind: .revision) } ?? SaveBase(book: ListBook(), kind: .unrelated)
-            }
+            },
+            rights: request.session.rights
         )
         propose(client) { outcome in
             reply(

@@ -35,12 +35,18 @@ struct MethodTable: Sendable {
         }
     }
 
-    /// A method answered at once, on the owner's loop.
+    /// A method answered at once, on the owner's loop, for a client that holds `rights` (every
+    /// such method names what it needs: none for one that changes nothing, so a new method
+    /// cannot forget; edits are held to the client's rights where they are decided).
     mutating func register<M: RPCMethod>(
         _ method: M.Type,
+        requires rights: ClientRights,
         _ body: @escaping @Sendable (M.Params, Session) throws(RPCError) -> M.Result
     ) {
         handlers[M.name] = .owned { params, id, session, reply in
+            guard session.rights.contains(rights) else {
+                return reply(.failure(RPCError(ListError.notPermitted(needed: rights, held: session.rights))))
+            }
             reply(Self.reply(id: id) { () throws(RPCError) in try body(try Self.decode(M.self, params), session) })
         }
     }

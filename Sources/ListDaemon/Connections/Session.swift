@@ -11,6 +11,8 @@ final class Session: @unchecked Sendable {
     var clientName: String?
     /// Asked for with `hello {brief: true}`: confirms and notifications without the list's items.
     var brief = false
+    /// What this client may change: all, until its `hello` declares less (never more again).
+    var rights: ClientRights = .all
 
     init(id: Int, credentials: PeerCredentials, outbox: Outbox) {
         self.id = id

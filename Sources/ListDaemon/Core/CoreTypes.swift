@@ -27,6 +27,9 @@ struct ClientEdit: Sendable {
     /// The lists it was made on (`basedOn`): it is merged as a save of an old copy is
     /// (`SaveMerge`): an edit of an item someone else changed or removed since is not taken.
     var base: SaveBase? = nil
+    /// What the client may change (`hello {rights}`): an edit that needs more is denied, however
+    /// it was planned (an undo's reversal too).
+    var rights: ClientRights = .all
 }
 
 /// A confirmed edit: the list it left, and the items delegates kept from an edit of several items.

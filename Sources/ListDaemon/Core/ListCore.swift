@@ -48,6 +48,7 @@ struct ListCore {
         /// The client's id for the edit, and the lists it was made on (see `ClientEdit`).
         var editId: String?
         var base: SaveBase?
+        var rights: ClientRights
 
         init(_ request: ClientEdit, key: String) {
             edit = request.edit
@@ -57,11 +58,12 @@ struct ListCore {
             undoes = request.undoes
             editId = request.editId
             base = request.base
+            rights = request.rights
         }
 
         /// The request it came as, to be proposed again (held for a save, or a catch-up).
         var request: ClientEdit {
-            ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes, editId: editId, base: base)
+            ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes, editId: editId, base: base, rights: rights)
         }
     }
     var proposals: [Int: Proposal] = [:]
@@ -154,6 +156,12 @@ struct ListCore {
     mutating func propose(_ id: Int, _ request: ClientEdit, at time: Timestamp) -> [CoreAction] {
         var actions: [CoreAction] = []
         guard accepting else { return [.reply(id, .failure(.shuttingDown))] }
+        let needed = request.edit.neededRight
+        guard request.rights.contains(needed) else {
+            let error = ListError.notPermitted(needed: needed, held: request.rights)
+            let list = request.edit.target.flatMap { try? working.list($0) }
+            return [.journal(.denied(error, edit: request.edit, origin: request.origin, list: list)), .reply(id, .failure(.denied(error)))]
+        }
         if let editId = request.editId {
             // A resend: answered as the first was; the edit is not applied again.
             if let applied = request.appliedAt {

@@ -8,9 +8,14 @@ public enum Hello: RPCMethod {
         /// Confirms are `ListSummary`s and notifications `BriefChangeParams`: nothing this
         /// connection receives grows with a list's length (the default is the whole list).
         public var brief: Bool?
-        public init(name: String?, brief: Bool? = nil) {
+        /// What this connection will change, by name (`items`, `sections`, `lists`,
+        /// `delegate`); listd denies it anything else from then on. Rights only narrow: a later
+        /// hello cannot give back what an earlier one left out. Absent: all.
+        public var rights: [String]?
+        public init(name: String?, brief: Bool? = nil, rights: [String]? = nil) {
             self.name = name
             self.brief = brief
+            self.rights = rights
         }
     }
 
@@ -25,6 +30,8 @@ public enum Hello: RPCMethod {
         public var brief: Bool?
         /// Where the lists are shared (`listd --share`), and whether listd reaches it now.
         public var share: ShareStatus?
+        /// What this connection may change (see `Params.rights`).
+        public var rights: [String]?
         public init(
             server: String,
             version: String,
@@ -32,8 +39,10 @@ public enum Hello: RPCMethod {
             pid: Int32,
             instance: String? = nil,
             brief: Bool? = nil,
-            share: ShareStatus? = nil
+            share: ShareStatus? = nil,
+            rights: [String]? = nil
         ) {
+            self.rights = rights
             self.share = share
             self.server = server
             self.version = version
