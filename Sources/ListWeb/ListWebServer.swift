@@ -40,27 +40,31 @@ public struct WebSettings: Sendable {
 }
 
 public enum ListWebServer {
-    /// The services listd-web runs. `onListening` is told the page's address once the port is
-    /// bound.
+    /// The services listd-web runs. `onListening` is told the page's address and the port
+    /// taken once the port is bound.
     public static func services(
         _ settings: WebSettings,
         logger: Logger,
-        onListening: @escaping @Sendable (String) -> Void = { _ in }
+        onListening: @escaping @Sendable (_ address: String, _ port: Int) -> Void = { _, _ in }
     ) throws -> [any Service] {
         let registry = try DeviceRegistry(path: settings.deviceFile)
         let relay = PageRelay(listdSocket: settings.listdSocket, registry: registry)
         let expectedOrigin = settings.publicAddress.map(origin(of:))
-        let router = WebRoutes.router(registry: registry, relay: relay, expectedOrigin: expectedOrigin)
+        let secure = settings.certificatePath != nil
+        let names = ServedNames(listenHost: settings.host, publicAddress: settings.publicAddress, machineName: machineName())
+        let router = WebRoutes.router(
+            registry: registry, relay: relay, expectedOrigin: expectedOrigin, names: names,
+            overHTTPS: secure || settings.publicAddress?.hasPrefix("https://") == true
+        )
 
         let upgrade = HTTP1WebSocketUpgradeChannel.Configuration(
             ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(20)))
         )
         var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: upgrade)
-        let secure = settings.certificatePath != nil
         if let certificatePath = settings.certificatePath, let keyPath = settings.privateKeyPath {
             let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-            server = try .tls(server, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            server = try .tls(server, tlsConfiguration: tlsConfiguration(chain: chain, key: key))
         }
 
         let pageAddress = Mutex<String?>(settings.publicAddress)
@@ -74,8 +78,8 @@ public enum ListWebServer {
                     if address == nil { address = defaultAddress(host: settings.host, port: port, secure: secure) }
                     return address!
                 }
-                logger.notice("serving the page", metadata: ["address": "\(address)"])
-                onListening(address)
+                logger.notice("serving the page", metadata: ["address": "\(address)", "port": "\(port)"])
+                onListening(address, port)
             },
             logger: logger
         )
@@ -88,14 +92,31 @@ public enum ListWebServer {
         return [app, control]
     }
 
+    /// TLS 1.2 or later, with forward secrecy and authenticated encryption only (ECDHE with
+    /// AES-GCM or ChaCha20-Poly1305; TLS 1.3's suites are all such): what every phone of the
+    /// last ten years speaks, and nothing a downgrade could pick.
+    static func tlsConfiguration(chain: [NIOSSLCertificateSource], key: NIOSSLPrivateKey) -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.cipherSuites = [
+            "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
+            "ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+        ].joined(separator: ":")
+        return configuration
+    }
+
+    /// This machine's host name (what a pairing link names when listd-web listens everywhere).
+    static func machineName() -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// `http(s)://host:port`, with this machine's name for an address that listens everywhere.
     static func defaultAddress(host: String, port: Int, secure: Bool) -> String {
         var name = host
-        if host == "0.0.0.0" || host == "::" {
-            var buffer = [CChar](repeating: 0, count: 256)
-            if gethostname(&buffer, buffer.count) == 0 {
-                name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            }
+        if ServedNames.isWildcard(host) {
+            name = machineName() ?? host
         } else if host.contains(":") {
             name = "[\(host)]"
         }

@@ -30,9 +30,12 @@ enum WebRoutes {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
         + "manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-    static func router(registry: DeviceRegistry, relay: PageRelay, expectedOrigin: String?) -> Router<WebRequestContext> {
+    static func router(
+        registry: DeviceRegistry, relay: PageRelay, expectedOrigin: String?, names: ServedNames, overHTTPS: Bool
+    ) -> Router<WebRequestContext> {
         let router = Router(context: WebRequestContext.self)
-        router.middlewares.add(SecurityHeaders())
+        router.middlewares.add(SecurityHeaders(overHTTPS: overHTTPS))
+        router.middlewares.add(HostCheck(names: names))
         router.middlewares.add(DeviceCheck(registry: registry))
 
         for asset in PageAssets.all {
@@ -116,9 +119,29 @@ struct DeviceCheck: RouterMiddleware {
     }
 }
 
+/// Answers only requests addressed to a name listd-web serves (421 Misdirected Request else):
+/// a page at another name that resolves here (DNS rebinding) reaches nothing.
+struct HostCheck: RouterMiddleware {
+    typealias Context = WebRequestContext
+    let names: ServedNames
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let authority = request.head.authority else {
+            return .text("Say which server this is for (Host).", status: .badRequest)
+        }
+        guard names.admits(authority: authority) else {
+            return .text("listd-web does not serve this name; open the address “listctl web pair” printed.", status: .misdirectedRequest)
+        }
+        return try await next(request, context)
+    }
+}
+
 /// The headers every response carries, errors included.
 struct SecurityHeaders: RouterMiddleware {
     typealias Context = WebRequestContext
+    /// Served over HTTPS (its own certificate, or a proxy's `--url https://`): browsers are told
+    /// to use nothing else for a year (HSTS).
+    let overHTTPS: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -134,6 +157,7 @@ struct SecurityHeaders: RouterMiddleware {
         response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         response.headers[.init("Cross-Origin-Opener-Policy")!] = "same-origin"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        if overHTTPS { response.headers[.strictTransportSecurity] = "max-age=31536000" }
         return response
     }
 }

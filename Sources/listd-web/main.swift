@@ -58,6 +58,18 @@ struct ListdWeb: AsyncParsableCommand {
         if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
             throw ValidationError("--url takes an http:// or https:// address, not “\(url)”.")
         }
+        // Over plain HTTP a pairing's cookie crosses the network in clear (and a phone's browser
+        // drops it, as it is Secure): beyond this machine, HTTPS only.
+        let host = Self.split(listen)!.host
+        if tlsCert == nil, !ServedNames.isLoopback(host), url?.hasPrefix("https://") != true {
+            throw ValidationError(
+                """
+                listd-web serves plain HTTP on this machine only, not on \(listen): a phone's pairing \
+                would cross the network in clear. Give it a certificate (--tls-cert and --tls-key), \
+                or put an HTTPS reverse proxy in front and name its address with --url https://…; \
+                see docs/web.md ("Phones on the household's network").
+                """)
+        }
     }
 
     static func split(_ listen: String) -> (host: String, port: Int)? {
@@ -85,9 +97,11 @@ struct ListdWeb: AsyncParsableCommand {
             controlSocket: ListdPaths.webControlSocket(option: controlSocket, environment: environment)
         )
         do {
-            let services = try ListWebServer.services(settings, logger: logger) { address in
-                // One line on stdout for whoever started listd-web (a test, a person).
-                let line = Array("listd-web: serving \(address)\n".utf8)
+            let services = try ListWebServer.services(settings, logger: logger) { address, port in
+                // One line on stdout for whoever started listd-web (a test, a person); the port
+                // too when the address does not say it (behind a proxy).
+                let shown = address.hasSuffix(":\(port)") ? address : "\(address) (port \(port))"
+                let line = Array("listd-web: serving \(shown)\n".utf8)
                 _ = line.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
             }
             let group = ServiceGroup(

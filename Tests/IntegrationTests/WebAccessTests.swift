@@ -158,16 +158,7 @@ import Testing
         try Requirement.check(Self.tools, needing: "openssl and curl")
         let daemon = try Daemon.start()
         _ = try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket)
-        let certificate = daemon.sandbox.path + "/cert.pem"
-        let key = daemon.sandbox.path + "/key.pem"
-        let made = try ChildProcess.run(
-            "/usr/bin/openssl",
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
-            ]
-        )
-        #expect(made.status == 0, "\(made.stderr)")
+        let (certificate, key) = try makeCertificate(in: daemon.sandbox)
         let web = try WebServer(daemon.sandbox, arguments: ["--tls-cert", certificate, "--tls-key", key])
         #expect(web.address.hasPrefix("https://127.0.0.1:"), "\(web.address)")
 

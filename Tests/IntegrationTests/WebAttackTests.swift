@@ -64,3 +64,82 @@ import Testing
         #expect(lists.compactMap { $0["name"] as? String } == ["Groceries"])
     }
 }
+
+/// Who reaches listd-web, and how: the names it answers to, the transports it accepts.
+@Suite struct WebExposureTests {
+    /// DNS rebinding: a page at rebind.evil.example whose name now resolves to listd-web sends
+    /// its own name as Host and Origin. Neither pairing nor the live connection is answered.
+    @Test(.timeLimit(.minutes(2)))
+    func aRebindingHostIsRefused() async throws {
+        let daemon = try Daemon.start()
+        let web = try WebServer(daemon.sandbox)
+        let evil = "rebind.evil.example:\(web.port)"
+        let code = String(try web.pairingLink("Phone A").split(separator: "#").last!)
+        let pairing = try HTTP.request(
+            port: web.port, "POST", "/pair",
+            headers: ["Host": evil, "Origin": "http://\(evil)", "Content-Type": "application/json"],
+            body: Array(#"{"code":"\#(code)"}"#.utf8)
+        )
+        #expect(pairing.status == 421 && pairing.headers["set-cookie"] == nil, "\(pairing.status) \(pairing.text)")
+        #expect(try web.listctlWeb(["devices"]).stdout.contains("Phone A") == false)
+
+        let token = try web.pair("Phone B")
+        let page = PageConnection(server: web, token: token, origin: "http://\(evil)", host: evil)
+        await #expect(throws: (any Error).self) { try await page.opened() }
+        // (hummingbird-websocket answers every refused upgrade with 400.)
+        #expect(page.refusedWith?.hasPrefix("HTTP/1.1 4") == true, "\(page.refusedWith ?? "upgraded")")
+        let asset = try HTTP.request(port: web.port, "GET", "/app.js", headers: ["Host": evil, "Cookie": "listd_device=\(token)"])
+        #expect(asset.status == 421)
+        // The names it serves: the address it was reached at, and localhost on loopback.
+        for host in ["127.0.0.1:\(web.port)", "localhost:\(web.port)", "LOCALHOST"] {
+            let reply = try HTTP.request(port: web.port, "GET", "/whoami", headers: ["Host": host, "Cookie": "listd_device=\(token)"])
+            #expect(reply.status == 200, "Host \(host): \(reply.status)")
+        }
+    }
+
+    /// Plain HTTP on the household's network would carry the pairing cookie in clear: refused
+    /// at start, saying what to do instead; behind an HTTPS proxy (`--url https://…`) it starts.
+    @Test(.timeLimit(.minutes(2)))
+    func plainHTTPBeyondThisMachineIsRefusedAtStart() throws {
+        let sandbox = try Sandbox()
+        for listen in ["0.0.0.0:0", "[::]:0", "192.0.2.7:0"] {
+            let run = try ChildProcess.run(
+                Binaries.listdWeb.path,
+                ["--socket", sandbox.socket, "--listen", listen, "--devices", sandbox.path + "/d.json", "--control-socket", sandbox.path + "/c.sock"]
+            )
+            #expect(run.status != 0, "--listen \(listen) started over plain HTTP")
+            #expect(run.stderr.contains("--tls-cert") && run.stderr.contains("docs/web.md"), "\(run.stderr)")
+        }
+        let proxied = try WebServer(sandbox, arguments: ["--url", "https://lists.example.org"], listen: "0.0.0.0:0")
+        #expect(try proxied.pairingLink("Phone").hasPrefix("https://lists.example.org/pair#"))
+        // Its name is the proxy's: asked by it, answered; HSTS, as the page is served over HTTPS.
+        let reply = try HTTP.request(port: proxied.port, "GET", "/pair", headers: ["Host": "lists.example.org"])
+        #expect(reply.status == 200 && reply.headers["strict-transport-security"]?.hasPrefix("max-age=") == true, "\(reply.headers)")
+    }
+
+    /// TLS 1.0 and 1.1, and TLS 1.2 without forward secrecy or AEAD, are refused: openssl asks
+    /// for each (at security level 0, so that the refusal is listd-web's, not openssl's own).
+    @Test(.enabled(if: Requirement.runs(WebTLSTests.tools, needing: "openssl and curl")), .timeLimit(.minutes(2)))
+    func onlyTLS12AndLaterWithForwardSecrecyAndAEAD() throws {
+        try Requirement.check(WebTLSTests.tools, needing: "openssl and curl")
+        let daemon = try Daemon.start()
+        let (certificate, key) = try makeCertificate(in: daemon.sandbox)
+        let web = try WebServer(daemon.sandbox, arguments: ["--tls-cert", certificate, "--tls-key", key])
+        func handshake(_ options: String) throws -> Bool {
+            let run = try ChildProcess.run(
+                "/bin/sh", ["-c", "/usr/bin/openssl s_client -connect 127.0.0.1:\(web.port) \(options) </dev/null"]
+            )
+            return run.status == 0 && run.stdout.contains("Cipher is") && !run.stdout.contains("Cipher is (NONE)")
+        }
+        #expect(try !handshake("-tls1 -cipher DEFAULT@SECLEVEL=0"), "TLS 1.0 accepted")
+        #expect(try !handshake("-tls1_1 -cipher DEFAULT@SECLEVEL=0"), "TLS 1.1 accepted")
+        #expect(try !handshake("-tls1_2 -cipher AES128-SHA@SECLEVEL=0"), "TLS 1.2 without ECDHE or AEAD accepted")
+        #expect(try !handshake("-tls1_2 -cipher ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA@SECLEVEL=0"), "TLS 1.2 CBC accepted")
+        #expect(try handshake("-tls1_2 -cipher ECDHE-ECDSA-AES128-GCM-SHA256"), "TLS 1.2 with ECDHE and AES-GCM refused")
+        #expect(try handshake("-tls1_3"), "TLS 1.3 refused")
+        let page = try ChildProcess.run(
+            "/usr/bin/curl", ["-s", "-i", "--max-time", "10", "--cacert", certificate, web.address + "/pair"]
+        )
+        #expect(page.stdout.lowercased().contains("strict-transport-security: max-age="), "\(page.stdout)")
+    }
+}

@@ -13,17 +13,18 @@ extension Binaries {
 final class WebServer: @unchecked Sendable {
     let sandbox: Sandbox
     let child: ChildProcess
-    /// `http://127.0.0.1:PORT`, as listd-web said it serves.
+    /// `http://127.0.0.1:PORT`, as listd-web said it serves (its `--url` when given).
     let address: String
+    /// The port it listens on.
+    let port: UInt16
     var controlSocket: String { sandbox.path + "/web/control.sock" }
-    var port: UInt16 { UInt16(address.split(separator: ":").last!)! }
 
-    init(_ sandbox: Sandbox, arguments: [String] = []) throws {
+    init(_ sandbox: Sandbox, arguments: [String] = [], listen: String = "127.0.0.1:0") throws {
         self.sandbox = sandbox
         let child = try ChildProcess(
             Binaries.listdWeb.path,
             [
-                "--socket", sandbox.socket, "--listen", "127.0.0.1:0", "--devices", sandbox.path + "/web/devices.json",
+                "--socket", sandbox.socket, "--listen", listen, "--devices", sandbox.path + "/web/devices.json",
                 "--control-socket", sandbox.path + "/web/control.sock",
             ] + arguments
         )
@@ -33,7 +34,15 @@ final class WebServer: @unchecked Sendable {
             child.signal(SIGKILL)
             throw TestFailure("listd-web said “\(line)”, not where it serves")
         }
-        address = String(line.dropFirst("listd-web: serving ".count))
+        // "listd-web: serving ADDRESS", or "… ADDRESS (port N)" when ADDRESS is a proxy's.
+        let said = line.dropFirst("listd-web: serving ".count)
+        if let proxied = said.firstMatch(of: /^(\S+) \(port (\d+)\)$/) {
+            address = String(proxied.output.1)
+            port = UInt16(proxied.output.2)!
+        } else {
+            address = String(said)
+            port = UInt16(said.split(separator: ":").last!)!
+        }
         // The control socket is bound beside the page: wait for it too.
         let deadline = Date().addingTimeInterval(15)
         while access(sandbox.path + "/web/control.sock", F_OK) != 0 {
@@ -95,6 +104,21 @@ final class WebServer: @unchecked Sendable {
     }
 }
 
+/// A certificate for 127.0.0.1 made by openssl, and its key: (certificate, key) paths.
+func makeCertificate(in sandbox: Sandbox) throws -> (String, String) {
+    let certificate = sandbox.path + "/cert.pem"
+    let key = sandbox.path + "/key.pem"
+    let made = try ChildProcess.run(
+        "/usr/bin/openssl",
+        [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
+        ]
+    )
+    guard made.status == 0 else { throw TestFailure("openssl made no certificate: \(made.stderr)") }
+    return (certificate, key)
+}
+
 /// HTTP/1.1 over a TCP socket to 127.0.0.1, one request per connection.
 enum HTTP {
     struct Reply {
@@ -126,8 +150,9 @@ enum HTTP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw TestFailure("cannot connect to 127.0.0.1:\(port): errno \(errno)") }
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        // A Host of the caller's replaces the address connected to (a rebinding name, say).
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(headers["Host"] ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
+        for (name, value) in headers where name != "Host" { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         let bytes = Array((head + "\r\n").utf8) + (body ?? [])
         var sent = 0
@@ -202,7 +227,7 @@ final class PageConnection: @unchecked Sendable {
     private var upgraded = false
     private var nextID = 1
 
-    init(server: WebServer, token: String?, origin: String? = nil, keepingMessages: Bool = true) {
+    init(server: WebServer, token: String?, origin: String? = nil, host: String? = nil, keepingMessages: Bool = true) {
         self.keepingMessages = keepingMessages
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
@@ -217,7 +242,7 @@ final class PageConnection: @unchecked Sendable {
             closedWith = .some(nil)
             return
         }
-        var head = "GET /live HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        var head = "GET /live HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(server.port)")\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         head += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
         head += "Origin: \(origin ?? server.address)\r\n"
         if let token { head += "Cookie: listd_device=\(token)\r\n" }

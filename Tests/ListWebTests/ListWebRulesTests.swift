@@ -86,3 +86,26 @@ import Testing
         #expect(DeviceTokens.base64URL([0xfb, 0xff]) == "-_8")
     }
 }
+
+@Suite struct ServedNamesTests {
+    @Test func onlyListdWebsOwnNamesAndAddressesAreAnswered() {
+        let proxied = ServedNames(listenHost: "127.0.0.1", publicAddress: "https://Lists.Example.org/", machineName: "kitchen")
+        for authority in ["lists.example.org", "LISTS.example.org:443", "127.0.0.1:8733", "localhost:8733", "localhost.", "[::1]:8733", "192.168.1.20"] {
+            #expect(proxied.admits(authority: authority), "\(authority)")
+        }
+        for authority in ["rebind.evil.example", "rebind.evil.example:8733", "kitchen", "lists.example.org.evil", "", "a b", "x:y", "[::1"] {
+            #expect(!proxied.admits(authority: authority), "\(authority)")
+        }
+        // Listening everywhere: this machine's name (and its mDNS name) besides.
+        let everywhere = ServedNames(listenHost: "0.0.0.0", publicAddress: nil, machineName: "Kitchen")
+        #expect(everywhere.admits(authority: "kitchen:8733") && everywhere.admits(authority: "kitchen.local"))
+        #expect(!everywhere.admits(authority: "0.0.0.0.evil") && !everywhere.admits(authority: "kitchen.evil.example"))
+        let named = ServedNames(listenHost: "pantry.lan", publicAddress: nil, machineName: "Kitchen")
+        #expect(named.admits(authority: "pantry.lan:8733") && !named.admits(authority: "kitchen"))
+    }
+
+    @Test func loopbackIsThisMachineOnly() {
+        for host in ["127.0.0.1", "127.0.0.53", "::1", "localhost"] { #expect(ServedNames.isLoopback(host), "\(host)") }
+        for host in ["0.0.0.0", "::", "192.168.1.2", "128.0.0.1"] { #expect(!ServedNames.isLoopback(host), "\(host)") }
+    }
+}
