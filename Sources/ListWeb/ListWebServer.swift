@@ -58,7 +58,9 @@ public enum ListWebServer {
         )
 
         let upgrade = HTTP1WebSocketUpgradeChannel.Configuration(
-            ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(20)))
+            // A frame larger than a page's largest message is refused as it arrives (the
+            // message limit alone holds only for fragmented messages).
+            ws: .init(maxFrameSize: PageRelay.maximumMessage, autoPing: .enabled(timePeriod: .seconds(20)))
         )
         var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: upgrade)
         if let certificatePath = settings.certificatePath, let keyPath = settings.privateKeyPath {

@@ -38,6 +38,36 @@ import Testing
         #expect(undone["result"] != nil, "\(undone)")
     }
 
+    /// A megabyte-long item, five times through the socket: each denied and logged as its first
+    /// 200 characters and its length. From a page, a single 1 MB WebSocket frame is refused whole:
+    /// the connection is closed and listd never sees it.
+    @Test(.timeLimit(.minutes(2)))
+    func aMegabyteItemCostsTheLogAFewHundredBytesAndAPageCannotSendOne() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try listctl(["create", "Groceries", "milk"], socket: socket)
+        let huge = String(repeating: "x", count: 1_000_000)  // a request line is at most 1 MiB
+        let before = daemon.logOutput.utf8.count
+        let client = try LineConnection(path: socket)
+        for _ in 0..<5 {
+            let error = try client.error("addItem", ["list": "Groceries", "item": huge])
+            #expect((error["data"] as? [String: Any])?["reason"] as? String == "invalidItem")
+        }
+        _ = try listctl(["add", "Groceries", "marker-item"], socket: socket)
+        #expect(daemon.logShows("marker-item"))
+        let grown = daemon.logOutput.utf8.count - before
+        #expect(grown < 5 * 2_000, "five denied megabyte items grew listd's log by \(grown) bytes")
+        #expect(daemon.logOutput.contains("(1000000 characters)"), "the length is said")
+
+        let web = try WebServer(daemon.sandbox)
+        let page = PageConnection(server: web, token: try web.pair("Phone A"))
+        try await page.opened()
+        try await page.send(["jsonrpc": "2.0", "id": 1, "method": "addItem", "params": ["list": "Groceries", "item": huge]])
+        try await until("listd-web to close the page that sent a 1 MB frame", timeout: 10) { page.closeCode != nil }
+        #expect(page.messages.isEmpty, "\(page.messages.first ?? [:])")
+        #expect(daemon.logOutput.utf8.count - before - grown < 2_000, "the frame reached listd")
+    }
+
     /// A connection that declared fewer rights in its hello (as listd-web's does) cannot widen
     /// them: not with a second hello, not in a batch, not by becoming a delegate.
     @Test(.timeLimit(.minutes(2)))

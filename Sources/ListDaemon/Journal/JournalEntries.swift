@@ -18,7 +18,7 @@ struct JournalEntries: Sendable {
         case .deniedByDelegates(let question, let verdict, let origin, let list):
             var metadata = Self.metadata(origin, list: list, edit: nil)
             metadata["reason"] = "deniedByDelegate"
-            metadata["denials"] = "\(verdict.denials.map { "\($0.delegate): \($0.reason)" })"
+            metadata["denials"] = "\(verdict.denials.map { "\(Self.clip($0.delegate)): \(Self.clip($0.reason))" })"
             metadata["timed_out"] = "\(verdict.timedOut)"
             logger.notice("denied by delegates: \(question.rawValue) (by \(origin))", metadata: metadata)
         case .fileRejected(let rejection):
@@ -29,7 +29,7 @@ struct JournalEntries: Sendable {
                 logger.warning(
                     "not taken from the list file, line \(line.line): \(line.message)",
                     metadata: [
-                        "origin": "file", "reason": "\(line.reason)", "line": "\(line.line)", "text": "\(line.text)",
+                        "origin": "file", "reason": "\(line.reason)", "line": "\(line.line)", "text": "\(Self.clip(line.text))",
                     ]
                 )
             }
@@ -75,19 +75,19 @@ struct JournalEntries: Sendable {
         for step in change.steps {
             switch step {
             case .add(let item):
-                metadata["item"] = "\(item)"
+                metadata["item"] = "\(Self.clip(item))"
                 summary = "added “\(item)” to \(change.list.name)"
             case .remove(let item):
-                metadata["item"] = "\(item)"
+                metadata["item"] = "\(Self.clip(item))"
                 summary = "removed “\(item)” from \(change.list.name)"
             case .replace(let item, let with):
-                metadata["item"] = "\(item)"
+                metadata["item"] = "\(Self.clip(item))"
                 metadata["replacement"] = "\(with)"
                 summary = "replaced “\(item)” with “\(with)” on \(change.list.name)"
             case .rename(let from, let to):
                 summary = "renamed list “\(from)” to “\(to)”"
             case .move(let item, let index, let section):
-                metadata["item"] = "\(item)"
+                metadata["item"] = "\(Self.clip(item))"
                 metadata["section"] = "\(section)"
                 summary = "moved “\(item)” to place \(index + 1) on \(change.list.name)\(section.isEmpty ? "" : ", under \(section)")"
             case .addSection(let section):
@@ -101,14 +101,14 @@ struct JournalEntries: Sendable {
                 metadata["section"] = "\(section)"
                 summary = "removed the section \(section) from \(change.list.name)"
             case .quantity(let item, let quantity):
-                metadata["item"] = "\(item)"
+                metadata["item"] = "\(Self.clip(item))"
                 metadata["quantity"] = "\(quantity ?? "")"
                 summary = quantity.map { "set “\(item)” to \($0) on \(change.list.name)" } ?? "cleared the amount of “\(item)” on \(change.list.name)"
             case .check(let item):
-                metadata["item"] = "\(item)"
+                metadata["item"] = "\(Self.clip(item))"
                 summary = "checked “\(item)” on \(change.list.name)"
             case .uncheck(let item):
-                metadata["item"] = "\(item)"
+                metadata["item"] = "\(Self.clip(item))"
                 summary = "unchecked “\(item)” on \(change.list.name)"
             }
         }
@@ -136,6 +136,14 @@ struct JournalEntries: Sendable {
         logger.log(level: level, "\(summary) (revision \(change.revision), by \(change.origin)\(elsewhere))", metadata: metadata)
     }
 
+    /// Text a client or a file gave, as the journal keeps it: its first 200 characters and its
+    /// length when longer (a megabyte-long item, denied, must not cost a megabyte of journal).
+    static func clip(_ text: String) -> String {
+        let limit = 200
+        guard text.utf8.count > limit, text.count > limit else { return text }
+        return text.prefix(limit) + "… (\(text.count) characters)"
+    }
+
     /// Who, which list (when it exists; else the name or id the edit gave), which item.
     private static func metadata(_ origin: ChangeOrigin, list: ShoppingList?, edit: ListEdit?) -> Logger.Metadata {
         // Room for every field a line has, so the dictionary is not grown as they are added.
@@ -146,25 +154,25 @@ struct JournalEntries: Sendable {
             metadata["origin"] = "client"
             metadata["client_pid"] = "\(pid)"
             metadata["client_uid"] = "\(uid)"
-            if let name { metadata["client_name"] = "\(name)" }
+            if let name { metadata["client_name"] = "\(Self.clip(name))" }
         case .file(let host):
             metadata["origin"] = "file"
             if let host { metadata["file_host"] = "\(host)" }
         }
         if let list {
             metadata["list_id"] = "\(list.id)"
-            metadata["list_name"] = "\(list.name)"
+            metadata["list_name"] = "\(Self.clip(list.name))"
         } else if let target = edit?.target {
             switch target {
             case .id(let id): metadata["list_id"] = "\(id)"
-            case .name(let name): metadata["list_name"] = "\(name)"
+            case .name(let name): metadata["list_name"] = "\(Self.clip(name))"
             }
         }
         switch edit {
         case .addItem(let item, _, _, _, _)?, .removeItem(let item, _)?, .replaceItem(let item, _, _)?,
             .moveItem(let item, _, _, _)?, .checkItem(let item, _)?, .uncheckItem(let item, _)?,
             .moveItemInto(let item, _, _, _)?, .setQuantity(let item, _, _)?:
-            metadata["item"] = "\(item)"
+            metadata["item"] = "\(Self.clip(item))"
         default: break
         }
         return metadata
