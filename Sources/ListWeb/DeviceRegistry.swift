@@ -62,12 +62,23 @@ public final class DeviceRegistry: Sendable {
         return code
     }
 
-    /// Pairs the device that opened a link with `code`: its token (to be set as its cookie) and
-    /// the device. The code cannot be used again.
-    public func pair(code: String) throws(WebError) -> (token: String, device: Device) {
+    /// What a pairing attempt came to.
+    public enum Pairing: Sendable {
+        /// The device, and its token (to be set as its cookie). The code cannot be used again.
+        case paired(token: String, device: Device)
+        /// `lockedOut`: this refusal was the client's last allowed wrong code.
+        case refused(WebError, lockedOut: Bool)
+    }
+
+    /// Pairs the device that opened a link with `code`, sent from `client` (its address: wrong
+    /// codes are counted per client).
+    public func pair(code: String, client: String) -> Pairing {
         let token = DeviceTokens.random()
+        var lockedOut = false
         let result: Result<Device, WebError> = state.withLock { state in
-            switch state.codes.redeem(code, now: .now) {
+            let outcome = state.codes.redeem(code, client: client, now: .now)
+            lockedOut = outcome.lockedOut
+            switch outcome.redemption {
             case .tooManyAttempts: return .failure(.tooManyPairingAttempts)
             case .unknown: return .failure(.pairingCodeUnknown)
             case .expired: return .failure(.pairingCodeExpired)
@@ -90,7 +101,10 @@ public final class DeviceRegistry: Sendable {
                 return .success(Device(id: id, name: name))
             }
         }
-        return (token, try result.get())
+        switch result {
+        case .success(let device): return .paired(token: token, device: device)
+        case .failure(let error): return .refused(error, lockedOut: lockedOut)
+        }
     }
 
     // MARK: Who is asking

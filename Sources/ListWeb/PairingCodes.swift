@@ -1,14 +1,18 @@
 // One-time pairing codes and the limit on wrong ones: the rules alone, with the time passed in,
 // so they are tested without a clock or a socket.
 
-/// The codes `listctl web pair` asked for and not yet used, and the recent failed attempts.
+/// The codes `listctl web pair` asked for and not yet used, and each client's recent failed
+/// attempts.
 public struct PairingCodes: Sendable {
     /// How long a pairing link stays valid.
     public static let validity: Duration = .seconds(300)
-    /// Wrong or expired codes taken within `failureWindow` before pairing is refused for a while:
-    /// a code is 128 random bits, so this only stops a peer on the network from hammering.
+    /// Wrong or expired codes a client may send within `failureWindow` before its attempts are
+    /// refused for the rest of it: a code is 128 random bits, so this only stops a peer on the
+    /// network from hammering — and, counted per client, it cannot lock anyone else out.
     public static let failuresAllowed = 10
     public static let failureWindow: Duration = .seconds(60)
+    /// Clients whose failures are remembered at most (beyond, the longest quiet are forgotten).
+    static let clientsRemembered = 4096
 
     struct Pending: Sendable {
         var deviceName: String
@@ -16,7 +20,8 @@ public struct PairingCodes: Sendable {
     }
 
     private var pending: [String: Pending] = [:]
-    private var failures: [ContinuousClock.Instant] = []
+    /// By client (its address): when its recent wrong codes came.
+    private var failures: [String: [ContinuousClock.Instant]] = [:]
 
     public init() {}
 
@@ -27,8 +32,15 @@ public struct PairingCodes: Sendable {
         case unknown
         /// The code was valid once; its minutes are over.
         case expired
-        /// Too many wrong codes lately; nothing was checked.
+        /// Too many wrong codes from this client lately; nothing was checked.
         case tooManyAttempts
+    }
+
+    /// What a redemption did besides: whether this client's failure was the one that locks it
+    /// out (to be logged once, not at every refused attempt after).
+    public struct Outcome: Equatable, Sendable {
+        public var redemption: Redemption
+        public var lockedOut = false
     }
 
     /// Remembers `code` for a device called `deviceName`, valid from `now` for `validity`.
@@ -37,18 +49,36 @@ public struct PairingCodes: Sendable {
         pending[code] = Pending(deviceName: deviceName, expires: now + Self.validity)
     }
 
-    /// Uses `code` once. A wrong or expired code counts against the limit.
-    public mutating func redeem(_ code: String, now: ContinuousClock.Instant) -> Redemption {
-        failures.removeAll { $0 <= now - Self.failureWindow }
-        guard failures.count < Self.failuresAllowed else { return .tooManyAttempts }
-        guard let found = pending.removeValue(forKey: code) else {
-            failures.append(now)
-            return .unknown
+    /// Uses `code` once, sent by `client`. A wrong or expired code counts against that client.
+    public mutating func redeem(_ code: String, client: String, now: ContinuousClock.Instant) -> Outcome {
+        forgetFailures(before: now - Self.failureWindow)
+        guard (failures[client]?.count ?? 0) < Self.failuresAllowed else { return Outcome(redemption: .tooManyAttempts) }
+        let redemption: Redemption
+        switch pending.removeValue(forKey: code) {
+        case let found? where found.expires > now: return Outcome(redemption: .pair(deviceName: found.deviceName))
+        case .some: redemption = .expired
+        case nil: redemption = .unknown
         }
-        guard found.expires > now else {
-            failures.append(now)
-            return .expired
+        failures[client, default: []].append(now)
+        if failures.count > Self.clientsRemembered { forgetQuietestClients() }
+        return Outcome(redemption: redemption, lockedOut: failures[client]?.count == Self.failuresAllowed)
+    }
+
+    /// How many clients' failures are remembered now.
+    var rememberedClients: Int { failures.count }
+
+    /// Forgets failures older than the window.
+    private mutating func forgetFailures(before cutoff: ContinuousClock.Instant) {
+        for (client, times) in failures where times.first! <= cutoff {
+            let recent = times.filter { $0 > cutoff }
+            failures[client] = recent.isEmpty ? nil : recent
         }
-        return .pair(deviceName: found.deviceName)
+    }
+
+    /// A flood of wrong codes from many addresses does not grow the failures without bound: the
+    /// quietest quarter is forgotten (a quarter at a time, so that this is rare).
+    private mutating func forgetQuietestClients() {
+        let quietest = failures.sorted { $0.value.last! < $1.value.last! }.prefix(failures.count - Self.clientsRemembered * 3 / 4)
+        for (client, _) in quietest { failures[client] = nil }
     }
 }

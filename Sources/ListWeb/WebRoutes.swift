@@ -13,9 +13,24 @@ public struct WebRequestContext: RequestContext, WebSocketRequestContext {
     public let webSocket: WebSocketHandlerReference<Self>
     public var device: Device?
 
+    /// The peer's address (a reverse proxy's, behind one).
+    public let remoteAddress: SocketAddress?
+
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    /// Who sent the request, as pairing's limit counts clients: the peer's address, or behind a
+    /// reverse proxy on this machine (`--url`), the address it says it forwarded for (its last
+    /// `X-Forwarded-For` entry).
+    func client(trustingForwardedFor: Bool, _ request: Request) -> String {
+        let peer = remoteAddress?.ipAddress ?? "unknown"
+        guard trustingForwardedFor, ServedNames.isLoopback(peer),
+            let forwarded = request.headers[values: .init("X-Forwarded-For")!].last?.split(separator: ",").last
+        else { return peer }
+        return forwarded.trimmingCharacters(in: .whitespaces)
     }
 }
 
@@ -41,7 +56,7 @@ enum WebRoutes {
         for asset in PageAssets.all {
             router.get(RouterPath(asset.path)) { _, _ in asset.response() }
         }
-        router.post("/pair") { request, _ -> Response in
+        router.post("/pair") { request, context -> Response in
             guard OriginCheck.sameOrigin(request, expected: expectedOrigin) else {
                 return .text("This request came from another site.", status: .forbidden)
             }
@@ -49,17 +64,30 @@ enum WebRoutes {
             guard let params = try? JSONDecoder().decode(PairRequest.self, from: Data(buffer: body)) else {
                 return .text("Send {\"code\": …} as JSON.", status: .badRequest)
             }
-            do throws(WebError) {
-                let (token, device) = try registry.pair(code: params.code)
+            // Logged: who paired, and wrong codes and lockouts with the client's address — never
+            // a code or a token.
+            let client = context.client(trustingForwardedFor: expectedOrigin != nil, request)
+            switch registry.pair(code: params.code, client: client) {
+            case .paired(let token, let device):
+                context.logger.notice("device paired", metadata: ["device": "\(device.name)", "deviceID": "\(device.id)", "client": "\(client)"])
                 var response = Response.json(["device": device.name], status: .ok)
                 response.headers[.setCookie] = deviceCookie(token)
                 return response
-            } catch .tooManyPairingAttempts {
-                return .json(["message": WebError.tooManyPairingAttempts.description], status: .tooManyRequests)
-            } catch .pairingCodeExpired {
-                return .json(["message": WebError.pairingCodeExpired.description], status: .gone)
-            } catch {
-                return .json(["message": error.description], status: .badRequest)
+            case .refused(let error, let lockedOut):
+                if error != .tooManyPairingAttempts {
+                    context.logger.warning("a wrong pairing code", metadata: ["client": "\(client)", "error": "\(error == .pairingCodeExpired ? "expired" : "unknown")"])
+                }
+                if lockedOut {
+                    context.logger.warning(
+                        "pairing locked for a client: \(PairingCodes.failuresAllowed) wrong codes within \(PairingCodes.failureWindow)",
+                        metadata: ["client": "\(client)"]
+                    )
+                }
+                switch error {
+                case .tooManyPairingAttempts: return .json(["message": error.description], status: .tooManyRequests)
+                case .pairingCodeExpired: return .json(["message": error.description], status: .gone)
+                default: return .json(["message": error.description], status: .badRequest)
+                }
             }
         }
         router.get("/whoami") { _, context -> Response in

@@ -95,8 +95,37 @@ import Testing
     }
 }
 
-/// Who reaches listd-web, and how: the names it answers to, the transports it accepts.
+/// Who reaches listd-web, and how: the names it answers to, the transports it accepts, who may
+/// pair.
 @Suite struct WebExposureTests {
+    /// Ten wrong codes from one address lock that address out for a minute, not the household:
+    /// another client pairs meanwhile. Pairings, wrong codes and the lockout are logged with the
+    /// client's address, never with a code or a token.
+    @Test(.timeLimit(.minutes(2)))
+    func wrongPairingCodesLockOutTheirSenderOnlyAndAreLogged() throws {
+        let daemon = try Daemon.start()
+        let web = try WebServer(daemon.sandbox)
+        let json = ["Content-Type": "application/json", "Origin": web.address]
+        for attempt in 1...10 {
+            let wrong = try HTTP.request(
+                port: web.port, "POST", "/pair", headers: json, body: Array(#"{"code":"guess-\#(attempt)"}"#.utf8), from: "127.0.0.66"
+            )
+            #expect(wrong.status == 400)
+        }
+        let code = String(try web.pairingLink("Kitchen phone").split(separator: "#").last!)
+        let body = Array(#"{"code":"\#(code)"}"#.utf8)
+        let locked = try HTTP.request(port: web.port, "POST", "/pair", headers: json, body: body, from: "127.0.0.66")
+        #expect(locked.status == 429, "\(locked.status) \(locked.text)")
+        let other = try HTTP.request(port: web.port, "POST", "/pair", headers: json, body: body, from: "127.0.0.7")
+        #expect(other.status == 200, "another client was locked out too: \(other.status) \(other.text)")
+        #expect(web.logShows("device paired"))
+        let log = web.log
+        #expect(log.components(separatedBy: "a wrong pairing code").count - 1 == 10, "\(log)")
+        #expect(log.contains("pairing locked for a client") && log.contains("127.0.0.66") && log.contains("127.0.0.7"), "\(log)")
+        let token = other.headers["set-cookie"]?.split(separator: ";").first?.split(separator: "=").last.map(String.init) ?? "?"
+        #expect(!log.contains(code) && !log.contains(token) && !log.contains("guess-"), "a code or token was logged")
+    }
+
     /// DNS rebinding: a page at rebind.evil.example whose name now resolves to listd-web sends
     /// its own name as Host and Origin. Neither pairing nor the live connection is answered.
     @Test(.timeLimit(.minutes(2)))

@@ -18,6 +18,23 @@ final class WebServer: @unchecked Sendable {
     /// The port it listens on.
     let port: UInt16
     var controlSocket: String { sandbox.path + "/web/control.sock" }
+    private final class Collected: @unchecked Sendable {
+        let lock = NSLock()
+        var bytes: [UInt8] = []
+    }
+    private let logBuffer = Collected()
+    /// What listd-web logged so far.
+    var log: String { String(decoding: logBuffer.lock.withLock { logBuffer.bytes }, as: UTF8.self) }
+
+    /// Whether listd-web logs `text` within `seconds`.
+    func logShows(_ text: String, within seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !log.contains(text) {
+            guard Date() < deadline else { return false }
+            usleep(2_000)
+        }
+        return true
+    }
 
     init(_ sandbox: Sandbox, arguments: [String] = [], listen: String = "127.0.0.1:0") throws {
         self.sandbox = sandbox
@@ -29,6 +46,18 @@ final class WebServer: @unchecked Sendable {
             ] + arguments
         )
         self.child = child
+        // Its log, collected on a thread of its own (a full pipe would stop listd-web).
+        let fd = dup(child.stderr)
+        let logBuffer = self.logBuffer
+        Thread.detachNewThread {
+            defer { close(fd) }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = read(fd, &chunk, chunk.count)
+                if count <= 0 { return }
+                logBuffer.lock.withLock { logBuffer.bytes += chunk[..<count] }
+            }
+        }
         let line = try LineReader(child.stdout).line(timeout: 30)
         guard line.hasPrefix("listd-web: serving ") else {
             child.signal(SIGKILL)
@@ -135,11 +164,22 @@ enum HTTP {
         _ path: String,
         headers: [String: String] = [:],
         body: [UInt8]? = nil,
-        timeout: Int = 60
+        timeout: Int = 60,
+        from source: String? = nil
     ) throws -> Reply {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
         defer { close(fd) }
+        if let source {
+            // Another client on this machine: any 127.x address is this machine's.
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw TestFailure("cannot bind to \(source): errno \(errno)") }
+        }
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()

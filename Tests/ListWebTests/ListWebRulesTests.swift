@@ -11,21 +11,34 @@ import Testing
     @Test func aCodeWorksOnceWithinItsMinutes() {
         var codes = PairingCodes()
         codes.issue("abc", deviceName: "Kitchen phone", now: start)
-        #expect(codes.redeem("abc", now: start + .seconds(299)) == .pair(deviceName: "Kitchen phone"))
-        #expect(codes.redeem("abc", now: start + .seconds(299)) == .unknown)
+        #expect(codes.redeem("abc", client: "a", now: start + .seconds(299)).redemption == .pair(deviceName: "Kitchen phone"))
+        #expect(codes.redeem("abc", client: "a", now: start + .seconds(299)).redemption == .unknown)
         codes.issue("late", deviceName: "Hall tablet", now: start)
-        #expect(codes.redeem("late", now: start + .seconds(300)) == .expired)
+        #expect(codes.redeem("late", client: "a", now: start + .seconds(300)).redemption == .expired)
     }
 
-    @Test func tenWrongCodesAMinuteStopPairingForTheRestOfIt() {
+    @Test func tenWrongCodesAMinuteStopThatClientForTheRestOfItOnly() {
         var codes = PairingCodes()
         codes.issue("good", deviceName: "Kitchen phone", now: start)
-        for attempt in 0..<PairingCodes.failuresAllowed {
-            #expect(codes.redeem("guess\(attempt)", now: start + .seconds(1)) == .unknown)
+        codes.issue("other", deviceName: "Hall tablet", now: start)
+        for attempt in 1...PairingCodes.failuresAllowed {
+            let outcome = codes.redeem("guess\(attempt)", client: "10.0.0.66", now: start + .seconds(1))
+            #expect(outcome == .init(redemption: .unknown, lockedOut: attempt == PairingCodes.failuresAllowed))
         }
-        #expect(codes.redeem("good", now: start + .seconds(2)) == .tooManyAttempts)
+        #expect(codes.redeem("good", client: "10.0.0.66", now: start + .seconds(2)) == .init(redemption: .tooManyAttempts))
+        // Another client pairs meanwhile.
+        #expect(codes.redeem("other", client: "10.0.0.7", now: start + .seconds(2)).redemption == .pair(deviceName: "Hall tablet"))
         // A minute after the wrong ones, the good code (still valid) works.
-        #expect(codes.redeem("good", now: start + .seconds(62)) == .pair(deviceName: "Kitchen phone"))
+        #expect(codes.redeem("good", client: "10.0.0.66", now: start + .seconds(62)).redemption == .pair(deviceName: "Kitchen phone"))
+    }
+
+    @Test func failuresFromManyClientsAreForgottenBeyondABound() {
+        var codes = PairingCodes()
+        for client in 0..<(PairingCodes.clientsRemembered + 100) {
+            _ = codes.redeem("wrong", client: "c\(client)", now: start + .milliseconds(client))
+        }
+        #expect(codes.rememberedClients <= PairingCodes.clientsRemembered)
+        #expect(codes.rememberedClients >= PairingCodes.clientsRemembered / 2)
     }
 }
 
