@@ -1,6 +1,7 @@
 // listd-web's control socket: `listctl web pair / devices / revoke` (newline JSON-RPC, as on
-// listd's socket). Whoever may open this socket may pair a phone, so it lives in a directory
-// only its owner (the user unit) or listd-web's group (the system unit) can enter.
+// listd's socket). Whoever may use this socket may pair a phone, so it lives in a directory
+// only listd-web's user can enter, and each connection's peer (SO_PEERCRED) must be root or
+// that user: a socket opened to others by mistake still pairs nobody else's phone.
 import Foundation
 import ListRPC
 import ListRPCTransport
@@ -33,15 +34,17 @@ public struct ControlServer: Service {
         }
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
-                channel.eventLoop.makeCompletedFuture { try LineFraming.wrap(channel, maximumLineLength: 1 << 14) }
+                PeerCredentials.of(channel).flatMapThrowing { peer in
+                    (try LineFraming.wrap(channel, maximumLineLength: 1 << 14), peer)
+                }
             }
         chmod(path, 0o660)
         logger.info("control socket ready", metadata: ["path": "\(path)"])
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { connections in
-                    for try await connection in connections {
-                        group.addTask { await serve(connection) }
+                    for try await (connection, peer) in connections {
+                        group.addTask { await serve(connection, peer: peer) }
                     }
                 }
             }
@@ -51,7 +54,22 @@ public struct ControlServer: Service {
         unlink(path)
     }
 
-    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+    /// Who may use the control socket: root, and listd-web's own user.
+    static func admits(_ peer: PeerCredentials, ownUID: UInt32 = getuid()) -> Bool {
+        peer.uid == 0 || peer.uid == ownUID
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, peer: PeerCredentials) async {
+        guard Self.admits(peer) else {
+            let refusal = RPCError.notAllowed(uid: peer.uid, detail: "listd-web's control socket serves root and its own user (uid \(getuid())) only")
+            logger.warning("refused a control connection", metadata: ["client_uid": "\(peer.uid)", "client_pid": "\(peer.pid)"])
+            try? await connection.executeThenClose { _, outbound in
+                var reply = Array(RPCEncoding.error(id: nil, refusal))
+                if reply.last != UInt8(ascii: "\n") { reply.append(UInt8(ascii: "\n")) }
+                try await outbound.write(ByteBuffer(bytes: reply))
+            }
+            return
+        }
         try? await connection.executeThenClose { inbound, outbound in
             for try await line in inbound {
                 var reply = Array(answer(line.readableBytesView))

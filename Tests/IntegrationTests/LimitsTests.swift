@@ -247,6 +247,27 @@ struct AccessTests {
         #expect(try listctl(["lists"], socket: daemon.sandbox.socket).status == 0)
     }
 
+    /// listd-web's control socket, opened to everyone by mistake (as the review did): another
+    /// user gets no pairing link, and the refusal is logged; root still pairs.
+    @Test func listdWebsControlSocketRefusesAnotherUser() throws {
+        try Requirement.check(Self.canSwitchUsers, needing: Self.need)
+        let daemon = try Daemon.start()
+        let web = try WebServer(daemon.sandbox)
+        chmod(daemon.sandbox.path, 0o755)
+        chmod(daemon.sandbox.path + "/web", 0o755)
+        chmod(web.controlSocket, 0o666)
+        let run = try ChildProcess.run(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.listctl.path, "web", "pair", "Sneaky", "--control-socket", web.controlSocket],
+            environment: ProcessInfo.processInfo.environment
+        )
+        #expect(run.status != 0 && !run.stdout.contains("/pair#"), "\(run.stdout)")
+        #expect(run.stderr.contains("Not allowed for uid 65534"), "\(run.stderr)")
+        #expect(web.logShows("refused a control connection"))
+        #expect(try web.listctlWeb(["devices"]).stdout.contains("Sneaky") == false)
+        #expect(try web.pairingLink("Kitchen phone").contains("/pair#"))
+    }
+
     @Test func membersOfTheAllowedGroupAreServedAndTheSocketIsTheGroups() throws {
         try Requirement.check(Self.canSwitchUsers, needing: Self.need)
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--allow-group", "nogroup"])

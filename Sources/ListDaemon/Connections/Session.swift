@@ -1,4 +1,5 @@
 import ListModel
+import ListRPCTransport
 import ListRPC
 
 /// One client connection as the owner knows it: who it is and where its bytes go. Its name
