@@ -21,8 +21,10 @@ public enum DenialCode {
         "invalidSection": 1015,
         "invalidQuantity": 1016,
         "changedMeanwhile": 1017,
+        "notPermitted": 1018,
         "storageFailed": 1100,
         "unavailable": 1101,
+        "busy": 1102,
     ]
 
     public static func code(for reason: String) -> Int { byReason[reason] ?? 1000 }
@@ -59,6 +61,16 @@ extension RPCError {
             code: DenialCode.code(for: "unavailable"),
             message: "The change was not made: \(detail). Try again once it is back.",
             data: .object(["reason": .string("unavailable")])
+        )
+    }
+
+    /// Too many requests too fast (listd-web's limit on a device's pages): nothing was done; send
+    /// it again after `retryAfterMs`.
+    public static func busy(retryAfterMs: Int) -> RPCError {
+        RPCError(
+            code: DenialCode.code(for: "busy"),
+            message: "Too many requests from this device; try again in \(retryAfterMs) ms.",
+            data: .object(["reason": .string("busy"), "retryAfterMs": .integer(Int64(retryAfterMs))])
         )
     }
 

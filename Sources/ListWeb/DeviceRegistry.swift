@@ -37,10 +37,13 @@ public final class DeviceRegistry: Sendable {
     /// The device file: `devices.json` in listd-web's state directory.
     public let path: String
     private let state: Mutex<State>
+    /// Pages per device and in all.
+    let limits: WebLimits
 
     /// Reads the device file at `path` (none yet: no devices).
-    public init(path: String) throws(WebError) {
+    public init(path: String, limits: WebLimits = WebLimits()) throws(WebError) {
         self.path = path
+        self.limits = limits
         var devices: [DeviceRecord] = []
         if FileManager.default.fileExists(atPath: path) {
             do {
@@ -168,14 +171,29 @@ public final class DeviceRegistry: Sendable {
         return revoked
     }
 
-    /// Registers a page `device` has open; `close` is called if the device is revoked. Returns
-    /// nil when the device was revoked meanwhile (the page must not go on).
-    public func opened(by device: Device, close: @escaping @Sendable () -> Void) -> UInt64? {
+    /// Whether a page may open.
+    public enum PageOpening: Equatable, Sendable {
+        /// Registered as this page.
+        case opened(UInt64)
+        /// The device was revoked meanwhile: the page must not go on.
+        case revoked
+        /// Too many pages open, of this device or in all: try again later.
+        case full(String)
+    }
+
+    /// Registers a page `device` has open; `close` is called if the device is revoked.
+    public func opened(by device: Device, close: @escaping @Sendable () -> Void) -> PageOpening {
         state.withLock { state in
-            guard state.devices.contains(where: { $0.id == device.id }) else { return nil }
+            guard state.devices.contains(where: { $0.id == device.id }) else { return .revoked }
+            guard state.openPages.count < limits.pages else {
+                return .full("busy: listd-web has \(limits.pages) pages open, its most; trying again shortly.")
+            }
+            guard state.openPages.values.count(where: { $0.deviceID == device.id }) < limits.pagesPerDevice else {
+                return .full("busy: this device has \(limits.pagesPerDevice) pages open, its most; close one.")
+            }
             state.nextPage += 1
             state.openPages[state.nextPage] = (device.id, close)
-            return state.nextPage
+            return .opened(state.nextPage)
         }
     }
 

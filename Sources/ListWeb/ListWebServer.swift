@@ -23,6 +23,8 @@ public struct WebSettings: Sendable {
     public var privateKeyPath: String?
     public var deviceFile: String
     public var controlSocket: String
+    /// How much anyone may take (see `WebLimits`).
+    public var limits = WebLimits()
 
     public init(
         listdSocket: String, host: String, port: Int, publicAddress: String?, certificatePath: String?,
@@ -47,26 +49,37 @@ public enum ListWebServer {
         logger: Logger,
         onListening: @escaping @Sendable (_ address: String, _ port: Int) -> Void = { _, _ in }
     ) throws -> [any Service] {
-        let registry = try DeviceRegistry(path: settings.deviceFile)
-        let relay = PageRelay(listdSocket: settings.listdSocket, registry: registry)
+        let limits = settings.limits
+        let registry = try DeviceRegistry(path: settings.deviceFile, limits: limits)
+        let connections = GuardedConnections(limits: limits, logger: logger)
+        let relay = PageRelay(listdSocket: settings.listdSocket, registry: registry, rate: RequestRates(limits: limits))
         let expectedOrigin = settings.publicAddress.map(origin(of:))
         let secure = settings.certificatePath != nil
         let names = ServedNames(listenHost: settings.host, publicAddress: settings.publicAddress, machineName: machineName())
         let router = WebRoutes.router(
-            registry: registry, relay: relay, expectedOrigin: expectedOrigin, names: names,
+            registry: registry, relay: relay, connections: connections, expectedOrigin: expectedOrigin, names: names,
             overHTTPS: secure || settings.publicAddress?.hasPrefix("https://") == true
         )
 
         let upgrade = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: .init(limits.idleTimeout)),
             // A frame larger than a page's largest message is refused as it arrives (the
             // message limit alone holds only for fragmented messages).
             ws: .init(maxFrameSize: PageRelay.maximumMessage, autoPing: .enabled(timePeriod: .seconds(20)))
         )
-        var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: upgrade)
+        var configuredTLS: TLSConfiguration?
         if let certificatePath = settings.certificatePath, let keyPath = settings.privateKeyPath {
             let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
-            let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-            server = try .tls(server, tlsConfiguration: tlsConfiguration(chain: chain, key: key))
+            configuredTLS = tlsConfiguration(chain: chain, key: try NIOSSLPrivateKey(file: keyPath, format: .pem))
+        }
+        let tls = configuredTLS
+        let webSocketResponder = router.buildResponder()
+        // Each connection: the guard first, then TLS when served over HTTPS, then HTTP with the
+        // live connection's upgrade.
+        let server = HTTPServerBuilder { responder in
+            let http = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: upgrade)
+            if let tls { return GuardedChannel(base: try TLSChannel(http, tlsConfiguration: tls), connections: connections) }
+            return GuardedChannel(base: http, connections: connections)
         }
 
         let pageAddress = Mutex<String?>(settings.publicAddress)

@@ -12,8 +12,8 @@ public enum PageMessages {
     ]
 
     public enum Verdict: Equatable, Sendable {
-        /// Send this line (ending in `\n`) to listd as it is.
-        case forward([UInt8])
+        /// Send this line (ending in `\n`) to listd as it is; `id` is the request's.
+        case forward([UInt8], id: RPCRequestID)
         /// Reply this line to the page; listd is not asked.
         case refuse([UInt8])
     }
@@ -45,7 +45,7 @@ public enum PageMessages {
             guard let line = try? RPCEncoding.requestBytes(id: id, method: request.method, params: request.params ?? .object([:])) else {
                 return .refuse(RPCEncoding.errorBytes(id: id, .invalidParams("the params could not be written again.")))
             }
-            return .forward(line + [UInt8(ascii: "\n")])
+            return .forward(line + [UInt8(ascii: "\n")], id: id)
         }
     }
 }

@@ -13,6 +13,8 @@ struct PageRelay: Sendable {
     /// listd's socket.
     let listdSocket: String
     let registry: DeviceRegistry
+    /// How fast each device's pages may send requests.
+    let rate: RequestRates
     /// A page message larger than this closes the connection (an edit is a few hundred bytes).
     static let maximumMessage = 1 << 16
     /// The id of listd-web's own `hello`, whose reply the page does not see.
@@ -21,7 +23,7 @@ struct PageRelay: Sendable {
     static let pageRights = ["items"]
 
     private enum Ending {
-        case pageClosed, listdClosed, revoked, helloRefused(String)
+        case pageClosed, listdClosed, revoked, helloRefused(RPCError)
     }
 
     func run(
@@ -31,8 +33,17 @@ struct PageRelay: Sendable {
         logger: Logger
     ) async throws {
         let (revoked, revoke) = AsyncStream<Void>.makeStream()
-        guard let page = registry.opened(by: device, close: { revoke.finish() }) else {
+        let page: UInt64
+        switch registry.opened(by: device, close: { revoke.finish() }) {
+        case .opened(let opened): page = opened
+        case .revoked:
             try await outbound.close(.policyViolation, reason: "This device is no longer paired.")
+            return
+        case .full(let reason):
+            // 1013 "try again later": the page keeps its queue and reconnects; never 1008,
+            // which tells it that it is not paired.
+            logger.notice("page refused: too many open", metadata: ["device": "\(device.name)"])
+            try await outbound.close(.unknown(1013), reason: reason)
             return
         }
         defer { registry.closed(page) }
@@ -69,7 +80,7 @@ struct PageRelay: Sendable {
                             if case .single(.success(.response(let reply))) = RPCLine.parse(line.readableBytesView),
                                 case .failure(let error) = reply.outcome
                             {
-                                return .helloRefused(error.message)
+                                return .helloRefused(error)
                             }
                             continue
                         }
@@ -86,7 +97,14 @@ struct PageRelay: Sendable {
                             continue
                         }
                         switch PageMessages.vet(text) {
-                        case .forward(let line): try await toListd.write(ByteBuffer(bytes: line))
+                        case .forward(let line, let id):
+                            if let wait = rate.take(device: device.id) {
+                                let milliseconds = Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+                                let busy = RPCEncoding.errorBytes(id: id, .busy(retryAfterMs: max(1, milliseconds)))
+                                try await outbound.write(.text(String(decoding: busy, as: UTF8.self)))
+                                continue
+                            }
+                            try await toListd.write(ByteBuffer(bytes: line))
                         case .refuse(let reply): try await outbound.write(.text(String(decoding: reply, as: UTF8.self)))
                         }
                     }
@@ -110,9 +128,11 @@ struct PageRelay: Sendable {
         case .revoked:
             logger.notice("device revoked: its page is closed", metadata: ["device": "\(device.name)"])
             try? await outbound.close(.policyViolation, reason: "This device is no longer paired.")
-        case .helloRefused(let message):
-            logger.error("listd refused the device's name: \(message)", metadata: ["device": "\(device.name)"])
-            try? await outbound.close(.policyViolation, reason: message)
+        case .helloRefused(let error):
+            // listd full (its connection limit) or not serving listd-web's user: the page is
+            // told to try again later, never that it is not paired (1008).
+            logger.error("listd refused the page's connection: \(error.message)", metadata: ["device": "\(device.name)"])
+            try? await outbound.close(.unknown(1013), reason: "busy: listd refused the connection; trying again shortly.")
         }
     }
 }

@@ -15,11 +15,14 @@ public struct WebRequestContext: RequestContext, WebSocketRequestContext {
 
     /// The peer's address (a reverse proxy's, behind one).
     public let remoteAddress: SocketAddress?
+    /// The connection the request came on (for `GuardedConnections`).
+    let connection: ObjectIdentifier
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
         remoteAddress = source.channel.remoteAddress
+        connection = ObjectIdentifier(source.channel)
     }
 
     /// Who sent the request, as pairing's limit counts clients: the peer's address, or behind a
@@ -46,12 +49,13 @@ enum WebRoutes {
         + "manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     static func router(
-        registry: DeviceRegistry, relay: PageRelay, expectedOrigin: String?, names: ServedNames, overHTTPS: Bool
+        registry: DeviceRegistry, relay: PageRelay, connections: GuardedConnections, expectedOrigin: String?,
+        names: ServedNames, overHTTPS: Bool
     ) -> Router<WebRequestContext> {
         let router = Router(context: WebRequestContext.self)
         router.middlewares.add(SecurityHeaders(overHTTPS: overHTTPS))
         router.middlewares.add(HostCheck(names: names))
-        router.middlewares.add(DeviceCheck(registry: registry))
+        router.middlewares.add(DeviceCheck(registry: registry, connections: connections))
 
         for asset in PageAssets.all {
             router.get(RouterPath(asset.path)) { _, _ in asset.response() }
@@ -120,6 +124,7 @@ enum WebRoutes {
 struct DeviceCheck: RouterMiddleware {
     typealias Context = WebRequestContext
     let registry: DeviceRegistry
+    let connections: GuardedConnections
 
     static let openPaths: Set<String> = ["/pair", "/pair.js", "/app.css", "/icon.svg", "/favicon.ico"]
 
@@ -135,6 +140,9 @@ struct DeviceCheck: RouterMiddleware {
             }
             return .text("This device is not paired with listd-web.", status: .unauthorized)
         }
+        // This connection is a paired device's: kept when listd-web is full, and past the
+        // unpaired timeout.
+        connections.proven(context.connection, device: device.id)
         var context = context
         context.device = device
         var response = try await next(request, context)

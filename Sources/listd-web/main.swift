@@ -1,10 +1,13 @@
 // listd-web: the shopping lists on a phone. A client of listd (it keeps no lists), serving one
 // page, paired devices only. `listctl web pair NAME` makes a device's one-time link.
+@_spi(ExperimentalCustomExecutors) import _Concurrency
 import ArgumentParser
 import Glibc
 import ListWeb
 import ListdLocations
 import Logging
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
 
 #if canImport(FoundationEssentials)
@@ -104,12 +107,12 @@ struct ListdWeb: AsyncParsableCommand {
                 let line = Array("listd-web: serving \(shown)\n".utf8)
                 _ = line.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
             }
-            let group = ServiceGroup(
-                services: services,
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                cancellationSignals: [],
-                logger: logger
-            )
+            let group = ServiceGroup(services: services, gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+            let stopLogger = logger
+            StopSignals.wait { signal in
+                stopLogger.notice("stopping", metadata: ["signal": "\(signal)"])
+                Task { await group.triggerGracefulShutdown() }
+            }
             try await group.run()
         } catch let error as WebError {
             logger.critical("\(error)")
@@ -123,10 +126,26 @@ struct ListdWeb: AsyncParsableCommand {
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
+// Swift's tasks run on NIO's event loops (`LoopExecutorFactory`), and the main thread only waits:
+// no libdispatch worker pool, whose monitor aborts the process when it cannot open a file (an
+// async main would hand the main thread to libdispatch, and its signal sources would start it).
+_createExecutors(factory: LoopExecutorFactory.self)
+StopSignals.block()
 do {
     var command = try ListdWeb.parseAsRoot()
     if let web = command as? ListdWeb {
-        try await web.run()
+        let done = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
+        // Detached: top-level code is the main actor's, whose queue the waiting main thread
+        // never drains.
+        Task.detached {
+            do {
+                try await web.run()
+                done.succeed()
+            } catch {
+                done.fail(error)
+            }
+        }
+        try done.futureResult.wait()
     } else {
         try command.run()  // --help, --version
     }

@@ -201,4 +201,91 @@ import Testing
         )
         #expect(page.stdout.lowercased().contains("strict-transport-security: max-age="), "\(page.stdout)")
     }
+
+    /// 1,200 pages from one paired device: ten open (its share), the rest told to try again
+    /// later (1013, never 1008 "unpaired"); listd keeps serving listctl, and another phone's
+    /// page opens.
+    @Test(.timeLimit(.minutes(3)))
+    func oneDeviceCannotTakeListdsConnections() async throws {
+        try allowDescriptors(4_000)
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        _ = try listctl(["create", "Groceries", "milk"], socket: socket)
+        let web = try WebServer(daemon.sandbox)
+        let token = try web.pair("Phone A")
+        var pages: [PageConnection] = []
+        for _ in 0..<1_200 { pages.append(PageConnection(server: web, token: token, keepingMessages: false)) }
+        try await until("every page to be opened or refused", timeout: 60) {
+            pages.allSatisfy { page in page.closeCode != nil || page.last != nil || page.isUpgraded }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let codes = pages.map { $0.closeCode.map { $0 ?? 0 } ?? -1 }  // -1: open
+        #expect(codes.count(where: { $0 == -1 }) == 10, "open: \(codes.count(where: { $0 == -1 }))")
+        #expect(codes.count(where: { $0 == 1013 }) == 1_190, "refusals by code: \(Dictionary(grouping: codes, by: { $0 }).mapValues(\.count))")
+        #expect(codes.count(where: { $0 == 1008 }) == 0, "told “not paired”")
+        let show = try listctl(["show", "Groceries"], socket: socket)
+        #expect(show.status == 0 && show.stdout.contains("milk"), "\(show.stderr)")
+        let other = PageConnection(server: web, token: try web.pair("Phone B"))
+        try await other.opened()
+        #expect(try await other.call("getLists")["result"] != nil)
+        for page in pages { await page.close() }
+    }
+
+    /// 1,100 connections that send half a request and nothing more, against a listd-web under
+    /// a 1,024-descriptor limit: a paired phone still loads the page within seconds, listd-web
+    /// lives, and the half-sent connections are closed once the unpaired timeout passes.
+    @Test(.timeLimit(.minutes(3)))
+    func aFloodOfHalfSentRequestsDoesNotKeepAPairedPhoneOut() async throws {
+        try allowDescriptors(4_000)
+        let daemon = try Daemon.start()
+        _ = try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket)
+        let web = try WebServer(daemon.sandbox, launcher: ["/usr/bin/prlimit", "--nofile=1024:1024", "--"])
+        let token = try web.pair("Phone A")
+        var flood: [Int32] = []
+        for _ in 0..<1_100 {
+            if let fd = halfSentRequest(port: web.port, "GET / HTTP/1.1\r\nHost: x\r\n") { flood.append(fd) }
+        }
+        defer { for fd in flood { close(fd) } }
+        #expect(flood.count == 1_100)
+        let started = Date()
+        let page = try HTTP.request(port: web.port, "GET", "/", headers: ["Cookie": "listd_device=\(token)"], timeout: 10)
+        #expect(page.status == 200, "the phone's page: \(page.status)")
+        print("a paired phone's page during the flood: \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+        let live = PageConnection(server: web, token: token)
+        try await live.opened()
+        #expect(try await live.call("getLists")["result"] != nil)
+        // The flood's connections go: the oldest made room, the rest at the unpaired timeout.
+        let closed = flood.filter { peerClosed($0, within: 15) }.count
+        #expect(closed == flood.count, "\(flood.count - closed) half-sent connections still open")
+        #expect(kill(web.child.pid, 0) == 0, "listd-web died")
+        // No libdispatch worker pool (its threads are named for their QoS: "…default-qos"),
+        // whose monitor aborts the process when it cannot open a file.
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(web.child.pid)/task")) ?? []
+        let names = threads.compactMap { try? String(contentsOfFile: "/proc/\(web.child.pid)/task/\($0)/comm", encoding: .utf8) }
+        #expect(!names.isEmpty && !names.contains { $0.contains("qos") }, "listd-web's threads: \(names)")
+        #expect(try await live.call("getLists")["result"] != nil, "the paired page lost its connection")
+    }
+
+    /// A page that sends edits as fast as it can: a burst goes through, then `busy` with the
+    /// time to wait; waiting that long, the next one goes through.
+    @Test(.timeLimit(.minutes(2)))
+    func aDevicesEditRateIsLimited() async throws {
+        let daemon = try Daemon.start()
+        _ = try listctl(["create", "Groceries"], socket: daemon.sandbox.socket)
+        let web = try WebServer(daemon.sandbox)
+        let page = PageConnection(server: web, token: try web.pair("Phone A"))
+        try await page.opened()
+        for index in 0..<200 {
+            try await page.send(["jsonrpc": "2.0", "id": index + 1, "method": "checkItem", "params": ["list": "Groceries", "item": "x"]])
+        }
+        try await until("every edit's reply", timeout: 30) { page.messages.count(where: { $0["id"] != nil }) == 200 }
+        let replies = page.messages.filter { $0["id"] != nil }
+        let busy = replies.compactMap { ($0["error"] as? [String: Any])?["data"] as? [String: Any] }.filter { $0["reason"] as? String == "busy" }
+        #expect(busy.count >= 100 && busy.count <= 200 - 60, "busy: \(busy.count) of 200")
+        let wait = busy.last?["retryAfterMs"] as? Int ?? 0
+        #expect(wait > 0 && wait <= 1_000, "\(wait) ms")
+        try await Task.sleep(for: .milliseconds(wait + 10))
+        let after = try await page.call("checkItem", ["list": "Groceries", "item": "x"])
+        #expect(((after["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String != "busy", "\(after)")
+    }
 }

@@ -36,11 +36,13 @@ final class WebServer: @unchecked Sendable {
         return true
     }
 
-    init(_ sandbox: Sandbox, arguments: [String] = [], listen: String = "127.0.0.1:0") throws {
+    /// `launcher`: a command listd-web is run through (`prlimit …` to lower its limits).
+    init(_ sandbox: Sandbox, arguments: [String] = [], listen: String = "127.0.0.1:0", launcher: [String] = []) throws {
         self.sandbox = sandbox
+        let command = launcher + [Binaries.listdWeb.path]
         let child = try ChildProcess(
-            Binaries.listdWeb.path,
-            [
+            command[0],
+            Array(command.dropFirst()) + [
                 "--socket", sandbox.socket, "--listen", listen, "--devices", sandbox.path + "/web/devices.json",
                 "--control-socket", sandbox.path + "/web/control.sock",
             ] + arguments
@@ -131,6 +133,45 @@ final class WebServer: @unchecked Sendable {
         child.signal(SIGKILL)
         child.wait()
     }
+}
+
+/// Lets this test process open `count` descriptors (its soft limit raised up to the hard one).
+func allowDescriptors(_ count: Int) throws {
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    guard limit.rlim_max >= rlim_t(count) else { throw TestFailure("the hard descriptor limit \(limit.rlim_max) is below \(count)") }
+    if limit.rlim_cur < rlim_t(count) {
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}
+
+/// A TCP connection to 127.0.0.1:`port` that sends `bytes` and then nothing (a half-sent
+/// request); nil when it could not connect.
+func halfSentRequest(port: UInt16, _ bytes: String) -> Int32? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        return nil
+    }
+    _ = Array(bytes.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    return fd
+}
+
+/// Whether the peer closed `fd` (a read that returns 0 or fails), waiting at most `seconds`.
+func peerClosed(_ fd: Int32, within seconds: Double) -> Bool {
+    var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    guard poll(&poller, 1, Int32(seconds * 1000)) > 0 else { return false }
+    var byte: UInt8 = 0
+    return recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) <= 0
 }
 
 /// A certificate for 127.0.0.1 made by openssl, and its key: (certificate, key) paths.
@@ -302,6 +343,8 @@ final class PageConnection: @unchecked Sendable {
     var closeCode: Int?? { lock.withLock { closedWith } }
     /// The status line of a refused upgrade.
     var refusedWith: String? { lock.withLock { refusal } }
+    /// Whether the upgrade was accepted.
+    var isUpgraded: Bool { lock.withLock { upgraded } }
 
     /// Waits until the connection is open; throws if the upgrade was refused.
     func opened(timeout: Double = 15) async throws {

@@ -11,7 +11,8 @@ import Testing
         let socket = daemon.sandbox.socket
         _ = try listctl(["create", "Groceries"], socket: socket)
         let web = try WebServer(daemon.sandbox)
-        let token = try web.pair("Kitchen phone")
+        // Ten devices with ten pages each (a device may have ten open: WebLimits.pagesPerDevice).
+        let tokens = try (1...10).map { try web.pair("Phone \($0)") }
 
         // Each page as the real one: subscribed; when listd-web closes it (listd drops a page
         // that stopped reading for seconds while far behind — a phone on a bad connection), it
@@ -19,8 +20,8 @@ import Testing
         var pages: [PageConnection] = []
         var heard: [[Int]] = Array(repeating: [], count: 100)
         var instance = ""
-        for _ in 0..<100 {
-            let page = PageConnection(server: web, token: token, keepingMessages: false)
+        for index in 0..<100 {
+            let page = PageConnection(server: web, token: tokens[index % 10], keepingMessages: false)
             try await page.opened()
             pages.append(page)
         }
@@ -54,7 +55,7 @@ import Testing
                 } else if let code = pages[index].closeCode {
                     heard[index] += pages[index].notifiedRevisions
                     reopened[code ?? 0, default: 0] += 1
-                    let page = PageConnection(server: web, token: token, keepingMessages: false)
+                    let page = PageConnection(server: web, token: tokens[index % 10], keepingMessages: false)
                     try await page.opened()
                     try await page.send([
                         "jsonrpc": "2.0", "id": 1, "method": "subscribe",

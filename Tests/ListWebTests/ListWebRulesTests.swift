@@ -48,7 +48,7 @@ import Testing
             {"jsonrpc": "2.0", "id": 7,
              "method": "checkItem", "params": {"list": 1, "item": "milk\\nmore", "editId": "e1", "basedOn": 4}}
             """
-        guard case .forward(let line) = PageMessages.vet(text) else {
+        guard case .forward(let line, let id) = PageMessages.vet(text), id == .number(7) else {
             Issue.record("refused: \(PageMessages.vet(text))")
             return
         }
@@ -120,5 +120,61 @@ import Testing
     @Test func loopbackIsThisMachineOnly() {
         for host in ["127.0.0.1", "127.0.0.53", "::1", "localhost"] { #expect(ServedNames.isLoopback(host), "\(host)") }
         for host in ["0.0.0.0", "::", "192.168.1.2", "128.0.0.1"] { #expect(!ServedNames.isLoopback(host), "\(host)") }
+    }
+}
+
+@Suite struct ConnectionSlotsTests {
+    let start = ContinuousClock.now
+
+    @Test func whenFullTheOldestUnpairedConnectionMakesRoomAndAPairedDevicesAreKept() {
+        var limits = WebLimits()
+        limits.connections = 4
+        limits.protectedPerDevice = 2
+        var slots = ConnectionSlots(limits: limits)
+        for id: UInt64 in 1...4 { #expect(slots.open(id, now: start).isEmpty) }
+        slots.proven(1, device: "phone")
+        // Full: the oldest unproven (2) goes, not the phone's (1).
+        #expect(slots.open(5, now: start) == [2])
+        #expect(slots.open(6, now: start) == [3])
+        slots.proven(4, device: "phone")
+        slots.proven(5, device: "phone")  // beyond the phone's share: still evictable
+        #expect(slots.isUnproven(5))
+        #expect(slots.open(7, now: start) == [5])
+        slots.proven(6, device: "tablet")
+        slots.proven(7, device: "tablet")
+        // Every one a paired device's: the newcomer itself is closed.
+        #expect(slots.open(8, now: start) == [8])
+        slots.close(1)
+        #expect(slots.open(9, now: start).isEmpty && slots.count == 4)
+    }
+
+    @Test func aFloodOfConnectionsKeepsItsBookkeepingBounded() {
+        var limits = WebLimits()
+        limits.connections = 10
+        var slots = ConnectionSlots(limits: limits)
+        for id: UInt64 in 1...100_000 {
+            let closed = slots.open(id, now: start)
+            #expect(closed == (id > 10 ? [id - 10] : []))
+        }
+        #expect(slots.count == 10)
+    }
+}
+
+@Suite struct RequestRateTests {
+    @Test func aBurstThenTheSteadyRateThenBusyWithTheWait() {
+        let start = ContinuousClock.now
+        var limits = WebLimits()
+        limits.requestBurst = 5
+        limits.requestsPerSecond = 10
+        var rate = RequestRate(limits: limits)
+        for _ in 0..<5 { #expect(rate.take(device: "phone", now: start) == nil) }
+        #expect(rate.take(device: "phone", now: start) == .milliseconds(100))
+        // Another device has its own bucket.
+        #expect(rate.take(device: "tablet", now: start) == nil)
+        #expect(rate.take(device: "phone", now: start + .milliseconds(100)) == nil)
+        #expect(rate.take(device: "phone", now: start + .milliseconds(150)) == .milliseconds(50))
+        // A second of quiet refills the burst, never more.
+        for _ in 0..<5 { #expect(rate.take(device: "phone", now: start + .seconds(10)) == nil) }
+        #expect(rate.take(device: "phone", now: start + .seconds(10)) != nil)
     }
 }

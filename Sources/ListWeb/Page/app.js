@@ -14,7 +14,7 @@ const state = {
   problems: [],        // what listd did not apply, with its reason
   recent: [],          // recent changes, newest first: {revision, list, who, text, time}
   names: {},           // list id -> item names seen in its history (for completion)
-  connection: 'connecting', // connecting | live | offline | unpaired | listdDown
+  connection: 'connecting', // connecting | live | offline | unpaired | listdDown | busy
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -83,7 +83,9 @@ function closed(event) {
   for (const { reject, timer } of waiting.values()) { clearTimeout(timer); reject({ transport: true }); }
   waiting.clear();
   if (event.code === 1008) { setConnection('unpaired', event.reason); return; }
-  setConnection(event.code === 1013 ? 'listdDown' : 'offline');
+  // 1013 "try again later": listd is not running, or listd-web is full ("busy: …").
+  if (event.code === 1013) setConnection(event.reason.startsWith('busy') ? 'busy' : 'listdDown');
+  else setConnection('offline');
   reconnectTimer = setTimeout(connect, reconnectDelay);
   reconnectDelay = Math.min(reconnectDelay * 2, 15000);
 }
@@ -214,6 +216,12 @@ async function flush() {
         take(result, entry);
       } catch (error) {
         if (error.transport) break;
+        // 1102 busy: this device sent too much too fast; the edit goes again once allowed.
+        if (error.code === 1102) {
+          clearTimeout(retryTimer);
+          retryTimer = setTimeout(flush, (error.data && error.data.retryAfterMs) || 1000);
+          break;
+        }
         // 1100 storageFailed, 1101 unavailable: nothing was decided; try again a little later.
         if (error.code === 1100 || error.code === 1101) {
           clearTimeout(retryTimer);
@@ -401,6 +409,7 @@ function renderStatus() {
     live: 'Live' + waitingText,
     offline: 'Offline: showing the lists as last seen' + waitingText,
     listdDown: 'listd is not running: showing the lists as last seen' + waitingText,
+    busy: 'Busy: trying again shortly' + waitingText,
     unpaired: 'This device is no longer paired. Pair it again with “listctl web pair NAME”.',
   }[state.connection];
   const status = document.getElementById('status');
