@@ -7,7 +7,7 @@ private func renderUnits(_ kind: String, into directory: String) throws {
     let source = Binaries.directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("systemd/\(kind)").path
     let docs = Binaries.directory.path
-    for unit in ["listd.socket", "listd.service"] {
+    for unit in ["listd.socket", "listd.service", "listd-web.service"] {
         let text = try String(contentsOfFile: source + "/" + unit, encoding: .utf8)
             .replacingOccurrences(of: "@BINDIR@", with: Binaries.directory.path)
             .replacingOccurrences(of: "@DOCDIR@", with: docs)
@@ -32,6 +32,27 @@ private func renderUnits(_ kind: String, into directory: String) throws {
         let line = try #require(security.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") })
         let score = try #require(Double(line.split(separator: ":")[1].split(separator: " ")[0]))
         #expect(score <= 1.0, "\(line)")
+    }
+
+    /// listd-web faces a network: hardened as listd (but for the network it serves on), and
+    /// bounded: descriptors, memory, threads.
+    @Test func theSystemWebUnitVerifiesScoresAtMostOneAndAHalfAndIsBounded() throws {
+        let sandbox = try Sandbox()
+        try renderUnits("system", into: sandbox.path)
+        let unit = sandbox.path + "/listd-web.service"
+        let verify = try ChildProcess.run("/usr/bin/systemd-analyze", ["verify", unit])
+        #expect(verify.status == 0 && verify.stderr.isEmpty, "\(verify.stderr)")
+        let security = try ChildProcess.run("/usr/bin/systemd-analyze", ["security", "--offline=true", unit])
+        let line = try #require(security.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") })
+        let score = try #require(Double(line.split(separator: ":")[1].split(separator: " ")[0]))
+        #expect(score <= 1.5, "\(line)")
+        let text = try String(contentsOfFile: unit, encoding: .utf8)
+        for setting in ["LimitNOFILE=", "MemoryMax=", "TasksMax="] {
+            #expect(text.contains("\n" + setting), "listd-web.service sets no \(setting)")
+        }
+        let user = try String(contentsOfFile: Binaries.directory.deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("systemd/user/listd-web.service").path, encoding: .utf8)
+        #expect(user.contains("\nLimitNOFILE="))
     }
 
     @Test func theUserUnitsVerify() throws {
