@@ -40,7 +40,7 @@ DEBUG_BIN := .build/debug
 
 # make fuzz: each libFuzzer target runs this long (seconds); crashes land in .build-fuzz/artifacts.
 FUZZ_SECONDS ?= 30
-FUZZERS := FuzzRPCLine FuzzListFile
+FUZZERS := FuzzRPCLine FuzzListFile FuzzPageMessage
 
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)

@@ -92,8 +92,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // listd-web's control requests (pair a device, list them, revoke one), for listd-web and
-        // listctl: JSON-RPC on listd-web's own Unix socket.
+        // What listd-web's clients say: its control requests (pair a device, list them, revoke
+        // one), for listd-web and listctl on its own Unix socket; and what a page may send.
         .target(name: "ListWebProtocol", dependencies: ["ListRPC"], swiftSettings: swiftSettings),
         // listd-web: the phone page (inside the binary), its devices and pairing, and the relay
         // between a page's live connection and listd.
@@ -119,9 +119,10 @@ let package = Package(
         // concurrency checking that its plain threads would only satisfy with noise.
         .executableTarget(name: "listd-bench", swiftSettings: swiftSettings + [.swiftLanguageMode(.v5)]),
         // libFuzzer entry points (`make fuzz` builds them with --sanitize=fuzzer).
-        .target(name: "FuzzChecks", dependencies: ["ListRPC", "ListFileFormat", "ListModel"], swiftSettings: swiftSettings),
+        .target(name: "FuzzChecks", dependencies: ["ListRPC", "ListFileFormat", "ListModel", "ListWebProtocol"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzRPCLine", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzListFile", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzPageMessage", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "listd",
             dependencies: [

@@ -2,6 +2,7 @@ import Foundation
 import ListFileFormat
 import ListModel
 import ListRPC
+import ListWebProtocol
 
 /// What the fuzzers check for any input, shared with the regression tests that replay every
 /// input kept (Tests/Fuzz): each check returns the property the input broke, or nil. The fuzzers
@@ -36,6 +37,30 @@ public enum FuzzChecks {
             }
             if again != request {
                 return "a request written back reads differently: \(request) became \(again)"
+            }
+        }
+        return nil
+    }
+
+    /// One WebSocket message from a page: vetting it must not crash, whatever the bytes; what
+    /// is sent on to listd is one line holding one request of a method a page may call, with the
+    /// page's id; what is refused is a JSON-RPC error reply.
+    public static func pageMessage(_ bytes: UnsafeRawBufferPointer) -> String? {
+        switch PageMessages.vet(String(decoding: bytes, as: UTF8.self)) {
+        case .forward(let line, let id):
+            guard line.last == UInt8(ascii: "\n"), !line.dropLast().contains(UInt8(ascii: "\n")) else {
+                return "a forwarded request is not one line"
+            }
+            guard case .single(.success(.request(let request))) = RPCLine.parse(line.dropLast(), limits: .default) else {
+                return "a forwarded line does not read as one request: \(String(decoding: line, as: UTF8.self))"
+            }
+            guard PageMessages.allowedMethods.contains(request.method) else { return "“\(request.method)” was let through" }
+            guard request.id == id else { return "the forwarded request's id changed" }
+        case .refuse(let reply):
+            guard case .single(.success(.response(let response))) = RPCLine.parse(reply, limits: .default),
+                case .failure = response.outcome
+            else {
+                return "a refusal is not an error reply: \(String(decoding: reply, as: UTF8.self))"
             }
         }
         return nil

@@ -5,6 +5,7 @@
 import HummingbirdWebSocket
 import ListRPC
 import ListRPCTransport
+import ListWebProtocol
 import Logging
 import NIOCore
 import NIOPosix

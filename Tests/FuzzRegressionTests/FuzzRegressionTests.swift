@@ -30,6 +30,15 @@ import Testing
         }
     }
 
+    @Test func pageMessages() throws {
+        let inputs = try Self.inputs("FuzzPageMessage")
+        #expect(inputs.count > 10, "the corpus is there")
+        for input in inputs {
+            let broken = input.bytes.withUnsafeBytes(FuzzChecks.pageMessage)
+            #expect(broken == nil, "\(input.name): \(broken ?? "")")
+        }
+    }
+
     @Test func listFiles() throws {
         let inputs = try Self.inputs("FuzzListFile")
         #expect(inputs.count > 10, "the corpus is there")

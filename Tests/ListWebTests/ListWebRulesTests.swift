@@ -1,6 +1,7 @@
 // listd-web's rules without a socket: one-time codes and their limit, what a page may send,
 // and the token's hash.
 import ListRPC
+import ListWebProtocol
 import Testing
 
 @testable import ListWeb

@@ -49,12 +49,3 @@ public enum PageMessages {
         }
     }
 }
-
-extension RPCEncoding {
-    /// An error reply as bytes, without its newline (a WebSocket message is already one).
-    static func errorBytes(id: RPCRequestID?, _ error: RPCError) -> [UInt8] {
-        var bytes = Array(Self.error(id: id, error))
-        while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-        return bytes
-    }
-}
