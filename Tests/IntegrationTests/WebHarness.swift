@@ -379,6 +379,11 @@ final class PageConnection: @unchecked Sendable {
         return found!
     }
 
+    /// Drops the connection without a closing handshake (a page whose tab was killed).
+    func hangUp() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     func close() async {
         write(Self.frame(opcode: 8, [0x03, 0xE8]))
         try? await until("the close to be answered", timeout: 5) { closeCode != nil }

@@ -94,6 +94,34 @@ import Testing
         }
     }
 
+    /// listd-web full (200 pages open, from other devices): the phone's page is told to try
+    /// again (1013), says it is busy — not that it is unpaired — and comes back on its own once a
+    /// page closes.
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func aFullListdWebSaysBusyAndThePageComesBackOnItsOwn() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        final class Pages: @unchecked Sendable { var open: [PageConnection] = [] }
+        let daemon = try Daemon.start()
+        #expect(try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket).status == 0)
+        let web = try WebServer(daemon.sandbox)
+        let pages = Pages()
+        for device in 1...20 {
+            let token = try web.pair("Tablet \(device)")
+            for _ in 0..<10 { pages.open.append(PageConnection(server: web, token: token, keepingMessages: false)) }
+        }
+        try await until("200 pages open", timeout: 30) { pages.open.allSatisfy(\.isUpgraded) }
+        let link = try web.pairingLink("Kitchen phone")
+        try await offThePool {
+            let browser = try Browser()
+            defer { browser.quit() }
+            try browser.open(link)
+            try browser.waitUntil("the page saying it is busy", "return document.getElementById('status').textContent.startsWith('Busy')")
+            #expect(try browser.text("#status").contains("not paired") == false)
+            pages.open[0].hangUp()  // a tablet's page closes
+            try browser.waitUntil("the page live again on its own", timeout: 30, Self.live(showing: "milk"))
+        }
+    }
+
     @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
     func inTheShopWithoutSignalNothingIsLostOrBroughtBack() async throws {
         try Requirement.check(Browser.available, needing: Self.needs)
