@@ -22,15 +22,15 @@ struct ListdWeb: AsyncParsableCommand {
         abstract: "Serve the shopping lists to paired phones: a page that works without signal.",
         discussion: """
             Pair a phone with “listctl web pair NAME” and open the link it prints on the phone. \
-            Offline use needs HTTPS (--tls-cert/--tls-key, or a reverse proxy and --url): see \
-            docs/web.md.
+            Offline use, and any address but this machine's, need HTTPS (--tls-cert/--tls-key, \
+            or a reverse proxy and --url): see docs/web.md, which also lists every limit.
             """
     )
 
     @Option(help: ArgumentHelp("listd's socket (default: as listctl finds it).", valueName: "path"))
     var socket: String?
 
-    @Option(help: ArgumentHelp("Where to listen. Only this machine by default: a household's network is not a trust boundary.", valueName: "address:port"))
+    @Option(help: ArgumentHelp("Where to listen. Only this machine by default: a household's network is not a trust boundary. Another address needs HTTPS: --tls-cert/--tls-key, or --url https://… with a reverse proxy in front.", valueName: "address:port"))
     var listen = "127.0.0.1:8733"
 
     @Option(help: ArgumentHelp("The address phones open, when not the one listened on (behind a reverse proxy): pairing links start with it, and it is the only origin the page is taken from.", valueName: "url"))
