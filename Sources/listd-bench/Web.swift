@@ -124,9 +124,9 @@ func freePort() throws -> UInt16 {
 }
 
 /// A device paired as a phone does it: a code from the control socket, sent to /pair; its token.
-func pairDevice(port: UInt16, control: String) throws -> String {
+func pairDevice(port: UInt16, control: String, name: String) throws -> String {
     let pairing = try LineSocket(path: control)
-    guard let reply = pairing.call(#"{"jsonrpc":"2.0","id":1,"method":"pair","params":{"name":"bench phone"}}"#),
+    guard let reply = pairing.call(#"{"jsonrpc":"2.0","id":1,"method":"pair","params":{"name":"\#(name)"}}"#),
         let link = String(decoding: reply, as: UTF8.self).firstMatch(of: #/"link":"[^"#]*#([^"]+)"/#)?.output.1
     else { throw BenchError("listd-web made no pairing link") }
     let body = #"{"code":"\#(link)"}"#
@@ -168,9 +168,10 @@ func measureWeb() throws {
     )
     defer { web.stop() }
     try waitForSocket(control, probe: #"{"jsonrpc":"2.0","id":0,"method":"hello"}"#)
-    let token = try pairDevice(port: port, control: control)
-    let pages = try (0..<100).map { _ -> WebPage in
-        let page = try WebPage(port: port, token: token)
+    // Ten devices with ten pages each: a device may have ten open (docs/web.md, Limits).
+    let tokens = try (1...10).map { try pairDevice(port: port, control: control, name: "bench phone \($0)") }
+    let pages = try (0..<100).map { index -> WebPage in
+        let page = try WebPage(port: port, token: tokens[index % 10])
         page.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{}}"#)
         try page.awaitMessage()
         return page
