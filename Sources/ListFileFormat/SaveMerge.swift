@@ -117,19 +117,33 @@ public struct SaveMerge {
             let list = pair.new
             let text = list.items[index]
             let current = (quantity: list.quantities[text], section: list.sectionName(list.section(ofItemAt: index)))
+            // What the edit says that the item added meanwhile lacks is taken; what it says
+            // otherwise than the item has is reported.
+            var quantityToSet: String?
+            var sectionToSet: String?
             if let quantity, quantity != current.quantity {
                 guard current.quantity == nil else {
                     return .doneDifferently("“\(text)” was added to \(list.name) \(madeOn.since) with the amount \(current.quantity!), so that stays.")
                 }
-                return .doneBut(.setQuantity(text, on: .id(list.id), quantity: quantity))
+                quantityToSet = quantity
             }
             if let section, ListText.key(section) != ListText.key(current.section) {
                 guard current.section.isEmpty else {
                     return .doneDifferently("“\(text)” was added to \(list.name) \(madeOn.since) under \(current.section), so it stays there.")
                 }
-                return .doneBut(.moveItemInto(text, on: .id(list.id), section: section, before: nil))
+                sectionToSet = section
             }
-            return .done
+            switch (quantityToSet, sectionToSet) {
+            case (nil, nil): return .done
+            case (let quantity?, nil): return .doneBut(.setQuantity(text, on: .id(list.id), quantity: quantity))
+            case (nil, let section?): return .doneBut(.moveItemInto(text, on: .id(list.id), section: section, before: nil))
+            case (let quantity?, let section?):
+                // Both, as one change: the item restated with them.
+                var placed = list.placed(at: index)
+                placed.quantity = quantity
+                placed.section = section
+                return .doneBut(.restoreItem(placed, on: .id(list.id)))
+            }
         case .removeItem(let item, let reference):
             guard let pair = pair(reference), !pair.same, pair.indexInOld(item) != nil, pair.indexInNew(item) == nil,
                 renamed(item, in: pair) == nil

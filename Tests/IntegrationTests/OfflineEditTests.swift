@@ -12,6 +12,34 @@ import Testing
         (error["data"] as? [String: Any])?["reason"] as? String
     }
 
+    /// Issue 50: a phone's queued add of what someone added meanwhile is confirmed without a
+    /// second copy (as docs/web.md says), its amount and section taken when the item had none,
+    /// and reported when they differ.
+    @Test func aQueuedAddOfWhatWasAddedMeanwhileIsConfirmedOnce() throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        let client = try LineConnection(path: socket)
+        _ = try client.result("createList", ["name": "Groceries", "items": ["milk"]])  // #1
+        _ = try listctl(["add", "Groceries", "cheese", "bread", "eggs (6)"], socket: socket)  // at home meanwhile
+        let phone = try LineConnection(path: socket)
+        let cheese = try phone.result("addItem", ["list": "Groceries", "item": "cheese", "basedOn": 1, "editId": "p1"])
+        #expect(cheese["items"] as? [String] == ["milk", "cheese", "bread", "eggs"], "\(cheese)")
+        let bread = try phone.result(
+            "addItem", ["list": "Groceries", "item": "bread", "quantity": "2", "section": "Bakery", "basedOn": 1, "editId": "p2"]
+        )
+        #expect((bread["quantities"] as? [String: String])?["bread"] == "2", "the phone's amount, as bread had none: \(bread)")
+        let sections = bread["sections"] as? [[String: Any]] ?? []
+        #expect(sections.first { $0["name"] as? String == "Bakery" }?["items"] as? [String] == ["bread"], "and its section: \(bread)")
+        let eggs = try phone.error("addItem", ["list": "Groceries", "item": "eggs", "quantity": "12", "basedOn": 1, "editId": "p3"])
+        #expect(reason(eggs) == "changedMeanwhile", "\(eggs)")
+        #expect((eggs["message"] as? String)?.contains("with the amount 6") == true, "\(eggs)")
+        let list = try client.result("getList", ["list": "Groceries"])
+        #expect(list["items"] as? [String] == ["milk", "cheese", "eggs", "bread"], "one copy of each, bread under Bakery: \(list)")
+        #expect((list["quantities"] as? [String: String])?["eggs"] == "6")
+        // Without `basedOn` an add of what is there is denied, as ever.
+        #expect(reason(try phone.error("addItem", ["list": "Groceries", "item": "cheese"])) == "itemExists")
+    }
+
     @Test func aResentEditIsAppliedOnceAlsoAfterARestart() throws {
         let daemon = try Daemon.start()
         let client = try LineConnection(path: daemon.sandbox.socket)

@@ -383,8 +383,13 @@ struct ListCore {
         }
         var trial = working
         do throws(ListError) {
-            if case .failure(let error) = Self.merged(proposal, on: working) { throw error }
-            _ = try trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin)
+            switch Self.merged(proposal, on: working) {
+            case .failure(let error)?: throw error
+            // Done already (an add made on older lists of what was added meanwhile): confirmed
+            // as it stands, without applying it again.
+            case .success?: break
+            case nil: _ = try trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin)
+            }
             caughtUpProposals.remove(id)
             settle(id, .success(EditOutcome(list: try working.list(edit.target ?? .name(edit.proposedName ?? "")))), into: &actions)
         } catch {
