@@ -197,7 +197,7 @@ let package = Package(
         // listctl's own rules, without a listd: its quick path read against argument-parser's.
         .testTarget(
             name: "ListctlTests",
-            dependencies: ["listctl", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["listctl", "ListdLocations", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         // Drive the real listd and listctl binaries over a real socket.

@@ -39,6 +39,31 @@ public enum ListdPaths {
         option ?? nonEmpty(variable("LISTD_SOCKET")) ?? defaultSocket(variable: variable)
     }
 
+    /// The household's listd (the system units' `listd.socket`, for the members of the group
+    /// `listd`).
+    public static let systemSocket = "/run/listd/listd.sock"
+
+    /// The socket a client connects to: `--socket`, else `LISTD_SOCKET`, else this user's own
+    /// listd's — or, when this user has none (nothing at that path) and the household's listd
+    /// is there and this user may use it (a member of its group), the household's.
+    /// `isThere` and `mayUse` ask the file system (stat, and access for writing: what connecting
+    /// to a Unix socket needs).
+    public static func clientSocket(
+        option: String?,
+        variable: (String) -> String?,
+        isThere: (String) -> Bool = { access($0, F_OK) == 0 },
+        mayUse: (String) -> Bool = { access($0, W_OK) == 0 }
+    ) -> String {
+        if let chosen = option ?? nonEmpty(variable("LISTD_SOCKET")) { return chosen }
+        let own = defaultSocket(variable: variable)
+        guard own != systemSocket, !isThere(own), isThere(systemSocket), mayUse(systemSocket) else { return own }
+        return systemSocket
+    }
+
+    public static func clientSocket(option: String?, environment: [String: String]) -> String {
+        clientSocket(option: option) { environment[$0] }
+    }
+
     /// The list file from `--file`, else `LISTD_FILE`, else the default.
     public static func file(option: String?, environment: [String: String]) -> String {
         option ?? nonEmpty(environment["LISTD_FILE"]) ?? defaultFile(environment: environment)

@@ -42,7 +42,7 @@ enum ListCompletion {
     /// `body`'s result from the listd that `--socket` (or the environment) names; nil when it
     /// cannot be asked.
     private static func withListd<T>(_ words: [String], _ body: (BlockingListClient) throws -> T) -> T? {
-        let path = ListdPaths.socket(
+        let path = ListdPaths.clientSocket(
             option: option("--socket", in: words),
             environment: ProcessInfo.processInfo.environment
         )

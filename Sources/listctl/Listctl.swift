@@ -37,7 +37,7 @@ struct Listctl: ParsableCommand {
 struct ConnectionOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "listd's socket (default: $LISTD_SOCKET, else $XDG_RUNTIME_DIR/listd/listd.sock; without it, /run/listd/listd.sock for root, /tmp/listd-UID/listd.sock for others).",
+            "listd's socket (default: $LISTD_SOCKET, else your own listd's, $XDG_RUNTIME_DIR/listd/listd.sock — without XDG_RUNTIME_DIR, /run/listd/listd.sock for root, /tmp/listd-UID/listd.sock for others; when you have none, the household's /run/listd/listd.sock if you may use it).",
             valueName: "path"
         ),
         completion: .file()
@@ -70,7 +70,7 @@ struct Connection {
     var socketPath: String {
         // Each variable read with getenv: Foundation's ProcessInfo copies the whole environment,
         // which costs a one-shot process more than its request.
-        ListdPaths.socket(option: socket) { name in getenv(name).map { String(cString: $0) } }
+        ListdPaths.clientSocket(option: socket) { name in getenv(name).map { String(cString: $0) } }
     }
 
     /// Connects, runs `body`, and turns connection and protocol failures into listctl's exit
@@ -91,12 +91,7 @@ struct Connection {
             writeError(SocketAccess.refusal(at: path)!)
             return ExitCode(ListctlExit.unreachable.rawValue)
         case .cannotConnect(let path, let detail):
-            writeError(
-                """
-                listctl: cannot reach listd at \(path): \(detail).
-                Start it with `listd` (or `systemctl --user start listd.socket`), or point --socket or LISTD_SOCKET at its socket.
-                """
-            )
+            writeError("listctl: cannot reach listd at \(path): \(detail).\n" + Self.hint(unreached: path))
             return ExitCode(ListctlExit.unreachable.rawValue)
         case .denied(let denial):
             report(denial)
@@ -105,6 +100,20 @@ struct Connection {
             writeError("listctl: \(error)")
             return ExitCode(ListctlExit.failed.rawValue)
         }
+    }
+
+    /// What to do when `path` cannot be reached, for the setup this user is in: a household's
+    /// listd they may not use yet (join its group), one they may use (name it), or none.
+    static func hint(unreached path: String) -> String {
+        let household = ListdPaths.systemSocket
+        // There, or behind a directory this user may not enter (the group's own).
+        if path != household, access(household, F_OK) == 0 || errno == EACCES {
+            if let refusal = SocketAccess.refusal(at: household) {
+                return "The household's lists are served at \(household):\n" + String(refusal.hasPrefix("listctl: ") ? refusal.dropFirst("listctl: ".count) : refusal[...])
+            }
+            return "The household's lists are served at \(household): use them with LISTD_SOCKET=\(household) (or --socket \(household))."
+        }
+        return "Start it with `listd` (or `systemctl --user start listd.socket`), or point --socket or LISTD_SOCKET at its socket."
     }
 
     func report(_ denial: ListDenial) {

@@ -27,7 +27,7 @@ struct ListdWeb: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("listd's socket (default: as listctl finds it).", valueName: "path"))
+    @Option(help: ArgumentHelp("listd's socket (default: as listctl finds it: $LISTD_SOCKET, else your own listd's, else the household's /run/listd/listd.sock when you may use it).", valueName: "path"))
     var socket: String?
 
     @Option(help: ArgumentHelp("Where to listen. Only this machine by default: a household's network is not a trust boundary. Another address needs HTTPS: --tls-cert/--tls-key, or --url https://… with a reverse proxy in front.", valueName: "address:port"))
@@ -90,7 +90,7 @@ struct ListdWeb: AsyncParsableCommand {
         logger.logLevel = logLevel
         let (host, port) = Self.split(listen)!
         let settings = WebSettings(
-            listdSocket: ListdPaths.socket(option: socket, environment: environment),
+            listdSocket: ListdPaths.clientSocket(option: socket, environment: environment),
             host: host,
             port: port,
             publicAddress: url.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },

@@ -149,6 +149,22 @@ fi
 out=$(listctl add Groceries MILK 2>&1 || true)
 check "a duplicate is denied: $out" test "$out" = "listctl: denied: “milk” is already on Groceries."
 
+say "a member of the household, with plain listctl"
+# Issue 50: no --socket, no LISTD_SOCKET, no listd of their own: the household's lists.
+inside useradd --no-create-home --groups listd e2e-household >/dev/null 2>&1 || true
+inside useradd --no-create-home e2e-guest >/dev/null 2>&1 || true
+as_member() { inside setpriv --reuid e2e-household --regid e2e-household --init-groups "$@"; }
+out=$(as_member listctl lists 2>&1 || true)
+check "plain listctl lists as a member shows the household's lists: ${out:-nothing}" bash -c 'case "$1" in *Groceries*) exit 0;; esac; exit 1' _ "$out"
+out=$(as_member bash -c 'source /usr/share/bash-completion/completions/listctl
+    COMP_LINE="listctl show Gro"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(listctl show Gro); COMP_CWORD=2
+    _listctl listctl Gro show; IFS="|"; echo "${COMPREPLY[*]}"' 2>/dev/null || true)
+check "listctl show Gro<Tab> as a member completes the list: $out" test "$out" = Groceries
+out=$(inside setpriv --reuid e2e-guest --regid e2e-guest --init-groups listctl lists 2>&1 || true)
+check "a user not in the group is told which listd and how to join: ${out:-nothing}" bash -c 'case "$1" in *"/run/listd/listd.sock"*"usermod -aG listd"*) exit 0;; esac; exit 1' _ "$out"
+inside userdel e2e-household >/dev/null 2>&1 || true
+inside userdel e2e-guest >/dev/null 2>&1 || true
+
 say "reload"
 check "systemctl reload listd succeeds" inside systemctl reload listd.service
 check "… and listd re-read its file" bash -c "nsenter -t $CONTAINER_PID -m -u -i -n -p -C --wd=/ -- env -i PATH=/usr/bin:/bin journalctl -u listd.service --no-pager | grep -q 'SIGHUP: re-reading the list file'"
