@@ -104,6 +104,22 @@ struct WebOptions: ParsableArguments {
     @Flag(help: "Print JSON for scripts instead of text for people.")
     var json = false
 
+    /// What to do when listd-web's control socket at `path` cannot be reached, for the setup
+    /// this user is in: a household's (the system listd-web pairs phones as root), or their own.
+    static func hint(unreached path: String) -> String {
+        let household = "/run/listd-web/control.sock"
+        let householdsListd = ListdPaths.systemSocket
+        let inHousehold = path != household && getuid() != 0
+            && (access(householdsListd, F_OK) == 0 || errno == EACCES) && access(householdsListd, W_OK) == 0
+        if inHousehold {
+            return """
+                The household's lists are served by the system listd-web, whose phones are paired as root:
+                `sudo listctl web pair NAME --control-socket \(household)` (and `sudo listctl web devices`, `revoke`, likewise).
+                """
+        }
+        return "Start it with `systemctl --user enable --now listd-web` (or run `listd-web`), or point --control-socket at its control socket."
+    }
+
     func withControl(_ body: (BlockingListClient) throws -> Void) throws {
         let path = ListdPaths.webControlSocket(option: controlSocket, environment: ProcessInfo.processInfo.environment)
         do {
@@ -111,12 +127,7 @@ struct WebOptions: ParsableArguments {
         } catch let error as ListClientError {
             switch error {
             case .cannotConnect(_, let detail):
-                writeError(
-                    """
-                    listctl: cannot reach listd-web at \(path): \(detail).
-                    Start it with `systemctl --user enable --now listd-web` (or run `listd-web`), or point --control-socket at its control socket.
-                    """
-                )
+                writeError("listctl: cannot reach listd-web at \(path): \(detail).\n" + Self.hint(unreached: path))
                 throw ExitCode(ListctlExit.unreachable.rawValue)
             case .protocolError(let refusal):
                 writeError("listctl: \(refusal.message)")

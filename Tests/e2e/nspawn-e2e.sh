@@ -241,6 +241,22 @@ out=$(nsenter -t "$CONTAINER_PID" -n -- python3 "$(dirname "$0")/page-call.py" 8
 check "… and its live connection reaches listd (allowed by --allow-group): $out" grep -q '"name": *"Groceries"' <<<"$out"
 check "without the cookie, 401" test "$(web -o /dev/null -w '%{http_code}' http://127.0.0.1:8733/)" = 401
 check "the device is kept in the state directory, as a hash" bash -c "grep -q 'e2e phone' '$ROOT/var/lib/private/listd-web/devices.json' && ! grep -q '$token' '$ROOT/var/lib/private/listd-web/devices.json'"
+say "an upgrade restarts what runs"
+# Issue 50: the package installed over itself with listd and listd-web running.
+listctl lists >/dev/null 2>&1 || true  # wakes listd
+listd_before=$(inside systemctl show -p MainPID --value listd.service)
+web_before=$(inside systemctl show -p MainPID --value listd-web.service)
+check "dpkg -i over the running services" inside dpkg -i /var/tmp/listd.deb
+listd_after=$(inside systemctl show -p MainPID --value listd.service)
+web_after=$(inside systemctl show -p MainPID --value listd-web.service)
+check "listd restarted: $listd_before → $listd_after" test "$listd_after" != "$listd_before" -a "$listd_after" != 0
+check "listd-web restarted: $web_before → $web_after" test "$web_after" != "$web_before" -a "$web_after" != 0
+exes="$(inside readlink /proc/$listd_after/exe 2>&1) $(inside readlink /proc/$web_after/exe 2>&1)"
+check "… on the installed executables: $exes" test "$exes" = "/usr/bin/listd /usr/bin/listd-web"
+inside systemctl stop listd.service
+check "dpkg -i with listd idle on its socket" inside dpkg -i /var/tmp/listd.deb
+check "… leaves it idle" test "$(inside systemctl is-active listd.service || true)" = inactive
+
 inside systemctl stop listd-web.service
 check "listd-web stops cleanly" test "$(inside systemctl show -p Result --value listd-web.service)" = success
 
