@@ -16,6 +16,8 @@ struct PageRelay: Sendable {
     let registry: DeviceRegistry
     /// How fast each device's pages may send requests.
     let rate: RequestRates
+    /// When listd's absence was last warned of.
+    let unreachableWarnings = OncePer(.seconds(60))
     /// A page message larger than this closes the connection (an edit is a few hundred bytes).
     static let maximumMessage = 1 << 16
     /// The id of listd-web's own `hello`, whose reply the page does not see.
@@ -57,7 +59,10 @@ struct PageRelay: Sendable {
                     channel.eventLoop.makeCompletedFuture { try LineFraming.wrap(channel) }
                 }
         } catch {
-            logger.warning("listd cannot be reached at \(listdSocket): \(error)")
+            // Every open page tries again every few seconds while listd is stopped: said once a
+            // minute, not once per page and try.
+            let level: Logger.Level = unreachableWarnings.due() ? .warning : .debug
+            logger.log(level: level, "listd cannot be reached at \(listdSocket): \(error); pages try again until it is back")
             // 1013 "try again later": the page keeps its queue and reconnects.
             try await outbound.close(.unknown(1013), reason: "listd is not running.")
             return

@@ -34,3 +34,20 @@ struct RequestRate {
         return nil
     }
 }
+
+/// Whether something said once per `interval` is due now (a warning that every page would
+/// otherwise repeat).
+final class OncePer: Sendable {
+    private let interval: Duration
+    private let last = Mutex<ContinuousClock.Instant?>(nil)
+
+    init(_ interval: Duration) { self.interval = interval }
+
+    func due(now: ContinuousClock.Instant = .now) -> Bool {
+        last.withLock { last in
+            if let previous = last, now - previous < interval { return false }
+            last = now
+            return true
+        }
+    }
+}

@@ -1,6 +1,7 @@
 // `listctl web`: pair a phone with listd-web, list the paired devices, revoke one. These talk to
 // listd-web's control socket, not to listd.
 import ArgumentParser
+import Glibc
 import ListClientCore
 import ListRPC
 import ListWebProtocol

@@ -68,6 +68,23 @@ import Testing
         #expect(daemon.logOutput.utf8.count - before - grown < 2_000, "the frame reached listd")
     }
 
+    /// Issue 50: while listd is stopped, every open page tries again every few seconds; listd-web
+    /// says so once a minute, not once per page and try.
+    @Test(.timeLimit(.minutes(2)))
+    func listdsAbsenceIsWarnedOfOnceNotPerPage() async throws {
+        let daemon = try Daemon.start()
+        let web = try WebServer(daemon.sandbox)
+        let token = try web.pair("Phone A")
+        #expect(daemon.stop() == 0)
+        for _ in 0..<8 {
+            let page = PageConnection(server: web, token: token, keepingMessages: false)
+            try await until("the page to be told listd is away", timeout: 10) { page.closeCode != nil }
+            #expect(page.closeCode == .some(1013))
+        }
+        let warnings = web.log.components(separatedBy: "listd cannot be reached").count - 1
+        #expect(warnings == 1, "\(warnings) warnings for 8 tries")
+    }
+
     /// A connection that declared fewer rights in its hello (as listd-web's does) cannot widen
     /// them: not with a second hello, not in a batch, not by becoming a delegate.
     @Test(.timeLimit(.minutes(2)))

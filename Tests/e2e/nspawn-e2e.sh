@@ -160,6 +160,8 @@ out=$(as_member bash -c 'source /usr/share/bash-completion/completions/listctl
     COMP_LINE="listctl show Gro"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(listctl show Gro); COMP_CWORD=2
     _listctl listctl Gro show; IFS="|"; echo "${COMPREPLY[*]}"' 2>/dev/null || true)
 check "listctl show Gro<Tab> as a member completes the list: $out" test "$out" = Groceries
+out=$(as_member listctl web pair "Phone" 2>&1 || true)
+check "a member asking to pair is pointed at root and the system listd-web: ${out:-nothing}" bash -c 'case "$1" in *"sudo listctl web pair"*"/run/listd-web/control.sock"*) exit 0;; esac; exit 1' _ "$out"
 out=$(inside setpriv --reuid e2e-guest --regid e2e-guest --init-groups listctl lists 2>&1 || true)
 check "a user not in the group is told which listd and how to join: ${out:-nothing}" bash -c 'case "$1" in *"/run/listd/listd.sock"*"usermod -aG listd"*) exit 0;; esac; exit 1' _ "$out"
 inside userdel e2e-household >/dev/null 2>&1 || true
