@@ -94,6 +94,28 @@ import Testing
         }
     }
 
+    /// Issue 50: a phone revoked while its page is open is shown no more of the lists — not the
+    /// items, not the Clear button — only that it is no longer paired.
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func aRevokedPhonesOpenPageForgetsTheLists() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            #expect(try listctl(["create", "Groceries", "milk", "eggs"], socket: daemon.sandbox.socket).status == 0)
+            #expect(try listctl(["check", "Groceries", "milk"], socket: daemon.sandbox.socket).status == 0)
+            let web = try WebServer(daemon.sandbox)
+            let browser = try Browser()
+            defer { browser.quit() }
+            try browser.open(try web.pairingLink("Kitchen phone"))
+            try browser.waitUntil("the paired page showing Groceries", Self.live(showing: "milk"))
+            #expect(try web.listctlWeb(["revoke", "Kitchen phone"]).status == 0)
+            try browser.waitUntil(
+                "the page saying it is not paired, and showing no list",
+                "return document.getElementById('status').textContent.includes('no longer paired') && !document.querySelector('[data-tick]') && !document.querySelector('[data-list]') && !document.body.textContent.includes('Clear')"
+            )
+        }
+    }
+
     /// listd-web full (200 pages open, from other devices): the phone's page is told to try
     /// again (1013), says it is busy — not that it is unpaired — and comes back on its own once a
     /// page closes.

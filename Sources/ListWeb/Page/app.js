@@ -82,7 +82,7 @@ function closed(event) {
   socket = null;
   for (const { reject, timer } of waiting.values()) { clearTimeout(timer); reject({ transport: true }); }
   waiting.clear();
-  if (event.code === 1008) { setConnection('unpaired', event.reason); return; }
+  if (event.code === 1008) { forgetLists(); setConnection('unpaired', event.reason); return; }
   // 1013 "try again later": listd is not running, or listd-web is full ("busy: …").
   if (event.code === 1013) setConnection(event.reason.startsWith('busy') ? 'busy' : 'listdDown');
   else setConnection('offline');
@@ -421,6 +421,13 @@ function showStatus(message) {
   status.dataset.message = '1';
   status.textContent = message;
   setTimeout(() => { delete status.dataset.message; renderStatus(); }, 4000);
+}
+
+/// A revoked device keeps nothing of the household's lists: not on the screen, not on the phone.
+/// (Its queue of unsent edits is kept, unsent.)
+function forgetLists() {
+  Object.assign(state, { instance: null, revision: 0, lists: [], current: null, problems: [], recent: [], names: {} });
+  saveState();
 }
 
 function setConnection(connection) {
