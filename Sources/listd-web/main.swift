@@ -23,7 +23,8 @@ struct ListdWeb: AsyncParsableCommand {
         discussion: """
             Pair a phone with “listctl web pair NAME” and open the link it prints on the phone. \
             Offline use, and any address but this machine's, need HTTPS (--tls-cert/--tls-key, \
-            or a reverse proxy and --url): see docs/web.md, which also lists every limit.
+            or a reverse proxy and --url): see web.md, which also lists every limit \
+            (/usr/share/doc/listd/web.md with the package, docs/web.md in the source).
             """
     )
 
@@ -70,7 +71,8 @@ struct ListdWeb: AsyncParsableCommand {
                 listd-web serves plain HTTP on this machine only, not on \(listen): a phone's pairing \
                 would cross the network in clear. Give it a certificate (--tls-cert and --tls-key), \
                 or put an HTTPS reverse proxy in front and name its address with --url https://…; \
-                see docs/web.md ("Phones on the household's network").
+                see web.md, "Phones on the household's network" (/usr/share/doc/listd/web.md with \
+                the package, docs/web.md in the source).
                 """)
         }
     }

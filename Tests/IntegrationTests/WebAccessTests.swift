@@ -22,6 +22,8 @@ import Testing
         // A browser that opens the page unpaired is told how to pair.
         let page = try HTTP.request(port: web.port, "GET", "/", headers: ["Accept": "text/html"])
         #expect(page.status == 401 && page.text.contains("listctl web pair"))
+        // … and, for a household's server, who pairs phones there (issue 50).
+        #expect(page.text.contains("as root") && page.text.contains("/run/listd-web/control.sock"), "\(page.text)")
         // The live connection too: its upgrade is refused before any WebSocket exists (with 400:
         // hummingbird-websocket answers every refused upgrade so).
         for token in [nil, "forged"] {

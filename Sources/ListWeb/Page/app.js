@@ -410,7 +410,7 @@ function renderStatus() {
     offline: 'Offline: showing the lists as last seen' + waitingText,
     listdDown: 'listd is not running: showing the lists as last seen' + waitingText,
     busy: 'Busy: trying again shortly' + waitingText,
-    unpaired: 'This device is no longer paired. Pair it again with “listctl web pair NAME”.',
+    unpaired: 'This device is no longer paired. Pair it again with “listctl web pair NAME” (on a household’s server, as root).',
   }[state.connection];
   const status = document.getElementById('status');
   if (!status.dataset.message) status.textContent = text;
