@@ -50,6 +50,12 @@ let package = Package(
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // Swift's default executor on NIO's loops, timed jobs included (listd, listd-web).
+        .target(
+            name: "LoopExecutors",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
         // Linux headers Glibc's module leaves out (signalfd); nothing to link.
         .systemLibrary(name: "CLinux"),
         // Owns an inotify descriptor and reads its events; its owner registers it with a loop.
@@ -126,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "listd",
             dependencies: [
-                "ListDaemon", "ListRPC", "ListRPCTransport", "ListdLocations", "Systemd",
+                "ListDaemon", "ListRPC", "ListRPCTransport", "ListdLocations", "Systemd", "LoopExecutors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -138,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "listd-web",
             dependencies: [
-                "ListWeb", "ListdLocations",
+                "ListWeb", "ListdLocations", "LoopExecutors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,9 +1,9 @@
 // listd-web: the shopping lists on a phone. A client of listd (it keeps no lists), serving one
 // page, paired devices only. `listctl web pair NAME` makes a device's one-time link.
-@_spi(ExperimentalCustomExecutors) import _Concurrency
 import ArgumentParser
 import Glibc
 import ListWeb
+import LoopExecutors
 import ListdLocations
 import Logging
 import NIOCore
@@ -131,7 +131,7 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 // Swift's tasks run on NIO's event loops (`LoopExecutorFactory`), and the main thread only waits:
 // no libdispatch worker pool, whose monitor aborts the process when it cannot open a file (an
 // async main would hand the main thread to libdispatch, and its signal sources would start it).
-_createExecutors(factory: LoopExecutorFactory.self)
+useLoopExecutors()
 StopSignals.block()
 do {
     var command = try ListdWeb.parseAsRoot()

@@ -1,12 +1,16 @@
 import ArgumentParser
 import Glibc
 import ListDaemon
+import LoopExecutors
 import NIOCore
 import NIOPosix
 
 // listd reads SIGTERM, SIGINT and SIGHUP from a signalfd on an event loop (`ProcessSignals`):
 // blocked here, before any thread exists, so that no thread takes them instead.
 ProcessSignals.blockInEveryThread([SIGTERM, SIGINT, SIGHUP])
+// Every task and timed job on NIO's loops, unstructured ones too (service-lifecycle's
+// cancellation timeout sleeps in one): never libdispatch's worker pool.
+useLoopExecutors()
 
 do {
     var command = try Listd.parseAsRoot()

@@ -216,6 +216,11 @@ check "exit status 0" test "$(inside systemctl show -p ExecMainStatus --value li
 out=$(listctl show Groceries 2>&1 | tail -n +2 | tr -d ' ' | tr '\n' ' ')
 check "started again by the socket, with the lists kept: $out" test "$out" = "-[]milk -[]eggs "
 
+# Issue 50: listd starts no libdispatch worker pool, whose threads each logged "Failed to set
+# thread priority" (refused under the unit's sandbox) at every stop.
+noise=$(inside journalctl -b -u listd.service --no-pager 2>/dev/null | grep -c "thread priority" || true)
+check "no thread-priority noise from listd: $noise line(s)" test "$noise" = 0
+
 say "listd-web, the system unit"
 check "listd-web is not enabled by the installation" test "$(inside systemctl is-enabled listd-web.service 2>&1 || true)" = disabled
 inside systemctl start listd-web.service
@@ -243,6 +248,9 @@ out=$(nsenter -t "$CONTAINER_PID" -n -- python3 "$(dirname "$0")/page-call.py" 8
 check "… and its live connection reaches listd (allowed by --allow-group): $out" grep -q '"name": *"Groceries"' <<<"$out"
 check "without the cookie, 401" test "$(web -o /dev/null -w '%{http_code}' http://127.0.0.1:8733/)" = 401
 check "the device is kept in the state directory, as a hash" bash -c "grep -q 'e2e phone' '$ROOT/var/lib/private/listd-web/devices.json' && ! grep -q '$token' '$ROOT/var/lib/private/listd-web/devices.json'"
+noise=$(inside journalctl -b -u listd-web.service --no-pager 2>/dev/null | grep -c "thread priority" || true)
+check "no thread-priority noise from listd-web: $noise line(s)" test "$noise" = 0
+
 say "an upgrade restarts what runs"
 # Issue 50: the package installed over itself with listd and listd-web running.
 listctl lists >/dev/null 2>&1 || true  # wakes listd

@@ -1,21 +1,24 @@
-// Swift's default executor for listd-web: NIO's event loops, for jobs and for timed jobs
-// (`Task.sleep`, Hummingbird's date cache, WebSocket pings) alike. The platform's default on
-// Linux is libdispatch's worker pool, whose monitor aborts the process when it cannot open a
-// file — as happened when a flood of connections took every descriptor.
+// Swift's default executor for listd and listd-web: NIO's event loops, for jobs and for timed
+// jobs (`Task.sleep`: service-lifecycle's cancellation timeout, Hummingbird's date cache,
+// WebSocket pings) alike. The platform's default on Linux is libdispatch's worker pool, whose
+// monitor aborts the process when it cannot open a file (as happened to listd-web when a flood
+// of connections took every descriptor), and whose threads each try to raise their priority
+// (refused under the units' sandbox: "Failed to set thread priority" at every listd stop).
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import NIOCore
 import NIOPosix
 
 struct LoopExecutorFactory: ExecutorFactory {
-    /// The main thread only waits (main.swift), so the platform's main executor never runs a job.
+    /// The main thread only waits (each main.swift), so the platform's main executor never runs
+    /// a job.
     static var mainExecutor: any MainExecutor { PlatformExecutorFactory.mainExecutor }
-    static var defaultExecutor: any TaskExecutor { LoopTaskExecutor.shared }
+    static var defaultExecutor: any TaskExecutor { LoopGlobalExecutor.shared }
 }
 
 /// Runs each job on one of NIO's singleton loops (the one it is on, when it is on one); a timed
 /// job as a scheduled task there.
-final class LoopTaskExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
-    static let shared = LoopTaskExecutor()
+final class LoopGlobalExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
+    static let shared = LoopGlobalExecutor()
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -39,4 +42,9 @@ final class LoopTaskExecutor: TaskExecutor, SchedulingExecutor, @unchecked Senda
         let (seconds, attoseconds) = duration.components
         return .nanoseconds(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
+}
+
+/// Makes NIO's loops Swift's default executor: call first in main, before any task exists.
+public func useLoopExecutors() {
+    _createExecutors(factory: LoopExecutorFactory.self)
 }
