@@ -127,6 +127,7 @@ import Testing
         var core = Self.core()
         let saved = Core.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
         #expect(Core.appends(saved).count == 1)
+        _ = core.storeStatusChanged(connected: false, now: Core.now)
         let failed = core.appendFailed(.shareUnavailable(server: "listd@db:5432/lists", detail: "gone"))
         #expect(!Self.reads(failed), "not read again while the server is gone (it would fail again, and again)")
         #expect(core.file.heldForStore)
@@ -134,8 +135,22 @@ import Testing
         #expect(!Self.reads(touched), "a further save waits too")
         let due = core.writeDue(now: Core.now, force: true)
         #expect(!due.contains { if case .renderFile = $0 { true } else { false } }, "and the person's file is not written over")
-        let back = core.storeIsBack(now: Core.now)
+        let back = core.storeStatusChanged(connected: true, now: Core.now)
         #expect(Self.reads(back), "read once the server is back")
+        #expect(!core.file.heldForStore)
+    }
+
+    /// The append under way was on a connection that was lost and made again before the append
+    /// failed (its deadline passed after the reconnection): the save is read again at once, not
+    /// held for a reconnection that has already been (which held it, and the file, for good).
+    @Test func aSaveWhoseAppendFailsAfterTheServerIsBackIsReadAgainAtOnce() {
+        var core = Self.core()
+        let saved = Core.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
+        #expect(Core.appends(saved).count == 1)
+        #expect(core.storeStatusChanged(connected: false, now: Core.now).isEmpty)
+        #expect(core.storeStatusChanged(connected: true, now: Core.now).isEmpty, "nothing held yet")
+        let failed = core.appendFailed(.shareUnavailable(server: "listd@db:5432/lists", detail: "deadline passed"))
+        #expect(Self.reads(failed), "read again now: the server is back")
         #expect(!core.file.heldForStore)
     }
 

@@ -102,10 +102,13 @@ extension ListCore {
         working = durable
         if let before = batch.fileBefore ?? open.fileBefore {
             // A save taken in is not in the lists after all: read it again (once the shared
-            // lists' server is back, when that is what failed: `storeIsBack`).
+            // lists' server is back, when that is what failed: `storeStatusChanged`). An append
+            // on a connection lost before the last reconnection can fail after it: the server is
+            // back already, and the save is read now, or it would wait for a reconnection that
+            // has been.
             file = before
             file.bytes = nil
-            if case .shareUnavailable = error { file.heldForStore = true }
+            if case .shareUnavailable = error, !storeReachable { file.heldForStore = true }
             actions += requestRead()
         }
         open = Batch()

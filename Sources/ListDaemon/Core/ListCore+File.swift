@@ -58,7 +58,7 @@ struct FileState: Sendable {
     /// A person's save was seen before an edit came, and is not read yet: edits wait for it.
     var saveUnderway = false
     /// A save could not be made durable because the shared lists' server is unreachable
-    /// (`--share`): the file is neither read again nor written until it is back (`storeIsBack`),
+    /// (`--share`): the file is neither read again nor written until it is back (`storeStatusChanged`),
     /// so the person's save is taken in then, through the rules, and not overwritten meanwhile.
     var heldForStore = false
 

@@ -83,9 +83,11 @@ extension ListCore {
         return actions
     }
 
-    /// The shared lists' server is reachable again: a person's save that waited for it is read.
-    mutating func storeIsBack(now: ContinuousClock.Instant) -> [CoreAction] {
-        guard file.heldForStore else { return [] }
+    /// The connection to the shared lists' server was lost, or made again: once it is back, a
+    /// person's save that waited for it is read.
+    mutating func storeStatusChanged(connected: Bool, now: ContinuousClock.Instant) -> [CoreAction] {
+        storeReachable = connected
+        guard connected, file.heldForStore else { return [] }
         file.heldForStore = false
         file.readWanted = false
         var actions = requestRead()

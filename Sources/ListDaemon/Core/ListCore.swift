@@ -89,6 +89,9 @@ struct ListCore {
     var confirmsAwaitingRevision: [(revision: Revision, id: Int, outcome: Result<EditOutcome, EditFailure>)] = []
 
     var file = FileState()
+    /// Whether the shared lists' server is reachable, as its connection last said (always,
+    /// without `--share`).
+    var storeReachable = true
     /// The durable changes kept (as many as `--history` says, on disk across restarts): a save's
     /// base is the lists at the revision its author read, rebuilt from them (`SaveBase`).
     var history: ChangeHistory

@@ -181,12 +181,13 @@ public final class ListOwner: Service, @unchecked Sendable {
             guard let owner = self else { return }
             owner.execute {
                 owner.statusDue = true
-                if connected {
-                    owner.handle { core, now, _ in core.storeIsBack(now: now) }
-                } else {
-                    owner.schedulePass()
-                }
+                owner.handle { core, now, _ in core.storeStatusChanged(connected: connected, now: now) }
             }
+        }
+        if let share {
+            // As the connection is now (a start from the copy has none); `onStatus` says each
+            // change after this.
+            execute { self.handle { core, now, _ in core.storeStatusChanged(connected: share.connected, now: now) } }
         }
         share?.connectWhenDown()
     }
