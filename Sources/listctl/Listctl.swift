@@ -22,6 +22,11 @@ struct Listctl: ParsableCommand {
             Every edit is confirmed or denied by listd. Exit status: 0 all confirmed, 1 something \
             denied (the reason is on stderr), 2 usage error, 3 listd cannot be reached, 4 any other \
             failure. Shell completions: listctl --generate-completion-script bash|zsh|fish.
+
+            Which listd: --socket, else LISTD_SOCKET, else your own \
+            ($XDG_RUNTIME_DIR/listd/listd.sock; /run/listd/listd.sock for root), else, when you \
+            have none, the household's /run/listd/listd.sock if you may use it. An error names \
+            the socket it tried.
             """,
         version: ListdVersion.current,
         subcommands: [
@@ -113,7 +118,11 @@ struct Connection {
             }
             return "The household's lists are served at \(household): use them with LISTD_SOCKET=\(household) (or --socket \(household))."
         }
-        return "Start it with `listd` (or `systemctl --user start listd.socket`), or point --socket or LISTD_SOCKET at its socket."
+        if getuid() == 0 {
+            // Root's own listd is the system one.
+            return "Start it with `systemctl enable --now listd.socket` (or run `listd`), or point --socket or LISTD_SOCKET at its socket."
+        }
+        return "Start it with `systemctl --user start listd.socket` (or run `listd`), or point --socket or LISTD_SOCKET at its socket."
     }
 
     func report(_ denial: ListDenial) {

@@ -118,6 +118,9 @@ struct WebOptions: ParsableArguments {
                 `sudo listctl web pair NAME --control-socket \(household)` (and `sudo listctl web devices`, `revoke`, likewise).
                 """
         }
+        if getuid() == 0 {
+            return "Start it with `systemctl enable --now listd-web` (or run `listd-web`), or point --control-socket at its control socket."
+        }
         return "Start it with `systemctl --user enable --now listd-web` (or run `listd-web`), or point --control-socket at its control socket."
     }
 

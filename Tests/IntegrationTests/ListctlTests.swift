@@ -103,6 +103,8 @@ import Testing
         let help = try listctl(["add", "--help"], socket: "/nonexistent")
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: listctl add"))
+        let overview = try listctl(["--help"], socket: "/nonexistent")
+        #expect(overview.stdout.contains("household's /run/listd/listd.sock"), "which listd is named: \(overview.stdout)")
         let completion = try listctl(["--generate-completion-script", "bash"], socket: "/nonexistent")
         #expect(completion.status == 0)
         #expect(
@@ -117,7 +119,9 @@ import Testing
         #expect(run.status == 3)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("cannot reach listd at \(sandbox.socket)"))
-        #expect(run.stderr.contains("Start it with `listd`"))
+        // Root's own listd is the system unit; anyone else's, their user unit.
+        let start = getuid() == 0 ? "`systemctl enable --now listd.socket`" : "`systemctl --user start listd.socket`"
+        #expect(run.stderr.contains("Start it with \(start)"), "\(run.stderr)")
         // The default path comes from XDG_RUNTIME_DIR when no socket is given.
         let defaulted = try listctl(["lists"], socket: nil, environment: ["XDG_RUNTIME_DIR": sandbox.path])
         #expect(defaulted.status == 3)

@@ -4,7 +4,7 @@
 # and the shells look, listd started by its socket on the first client (listctl inside the
 # container), an edit confirmed, its journal entry, a restart by the watchdog when listd is
 # frozen with SIGSTOP, the hardening in force, a clean stop, the lists kept across it; then
-# purges the package and finds nothing left of it but the state directory.
+# purges the package and finds nothing left of it but the state directory and the group.
 #
 # Usage: nspawn-e2e.sh PACKAGE.deb. Needs root, systemd-nspawn and debootstrap (make test
 # installs them). The container's root is kept outside the repository, in $LISTD_E2E_ROOT, and
@@ -290,7 +290,7 @@ inside systemctl enable listd.socket >/dev/null 2>&1
 check "dpkg --purge removes it" inside dpkg --purge listd
 check "… stopping listd" test "$(inside systemctl is-active listd.service listd.socket | sort -u | tr '\n' ' ')" = "inactive "
 check "… and its socket" test ! -e "$SOCKET"
-check "… and the group listd" bash -c "! nsenter -t $CONTAINER_PID -m -u -i -n -p -C --wd=/ -- getent group listd"
+check "… keeping the group listd, its GID and its members: $(inside getent group listd)" bash -c 'case "$1" in "listd:x:$2:"*e2e-member*) exit 0;; esac; exit 1' _ "$(inside getent group listd)" "$listd_gid"
 files > /tmp/listd-e2e-files-after
 left=$(comm -13 /tmp/listd-e2e-files-before /tmp/listd-e2e-files-after | grep -v -e '^/var/lib/private' -e '^/var/lib/listd$' -e '^/var/lib/listd-web$' -e '^/etc/\(passwd\|group\|shadow\|gshadow\|subuid\|subgid\)-$' | tr '\n' ' ' || true)
 check "nothing is left but the state directory: ${left:-nothing}" test -z "$left"
