@@ -149,7 +149,9 @@ extension ListClient {
     }
 
     /// Undoes change `revision` as a new change.
-    public func undo(_ revision: Revision, ifRevision: Revision? = nil) async throws(ListClientError) -> Undo.Result {
-        try await call(Undo.self, .init(revision: revision, ifRevision: ifRevision))
+    /// Undoes change `revision`; without one, the latest change not yet undone that is not
+    /// itself an undo (this client's author's own, with `mine`).
+    public func undo(_ revision: Revision? = nil, mine: Bool = false, ifRevision: Revision? = nil) async throws(ListClientError) -> Undo.Result {
+        try await call(Undo.self, .init(revision: revision, mine: mine ? true : nil, ifRevision: ifRevision))
     }
 }

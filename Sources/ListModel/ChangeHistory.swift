@@ -154,6 +154,22 @@ public struct ChangeHistory: Sendable {
     }
 
     /// How to undo change `revision`: the inverse edit, and the change as it was.
+    /// The change a person's "undo" means: the newest kept change that is not itself an undo,
+    /// is not undone (an undo that was undone in turn undoes nothing), and was made by an author
+    /// `madeBy` accepts. Undoing it and asking again so steps further back; an undo is undone by
+    /// its revision. Nil when no kept change is left to undo.
+    public func latestToUndo(madeBy: (ChangeOrigin) -> Bool = { _ in true }) -> Revision? {
+        var undone: Set<Revision> = []
+        for record in records.reversed() where !undone.contains(record.revision) {
+            if let undoes = record.undoes {
+                undone.insert(undoes)
+            } else if madeBy(record.origin) {
+                return record.revision
+            }
+        }
+        return nil
+    }
+
     public func undo(_ revision: Revision) throws(ListError) -> (edit: ListEdit, change: ListChange) {
         guard revision >= 1, revision <= newest else { throw .changeNotFound(revision: revision, newest: newest) }
         guard let first = records.first, revision >= first.revision else {

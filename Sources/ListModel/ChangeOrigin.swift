@@ -10,6 +10,23 @@ public enum ChangeOrigin: Hashable, Sendable {
     public static var file: ChangeOrigin { .file(host: nil) }
 }
 
+extension ChangeOrigin {
+    /// Whether a change made by `other` was made by the same author as one by `self`, for an undo
+    /// of "my latest change": the same user and client name (a paired phone's, kept across
+    /// listd-web's restarts), or, for a client with no name, the same process. A person's save
+    /// of the file is no client's.
+    public func isSameAuthor(as other: ChangeOrigin) -> Bool {
+        switch (self, other) {
+        case (.client(_, let uid, let name?), .client(_, let otherUID, let otherName?)):
+            uid == otherUID && name == otherName
+        case (.client(let pid, let uid, nil), .client(let otherPID, let otherUID, nil)):
+            pid == otherPID && uid == otherUID
+        default:
+            false
+        }
+    }
+}
+
 extension ChangeOrigin: CustomStringConvertible {
     public var description: String {
         switch self {

@@ -19,6 +19,9 @@ public indirect enum ListError: Error, Hashable, Sendable {
     case historyCompacted(revision: Revision, oldestKept: Revision?)
     /// `undo` of a revision no change has (yet).
     case changeNotFound(revision: Revision, newest: Revision)
+    /// `undo` without a revision, when no kept change is left to undo (`yours`: of the changes
+    /// the client's own author made).
+    case nothingToUndo(yours: Bool)
     /// The inverse of change `revision` does not apply to the lists as they are now; `error`
     /// says what is in the way (its reason word is the reply's).
     case undoBlocked(revision: Revision, error: ListError)
@@ -45,6 +48,7 @@ public indirect enum ListError: Error, Hashable, Sendable {
         case .conflict: "conflict"
         case .historyCompacted: "historyCompacted"
         case .changeNotFound: "changeNotFound"
+        case .nothingToUndo: "nothingToUndo"
         case .undoBlocked(_, let error): error.reason
         case .changedMeanwhile: "changedMeanwhile"
         case .notPermitted: "notPermitted"
@@ -87,6 +91,10 @@ public indirect enum ListError: Error, Hashable, Sendable {
             "Change #\(revision) is older than the changes listd keeps (it keeps none now), so it cannot be undone."
         case .changeNotFound(let revision, let newest):
             "There is no change #\(revision) (the latest is #\(newest))."
+        case .nothingToUndo(yours: true):
+            "Nothing of yours to undo: every change you made that listd keeps is undone already."
+        case .nothingToUndo(yours: false):
+            "Nothing to undo: every change listd keeps is undone already."
         case .undoBlocked(let revision, let error):
             "Change #\(revision) cannot be undone: \(error.message)"
         case .changedMeanwhile(let why):

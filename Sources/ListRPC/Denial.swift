@@ -22,6 +22,7 @@ public enum DenialCode {
         "invalidQuantity": 1016,
         "changedMeanwhile": 1017,
         "notPermitted": 1018,
+        "nothingToUndo": 1019,
         "storageFailed": 1100,
         "unavailable": 1101,
         "busy": 1102,

@@ -97,7 +97,12 @@ public struct ControlServer: Service {
                 else {
                     return RPCEncoding.error(id: id, WebError.invalidDeviceName(params.name).rpcError)
                 }
-                let code = registry.issueCode(deviceName: name)
+                let code: String
+                do throws(WebError) {
+                    code = try registry.issueCode(deviceName: name)
+                } catch {
+                    return RPCEncoding.error(id: id, error.rpcError)
+                }
                 logger.notice("pairing link made", metadata: ["device": "\(name)"])
                 let result = PairDevice.Result(
                     link: pageAddress() + "/pair#" + code,

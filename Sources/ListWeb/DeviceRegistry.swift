@@ -58,11 +58,20 @@ public final class DeviceRegistry: Sendable {
 
     // MARK: Pairing
 
-    /// A new one-time code for a device to be called `deviceName`.
-    public func issueCode(deviceName: String) -> String {
+    /// A new one-time code for a device to be called `deviceName`. A name is one device's: its
+    /// changes are told by it, and the page's Undo undoes the changes made under it.
+    public func issueCode(deviceName: String) throws(WebError) -> String {
         let code = DeviceTokens.random(byteCount: 16)
-        state.withLock { $0.codes.issue(code, deviceName: deviceName, now: .now) }
+        try state.withLock { state throws(WebError) in
+            if let taken = Self.device(named: deviceName, in: state.devices) { throw .deviceNameTaken(taken.name) }
+            state.codes.issue(code, deviceName: deviceName, now: .now)
+        }
         return code
+    }
+
+    /// The paired device with this name, in any case.
+    private static func device(named name: String, in devices: [DeviceRecord]) -> DeviceRecord? {
+        devices.first { $0.name.lowercased() == name.lowercased() }
     }
 
     /// What a pairing attempt came to.
@@ -86,6 +95,8 @@ public final class DeviceRegistry: Sendable {
             case .unknown: return .failure(.pairingCodeUnknown)
             case .expired: return .failure(.pairingCodeExpired)
             case .pair(let name):
+                // Two links made for one name: the first opened pairs.
+                if let taken = Self.device(named: name, in: state.devices) { return .failure(.deviceNameTaken(taken.name)) }
                 var ids = Set(state.devices.map(\.id))
                 var id = DeviceTokens.random(byteCount: 6)
                 while ids.contains(id) { id = DeviceTokens.random(byteCount: 6) }

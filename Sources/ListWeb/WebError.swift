@@ -11,6 +11,7 @@ public enum WebError: Error, Sendable, Equatable, CustomStringConvertible {
     case noSuchDevice(String)
     case ambiguousDevice(String, ids: [String])
     case invalidDeviceName(String)
+    case deviceNameTaken(String)
 
     public var description: String {
         switch self {
@@ -30,6 +31,8 @@ public enum WebError: Error, Sendable, Equatable, CustomStringConvertible {
             "Several devices are called “\(name)”; name one by its id: \(ids.joined(separator: ", "))."
         case .invalidDeviceName(let name):
             "“\(name)” cannot name a device: give one line of 1 to 100 characters."
+        case .deviceNameTaken(let name):
+            "A device called “\(name)” is paired already: give this one another name, or unpair that one first (listctl web revoke “\(name)”)."
         }
     }
 
@@ -38,7 +41,7 @@ public enum WebError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .noSuchDevice: RPCError(code: WebControlError.noSuchDevice, message: description)
         case .ambiguousDevice: RPCError(code: WebControlError.ambiguousDevice, message: description)
-        case .invalidDeviceName: RPCError(code: WebControlError.invalidName, message: description)
+        case .invalidDeviceName, .deviceNameTaken: RPCError(code: WebControlError.invalidName, message: description)
         default: RPCError(code: -32603, message: description)
         }
     }

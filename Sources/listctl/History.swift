@@ -41,9 +41,9 @@ extension Listctl {
     struct UndoChange: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "undo",
-            abstract: "Undo a change (the latest when no revision is given), as a new change.",
+            abstract: "Undo a change (without a revision: the latest not undone yet), as a new change.",
             discussion:
-                "The undo goes through the same rules and delegates as any edit; when what it would put back no longer fits (the item was removed since, the name is taken), it is denied and says what is in the way. `listctl log` shows the revisions."
+                "Without a revision, the latest change that is not undone yet and is not itself an undo: run it again to step further back. An undo is undone by its revision (`listctl log` shows them). The undo goes through the same rules and delegates as any edit; when what it would put back no longer fits (the item was removed since, the name is taken), it is denied and says what is in the way."
         )
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The change's revision (#12 or 12).") var revision: String?
@@ -57,15 +57,8 @@ extension Listctl {
 
         func run() throws {
             try options.withClient { client in
-                var target = revision.flatMap { Int($0.drop { $0 == "#" }) }
-                if target == nil {
-                    guard let latest = try client.call(GetHistory.self, .init(limit: 1)).changes.last else {
-                        writeError("listctl: nothing to undo: listd keeps no change.")
-                        throw ExitCode(ListctlExit.denied.rawValue)
-                    }
-                    target = latest.revision
-                }
-                let result = try client.call(Undo.self, .init(revision: target!))
+                let target = revision.flatMap { Int($0.drop { $0 == "#" }) }
+                let result = try client.call(Undo.self, .init(revision: target))
                 if options.json { return printJSON(result) }
                 let undone = "#\(result.undone.revision) (\(result.undone.list.name): \(summary(result.undone, verbose: verbose)))"
                 if let revision = result.revision {

@@ -335,6 +335,71 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
         }
     }
 
+    /// Issue 47, case 1: two phones (each its own `hello` name, as listd-web names a device's
+    /// connection). Phone A removes apples, the partner's phone B ticks toffee after it: A's
+    /// "undo mine" puts apples back and leaves B's tick alone; asked again it steps back to A's
+    /// earlier add, never to B's clear made since; with nothing of A's left, it says so.
+    @Test func undoMineUndoesThisDevicesOwnLatestChangeNeverTheOthers() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let phoneA = try LineConnection(path: daemon.sandbox.socket)
+        let phoneB = try LineConnection(path: daemon.sandbox.socket)
+        _ = try phoneA.result("hello", ["name": "Phone A"])
+        _ = try phoneB.result("hello", ["name": "Phone B"])
+        _ = try phoneB.result("createList", ["name": "Groceries", "items": ["apples", "toffee", "bread", "jam"]])  // 1
+        _ = try phoneA.result("addItem", ["list": 1, "item": "milk"])  // 2
+        _ = try phoneA.result("removeItem", ["list": 1, "item": "apples"])  // 3
+        _ = try phoneB.result("checkItem", ["list": 1, "item": "toffee"])  // 4
+        var undo = try phoneA.result("undo", ["mine": true])
+        #expect((undo["undone"] as? [String: Any])?["revision"] as? Int == 3, "A's removal, not B's later tick: \(undo)")
+        var list = undo["list"] as? [String: Any] ?? [:]
+        #expect(list["items"] as? [String] == ["apples", "toffee", "bread", "jam", "milk"])
+        #expect(list["checked"] as? [String] == ["toffee"], "B's tick stands")
+        _ = try phoneB.result("checkItem", ["list": 1, "item": "jam"])  // 6
+        _ = try phoneB.result("clearChecked", ["list": 1])  // 7
+        undo = try phoneA.result("undo", ["mine": true])
+        #expect((undo["undone"] as? [String: Any])?["revision"] as? Int == 2, "a step further back, A's own add: \(undo)")
+        list = undo["list"] as? [String: Any] ?? [:]
+        #expect(list["items"] as? [String] == ["apples", "bread"], "B's clear stands, milk is gone: \(list)")
+        let nothing = try phoneA.error("undo", ["mine": true])
+        #expect(reason(nothing) == "nothingToUndo")
+        #expect(nothing["code"] as? Int == 1019)
+        #expect(nothing["message"] as? String == "Nothing of yours to undo: every change you made that listd keeps is undone already.")
+        // An undo is undone by its revision (A's first undo, #5): apples go again.
+        let redone = try phoneA.result("undo", ["revision": 5])
+        #expect((redone["list"] as? [String: Any])?["items"] as? [String] == ["bread"], "\(redone)")
+    }
+
+    /// Issue 47, case 1 in the terminal: an accidental `echo "- [ ] milk" > lists.md` deletes two
+    /// lists; `listctl undo` twice brings both back — the second undo steps further back instead
+    /// of undoing the first.
+    @Test func listctlUndoRepeatedStepsBack() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let socket = daemon.sandbox.socket
+        #expect(try listctl(["create", "Groceries", "milk", "eggs"], socket: socket).status == 0)
+        #expect(try listctl(["create", "Hardware", "screws"], socket: socket).status == 0)
+        _ = try daemon.sandbox.read { $0.contains("# Hardware") && $0.contains(" rev=2") }
+        try shell(in: daemon.sandbox, "echo '- [ ] milk' > lists.md")
+        let client = try LineConnection(path: socket)
+        let deadline = Date().addingTimeInterval(10)
+        var names: [String] = []
+        repeat {
+            names = (try client.result("getLists")["lists"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            if !names.contains("Hardware") && !names.contains("Groceries") { break }
+            usleep(20_000)
+        } while Date() < deadline
+        let deleted = try client.result("getHistory", ["limit": 10])["changes"] as? [[String: Any]] ?? []
+        #expect(deleted.filter { $0["event"] as? String == "didDeleteShoppingList" }.count == 2, "two lists deleted by the save: \(deleted)")
+        let first = try listctl(["undo"], socket: socket)
+        let second = try listctl(["undo"], socket: socket)
+        #expect(first.status == 0 && second.status == 0, "\(first.stderr) \(second.stderr)")
+        #expect(first.stdout.hasPrefix("Undid #"), "\(first.stdout)")
+        names = (try client.result("getLists")["lists"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(names.contains("Groceries") && names.contains("Hardware"), "both lists back: \(names) (\(first.stdout)\(second.stdout))")
+        #expect(try client.result("getList", ["list": "Groceries"])["items"] as? [String] == ["milk", "eggs"])
+    }
+
     @Test func anUndoThatNoLongerAppliesIsDeniedAndSaysWhatIsInTheWay() throws {
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--history", "2"])
         defer { withExtendedLifetime(daemon) {} }

@@ -474,6 +474,13 @@ func offThePool(_ body: @escaping @Sendable () throws -> Void) async throws {
     }
 }
 
+/// The same, for a body that also awaits (a page connection's replies beside a browser).
+func offThePool(_ body: @escaping @Sendable () async throws -> Void) async throws {
+    try await withTaskExecutorPreference(DedicatedThreadExecutor()) {
+        try await body()
+    }
+}
+
 /// A task executor that runs each job on a Dispatch queue of its own, outside the cooperative pool.
 final class DedicatedThreadExecutor: TaskExecutor {
     private let queue = DispatchQueue(label: "offThePool")

@@ -209,6 +209,50 @@ import Testing
         }
     }
 
+    /// Issue 47, case 1: phone A (this browser) removes apples, the partner's phone B (its own
+    /// paired page connection) ticks toffee at home, listctl adds bread: A's "Undo mine" puts
+    /// apples back, says which change it undid, and leaves the tick and the add alone; the
+    /// recent changes tell the undo in words, not by number.
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func undoOnThePhoneUndoesItsOwnChangeNotThePartners() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let socket = daemon.sandbox.socket
+            #expect(try listctl(["create", "Groceries", "apples", "toffee"], socket: socket).status == 0)
+            let web = try WebServer(daemon.sandbox)
+            let browser = try Browser()
+            defer { browser.quit() }
+            try browser.open(try web.pairingLink("Phone A"))
+            try browser.waitUntil("phone A's page", Self.live(showing: "apples"))
+            let phoneB = PageConnection(server: web, token: try web.pair("Phone B"))
+            try await phoneB.opened()
+
+            try browser.click("[data-remove='apples']")
+            try browser.waitUntil("apples gone from the page", "return !document.querySelector('[data-tick=\"apples\"]')")
+            let ticked = try await phoneB.call("checkItem", ["list": "Groceries", "item": "toffee"])
+            #expect(ticked["error"] == nil, "\(ticked)")
+            #expect(try listctl(["add", "Groceries", "bread"], socket: socket).status == 0)
+            try browser.waitUntil("bread on the page", "return !!document.querySelector('[data-tick=\"bread\"]')")
+
+            try browser.click("[data-undo]")
+            try browser.waitUntil(
+                "the undo said in words",
+                "return document.getElementById('status').textContent.includes('Undone: your change “removed apples”')"
+            )
+            let list = try LineConnection(path: socket).result("getList", ["list": "Groceries"])
+            #expect(Set(list["items"] as? [String] ?? []) == ["apples", "toffee", "bread"], "\(list)")
+            #expect(list["checked"] as? [String] == ["toffee"], "phone B's tick stands")
+            try browser.waitUntil("apples back on the page", "return !!document.querySelector('[data-tick=\"apples\"]')")
+            try browser.run("document.getElementById('recent').open = true; return true")
+            let recent = try browser.run("return document.getElementById('recent-changes').textContent") as? String ?? ""
+            #expect(recent.contains("Phone A undid its own “removed apples”"), "\(recent)")
+            #expect(!recent.contains("#"), "no change numbers: \(recent)")
+            #expect(try browser.run("const b = document.querySelector('[data-undo]'); return b.getClientRects().length === 1 && b.offsetHeight < 60") as? Bool == true)
+            await phoneB.close()
+        }
+    }
+
     /// Issue 46, case 9: "Clear 2 ticked" tapped in the shop without signal clears those two —
     /// one ticked before, one ticked on the phone while offline — and not eggs, ticked at home
     /// meanwhile.

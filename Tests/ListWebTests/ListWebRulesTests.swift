@@ -1,5 +1,6 @@
 // listd-web's rules without a socket: one-time codes and their limit, what a page may send,
 // and the token's hash.
+import Foundation
 import ListRPC
 import ListWebProtocol
 import Testing
@@ -40,6 +41,30 @@ import Testing
         }
         #expect(codes.rememberedClients <= PairingCodes.clientsRemembered)
         #expect(codes.rememberedClients >= PairingCodes.clientsRemembered / 2)
+    }
+}
+
+/// Issue 47: a device's name is its own — its changes are told by it and its page's Undo undoes
+/// the changes made under it — so a second device is never paired under a taken name.
+@Suite struct DeviceNameTests {
+    @Test func aTakenNameIsRefusedWhenTheLinkIsMadeAndWhenItIsOpened() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("listd-web-names-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let registry = try DeviceRegistry(path: directory.appendingPathComponent("devices.json").path)
+        let first = try registry.issueCode(deviceName: "Kitchen phone")
+        let second = try registry.issueCode(deviceName: "Kitchen phone")  // the first link lost, say
+        guard case .paired = registry.pair(code: first, client: "a") else {
+            Issue.record("the first link pairs")
+            return
+        }
+        guard case .refused(.deviceNameTaken("Kitchen phone"), _) = registry.pair(code: second, client: "b") else {
+            Issue.record("a second device under the name is refused when its link is opened")
+            return
+        }
+        #expect(throws: WebError.deviceNameTaken("Kitchen phone")) { try registry.issueCode(deviceName: "kitchen PHONE") }
+        #expect(WebError.deviceNameTaken("Kitchen phone").description.contains("listctl web revoke"))
+        #expect(registry.devices().count == 1)
     }
 }
 

@@ -287,10 +287,12 @@ check "listctl remove Groceries <Tab> offers its items: $out" test "$out" = "mil
 
 say "purge"
 inside systemctl enable listd.socket >/dev/null 2>&1
+inside useradd --no-create-home --groups listd e2e-keeper >/dev/null 2>&1 || inside usermod -aG listd e2e-keeper
 check "dpkg --purge removes it" inside dpkg --purge listd
 check "… stopping listd" test "$(inside systemctl is-active listd.service listd.socket | sort -u | tr '\n' ' ')" = "inactive "
 check "… and its socket" test ! -e "$SOCKET"
-check "… keeping the group listd, its GID and its members: $(inside getent group listd)" bash -c 'case "$1" in "listd:x:$2:"*e2e-member*) exit 0;; esac; exit 1' _ "$(inside getent group listd)" "$listd_gid"
+check "… keeping the group listd, its GID and its members: $(inside getent group listd)" bash -c 'case "$1" in "listd:x:$2:"*e2e-keeper*) exit 0;; esac; exit 1' _ "$(inside getent group listd)" "$listd_gid"
+inside userdel e2e-keeper >/dev/null 2>&1 || true
 files > /tmp/listd-e2e-files-after
 left=$(comm -13 /tmp/listd-e2e-files-before /tmp/listd-e2e-files-after | grep -v -e '^/var/lib/private' -e '^/var/lib/listd$' -e '^/var/lib/listd-web$' -e '^/etc/\(passwd\|group\|shadow\|gshadow\|subuid\|subgid\)-$' | tr '\n' ' ' || true)
 check "nothing is left but the state directory: ${left:-nothing}" test -z "$left"

@@ -133,11 +133,11 @@ extension MethodTable {
         table.registerDeciding(Undo.self) { params, session, reply in
             let plan: (edit: ListEdit, change: ListChange)
             do throws(ListError) {
-                plan = try hub.undo(params.revision)
+                plan = try hub.undo(params.revision, by: params.mine == true ? session.origin : nil)
             } catch {
                 return reply(.failure(RPCError(error)))
             }
-            owner.editWithOutcome(plan.edit, params.ifRevision, session, undoes: params.revision) { outcome in
+            owner.editWithOutcome(plan.edit, params.ifRevision, session, undoes: plan.change.revision) { outcome in
                 reply(outcome.map { Undo.Result(undone: HistoryEntry(plan.change), list: $0.list, revision: $0.revision) })
             }
         }

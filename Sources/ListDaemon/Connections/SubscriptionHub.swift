@@ -172,10 +172,14 @@ final class SubscriptionHub: @unchecked Sendable {
         return GetHistory.Result(revision: revision, changes: matching.suffix(limit).map(HistoryEntry.init))
     }
 
-    /// `undo`: the edit that undoes change `revision`, and that change.
-    func undo(_ revision: Revision) throws(ListError) -> (edit: ListEdit, change: ListChange) {
+    /// `undo`: the edit that undoes change `revision` — without one, the change a person means
+    /// (made by `author`, when given: see `ChangeHistory.latestToUndo`) — and that change.
+    func undo(_ revision: Revision?, by author: ChangeOrigin?) throws(ListError) -> (edit: ListEdit, change: ListChange) {
         loop.assertInEventLoop()
-        return try history.undo(revision)
+        if let revision { return try history.undo(revision) }
+        let latest = history.latestToUndo { origin in author.map { $0.isSameAuthor(as: origin) } ?? true }
+        guard let latest else { throw .nothingToUndo(yours: author != nil) }
+        return try history.undo(latest)
     }
 
     // MARK: Fan-out

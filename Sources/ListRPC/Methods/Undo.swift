@@ -1,16 +1,22 @@
 import ListModel
 
 /// Undoes a kept change by applying its inverse as a new change (same rules, same delegates).
+/// Without a revision, the change a person means (`ChangeHistory.latestToUndo`): the latest not
+/// yet undone that is not itself an undo — the client's own author's only, with `mine`.
 public enum Undo: RPCMethod {
     public static let name = "undo"
 
     public struct Params: Codable, Sendable, Hashable {
-        public var revision: Revision
+        public var revision: Revision?
+        /// Without a revision: only changes made by this client's author (the same user and
+        /// client name, as `hello` gave it: a paired phone's own changes).
+        public var mine: Bool?
         /// Compared with the revision of the list the inverse edits, as for every edit.
         public var ifRevision: Revision?
 
-        public init(revision: Revision, ifRevision: Revision? = nil) {
+        public init(revision: Revision? = nil, mine: Bool? = nil, ifRevision: Revision? = nil) {
             self.revision = revision
+            self.mine = mine
             self.ifRevision = ifRevision
         }
     }

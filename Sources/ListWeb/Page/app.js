@@ -262,15 +262,18 @@ function editId() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-async function undoLast() {
+/// Undoes this device's own latest change that is not undone yet (listd picks it: `mine`), never
+/// someone else's; says which it was.
+async function undoMine() {
   const list = currentList();
   if (!list) return;
+  const id = 'undo' + Date.now();
   try {
-    const result = await call('undo', { revision: list.revision });
-    take(result, { editId: 'undo' + list.revision, params: { list: list.id } });
-    showStatus('Undone: ' + describe(result.undone.changes, result.undone.event) + '.');
+    const result = await call('undo', { mine: true });
+    take(result, { editId: id, params: { list: result.list.id } });
+    showStatus('Undone: your change “' + describe(result.undone.changes, result.undone.event) + '” on ' + result.undone.list.name + '.');
   } catch (error) {
-    if (!error.transport) state.problems.push({ id: 'undo' + list.revision, list: list.id, item: null, message: error.message });
+    if (!error.transport) state.problems.push({ id, list: list.id, item: null, message: error.message });
   }
   saveState();
   render();
@@ -367,7 +370,7 @@ function renderList() {
   let html = '';
   html += '<div class="actions">' +
     '<button type="button" data-key="clear" data-clear' + (checkedCount ? '' : ' disabled') + '>Clear ' + checkedCount + ' ticked</button>' +
-    '<button type="button" data-key="undo" data-undo' + (state.connection === 'live' ? '' : ' disabled') + '>Undo last change</button>' +
+    '<button type="button" data-key="undo" data-undo' + (state.connection === 'live' ? '' : ' disabled') + '>Undo mine</button>' +
     '</div>';
   if (loose.length) html += '<h2 class="visually-hidden">Not applied</h2><ul class="problems">' + loose.map((p) => '<li>' + problemHTML(p) + '</li>').join('') + '</ul>';
   for (const group of groups) {
@@ -443,7 +446,12 @@ function note(entry) {
   const origin = entry.origin || {};
   const who = origin.name || (origin.kind === 'file' ? 'The list file' + (origin.host ? ' on ' + origin.host : '') : origin.pid ? 'pid ' + origin.pid : 'Someone');
   let text = describe(entry.changes, entry.event);
-  if (entry.undoes) text += ' (undoing change #' + entry.undoes + ')';
+  if (entry.undoes) {
+    // In words, not numbers: whose change of what was undone, when this page saw it.
+    const undone = state.recent.find((r) => r.revision === entry.undoes);
+    text = !undone ? 'undid an earlier change (' + text + ')'
+      : 'undid ' + (undone.who === who ? 'its own “' : undone.who + '’s “') + undone.text + '”';
+  }
   state.recent.push({ revision: entry.revision, list: entry.list, who, text, time: entry.time });
   state.recent.sort((a, b) => b.revision - a.revision);
   state.recent.length = Math.min(state.recent.length, 200);
@@ -513,7 +521,7 @@ document.addEventListener('click', (event) => {
     const ticked = shown(list).flatMap((g) => g.rows).filter((r) => r.checked && !r.removing).map((r) => r.item);
     edit('clearChecked', { list: list.id, items: ticked });
   } else if (target.dataset.undo !== undefined) {
-    undoLast();
+    undoMine();
   } else if (target.dataset.dismiss !== undefined) {
     state.problems = state.problems.filter((p) => p.id !== target.dataset.dismiss);
     saveState();
