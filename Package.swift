@@ -100,7 +100,7 @@ let package = Package(
         ),
         // What listd-web's clients say: its control requests (pair a device, list them, revoke
         // one), for listd-web and listctl on its own Unix socket; and what a page may send.
-        .target(name: "ListWebProtocol", dependencies: ["ListRPC"], swiftSettings: swiftSettings),
+        .target(name: "ListWebProtocol", dependencies: ["ListModel", "ListRPC"], swiftSettings: swiftSettings),
         // listd-web: the phone page (inside the binary), its devices and pairing, and the relay
         // between a page's live connection and listd.
         .target(

@@ -39,6 +39,10 @@ extension RPCError {
         if case .undoBlocked(_, let blocking) = error { inner = blocking }
         switch inner {
         case .conflict(_, _, let actual): data["revision"] = .integer(Int64(actual))
+        case .itemExists(let item, _, _, let quantity, _):
+            // What a client needs to offer the change the sentence suggests (the amount instead).
+            data["item"] = .string(item)
+            if let quantity { data["quantity"] = .string(quantity) }
         case .historyCompacted(_, let oldest?): data["oldestKept"] = .integer(Int64(oldest))
         case .changeNotFound(_, let newest): data["revision"] = .integer(Int64(newest))
         default: break

@@ -1,6 +1,8 @@
 // What a page may send listd through listd-web: one request at a time, of the methods the page
 // uses (reading, subscribing, editing items, undo). Everything else — naming the connection,
-// becoming a delegate, deleting lists — is refused here, before listd sees it.
+// becoming a delegate, deleting lists — is refused here, before listd sees it. What a person
+// typed as an item is read as listctl and the list file read it (`ItemAmount`).
+import ListModel
 import ListRPC
 
 public enum PageMessages {
@@ -42,10 +44,26 @@ public enum PageMessages {
                     )
                 )
             }
-            guard let line = try? RPCEncoding.requestBytes(id: id, method: request.method, params: request.params ?? .object([:])) else {
+            let params = typedAmountRead(request.method, request.params ?? .object([:]))
+            guard let line = try? RPCEncoding.requestBytes(id: id, method: request.method, params: params) else {
                 return .refuse(RPCEncoding.errorBytes(id: id, .invalidParams("the params could not be written again.")))
             }
             return .forward(line + [UInt8(ascii: "\n")], id: id)
         }
+    }
+
+    /// An item added as typed on the page, `eggs (12)`, is eggs with the amount 12 — one reading
+    /// everywhere (`ItemAmount.split`, as `listctl add` and the list file read it). An amount
+    /// the page gave apart (its Amount field) leaves the text as typed, as `listctl add --amount`.
+    static func typedAmountRead(_ method: String, _ params: JSONValue) -> JSONValue {
+        guard method == "addItem", case .object(var fields) = params, case .string(let typed)? = fields["item"],
+            fields["quantity"] == nil || fields["quantity"] == .null
+        else {
+            return params
+        }
+        let (text, quantity) = ItemAmount.split(typed)
+        fields["item"] = .string(text)
+        if let quantity { fields["quantity"] = .string(quantity) }
+        return .object(fields)
     }
 }

@@ -14,8 +14,8 @@ final class Browser: @unchecked Sendable {
     private let session: String
     private let profile: String
 
-    /// A phone: 360 × 740 CSS pixels, touch, at twice the density.
-    init(width: Int = 360, height: Int = 740) throws {
+    /// A phone: 360 × 780 CSS pixels, touch, at twice the density.
+    init(width: Int = 360, height: Int = 780) throws {
         var template = Array("/tmp/listd-browser-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
         profile = String(cString: made)

@@ -47,7 +47,7 @@ import Testing
             try browser.run(
                 """
                 window.shifts = 0;
-                new PerformanceObserver((list) => { for (const e of list.getEntries()) window.shifts += e.value; })
+                new PerformanceObserver((list) => { for (const e of list.getEntries()) { window.shifts += e.value; window.what = (window.what || '') + e.sources.map(s => (s.node ? s.node.outerHTML.slice(0, 80) : '?') + JSON.stringify(s.previousRect) + JSON.stringify(s.currentRect)).join(' | '); } })
                   .observe({ type: 'layout-shift' });
                 return true
                 """
@@ -57,7 +57,7 @@ import Testing
             try browser.waitUntil("tea on the page", timeout: 5, "return !!document.querySelector('[data-tick=\"tea\"]')")
             print("listctl add → on the page: \(Int(Date().timeIntervalSince(added) * 1000)) ms (the bench measures this)")
             usleep(300_000)  // layout-shift entries are reported after the frame
-            #expect(try browser.run("return window.shifts") as? Double == 0, "the page moved when tea arrived")
+            #expect(try browser.run("return window.shifts") as? Double == 0, "the page moved when tea arrived: \((try? browser.run("return window.what")) ?? "")")
 
             // A delegate refuses sweets: the page says why, next to what was refused.
             let delegate = try LineConnection(path: socket)
@@ -244,12 +244,143 @@ import Testing
             #expect(Set(list["items"] as? [String] ?? []) == ["apples", "toffee", "bread"], "\(list)")
             #expect(list["checked"] as? [String] == ["toffee"], "phone B's tick stands")
             try browser.waitUntil("apples back on the page", "return !!document.querySelector('[data-tick=\"apples\"]')")
-            try browser.run("document.getElementById('recent').open = true; return true")
+            try browser.click("#recent")
             let recent = try browser.run("return document.getElementById('recent-changes').textContent") as? String ?? ""
             #expect(recent.contains("Phone A undid its own “removed apples”"), "\(recent)")
             #expect(!recent.contains("#"), "no change numbers: \(recent)")
             #expect(try browser.run("const b = document.querySelector('[data-undo]'); return b.getClientRects().length === 1 && b.offsetHeight < 60") as? Bool == true)
             await phoneB.close()
+        }
+    }
+
+    /// Issue 47, cases 2 and 3 on the phone: "eggs (12)" typed is eggs, 12 of them; an amount
+    /// changed and an item moved to a section with the ✎ editor; a refusal that suggests an
+    /// amount offers it; two delegate refusals each name their item, and what was typed stays in
+    /// the form until listd says yes.
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func amountsSectionsAndRefusalsOnThePhone() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let socket = daemon.sandbox.socket
+            #expect(try listctl(["create", "Groceries", "milk"], socket: socket).status == 0)
+            #expect(try listctl(["section", "add", "Groceries", "Dairy"], socket: socket).status == 0)
+            let web = try WebServer(daemon.sandbox)
+            let browser = try Browser()
+            defer { browser.quit() }
+            try browser.open(try web.pairingLink("Kitchen phone"))
+            try browser.waitUntil("the page", Self.live(showing: "milk"))
+            let reader = try LineConnection(path: socket)
+            func add(_ item: String, amount: String = "") throws {
+                try browser.run(
+                    "const f = document.querySelector('form[data-add]'); f.item.value = arguments[0]; f.quantity.value = arguments[1]; f.requestSubmit(); return true",
+                    [item, amount]
+                )
+            }
+
+            try add("eggs (12)")
+            try browser.waitUntil("eggs with its amount", "const b = document.querySelector('[data-tick=\"eggs\"] .amount'); return !!b && b.textContent === '12'")
+            var list = try reader.result("getList", ["list": "Groceries"])
+            #expect(list["items"] as? [String] == ["milk", "eggs"], "\(list)")
+            #expect((list["quantities"] as? [String: String])?["eggs"] == "12")
+            #expect(try browser.run("return document.querySelector('form[data-add]').item.value") as? String == "", "confirmed: the form is free")
+
+            try browser.click("[data-edit='eggs']")
+            try browser.run(
+                "const f = document.querySelector('form[data-editor]'); f.quantity.value = '6'; f.section.value = 'Dairy'; f.requestSubmit(); return true"
+            )
+            try browser.waitUntil(
+                "eggs, 6, under Dairy",
+                "const row = document.querySelector('section[data-section=\"Dairy\"] [data-tick=\"eggs\"]'); return !!row && row.querySelector('.amount').textContent === '6' && !row.closest('li').classList.contains('pending')"
+            )
+            list = try reader.result("getList", ["list": "Groceries"])
+            #expect((list["quantities"] as? [String: String])?["eggs"] == "6")
+            #expect((list["sections"] as? [[String: Any]])?.first?["items"] as? [String] == ["eggs"], "\(list)")
+
+            // eggs again, 2 of them: refused, and the sentence's change is offered.
+            try add("Eggs", amount: "2")
+            try browser.waitUntil("the offer", "return !!document.querySelector('[data-offer]')")
+            #expect(try browser.text("[data-offer]") == "Set its amount to 2")
+            #expect(try browser.run("return document.querySelector('form[data-add]').item.value") as? String == "Eggs", "what was typed stays")
+            try browser.click("[data-offer]")
+            try browser.waitUntil("eggs, 2", "const b = document.querySelector('[data-tick=\"eggs\"] .amount'); return !!b && b.textContent === '2' && !document.querySelector('li.pending')")
+            #expect((try reader.result("getList", ["list": "Groceries"])["quantities"] as? [String: String])?["eggs"] == "2")
+
+            // A delegate says no to sweets and to crisps: each refusal names its item.
+            let delegate = try LineConnection(path: socket)
+            _ = try delegate.result("registerDelegate", ["name": "budget", "questions": ["shouldAdd"], "timeoutMs": 10000])
+            for item in ["sweets", "crisps"] {
+                try add(item)
+                let question = try delegate.readObject()
+                let answer: [String: Any] = ["jsonrpc": "2.0", "id": question["id"]!, "result": ["allow": false, "reason": "not this week"]]
+                try delegate.send(String(decoding: try JSONSerialization.data(withJSONObject: answer), as: UTF8.self))
+                try browser.waitUntil("\(item) refused", "return [...document.querySelectorAll('.problem')].some((p) => p.textContent.includes(arguments[0] + ': not this week (budget)'))", [item])
+                #expect(try browser.run("return document.querySelector('form[data-add]').item.value") as? String == item, "what was typed stays in the form")
+            }
+            let problems = try browser.run("return [...document.querySelectorAll('.problem > span:first-child')].map((p) => p.textContent)") as? [String] ?? []
+            #expect(problems == ["⚠ sweets: not this week (budget)", "⚠ crisps: not this week (budget)"], "\(problems)")
+        }
+    }
+
+    /// Issue 47, case 5, measured from the DOM at 360×780: of a list of 20 items (some in a
+    /// section, and an empty section), at least ten rows are in view above the add form; every
+    /// button is one line; empty sections are folded away; a waiting edit's label is not struck
+    /// through with its ticked item.
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func aListOfTwentyFitsTenRowsAndEveryButtonOneLine() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let socket = daemon.sandbox.socket
+            let items = (1...20).map { "item \($0)" }
+            #expect(try listctl(["create", "Groceries"] + items.prefix(15), socket: socket).status == 0)
+            for item in items.suffix(5) {
+                #expect(try listctl(["add", "Groceries", item, "--section", "Dairy"], socket: socket).status == 0)
+            }
+            #expect(try listctl(["section", "add", "Groceries", "Bakery"], socket: socket).status == 0)
+            #expect(try listctl(["check", "Groceries"] + items.prefix(11), socket: socket).status == 0)
+            let web = try WebServer(daemon.sandbox)
+            let browser = try Browser(width: 360, height: 780)
+            defer { browser.quit() }
+            try browser.open(try web.pairingLink("Kitchen phone"))
+            try browser.waitUntil("the page", Self.live(showing: "item 20"))
+            #expect(try browser.run("return [window.innerWidth, window.innerHeight]") as? [Int] == [360, 780])
+            let visible = try browser.run(
+                """
+                const bottom = document.querySelector('footer').getBoundingClientRect().top;
+                return [...document.querySelectorAll('li.item')].filter((row) => {
+                  const r = row.getBoundingClientRect(); return r.top >= 0 && r.bottom <= bottom; }).length
+                """
+            ) as? Int ?? 0
+            #expect(visible >= 10, "rows in view: \(visible)")
+            let wrapped = try browser.run(
+                """
+                return [...document.querySelectorAll('button:not(.tick)')].filter((b) => b.offsetParent !== null && b.textContent.trim()).filter((b) => {
+                  const line = parseFloat(getComputedStyle(b).lineHeight) || 20;
+                  const text = document.createRange(); text.selectNodeContents(b);
+                  const rects = [...text.getClientRects()].map((r) => Math.round(r.top));
+                  return new Set(rects).size > 1 || b.scrollWidth > b.clientWidth + 1 || b.getBoundingClientRect().right > window.innerWidth; })
+                  .map((b) => b.textContent.trim())
+                """
+            ) as? [String] ?? ["?"]
+            #expect(wrapped == [], "buttons on more than one line, or cut: \(wrapped)")  // an item's own name may wrap
+            #expect(try browser.text("[data-clear]") == "Clear 11 ticked")
+            #expect(try browser.run("return [...document.querySelectorAll('h3')].map((h) => h.textContent)") as? [String] == ["Dairy"], "Bakery, empty, is folded away")
+
+            // A tick waiting to be sent: its label is readable, not struck through.
+            try browser.network(online: false)
+            try browser.waitUntil("offline", "return document.getElementById('status').textContent.startsWith('Offline')")
+            try browser.click("[data-tick='item 12']")
+            try browser.waitUntil("the tick waiting", "return !!document.querySelector('li.pending .waiting')")
+            let label = try browser.run(
+                "const w = document.querySelector('li.pending .waiting'); const s = getComputedStyle(w); return [w.textContent, s.textDecorationLine, parseFloat(s.fontSize) >= 11]"
+            ) as? [Any] ?? []
+            #expect(label.first as? String == "waiting to be sent")
+            #expect(label.dropFirst().first as? String == "none", "\(label)")
+            #expect(label.last as? Bool == true, "\(label)")
+            let shot = TestArtefacts.path("listd-web-360x780-offline.png")
+            try browser.screenshot(to: shot)
+            print("screenshot at 360×780, offline with a tick waiting: \(shot)")
         }
     }
 

@@ -86,6 +86,26 @@ import Testing
         #expect(value?["params"]?["basedOn"]?.integerValue == 4)
     }
 
+    /// Issue 47, case 2: "eggs (12)" typed on the page is eggs, 12 of them, as listctl and the
+    /// file read it; "milk (organic)" is an item; an amount given apart keeps the text as typed.
+    @Test(arguments: [
+        (#"{"list": 1, "item": "eggs (12)"}"#, "eggs", "12"),
+        (#"{"list": 1, "item": "oat milk (2 l)", "section": "Dairy"}"#, "oat milk", "2 l"),
+        (#"{"list": 1, "item": "milk (organic)"}"#, "milk (organic)", nil),
+        (#"{"list": 1, "item": "batteries \\(4)"}"#, "batteries (4)", nil),
+        (#"{"list": 1, "item": "eggs (12)", "quantity": "6"}"#, "eggs (12)", "6"),
+    ] as [(String, String, String?)])
+    func anItemTypedWithItsAmountIsReadAsEverywhere(params: String, item: String, amount: String?) {
+        let text = #"{"jsonrpc": "2.0", "id": 1, "method": "addItem", "params": "# + params + "}"
+        guard case .forward(let line, _) = PageMessages.vet(text) else {
+            Issue.record("refused: \(PageMessages.vet(text))")
+            return
+        }
+        let value = try? RPCEncoding.value(fromJSON: line.dropLast())
+        #expect(value?["params"]?["item"]?.stringValue == item)
+        #expect(value?["params"]?["quantity"]?.stringValue == amount)
+    }
+
     @Test(arguments: ["hello", "registerDelegate", "unregisterDelegate", "createList", "renameList", "deleteList", "bogus"])
     func whatAPageDoesNotNeedIsRefused(method: String) {
         let verdict = PageMessages.vet(#"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":{}}"#)

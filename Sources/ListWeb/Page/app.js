@@ -15,6 +15,7 @@ const state = {
   recent: [],          // recent changes, newest first: {revision, list, who, text, time}
   names: {},           // list id -> item names seen in its history (for completion)
   connection: 'connecting', // connecting | live | offline | unpaired | listdDown | busy
+  editing: null,       // the item whose amount and section are being changed (its key)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -185,7 +186,7 @@ async function loadHistory() {
 let flushing = false;
 let retryTimer = null;
 
-async function edit(method, params) {
+function edit(method, params) {
   const entry = {
     editId: editId(),
     method,
@@ -196,9 +197,10 @@ async function edit(method, params) {
     sequence: state.queue.length ? state.queue[state.queue.length - 1].sequence + 1 : 0,
   };
   state.queue.push(entry);
-  await store('queue', 'readwrite', (s) => s.put(entry));
+  const stored = store('queue', 'readwrite', (s) => s.put(entry));
   render();
-  flush();
+  stored.then(flush, flush);
+  return entry.editId;
 }
 
 async function flush() {
@@ -214,6 +216,7 @@ async function flush() {
       try {
         const result = await call(entry.method, params);
         take(result, entry);
+        addConfirmed(entry.editId);
       } catch (error) {
         if (error.transport) break;
         // 1102 busy: this device sent too much too fast; the edit goes again once allowed.
@@ -229,7 +232,7 @@ async function flush() {
           showStatus(error.message);
           break;
         }
-        problem = { id: entry.editId, list: entry.params.list, item: entry.params.item || null, message: error.message };
+        problem = refusal(entry, error);
       }
       state.queue.shift();
       await store('queue', 'readwrite', (s) => s.delete(entry.editId));
@@ -240,6 +243,29 @@ async function flush() {
   } finally {
     flushing = false;
   }
+}
+
+/// What listd refused, for the person: the item it concerns, why (a delegate's own words), what
+/// was typed (to put back in the form), and the change its sentence suggests, offered.
+function refusal(entry, error) {
+  const data = error.data || {};
+  const item = entry.params.item || null;
+  let message = error.message;
+  if (data.reason === 'deniedByDelegate') {
+    const why = (data.denials || []).map((d) => d.reason + ' (' + d.delegate + ')')
+      .concat((data.timedOut || []).map((name) => name + ' did not answer in time'));
+    message = (item ? item + ': ' : '') + why.join('; ');
+  } else if (item && !message.includes(item)) {
+    message = item + ': ' + message;
+  }
+  const problem = { id: entry.editId, list: entry.params.list, item, message };
+  if (entry.method === 'addItem') {
+    problem.typed = { item: entry.params.item, quantity: entry.params.quantity || '', section: entry.params.section || '' };
+    if (data.reason === 'itemExists' && data.quantity) {
+      problem.offer = { label: 'Set its amount to ' + data.quantity, method: 'setQuantity', params: { list: entry.params.list, item: data.item, quantity: data.quantity } };
+    }
+  }
+  return problem;
 }
 
 /// A confirm's list, and what a clear kept (each with its delegates' reasons).
@@ -308,6 +334,8 @@ function shown(list) {
       case 'checkItem': if (row) Object.assign(row, { checked: true, pending: true }); break;
       case 'uncheckItem': if (row) Object.assign(row, { checked: false, pending: true }); break;
       case 'removeItem': if (row) Object.assign(row, { removing: true, pending: true }); break;
+      case 'setQuantity': if (row) Object.assign(row, { amount: entry.params.quantity || '', pending: true }); break;
+      case 'moveItem': if (row && entry.params.section !== undefined) Object.assign(row, { section: entry.params.section, pending: true }); break;
       case 'clearChecked':
         // The items it names (what was shown ticked when it was made), else every ticked one.
         for (const r of rows.values()) {
@@ -344,56 +372,124 @@ function renderLists() {
 }
 
 function problemHTML(problem) {
-  return '<p class="problem" role="alert"><span>⚠ ' + escape(problem.message) + '</span>' +
-    '<button type="button" data-key="dismiss-' + escape(problem.id) + '" data-dismiss="' + escape(problem.id) + '">Dismiss</button></p>';
+  const typed = problem.typed && !formHolds(problem.typed);
+  return '<p class="problem" role="alert"><span>⚠ ' + escape(problem.message) + '</span><span class="choices">' +
+    (problem.offer ? '<button type="button" data-key="offer-' + escape(problem.id) + '" data-offer="' + escape(problem.id) + '">' + escape(problem.offer.label) + '</button>' : '') +
+    (typed ? '<button type="button" data-key="refill-' + escape(problem.id) + '" data-refill="' + escape(problem.id) + '">Edit and add again</button>' : '') +
+    '<button type="button" data-key="dismiss-' + escape(problem.id) + '" data-dismiss="' + escape(problem.id) + '">Dismiss</button></span></p>';
+}
+
+// The list is drawn by key: each row's markup is kept with its element, and a change replaces
+// only the rows whose markup changed (a tick on a list of thousands touches one row), moves
+// the rows that moved, and leaves the rest — and the focus, and the scroll — alone.
+const drawn = { list: null, rows: new Map(), sections: new Map() };
+
+function element(html) {
+  const template = document.createElement('template');
+  template.innerHTML = html;
+  return template.content.firstElementChild;
+}
+
+/// Makes `parent`'s children the elements for `entries` ({key, html}), in order, reusing those
+/// whose markup is unchanged (`cache`: key -> {html, element}).
+function reconcile(parent, entries, cache) {
+  let cursor = parent.firstElementChild;
+  for (const { key, html } of entries) {
+    let cached = cache.get(key);
+    if (!cached || cached.html !== html) {
+      const fresh = element(html);
+      if (cached && cached.element === cursor) { parent.replaceChild(fresh, cursor); cursor = fresh; }
+      else if (cached) cached.element.remove();
+      cached = { html, element: fresh };
+      cache.set(key, cached);
+    }
+    if (cached.element === cursor) { cursor = cursor.nextElementSibling; continue; }
+    parent.insertBefore(cached.element, cursor);
+  }
+  while (cursor) { const next = cursor.nextElementSibling; cursor.remove(); cursor = next; }
+}
+
+function rowHTML(row, problems) {
+  const key = row.item.toLocaleLowerCase();
+  const classes = ['item', row.checked ? 'checked' : '', row.pending ? 'pending' : '', row.removing ? 'removing' : ''].join(' ');
+  const mine = problems.filter((p) => p.item && same(p.item, row.item));
+  const editing = state.editing === key;
+  let html = '<li class="' + classes + '" data-row="' + escape(key) + '"><div class="line">' +
+    '<button type="button" class="tick" role="checkbox" aria-checked="' + row.checked + '" data-key="tick-' + escape(row.item) + '" data-tick="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>' +
+    '<span class="box" aria-hidden="true">' + (row.checked ? '✓' : '') + '</span>' +
+    '<span class="name">' + escape(row.item) + (row.removing ? ' (being removed)' : '') + '</span>' +
+    (row.amount ? '<span class="amount">' + escape(row.amount) + '</span>' : '') +
+    '</button>' +
+    '<button type="button" class="edit" aria-label="Amount or section of ' + escape(row.item) + '" aria-expanded="' + editing + '" data-key="edit-' + escape(row.item) + '" data-edit="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>✎</button>' +
+    '<button type="button" class="remove" aria-label="Remove ' + escape(row.item) + '" data-key="remove-' + escape(row.item) + '" data-remove="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>✕</button>' +
+    '</div>';
+  if (row.pending) html += '<span class="waiting">waiting to be sent</span>';
+  if (editing) {
+    const sections = (currentList().sections || []).map((s) => s.name);
+    html += '<form class="editor" data-editor="' + escape(row.item) + '" aria-label="Change ' + escape(row.item) + '">' +
+      '<label>Amount <input name="quantity" value="' + escape(row.amount) + '" placeholder="none" autocomplete="off" data-key="edit-amount"></label>' +
+      '<label>Section <select name="section" data-key="edit-section"><option value="">(none)</option>' +
+      sections.map((n) => '<option' + (n === row.section ? ' selected' : '') + ' value="' + escape(n) + '">' + escape(n) + '</option>').join('') +
+      '</select></label>' +
+      '<button type="submit" data-key="edit-save">Save</button><button type="button" data-key="edit-cancel" data-cancel>Cancel</button></form>';
+  }
+  if (mine.length) html += mine.map(problemHTML).join('');
+  return html + '</li>';
 }
 
 function renderList() {
   const main = document.getElementById('list');
   const list = currentList();
   if (!list) {
+    drawn.list = null;
+    setHTML(document.getElementById('actions'), '');
     main.innerHTML = '<p class="empty">' + (state.lists.length ? '' : 'No lists yet. Make one with <code>listctl create Groceries</code>.') + '</p>';
     return;
   }
   document.getElementById('title').textContent = list.name;
   document.title = list.name + ' — shopping lists';
+  if (drawn.list !== list.id || !document.getElementById('groups')) {
+    drawn.list = list.id;
+    drawn.rows.clear();
+    drawn.sections.clear();
+    main.innerHTML = '<div id="loose"></div><div id="groups"></div><p class="empty" id="nothing" hidden>Nothing on this list.</p>';
+  }
   const problems = state.problems.filter((p) => p.list === list.id || p.list === list.name);
-  const groups = shown(list);
+  const groups = shown(list).filter((g) => g.rows.length);  // empty sections are folded away
   // What the person sees ticked, their own waiting ticks included.
   const checkedCount = groups.reduce((n, g) => n + g.rows.filter((r) => r.checked && !r.removing).length, 0);
   const onList = new Set(groups.flatMap((g) => g.rows.map((r) => r.item.toLocaleLowerCase())));
   const loose = problems.filter((p) => !p.item || !onList.has(p.item.toLocaleLowerCase()));
   const sections = (list.sections || []).map((s) => s.name);
   // The add form stays where it is (fixed at the bottom): only its completions follow the list.
-  document.getElementById('names').innerHTML = (state.names[list.id] || []).map((n) => '<option value="' + escape(n) + '">').join('');
-  document.getElementById('sections').innerHTML = sections.map((n) => '<option value="' + escape(n) + '">').join('');
-  let html = '';
-  html += '<div class="actions">' +
+  setHTML(document.getElementById('names'), (state.names[list.id] || []).map((n) => '<option value="' + escape(n) + '">').join(''));
+  setHTML(document.getElementById('sections'), sections.map((n) => '<option value="' + escape(n) + '">').join(''));
+  setHTML(document.getElementById('actions'),
     '<button type="button" data-key="clear" data-clear' + (checkedCount ? '' : ' disabled') + '>Clear ' + checkedCount + ' ticked</button>' +
-    '<button type="button" data-key="undo" data-undo' + (state.connection === 'live' ? '' : ' disabled') + '>Undo mine</button>' +
-    '</div>';
-  if (loose.length) html += '<h2 class="visually-hidden">Not applied</h2><ul class="problems">' + loose.map((p) => '<li>' + problemHTML(p) + '</li>').join('') + '</ul>';
+    '<button type="button" data-key="undo" data-undo' + (state.connection === 'live' ? '' : ' disabled') + '>Undo mine</button>');
+  setHTML(document.getElementById('loose'), loose.length
+    ? '<h2 class="visually-hidden">Not applied</h2><ul class="problems">' + loose.map((p) => '<li>' + problemHTML(p) + '</li>').join('') + '</ul>'
+    : '');
+  const sectionEntries = groups.map((group) => ({
+    key: group.name,
+    html: '<section data-section="' + escape(group.name) + '">' + (group.name ? '<h3>' + escape(group.name) + '</h3>' : '') +
+      '<ul class="items" aria-label="' + escape(group.name || 'Items') + '"></ul></section>',
+  }));
+  const container = document.getElementById('groups');
+  reconcile(container, sectionEntries, drawn.sections);
   for (const group of groups) {
-    if (!group.rows.length && group.name === '') continue;
-    if (group.name) html += '<h3>' + escape(group.name) + '</h3>';
-    html += '<ul class="items"' + (group.name ? ' aria-label="' + escape(group.name) + '"' : ' aria-label="Items"') + '>';
-    for (const row of group.rows) {
-      const classes = ['item', row.checked ? 'checked' : '', row.pending ? 'pending' : '', row.removing ? 'removing' : ''].join(' ');
-      const mine = problems.filter((p) => p.item && same(p.item, row.item));
-      html += '<li class="' + classes + '">' +
-        '<button type="button" class="tick" role="checkbox" aria-checked="' + row.checked + '" data-key="tick-' + escape(row.item) + '" data-tick="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>' +
-        '<span class="box" aria-hidden="true">' + (row.checked ? '✓' : '') + '</span>' +
-        '<span class="name">' + escape(row.item) + (row.removing ? ' (being removed)' : '') + '</span>' +
-        (row.amount ? '<span class="amount">' + escape(row.amount) + '</span>' : '') +
-        '</button>' +
-        '<button type="button" class="remove" aria-label="Remove ' + escape(row.item) + '" data-key="remove-' + escape(row.item) + '" data-remove="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>✕</button>' +
-        '</li>';
-      if (mine.length) html += '<li>' + mine.map(problemHTML).join('') + '</li>';
-    }
-    html += '</ul>';
+    const ul = drawn.sections.get(group.name).element.querySelector('ul');
+    reconcile(ul, group.rows.map((row) => ({ key: row.item.toLocaleLowerCase(), html: rowHTML(row, problems) })), drawn.rows);
   }
-  if (!groups.some((g) => g.rows.length)) html += '<p class="empty">Nothing on this list.</p>';
-  main.innerHTML = html;
+  // Rows no longer on the list are let go.
+  if (drawn.rows.size > onList.size) for (const key of drawn.rows.keys()) if (!onList.has(key)) drawn.rows.delete(key);
+  for (const key of drawn.sections.keys()) if (!groups.some((g) => g.name === key)) drawn.sections.delete(key);
+  document.getElementById('nothing').hidden = groups.length > 0;
+}
+
+/// Replaces an element's markup only when it differs (a focused button stays focused).
+function setHTML(node, html) {
+  if (node.dataset.html !== html) { node.innerHTML = html; node.dataset.html = html; }
 }
 
 function renderRecent() {
@@ -410,8 +506,8 @@ function renderStatus() {
   const text = {
     connecting: 'Connecting…' + waitingText,
     live: 'Live' + waitingText,
-    offline: 'Offline: showing the lists as last seen' + waitingText,
-    listdDown: 'listd is not running: showing the lists as last seen' + waitingText,
+    offline: 'Offline: the lists as last seen' + waitingText,
+    listdDown: 'listd is not running: the lists as last seen' + waitingText,
     busy: 'Busy: trying again shortly' + waitingText,
     unpaired: 'This device is no longer paired. Pair it again with “listctl web pair NAME” (on a household’s server, as root).',
   }[state.connection];
@@ -522,6 +618,37 @@ document.addEventListener('click', (event) => {
     edit('clearChecked', { list: list.id, items: ticked });
   } else if (target.dataset.undo !== undefined) {
     undoMine();
+  } else if (target.dataset.recent !== undefined) {
+    const panel = document.getElementById('recent-changes');
+    panel.hidden = !panel.hidden;
+    target.setAttribute('aria-expanded', String(!panel.hidden));
+  } else if (target.dataset.edit !== undefined && list) {
+    const key = target.dataset.edit.toLocaleLowerCase();
+    state.editing = state.editing === key ? null : key;
+    render();
+    const editor = document.querySelector('form[data-editor] [name="quantity"]');
+    if (editor) editor.focus();
+  } else if (target.dataset.cancel !== undefined) {
+    state.editing = null;
+    render();
+  } else if (target.dataset.offer !== undefined) {
+    const problem = state.problems.find((p) => p.id === target.dataset.offer);
+    if (problem && problem.offer) {
+      state.problems = state.problems.filter((p) => p !== problem);
+      edit(problem.offer.method, problem.offer.params);
+    }
+  } else if (target.dataset.refill !== undefined) {
+    const problem = state.problems.find((p) => p.id === target.dataset.refill);
+    if (problem && problem.typed) {
+      const form = document.querySelector('form[data-add]');
+      form.item.value = problem.typed.item;
+      form.quantity.value = problem.typed.quantity;
+      form.section.value = problem.typed.section;
+      state.problems = state.problems.filter((p) => p !== problem);
+      saveState();
+      render();
+      form.item.focus();
+    }
   } else if (target.dataset.dismiss !== undefined) {
     state.problems = state.problems.filter((p) => p.id !== target.dataset.dismiss);
     saveState();
@@ -529,7 +656,30 @@ document.addEventListener('click', (event) => {
   }
 });
 
+/// Whether the add form holds what was typed for a refused add (then nothing needs putting back).
+function formHolds(typed) {
+  const form = document.querySelector('form[data-add]');
+  return !!form && form.item.value.trim() === typed.item && form.quantity.value.trim() === typed.quantity && form.section.value.trim() === typed.section;
+}
+
+/// The add that the form holds until listd confirms it (then the form is emptied, unless the
+/// person typed on meanwhile); refused, what was typed stays, to change and send again.
+let formEdit = null;
+
+function addConfirmed(editId) {
+  if (formEdit !== editId) return;
+  formEdit = null;
+  const form = document.querySelector('form[data-add]');
+  if (form.dataset.sent === JSON.stringify([form.item.value, form.quantity.value, form.section.value])) form.reset();
+}
+
 document.addEventListener('submit', (event) => {
+  const editor = event.target.closest('form[data-editor]');
+  if (editor) {
+    event.preventDefault();
+    changeItem(editor);
+    return;
+  }
   const form = event.target.closest('form[data-add]');
   if (!form) return;
   event.preventDefault();
@@ -540,10 +690,32 @@ document.addEventListener('submit', (event) => {
   const params = { list: list.id, item };
   if ((data.section || '').trim()) params.section = data.section.trim();
   if ((data.quantity || '').trim()) params.quantity = data.quantity.trim();
-  form.reset();
-  edit('addItem', params);
+  const editId = edit('addItem', params);
+  if (state.connection === 'live') {
+    // Sent now: kept in the form until listd says yes.
+    formEdit = editId;
+    form.dataset.sent = JSON.stringify([form.item.value, form.quantity.value, form.section.value]);
+  } else {
+    // Queued on the phone, shown on the list as waiting: the form is free for the next item.
+    form.reset();
+  }
   form.querySelector('[name="item"]').focus();
 });
+
+/// The item editor's Save: its amount set, and moved to the section chosen, as two edits when
+/// both changed.
+function changeItem(editor) {
+  const list = currentList();
+  const item = editor.dataset.editor;
+  const row = list && shown(list).flatMap((g) => g.rows).find((r) => r.item === item);
+  state.editing = null;
+  if (!row) { render(); return; }
+  const quantity = editor.quantity.value.trim();
+  const section = editor.section.value;
+  if (quantity !== (row.amount || '')) edit('setQuantity', { list: list.id, item, quantity: quantity || null });
+  if (section !== (row.section || '')) edit('moveItem', { list: list.id, item, section });
+  render();
+}
 
 // Back from sleep, or on another network: make sure the connection is alive, and catch up.
 document.addEventListener('visibilitychange', () => {
