@@ -94,8 +94,10 @@ enum WebRoutes {
                 }
             }
         }
+        // The device's name and id: a page whose queue was made under another id (its phone
+        // was unpaired, then paired again) holds that queue until the person says.
         router.get("/whoami") { _, context -> Response in
-            .json(["device": context.device?.name ?? ""], status: .ok)
+            .json(["device": context.device?.name ?? "", "id": context.device?.id ?? ""], status: .ok)
         }
         router.ws("/live") { request, _ in
             guard OriginCheck.sameOrigin(request, expected: expectedOrigin) else {

@@ -116,6 +116,54 @@ import Testing
         }
     }
 
+    /// Issue 47, case 4: a phone revoked while it was offline, with a tick queued, says it is
+    /// no longer paired as soon as it is back online (not "1 change waiting" for good), can edit
+    /// nothing, and holds its queue: paired again, the queue is shown and sent only when the
+    /// person says so.
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func aPhoneRevokedWhileOfflineSaysSoAndHoldsItsQueueUntilAsked() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let socket = daemon.sandbox.socket
+            #expect(try listctl(["create", "Groceries", "milk", "eggs"], socket: socket).status == 0)
+            let web = try WebServer(daemon.sandbox)
+            let browser = try Browser()
+            defer { browser.quit() }
+            try browser.open(try web.pairingLink("Kitchen phone"))
+            try browser.waitUntil("the page", Self.live(showing: "milk"))
+            try browser.waitUntil("the service worker in charge", "return !!navigator.serviceWorker.controller")
+            try browser.network(online: false)
+            try browser.waitUntil("offline", "return document.getElementById('status').textContent.startsWith('Offline')")
+            try browser.click("[data-tick='milk']")
+            try browser.waitUntil("the tick queued", "return document.getElementById('status').textContent.includes('1 change waiting')")
+            #expect(try web.listctlWeb(["revoke", "Kitchen phone"]).status == 0)
+
+            try browser.network(online: true)
+            try browser.waitUntil(
+                "the page saying it is no longer paired, its queue held and shown",
+                """
+                const status = document.getElementById('status').textContent;
+                const held = document.getElementById('held');
+                return status.includes('no longer paired') && !held.hidden && held.textContent.includes('ticked milk') && !document.querySelector('[data-held]')
+                """
+            )
+            #expect(try browser.run("return document.querySelector('form[data-add] input[name=item]').disabled") as? Bool == true, "no edits")
+            #expect(try browser.run("return !!document.querySelector('[data-tick]')") as? Bool == false)
+            let reader = try LineConnection(path: socket)
+            #expect(try reader.result("getList", ["list": "Groceries"])["checked"] as? [String] == [], "nothing sent")
+
+            // Paired again: live, the queue held until the person chooses.
+            try browser.open(try web.pairingLink("Kitchen phone"))
+            try browser.waitUntil("live again, the queue offered", "return document.getElementById('status').textContent.startsWith('Live') && !!document.querySelector('[data-held=\"send\"]')")
+            usleep(500_000)
+            #expect(try reader.result("getList", ["list": "Groceries"])["checked"] as? [String] == [], "not sent unasked")
+            try browser.click("[data-held='send']")
+            try browser.waitUntil("the queue sent", "return document.getElementById('held').hidden && document.getElementById('status').textContent === 'Live'")
+            #expect(try reader.result("getList", ["list": "Groceries"])["checked"] as? [String] == ["milk"], "sent once asked")
+        }
+    }
+
     /// listd-web full (200 pages open, from other devices): the phone's page is told to try
     /// again (1013), says it is busy — not that it is unpaired — and comes back on its own once a
     /// page closes.

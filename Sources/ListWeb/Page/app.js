@@ -16,6 +16,8 @@ const state = {
   names: {},           // list id -> item names seen in its history (for completion)
   connection: 'connecting', // connecting | live | offline | unpaired | listdDown | busy
   editing: null,       // the item whose amount and section are being changed (its key)
+  device: null,        // the paired device's id, as listd-web said (/whoami)
+  held: false,         // the queue was made before this phone was unpaired: sent only if the person says
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -47,8 +49,8 @@ function store(name, mode, work) {
 
 function saveState() {
   if (!database) return Promise.resolve();
-  const { instance, revision, lists, current, problems, recent, names } = state;
-  return store('state', 'readwrite', (s) => s.put({ instance, revision, lists, current, problems, recent, names }, 'page'));
+  const { instance, revision, lists, current, problems, recent, names, device, held } = state;
+  return store('state', 'readwrite', (s) => s.put({ instance, revision, lists, current, problems, recent, names, device, held }, 'page'));
 }
 
 async function loadState() {
@@ -74,16 +76,42 @@ function connect() {
   clearTimeout(reconnectTimer);
   setConnection(state.connection === 'live' ? 'connecting' : state.connection);
   socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/live');
-  socket.onopen = () => { reconnectDelay = 1000; subscribe(); };
+  socket.onopen = async () => { reconnectDelay = 1000; await knowDevice(); subscribe(); };
   socket.onmessage = (event) => receive(event.data);
   socket.onclose = (event) => closed(event);
+}
+
+/// Which paired device this is. A queue made under another one (this phone was unpaired, and
+/// paired again since) is held: shown, and sent only if the person says so.
+async function knowDevice() {
+  try {
+    const response = await fetch('/whoami', { cache: 'no-store' });
+    if (!response.ok) return;
+    const { id } = await response.json();
+    if (state.device && id && id !== state.device && state.queue.length) state.held = true;
+    if (id) state.device = id;
+    saveState();
+  } catch { /* known next time */ }
+}
+
+/// This phone was unpaired: nothing of the lists stays, edits stop, and its queue is held.
+function unpaired() {
+  forgetLists();
+  if (state.queue.length) state.held = true;
+  saveState();
+  setConnection('unpaired');
 }
 
 function closed(event) {
   socket = null;
   for (const { reject, timer } of waiting.values()) { clearTimeout(timer); reject({ transport: true }); }
   waiting.clear();
-  if (event.code === 1008) { forgetLists(); setConnection('unpaired', event.reason); return; }
+  if (event.code === 1008) { unpaired(); return; }
+  // Refused before it opened: offline, or unpaired while away (listd-web refuses the upgrade
+  // of an unpaired device like any request, and the page cannot see why): asked.
+  if (event.code === 1006 && navigator.onLine) {
+    fetch('/whoami', { cache: 'no-store' }).then((response) => { if (response.status === 401) unpaired(); }, () => {});
+  }
   // 1013 "try again later": listd is not running, or listd-web is full ("busy: …").
   if (event.code === 1013) setConnection(event.reason.startsWith('busy') ? 'busy' : 'listdDown');
   else setConnection('offline');
@@ -204,7 +232,7 @@ function edit(method, params) {
 }
 
 async function flush() {
-  if (flushing || state.connection !== 'live') return;
+  if (flushing || state.connection !== 'live' || state.held) return;
   flushing = true;
   try {
     while (state.queue.length) {
@@ -357,7 +385,10 @@ function render() {
   renderLists();
   renderList();
   renderRecent();
+  renderHeld();
   renderStatus();
+  // Unpaired, nothing can be sent: the add form says so by being off.
+  for (const field of document.querySelectorAll('form[data-add] input, form[data-add] button')) field.disabled = state.connection === 'unpaired';
   if (focused) {
     const again = document.querySelector('[data-key="' + CSS.escape(focused) + '"]');
     if (again) again.focus();
@@ -500,6 +531,48 @@ function renderRecent() {
   ).join('');
 }
 
+/// A queue held from before this phone was unpaired: what it holds, and the person's choice
+/// (once paired again and live).
+function renderHeld() {
+  const held = document.getElementById('held');
+  const count = state.queue.length;
+  if (!state.held || !count) { setHTML(held, ''); held.hidden = true; return; }
+  held.hidden = false;
+  const what = state.queue.map((entry) => describe([editStep(entry)], '')).join(', ');
+  setHTML(held, '<p>' + count + (count === 1 ? ' change' : ' changes') + ' made on this phone before it was unpaired, not sent: ' + escape(what) + '.</p>' +
+    (state.connection === 'live'
+      ? '<p class="choices"><button type="button" data-key="held-send" data-held="send">Send ' + (count === 1 ? 'it' : 'them') + '</button>' +
+        '<button type="button" data-key="held-discard" data-held="discard">Discard</button></p>'
+      : ''));
+}
+
+/// A queued edit as a change step, to be told in words.
+function editStep(entry) {
+  const p = entry.params;
+  switch (entry.method) {
+    case 'addItem': return { op: 'add', item: p.item };
+    case 'removeItem': return { op: 'remove', item: p.item };
+    case 'checkItem': return { op: 'check', item: p.item };
+    case 'uncheckItem': return { op: 'uncheck', item: p.item };
+    case 'setQuantity': return { op: 'quantity', item: p.item, quantity: p.quantity };
+    case 'moveItem': return { op: 'move', item: p.item, section: p.section };
+    case 'clearChecked': return { op: 'clear', items: p.items };
+    default: return { op: entry.method };
+  }
+}
+
+async function settleHeld(choice) {
+  if (choice === 'discard') {
+    const entries = state.queue;
+    state.queue = [];
+    await store('queue', 'readwrite', (s) => { for (const entry of entries) s.delete(entry.editId); });
+  }
+  state.held = false;
+  saveState();
+  render();
+  flush();
+}
+
 function renderStatus() {
   const waitingCount = state.queue.length;
   const waitingText = waitingCount ? ' — ' + waitingCount + (waitingCount === 1 ? ' change' : ' changes') + ' waiting to be sent' : '';
@@ -574,6 +647,7 @@ function describe(changes, event) {
       case 'renameSection': return 'renamed section ' + c.from + ' to ' + c.to;
       case 'removeSection': return 'removed section ' + c.section;
       case 'rename': return 'renamed the list to ' + c.to;
+      case 'clear': return 'cleared ' + ((c.items && c.items.length) ? c.items.join(', ') : 'the ticked items');
       default: return c.op;
     }
   });
@@ -618,6 +692,8 @@ document.addEventListener('click', (event) => {
     edit('clearChecked', { list: list.id, items: ticked });
   } else if (target.dataset.undo !== undefined) {
     undoMine();
+  } else if (target.dataset.held !== undefined) {
+    settleHeld(target.dataset.held);
   } else if (target.dataset.recent !== undefined) {
     const panel = document.getElementById('recent-changes');
     panel.hidden = !panel.hidden;
