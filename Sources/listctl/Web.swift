@@ -39,16 +39,32 @@ extension Listctl {
                 print("")
                 print("  \(pairing.link)")
                 print("")
+                if let host = URLComponents(string: pairing.link)?.host, Self.isThisMachineOnly(host) {
+                    // No QR code: no phone can open a link to its own loopback.
+                    print("This link opens on this computer only (\(host)): a phone cannot open it.")
+                    print("To pair a phone, serve listd-web over HTTPS on the network and give it --url: see")
+                    print("web.md, “Phones on the household’s network” (\(Self.webGuide)).")
+                    return
+                }
                 let qr = runCommand(["qrencode", "-t", "UTF8", "-m", "2", pairing.link], input: [])
                 if qr.status == 0 {
                     print(qr.output, terminator: "")
                 } else {
                     print("(Install qrencode to see a QR code here.)")
                 }
-                if pairing.link.hasPrefix("http://"), !pairing.link.contains("://127.0.0.1"), !pairing.link.contains("://localhost") {
-                    print("Without HTTPS the page does not work offline: see docs/web.md.")
+                if pairing.link.hasPrefix("http://") {
+                    print("Without HTTPS the page does not work offline: see web.md (\(Self.webGuide)).")
                 }
             }
+        }
+
+        /// The guide, where the package installs it.
+        static let webGuide = "/usr/share/doc/listd/web.md"
+
+        /// A loopback address or name: only this machine reaches it.
+        static func isThisMachineOnly(_ host: String) -> Bool {
+            let bare = host.filter { $0 != "[" && $0 != "]" }.lowercased()
+            return bare == "localhost" || bare.hasSuffix(".localhost") || bare.hasPrefix("127.") || bare == "::1"
         }
     }
 

@@ -15,7 +15,8 @@ final class Browser: @unchecked Sendable {
     private let profile: String
 
     /// A phone: 360 × 780 CSS pixels, touch, at twice the density.
-    init(width: Int = 360, height: Int = 780) throws {
+    /// `arguments`: more of Chromium's (a name resolved to this machine, say).
+    init(width: Int = 360, height: Int = 780, arguments: [String] = []) throws {
         var template = Array("/tmp/listd-browser-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
         profile = String(cString: made)
@@ -36,7 +37,7 @@ final class Browser: @unchecked Sendable {
                             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                             "--window-size=\(width),\(height)", "--user-data-dir=\(profile)",
                             "--no-first-run", "--disable-background-networking",
-                        ],
+                        ] + arguments,
                         "mobileEmulation": ["deviceMetrics": ["width": width, "height": height, "pixelRatio": 2, "touch": true]],
                     ],
                 ]

@@ -164,6 +164,45 @@ import Testing
         }
     }
 
+    /// Issue 47, case 6: the pairing page opened over plain HTTP by a name (not this computer's
+    /// loopback), where the browser cannot keep the device's Secure cookie, says why and leaves
+    /// the code unused — no phone that never was is listed, and the link still pairs over a
+    /// secure address. listctl says when its link names this computer only, without a QR code.
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func aPairingPageWhereTheCookieCannotBeKeptSaysWhyAndKeepsTheCode() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            #expect(try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket).status == 0)
+            // Behind a proxy at https://kitchen.test, and reached past it over plain HTTP by that name.
+            let web = try WebServer(daemon.sandbox, arguments: ["--url", "https://kitchen.test"])
+            let browser = try Browser(arguments: ["--host-resolver-rules=MAP kitchen.test 127.0.0.1"])
+            defer { browser.quit() }
+            let link = try web.pairingLink("Kitchen phone")
+            let code = String(link.split(separator: "#").last!)
+            try browser.open("http://kitchen.test:\(web.port)/pair#\(code)")
+            try browser.waitUntil(
+                "the pairing page saying why it cannot pair here",
+                "return document.getElementById('pair-status').textContent.includes('plain HTTP') && document.getElementById('pair-status').textContent.includes('This link was not used')"
+            )
+            #expect(try web.listctlWeb(["devices", "--json"]).stdout.contains("Kitchen phone") == false, "no phone that never was")
+            // The code is still good: opened through the proxy (its origin), it pairs.
+            let reply = try HTTP.request(
+                port: web.port, "POST", "/pair",
+                headers: ["Host": "kitchen.test", "Origin": web.address, "Content-Type": "application/json"],
+                body: Array(#"{"code":"\#(code)"}"#.utf8)
+            )
+            #expect(reply.status == 200, "\(reply.status) \(reply.text)")
+
+            // listd-web on its defaults: a link to this computer's loopback, said so, no QR code.
+            let local = try WebServer(try Sandbox())  // pairing needs no listd
+            let run = try local.listctlWeb(["pair", "Hall tablet"])
+            #expect(run.status == 0)
+            #expect(run.stdout.contains("This link opens on this computer only (127.0.0.1): a phone cannot open it."), "\(run.stdout)")
+            #expect(!run.stdout.contains("█") && !run.stdout.contains("▀"), "no QR code for a link no phone can open")
+        }
+    }
+
     /// listd-web full (200 pages open, from other devices): the phone's page is told to try
     /// again (1013), says it is busy — not that it is unpaired — and comes back on its own once a
     /// page closes.
