@@ -140,6 +140,9 @@ man: release
 	@mkdir -p $(GENERATED)/man
 	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listctl --section 1 --date $(MAN_DATE) --output-directory $(GENERATED)/man
 	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listd-web --section 8 --date $(MAN_DATE) --output-directory $(GENERATED)/man
+	@# listd-web has no subcommands: the tool's `subcommand` in its synopsis, and the built-in
+	@# help subcommand's entry, would say it has.
+	sed -i -e '/^\.Ar subcommand$$/d' -e '/^\.It Em help$$/,/^\.El$$/d' $(GENERATED)/man/listd-web.8
 	@# Its EXIT STATUS is boilerplate (.Ex -std): listctl's own, with ENVIRONMENT, EXAMPLES and SEE ALSO.
 	sed -i '/^\.Sh "*EXIT STATUS"*$$/,$$d' $(GENERATED)/man/listctl.1
 	sed '/^\.\\"/d' docs/man/listctl.1.sections >> $(GENERATED)/man/listctl.1

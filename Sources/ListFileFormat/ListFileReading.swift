@@ -365,5 +365,6 @@ public struct ListFileDiagnostic: Hashable, Sendable {
         }
     }
 
-    public var message: String { "line \(line): \(explanation)" }
+    /// `line 4: …`; a note about a whole list (line 0) names no line.
+    public var message: String { line > 0 ? "line \(line): \(explanation)" : explanation }
 }

@@ -107,7 +107,7 @@ public struct ChangeRecord: Hashable, Sendable {
             operation = .create(of: list)
         case (.deleted, _):
             operation = .delete(id: list.id)
-        case (_, .add(let item)?):
+        case (_, .add(let item, _, _)?):
             // Exact text: the step holds the item as stored.
             let at = list.items.firstIndex(of: item) ?? list.items.count
             operation = .add(id: list.id, item: item, at: at, section: list.section(ofItemAt: at), quantity: list.quantities[item])
@@ -238,7 +238,7 @@ extension ListBook {
             }
             lists[index].insertItem(item, at: at, section: section)
             if let quantity { lists[index].quantities[item] = quantity }
-            steps = made + [.add(item: item)]
+            steps = made + [.add(item: item, quantity: quantity, section: section.map { lists[index].sections[$0].name })]
         case .remove(_, let at):
             guard (0..<count).contains(at) else { throw fail("position \(at) is outside \(lists[index].name)") }
             kind = .updated

@@ -59,7 +59,9 @@ extension ListBook {
         let (section, newSection, at) = try placement(of: item, in: lists[index], at: insertionIndex, section: rawSection)
         let before = lists[index].revision
         defer { updateItemKeys(at: index, from: before, removing: nil, adding: item) }
-        let steps: [ListChange.Step] = (newSection.map { [.addSection(section: $0)] } ?? []) + [.add(item: item)]
+        let steps: [ListChange.Step] =
+            (newSection.map { [.addSection(section: $0)] } ?? [])
+            + [.add(item: item, quantity: quantity, section: section.map { newSection ?? lists[index].sections[$0].name })]
         return commit(
             .updated,
             at: index,

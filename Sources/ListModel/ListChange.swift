@@ -6,7 +6,8 @@ public struct ListChange: Hashable, Sendable {
 
     /// One step inside a change.
     public enum Step: Hashable, Sendable {
-        case add(item: String)
+        /// With the amount it was added with and the section it went into, when it has them.
+        case add(item: String, quantity: String? = nil, section: String? = nil)
         case replace(item: String, with: String)
         case remove(item: String)
         case rename(from: String, to: String)
@@ -68,7 +69,12 @@ extension ListChange.Step: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         switch try container.decode(String.self, forKey: .op) {
-        case "add": self = .add(item: try container.decode(String.self, forKey: .item))
+        case "add":
+            self = .add(
+                item: try container.decode(String.self, forKey: .item),
+                quantity: try container.decodeIfPresent(String.self, forKey: .quantity),
+                section: try container.decodeIfPresent(String.self, forKey: .section)
+            )
         case "remove": self = .remove(item: try container.decode(String.self, forKey: .item))
         case "replace":
             self = .replace(
@@ -112,9 +118,11 @@ extension ListChange.Step: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        case .add(let item):
+        case .add(let item, let quantity, let section):
             try container.encode("add", forKey: .op)
             try container.encode(item, forKey: .item)
+            try container.encodeIfPresent(quantity, forKey: .quantity)
+            try container.encodeIfPresent(section, forKey: .section)
         case .remove(let item):
             try container.encode("remove", forKey: .op)
             try container.encode(item, forKey: .item)
@@ -159,7 +167,8 @@ extension ListChange.Step: CustomStringConvertible {
     /// `added “milk”`, `checked “milk”`, `moved “milk” to place 3`: what a person reads.
     public var description: String {
         switch self {
-        case .add(let item): "added “\(item)”"
+        case .add(let item, let quantity, let section):
+            "added “\(item)”" + (quantity.map { " (\($0))" } ?? "") + (section.map { " under \($0)" } ?? "")
         case .remove(let item): "removed “\(item)”"
         case .replace(let item, let with): "replaced “\(item)” with “\(with)”"
         case .rename(let from, _): "renamed from \(from)"

@@ -132,7 +132,7 @@ extension BriefStep {
     /// it; nil for a step listd does not send.
     public var step: ListChange.Step? {
         switch op {
-        case "add": item.map { .add(item: $0) }
+        case "add": item.map { .add(item: $0, quantity: quantity, section: section.flatMap { $0.isEmpty ? nil : $0 }) }
         case "remove": item.map { .remove(item: $0) }
         case "replace": item.flatMap { item in with.map { .replace(item: item, with: $0) } }
         case "rename": from.flatMap { from in to.map { .rename(from: from, to: $0) } }

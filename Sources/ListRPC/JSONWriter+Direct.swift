@@ -92,9 +92,11 @@ extension ListChange.Step: JSONDirectlyWritable {
             JSONWriter.Sink.writeString(value, into: &bytes)
         }
         switch self {
-        case .add(let item):
+        case .add(let item, let quantity, let section):
             bytes.append(contentsOf: #"{"op":"add""#.utf8)
             field("item", item)
+            if let quantity { field("quantity", quantity) }
+            if let section { field("section", section) }
         case .remove(let item):
             bytes.append(contentsOf: #"{"op":"remove""#.utf8)
             field("item", item)

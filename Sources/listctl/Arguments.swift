@@ -72,6 +72,62 @@ enum Arguments {
         return nil
     }
 
+    /// A command word listctl has not (`listctl ad Groceries flour`), with the nearest one it has:
+    /// argument-parser would take it for arguments of the root ("3 unexpected arguments"). The
+    /// words are the ones before hoisting (shared options may come first).
+    static func unknownCommand(in arguments: [String], subcommands: Set<String>, nested: [String: Set<String>]) -> String? {
+        // argument-parser's own completion calls (`---completion …`) are its business.
+        guard !arguments.contains(where: { $0.hasPrefix("---") }) else { return nil }
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if sharedValueOptions.contains(word) {
+                index += 2
+            } else if sharedFlags.contains(word) || sharedValueOptions.contains(where: { word.hasPrefix($0 + "=") }) {
+                index += 1
+            } else {
+                break
+            }
+        }
+        // The root's own options (--help, --version, --generate-completion-script …) are
+        // argument-parser's.
+        guard index < arguments.count, !arguments[index].hasPrefix("-") else { return nil }
+        let word = arguments[index]
+        guard subcommands.contains(word) || word == "help" else {
+            return "listctl: no command “\(word)”\(suggestion(for: word, among: subcommands)) (`listctl --help` lists them)."
+        }
+        guard let inner = nested[word], index + 1 < arguments.count else { return nil }
+        let next = arguments[index + 1]
+        guard !next.hasPrefix("-"), !inner.contains(next), next != "help" else { return nil }
+        return "listctl \(word): no command “\(next)”\(suggestion(for: next, among: inner)) (`listctl \(word) --help` lists them)."
+    }
+
+    /// `; did you mean “add”?` when one command is near `word` (two edits at most, or the only
+    /// one it begins), else nothing.
+    static func suggestion(for word: String, among names: Set<String>) -> String {
+        let typed = word.lowercased()
+        let scored = names.map { (name: $0, distance: editDistance(typed, $0)) }
+        let best = scored.min { ($0.distance, $0.name) < ($1.distance, $1.name) }
+        let starting = names.filter { $0.hasPrefix(typed) }
+        if let best, best.distance <= min(2, max(1, typed.count - 1)) { return "; did you mean “\(best.name)”?" }
+        if starting.count == 1, let only = starting.first { return "; did you mean “\(only)”?" }
+        return ""
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions of characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     /// How to pass `word` as an item: after `--`.
     static func hint(for word: String, before: [String]) -> String {
         let quoted = word.contains(" ") ? "\"\(word)\"" : word

@@ -27,6 +27,10 @@ enum Main {
             guard let name = command.configuration.commandName else { continue }
             nested[name] = Set(command.configuration.subcommands.compactMap { $0.configuration.commandName })
         }
+        if let unknown = Arguments.unknownCommand(in: Array(CommandLine.arguments.dropFirst()), subcommands: subcommands, nested: nested) {
+            writeError(unknown)
+            exit(ListctlExit.usage.rawValue)
+        }
         let arguments = Arguments.hoistingSharedOptions(
             Array(CommandLine.arguments.dropFirst()),
             subcommands: subcommands,

@@ -32,7 +32,7 @@ enum StepsText {
     /// How a step is counted among others of its kind (`removed`, `item`) and named in the count.
     private static func kind(of step: ListChange.Step) -> (verb: String, noun: String, name: String) {
         switch step {
-        case .add(let item): ("added", "item", "“\(item)”")
+        case .add(let item, _, _): ("added", "item", "“\(item)”")
         case .remove(let item): ("removed", "item", "“\(item)”")
         case .replace(let item, let with): ("replaced", "item", "“\(item)” with “\(with)”")
         case .rename(let from, _): ("renamed", "name", "from \(from)")

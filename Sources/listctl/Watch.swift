@@ -285,5 +285,7 @@ private struct RejectionLine: Encodable {
 /// `List file edit not taken: line 4: “milk” is already on Groceries.` (one line per rejected line)
 func describe(_ rejection: FileRejectionParams) -> String {
     if rejection.lines.isEmpty { return "List file edit not taken: \(rejection.message)" }
-    return rejection.lines.map { "List file edit not taken: line \($0.line): \($0.message)" }.joined(separator: "\n")
+    // Line 0: a note about a whole list (one deleted in the file, say), not about a line.
+    return rejection.lines.map { "List file edit not taken: \($0.line > 0 ? "line \($0.line): " : "")\($0.message)" }
+        .joined(separator: "\n")
 }

@@ -370,8 +370,8 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
         #expect((redone["list"] as? [String: Any])?["items"] as? [String] == ["bread"], "\(redone)")
     }
 
-    /// Issue 47, case 1 in the terminal: an accidental `echo "- [ ] milk" > lists.md` deletes two
-    /// lists; `listctl undo` twice brings both back — the second undo steps further back instead
+    /// Issue 47, case 1 in the terminal: one save in sed deletes two lists (their headings and
+    /// items); `listctl undo` twice brings both back — the second undo steps further back instead
     /// of undoing the first.
     @Test func listctlUndoRepeatedStepsBack() throws {
         let daemon = try Daemon.start()
@@ -379,8 +379,9 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
         let socket = daemon.sandbox.socket
         #expect(try listctl(["create", "Groceries", "milk", "eggs"], socket: socket).status == 0)
         #expect(try listctl(["create", "Hardware", "screws"], socket: socket).status == 0)
-        _ = try daemon.sandbox.read { $0.contains("# Hardware") && $0.contains(" rev=2") }
-        try shell(in: daemon.sandbox, "echo '- [ ] milk' > lists.md")
+        #expect(try listctl(["create", "Pantry", "rice"], socket: socket).status == 0)
+        _ = try daemon.sandbox.read { $0.contains("# Pantry") && $0.contains(" rev=3") }
+        try shell(in: daemon.sandbox, "sed -i '/^# Groceries/,/^# Pantry/{/^# Pantry/!d}' lists.md")
         let client = try LineConnection(path: socket)
         let deadline = Date().addingTimeInterval(10)
         var names: [String] = []
@@ -390,7 +391,7 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
             usleep(20_000)
         } while Date() < deadline
         let deleted = try client.result("getHistory", ["limit": 10])["changes"] as? [[String: Any]] ?? []
-        #expect(deleted.filter { $0["event"] as? String == "didDeleteShoppingList" }.count == 2, "two lists deleted by the save: \(deleted)")
+        #expect(deleted.filter { $0["event"] as? String == "didDeleteShoppingList" }.count == 2, "two lists deleted by the save: \(deleted) \((try? daemon.sandbox.read()) ?? "")")
         let first = try listctl(["undo"], socket: socket)
         let second = try listctl(["undo"], socket: socket)
         #expect(first.status == 0 && second.status == 0, "\(first.stderr) \(second.stderr)")
@@ -431,6 +432,27 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
 /// Issue 28 in listctl: check, uncheck, clear, show, log, undo and watch, as a person reads them,
 /// with their exit statuses.
 @Suite struct ListctlCheckLogUndoTests {
+    /// Issue 47, case 7: a list deleted in the file that a delegate keeps is said by `watch`
+    /// without a "line 0": the note is about the whole list.
+    @Test func aNoteAboutAWholeListNamesNoLine() throws {
+        let daemon = try Daemon.start()
+        defer { withExtendedLifetime(daemon) {} }
+        let socket = daemon.sandbox.socket
+        #expect(try listctl(["create", "Groceries", "milk"], socket: socket).status == 0)
+        #expect(try listctl(["create", "Hardware", "screws"], socket: socket).status == 0)
+        _ = try daemon.sandbox.read { $0.contains("# Hardware") && $0.contains(" rev=2") }
+        let keeper = try LineConnection(path: socket)
+        _ = try keeper.result("registerDelegate", ["name": "keeper", "questions": ["shouldDelete"], "timeoutMs": 100, "onTimeout": "deny"])
+        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--socket", socket])
+        defer { watch.signal(SIGTERM) }
+        let watched = LineReader(watch.stdout)
+        #expect(try watched.line().hasPrefix("Watching 2 lists"))
+        try shell(in: daemon.sandbox, "sed -i '/^# Hardware/,$d' lists.md")
+        let said = try watched.line()
+        #expect(said == "List file edit not taken: Denied by a delegate: keeper: no answer in time.", "\(said)")
+        #expect(try LineConnection(path: socket).result("getList", ["list": "Hardware"])["items"] as? [String] == ["screws"])
+    }
+
     @Test func checkClearLogAndUndoAsAPersonReadsThem() throws {
         let daemon = try Daemon.start()
         defer { withExtendedLifetime(daemon) {} }

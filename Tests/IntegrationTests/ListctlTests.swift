@@ -99,6 +99,13 @@ import Testing
         #expect(run.status == 2)
         #expect(run.stderr.contains("Missing expected argument '<items> ...'"))
         #expect(try listctl(["frobnicate"], socket: "/nonexistent").status == 2)
+        // Issue 47, case 7: a mistyped command is named, with the nearest one.
+        let typo = try listctl(["ad", "Groceries", "flour"], socket: "/nonexistent")
+        #expect(typo.status == 2)
+        #expect(typo.stderr == "listctl: no command “ad”; did you mean “add”? (`listctl --help` lists them).\n", "\(typo.stderr)")
+        let nestedTypo = try listctl(["web", "devcies"], socket: "/nonexistent")
+        #expect(nestedTypo.stderr.hasPrefix("listctl web: no command “devcies”; did you mean “devices”?"), "\(nestedTypo.stderr)")
+        #expect(try listctl(["frobnicate"], socket: "/nonexistent").stderr == "listctl: no command “frobnicate” (`listctl --help` lists them).\n")
         #expect(try listctl(["watch", "--event", "didExplode"], socket: "/nonexistent").status == 2)
         let help = try listctl(["add", "--help"], socket: "/nonexistent")
         #expect(help.status == 0)

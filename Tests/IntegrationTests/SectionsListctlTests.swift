@@ -53,8 +53,8 @@ import Testing
         #expect(run.status == 2)
 
         _ = try watched.line()  // #1 created
-        #expect(try watched.line().hasPrefix("#2 Groceries: added the section Dairy, added “milk” (by listctl"))
-        #expect(try watched.line().hasPrefix("#3 Groceries: added “butter” (by listctl"))
+        #expect(try watched.line().hasPrefix("#2 Groceries: added the section Dairy, added “milk” (2 l) under Dairy (by listctl"))
+        #expect(try watched.line().hasPrefix("#3 Groceries: added “butter” (250 g) under Dairy (by listctl"))
         #expect(try watched.line().hasPrefix("#4 Groceries: added the section Bakery (by listctl"))
         #expect(try watched.line().hasPrefix("#5 Groceries: added the section Frozen (by listctl"))
         #expect(try watched.line().hasPrefix("#6 Groceries: moved “butter” to Bakery (by listctl"))
@@ -63,5 +63,9 @@ import Testing
         run = try listctl(["log", "Groceries", "--limit", "2"], socket: socket)
         #expect(run.stdout.contains("Groceries  cleared the amount of “milk”  (listctl"))
         #expect(run.stdout.contains("Groceries  removed the section Bread  (listctl"))
+        // Issue 47, case 7: an add is told with its amount and section, in the log as in watch.
+        run = try listctl(["log", "Groceries"], socket: socket)
+        #expect(run.stdout.contains("Groceries  added the section Dairy, added “milk” (2 l) under Dairy  (listctl"), "\(run.stdout)")
+        #expect(run.stdout.contains("Groceries  added “butter” (250 g) under Dairy  (listctl"), "\(run.stdout)")
     }
 }

@@ -29,7 +29,7 @@ private func shape(_ book: ListBook, _ id: ListID = 1) throws -> [String] {
     @Test func anItemAddedToASectionTheListLacksMakesItInTheSameChange() throws {
         var book = try groceries(["batteries"])
         let change = try apply(.addItem("milk", to: .id(1), section: "Dairy"), to: &book)
-        #expect(change.steps == [.addSection(section: "Dairy"), .add(item: "milk")])
+        #expect(change.steps == [.addSection(section: "Dairy"), .add(item: "milk", section: "Dairy")])
         #expect(change.revision == 2, "one change")
         #expect(try shape(book) == ["-: batteries", "Dairy: milk"])
         try apply(.addItem("butter", to: .id(1), section: " DAIRY "), to: &book)

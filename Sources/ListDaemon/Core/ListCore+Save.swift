@@ -223,7 +223,8 @@ extension ListCore {
         let lines = reading.document.lines
         var stale = false
         func reject(_ fileEdit: FileEdit, _ problem: ListFileDiagnostic.Problem) {
-            guard fileEdit.line >= 0 else { return }
+            // An edit of no line (a list deleted in the file): said about the whole list.
+            guard fileEdit.line >= 0 else { return note(fileEdit, problem) }
             diagnostics.append(
                 ListFileDiagnostic(line: fileEdit.line + 1, text: lines[fileEdit.line].raw, problem: problem)
             )
@@ -247,7 +248,9 @@ extension ListCore {
         // `didRejectFileEdit` and as a note under the list's heading.
         var noted: [ListFileDiagnostic] = []
         var notes: [ListID: [String]] = [:]
-        func note(_ fileEdit: FileEdit, _ why: String) {
+        /// What was not taken of an edit of no line of the save (line 0 in the rejection: a
+        /// note about the whole list), also written under the list's heading.
+        func note(_ fileEdit: FileEdit, _ problem: ListFileDiagnostic.Problem) {
             guard case .id(let id)? = fileEdit.edit.target else { return }
             let heading = reading.sections.first { $0.id == id }?.headingLine
             let item: String? =
@@ -255,14 +258,14 @@ extension ListCore {
                 case .removeItem(let item, _): item
                 default: nil
                 }
-            noted.append(
-                ListFileDiagnostic(
-                    line: heading.map { $0 + 1 } ?? 0,
-                    text: item.map { "- \($0)" } ?? heading.map { lines[$0].raw } ?? "",
-                    problem: .conflict(why)
-                )
+            let name = (try? working.list(.id(id)))?.name
+            let diagnostic = ListFileDiagnostic(
+                line: heading.map { $0 + 1 } ?? 0,
+                text: item.map { "- \($0)" } ?? heading.map { lines[$0].raw } ?? name.map { "# \($0)" } ?? "",
+                problem: problem
             )
-            notes[id, default: []].append(ListFileWriter.note(why))
+            noted.append(diagnostic)
+            notes[id, default: []].append(ListFileWriter.note(diagnostic.explanation))
         }
         var book = working
         let listsBefore = working.lists
@@ -319,7 +322,7 @@ extension ListCore {
                 continue
             case .doneDifferently(let why)?:
                 // Added meanwhile with another amount or section: that stays, and is said.
-                if fileEdit.line >= 0 { reject(fileEdit, .conflict(why)) } else { note(fileEdit, why) }
+                reject(fileEdit, .conflict(why))
                 notTakenHere()
                 continue
             case .doneBut(let rest)?:
@@ -327,7 +330,7 @@ extension ListCore {
             case nil:
                 if let why = merge.conflict(edit) {
                     // Changed meanwhile by someone else: what they did stands, and this is said.
-                    if fileEdit.line >= 0 { reject(fileEdit, .conflict(why)) } else { note(fileEdit, why) }
+                    reject(fileEdit, .conflict(why))
                     notTakenHere()
                     continue
                 }

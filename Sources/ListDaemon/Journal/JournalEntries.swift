@@ -26,11 +26,12 @@ struct JournalEntries: Sendable {
             if let offset = rejection.byteOffset { metadata["byte_offset"] = "\(offset)" }
             logger.warning("\(rejection.message)", metadata: metadata)
             for line in rejection.lines {
+                // Line 0: a note about a whole list, not about a line.
+                var metadata: Logger.Metadata = ["origin": "file", "reason": "\(line.reason)", "text": "\(Self.clip(line.text))"]
+                if line.line > 0 { metadata["line"] = "\(line.line)" }
                 logger.warning(
-                    "not taken from the list file, line \(line.line): \(line.message)",
-                    metadata: [
-                        "origin": "file", "reason": "\(line.reason)", "line": "\(line.line)", "text": "\(Self.clip(line.text))",
-                    ]
+                    "not taken from the list file\(line.line > 0 ? ", line \(line.line)" : ""): \(line.message)",
+                    metadata: metadata
                 )
             }
         case .fileEmptied(let path, let deleted):
@@ -74,9 +75,9 @@ struct JournalEntries: Sendable {
         }
         for step in change.steps {
             switch step {
-            case .add(let item):
+            case .add(let item, let quantity, let section):
                 metadata["item"] = "\(Self.clip(item))"
-                summary = "added “\(item)” to \(change.list.name)"
+                summary = "added “\(item)”\(quantity.map { " (\($0))" } ?? "") to \(change.list.name)\(section.map { ", under \($0)" } ?? "")"
             case .remove(let item):
                 metadata["item"] = "\(Self.clip(item))"
                 summary = "removed “\(item)” from \(change.list.name)"
@@ -116,7 +117,7 @@ struct JournalEntries: Sendable {
             if case .remove(let item) = step { item } else { nil }
         }
         let added = change.steps.compactMap { step -> String? in
-            if case .add(let item) = step { item } else { nil }
+            if case .add(let item, _, _) = step { item } else { nil }
         }
         if removed.count > 1 {
             // A clear: every item named, in one field.

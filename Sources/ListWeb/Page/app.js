@@ -636,7 +636,7 @@ function describe(changes, event) {
   if (changes.length > 1 && ops.has('add') && [...ops].every((op) => op === 'add' || op === 'check')) return 'put back ' + count(changes.filter((c) => c.op === 'add').length, 'item');
   const words = changes.map((c) => {
     switch (c.op) {
-      case 'add': return 'added ' + c.item;
+      case 'add': return 'added ' + c.item + (c.quantity ? ' (' + c.quantity + ')' : '') + (c.section ? ' to ' + c.section : '');
       case 'remove': return 'removed ' + c.item;
       case 'check': return 'ticked ' + c.item;
       case 'uncheck': return 'unticked ' + c.item;
