@@ -449,7 +449,9 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
         #expect(try watched.line().hasPrefix("Watching 2 lists"))
         try shell(in: daemon.sandbox, "sed -i '/^# Hardware/,$d' lists.md")
         let said = try watched.line()
-        #expect(said == "List file edit not taken: Denied by a delegate: keeper: no answer in time.", "\(said)")
+        #expect(said == "List file edit not taken: “Hardware” stays: Denied by a delegate: keeper: no answer in time.", "\(said)")
+        let text = try daemon.sandbox.read { $0.contains("# Hardware") }
+        #expect(text.contains("<!-- listd: not taken: “Hardware” stays: Denied by a delegate: keeper: no answer in time. -->"), "\(text)")
         #expect(try LineConnection(path: socket).result("getList", ["list": "Hardware"])["items"] as? [String] == ["screws"])
     }
 

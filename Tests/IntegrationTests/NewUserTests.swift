@@ -57,7 +57,7 @@ private func answer(
 
     /// Item 1, with a delegate that allows removals except of milk and denies every addition:
     /// bread moves, cake is refused (its own line is marked), the removal of milk is refused
-    /// (milk comes back; the heading is untouched), eggs goes.
+    /// (milk comes back, and a note under the heading says why), eggs goes.
     @Test func aSaveDelegatesPartlyDenyKeepsEveryItemAndMarksTheRightLines() throws {
         let sandbox = try Sandbox()
         try "# Groceries\n- milk\n- eggs\n- jam\n- bread\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
@@ -78,6 +78,7 @@ private func answer(
         #expect(Set(asked) == ["shouldMove bread", "shouldRemove milk", "shouldAdd cake"])
         let expected = """
             # Groceries <!-- listd id=1 -->
+            <!-- listd: not taken: “milk” stays: Denied by a delegate: keeper: no. -->
             - bread
             - [ ] milk
             - eggs
@@ -85,7 +86,7 @@ private func answer(
             - jam
 
             """
-        #expect(try sandbox.read { $0.withoutRevisions == expected }.withoutRevisions == expected, "\(daemon.logOutput)")
+        #expect(try sandbox.read { $0.withoutRevisions == expected }.withoutRevisions == expected, "\((try? sandbox.read()) ?? "")\(daemon.logOutput)")
         let reader = try LineConnection(path: sandbox.socket)
         #expect(
             try reader.result("getList", ["list": "Groceries"])["items"] as? [String] == ["bread", "milk", "eggs", "jam"]
@@ -532,7 +533,7 @@ extension LinesMovedInTheFileTests {
             <!-- listd: not taken: Denied by a delegate: keeper: no. You wrote: - bread -->
 
             """
-        #expect(try sandbox.read { $0.withoutRevisions == expected }.withoutRevisions == expected, "\(daemon.logOutput)")
+        #expect(try sandbox.read { $0.withoutRevisions == expected }.withoutRevisions == expected, "\((try? sandbox.read()) ?? "")\(daemon.logOutput)")
         let lists = try LineConnection(path: sandbox.socket).result("getLists")["lists"] as? [[String: Any]] ?? []
         #expect(lists.map { $0["items"] as? [String] ?? [] } == [["milk", "bread"], ["nails"]])
     }

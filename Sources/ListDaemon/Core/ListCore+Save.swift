@@ -223,8 +223,18 @@ extension ListCore {
         let lines = reading.document.lines
         var stale = false
         func reject(_ fileEdit: FileEdit, _ problem: ListFileDiagnostic.Problem) {
-            // An edit of no line (a list deleted in the file): said about the whole list.
-            guard fileEdit.line >= 0 else { return note(fileEdit, problem) }
+            // An edit of no line (an item or a list deleted in the file): said about the whole
+            // list, naming what stays.
+            guard fileEdit.line >= 0 else {
+                guard case .deniedByDelegates(let message) = problem else { return note(fileEdit, problem) }
+                switch fileEdit.edit {
+                case .removeItem(let item, _): return note(fileEdit, .deniedByDelegates("“\(item)” stays: \(message)"))
+                case .deleteList(let list):
+                    let name = (try? working.list(list))?.name ?? "the list"
+                    return note(fileEdit, .deniedByDelegates("“\(name)” stays: \(message)"))
+                default: return note(fileEdit, problem)
+                }
+            }
             diagnostics.append(
                 ListFileDiagnostic(line: fileEdit.line + 1, text: lines[fileEdit.line].raw, problem: problem)
             )
