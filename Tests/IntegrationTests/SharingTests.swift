@@ -229,6 +229,29 @@ import Testing
         }
     }
 
+    /// Issue 47, case 1 across machines: a phone's "undo mine" on one machine undoes its own
+    /// change, not the later change a person made through another machine.
+    @Test func undoMineAcrossMachinesUndoesTheAuthorsOwnChange() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            let phone = try home.connect(0)
+            _ = try phone.result("hello", ["name": "Kitchen phone"])
+            let upstairs = try home.connect(1)
+            _ = try upstairs.result("hello", ["name": "Upstairs laptop"])
+            _ = try upstairs.result("createList", ["name": "Groceries", "items": ["apples", "toffee"]])
+            _ = try phone.result("removeItem", ["list": "Groceries", "item": "apples"])
+            _ = try upstairs.result("checkItem", ["list": "Groceries", "item": "toffee"])
+            // The phone again, through the other machine (its listd-web moved, say).
+            let phoneElsewhere = try home.connect(1)
+            _ = try phoneElsewhere.result("hello", ["name": "Kitchen phone"])
+            let undo = try phoneElsewhere.result("undo", ["mine": true])
+            #expect((undo["undone"] as? [String: Any])?["revision"] as? Int == 2, "the phone's removal: \(undo)")
+            let list = undo["list"] as? [String: Any] ?? [:]
+            #expect(Set(list["items"] as? [String] ?? []) == ["apples", "toffee"])
+            #expect(list["checked"] as? [String] == ["toffee"], "the tick made upstairs stands")
+        }
+    }
+
     /// Issue 35, case 13: an edit on one machine naming a list another machine created a moment
     /// before is never denied `listNotFound` because the news had not arrived yet: a denial waits
     /// until the machine has caught up with the database, as a confirm does.
