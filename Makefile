@@ -45,7 +45,7 @@ FUZZERS := FuzzRPCLine FuzzListFile FuzzPageMessage
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build run test e2e fuzz fuzz-merge bench clean release man completions install install-files uninstall deb
+.PHONY: all deps build run test e2e fuzz fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
 
 all: build
 
@@ -115,6 +115,12 @@ e2e: deps deb
 # make bench measures Redis beside listd, on the same work with the same client (issue 14), and
 # the binaries as make install ships them (the Swift runtime linked in).
 BENCH_APT_PACKAGES := redis-server
+
+# docs/web.md's pictures of the page, taken by the browser test that checks them
+# (WebPageTests.thePageAsTheDocsShowIt), in headless Chromium at 360×780.
+screenshots: deps build
+	mkdir -p docs/images
+	LISTD_DOC_SCREENSHOTS=$(CURDIR)/docs/images $(SWIFT) test --filter thePageAsTheDocsShowIt
 
 bench: deps
 	@command -v redis-server >/dev/null || { echo "Installing system packages: $(BENCH_APT_PACKAGES)"; \

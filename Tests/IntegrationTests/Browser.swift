@@ -135,6 +135,17 @@ final class Browser: @unchecked Sendable {
         )
     }
 
+    /// The system's light or dark appearance, as the page's `prefers-color-scheme` sees it.
+    func colorScheme(dark: Bool) throws {
+        try command(
+            "POST", "/goog/cdp/execute",
+            [
+                "cmd": "Emulation.setEmulatedMedia",
+                "params": ["features": [["name": "prefers-color-scheme", "value": dark ? "dark" : "light"]]],
+            ]
+        )
+    }
+
     func screenshot(to path: String) throws {
         guard let base64 = try command("GET", "/screenshot") as? String, let data = Data(base64Encoded: base64) else {
             throw TestFailure("no screenshot")

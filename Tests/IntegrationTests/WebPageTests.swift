@@ -409,6 +409,60 @@ import Testing
         }
     }
 
+    /// Issue 47: the pictures in docs/web.md — the page light, dark, and offline with edits
+    /// waiting — are this test's screenshots (`make screenshots` writes them there), and the
+    /// page names them.
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func thePageAsTheDocsShowIt() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let socket = daemon.sandbox.socket
+            #expect(try listctl(["create", "Groceries", "bread", "apples (1 kg)", "coffee"], socket: socket).status == 0)
+            for (item, section) in [("milk (2 l)", "Dairy"), ("butter", "Dairy"), ("eggs (12)", "Dairy"), ("peas", "Frozen")] {
+                #expect(try listctl(["add", "Groceries", item, "--section", section], socket: socket).status == 0)
+            }
+            #expect(try listctl(["create", "Hardware", "screws"], socket: socket).status == 0)
+            #expect(try listctl(["check", "Groceries", "bread", "butter"], socket: socket).status == 0)
+            let web = try WebServer(daemon.sandbox)
+            let browser = try Browser()
+            defer { browser.quit() }
+            try browser.open(try web.pairingLink("Kitchen phone"))
+            try browser.waitUntil("the page", Self.live(showing: "peas"))
+            try browser.run("document.activeElement.blur(); return true")
+            let names = ["web-light.png", "web-dark.png", "web-offline.png"]
+            var shots: [String] = []
+            func shoot(_ name: String) throws {
+                let path = TestArtefacts.path(name)
+                try browser.screenshot(to: path)
+                shots.append(path)
+            }
+            try shoot(names[0])
+            try browser.colorScheme(dark: true)
+            try browser.waitUntil("dark", "return getComputedStyle(document.body).backgroundColor !== 'rgb(255, 255, 255)'")
+            try shoot(names[1])
+            try browser.colorScheme(dark: false)
+            try browser.network(online: false)
+            try browser.waitUntil("offline", "return document.getElementById('status').textContent.startsWith('Offline')")
+            try browser.click("[data-tick='coffee']")
+            try browser.click("[data-tick='eggs']")
+            try browser.waitUntil("two waiting", "return document.getElementById('status').textContent.includes('2 changes waiting')")
+            try shoot(names[2])
+            if let directory = ProcessInfo.processInfo.environment["LISTD_DOC_SCREENSHOTS"] {
+                for (shot, name) in zip(shots, names) {
+                    _ = try? FileManager.default.removeItem(atPath: directory + "/" + name)
+                    try FileManager.default.copyItem(atPath: shot, toPath: directory + "/" + name)
+                }
+                print("screenshots written to \(directory)")
+            }
+            let guide = try String(contentsOfFile: DocExamplesTests.root + "/docs/web.md", encoding: .utf8)
+            for name in names {
+                #expect(guide.contains("(images/\(name))"), "web.md shows \(name)")
+                #expect(FileManager.default.fileExists(atPath: DocExamplesTests.root + "/docs/images/" + name), "\(name) is in docs/images")
+            }
+        }
+    }
+
     /// Issue 47, case 5, measured from the DOM at 360×780: of a list of 20 items (some in a
     /// section, and an empty section), at least ten rows are in view above the add form; every
     /// button is one line; empty sections are folded away; a waiting edit's label is not struck
