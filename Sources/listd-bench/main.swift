@@ -15,7 +15,7 @@ let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksI
 let listdPath = binaries + "/listd"
 let listctlPath = binaries + "/listctl"
 let baselines = option("--baselines", ".build/bench")
-/// `--only 1,3`: just those sections (figures 1–9, bench/README.md); nothing is written then unless
+/// `--only 1,3`: just those sections (figures 1–11, bench/README.md); nothing is written then unless
 /// `--out` says where.
 let only = arguments.contains("--only") ? Set(option("--only", "").split(separator: ",").compactMap { Int($0) }) : nil
 func wanted(_ section: Int) -> Bool { only?.contains(section) ?? true }
@@ -188,6 +188,10 @@ if wanted(9) { try measureSections() }
 // MARK: 10. listd-web: a change → 100 open pages (Web.swift)
 
 if wanted(10) { try measureWeb() }
+
+// MARK: 11. The phone's page: a tick → its frame, on a long list (PageRepaint.swift)
+
+if wanted(11) { try measurePageRepaint() }
 
 // MARK: Results
 

@@ -174,8 +174,18 @@ function adopt(snapshot) {
   render();
 }
 
+/// How long each change took from its arrival to the frame that shows it, in ms (the last
+/// thousand): `make bench` reads it (figure 11).
+const repaints = [];
+window.listdRepaints = repaints;
+
 /// A change from anyone: listctl, the file, another phone, another machine.
 function changed(event, params) {
+  const arrived = performance.now();
+  requestAnimationFrame(() => setTimeout(() => {
+    repaints.push(performance.now() - arrived);
+    if (repaints.length > 1000) repaints.shift();
+  }, 0));
   const list = params.list;
   if (params.revision > state.revision) {
     state.revision = params.revision;
