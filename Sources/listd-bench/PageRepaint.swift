@@ -113,15 +113,8 @@ func measurePageRepaint() throws {
     let listd = try ListdUnderTest("repaint")
     let publisher = try listd.connect()
     createList(publisher, "Long", items: 2_000)
-    let port = try freePort()
-    let control = "\(work)/repaint-control.sock"
-    let web = try Child(
-        listdWebPath,
-        ["--socket", listd.socket, "--listen", "127.0.0.1:\(port)", "--devices", "\(work)/repaint-devices.json",
-         "--control-socket", control, "--log-level", "warning"]
-    )
+    let (web, _, control) = try startListdWeb(listdWebPath, serving: listd, name: "repaint")
     defer { web.stop() }
-    try waitForSocket(control, probe: #"{"jsonrpc":"2.0","id":0,"method":"hello"}"#)
     let pairing = try LineSocket(path: control)
     guard let reply = pairing.call(#"{"jsonrpc":"2.0","id":1,"method":"pair","params":{"name":"bench phone"}}"#),
         let link = String(decoding: reply, as: UTF8.self).firstMatch(of: #/"link":"([^"]+)"/#)?.output.1

@@ -123,6 +123,25 @@ func freePort() throws -> UInt16 {
     return UInt16(bigEndian: address.sin_port)
 }
 
+/// listd-web serving `listd` on a free loopback port, its files named after `name` in the scratch
+/// directory; returned once its control socket answers.
+func startListdWeb(_ path: String, serving listd: ListdUnderTest, name: String) throws -> (web: Child, port: UInt16, control: String) {
+    let port = try freePort()
+    let control = "\(work)/\(name)-control.sock"
+    let web = try Child(
+        path,
+        ["--socket", listd.socket, "--listen", "127.0.0.1:\(port)", "--devices", "\(work)/\(name)-devices.json",
+         "--control-socket", control, "--log-level", "warning"]
+    )
+    do {
+        try waitForSocket(control, probe: #"{"jsonrpc":"2.0","id":0,"method":"hello"}"#)
+    } catch {
+        web.stop()
+        throw error
+    }
+    return (web, port, control)
+}
+
 /// A device paired as a phone does it: a code from the control socket, sent to /pair; its token.
 func pairDevice(port: UInt16, control: String, name: String) throws -> String {
     let pairing = try LineSocket(path: control)
@@ -159,15 +178,8 @@ func measureWeb() throws {
     let listd = try ListdUnderTest("web", extra: ["--max-connections", "20000"])
     let publisher = try listd.connect()
     createList(publisher, "Fan")
-    let port = try freePort()
-    let control = "\(work)/web-control.sock"
-    let web = try Child(
-        listdWebPath,
-        ["--socket", listd.socket, "--listen", "127.0.0.1:\(port)", "--devices", "\(work)/web-devices.json",
-         "--control-socket", control, "--log-level", "warning"]
-    )
+    let (web, port, control) = try startListdWeb(listdWebPath, serving: listd, name: "web")
     defer { web.stop() }
-    try waitForSocket(control, probe: #"{"jsonrpc":"2.0","id":0,"method":"hello"}"#)
     // Ten devices with ten pages each: a device may have ten open (docs/web.md, Limits).
     let tokens = try (1...10).map { try pairDevice(port: port, control: control, name: "bench phone \($0)") }
     let pages = try (0..<100).map { index -> WebPage in
