@@ -7,18 +7,21 @@ import Glibc
 
 /// A WebDriver session with chromedriver, over plain HTTP/1.1: just what the figure needs.
 final class WebDriverSession {
-    private let port: UInt16
-    private let driver: Child
+    private var port: UInt16 = 0
+    private var driver: Child?
     private var session = ""
 
     init(chromium: String, driverPath: String, profile: String) throws {
-        port = try freePort()
-        driver = try Child(driverPath, ["--port=\(port)"])
-        let deadline = now() + 20_000_000_000
-        while (try? request("GET", "/status")) == nil {
-            guard now() < deadline else { throw BenchError("chromedriver did not answer") }
-            usleep(50_000)
+        // A port free when chosen may be taken before chromedriver binds it (it then exits):
+        // another is tried.
+        for _ in 0..<3 where driver == nil {
+            port = try freePort()
+            let started = try Child(driverPath, ["--port=\(port)"])
+            let deadline = now() + 20_000_000_000
+            while started.process.isRunning, now() < deadline, (try? request("GET", "/status")) == nil { usleep(50_000) }
+            if (try? request("GET", "/status")) != nil { driver = started } else { started.stop() }
         }
+        guard driver != nil else { throw BenchError("chromedriver did not answer") }
         let capabilities: [String: Any] = [
             "capabilities": [
                 "alwaysMatch": [
@@ -43,7 +46,7 @@ final class WebDriverSession {
 
     func stop() {
         _ = try? request("DELETE", "/session/\(session)")
-        driver.stop()
+        driver?.stop()
     }
 
     func open(_ url: String) throws { _ = try request("POST", "/session/\(session)/url", ["url": url]) }

@@ -20,13 +20,7 @@ final class Browser: @unchecked Sendable {
         var template = Array("/tmp/listd-browser-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
         profile = String(cString: made)
-        driverPort = try Self.freePort()
-        driverProcess = try ChildProcess(Self.driver, ["--port=\(driverPort)"], mergeOutput: true)
-        let deadline = Date().addingTimeInterval(20)
-        while (try? HTTP.request(port: driverPort, "GET", "/status", timeout: 2))?.status != 200 {
-            guard Date() < deadline else { throw TestFailure("chromedriver did not answer within 20 s") }
-            usleep(50_000)
-        }
+        (driverProcess, driverPort) = try Self.startDriver()
         let capabilities: [String: Any] = [
             "capabilities": [
                 "alwaysMatch": [
@@ -48,6 +42,31 @@ final class Browser: @unchecked Sendable {
             throw TestFailure("chromedriver made no session: \(reply)")
         }
         self.session = session
+    }
+
+    /// chromedriver on a free port, answering. The port is free when chosen, not when
+    /// chromedriver binds it (another test's connection may take it meanwhile: chromedriver then
+    /// exits at once): another port is tried, three times in all.
+    private static func startDriver() throws -> (ChildProcess, UInt16) {
+        var said = ""
+        for _ in 0..<3 {
+            let port = try freePort()
+            let driver = try ChildProcess(Self.driver, ["--port=\(port)"], mergeOutput: true)
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline, !driver.hasExited {
+                if (try? HTTP.request(port: port, "GET", "/status", timeout: 2))?.status == 200 { return (driver, port) }
+                usleep(50_000)
+            }
+            if !driver.hasExited {
+                driver.signal(SIGKILL)
+                _ = driver.wait()
+            }
+            let reader = LineReader(driver.stdout)
+            var lines: [String] = []
+            while let line = reader.lineIfReady() { lines.append(line) }
+            said = lines.joined(separator: " / ")
+        }
+        throw TestFailure("chromedriver did not answer on three ports; it said: \(said)")
     }
 
     private static func freePort() throws -> UInt16 {
