@@ -19,7 +19,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // A list's checked items and amounts as persistent hash trees, which copies share.
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -67,14 +66,16 @@ let package = Package(
             name: "ListRPCTransport",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             swiftSettings: swiftSettings
         ),
+        // Files read whole and replaced whole, durably (temp file, fsync, rename, fsync the
+        // directory): listd's files and listd-web's device file alike.
+        .target(name: "DurableFiles", swiftSettings: swiftSettings),
         .target(
             name: "ListDaemon",
             dependencies: [
-                "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport", "Inotify", "CLinux",
+                "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport", "Inotify", "CLinux", "DurableFiles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -106,7 +107,7 @@ let package = Package(
         .target(
             name: "ListWeb",
             dependencies: [
-                "ListWebProtocol", "ListRPC", "ListRPCTransport",
+                "ListWebProtocol", "ListRPC", "ListRPCTransport", "DurableFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -177,7 +178,7 @@ let package = Package(
         .testTarget(
             name: "ListDaemonTests",
             dependencies: [
-                "ListDaemon", "ListModel", "ListRPC", "ListRPCTransport",
+                "ListDaemon", "ListModel", "ListRPC", "ListRPCTransport", "DurableFiles",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -195,7 +196,6 @@ let package = Package(
             dependencies: [
                 "ListRPC", "ListModel", "ListRPCTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

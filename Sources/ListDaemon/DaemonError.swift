@@ -1,3 +1,6 @@
+// Why listd cannot start or keep going, each with a sentence a person can act on.
+import DurableFiles
+
 /// Why listd cannot start or keep going, each with a sentence a person can act on.
 public enum DaemonError: Error, CustomStringConvertible, Sendable, Hashable {
     case alreadyRunning(socketPath: String)

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOExtras
 
 /// Newline-delimited framing, shared by the daemon and the client: one JSON-RPC message per
 /// `\n`-terminated line, with a cap so a peer that never sends a newline cannot grow memory

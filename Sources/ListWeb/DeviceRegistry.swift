@@ -1,6 +1,7 @@
 // The devices paired with listd-web: who they are, the hashes of their tokens (kept in a file
 // that only its owner reads), the pairing codes not yet used, and the pages each has open — so
 // that a revoked device is cut off at once.
+import DurableFiles
 import Foundation
 import ListWebProtocol
 import Synchronization
@@ -214,35 +215,23 @@ public final class DeviceRegistry: Sendable {
 
     public var openPageCount: Int { state.withLock { $0.openPages.count } }
 
-    /// Writes the device file anew: a temporary file, fsync, rename — never half a file — and
-    /// readable by its owner only.
+    /// Writes the device file anew, as listd writes its files (`FileIO.replace`: a temporary
+    /// file, fsync, rename, fsync the directory — never half a file, and the rename survives a
+    /// power cut), readable by its owner only.
     private static func write(_ devices: [DeviceRecord], to path: String) throws(WebError) {
+        let data: Data
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let data = try encoder.encode(DeviceFile(devices: devices)) + Data("\n".utf8)
-            let directory = (path as NSString).deletingLastPathComponent
+            data = try encoder.encode(DeviceFile(devices: devices)) + Data("\n".utf8)
             try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+                atPath: directoryName(of: path), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
             )
-            let temporary = path + ".new"
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            defer { close(descriptor) }
-            try data.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-                    }
-                    offset += written
-                }
-            }
-            guard fsync(descriptor) == 0, rename(temporary, path) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
+        } catch {
+            throw .deviceFileUnwritable(path: path, detail: "\(error)")
+        }
+        do throws(FileIO.Failure) {
+            try FileIO.replace(path, with: Array(data))
         } catch {
             throw .deviceFileUnwritable(path: path, detail: "\(error)")
         }

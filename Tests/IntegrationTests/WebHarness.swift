@@ -37,13 +37,20 @@ final class WebServer: @unchecked Sendable {
     }
 
     /// `launcher`: a command listd-web is run through (`prlimit …` to lower its limits).
-    init(_ sandbox: Sandbox, arguments: [String] = [], listen: String = "127.0.0.1:0", launcher: [String] = []) throws {
+    /// `devices`: the device file (default: in the sandbox).
+    init(
+        _ sandbox: Sandbox,
+        arguments: [String] = [],
+        listen: String = "127.0.0.1:0",
+        launcher: [String] = [],
+        devices: String? = nil
+    ) throws {
         self.sandbox = sandbox
         let command = launcher + [Binaries.listdWeb.path]
         let child = try ChildProcess(
             command[0],
             Array(command.dropFirst()) + [
-                "--socket", sandbox.socket, "--listen", listen, "--devices", sandbox.path + "/web/devices.json",
+                "--socket", sandbox.socket, "--listen", listen, "--devices", devices ?? sandbox.path + "/web/devices.json",
                 "--control-socket", sandbox.path + "/web/control.sock",
             ] + arguments
         )

@@ -1,3 +1,4 @@
+import DurableFiles
 import Glibc
 import Inotify
 import Logging

@@ -1,4 +1,5 @@
 // The exclusive lock a listd holds on the lists it keeps: one listd per list file.
+import DurableFiles
 import Glibc
 
 /// An exclusive `flock` on `.NAME.listd-lock` beside the list file, held for as long as listd

@@ -1,6 +1,7 @@
 // SharedPersistence's one connection: LISTEN for wake-ups, noticing it is lost (as it closes, or
 // when an operation passes its deadline), connecting again in the background, and saying what
 // went wrong in the server's words.
+import DurableFiles
 import Foundation
 import Logging
 import NIOCore

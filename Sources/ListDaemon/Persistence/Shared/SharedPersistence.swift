@@ -1,5 +1,6 @@
 // The store for lists a household's machines share: PostgreSQL, with its changes table as the
 // source of truth every listd catches up from, and LISTEN/NOTIFY only to wake them up.
+import DurableFiles
 import Foundation
 import ListModel
 import Logging

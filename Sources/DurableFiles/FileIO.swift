@@ -1,19 +1,26 @@
+// Files read whole and replaced whole, durably: what listd's files and listd-web's device file
+// need from the file system.
 import Glibc
 import Synchronization
 
-/// The blocking file operations listd's files need, each retrying on EINTR and failing with the
+/// The blocking file operations listd's and listd-web's files need, each retrying on EINTR and failing with the
 /// step and errno that went wrong (callers name the file in their `DaemonError`).
-enum FileIO {
+public enum FileIO {
     /// A step of a file operation that failed.
-    struct Failure: Error, Sendable, CustomStringConvertible {
-        var step: String
-        var errno: Int32
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var step: String
+        public var errno: Int32
 
-        var description: String { "\(step): \(errorText(errno))" }
+        public init(step: String, errno: Int32) {
+            self.step = step
+            self.errno = errno
+        }
+
+        public var description: String { "\(step): \(errorText(errno))" }
     }
 
     /// The file's bytes, or nil when it does not exist.
-    static func read(_ path: String) throws(Failure) -> [UInt8]? {
+    public static func read(_ path: String) throws(Failure) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -37,7 +44,7 @@ enum FileIO {
     }
 
     /// Writes all of `bytes` to `fd` (short writes and EINTR are retried).
-    static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
         var failure: Int32?
         bytes.withUnsafeBytes { buffer in
             var written = 0
@@ -55,7 +62,7 @@ enum FileIO {
 
     /// Makes the entries of `directory` durable: a file created or renamed there survives a power
     /// loss only once this returns.
-    static func syncDirectory(_ directory: String) throws(Failure) {
+    public static func syncDirectory(_ directory: String) throws(Failure) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(step: "open the directory \(directory)", errno: errno) }
         defer { close(fd) }
@@ -72,7 +79,7 @@ enum FileIO {
     ///   before it replaces `path`; returning false (or throwing) leaves `path` as it was.
     /// - Returns: false when `beforeRename` said not to replace.
     @discardableResult
-    static func replace(
+    public static func replace(
         _ path: String,
         with bytes: [UInt8],
         beforeRename: () throws(Failure) -> Bool = { true }
@@ -118,20 +125,20 @@ enum FileIO {
     /// A name to write a file under before renaming it into place, `.listd-PID-N.tmp`: one of its
     /// own for each call, as the list file and the snapshot may be replaced at the same moment
     /// from two threads (with one shared name each could rename the other's bytes into place).
-    static func newTemporaryName() -> String {
+    public static func newTemporaryName() -> String {
         ".listd-\(getpid())-\(temporaryFiles.add(1, ordering: .relaxed).newValue).tmp"
     }
 
     private static let temporaryFiles = Atomic<Int>(0)
 
     /// Whether `name` is a temp file of some listd (this one or an earlier one).
-    static func isTemporaryName(_ name: String) -> Bool {
+    public static func isTemporaryName(_ name: String) -> Bool {
         name.hasPrefix(".listd-") && name.hasSuffix(".tmp")
     }
 
     /// The pid of the listd that named a temp file (`.listd-PID-N.tmp`, or `.listd-PID.tmp` as
     /// listd named them before), or nil for another name.
-    static func writer(ofTemporaryName name: String) -> pid_t? {
+    public static func writer(ofTemporaryName name: String) -> pid_t? {
         guard isTemporaryName(name) else { return nil }
         return pid_t(name.dropFirst(".listd-".count).dropLast(".tmp".count).prefix { $0 != "-" })
     }
