@@ -55,35 +55,19 @@ struct ListFileStorage: Sendable {
     /// - Parameter expected: when given, the content the file must still have (nil: must not
     ///   exist) just before the rename; otherwise nothing is replaced and `changedWhileWriting`
     ///   is thrown, so a person's save that lands while listd writes is never overwritten.
-    /// - Parameter beforeRename: runs once the new content is durable in the temp file, just
-    ///   before it replaces the file; when it throws, nothing is replaced.
-    func write(
-        _ bytes: [UInt8],
-        expecting expected: [UInt8]?? = .none,
-        beforeRename: () throws(DaemonError) -> Void = {}
-    ) throws(DaemonError) {
-        var inner: DaemonError?
+    func write(_ bytes: [UInt8], expecting expected: [UInt8]?? = .none) throws(DaemonError) {
         let path = path
         let destination = destination()
         let replaced: Bool
         do throws(FileIO.Failure) {
             replaced = try FileIO.replace(destination, with: bytes) { () throws(FileIO.Failure) -> Bool in
-                if case .some(let expected) = expected, try FileIO.read(path) != expected {
-                    inner = .changedWhileWriting(path: path)
-                    return false
-                }
-                do throws(DaemonError) {
-                    try beforeRename()
-                } catch {
-                    inner = error
-                    return false
-                }
+                if case .some(let expected) = expected { return try FileIO.read(path) == expected }
                 return true
             }
         } catch {
             throw .cannotWriteListFile(path: destination, step: error.step, errno: error.errno)
         }
-        if !replaced, let inner { throw inner }
+        if !replaced { throw .changedWhileWriting(path: path) }
     }
 
     /// Removes temp files listd processes that are gone left beside the list file (a listd killed
