@@ -175,6 +175,9 @@ install-files:
 	install -D -m 0755 $(RELEASE_BIN)/listd-web $(DESTDIR)$(BINDIR)/listd-web
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
+	@# web.md's pictures of the page, where its links look for them.
+	install -d $(DESTDIR)$(DOCDIR)/images
+	install -m 0644 docs/images/*.png $(DESTDIR)$(DOCDIR)/images/
 	install -D -m 0644 $(GENERATED)/man/listctl.1 $(DESTDIR)$(MANDIR)/man1/listctl.1
 	install -D -m 0644 $(GENERATED)/man/listd.5 $(DESTDIR)$(MANDIR)/man5/listd.5
 	install -D -m 0644 $(GENERATED)/man/listd.8 $(DESTDIR)$(MANDIR)/man8/listd.8

@@ -121,6 +121,7 @@ done
 check "… and not the boilerplate one" bash -c "! zcat '$MAN/man1/listctl.1.gz' | grep -q '^.Ex'"
 check "… whose EXIT STATUS is listctl's (0 to 4, not boilerplate)" bash -c "MANWIDTH=80 man -l '$MAN/man1/listctl.1.gz' 2>/dev/null | grep -q 'listd cannot be reached'"
 check "listd-web(8), whose synopsis is its own (no subcommand)" bash -c "MANWIDTH=80 man -l '$MAN/man8/listd-web.8.gz' 2>/dev/null | grep -A2 '^SYNOPSIS' | grep -q 'listd-web \[--socket' && ! MANWIDTH=80 man -l '$MAN/man8/listd-web.8.gz' 2>/dev/null | grep -q subcommand"
+check "web.md with its pictures of the page" bash -c "test -s '$ROOT/usr/share/doc/listd/web.md' && test -s '$ROOT/usr/share/doc/listd/images/web-light.png'"
 check "bash: /usr/share/bash-completion/completions/listctl" test -s "$ROOT/usr/share/bash-completion/completions/listctl"
 check "zsh: /usr/share/zsh/vendor-completions/_listctl" grep -q '^#compdef listctl' "$ROOT/usr/share/zsh/vendor-completions/_listctl"
 check "fish: /usr/share/fish/vendor_completions.d/listctl.fish" grep -q "^complete -c 'listctl'" "$ROOT/usr/share/fish/vendor_completions.d/listctl.fish"
