@@ -58,8 +58,6 @@ extension JSONWriter {
 
         var bytes: [UInt8] = []
         private(set) var open: [OpenContainer] = []
-        /// Off only in tests, to compare the direct writers with what Codable writes.
-        var writesDirectly = true
         private var nextID = 1
 
         init() {
@@ -178,7 +176,7 @@ extension JSONWriter {
                 JSONWriter.write(json, into: &sink.bytes)
                 return
             }
-            if sink.writesDirectly, let direct = value as? any JSONDirectlyWritable {
+            if let direct = value as? any JSONDirectlyWritable {
                 direct.writeJSON(into: &sink.bytes)
                 return
             }

@@ -143,17 +143,6 @@ struct ListCore {
 
     // MARK: Client proposals
 
-    /// A client proposes an edit; `id` names it in the `reply`.
-    mutating func propose(
-        _ id: Int,
-        _ edit: ListEdit,
-        ifRevision: Revision? = nil,
-        origin: ChangeOrigin,
-        undoes: Revision? = nil,
-        at time: Timestamp
-    ) -> [CoreAction] {
-        propose(id, ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes), at: time)
-    }
 
     /// The same, with what the client said of an edit made away from listd (`ClientEdit`).
     mutating func propose(_ id: Int, _ request: ClientEdit, at time: Timestamp) -> [CoreAction] {

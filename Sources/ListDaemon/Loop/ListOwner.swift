@@ -214,20 +214,10 @@ public final class ListOwner: Service, @unchecked Sendable {
 
     // MARK: Edits, on the loop
 
-    /// Proposes `edit`; `decided` runs on the owner's loop once it is decided (at once when the
-    /// rules deny it and nothing waits to be durable; else at the end of the pass that makes it
+    /// Proposes a client's edit with what it said of it (`ClientEdit`: its id, the lists it was
+    /// made on); `decided` runs on the owner's loop once it is decided (at once when the rules
+    /// deny it and nothing waits to be durable; else at the end of the pass that makes it
     /// durable). Call on the owner's loop.
-    func propose(
-        _ edit: ListEdit,
-        ifRevision: Revision? = nil,
-        origin: ChangeOrigin,
-        undoes: Revision? = nil,
-        decided: @escaping (Result<EditOutcome, EditFailure>) -> Void
-    ) {
-        propose(ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes), decided: decided)
-    }
-
-    /// A client's edit with what it said of it (`ClientEdit`: its id, the lists it was made on).
     func propose(_ request: ClientEdit, decided: @escaping (Result<EditOutcome, EditFailure>) -> Void) {
         loop.assertInEventLoop()
         let id = nextProposal
@@ -240,17 +230,6 @@ public final class ListOwner: Service, @unchecked Sendable {
             if unread { core.file.unreadEvents = true }
             return core.propose(id, request, at: time)
         }
-    }
-
-    /// Proposes `edit` from any thread and returns once it is decided (tests, tools).
-    public func propose(
-        _ edit: ListEdit,
-        ifRevision: Revision? = nil,
-        origin: ChangeOrigin
-    ) async -> Result<EditOutcome, EditFailure> {
-        let promise = loop.makePromise(of: Result<EditOutcome, EditFailure>.self)
-        loop.execute { self.propose(edit, ifRevision: ifRevision, origin: origin) { promise.succeed($0) } }
-        return (try? await promise.futureResult.get()) ?? .failure(.shuttingDown)
     }
 
     // MARK: Delegates, on the loop

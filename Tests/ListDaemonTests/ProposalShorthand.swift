@@ -1,0 +1,30 @@
+// The tests' shorthand for a client's edit: an edit and its origin, without the rest of what a
+// client may say of it (`ClientEdit`). Kept here: the product proposes `ClientEdit`s only.
+import ListModel
+
+@testable import ListDaemon
+
+extension ListCore {
+    /// A client proposes `edit`; `id` names it in the `reply`.
+    mutating func propose(
+        _ id: Int,
+        _ edit: ListEdit,
+        ifRevision: Revision? = nil,
+        origin: ChangeOrigin,
+        undoes: Revision? = nil,
+        at time: Timestamp
+    ) -> [CoreAction] {
+        propose(id, ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes), at: time)
+    }
+}
+
+extension ListOwner {
+    /// Proposes `edit` on the owner's loop; `decided` runs there once it is decided.
+    func propose(
+        _ edit: ListEdit,
+        origin: ChangeOrigin,
+        decided: @escaping (Result<EditOutcome, EditFailure>) -> Void
+    ) {
+        propose(ClientEdit(edit: edit, origin: origin), decided: decided)
+    }
+}
