@@ -71,11 +71,16 @@ let package = Package(
         ),
         // Files read whole and replaced whole, durably (temp file, fsync, rename, fsync the
         // directory): listd's files and listd-web's device file alike.
-        .target(name: "DurableFiles", swiftSettings: swiftSettings),
+        .target(name: "DurableFiles", dependencies: ["ErrnoText"], swiftSettings: swiftSettings),
+        // strerror's words for an errno, for modules that describe failures without making any.
+        .target(name: "ErrnoText", swiftSettings: swiftSettings),
+        // listd's decisions: events in, actions out. No I/O — no NIO, no files, no clock — so the
+        // compiler proves every rule is unit-testable without a socket.
+        .target(name: "ListCore", dependencies: ["ListModel", "ListFileFormat", "ListRPC", "ErrnoText"], swiftSettings: swiftSettings),
         .target(
             name: "ListDaemon",
             dependencies: [
-                "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport", "Inotify", "CLinux", "DurableFiles",
+                "ListCore", "ErrnoText", "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport", "Inotify", "CLinux", "DurableFiles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -133,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "listd",
             dependencies: [
-                "ListDaemon", "ListRPC", "ListRPCTransport", "ListdLocations", "Systemd", "LoopExecutors",
+                "ListDaemon", "ListCore", "ListRPC", "ListRPCTransport", "ListdLocations", "Systemd", "LoopExecutors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -178,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "ListDaemonTests",
             dependencies: [
-                "ListDaemon", "ListModel", "ListRPC", "ListRPCTransport", "DurableFiles",
+                "ListDaemon", "ListCore", "ListModel", "ListRPC", "ListRPCTransport", "DurableFiles",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

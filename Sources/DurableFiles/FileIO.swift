@@ -1,5 +1,6 @@
 // Files read whole and replaced whole, durably: what listd's files and listd-web's device file
 // need from the file system.
+import ErrnoText
 import Glibc
 import Synchronization
 

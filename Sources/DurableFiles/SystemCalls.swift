@@ -1,10 +1,6 @@
 // The system calls under the file operations: EINTR retried, errno kept with its text.
+import ErrnoText
 import Glibc
-
-/// `strerror` text for an errno value.
-public func errorText(_ code: Int32) -> String {
-    String(cString: strerror(code))
-}
 
 /// Runs a system call, retrying on EINTR, and returns its result or the errno it failed with.
 public func retryingEINTR<T: FixedWidthInteger>(_ call: () -> T) -> Result<T, Errno> {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import ListCore
 import ListDaemon
 import ListRPC
 import ListRPCTransport

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 @Suite struct CallbackSlotTests {

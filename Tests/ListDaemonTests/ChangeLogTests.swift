@@ -3,6 +3,7 @@ import ListModel
 import ListRPC
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 @Suite struct ChangeLogTests {

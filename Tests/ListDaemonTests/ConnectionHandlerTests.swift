@@ -11,6 +11,7 @@ import NIOCore
 import ServiceLifecycleTestKit
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// A socket whose kernel buffer is full: writes are kept, never completed, until the connection

@@ -2,6 +2,7 @@ import ListModel
 import ListRPC
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// The delegates' rules without sockets or timers: who is asked, what a timeout, an error or a

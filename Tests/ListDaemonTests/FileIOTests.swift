@@ -2,6 +2,7 @@ import DurableFiles
 import Foundation
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// `FileIO.replace`, the atomic write behind the list file, the snapshot and the log's rewrite.

@@ -6,6 +6,7 @@ import Logging
 import NIOPosix
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// A pipe whose write end takes the lines.

@@ -3,6 +3,7 @@ import ListModel
 import ListRPC
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// The core with a shared store (`--share`): others' changes taken in, an append others got

@@ -3,6 +3,7 @@ import ListModel
 import ListRPC
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// The core on its own: events in, actions out; no sockets, files or clocks.

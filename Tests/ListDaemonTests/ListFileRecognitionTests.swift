@@ -2,6 +2,7 @@ import ListFileFormat
 import ListModel
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// Issue 38: the rewrite after a quiet edit is noted in the change log only by the next append,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 @Suite struct ListFileStorageTests {

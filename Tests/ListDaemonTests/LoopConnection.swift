@@ -9,6 +9,7 @@ import NIOPosix
 import Synchronization
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// The test's end of a connection listd serves on its owner's loop.

@@ -14,6 +14,7 @@ import NIOPosix
 import Synchronization
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// A store whose appends complete at once until `hold()`, then when the test completes them.

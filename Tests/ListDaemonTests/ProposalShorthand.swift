@@ -2,6 +2,7 @@
 // client may say of it (`ClientEdit`). Kept here: the product proposes `ClientEdit`s only.
 import ListModel
 
+@testable import ListCore
 @testable import ListDaemon
 
 extension ListCore {

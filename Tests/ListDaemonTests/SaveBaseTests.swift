@@ -4,6 +4,7 @@ import ListModel
 import ListRPC
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// Issue 46: every save is merged against what its author saw — the lists at the revision its

@@ -3,6 +3,7 @@ import ListModel
 import ListRPC
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// Issue 35: a save made from a copy of the list file read before other changes is read against

@@ -5,6 +5,7 @@ import ListModel
 import ListRPC
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 @Suite struct SectionPersistenceTests {

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// `--share URL`, read as libpq reads its URIs.

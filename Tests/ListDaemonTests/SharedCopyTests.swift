@@ -2,6 +2,7 @@ import Foundation
 import ListModel
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// The copy of the shared lists a machine keeps to start from while the server is down.

@@ -4,6 +4,7 @@ import NIOPosix
 import Synchronization
 import Testing
 
+@testable import ListCore
 @testable import ListDaemon
 
 /// The watchdog keep-alive is sent only while every event loop runs: one wedged loop (a handler

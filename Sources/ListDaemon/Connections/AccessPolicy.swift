@@ -1,5 +1,6 @@
 // Who may use this listd: its own user, root, and the members of one group.
 import Glibc
+import ListCore
 import ListRPCTransport
 
 /// Who may use this listd, decided from the peer's credentials on accept.

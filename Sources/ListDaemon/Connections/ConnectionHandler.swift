@@ -1,4 +1,5 @@
 import Foundation
+import ListCore
 import ListRPC
 import ListRPCTransport
 import Logging

@@ -1,5 +1,6 @@
 // Every method listd serves, mapped to the owner, the hub and the delegate registry.
 import Glibc
+import ListCore
 import ListFileFormat
 import ListModel
 import ListRPC

@@ -1,3 +1,4 @@
+import ListCore
 import NIOCore
 
 /// Everything a connection sends, in order: replies and notifications alike go through here, so

@@ -1,6 +1,7 @@
 import DurableFiles
 import Foundation
 import Glibc
+import ListCore
 import ListModel
 import ListRPC
 import ListRPCTransport

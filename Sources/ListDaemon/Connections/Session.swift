@@ -1,3 +1,4 @@
+import ListCore
 import ListModel
 import ListRPCTransport
 import ListRPC

@@ -1,4 +1,5 @@
 import Foundation
+import ListCore
 import ListModel
 import ListRPC
 import NIOCore

@@ -1,6 +1,7 @@
 import DurableFiles
 import Glibc
 import Inotify
+import ListCore
 import Logging
 import NIOCore
 import NIOPosix

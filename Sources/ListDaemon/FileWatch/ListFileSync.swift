@@ -1,3 +1,4 @@
+import ListCore
 import ListFileFormat
 import ListModel
 import NIOCore

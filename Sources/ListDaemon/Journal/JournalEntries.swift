@@ -1,3 +1,4 @@
+import ListCore
 import ListModel
 import ListRPC
 import Logging

@@ -2,6 +2,7 @@
 // every 10 ms (after their replies are written), and they are formatted and written here, on a
 // thread of their own — one write(2) for stderr's lines (`StderrLines.batch`); journald takes
 // one datagram per entry.
+import ListCore
 import Logging
 import NIOCore
 import NIOPosix

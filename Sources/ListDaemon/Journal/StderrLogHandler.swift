@@ -2,6 +2,7 @@
 // StreamLogHandler, but the lines of one pass's journal go out together, in one write(2)
 // (`StderrLines.batch`), instead of one write per line.
 import Glibc
+import ListCore
 import Logging
 import Synchronization
 

@@ -1,3 +1,4 @@
+import ListCore
 import Synchronization
 
 /// One callback that may be set once and called from any thread.

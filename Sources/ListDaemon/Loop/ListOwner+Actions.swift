@@ -1,6 +1,7 @@
 // What the owner does for each action the core returns (`ListOwner.perform`), and the store's
 // snapshot and compaction and the status line it keeps: the shells' side of the pass.
 import Foundation
+import ListCore
 import ListFileFormat
 import ListModel
 import ListRPC
@@ -9,19 +10,15 @@ import NIOPosix
 
 extension ListOwner {
     /// Performs one action; returns the event it brings back at once, if any.
-    func perform(_ action: CoreAction) -> Event? {
+    func perform(_ action: CoreAction) -> CoreEvent? {
         switch action {
         case .putQuestion(let put):
-            let sent = delegates.send(put) {
-                self.handle { core, _, time in core.delegateReplied(put.id, .timedOut, at: time) }
-            }
-            if !sent { return { core, _, time in core.delegateReplied(put.id, .unanswered, at: time) } }
+            let sent = delegates.send(put) { self.handle(.delegateReplied(question: put.id, .timedOut)) }
+            if !sent { return .delegateReplied(question: put.id, .unanswered) }
         case .endQuestion(let id):
             delegates.end(id)
         case .dropDelegate(let seat):
             delegates.drop(seat)
-        case .decideUnasked(let asker):
-            return { core, _, time in core.answered(asker, .allowed, at: time) }
         case .append(let entries):
             precondition(appendDue == nil, "the core sends one batch at a time")
             appendDue = entries
@@ -29,8 +26,6 @@ extension ListOwner {
             hub.publish(changes, records: records, book: book)
         case .reply(let id, let outcome):
             replies.removeValue(forKey: id)?(outcome)
-            // Resends of the same edit (by its client's id) get the same answer.
-            for resend in core.replied(to: id) { replies.removeValue(forKey: resend)?(outcome) }
         case .announceDenial(let denial):
             hub.announce(.didDenyChange, denial, listID: denial.proposal.list?.id)
         case .announceRejection(let rejection):
@@ -40,7 +35,7 @@ extension ListOwner {
         case .readFile(let request):
             fileSync.read(request, on: loop).whenComplete { result in
                 switch result {
-                case .success(let content): self.handle { core, now, time in core.fileRead(content, now: now, at: time) }
+                case .success(let content): self.handle(.fileRead(content))
                 case .failure(let error): self.handle(self.readFailed(error))
                 }
             }
@@ -48,7 +43,7 @@ extension ListOwner {
             NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
                 ListFileSync.render(book, onto: reading, rejected: rejected, notes: notes)
             }.whenSuccess { rendered in
-                self.handle { core, now, _ in core.fileRendered(rendered, now: now) }
+                self.handle(.fileRendered(rendered))
             }
         case .replaceFile(let rendered, let expecting):
             let fileSync = fileSync
@@ -58,29 +53,32 @@ extension ListOwner {
                 let outcome =
                     (try? result.get())
                     ?? .failed(.cannotWriteListFile(path: fileSync.path, step: "run on the thread pool", errno: ECANCELED))
-                self.handle { core, now, _ in core.fileReplaced(rendered, outcome, now: now) }
+                self.handle(.fileReplaced(rendered, outcome))
                 // A compaction put off while the write was under way runs now.
                 self.compactIfDue()
             }
         case .scheduleWrite(let delay):
-            loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, now, _ in core.writeDue(now: now) } }
+            loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.writeDue) }
         case .recheckFile(let delay):
-            loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, _, _ in core.fileTouched() } }
+            loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.fileRecheckDue) }
         case .checkSettled(let delay):
-            loop.scheduleTask(in: TimeAmount(delay)) { self.handle { core, now, _ in core.settleCheckDue(now: now) } }
+            loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.settleCheckDue) }
         case .statusChanged:
             statusDue = true
         case .catchUp:
             catchUpDue = true
             remoteDue = true
             fetchRemoteIfDue()
+        case .fetchAgain(let catchingUp):
+            remoteDue = true
+            catchUpDue = catchUpDue || catchingUp
         }
         return nil
     }
 
-    func readFailed(_ error: any Error) -> Event {
+    func readFailed(_ error: any Error) -> CoreEvent {
         logger.error("could not read the list file; it is read again at its next save", metadata: ["error": "\(error)"])
-        return { core, _, time in core.fileReadFailed(at: time) }
+        return .fileReadFailed
     }
 
     // MARK: Snapshots and compaction

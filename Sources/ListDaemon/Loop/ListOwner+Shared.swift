@@ -1,5 +1,6 @@
 // What sharing the lists (`--share`) adds to the owner: fetching the changes other machines
 // committed, and the catch-up a denial waits for.
+import ListCore
 import ListModel
 
 extension ListOwner {
@@ -13,30 +14,16 @@ extension ListOwner {
         // The edits held for a catch-up so far are decided again once this fetch is taken in.
         let catchingUp = catchUpDue
         catchUpDue = false
-        if catchingUp { core.catchUpStarted() }
+        handle(.fetchBegan(catchingUp: catchingUp))
         share.changes(after: core.durable.revision, on: loop).whenComplete { result in
             self.fetching = false
             switch result {
             case .success(let remote):
-                self.handle { core, now, time in
-                    var actions: [CoreAction] = []
-                    if !remote.isEmpty {
-                        guard let taken = core.remoteCommitted(remote, now: now) else {
-                            // Overtaken (this listd appended meanwhile): fetched again.
-                            self.remoteDue = true
-                            self.catchUpDue = self.catchUpDue || catchingUp
-                            return []
-                        }
-                        actions = taken
-                    }
-                    return catchingUp ? actions + core.caughtUp(at: time) : actions
-                }
+                self.handle(.fetched(remote, catchingUp: catchingUp))
             case .failure(let error):
                 // The connection is being made again, and wakes this when it is back; the edits
                 // waiting for the catch-up are denied as edits are while the server is gone.
-                if catchingUp {
-                    self.handle { core, _, _ in core.catchUpFailed(.unavailable("\(error)")) }
-                }
+                self.handle(.fetchFailed(.unavailable("\(error)"), catchingUp: catchingUp))
             }
             self.schedulePass()
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ListCore
 import ListFileFormat
 import ListModel
 import ListRPC
@@ -104,12 +105,13 @@ public final class ListOwner: Service, @unchecked Sendable {
         self.hub = hub
         published = hub.published
         let storage = fileSync.storage
-        core = ListCore(recovered: recovered, filePath: storage.path, quietPeriod: quietPeriod)
-        if share != nil {
-            core.catchesUpBeforeDenying = true
+        core = ListCore(
+            recovered: recovered,
+            filePath: storage.path,
+            quietPeriod: quietPeriod,
             // Every machine's subscribers hear which machine's file a person saved.
-            core.fileOrigin = .file(host: ProcessInfo.processInfo.hostName)
-        }
+            sharedFrom: share == nil ? nil : ProcessInfo.processInfo.hostName
+        )
 
         // A file listd knows (it wrote it, or took it in) holds nothing of the person's to take in:
         // one a note names, or one that shows exactly the lists (written before its note was).
@@ -135,16 +137,9 @@ public final class ListOwner: Service, @unchecked Sendable {
         // What the start takes in is durable before the file is written, and the file is
         // written (and its note made) before listd serves: through the same actions as ever.
         let view = try? await loop.flatSubmit {
-            self.handle { core, now, time in
-                core.start(
-                    content,
-                    recognized: recognized,
-                    byNote: recovered.shownByFile != nil,
-                    firstStart: recovered.isFirstStart,
-                    now: now,
-                    at: time
-                )
-            }
+            self.handle(
+                .started(content, recognized: recognized, byNote: recovered.shownByFile != nil, firstStart: recovered.isFirstStart)
+            )
             return self.writeFileNow().map {
                 self.publishSummary()
                 return needsSnapshot ? self.persistedView : nil
@@ -157,14 +152,14 @@ public final class ListOwner: Service, @unchecked Sendable {
             // (else `getHistory`, `undo` and `subscribe {since}` could not redo it).
             try? await loop.submit {
                 self.hub.startHistory(from: view.book)
-                self.core.startHistory(from: view.book)
+                self.handle(.historyBegan(from: view.book))
             }.get()
         }
         // From here on, what the watcher sees of the file comes to the core on this loop.
         do {
             try await loop.flatSubmit {
                 watcher.start(on: self.loop) { [weak self] changes in
-                    self?.handle { core, now, time in core.fileChanged(changes, now: now, at: time) }
+                    self?.handle(.fileChanged(changes))
                 }
             }.get()
         } catch {
@@ -181,13 +176,13 @@ public final class ListOwner: Service, @unchecked Sendable {
             guard let owner = self else { return }
             owner.execute {
                 owner.statusDue = true
-                owner.handle { core, now, _ in core.storeStatusChanged(connected: connected, now: now) }
+                owner.handle(.storeStatusChanged(connected: connected))
             }
         }
         if let share {
             // As the connection is now (a start from the copy has none); `onStatus` says each
             // change after this.
-            execute { self.handle { core, now, _ in core.storeStatusChanged(connected: share.connected, now: now) } }
+            execute { self.handle(.storeStatusChanged(connected: share.connected)) }
         }
         share?.connectWhenDown()
     }
@@ -225,11 +220,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         replies[id] = decided
         // A person's save that came first is taken in first: when the kernel holds events not
         // read yet, the edit waits for them (NIO reads them in this turn of the loop or the next).
-        let unread = watcher.hasUnreadEvents()
-        handle { core, _, time in
-            if unread { core.file.unreadEvents = true }
-            return core.propose(id, request, at: time)
-        }
+        handle(.proposed(id, request, fileEventsUnread: watcher.hasUnreadEvents()))
     }
 
     // MARK: Delegates, on the loop
@@ -238,22 +229,21 @@ public final class ListOwner: Service, @unchecked Sendable {
     func delegateRegistered(_ seat: DelegatePanel.Seat, outbox: Outbox) {
         loop.assertInEventLoop()
         delegates.register(connection: seat.connection, name: seat.name, pid: seat.pid, outbox: outbox)
-        core.delegateRegistered(seat)
+        handle(.delegateSeated(seat))
     }
 
     /// `connection` unregistered as a delegate, or closed.
     func delegateGone(_ connection: Int) {
         loop.assertInEventLoop()
         delegates.remove(connection: connection)
-        guard core.panel.involves(connection) else { return }
-        handle { core, _, time in core.delegateGone(connection, at: time) }
+        handle(.delegateLeft(connection: connection))
     }
 
     /// A response from a client: the answer to one of the delegates' questions, if it is one.
     func responseCame(_ response: RPCResponse) {
         loop.assertInEventLoop()
-        guard let (id, reply) = DelegateRegistry.reply(response), core.panel.isOut(id) else { return }
-        handle { core, _, time in core.delegateReplied(id, reply, at: time) }
+        guard let (id, reply) = DelegateRegistry.reply(response) else { return }
+        handle(.delegateReplied(question: id, reply))
     }
 
     /// Runs `body` on the owner's loop: right here when this is the loop, else queued to it.
@@ -267,11 +257,8 @@ public final class ListOwner: Service, @unchecked Sendable {
     /// it brought is decided.
     public func reload() async {
         let done = loop.flatSubmit {
-            self.handle { core, _, _ in
-                core.file.bytes = nil
-                return core.fileTouched()
-            }
-            return self.whenTrue { !$0.file.readInFlight && !$0.file.readWanted && $0.save == nil }
+            self.handle(.reloadAsked)
+            return self.whenTrue(\.fileTaken)
         }
         try? await done.get()
     }
@@ -282,12 +269,8 @@ public final class ListOwner: Service, @unchecked Sendable {
         // so each open question is settled by its delegate's onTimeout), then write the file. A
         // save still undecided stays in the file and is taken in at the next start.
         let quiet = loop.flatSubmit {
-            self.core.accepting = false
-            return self.whenTrue {
-                $0.proposals.isEmpty && $0.heldForSave.isEmpty && $0.heldForCatchUp.isEmpty && $0.inFlight == nil
-                    && $0.open.isEmpty
-                    && !$0.file.writeInFlight
-            }
+            self.handle(.stopping)
+            return self.whenTrue(\.editsFinished)
         }
         try? await quiet.get()
         try? await loop.flatSubmit { self.writeFileNow() }.get()
@@ -314,10 +297,10 @@ public final class ListOwner: Service, @unchecked Sendable {
     /// when all of it is done (or failed: the core retries a failed write later, as ever).
     private func writeFileNow() -> EventLoopFuture<Void> {
         whenSettled().flatMap {
-            self.handle { core, now, _ in core.writeDue(now: now, force: true) }
+            self.handle(.fileWriteForced)
             return self.whenSettled()
         }.flatMap {
-            self.handle { core, _, _ in core.noteFileNow() }
+            self.handle(.fileNoteForced)
             return self.whenSettled()
         }
     }
@@ -325,23 +308,20 @@ public final class ListOwner: Service, @unchecked Sendable {
     /// Completes once nothing is on its way to the log or the list file.
     private func whenSettled() -> EventLoopFuture<Void> {
         whenTrue { [unowned self] core in
-            appendDue == nil && !appending && !commitDue && core.inFlight == nil
-                && !core.file.readInFlight && !core.file.writeInFlight
+            appendDue == nil && !appending && core.settled
         }
     }
 
     // MARK: The pass
 
-    typealias Event = (inout ListCore, ContinuousClock.Instant, Timestamp) -> [CoreAction]
-
-    /// Feeds `event` to the core and performs what it returns, feeding back what an action brings
-    /// at once (an allowed verdict when no delegate wants the question), in order.
-    func handle(_ event: Event) {
+    /// Feeds `event` to the core and performs what it returns, in order, feeding back what an
+    /// action brings at once (a question that could not be sent).
+    func handle(_ event: CoreEvent) {
         loop.assertInEventLoop()
-        var actions = event(&core, .now, .now())[...]
+        var actions = core.handle(event, now: .now, at: .now())[...]
         while let action = actions.popFirst() {
             if let next = perform(action) {
-                actions += next(&core, .now, .now())
+                actions += core.handle(next, now: .now, at: .now())
             }
         }
         schedulePass()
@@ -360,7 +340,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         loop.assertInEventLoop()
         passScheduled = false
         inPass = true
-        performAll(core.commit())
+        handle(.passEnded)
         if let entries = appendDue, !appending, !compacting, !fetching {
             appendDue = nil
             appending = true
@@ -368,14 +348,14 @@ public final class ListOwner: Service, @unchecked Sendable {
                 self.appending = false
                 switch result {
                 case .success:
-                    self.handle { core, now, _ in core.appended(now: now) }
+                    self.handle(.appended)
                     self.compactIfDue()
                 case .failure(let behind as AppendBehind):
-                    self.handle { core, now, time in core.appendBehind(behind.remote, now: now, at: time) }
+                    self.handle(.appendBehind(behind.remote))
                 case .failure(let doubt as AppendInDoubt):
-                    self.handle { core, _, _ in core.appendFailed(doubt.failure, inDoubt: doubt.revision) }
+                    self.handle(.appendFailed(doubt.failure, inDoubt: doubt.revision))
                     self.share?.wasMade(doubt, on: self.loop).whenSuccess { made in
-                        self.handle { core, _, _ in core.inDoubtSettled(doubt.revision, made: made) }
+                        self.handle(.inDoubtSettled(doubt.revision, made: made))
                         self.remoteDue = self.remoteDue || made
                         self.fetchRemoteIfDue()
                     }
@@ -383,7 +363,7 @@ public final class ListOwner: Service, @unchecked Sendable {
                     let failure =
                         error as? DaemonError
                         ?? .changeLogFailed(path: "the change log", step: "append: \(error)", errno: 0)
-                    self.handle { core, _, _ in core.appendFailed(failure) }
+                    self.handle(.appendFailed(failure, inDoubt: nil))
                 }
             }
         }
@@ -408,7 +388,7 @@ public final class ListOwner: Service, @unchecked Sendable {
             waiters.removeAll { $0.condition(core) }
             for promise in ready { promise.succeed() }
         }
-        if commitDue { schedulePass() }
+        if core.commitDue { schedulePass() }
         fetchRemoteIfDue()
     }
 
@@ -437,13 +417,4 @@ public final class ListOwner: Service, @unchecked Sendable {
         statusObserver(published.current.summary)
     }
 
-    /// A batch waits for the next commit. Read field by field: a computed property of the core,
-    /// called on this stored `core`, made Swift copy the whole core first, at the end of every pass.
-    private var commitDue: Bool { core.inFlight == nil && !core.open.isEmpty }
-
-    /// Performs each of `actions` in order.
-    private func performAll(_ actions: [CoreAction]) {
-        guard !actions.isEmpty else { return }
-        handle { _, _, _ in actions }
-    }
 }

@@ -1,5 +1,7 @@
 import DurableFiles
 import Foundation
+import ListCore
+import ListFileFormat
 import ListModel
 import Logging
 import NIOPosix

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import ListCore
 import NIOCore
 import NIOPosix
 

@@ -1,4 +1,5 @@
 import Glibc
+import ListCore
 import NIOCore
 import NIOPosix
 

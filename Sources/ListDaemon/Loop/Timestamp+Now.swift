@@ -1,5 +1,6 @@
 // The wall clock, read by the shells only: the core gets times with its events.
 import Glibc
+import ListCore
 import ListModel
 
 extension Timestamp {

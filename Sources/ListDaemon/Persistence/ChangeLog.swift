@@ -1,5 +1,6 @@
 import DurableFiles
 import Glibc
+import ListCore
 import Synchronization
 
 /// The append-only change log file: lines of JSON (`LogEntry`), appended in one write and one

@@ -1,3 +1,4 @@
+import ListCore
 import ListModel
 import NIOCore
 
@@ -63,32 +64,3 @@ struct AppendInDoubt: Error, Sendable {
     var failure: DaemonError
 }
 
-/// What a store holds besides the changes: enough to recognise the list file at the next start.
-struct PersistedView: Sendable {
-    /// The committed lists (as of the last append).
-    var book: ListBook
-    /// Digest of the list file as listd last read or wrote it.
-    var fileDigest: String
-    /// The lists that file shows (older than `book` while a person's save waits for delegates).
-    var shown: ListBook
-    var instance: String
-}
-
-/// The state a start begins from.
-struct RecoveredLists: Sendable {
-    /// Names this state; nil when none was saved yet (a first start, or an older state file).
-    var instance: String?
-    /// Every confirmed change applied.
-    var book: ListBook
-    /// The last changes, for `subscribe {since}`.
-    var history: ChangeHistory
-    /// The lists the list file on disk shows, when listd wrote it or took it in (found by its
-    /// digest); nil when a person changed it since.
-    var shownByFile: ListBook?
-    /// What the last such file shows.
-    var lastShown: ListBook
-    /// Nothing was kept at all: the list file is all there is.
-    var isFirstStart: Bool
-    /// What was found wrong and worked around (an unreadable snapshot), for the journal.
-    var problems: [DaemonError]
-}

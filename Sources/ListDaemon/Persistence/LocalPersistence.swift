@@ -1,5 +1,6 @@
 import DurableFiles
 import Foundation
+import ListCore
 import ListModel
 import ListRPC
 import NIOCore

@@ -1,6 +1,7 @@
 // The exclusive lock a listd holds on the lists it keeps: one listd per list file.
 import DurableFiles
 import Glibc
+import ListCore
 
 /// An exclusive `flock` on `.NAME.listd-lock` beside the list file, held for as long as listd
 /// runs (the kernel lets it go when the process ends, however it ends). The change log, the

@@ -1,6 +1,7 @@
 // Directories listd makes for its files.
 import DurableFiles
 import Glibc
+import ListCore
 
 /// `mkdir -p` with `mode` for every directory it creates.
 func makeDirectories(_ path: String, mode: mode_t) throws(DaemonError) {

@@ -1,6 +1,7 @@
 // The PostgreSQL server a household's listd instances share their lists through, read from a
 // connection URL in libpq's form. Pure: parsed and described without a connection, so every
 // form is unit-tested.
+import ListCore
 
 /// Where the shared lists are: `postgresql://user:password@host:port/database?sslmode=…`, or a
 /// Unix socket (`?host=/run/postgresql`, or an empty host: libpq's default directory).

@@ -2,8 +2,10 @@
 // listd started with `--share` last saw, so that it can start, serve reads and know what its
 // list file shows while the server cannot be reached. The database stays the truth: the copy is
 // replaced at every start that reaches it, and follows every change listd commits or fetches.
+import ErrnoText
 import DurableFiles
 import Glibc
+import ListCore
 import ListModel
 import ListRPC
 import Synchronization

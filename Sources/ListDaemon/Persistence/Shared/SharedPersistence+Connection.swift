@@ -1,8 +1,10 @@
 // SharedPersistence's one connection: LISTEN for wake-ups, noticing it is lost (as it closes, or
 // when an operation passes its deadline), connecting again in the background, and saying what
 // went wrong in the server's words.
+import ErrnoText
 import DurableFiles
 import Foundation
+import ListCore
 import Logging
 import NIOCore
 import NIOPosix

@@ -1,5 +1,6 @@
 // SharedPersistence's copy of the shared lists beside the list file: started from while the
 // server cannot be reached, and kept following every change listd commits or fetches.
+import ListCore
 import ListModel
 
 extension SharedPersistence {

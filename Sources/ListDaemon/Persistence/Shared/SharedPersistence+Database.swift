@@ -1,6 +1,7 @@
 // SharedPersistence's SQL: the append in one statement, the catch-up read, the tables made or
 // migrated at the first start, and what a start reads.
 import Foundation
+import ListCore
 import ListModel
 import Logging
 import PostgresNIO

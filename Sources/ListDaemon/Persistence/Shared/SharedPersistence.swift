@@ -2,6 +2,7 @@
 // source of truth every listd catches up from, and LISTEN/NOTIFY only to wake them up.
 import DurableFiles
 import Foundation
+import ListCore
 import ListModel
 import Logging
 import NIOCore
@@ -9,13 +10,6 @@ import NIOPosix
 import NIOSSL
 import PostgresNIO
 import Synchronization
-
-/// A change another machine (or this one, before a restart) committed.
-struct RemoteChange: Sendable, Equatable {
-    var record: ChangeRecord
-    /// `host:/path/to/lists.md`: who made it.
-    var machine: String
-}
 
 /// listd's lists in a PostgreSQL database that several listd share. One revision counter for
 /// all of them, in `listd_state`, locked by each append's transaction: an append whose first

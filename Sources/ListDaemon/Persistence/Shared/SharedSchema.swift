@@ -1,6 +1,7 @@
 // The tables a shared listd keeps in PostgreSQL, and how a database gets them: numbered
 // migrations, each run once, in one transaction, under an advisory lock so that machines
 // starting together do not race.
+import ListCore
 
 /// listd's schema, version by version. A change is stored as its change-log line (`LogEntry`'s
 /// JSON text): a kind of change added later needs no new column.

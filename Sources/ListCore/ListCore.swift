@@ -14,9 +14,9 @@ import ListRPC
 /// is denied or undecided), then put to the delegates, then applied. Applied changes go to the
 /// change log in batches, one append at a time (group commit, `ListCore+Commit.swift`); only
 /// once a batch is durable are its changes published and its edits confirmed.
-struct ListCore {
+public struct ListCore {
     /// The lists as the change log has them: what reads and subscribers see.
-    var durable: ListBook
+    public internal(set) var durable: ListBook
     /// `durable` plus the changes applied and not yet durable: what the next edit is checked on.
     var working: ListBook
     var filePath: String
@@ -28,7 +28,7 @@ struct ListCore {
     }
     /// Per list (see `ListEdit.gateKey`): who waits, the first one being decided.
     var queues: [String: [QueueEntry]] = [:]
-    struct Proposal {
+    public struct Proposal {
         var edit: ListEdit
         var ifRevision: Revision?
         var origin: ChangeOrigin
@@ -66,36 +66,38 @@ struct ListCore {
             ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes, editId: editId, base: base, rights: rights)
         }
     }
-    var proposals: [Int: Proposal] = [:]
+    public internal(set) var proposals: [Int: Proposal] = [:]
     /// Proposals that came while a person's save was under way, in order: they go into their
     /// queues once the save is read, behind its edits (the save came first).
-    var heldForSave: [(id: Int, request: ClientEdit)] = []
+    public internal(set) var heldForSave: [(id: Int, request: ClientEdit)] = []
     /// Edits with a client's id being decided (by that id), and resends of them that wait for
     /// the same answer (by the first one's proposal).
     var editsUnderWay: [String: Int] = [:]
     var resends: [Int: [Int]] = [:]
     /// Questions out to delegates.
     var asking: Set<Asker> = []
+    /// Questions no delegate turned out to want: allowed once the event at hand is decided.
+    var unasked: [Asker] = []
     /// The registered delegates, what each wants to be asked and the questions out to them
     /// (none registered: every edit is decided by the rules).
     var panel = DelegatePanel()
 
-    var open: Batch
-    var inFlight: Batch?
+    public internal(set) var open: Batch
+    public internal(set) var inFlight: Batch?
     /// Confirms of an append whose COMMIT went unanswered (by its first revision), each with the
     /// failure it gets if the append was not made (`inDoubtSettled`).
     var heldInDoubt: [Revision: [(id: Int, outcome: Result<EditOutcome, EditFailure>, failure: EditFailure)]] = [:]
     /// Confirms of an append found made after all, sent once the lists here include it.
     var confirmsAwaitingRevision: [(revision: Revision, id: Int, outcome: Result<EditOutcome, EditFailure>)] = []
 
-    var file = FileState()
+    public internal(set) var file = FileState()
     /// Whether the shared lists' server is reachable, as its connection last said (always,
     /// without `--share`).
     var storeReachable = true
     /// The durable changes kept (as many as `--history` says, on disk across restarts): a save's
     /// base is the lists at the revision its author read, rebuilt from them (`SaveBase`).
     var history: ChangeHistory
-    var save: Save?
+    public internal(set) var save: Save?
     var nextSaveID = 1
     var accepting = true
     /// The origin of a person's save: with the machine's host name when the lists are shared.
@@ -105,15 +107,18 @@ struct ListCore {
     /// decided again (a confirm waits for the database; a denial must not rest on older lists).
     var catchesUpBeforeDenying = false
     /// Client edits the rules denied, waiting for that catch-up (`catchUp`), in the order they came.
-    var heldForCatchUp: [(id: Int, request: ClientEdit)] = []
+    public internal(set) var heldForCatchUp: [(id: Int, request: ClientEdit)] = []
     /// How many of `heldForCatchUp`, from the first, the fetch under way covers (they were held
     /// before it began).
     var coveredByCatchUp = 0
     /// Edits decided again after a catch-up: a denial of them now stands.
     var caughtUpProposals: Set<Int> = []
 
-    /// - Parameter quietPeriod: how long the list file must be left alone before a save is read.
-    init(recovered: RecoveredLists, filePath: String, quietPeriod: Duration = .milliseconds(30)) {
+    /// - Parameters:
+    ///   - quietPeriod: how long the list file must be left alone before a save is read.
+    ///   - sharedFrom: the lists are shared with other machines (`--share`) from this host: a
+    ///     person's save names it, and a denial waits for the database's changes.
+    public init(recovered: RecoveredLists, filePath: String, quietPeriod: Duration = .milliseconds(30), sharedFrom host: String? = nil) {
         durable = recovered.book
         working = recovered.book
         history = recovered.history
@@ -121,6 +126,33 @@ struct ListCore {
         open = Batch()
         file.shown = recovered.lastShown
         file.settle = SettleTracker(quietPeriod: quietPeriod)
+        if let host {
+            catchesUpBeforeDenying = true
+            fileOrigin = .file(host: host)
+        }
+    }
+
+    // MARK: What the shells may ask
+
+    /// A batch waits for the next commit (`passEnded`). A mutating getter: read on the owner's
+    /// stored core at the end of every pass, a plain one made Swift copy the whole core first.
+    public var commitDue: Bool {
+        mutating get { inFlight == nil && !open.isEmpty }
+    }
+
+    /// Nothing is on its way to the log or the list file, or waits to be committed.
+    public var settled: Bool {
+        inFlight == nil && open.isEmpty && !file.readInFlight && !file.writeInFlight
+    }
+
+    /// A read of the list file that was asked for is done, and what it brought is decided.
+    public var fileTaken: Bool { !file.readInFlight && !file.readWanted && save == nil }
+
+    /// Every edit accepted is decided and durable, and the file is not being written (a stop
+    /// waits for this after `stopping`).
+    public var editsFinished: Bool {
+        proposals.isEmpty && heldForSave.isEmpty && heldForCatchUp.isEmpty && inFlight == nil && open.isEmpty
+            && !file.writeInFlight
     }
 
     /// Keeps `records`, durable now; `book` is the lists after the last of them.

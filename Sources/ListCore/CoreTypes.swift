@@ -15,21 +15,32 @@ public enum EditFailure: Error, Sendable, Equatable {
 
 /// A client's edit as the core is asked to decide it: what, on what condition, by whom; and, for
 /// an edit made away from listd (an offline phone's queue), its own id and the lists it was made on.
-struct ClientEdit: Sendable {
-    var edit: ListEdit
-    var ifRevision: Revision? = nil
-    var origin: ChangeOrigin
-    var undoes: Revision? = nil
+public struct ClientEdit: Sendable {
+    public var edit: ListEdit
+    public var ifRevision: Revision? = nil
+    public var origin: ChangeOrigin
+    public var undoes: Revision? = nil
     /// The client's id for it: a resend is answered as the first was, and applied once.
-    var editId: String? = nil
+    public var editId: String? = nil
     /// The change the kept history says carried `editId`: it was applied already.
-    var appliedAt: Revision? = nil
+    public var appliedAt: Revision? = nil
     /// The lists it was made on (`basedOn`): it is merged as a save of an old copy is
     /// (`SaveMerge`): an edit of an item someone else changed or removed since is not taken.
-    var base: SaveBase? = nil
+    public var base: SaveBase? = nil
     /// What the client may change (`hello {rights}`): an edit that needs more is denied, however
     /// it was planned (an undo's reversal too).
-    var rights: ClientRights = .all
+    public var rights: ClientRights = .all
+
+    public init(edit: ListEdit, ifRevision: Revision? = nil, origin: ChangeOrigin, undoes: Revision? = nil, editId: String? = nil, appliedAt: Revision? = nil, base: SaveBase? = nil, rights: ClientRights = .all) {
+        self.edit = edit
+        self.ifRevision = ifRevision
+        self.origin = origin
+        self.undoes = undoes
+        self.editId = editId
+        self.appliedAt = appliedAt
+        self.base = base
+        self.rights = rights
+    }
 }
 
 /// A confirmed edit: the list it left, and the items delegates kept from an edit of several items.
@@ -44,41 +55,52 @@ public struct EditOutcome: Sendable, Equatable {
 
 /// Who is waiting for a delegates' verdict: a client's proposal, one item of a proposal that edits
 /// several (`ListEdit.parts`), or one edit of a person's save.
-enum Asker: Hashable, Sendable {
+public enum Asker: Hashable, Sendable {
     case proposal(Int)
     case proposalPart(Int, part: Int)
     case saveEdit(save: Int, index: Int)
 }
 
 /// What the delegates said about one question.
-struct DelegateVerdict: Sendable, Equatable {
-    var denials: [DelegateDenial] = []
-    var timedOut: [String] = []
+public struct DelegateVerdict: Sendable, Equatable {
+    public var denials: [DelegateDenial] = []
+    public var timedOut: [String] = []
     var denied = false
     /// Some delegate was asked (time passed, so a person may have saved again meanwhile).
     var consulted = false
 
-    static let allowed = DelegateVerdict()
+    public static let allowed = DelegateVerdict()
 }
 
 /// What a read of the list file is checked against: the lists the file last showed (`known`),
 /// the kept history (the lists at any revision a save's headings name) and the texts of the file
 /// that were on disk lately (listd's and saves'), one of which a person's editor may hold.
-struct FileReadRequest: Sendable {
-    var known: ListBook
-    var history: ChangeHistory? = nil
-    var versions: [FileVersion] = []
+public struct FileReadRequest: Sendable {
+    public var known: ListBook
+    public var history: ChangeHistory? = nil
+    public var versions: [FileVersion] = []
+
+    public init(known: ListBook, history: ChangeHistory? = nil, versions: [FileVersion] = []) {
+        self.known = known
+        self.history = history
+        self.versions = versions
+    }
 }
 
 /// A person's save as the file shell read it: its edits from the version the person's editor
 /// read (`base`), computed off the owner's loop (a big save's diff never stalls it).
-struct SaveEdits: Sendable {
-    var base: SaveBase
-    var edits: [FileEdit]
+public struct SaveEdits: Sendable {
+    public var base: SaveBase
+    public var edits: [FileEdit]
+
+    public init(base: SaveBase, edits: [FileEdit]) {
+        self.base = base
+        self.edits = edits
+    }
 }
 
 /// The list file as the file shell read it.
-enum FileContent: Sendable {
+public enum FileContent: Sendable {
     case missing
     /// Its bytes; `reading` is nil when they are not UTF-8 text. `known` is the lists the
     /// reading was tied to (the core asks again when its own view moved meanwhile); `edits`, the
@@ -95,15 +117,21 @@ extension FileContent {
 }
 
 /// A rewrite of the list file the core asked for, rendered by the file shell.
-struct RenderedFile: Sendable {
-    var bytes: [UInt8]
-    var reading: ListFileReading
+public struct RenderedFile: Sendable {
+    public var bytes: [UInt8]
+    public var reading: ListFileReading
     /// The lists it shows.
-    var book: ListBook
+    public var book: ListBook
+
+    public init(bytes: [UInt8], reading: ListFileReading, book: ListBook) {
+        self.bytes = bytes
+        self.reading = reading
+        self.book = book
+    }
 }
 
 /// What the journal is told (`JournalEntries` writes it).
-enum JournalEntry: Sendable {
+public enum JournalEntry: Sendable {
     case applied(ListChange)
     /// Applied on another machine sharing the lists (`--share`), taken in here.
     case remote(ListChange, machine: String)
@@ -119,8 +147,9 @@ enum JournalEntry: Sendable {
     case fileSettled(events: Int, span: Duration)
 }
 
-/// What the core asks its shells to do, in order.
-enum CoreAction: Sendable {
+/// What the core asks its shells to do, in order (`ListCore.handle` returns them). "Feed" names
+/// the `CoreEvent` the shell delivers when it is done.
+public enum CoreAction: Sendable {
     /// Delegate shell: send the question to its delegate and start its timer (which feeds
     /// `delegateReplied(id, .timedOut)`); its answer feeds `delegateReplied`.
     case putQuestion(DelegatePanel.Put)
@@ -128,8 +157,6 @@ enum CoreAction: Sendable {
     case endQuestion(String)
     /// Delegate shell: this delegate is no longer asked; tell it so, and the journal.
     case dropDelegate(DelegatePanel.Seat)
-    /// Feed `answered(asker, .allowed)`: nobody was left to ask.
-    case decideUnasked(Asker)
     /// Persistence: make these durable with one flush, then feed `appended` or `appendFailed`.
     case append([LogEntry])
     /// Subscription hub: these changes are durable; the committed lists are now `book`.
@@ -153,19 +180,22 @@ enum CoreAction: Sendable {
     case replaceFile(RenderedFile, expecting: [UInt8]?)
     /// Feed `writeDue` after this long.
     case scheduleWrite(after: Duration)
-    /// Feed `fileTouched` after this long (an emptied file is given time to be filled).
+    /// Feed `fileRecheckDue` after this long (an emptied file is given time to be filled).
     case recheckFile(after: Duration)
     /// Feed `settleCheckDue` after this long (a save is over once the file is left alone).
     case checkSettled(after: Duration)
-    /// Shared lists: fetch what other machines committed, take it in, then feed `caughtUp`
-    /// (or `catchUpFailed`): client edits the rules denied wait for it (`heldForCatchUp`).
+    /// Shared lists: fetch what other machines committed, take it in, then feed `fetched`
+    /// (or `fetchFailed`): client edits the rules denied wait for it (`heldForCatchUp`).
     case catchUp
+    /// Shared lists: what a fetch brought was overtaken (this listd appended meanwhile): fetch
+    /// again, for the same edits (`catchingUp`) as the one before.
+    case fetchAgain(catchingUp: Bool)
     /// The lists, the subscribers or the file's state changed (a status line is due).
     case statusChanged
 }
 
 /// How a write of the list file ended.
-enum FileReplaceOutcome: Sendable {
+public enum FileReplaceOutcome: Sendable {
     case written
     /// A person saved meanwhile: nothing was written; their save is read next.
     case changedWhileWriting
@@ -296,12 +326,12 @@ extension ListEdit {
 /// What one registered delegate wants to be asked: the core asks only questions some delegate
 /// wants (a quiet edit, or a save's every line, is decided without a round trip through the
 /// shells).
-struct DelegateInterest: Sendable, Equatable {
-    var questions: Set<DelegateQuestion>
+public struct DelegateInterest: Sendable, Equatable {
+    public var questions: Set<DelegateQuestion>
     /// nil: every list.
-    var lists: Set<ListID>?
+    public var lists: Set<ListID>?
     /// Name keys (from name references) that also match creates.
-    var listNames: Set<String>
+    public var listNames: Set<String>
 
     func wants(_ question: DelegateQuestion, list: ListID?, nameKey: String?) -> Bool {
         guard questions.contains(question) else { return false }
@@ -309,6 +339,12 @@ struct DelegateInterest: Sendable, Equatable {
         if let list, lists.contains(list) { return true }
         if list == nil, let nameKey { return listNames.contains(nameKey) }
         return false
+    }
+
+    public init(questions: Set<DelegateQuestion>, lists: Set<ListID>? = nil, listNames: Set<String>) {
+        self.questions = questions
+        self.lists = lists
+        self.listNames = listNames
     }
 }
 

@@ -5,13 +5,13 @@
 import ListModel
 import ListRPC
 
-struct DelegatePanel: Sendable {
+public struct DelegatePanel: Sendable {
     /// How long a delegate has to answer when it does not say (`registerDelegate {timeoutMs}`).
-    static let defaultTimeoutMs = 2_000
+    public static let defaultTimeoutMs = 2_000
     /// The longest it may ask for.
-    static let maximumTimeoutMs = 30_000
+    public static let maximumTimeoutMs = 30_000
     /// Timeouts in a row after which a delegate is no longer asked.
-    static let strikeLimit = 3
+    public static let strikeLimit = 3
     /// Questions out to one delegate at a time; more wait their turn here, and each one's time
     /// starts when it is sent. A clear of 1,000 ticked items asks 1,000 questions, each with the
     /// list whole: all at once, they would fill the delegate's connection (and be cut off as a
@@ -19,21 +19,31 @@ struct DelegatePanel: Sendable {
     static let questionsOutPerDelegate = 32
 
     /// One registered delegate, by its connection.
-    struct Seat: Sendable, Equatable {
-        var connection: Int
-        var name: String
-        var pid: Int32
+    public struct Seat: Sendable, Equatable {
+        public var connection: Int
+        public var name: String
+        public var pid: Int32
         /// Its connection is brief: questions carry the list without its items.
-        var brief = false
-        var interest: DelegateInterest
-        var timeout: Duration
-        var onTimeout: TimeoutVerdict
+        public var brief = false
+        public var interest: DelegateInterest
+        public var timeout: Duration
+        public var onTimeout: TimeoutVerdict
         /// Timeouts in a row.
         var strikes = 0
+
+        public init(connection: Int, name: String, pid: Int32, brief: Bool = false, interest: DelegateInterest, timeout: Duration, onTimeout: TimeoutVerdict) {
+            self.connection = connection
+            self.name = name
+            self.pid = pid
+            self.brief = brief
+            self.interest = interest
+            self.timeout = timeout
+            self.onTimeout = onTimeout
+        }
     }
 
     /// How one delegate's question ended, as the shell saw it.
-    enum Reply: Sendable, Equatable {
+    public enum Reply: Sendable, Equatable {
         case answered(DelegateAnswer)
         /// An error saying the delegate has no such method: one written before the question
         /// existed, which has no say about it.
@@ -44,13 +54,13 @@ struct DelegatePanel: Sendable {
     }
 
     /// A question to put to one delegate (`CoreAction.putQuestion`).
-    struct Put: Sendable {
-        var id: String
+    public struct Put: Sendable {
+        public var id: String
         /// Who waits for the verdict.
         var asker: Asker
-        var seat: Seat
-        var question: DelegateQuestion
-        var params: DelegateQuestionParams
+        public var seat: Seat
+        public var question: DelegateQuestion
+        public var params: DelegateQuestionParams
     }
 
     /// What a reply, or a delegate leaving, brings about.
@@ -99,7 +109,7 @@ struct DelegatePanel: Sendable {
 
     /// `connection` is a delegate, or one it was asked is still out (else its end changes nothing
     /// here: a closed client connection costs the owner no pass).
-    func involves(_ connection: Int) -> Bool {
+    public func involves(_ connection: Int) -> Bool {
         seats[connection] != nil || questions.values.contains { $0.connection == connection }
     }
 
@@ -184,7 +194,7 @@ struct DelegatePanel: Sendable {
     }
 
     /// Whether `id` names a question out (a response with another id is no answer of ours).
-    func isOut(_ id: String) -> Bool { questions[id] != nil }
+    public func isOut(_ id: String) -> Bool { questions[id] != nil }
 
     /// Question `id` ended as `reply` says.
     mutating func replied(_ id: String, _ reply: Reply) -> Outcome {

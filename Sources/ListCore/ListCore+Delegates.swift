@@ -13,9 +13,10 @@ extension ListCore {
         list: ListID?,
         name: String?
     ) -> [CoreAction] {
-        // None wants it: decided as if allowed (the owner feeds the verdict back at once).
+        // None wants it: decided as if allowed, once the event at hand is (`handle`).
         guard let asked = panel.consult(asker, question, params, list: list, name: name) else {
-            return [.decideUnasked(asker)]
+            unasked.append(asker)
+            return []
         }
         return asked.puts.map(CoreAction.putQuestion)
     }

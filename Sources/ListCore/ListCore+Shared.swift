@@ -6,7 +6,9 @@ extension ListCore {
     /// Whether changes committed elsewhere can be taken in now: nothing of this listd's own is
     /// on its way to the store (it would be refused as behind, and bring them along), and no
     /// person's save is being taken in.
-    var canTakeRemote: Bool { inFlight == nil && open.entries.isEmpty && save == nil }
+    public var canTakeRemote: Bool {
+        mutating get { inFlight == nil && open.entries.isEmpty && save == nil }
+    }
 
     /// Changes another machine committed after `durable`, in order: they become durable here as
     /// they are, published and journalled as such, and the list file follows. Nil when they do

@@ -1,5 +1,5 @@
 // Why listd cannot start or keep going, each with a sentence a person can act on.
-import DurableFiles
+import ErrnoText
 
 /// Why listd cannot start or keep going, each with a sentence a person can act on.
 public enum DaemonError: Error, CustomStringConvertible, Sendable, Hashable {

@@ -4,13 +4,13 @@ import ListModel
 import ListRPC
 
 /// What the core knows of the list file.
-struct FileState: Sendable {
+public struct FileState: Sendable {
     /// The file as listd last read or wrote it, tied to list ids.
     var reading: ListFileReading?
     /// Its exact bytes: a read that finds the same bytes is listd's own write (no echo).
-    var bytes: [UInt8]?
+    public internal(set) var bytes: [UInt8]?
     /// The lists the file at `bytes` shows. A save's edits are computed from these.
-    var shown = ListBook()
+    public internal(set) var shown = ListBook()
     /// Lines of `reading` not taken, marked when the file is next written.
     var rejected: [Int: String] = [:]
     /// What a save asked that was not done and has no line of its own (a removal), as comments
@@ -33,28 +33,28 @@ struct FileState: Sendable {
     var dirtySince: ContinuousClock.Instant?
     var changedAt: ContinuousClock.Instant?
     /// Set while the file is not UTF-8: edits are denied so the file is not clobbered.
-    var invalidOffset: Int?
+    public internal(set) var invalidOffset: Int?
     /// The 1-based line that byte is on (what a person sees in an editor).
-    var invalidLine = 0
+    public internal(set) var invalidLine = 0
     /// The invalid content already reported, so it is reported once.
     var reportedInvalid: [UInt8]?
     /// When the file was first seen empty (a truncate whose write has not come yet).
     var emptySince: ContinuousClock.Instant?
     /// A read is under way.
-    var readInFlight = false
+    public internal(set) var readInFlight = false
     /// A read was asked for while something stood in its way (`requestRead`): read after it.
-    var readWanted = false
-    var writeInFlight = false
+    public internal(set) var readWanted = false
+    public internal(set) var writeInFlight = false
     var writeScheduled = false
     /// Why the last writes of the file failed, and how many failed in a row: retried with a
     /// backoff, and STATUS says so meanwhile.
-    var writeFailure: DaemonError?
+    public internal(set) var writeFailure: DaemonError?
     var writeFailures = 0
     /// When a person's save is over (the watcher's reports, the quiet period).
     var settle = SettleTracker(quietPeriod: .milliseconds(30))
     /// The kernel held events of the watches, not read yet, when an edit came: what they say is
     /// taken before the edit (`fileChanged`).
-    var unreadEvents = false
+    public internal(set) var unreadEvents = false
     /// A person's save was seen before an edit came, and is not read yet: edits wait for it.
     var saveUnderway = false
     /// A save could not be made durable because the shared lists' server is unreachable
@@ -76,7 +76,7 @@ extension ListCore {
     /// Whether the list file is, durably, what `file` says: no write of listd's under way (its
     /// note may be in the log and the rename still to come, or done and not yet reported), and
     /// no save taken whose changes are not durable yet. Only then may a snapshot name it.
-    var fileSettled: Bool { !file.writeInFlight && file.shown.revision <= durable.revision }
+    public var fileSettled: Bool { !file.writeInFlight && file.shown.revision <= durable.revision }
 
     /// What a read of the file is checked against.
     var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, versions: file.versions) }

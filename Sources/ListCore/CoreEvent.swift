@@ -1,0 +1,172 @@
+// What happens to listd, as data: the shells deliver each event to `ListCore.handle`, the one
+// door into the core, and carry out the actions it returns.
+import ListModel
+
+/// Something that happened: a client's edit, a delegate's answer, an append done, the list file
+/// saved, a timer. Shells report facts only; what follows from them is the core's decision.
+public enum CoreEvent: Sendable {
+    // MARK: Start and stop
+
+    /// The first look at the list file, before listd serves: `recognized` is the lists it shows
+    /// when listd wrote it or took it in (`byNote`: a note in the log names it).
+    case started(FileContent, recognized: ListBook?, byNote: Bool, firstStart: Bool)
+    /// A first start's lists (in no log) are the base of the kept history.
+    case historyBegan(from: ListBook)
+    /// listd is stopping: edits from now on are refused; those accepted are finished.
+    case stopping
+    /// At start and stop: what is under way is durable; the file is written if it lags, and the
+    /// note naming it goes into the next append (a restart knows the file by its note).
+    case fileWriteForced
+    case fileNoteForced
+
+    // MARK: Clients and delegates
+
+    /// A client's edit, `id` naming it in the reply. `fileEventsUnread`: the kernel reported
+    /// events of the list file that are not read yet (a save that came first goes first).
+    case proposed(Int, ClientEdit, fileEventsUnread: Bool)
+    /// A delegate registers (again: its last registration is replaced).
+    case delegateSeated(DelegatePanel.Seat)
+    /// A delegate unregistered, or its connection ended.
+    case delegateLeft(connection: Int)
+    /// Question `question` ended as `reply` says: an answer, an error, its timer, or it could
+    /// not be sent.
+    case delegateReplied(question: String, DelegatePanel.Reply)
+
+    // MARK: The pass and the store
+
+    /// The owner's pass ends: what it decided may go to the log.
+    case passEnded
+    /// The append the core asked for is durable.
+    case appended
+    /// The append failed; `inDoubt`: its COMMIT went unanswered, it may have been made.
+    case appendFailed(DaemonError, inDoubt: Revision?)
+    /// The shared store refused the append: `remote` were committed first.
+    case appendBehind([RemoteChange])
+    /// Whether the append in doubt that began at this revision was made.
+    case inDoubtSettled(Revision, made: Bool)
+    /// The shared store's server was reached again (true) or lost (false).
+    case storeStatusChanged(connected: Bool)
+    /// A fetch of what other machines committed begins; `catchingUp`: it was asked for by
+    /// client edits the rules denied (`CoreAction.catchUp`).
+    case fetchBegan(catchingUp: Bool)
+    /// The fetch brought these changes (none, perhaps).
+    case fetched([RemoteChange], catchingUp: Bool)
+    /// The fetch failed: the store could not be asked.
+    case fetchFailed(EditFailure, catchingUp: Bool)
+
+    // MARK: The list file
+
+    /// The watcher saw the list file change (no change: events of other files were read).
+    case fileChanged([FileChange])
+    /// Read the file again, whatever the watcher saw (the timer of `recheckFile`).
+    case fileRecheckDue
+    /// Read the file again from scratch, forgetting what listd knew of its bytes (SIGHUP).
+    case reloadAsked
+    /// The timer of `checkSettled` fired.
+    case settleCheckDue
+    case fileRead(FileContent)
+    case fileReadFailed
+    /// The timer of `scheduleWrite` fired.
+    case writeDue
+    case fileRendered(RenderedFile)
+    case fileReplaced(RenderedFile, FileReplaceOutcome)
+}
+
+extension ListCore {
+    /// Feeds `event` to the core and returns what its shells are to do, in order. `now` and
+    /// `time` are the monotonic clock and the wall clock as the event is delivered.
+    public mutating func handle(_ event: CoreEvent, now: ContinuousClock.Instant, at time: Timestamp) -> [CoreAction] {
+        var actions = decide(event, now: now, at: time)
+        // Questions no delegate turned out to want are decided here as allowed, after what the
+        // event brought (their verdicts may ask more, which end the same way).
+        while !unasked.isEmpty {
+            actions += answered(unasked.removeFirst(), .allowed, at: time)
+        }
+        return answeringResends(actions)
+    }
+
+    private mutating func decide(_ event: CoreEvent, now: ContinuousClock.Instant, at time: Timestamp) -> [CoreAction] {
+        switch event {
+        case .started(let content, let recognized, let byNote, let firstStart):
+            return start(content, recognized: recognized, byNote: byNote, firstStart: firstStart, now: now, at: time)
+        case .historyBegan(let base):
+            startHistory(from: base)
+            return []
+        case .stopping:
+            accepting = false
+            return []
+        case .fileWriteForced:
+            return writeDue(now: now, force: true)
+        case .fileNoteForced:
+            return noteFileNow()
+        case .proposed(let id, let request, let unread):
+            if unread { file.unreadEvents = true }
+            return propose(id, request, at: time)
+        case .delegateSeated(let seat):
+            delegateRegistered(seat)
+            return []
+        case .delegateLeft(let connection):
+            return panel.involves(connection) ? delegateGone(connection, at: time) : []
+        case .delegateReplied(let id, let reply):
+            return panel.isOut(id) ? delegateReplied(id, reply, at: time) : []
+        case .passEnded:
+            return commit()
+        case .appended:
+            return appended(now: now)
+        case .appendFailed(let error, let inDoubt):
+            return appendFailed(error, inDoubt: inDoubt)
+        case .appendBehind(let remote):
+            return appendBehind(remote, now: now, at: time)
+        case .inDoubtSettled(let revision, let made):
+            return inDoubtSettled(revision, made: made)
+        case .storeStatusChanged(let connected):
+            return storeStatusChanged(connected: connected, now: now)
+        case .fetchBegan(let catchingUp):
+            if catchingUp { catchUpStarted() }
+            return []
+        case .fetched(let remote, let catchingUp):
+            var actions: [CoreAction] = []
+            if !remote.isEmpty {
+                // Overtaken (this listd appended meanwhile): fetched again, covering the same edits.
+                guard let taken = remoteCommitted(remote, now: now) else { return [.fetchAgain(catchingUp: catchingUp)] }
+                actions = taken
+            }
+            return catchingUp ? actions + caughtUp(at: time) : actions
+        case .fetchFailed(let failure, let catchingUp):
+            return catchingUp ? catchUpFailed(failure) : []
+        case .fileChanged(let changes):
+            return fileChanged(changes, now: now, at: time)
+        case .fileRecheckDue:
+            return fileTouched()
+        case .reloadAsked:
+            file.bytes = nil
+            return fileTouched()
+        case .settleCheckDue:
+            return settleCheckDue(now: now)
+        case .fileRead(let content):
+            return fileRead(content, now: now, at: time)
+        case .fileReadFailed:
+            return fileReadFailed(at: time)
+        case .writeDue:
+            return writeDue(now: now)
+        case .fileRendered(let rendered):
+            return fileRendered(rendered, now: now)
+        case .fileReplaced(let rendered, let outcome):
+            return fileReplaced(rendered, outcome, now: now)
+        }
+    }
+
+    /// `actions` with, after each reply, the same reply to every resend of its edit (by the
+    /// client's id) that waited for it.
+    private mutating func answeringResends(_ actions: [CoreAction]) -> [CoreAction] {
+        guard !resends.isEmpty || !editsUnderWay.isEmpty else { return actions }
+        var answered: [CoreAction] = []
+        answered.reserveCapacity(actions.count)
+        for action in actions {
+            answered.append(action)
+            guard case .reply(let id, let outcome) = action else { continue }
+            for resend in replied(to: id) { answered.append(.reply(resend, outcome)) }
+        }
+        return answered
+    }
+}

@@ -1,0 +1,62 @@
+// What a store hands the core: the lists found at a start, what it keeps to recognise the list
+// file, and the changes other machines committed.
+import ListModel
+
+/// A change another machine (or this one, before a restart) committed.
+public struct RemoteChange: Sendable, Equatable {
+    public var record: ChangeRecord
+    /// `host:/path/to/lists.md`: who made it.
+    public var machine: String
+
+    public init(record: ChangeRecord, machine: String) {
+        self.record = record
+        self.machine = machine
+    }
+}
+
+/// What a store holds besides the changes: enough to recognise the list file at the next start.
+public struct PersistedView: Sendable {
+    /// The committed lists (as of the last append).
+    public var book: ListBook
+    /// Digest of the list file as listd last read or wrote it.
+    public var fileDigest: String
+    /// The lists that file shows (older than `book` while a person's save waits for delegates).
+    public var shown: ListBook
+    public var instance: String
+
+    public init(book: ListBook, fileDigest: String, shown: ListBook, instance: String) {
+        self.book = book
+        self.fileDigest = fileDigest
+        self.shown = shown
+        self.instance = instance
+    }
+}
+
+/// The state a start begins from.
+public struct RecoveredLists: Sendable {
+    /// Names this state; nil when none was saved yet (a first start, or an older state file).
+    public var instance: String?
+    /// Every confirmed change applied.
+    public var book: ListBook
+    /// The last changes, for `subscribe {since}`.
+    public var history: ChangeHistory
+    /// The lists the list file on disk shows, when listd wrote it or took it in (found by its
+    /// digest); nil when a person changed it since.
+    public var shownByFile: ListBook?
+    /// What the last such file shows.
+    public var lastShown: ListBook
+    /// Nothing was kept at all: the list file is all there is.
+    public var isFirstStart: Bool
+    /// What was found wrong and worked around (an unreadable snapshot), for the journal.
+    public var problems: [DaemonError]
+
+    public init(instance: String? = nil, book: ListBook, history: ChangeHistory, shownByFile: ListBook? = nil, lastShown: ListBook, isFirstStart: Bool, problems: [DaemonError]) {
+        self.instance = instance
+        self.book = book
+        self.history = history
+        self.shownByFile = shownByFile
+        self.lastShown = lastShown
+        self.isFirstStart = isFirstStart
+        self.problems = problems
+    }
+}
