@@ -180,6 +180,8 @@ let package = Package(
         ),
         // Replays every fuzzer input kept in Tests/Fuzz (seeds and the crashes found).
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
+        // The core on its own: events in, actions out; no daemon, sockets, files or clocks.
+        .testTarget(name: "ListCoreTests", dependencies: ["ListCore", "ListModel", "ListFileFormat", "ListRPC"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListDaemonTests",
             dependencies: [

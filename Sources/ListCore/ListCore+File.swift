@@ -358,7 +358,7 @@ extension ListCore {
     /// the file is replaced at once and the note rides the next append (`noteDue`): one
     /// `fdatasync` per quiet edit, not two. A start that finds this file before any append noted
     /// it recognises it by content: it shows exactly the lists of the revision it names
-    /// (`ListFileSync.listsShownExactly`). Otherwise (changes appended while the file was rendered)
+    /// (`ListFileText.listsShownExactly`). Otherwise (changes appended while the file was rendered)
     /// the note is made durable before the file is replaced.
     mutating func fileRendered(_ rendered: RenderedFile, now: ContinuousClock.Instant) -> [CoreAction] {
         if rendered.bytes == file.bytes {

@@ -1,23 +1,9 @@
-// The tests' shorthand for a client's edit: an edit and its origin, without the rest of what a
-// client may say of it (`ClientEdit`). Kept here: the product proposes `ClientEdit`s only.
+// The tests' shorthand for a client's edit on the owner: an edit and its origin, without the rest
+// of what a client may say of it (`ClientEdit`). Kept here: the product proposes `ClientEdit`s only.
 import ListModel
 
 @testable import ListCore
 @testable import ListDaemon
-
-extension ListCore {
-    /// A client proposes `edit`; `id` names it in the `reply`.
-    mutating func propose(
-        _ id: Int,
-        _ edit: ListEdit,
-        ifRevision: Revision? = nil,
-        origin: ChangeOrigin,
-        undoes: Revision? = nil,
-        at time: Timestamp
-    ) -> [CoreAction] {
-        propose(id, ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes), at: time)
-    }
-}
 
 extension ListOwner {
     /// Proposes `edit` on the owner's loop; `decided` runs there once it is decided.

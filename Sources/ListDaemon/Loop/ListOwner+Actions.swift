@@ -41,7 +41,7 @@ extension ListOwner {
             }
         case .renderFile(let book, let reading, let rejected, let notes):
             NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
-                ListFileSync.render(book, onto: reading, rejected: rejected, notes: notes)
+                ListFileText.render(book, onto: reading, rejected: rejected, notes: notes)
             }.whenSuccess { rendered in
                 self.handle(.fileRendered(rendered))
             }

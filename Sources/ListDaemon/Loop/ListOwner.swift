@@ -120,13 +120,13 @@ public final class ListOwner: Service, @unchecked Sendable {
             ? nil
             : recovered.shownByFile
                 ?? fileBytes.flatMap {
-                    ListFileSync.listsShownExactly(by: $0, history: recovered.history, newest: recovered.book)
+                    ListFileText.listsShownExactly(by: $0, history: recovered.history, newest: recovered.book)
                 }
         // A file changed while listd was stopped is a save like any other: read against the
         // revision its headings name, rebuilt from the kept history.
         let content =
             fileBytes.map {
-                ListFileSync.content(
+                ListFileText.content(
                     $0,
                     FileReadRequest(known: recognized ?? recovered.lastShown, history: recovered.history),
                     withEdits: recognized == nil && !recovered.isFirstStart

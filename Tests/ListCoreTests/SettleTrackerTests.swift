@@ -1,7 +1,6 @@
 import Testing
 
 @testable import ListCore
-@testable import ListDaemon
 
 @Suite struct SettleTrackerTests {
     let start = ContinuousClock.now

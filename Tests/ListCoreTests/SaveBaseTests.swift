@@ -5,7 +5,6 @@ import ListRPC
 import Testing
 
 @testable import ListCore
-@testable import ListDaemon
 
 /// Issue 46: every save is merged against what its author saw — the lists at the revision its
 /// headings name, rebuilt from the kept history — whoever else saved, however old the copy; a
@@ -188,7 +187,7 @@ import Testing
             base: SaveBase(book: base, kind: .revision)
         )
         var replies: [Result<EditOutcome, EditFailure>] = []
-        for action in core.propose(9, request, at: Helpers.time) + core.commit() {
+        for action in core.propose(9, request, at: Helpers.time) + core.feed(.passEnded) {
             if case .reply(9, let outcome) = action { replies.append(outcome) }
         }
         guard case .failure(.denied(.changedMeanwhile(let why)))? = replies.first else {
@@ -264,11 +263,11 @@ import Testing
     /// meanwhile, is said, not taken for "both removed it".
     @Test func whatBecameDurableWhileASaveWasReadCountsInItsMerge() throws {
         var (core, read) = Helpers.core(["pears", "tea"], historyLimit: 1_000)
-        _ = core.fileTouched()
-        let content = ListFileSync.content(Array(read.replacing("- [ ] pears\n", with: "").utf8), core.readRequest)
+        _ = core.feed(.fileRecheckDue)
+        let content = ListFileText.content(Array(read.replacing("- [ ] pears\n", with: "").utf8), core.readRequest)
         Helpers.edit(.replaceItem("pears", with: "nashi pears", on: .id(1)), &core, id: 7, writing: false)
         var heard: [FileRejectionParams] = []
-        let taken = core.pass { $0.fileRead(content, now: Helpers.now, at: Helpers.time) }
+        let taken = core.pass { $0.feed(.fileRead(content), now: Helpers.now, at: Helpers.time) }
         Helpers.settle(taken, &core, heard: &heard)
         let messages = heard.flatMap(\.lines).map(\.message)
         #expect(messages.contains { $0.contains("“pears” was changed to “nashi pears”") }, "\(messages)")
@@ -349,7 +348,7 @@ import Testing
                 everAdded.insert(name)
                 let saved = lines.joined(separator: "\n")
                 trace("editor \(editor) saves:\n\(saved)")
-                if tracing, case .bytes(_, _, _, let edits?) = ListFileSync.content(Array(saved.utf8), core.readRequest) {
+                if tracing, case .bytes(_, _, _, let edits?) = ListFileText.content(Array(saved.utf8), core.readRequest) {
                     trace("base \(edits.base.kind) \(Array(edits.base.book.lists[0].items)) versions \(core.file.versions.map { "\($0.revision ?? -1)/\($0.isSave)/\($0.through)" }) edits \(edits.edits.map(\.edit))")
                 }
                 let (heard, written) = Helpers.save(saved, &core)
@@ -375,7 +374,7 @@ import Testing
                 var restarted = ListCore(recovered: recovered, filePath: "/lists.md")
                 var heard: [FileRejectionParams] = []
                 let started = restarted.start(
-                    ListFileSync.content(Array(text.utf8), known: core.file.shown, withEdits: false),
+                    ListFileText.content(Array(text.utf8), known: core.file.shown, withEdits: false),
                     recognized: core.file.shown,
                     byNote: true,
                     firstStart: false,

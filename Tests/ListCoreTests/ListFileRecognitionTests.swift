@@ -3,7 +3,6 @@ import ListModel
 import Testing
 
 @testable import ListCore
-@testable import ListDaemon
 
 /// Issue 38: the rewrite after a quiet edit is noted in the change log only by the next append,
 /// so a start may find a file no note names. It is listd's own when it shows exactly the lists
@@ -23,17 +22,17 @@ import Testing
         }
         try apply(.createList(name: "Groceries", items: ["milk", "eggs"]))
         let written = book
-        let bytes = ListFileSync.render(written, onto: nil, rejected: [:]).bytes
+        let bytes = ListFileText.render(written, onto: nil, rejected: [:]).bytes
         // Since the file was written: eggs removed (on another machine).
         try apply(.removeItem("eggs", from: .id(1)))
 
-        let known = ListFileSync.listsShownExactly(by: bytes, history: history, newest: book)
+        let known = ListFileText.listsShownExactly(by: bytes, history: history, newest: book)
         #expect(known == written, "the lists it shows, not the newest: eggs is not the person's")
 
         let edited = Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "milk", with: "oat milk").utf8)
-        #expect(ListFileSync.listsShownExactly(by: edited, history: history, newest: book) == nil, "a person's edit")
+        #expect(ListFileText.listsShownExactly(by: edited, history: history, newest: book) == nil, "a person's edit")
         let added = Array((String(decoding: bytes, as: UTF8.self) + "- [ ] tea\n").utf8)
-        #expect(ListFileSync.listsShownExactly(by: added, history: history, newest: book) == nil, "a person's line")
+        #expect(ListFileText.listsShownExactly(by: added, history: history, newest: book) == nil, "a person's line")
     }
 
     /// A file known by its content alone is noted in the start's append: content stops naming it
@@ -42,14 +41,14 @@ import Testing
     @Test func aFileKnownByContentAloneIsNotedAtStart() throws {
         var book = ListBook()
         _ = try book.apply(.createList(name: "Groceries", items: ["milk"]), at: Self.time, origin: Self.origin)
-        let bytes = ListFileSync.render(book, onto: nil, rejected: [:]).bytes
-        let content = ListFileSync.content(bytes, known: book, withEdits: false)
+        let bytes = ListFileText.render(book, onto: nil, rejected: [:]).bytes
+        let content = ListFileText.content(bytes, known: book, withEdits: false)
         func appended(byNote: Bool) -> [LogEntry] {
             var core = ListCore(recovered: ListCoreTests.recovered(book), filePath: "/lists.md")
-            _ = core.start(content, recognized: book, byNote: byNote, firstStart: false, now: ListCoreTests.now, at: Self.time)
-            _ = core.writeDue(now: ListCoreTests.now, force: true)
-            _ = core.noteFileNow()
-            return core.commit().flatMap { action -> [LogEntry] in
+            _ = core.feed(.started(content, recognized: book, byNote: byNote, firstStart: false), now: ListCoreTests.now, at: Self.time)
+            _ = core.feed(.fileWriteForced, now: ListCoreTests.now)
+            _ = core.feed(.fileNoteForced)
+            return core.feed(.passEnded).flatMap { action -> [LogEntry] in
                 if case .append(let entries) = action { entries } else { [] }
             }
         }

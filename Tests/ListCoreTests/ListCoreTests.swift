@@ -4,7 +4,6 @@ import ListRPC
 import Testing
 
 @testable import ListCore
-@testable import ListDaemon
 
 /// The core on its own: events in, actions out; no sockets, files or clocks.
 @Suite struct ListCoreTests {
@@ -29,8 +28,8 @@ import Testing
             )
         )
         let text = "# Groceries <!-- listd id=1 -->\n- milk\n"
-        let content = ListFileSync.content(Array(text.utf8), known: book)
-        _ = core.start(content, recognized: book, byNote: true, firstStart: false, now: now, at: time)
+        let content = ListFileText.content(Array(text.utf8), known: book)
+        _ = core.feed(.started(content, recognized: book, byNote: true, firstStart: false), now: now, at: time)
         core.file.dirty = false
         return core
     }
@@ -51,7 +50,7 @@ import Testing
 
     /// The core reads `text` as the list file, as the file shell would give it.
     static func read(_ text: String, into core: inout ListCore) -> [CoreAction] {
-        core.pass { $0.fileRead(ListFileSync.content(Array(text.utf8), $0.readRequest), now: now, at: time) }
+        core.pass { $0.feed(.fileRead(ListFileText.content(Array(text.utf8), $0.readRequest)), now: now, at: time) }
     }
 
     /// The questions among `actions`, as "shouldAdd bread on [milk]".
@@ -96,7 +95,7 @@ import Testing
         #expect(Self.appends(allowed).count == 1)
         #expect(Self.replies(allowed).isEmpty, "no confirm before the append is durable")
         #expect(core.durable.lists[0].items == ["milk"])
-        let done = core.pass { $0.appended(now: Self.now) }
+        let done = core.pass { $0.feed(.appended, now: Self.now) }
         #expect(Self.replies(done) == [1: "ok [\"milk\", \"bread\"]"])
         #expect(core.durable.lists[0].items == ["milk", "bread"])
         guard case .publish(let changes, let records, _)? = done.first else {
@@ -150,7 +149,7 @@ import Testing
     @Test func aSavesEditsOfOneListAreAskedOneAtATimeOnTheListAsItWillBe() {
         // Issue 12, defect 1, in the core.
         var core = Self.core()
-        _ = core.fileTouched()
+        _ = core.feed(.fileRecheckDue)
         let text = "# Groceries <!-- listd id=1 -->\n- milk\n- forbidden fruit\n- apples\n"
         let read = Self.read(text, into: &core)
         #expect(Self.questions(read) == ["shouldAdd forbidden fruit on [\"milk\"]"])
@@ -161,7 +160,7 @@ import Testing
         #expect(third.contains { if case .readFile = $0 { true } else { false } })
         let takenIn = Self.read(text, into: &core)
         #expect(Self.appends(takenIn).count == 1)
-        _ = core.pass { $0.appended(now: Self.now) }
+        _ = core.pass { $0.feed(.appended, now: Self.now) }
         #expect(core.durable.lists[0].items == ["milk", "apples"])
         #expect(core.file.rejected.values.contains { $0.contains("forbidden") } || core.file.rejected.keys.contains(2))
     }
@@ -170,11 +169,11 @@ import Testing
         // No delegate wants the question: the shell answers at once, unconsulted.
         let unasked = DelegateVerdict(consulted: false)
         func save(_ text: String, into core: inout ListCore) -> [CoreAction] {
-            _ = core.fileTouched()
+            _ = core.feed(.fileRecheckDue)
             let read = Self.read(text, into: &core)
             var actions: [CoreAction] = []
             for asker in Self.askers(read) { actions += core.pass { $0.answered(asker, unasked, at: Self.time) } }
-            return actions + core.pass { $0.appended(now: Self.now) }
+            return actions + core.pass { $0.feed(.appended, now: Self.now) }
         }
         func writes(_ actions: [CoreAction]) -> Bool {
             actions.contains {
@@ -193,7 +192,7 @@ import Testing
         // A client's edit the file does not show yet, then a save made from the file without it.
         _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         _ = core.pass { $0.answered(.proposal(7), unasked, at: Self.time) }
-        _ = core.pass { $0.appended(now: Self.now) }
+        _ = core.pass { $0.feed(.appended, now: Self.now) }
         let merged = save("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n- apples\n", into: &core)
         #expect(core.durable.lists[0].items == ["milk", "bread", "apples", "eggs"])
         // The client's edit scheduled a write already; the save leaves it due.
@@ -205,15 +204,15 @@ import Testing
     @Test func anEditWaitsForASaveSeenBeforeItAndGoesBehindItsEdits() {
         let unasked = DelegateVerdict(consulted: false)
         var core = Self.core()
-        let seen = core.fileChanged([.written, .completed], now: Self.now, at: Self.time)
+        let seen = core.feed(.fileChanged([.written, .completed]), now: Self.now, at: Self.time)
         #expect(seen.contains { if case .checkSettled(.milliseconds(30)) = $0 { true } else { false } }, "\(seen)")
         let held = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(held.isEmpty, "nothing decided, nothing answered while the save is under way")
-        #expect(core.fileChanged([.completed], now: Self.now + .milliseconds(20), at: Self.time).isEmpty, "one check pending")
-        let early = core.settleCheckDue(now: Self.now + .milliseconds(30))
+        #expect(core.feed(.fileChanged([.completed]), now: Self.now + .milliseconds(20), at: Self.time).isEmpty, "one check pending")
+        let early = core.feed(.settleCheckDue, now: Self.now + .milliseconds(30))
         #expect(early.contains { if case .checkSettled(.milliseconds(20)) = $0 { true } else { false } }, "\(early)")
         #expect(!early.contains { if case .readFile = $0 { true } else { false } }, "not read mid-save")
-        let settled = core.settleCheckDue(now: Self.now + .milliseconds(50))
+        let settled = core.feed(.settleCheckDue, now: Self.now + .milliseconds(50))
         #expect(settled.contains { if case .readFile = $0 { true } else { false } }, "the save is read once settled")
 
         var pending = Self.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
@@ -223,7 +222,7 @@ import Testing
             pending = core.pass { $0.answered(asker, unasked, at: Self.time) }
         }
         // One append at a time: the save's, then the edit's (decided while the first was out).
-        while !Self.appends(core.pass { $0.appended(now: Self.now) }).isEmpty {}
+        while !Self.appends(core.pass { $0.feed(.appended, now: Self.now) }).isEmpty {}
         #expect(core.durable.lists[0].items == ["milk", "bread", "eggs"], "the save's bread, then the edit's eggs")
         #expect(core.heldForSave.isEmpty && !core.file.saveUnderway)
     }
@@ -235,7 +234,7 @@ import Testing
         core.file.unreadEvents = true
         let held = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(held.isEmpty, "nothing decided while the events are unread")
-        let released = core.pass { $0.fileChanged([], now: Self.now, at: Self.time) }
+        let released = core.pass { $0.feed(.fileChanged([]), now: Self.now, at: Self.time) }
         #expect(Self.askers(released) == [.proposal(7)], "the edit is decided once the events are read: \(released)")
         #expect(core.heldForSave.isEmpty && !core.file.saveUnderway && !core.file.unreadEvents)
     }
@@ -249,19 +248,19 @@ import Testing
         var core = Self.core()
         #expect(core.fileSettled)
 
-        _ = core.fileTouched()
+        _ = core.feed(.fileRecheckDue)
         let read = Self.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
         for asker in Self.askers(read) { _ = core.pass { $0.answered(asker, unasked, at: Self.time) } }
         #expect(core.file.shown.lists[0].items == ["milk", "bread"])
         #expect(!core.fileSettled, "the save is taken, its change not durable")
-        _ = core.pass { $0.appended(now: Self.now) }
+        _ = core.pass { $0.feed(.appended, now: Self.now) }
         #expect(core.fileSettled)
 
         _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         _ = core.pass { $0.answered(.proposal(7), unasked, at: Self.time) }
-        _ = core.pass { $0.appended(now: Self.now) }
+        _ = core.pass { $0.feed(.appended, now: Self.now) }
         #expect(core.fileSettled, "a change the file does not show yet leaves it as it was")
-        let due = core.writeDue(now: Self.now, force: true)
+        let due = core.feed(.fileWriteForced, now: Self.now)
         let render = try #require(
             due.compactMap { action -> (ListBook, ListFileReading?, [Int: String])? in
                 if case .renderFile(let book, let reading, let rejected, _) = action {
@@ -272,31 +271,31 @@ import Testing
             }.first
         )
         #expect(!core.fileSettled, "a write is under way")
-        let rendered = ListFileSync.render(render.0, onto: render.1, rejected: render.2)
+        let rendered = ListFileText.render(render.0, onto: render.1, rejected: render.2)
         // A quiet rewrite: the file is replaced at once, and its note waits for the next append
         // (one fdatasync per quiet edit).
-        let replaced = core.pass { $0.fileRendered(rendered, now: Self.now) }
+        let replaced = core.pass { $0.feed(.fileRendered(rendered), now: Self.now) }
         #expect(Self.appends(replaced).isEmpty, "no append of its own")
         #expect(replaced.contains { if case .replaceFile = $0 { true } else { false } })
         #expect(!core.fileSettled, "the rename still to come")
-        _ = core.fileReplaced(rendered, .written, now: Self.now)
+        _ = core.feed(.fileReplaced(rendered, .written), now: Self.now)
         #expect(core.fileSettled)
         _ = core.propose(8, .addItem("tea", to: .id(1)), origin: Self.client, at: Self.time)
         let next = core.pass { $0.answered(.proposal(8), unasked, at: Self.time) }
         let entries = Self.appends(next).flatMap { $0 }
         #expect(entries.contains { if case .fileShows(_, rendered.book.revision) = $0 { true } else { false } }, "the note rides it")
         #expect(entries.contains { if case .change = $0 { true } else { false } })
-        _ = core.pass { $0.appended(now: Self.now) }
+        _ = core.pass { $0.feed(.appended, now: Self.now) }
 
         // A rewrite of lists that moved on while it was rendered: the note is durable first.
-        let due2 = core.writeDue(now: Self.now, force: true)
+        let due2 = core.feed(.fileWriteForced, now: Self.now)
         var stale: RenderedFile?
         for case .renderFile(let book, let reading, let rejected, _) in due2 {
-            stale = ListFileSync.render(book, onto: reading, rejected: rejected)
+            stale = ListFileText.render(book, onto: reading, rejected: rejected)
         }
         _ = core.propose(9, .addItem("jam", to: .id(1)), origin: Self.client, at: Self.time)
         _ = core.pass { $0.answered(.proposal(9), unasked, at: Self.time) }
-        let noted = core.pass { $0.fileRendered(try! #require(stale), now: Self.now) }
+        let noted = core.pass { $0.feed(.fileRendered(try! #require(stale)), now: Self.now) }
         #expect(!noted.contains { if case .replaceFile = $0 { true } else { false } }, "not before its note")
         #expect(!core.fileSettled, "the note is logged, the rename still to come")
     }
@@ -314,10 +313,10 @@ import Testing
                 switch action {
                 case .renderFile(let book, let reading, let rejected, let notes):
                     renders.append(Self.now.duration(to: now))
-                    let rendered = ListFileSync.render(book, onto: reading, rejected: rejected, notes: notes)
-                    perform(core.pass { $0.fileRendered(rendered, now: now) })
+                    let rendered = ListFileText.render(book, onto: reading, rejected: rejected, notes: notes)
+                    perform(core.pass { $0.feed(.fileRendered(rendered), now: now) })
                 case .replaceFile(let rendered, _):
-                    perform(core.fileReplaced(rendered, .written, now: now))
+                    perform(core.feed(.fileReplaced(rendered, .written), now: now))
                 case .scheduleWrite(let delay):
                     timer = now + delay
                 default:
@@ -329,7 +328,7 @@ import Testing
             while let due = timer, due <= instant {
                 timer = nil
                 now = due
-                perform(core.writeDue(now: now))
+                perform(core.feed(.writeDue, now: now))
             }
             now = instant
         }
@@ -339,7 +338,7 @@ import Testing
             _ = core.propose(edit + 10, .addItem("item \(edit)", to: .id(1)), origin: Self.client, at: Self.time)
             let asked = core.pass { $0.answered(.proposal(edit + 10), .allowed, at: Self.time) }
             #expect(!Self.appends(asked).isEmpty)
-            perform(core.pass { $0.appended(now: now) })
+            perform(core.pass { $0.feed(.appended, now: now) })
         }
         let streamed = renders.count
         #expect((2...3).contains(streamed), "about every 250 ms while the edits came: \(renders)")
@@ -356,10 +355,10 @@ import Testing
         var core = Self.core()
         _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         _ = core.pass { $0.answered(.proposal(7), .allowed, at: Self.time) }
-        _ = core.pass { $0.appended(now: Self.now) }
+        _ = core.pass { $0.feed(.appended, now: Self.now) }
         func render(_ actions: [CoreAction]) -> RenderedFile? {
             for case .renderFile(let book, let reading, let rejected, _) in actions {
-                return ListFileSync.render(book, onto: reading, rejected: rejected)
+                return ListFileText.render(book, onto: reading, rejected: rejected)
             }
             return nil
         }
@@ -370,25 +369,25 @@ import Testing
         func statusChanged(_ actions: [CoreAction]) -> Bool {
             actions.contains { if case .statusChanged = $0 { true } else { false } }
         }
-        var rendered = try #require(render(core.writeDue(now: Self.now, force: true)))
-        _ = core.pass { $0.fileRendered(rendered, now: Self.now) }
-        _ = core.pass { $0.appended(now: Self.now) }
+        var rendered = try #require(render(core.feed(.fileWriteForced, now: Self.now)))
+        _ = core.pass { $0.feed(.fileRendered(rendered), now: Self.now) }
+        _ = core.pass { $0.feed(.appended, now: Self.now) }
         let denied = DaemonError.cannotWriteListFile(path: "/lists.md", step: "create a temp file", errno: 13)  // EACCES
         var now = Self.now
         var delays: [Duration] = []
         for attempt in 0..<5 {
-            let failed = core.fileReplaced(rendered, .failed(denied), now: now)
+            let failed = core.feed(.fileReplaced(rendered, .failed(denied)), now: now)
             #expect(statusChanged(failed) == (attempt == 0), "told once")
             let delay = try #require(retry(failed), "attempt \(attempt): the write is tried again, unasked")
             delays.append(delay)
             now += delay
-            rendered = try #require(render(core.writeDue(now: now)), "attempt \(attempt): due after the backoff")
-            _ = core.pass { $0.fileRendered(rendered, now: now) }
-            _ = core.pass { $0.appended(now: now) }
+            rendered = try #require(render(core.feed(.writeDue, now: now)), "attempt \(attempt): due after the backoff")
+            _ = core.pass { $0.feed(.fileRendered(rendered), now: now) }
+            _ = core.pass { $0.feed(.appended, now: now) }
         }
         #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1)])
         #expect(core.file.writeFailure == denied)
-        let written = core.fileReplaced(rendered, .written, now: now)
+        let written = core.feed(.fileReplaced(rendered, .written), now: now)
         #expect(statusChanged(written) && core.file.writeFailure == nil && !core.file.dirty)
     }
 
@@ -400,20 +399,20 @@ import Testing
         var core = Self.core()
         _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
         _ = core.pass { $0.answered(.proposal(1), .allowed, at: Self.time) }
-        _ = core.pass { $0.appended(now: Self.now) }
+        _ = core.pass { $0.feed(.appended, now: Self.now) }
         var rendered: RenderedFile?
-        for case .renderFile(let book, let reading, let rejected, _) in core.writeDue(now: Self.now, force: true) {
-            rendered = ListFileSync.render(book, onto: reading, rejected: rejected)
+        for case .renderFile(let book, let reading, let rejected, _) in core.feed(.fileWriteForced, now: Self.now) {
+            rendered = ListFileText.render(book, onto: reading, rejected: rejected)
         }
         let written = try #require(rendered)
-        _ = core.pass { $0.fileRendered(written, now: Self.now) }
-        _ = core.pass { $0.appended(now: Self.now) }  // the note of what the file will show
+        _ = core.pass { $0.feed(.fileRendered(written), now: Self.now) }
+        _ = core.pass { $0.feed(.appended, now: Self.now) }  // the note of what the file will show
 
         // A change is applied; its append is under way when the write ends.
         _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(Self.appends(core.pass { $0.answered(.proposal(2), .allowed, at: Self.time) }).count == 1)
-        _ = core.fileReplaced(written, .written, now: Self.now)
-        let durable = core.pass { $0.appended(now: Self.now + .milliseconds(30)) }
+        _ = core.feed(.fileReplaced(written, .written), now: Self.now)
+        let durable = core.pass { $0.feed(.appended, now: Self.now + .milliseconds(30)) }
         let asksForAWrite = durable.contains {
             switch $0 {
             case .renderFile, .scheduleWrite: true
@@ -426,14 +425,14 @@ import Testing
 
     @Test func aSaveArrivingWhileDelegatesDeliberateReplacesTheUndecidedOne() {
         var core = Self.core()
-        _ = core.fileTouched()
+        _ = core.feed(.fileRecheckDue)
         let first = "# Groceries <!-- listd id=1 -->\n- milk\n- bread\n"
         let asked = Self.read(first, into: &core)
         #expect(Self.questions(asked) == ["shouldAdd bread on [\"milk\"]"])
         // A client's edit of the same list waits behind the save.
         #expect(core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time).isEmpty)
         // The person saves again: the old question no longer counts.
-        _ = core.fileTouched()
+        _ = core.feed(.fileRecheckDue)
         let second = "# Groceries <!-- listd id=1 -->\n- milk\n- cake\n"
         let again = Self.read(second, into: &core)
         // The client's edit had waited behind the old save: it goes first now.
@@ -451,17 +450,13 @@ import Testing
     @Test func aFileRevertedToListdsOwnBytesAfterAnInvalidSaveEndsTheRefusal() {
         var core = Self.core()
         let good = "# Groceries <!-- listd id=1 -->\n- milk\n"
-        _ = core.fileTouched()
-        let invalid = core.pass { $0.fileRead(
-            ListFileSync.content(Array(good.utf8) + [0xFF, 0x0A], known: $0.file.shown),
-            now: Self.now,
-            at: Self.time
-        ) }
+        _ = core.feed(.fileRecheckDue)
+        let invalid = core.pass { $0.feed(.fileRead(ListFileText.content(Array(good.utf8) + [0xFF, 0x0A], known: $0.file.shown)), now: Self.now, at: Self.time) }
         #expect(invalid.contains { if case .statusChanged = $0 { true } else { false } })
         let refused = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(Self.replies(refused)[1]?.hasPrefix("fileInvalid") == true, "edits are refused while the file is bad")
 
-        _ = core.fileTouched()
+        _ = core.feed(.fileRecheckDue)
         let reverted = Self.read(good, into: &core)
         #expect(reverted.contains { if case .statusChanged = $0 { true } else { false } }, "STATUS says it is over")
         let proposed = core.propose(2, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
@@ -475,7 +470,7 @@ import Testing
         // Applied while the append is under way: shares the next one.
         _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(Self.appends(core.pass { $0.answered(.proposal(2), .allowed, at: Self.time) }).isEmpty)
-        let failed = core.appendFailed(.changeLogFailed(path: "/log", step: "fdatasync", errno: 5))
+        let failed = core.feed(.appendFailed(.changeLogFailed(path: "/log", step: "fdatasync", errno: 5), inDoubt: nil))
         #expect(Self.replies(failed).count == 2)
         #expect(Self.replies(failed).values.allSatisfy { $0.hasPrefix("storageFailed") })
         #expect(core.working == core.durable)
@@ -492,7 +487,7 @@ import Testing
         // "bread" is there only once the append is done: the duplicate's denial waits for it.
         let duplicate = core.propose(2, .addItem("BREAD", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(Self.replies(duplicate).isEmpty)
-        #expect(Self.replies(core.pass { $0.appended(now: Self.now) }).keys.sorted() == [1, 2])
+        #expect(Self.replies(core.pass { $0.feed(.appended, now: Self.now) }).keys.sorted() == [1, 2])
     }
 
     @Test func anEditOfAMissingListIsDeniedAndJournalledWithoutAQuestion() {
@@ -501,96 +496,5 @@ import Testing
         #expect(Self.questions(actions).isEmpty)
         #expect(Self.replies(actions)[1] == "denied(There is no list called “Nope”.)")
         #expect(actions.contains { if case .journal(.denied(.listNotFound, _, _, nil)) = $0 { true } else { false } })
-    }
-
-    /// A file's note may be logged after changes the file does not show yet (they were appended
-    /// while the file was rendered): what the file shows is the lists at the note's revision, not
-    /// at its place in the log, or a save from that file would be read against lists it never
-    /// showed, and undo what they added.
-    @Test func aFilesNoteNamesTheListsAtItsRevisionWhereverItIsLogged() throws {
-        var book = ListBook()
-        var entries: [LogEntry] = []
-        func apply(_ edit: ListEdit) throws {
-            let before = edit.target.flatMap { try? book.list($0) }
-            let change = try #require(try book.apply(edit, at: Self.time, origin: Self.client))
-            entries.append(.change(ChangeRecord(change, before: before)))
-        }
-        try apply(.createList(name: "G", items: ["milk"]))
-        let rendered = book
-        try apply(.addItem("eggs", to: .id(1)))
-        entries.append(.fileShows(digest: "d", revision: rendered.revision))
-        let recovered = try LocalPersistence.recover(
-            snapshot: nil,
-            entries: entries,
-            listFileDigest: "d",
-            historyLimit: 10,
-            logPath: "/log"
-        )
-        #expect(recovered.book == book)
-        #expect(recovered.shownByFile == rendered, "the file shows milk, not eggs")
-        #expect(recovered.lastShown == rendered)
-    }
-
-    @Test func aRestartRedoesTheLogOnTheSnapshot() throws {
-        var book = ListBook()
-        _ = try book.apply(.createList(name: "G", items: (0..<100).map { "i\($0)" }), at: Self.time, origin: .file)
-        let snapshot = PersistedState(book: book, listFileDigest: "d", shown: book, instance: "x")
-        var entries: [LogEntry] = []
-        var expected = book
-        for round in 0..<50 {
-            let before = try expected.list(.id(1))
-            let change = try #require(
-                try expected.apply(.addItem("n\(round)", to: .id(1), at: round), at: Self.time, origin: Self.client)
-            )
-            entries.append(.change(ChangeRecord(change, before: before)))
-            let removedBefore = try expected.list(.id(1))
-            let removal = try #require(
-                try expected.apply(.removeItem("i\(round)", from: .id(1)), at: Self.time, origin: Self.client)
-            )
-            entries.append(.change(ChangeRecord(removal, before: removedBefore)))
-        }
-        entries.append(.fileShows(digest: "e", revision: expected.revision))
-        let recovered = try LocalPersistence.recover(
-            snapshot: snapshot,
-            entries: entries,
-            listFileDigest: "e",
-            historyLimit: 1_000,
-            logPath: "/log"
-        )
-        #expect(recovered.book == expected)
-        #expect(recovered.shownByFile == expected)
-        #expect(recovered.lastShown == expected)
-        // A file listd never wrote: nothing known about it.
-        let unknown = try LocalPersistence.recover(
-            snapshot: snapshot,
-            entries: entries,
-            listFileDigest: "f",
-            historyLimit: 1_000,
-            logPath: "/log"
-        )
-        #expect(unknown.shownByFile == nil)
-        // The history rebuilds every change in full, as subscribers were told it.
-        let changes = try recovered.history.changes(after: book.revision)
-        #expect(changes.count == 100)
-        #expect(changes.last?.list == (try expected.list(.id(1))))
-        // A record that does not follow from the lists before it is refused, naming its line.
-        var broken = entries
-        broken[3] = .change(
-            ChangeRecord(
-                revision: book.revision + 4,
-                time: Self.time,
-                origin: .file,
-                operation: .remove(id: 1, at: 9_999)
-            )
-        )
-        #expect(throws: DaemonError.self) {
-            try LocalPersistence.recover(
-                snapshot: snapshot,
-                entries: broken,
-                listFileDigest: nil,
-                historyLimit: 1_000,
-                logPath: "/log"
-            )
-        }
     }
 }

@@ -4,7 +4,6 @@ import ListRPC
 import Testing
 
 @testable import ListCore
-@testable import ListDaemon
 
 /// Issue 35: a save made from a copy of the list file read before other changes is read against
 /// that copy, and never undoes what was done meanwhile. The core on its own, driven as the owner
@@ -22,7 +21,7 @@ import Testing
         var core = ListCore(recovered: ListCoreTests.recovered(book, historyLimit: historyLimit), filePath: "/lists.md")
         let text = ListFileWriter.text(for: book, onto: nil)
         var heard: [FileRejectionParams] = []
-        let started = core.start(ListFileSync.content(Array(text.utf8), known: book), recognized: nil, byNote: false, firstStart: false, now: now, at: time)
+        let started = core.feed(.started(ListFileText.content(Array(text.utf8), known: book), recognized: nil, byNote: false, firstStart: false), now: now, at: time)
         settle(started, &core, heard: &heard)
         return (core, write(&core) ?? text)
     }
@@ -36,7 +35,7 @@ import Testing
         heard: inout [FileRejectionParams],
         writing: Bool = true
     ) -> String? {
-        var pending = actions + core.commit()
+        var pending = actions + core.feed(.passEnded)
         var written: String?
         var rounds = 0
         while !pending.isEmpty {
@@ -48,27 +47,27 @@ import Testing
             var next: [CoreAction] = []
                         for action in pending {
                 switch action {
-                case .append: next += core.pass { $0.appended(now: now) }
+                case .append: next += core.pass { $0.feed(.appended, now: now) }
                 case .announceRejection(let rejection): heard.append(rejection)
                 case .renderFile(let book, let reading, let rejected, let notes):
-                    let rendered = ListFileSync.render(book, onto: reading, rejected: rejected, notes: notes)
-                    next += core.pass { $0.fileRendered(rendered, now: now) }
+                    let rendered = ListFileText.render(book, onto: reading, rejected: rejected, notes: notes)
+                    next += core.pass { $0.feed(.fileRendered(rendered), now: now) }
                 case .replaceFile(let rendered, _):
                     written = String(decoding: rendered.bytes, as: UTF8.self)
-                    next += core.fileReplaced(rendered, .written, now: now)
-                case .scheduleWrite where writing: next += core.writeDue(now: now, force: true)
+                    next += core.feed(.fileReplaced(rendered, .written), now: now)
+                case .scheduleWrite where writing: next += core.feed(.fileWriteForced, now: now)
                 default: break
                 }
             }
             // The end of the owner's pass: what it decided goes to the log.
-            pending = next.isEmpty ? core.commit() : next
+            pending = next.isEmpty ? core.feed(.passEnded) : next
         }
         return written
     }
 
     static func write(_ core: inout ListCore) -> String? {
         var heard: [FileRejectionParams] = []
-        return settle(core.writeDue(now: now, force: true), &core, heard: &heard)
+        return settle(core.feed(.fileWriteForced, now: now), &core, heard: &heard)
     }
 
     /// A client's edit, and the file listd wrote after it.
@@ -83,8 +82,8 @@ import Testing
     @discardableResult
     static func save(_ text: String, _ core: inout ListCore) -> (heard: [FileRejectionParams], written: String?) {
         var heard: [FileRejectionParams] = []
-        _ = core.fileTouched()
-        let read = core.pass { $0.fileRead(ListFileSync.content(Array(text.utf8), $0.readRequest), now: now, at: time) }
+        _ = core.feed(.fileRecheckDue)
+        let read = core.pass { $0.feed(.fileRead(ListFileText.content(Array(text.utf8), $0.readRequest)), now: now, at: time) }
         let written = settle(read, &core, heard: &heard)
         return (heard, written)
     }
@@ -270,7 +269,7 @@ import Testing
         var core = ListCore(recovered: ListCoreTests.recovered(book, lastShown: ListBook()), filePath: "/lists.md")
         let own = "# Groceries <!-- listd id=1 -->\n- [x] milk\n- eggs\n## Dairy\n- cream (1 l)\n"
         var heard: [FileRejectionParams] = []
-        let started = core.start(ListFileSync.content(Array(own.utf8), known: ListBook(), withEdits: false), recognized: nil, byNote: false, firstStart: false, now: Self.now, at: Self.time)
+        let started = core.feed(.started(ListFileText.content(Array(own.utf8), known: ListBook(), withEdits: false), recognized: nil, byNote: false, firstStart: false), now: Self.now, at: Self.time)
         Self.settle(started, &core, heard: &heard)
         let list = try Self.groceries(core)
         #expect(list.items == ["milk", "bread"] && list.checked.isEmpty && list.sections.isEmpty, "\(list)")

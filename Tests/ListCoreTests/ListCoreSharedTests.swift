@@ -4,7 +4,6 @@ import ListRPC
 import Testing
 
 @testable import ListCore
-@testable import ListDaemon
 
 /// The core with a shared store (`--share`): others' changes taken in, an append others got
 /// ahead of decided again, a save kept while the server is gone, a COMMIT in doubt. Pure: events
@@ -45,27 +44,27 @@ import Testing
         #expect(catchesUp(salt) && Core.replies(salt).isEmpty, "not answered: Pantry may be on its way here")
         let milk = core.propose(6, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
         #expect(!catchesUp(milk) && Core.replies(milk).isEmpty, "one fetch for both")
-        core.catchUpStarted()
+        core.feed(.fetchBegan(catchingUp: true))
         let pantry = Self.remote([.createList(name: "Pantry", items: [])], on: core.durable)
         let taken = core.remoteCommitted(pantry, now: Core.now)
         #expect(taken != nil)
-        var actions = core.caughtUp(at: Core.time)
+        var actions = core.feed(.fetched([], catchingUp: true), at: Core.time)
         #expect(!catchesUp(actions))
-        actions += core.commit()
-        actions += core.pass { $0.appended(now: Core.now) }
+        actions += core.feed(.passEnded)
+        actions += core.pass { $0.feed(.appended, now: Core.now) }
         let replies = Core.replies(actions)
         #expect(replies[5] == "ok [\"salt\"]", "\(replies)")
         #expect(replies[6]?.contains("already on Groceries") == true, "still a duplicate: denied: \(replies)")
         #expect(core.heldForCatchUp.isEmpty && core.caughtUpProposals.isEmpty)
         // An edit held after the fetch began waits for another one.
         _ = core.propose(7, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
-        core.catchUpStarted()
+        core.feed(.fetchBegan(catchingUp: true))
         _ = core.propose(8, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
-        let later = core.caughtUp(at: Core.time)
+        let later = core.feed(.fetched([], catchingUp: true), at: Core.time)
         #expect(Core.replies(later).keys.sorted() == [7] && catchesUp(later))
         // The server gone: denied as edits are then.
-        core.catchUpStarted()
-        let failed = core.catchUpFailed(.unavailable("the server is gone"))
+        core.feed(.fetchBegan(catchingUp: true))
+        let failed = core.feed(.fetchFailed(.unavailable("the server is gone"), catchingUp: true))
         #expect(Core.replies(failed)[8]?.contains("unavailable") == true, "\(failed)")
     }
 
@@ -85,12 +84,12 @@ import Testing
         #expect(core.file.dirty, "the list file is to show them")
 
         _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Core.client, at: Core.time)
-        #expect(Core.appends(core.commit()).count == 1)
+        #expect(Core.appends(core.feed(.passEnded)).count == 1)
         let eggs = Self.remote([.addItem("eggs", to: .id(1))], on: core.durable)
         let whileOut = core.remoteCommitted(eggs, now: Core.now)
         #expect(whileOut == nil, "not while this listd's own append is out")
         // Nor changes that do not follow the durable lists (a fetch something overtook).
-        _ = core.pass { $0.appended(now: Core.now) }
+        _ = core.pass { $0.feed(.appended, now: Core.now) }
         let overtaken = core.remoteCommitted(eggs, now: Core.now)
         #expect(overtaken == nil)
     }
@@ -100,19 +99,19 @@ import Testing
         let before = core.durable
         // Sent: bread; decided while it was out: eggs (its own batch, not yet sent).
         _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Core.client, at: Core.time)
-        #expect(Core.appends(core.commit()).count == 1)
+        #expect(Core.appends(core.feed(.passEnded)).count == 1)
         _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Core.client, at: Core.time)
-        #expect(Core.appends(core.commit()).isEmpty, "one append at a time")
+        #expect(Core.appends(core.feed(.passEnded)).isEmpty, "one append at a time")
         // Another machine committed bread and tea first.
         let remote = Self.remote([.addItem("bread", to: .id(1)), .addItem("tea", to: .id(1))], on: before)
-        let actions = core.appendBehind(remote, now: Core.now, at: Core.time)
+        let actions = core.feed(.appendBehind(remote), now: Core.now, at: Core.time)
         guard case .publish(let changes, _, _)? = actions.first else {
             Issue.record("theirs published first: \(actions)")
             return
         }
         #expect(changes.map(\.revision) == [2, 3])
         #expect(Core.replies(actions) == [1: "denied(“bread” is already on Groceries.)"], "theirs came first")
-        let sent = Core.appends(actions + core.commit())
+        let sent = Core.appends(actions + core.feed(.passEnded))
         #expect(sent.count == 1, "eggs, decided again, goes in the next append")
         guard case .change(let record)? = sent.first?.first else {
             Issue.record("a change: \(sent)")
@@ -120,7 +119,7 @@ import Testing
         }
         #expect(record.revision == 4, "after theirs")
         #expect(record.operation == .add(id: 1, item: "eggs", at: 3))
-        let appended = core.pass { $0.appended(now: Core.now) }
+        let appended = core.pass { $0.feed(.appended, now: Core.now) }
         #expect(Core.replies(appended) == [2: "ok [\"milk\", \"bread\", \"tea\", \"eggs\"]"])
     }
 
@@ -128,15 +127,15 @@ import Testing
         var core = Self.core()
         let saved = Core.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
         #expect(Core.appends(saved).count == 1)
-        _ = core.storeStatusChanged(connected: false, now: Core.now)
-        let failed = core.appendFailed(.shareUnavailable(server: "listd@db:5432/lists", detail: "gone"))
+        _ = core.feed(.storeStatusChanged(connected: false), now: Core.now)
+        let failed = core.feed(.appendFailed(.shareUnavailable(server: "listd@db:5432/lists", detail: "gone"), inDoubt: nil))
         #expect(!Self.reads(failed), "not read again while the server is gone (it would fail again, and again)")
         #expect(core.file.heldForStore)
-        let touched = core.fileTouched()
+        let touched = core.feed(.fileRecheckDue)
         #expect(!Self.reads(touched), "a further save waits too")
-        let due = core.writeDue(now: Core.now, force: true)
+        let due = core.feed(.fileWriteForced, now: Core.now)
         #expect(!due.contains { if case .renderFile = $0 { true } else { false } }, "and the person's file is not written over")
-        let back = core.storeStatusChanged(connected: true, now: Core.now)
+        let back = core.feed(.storeStatusChanged(connected: true), now: Core.now)
         #expect(Self.reads(back), "read once the server is back")
         #expect(!core.file.heldForStore)
     }
@@ -148,9 +147,9 @@ import Testing
         var core = Self.core()
         let saved = Core.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
         #expect(Core.appends(saved).count == 1)
-        #expect(core.storeStatusChanged(connected: false, now: Core.now).isEmpty)
-        #expect(core.storeStatusChanged(connected: true, now: Core.now).isEmpty, "nothing held yet")
-        let failed = core.appendFailed(.shareUnavailable(server: "listd@db:5432/lists", detail: "deadline passed"))
+        #expect(core.feed(.storeStatusChanged(connected: false), now: Core.now).isEmpty)
+        #expect(core.feed(.storeStatusChanged(connected: true), now: Core.now).isEmpty, "nothing held yet")
+        let failed = core.feed(.appendFailed(.shareUnavailable(server: "listd@db:5432/lists", detail: "deadline passed"), inDoubt: nil))
         #expect(Self.reads(failed), "read again now: the server is back")
         #expect(!core.file.heldForStore)
     }
@@ -159,11 +158,11 @@ import Testing
         var core = Self.core()
         let before = core.durable
         _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Core.client, at: Core.time)
-        #expect(Core.appends(core.commit()).count == 1)
+        #expect(Core.appends(core.feed(.passEnded)).count == 1)
         let failure = DaemonError.shareUnavailable(server: "listd@db:5432/lists", detail: "gone")
-        let failed = core.appendFailed(failure, inDoubt: 2)
+        let failed = core.feed(.appendFailed(failure, inDoubt: 2))
         #expect(Core.replies(failed).isEmpty, "neither confirmed nor refused while in doubt")
-        let made = core.inDoubtSettled(2, made: true)
+        let made = core.feed(.inDoubtSettled(2, made: true))
         #expect(made.isEmpty, "made, but not in the lists here yet")
         var mine = before
         let record = try #require(try mine.applyRecorded(.addItem("bread", to: .id(1)), at: Core.time, origin: Core.client))
@@ -172,9 +171,9 @@ import Testing
         #expect(Core.replies(taken) == [1: "ok [\"milk\", \"bread\"]"])
 
         _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Core.client, at: Core.time)
-        #expect(Core.appends(core.commit()).count == 1)
-        _ = core.appendFailed(failure, inDoubt: 3)
-        let notMade = core.inDoubtSettled(3, made: false)
+        #expect(Core.appends(core.feed(.passEnded)).count == 1)
+        _ = core.feed(.appendFailed(failure, inDoubt: 3))
+        let notMade = core.feed(.inDoubtSettled(3, made: false))
         #expect(Core.replies(notMade).count == 1 && Core.replies(notMade).values.allSatisfy { $0.hasPrefix("unavailable") })
         #expect(core.durable.lists[0].items == ["milk", "bread"])
     }

@@ -3,7 +3,6 @@ import ListRPC
 import Testing
 
 @testable import ListCore
-@testable import ListDaemon
 
 /// The delegates' rules without sockets or timers: who is asked, what a timeout, an error or a
 /// connection gone means, and when a delegate stops being asked.

@@ -1,0 +1,72 @@
+// The list file's bytes made into what the core reads (`FileContent`), and the lists made into
+// its new text (`RenderedFile`): pure, run by the file shell off the owner's loop.
+import ListFileFormat
+import ListModel
+
+public enum ListFileText {
+    /// The file's bytes read and tied to the lists of `request`, with the save's edits from the
+    /// version its editor read; `withEdits` false: without them (at start, where the file is
+    /// usually listd's own).
+    public static func content(_ bytes: [UInt8], _ request: FileReadRequest, withEdits: Bool = true) -> FileContent {
+        let known = request.known
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .bytes(bytes, reading: nil, known: known, edits: nil)
+        }
+        // Headings are tied to any list a kept save shows, and to the lists of the save's base:
+        // a copy that still has a list deleted since names it by id, and is not taken for a new
+        // list of that name.
+        let document = ListDocument(parsing: text)
+        var lists = known.lists
+        var ids = Set(lists.map(\.id))
+        func tied(adding more: [ShoppingList]) -> ListFileReading {
+            for list in more where ids.insert(list.id).inserted { lists.append(list) }
+            let everShown = lists.count == known.lists.count ? known : ListBook(lists: lists, revision: known.revision, nextID: known.nextID)
+            return ListFileReading(document, known: everShown)
+        }
+        var reading = tied(adding: request.versions.reversed().flatMap(\.book.lists))
+        guard withEdits else { return .bytes(bytes, reading: reading, known: known, edits: nil) }
+        let base = SaveBase.base(for: reading, text: bytes, history: request.history, versions: request.versions, newest: known)
+        if base.book.lists.contains(where: { !ids.contains($0.id) }) { reading = tied(adding: base.book.lists) }
+        return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))
+    }
+
+    /// The lists `bytes` show, when they show them exactly as listd writes them: rendering the
+    /// lists of the revision their headings name (`rev=`, found in `history`; the newest lists
+    /// when they name none) onto them gives them back. How a start recognises the file listd
+    /// wrote last when no append noted it yet (`ListCore.fileRendered`); a person's change to a
+    /// list never passes (listd would write the list as it is over it).
+    public static func listsShownExactly(by bytes: [UInt8], history: ChangeHistory, newest: ListBook) -> ListBook? {
+        // A file listd wrote names its revision on every heading; one that names none (a
+        // person's, or no lists at all) is not parsed twice at start for this.
+        guard newest.lists.isEmpty || bytes.contains(" rev=".utf8),
+            let text = String(validating: bytes, as: UTF8.self)
+        else { return nil }
+        let named = ListFileReading(ListDocument(parsing: text), known: newest).shownRevision
+        guard let book = named.map({ try? history.book(at: $0) }) ?? newest,
+            case .bytes(_, let reading?, _, _) = content(bytes, known: book, withEdits: false),
+            render(book, onto: reading, rejected: [:]).bytes == bytes
+        else { return nil }
+        return book
+    }
+
+    /// `content` against `known` alone (a file with no earlier versions to tell apart).
+    public static func content(_ bytes: [UInt8], known: ListBook, withEdits: Bool = true) -> FileContent {
+        content(bytes, FileReadRequest(known: known), withEdits: withEdits)
+    }
+
+    /// The file's new text: `book` laid onto the person's `reading`, `rejected` lines marked,
+    /// `notes` under their lists' headings.
+    public static func render(
+        _ book: ListBook,
+        onto reading: ListFileReading?,
+        rejected: [Int: String],
+        notes: [ListID: [String]] = [:]
+    ) -> RenderedFile {
+        let text = ListFileWriter.text(for: book, onto: reading, rejected: rejected, notes: notes)
+        return RenderedFile(
+            bytes: Array(text.utf8),
+            reading: ListFileReading(ListDocument(parsing: text), known: book),
+            book: book
+        )
+    }
+}
