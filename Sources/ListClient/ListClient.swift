@@ -25,7 +25,7 @@ import Synchronization
 public final class ListClient: Sendable {
     public typealias EventHandler = @Sendable (ListEvent) -> Void
 
-    private struct State {
+    struct State {
         var nextID: Int64 = 1
         var waiting: [RPCRequestID: EventLoopPromise<Result<JSONValue, RPCError>>] = [:]
         var closed = false
@@ -41,9 +41,9 @@ public final class ListClient: Sendable {
         var connectionError: RPCError?
     }
 
-    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private let eventLoop: any EventLoop
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     private init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, eventLoop: any EventLoop) {
         self.outbound = outbound
@@ -219,96 +219,6 @@ public final class ListClient: Sendable {
         var replies: [Result<JSONValue, RPCError>] = []
         for promise in promises { replies.append(try await promise.futureResult.get()) }
         return replies
-    }
-
-    // MARK: Subscriptions and events
-
-    /// Starts notifications; returns the snapshot they continue from.
-    /// Subscribes to change notifications.
-    ///
-    /// - Parameters:
-    ///   - since: resume: listd first sends every change after this revision (as notifications,
-    ///     in order), then the live ones. Denied with `historyCompacted` when it no longer keeps
-    ///     them all: fetch the lists again then.
-    ///   - instance: with `since`, the `instance` of the reply that revision came from: a
-    ///     different state is refused with `instanceChanged`.
-    public func subscribe(
-        events: [ListEventName]? = nil,
-        lists: [ListReference]? = nil,
-        since: Revision? = nil,
-        instance: String? = nil
-    ) async throws(ListClientError) -> ListsSnapshot {
-        try await call(
-            Subscribe.self,
-            .init(events: events?.map(\.rawValue), lists: lists, since: since, instance: instance)
-        )
-    }
-
-    public func unsubscribe() async throws(ListClientError) {
-        _ = try await call(Unsubscribe.self, NoParams())
-    }
-
-    /// Every change notification received from now on, until the connection closes.
-    public func events() -> AsyncStream<ListEvent> {
-        makeStream { state, continuation in state.streams[state.nextStreamID] = continuation }
-    }
-
-    /// Every change notification received from now on on a brief connection, until it closes.
-    public func briefEvents() -> AsyncStream<(ListEventName, BriefChangeParams)> {
-        makeStream { state, continuation in state.briefStreams[state.nextStreamID] = continuation }
-    }
-
-    /// Every `didRejectFileEdit` received from now on: what a person's save of the list file had
-    /// that listd could not take.
-    public func fileRejections() -> AsyncStream<FileRejectionParams> {
-        makeStream { state, continuation in state.rejectionStreams[state.nextStreamID] = continuation }
-    }
-
-    /// A stream that `register` files in the state; finished at once when the connection is gone.
-    private func makeStream<Element>(
-        _ register: (inout State, AsyncStream<Element>.Continuation) -> Void
-    ) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
-        let closed = state.withLock { state in
-            if state.closed { return true }
-            register(&state, continuation)
-            state.nextStreamID += 1
-            return false
-        }
-        if closed { continuation.finish() }
-        return stream
-    }
-
-    /// Calls `handler` for every `didRejectFileEdit`.
-    public func onFileRejection(_ handler: @escaping @Sendable (FileRejectionParams) -> Void) {
-        state.withLock { $0.rejectionHandlers.append(handler) }
-    }
-
-    /// Calls `handler` for every change notification named `name` (every one when nil).
-    public func on(_ name: ListEventName? = nil, _ handler: @escaping EventHandler) {
-        state.withLock { $0.handlers.append((name, handler)) }
-    }
-
-    func setDelegate(_ delegate: (any ListDelegate)?) {
-        state.withLock { $0.delegate = delegate }
-    }
-
-    /// Answers a question from listd with the registered delegate (each in its own task, so a
-    /// slow answer does not hold up the connection).
-    private func answer(_ question: DelegateQuestion, _ params: DelegateQuestionParams?, id: RPCRequestID) {
-        let delegate = state.withLock { $0.delegate }
-        let outbound = self.outbound
-        Task {
-            let answer: DelegateAnswer
-            if let delegate, let params {
-                answer = await delegate.answer(question, params)
-            } else {
-                answer = DelegateAnswer(allow: true)
-            }
-            guard var data = try? RPCEncoding.result(id: id, answer) else { return }
-            data.append(UInt8(ascii: "\n"))
-            try? await outbound.write(ByteBuffer(bytes: data))
-        }
     }
 
     // MARK: Reading

@@ -6,17 +6,12 @@ import ListModel
 import ListRPC
 
 public struct DelegatePanel: Sendable {
-    /// How long a delegate has to answer when it does not say (`registerDelegate {timeoutMs}`).
-    public static let defaultTimeoutMs = 2_000
-    /// The longest it may ask for.
-    public static let maximumTimeoutMs = 30_000
-    /// Timeouts in a row after which a delegate is no longer asked.
-    public static let strikeLimit = 3
-    /// Questions out to one delegate at a time; more wait their turn here, and each one's time
-    /// starts when it is sent. A clear of 1,000 ticked items asks 1,000 questions, each with the
-    /// list whole: all at once, they would fill the delegate's connection (and be cut off as a
-    /// client that stopped reading) and make its answers wait behind each other past their time.
-    static let questionsOutPerDelegate = 32
+    /// Its thresholds (`delegateStrikeLimit`, `questionsOutPerDelegate`).
+    let limits: CoreLimits
+
+    public init(limits: CoreLimits = .standard) {
+        self.limits = limits
+    }
 
     /// One registered delegate, by its connection.
     public struct Seat: Sendable, Equatable {
@@ -29,7 +24,7 @@ public struct DelegatePanel: Sendable {
         public var timeout: Duration
         public var onTimeout: TimeoutVerdict
         /// Timeouts in a row.
-        var strikes = 0
+        public internal(set) var strikes = 0
 
         public init(connection: Int, name: String, pid: Int32, brief: Bool = false, interest: DelegateInterest, timeout: Duration, onTimeout: TimeoutVerdict) {
             self.connection = connection
@@ -164,7 +159,7 @@ public struct DelegatePanel: Sendable {
             nextQuestion += 1
             questions[id] = (seat.connection, seat.name, seat.onTimeout, consultation)
             let put = Put(id: id, asker: asker, seat: seat, question: question, params: params)
-            guard outCount[seat.connection, default: 0] < Self.questionsOutPerDelegate else {
+            guard outCount[seat.connection, default: 0] < limits.questionsOutPerDelegate else {
                 waiting[seat.connection, default: []].append(put)
                 return nil
             }
@@ -176,7 +171,7 @@ public struct DelegatePanel: Sendable {
 
     /// Sends `connection`'s waiting questions while it has room for them.
     private mutating func sendWaiting(_ connection: Int, into outcome: inout Outcome) {
-        while outCount[connection, default: 0] < Self.questionsOutPerDelegate, var queue = waiting[connection], !queue.isEmpty {
+        while outCount[connection, default: 0] < limits.questionsOutPerDelegate, var queue = waiting[connection], !queue.isEmpty {
             let put = queue.removeFirst()
             waiting[connection] = queue.isEmpty ? nil : queue
             outCount[connection, default: 0] += 1
@@ -212,7 +207,7 @@ public struct DelegatePanel: Sendable {
         if var seat = seats[connection] {
             seat.strikes = reply == .timedOut ? seat.strikes + 1 : 0
             seats[connection] = seat
-            if seat.strikes >= Self.strikeLimit {
+            if seat.strikes >= limits.delegateStrikeLimit {
                 seats[connection] = nil
                 outcome.dropped = seat
             }
@@ -250,5 +245,51 @@ public struct DelegatePanel: Sendable {
         verdict.denials.sort { $0.delegate < $1.delegate }
         verdict.timedOut.sort()
         outcome.verdicts.append((consultation.asker, verdict))
+    }
+}
+
+extension DelegatePanel.Seat {
+    /// The seat a `registerDelegate` asks for, with the defaults and bounds of `limits`; or why
+    /// it cannot be given. `book`: the lists as they are, for the lists it names.
+    public static func registering(
+        _ params: RegisterDelegate.Params,
+        connection: Int,
+        pid: Int32,
+        brief: Bool,
+        on book: ListBook,
+        limits: CoreLimits = .standard
+    ) -> Result<(seat: Self, granted: RegisterDelegate.Result), RPCError> {
+        guard case .success(let name) = ListText.validated(params.name) else {
+            return .failure(.invalidParams("“name” must be one line of text: it names the delegate in every denial."))
+        }
+        let longest = Int(limits.longestDelegateTimeout / .milliseconds(1))
+        let timeoutMs = params.timeoutMs ?? Int(limits.defaultDelegateTimeout / .milliseconds(1))
+        guard (1...longest).contains(timeoutMs) else {
+            return .failure(.invalidParams("“timeoutMs” must be between 1 and \(longest)."))
+        }
+        // Lists named are kept by name too: one created later under that name is asked about.
+        var ids: Set<ListID>?
+        var names: Set<String> = []
+        if let lists = params.lists {
+            ids = []
+            for reference in lists {
+                if case .name(let name) = reference { names.insert(ListText.key(name)) }
+                if let list = try? book.list(reference) { ids!.insert(list.id) }
+            }
+        }
+        let questions = params.questions ?? DelegateQuestion.allCases
+        // A delegate that does not say is taken to allow what it could not answer in time: a
+        // slow delegate delays edits, it does not block them.
+        let onTimeout = params.onTimeout ?? .allow
+        let seat = Self(
+            connection: connection,
+            name: name,
+            pid: pid,
+            brief: brief,
+            interest: DelegateInterest(questions: Set(questions), lists: ids, listNames: names),
+            timeout: .milliseconds(timeoutMs),
+            onTimeout: onTimeout
+        )
+        return .success((seat, RegisterDelegate.Result(name: name, questions: questions, timeoutMs: timeoutMs, onTimeout: onTimeout)))
     }
 }

@@ -1,76 +1,7 @@
-// The list file's state in the core: what it shows, reads, write-backs and their timing.
+// The list file as the core sees it: a person's saves taken in, listd's own writes and their timing.
 import ListFileFormat
 import ListModel
 import ListRPC
-
-/// What the core knows of the list file.
-public struct FileState: Sendable {
-    /// The file as listd last read or wrote it, tied to list ids.
-    var reading: ListFileReading?
-    /// Its exact bytes: a read that finds the same bytes is listd's own write (no echo).
-    public internal(set) var bytes: [UInt8]?
-    /// The lists the file at `bytes` shows. A save's edits are computed from these.
-    public internal(set) var shown = ListBook()
-    /// Lines of `reading` not taken, marked when the file is next written.
-    var rejected: [Int: String] = [:]
-    /// What a save asked that was not done and has no line of its own (a removal), as comments
-    /// written under the list's heading when the file is next written.
-    var notes: [ListID: [String]] = [:]
-    /// The texts of the file that were on disk lately, oldest first: each listd wrote and each
-    /// save it took in (which stays on disk with the `rev=` it was made from when it shows the
-    /// lists). A save is read against the lists of the `rev=` its headings name, from the history,
-    /// or one of these saves when it was made from it (`SaveBase.madeFrom`).
-    var versions: [FileVersion] = []
-    /// How many are kept in memory.
-    static let keptVersions = 16
-    /// The note of a file listd wrote that no append has carried yet: it rides the next one.
-    var noteDue: LogEntry?
-    /// The file does not show the durable lists (or lacks marks): write it.
-    var dirty = false
-    /// When it became dirty, and when the durable lists last changed: the file is written once
-    /// they have been left alone `ListCore.fileWriteDelay`, or `ListCore.longestFileLag` after it
-    /// became dirty while edits keep coming (`scheduleWrite`).
-    var dirtySince: ContinuousClock.Instant?
-    var changedAt: ContinuousClock.Instant?
-    /// Set while the file is not UTF-8: edits are denied so the file is not clobbered.
-    public internal(set) var invalidOffset: Int?
-    /// The 1-based line that byte is on (what a person sees in an editor).
-    public internal(set) var invalidLine = 0
-    /// The invalid content already reported, so it is reported once.
-    var reportedInvalid: [UInt8]?
-    /// When the file was first seen empty (a truncate whose write has not come yet).
-    var emptySince: ContinuousClock.Instant?
-    /// A read is under way.
-    public internal(set) var readInFlight = false
-    /// A read was asked for while something stood in its way (`requestRead`): read after it.
-    public internal(set) var readWanted = false
-    public internal(set) var writeInFlight = false
-    var writeScheduled = false
-    /// Why the last writes of the file failed, and how many failed in a row: retried with a
-    /// backoff, and STATUS says so meanwhile.
-    public internal(set) var writeFailure: DaemonError?
-    var writeFailures = 0
-    /// When a person's save is over (the watcher's reports, the quiet period).
-    var settle = SettleTracker(quietPeriod: .milliseconds(30))
-    /// The kernel held events of the watches, not read yet, when an edit came: what they say is
-    /// taken before the edit (`fileChanged`).
-    public internal(set) var unreadEvents = false
-    /// A person's save was seen before an edit came, and is not read yet: edits wait for it.
-    var saveUnderway = false
-    /// A save could not be made durable because the shared lists' server is unreachable
-    /// (`--share`): the file is neither read again nor written until it is back (`storeStatusChanged`),
-    /// so the person's save is taken in then, through the rules, and not overwritten meanwhile.
-    var heldForStore = false
-
-    mutating func markDirty() { dirty = true }
-
-    /// A text of the file was on disk (listd wrote it, or a save was taken in).
-    mutating func remember(_ version: FileVersion) {
-        versions.append(version)
-        if versions.count > Self.keptVersions { versions.removeFirst(versions.count - Self.keptVersions) }
-    }
-
-}
 
 extension ListCore {
     /// Whether the list file is, durably, what `file` says: no write of listd's under way (its
@@ -80,19 +11,6 @@ extension ListCore {
 
     /// What a read of the file is checked against.
     var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, versions: file.versions) }
-
-    /// How long an emptied list file is given to be filled before listd writes the lists back.
-    static let emptyFileGrace: Duration = .seconds(2)
-    /// How long the committed lists must be left alone before the list file is rewritten: edits
-    /// within that time share one rewrite of the file.
-    static let fileWriteDelay: Duration = .milliseconds(25)
-    /// How long the list file may lag behind the committed lists while edits keep coming: under
-    /// load the file is rewritten about four times a second, not after every pause of 25 ms (a
-    /// rewrite renders and fsyncs the whole file, and would compete with the edits).
-    static let longestFileLag: Duration = .milliseconds(250)
-    /// A failed write of the list file is tried again after 100 ms, doubling up to this: a
-    /// directory made writable again gets the file within a second, with no edit needed.
-    static let longestWriteRetry: Duration = .seconds(1)
 
     /// The first look at the list file, before listd serves. `recognized`: the file is one listd
     /// wrote or took in (its `reading` is tied to the lists it shows, `shown`).
@@ -254,7 +172,7 @@ extension ListCore {
             if case .missing = content { emptied = false } else { emptied = true }
             let since = file.emptySince ?? now
             file.emptySince = since
-            if !emptied || now - since >= Self.emptyFileGrace || file.bytes == nil {
+            if !emptied || now - since >= limits.emptyFileGrace || file.bytes == nil {
                 // Deleted (or left empty): the lists are not deleted with it; write them back.
                 if file.bytes != nil { actions.append(.journal(.fileEmptied(path: filePath, deleted: !emptied))) }
                 withdrawSave(at: time, into: &actions)
@@ -265,7 +183,7 @@ extension ListCore {
                 file.emptySince = nil
             } else {
                 // Probably a truncate whose write is still to come: look again later.
-                actions.append(.recheckFile(after: Self.emptyFileGrace))
+                actions.append(.recheckFile(after: limits.emptyFileGrace))
             }
         case .bytes(let bytes, nil, _, _):
             // Not UTF-8: keep the last good state, never overwrite, deny edits until fixed.
@@ -329,7 +247,7 @@ extension ListCore {
         let since = file.dirtySince ?? now
         file.dirtySince = since
         let quietFrom = max(file.changedAt ?? since, since)
-        let due = min(quietFrom + Self.fileWriteDelay, since + Self.longestFileLag)
+        let due = min(quietFrom + limits.fileWriteDelay, since + limits.longestFileLag)
         if force || now >= due {
             file.writeInFlight = true
             file.writeScheduled = false
@@ -426,7 +344,7 @@ extension ListCore {
             if !file.writeScheduled {
                 let doublings = min(file.writeFailures - 1, 10)
                 file.writeScheduled = true
-                actions.append(.scheduleWrite(after: min(.milliseconds(100) * (1 << doublings), Self.longestWriteRetry)))
+                actions.append(.scheduleWrite(after: min(limits.firstWriteRetry * (1 << doublings), limits.longestWriteRetry)))
             }
             return actions
         }

@@ -1,59 +1,7 @@
+// A person's save of the list file, decided edit by edit through the one vetting path, then taken in.
 import ListFileFormat
 import ListModel
 import ListRPC
-
-/// A person's save being decided: its edits (from the lists the file showed before), each
-/// waiting in its list's queue, and what was decided of each.
-public struct Save: Sendable {
-    enum Decision: Sendable {
-        case allowed
-        case refused(String)
-        /// The rules denied it when it came up (asked again if they would not now).
-        case broke
-        /// It changes nothing.
-        case unchanged
-    }
-
-    var id: Int
-    var bytes: [UInt8]
-    var reading: ListFileReading
-    /// The lists the person's editor read (the version the save was made from), and how they
-    /// were found (`SaveBase.Kind`).
-    var base: SaveBase
-    var edits: [FileEdit]
-    /// The edits of each queue, in file order.
-    var parts: [String: [Int]]
-    /// Each edit's queue (the key of its part): an answer finds its part without a search.
-    var partOf: [Int: String] = [:]
-    /// Per part: how many of its edits, from the first, are decided (each is decided in order,
-    /// so a part is never scanned again from its start: that made a long save quadratic).
-    var decidedPrefix: [String: Int] = [:]
-    /// Per queue: the lists as they will be after the part's allowed edits so far.
-    var partBooks: [String: ListBook] = [:]
-    var decisions: [Int: Decision] = [:]
-    /// Time passed while it was decided: the file is read again before it is taken in.
-    var waited = false
-    var awaitingVerification = false
-
-    var isDecided: Bool { decisions.count == edits.count }
-
-    /// The items (by key) whose addition to a list, or to a list the save creates, delegates
-    /// refused. A line cut from one list and pasted under another is a removal and an addition:
-    /// when the addition is refused, the removal is not made either, so the item the saved file
-    /// still has is not lost.
-    var itemsRefusedElsewhere: Set<String> {
-        var keys: Set<String> = []
-        for (index, fileEdit) in edits.enumerated() {
-            guard case .refused = decisions[index] else { continue }
-            switch fileEdit.edit {
-            case .addItem(let item, _, _, _, _): keys.insert(ListText.key(item))
-            case .createList(_, let items, _): keys.formUnion(items.map(ListText.key))
-            default: break
-            }
-        }
-        return keys
-    }
-}
 
 /// A person's save through the one vetting path: each edit waits in its list's queue, is asked
 /// about on the list as it will be, and the save is taken in once all are decided.

@@ -40,7 +40,7 @@ public struct SettleTracker: Sendable {
     /// (what the quiet period must cover).
     private(set) var settledBurst: (events: Int, span: Duration)?
 
-    init(quietPeriod: Duration, openWriterLimit: Duration = .seconds(2)) {
+    init(quietPeriod: Duration, openWriterLimit: Duration = CoreLimits.standard.openWriterLimit) {
         self.quietPeriod = quietPeriod
         self.openWriterLimit = max(openWriterLimit, quietPeriod)
     }

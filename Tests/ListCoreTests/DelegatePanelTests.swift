@@ -98,7 +98,7 @@ import Testing
     @Test func questionsToOneDelegateGoAFewAtATime() {
         var panel = DelegatePanel()
         panel.seat(Self.seat(1, "pantry"))
-        let limit = DelegatePanel.questionsOutPerDelegate
+        let limit = CoreLimits.standard.questionsOutPerDelegate
         var sent: [DelegatePanel.Put] = []
         for part in 0..<(limit + 5) { sent += panel.ask(.proposalPart(1, part: part), .shouldAdd, Self.params, list: 1, name: nil) }
         #expect(sent.count == limit)

@@ -12,20 +12,20 @@ import Testing
     static let now = ContinuousClock.now
 
     /// A core with Groceries (milk) committed and its list file known.
-    static func core() -> ListCore {
+    static func core(limits: CoreLimits = .standard) -> ListCore {
         var book = ListBook()
         _ = try? book.apply(.createList(name: "Groceries", items: ["milk"]), at: time, origin: client)
-        var core = ListCore(recovered: recovered(book), filePath: "/lists.md")
+        var core = ListCore(recovered: recovered(book), filePath: "/lists.md", limits: limits)
         // A delegate that wants every question, so each edit is asked about (`.putQuestion`).
-        core.panel.seat(
-            DelegatePanel.Seat(
+        core.feed(
+            .delegateSeated(DelegatePanel.Seat(
                 connection: 1,
                 name: "vetter",
                 pid: 1,
                 interest: DelegateInterest(questions: Set(DelegateQuestion.allCases), lists: nil, listNames: []),
                 timeout: .seconds(2),
                 onTimeout: .allow
-            )
+            ))
         )
         let text = "# Groceries <!-- listd id=1 -->\n- milk\n"
         let content = ListFileText.content(Array(text.utf8), known: book)

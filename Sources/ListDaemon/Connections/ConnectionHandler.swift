@@ -26,7 +26,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     typealias OutboundOut = ByteBuffer
 
     /// How many lines of one connection are read ahead of the request being handled.
-    static let requestsReadAhead = 16
+    static let requestsReadAhead = CoreLimits.standard.requestsReadAhead
 
     private let services: ConnectionServices
     private let id: Int

@@ -79,10 +79,10 @@ final class DelegateRegistry: @unchecked Sendable {
         }
     }
 
-    /// The core dropped `seat` (it did not answer `DelegatePanel.strikeLimit` times in a row): it
+    /// The core dropped `seat` (it did not answer `seat.strikes` times in a row): it
     /// is told so, and the journal.
     func drop(_ seat: DelegatePanel.Seat) {
-        let limit = DelegatePanel.strikeLimit
+        let limit = seat.strikes
         logger.warning(
             "delegate “\(seat.name)” (pid \(seat.pid)) did not answer \(limit) times in a row; it is no longer consulted",
             metadata: ["client_pid": "\(seat.pid)", "reason": "delegateTimedOut"]

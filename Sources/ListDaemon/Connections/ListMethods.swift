@@ -175,41 +175,20 @@ extension MethodTable {
             return EmptyResult()
         }
         table.register(RegisterDelegate.self, requires: .delegate) { params, session throws(RPCError) in
-            guard case .success(let name) = ListText.validated(params.name) else {
-                throw .invalidParams("“name” must be one line of text: it names the delegate in every denial.")
-            }
-            let timeoutMs = params.timeoutMs ?? DelegatePanel.defaultTimeoutMs
-            guard (1...DelegatePanel.maximumTimeoutMs).contains(timeoutMs) else {
-                throw .invalidParams("“timeoutMs” must be between 1 and \(DelegatePanel.maximumTimeoutMs).")
-            }
-            var ids: Set<ListID>?
-            var names: Set<String> = []
-            if let lists = params.lists {
-                ids = []
-                for reference in lists {
-                    if case .name(let name) = reference { names.insert(ListText.key(name)) }
-                    if let list = try? hub.book.list(reference) { ids!.insert(list.id) }
-                }
-            }
-            let questions = params.questions ?? DelegateQuestion.allCases
-            owner.delegateRegistered(
-                DelegatePanel.Seat(
-                    connection: session.id,
-                    name: name,
-                    pid: session.credentials.pid,
-                    brief: session.brief,
-                    interest: DelegateInterest(questions: Set(questions), lists: ids, listNames: names),
-                    timeout: .milliseconds(timeoutMs),
-                    onTimeout: params.onTimeout ?? .allow
-                ),
-                outbox: session.outbox
+            let registered = DelegatePanel.Seat.registering(
+                params,
+                connection: session.id,
+                pid: session.credentials.pid,
+                brief: session.brief,
+                on: hub.book
             )
-            return RegisterDelegate.Result(
-                name: name,
-                questions: questions,
-                timeoutMs: timeoutMs,
-                onTimeout: params.onTimeout ?? .allow
-            )
+            switch registered {
+            case .success(let (seat, granted)):
+                owner.delegateRegistered(seat, outbox: session.outbox)
+                return granted
+            case .failure(let error):
+                throw error
+            }
         }
         table.register(UnregisterDelegate.self, requires: []) { _, session in
             owner.delegateGone(session.id)

@@ -155,7 +155,7 @@ final class Outbox: @unchecked Sendable {
     }
 
     /// How long a closing connection's last bytes may take to be read.
-    static let closeGrace: TimeAmount = .seconds(5)
+    static let closeGrace = TimeAmount(CoreLimits.standard.closeGrace)
 
     /// Holds notifications until `release`; called before registering a subscription.
     func hold() {

@@ -18,7 +18,7 @@ import NIOCore
 /// `stallGrace` is disconnected.
 final class SubscriptionHub: @unchecked Sendable {
     /// How long a lagging subscriber may take nothing from its socket before it is disconnected.
-    static let stallGrace: TimeAmount = .seconds(3)
+    static let stallGrace = TimeAmount(CoreLimits.standard.stallGrace)
 
     /// Where a lagging subscriber is: the last revision it was sent, the lists at that revision,
     /// and the announcements made since (sent once it reaches the revision they followed).

@@ -1,5 +1,5 @@
 // What the owner does for each action the core returns (`ListOwner.perform`), and the store's
-// snapshot and compaction and the status line it keeps: the shells' side of the pass.
+// snapshot and compaction: the shells' side of the pass.
 import Foundation
 import ListCore
 import ListFileFormat
@@ -111,26 +111,5 @@ extension ListOwner {
             }
             self.schedulePass()
         }
-    }
-
-    /// The status line, as the service manager shows it.
-    func publishSummary() {
-        let book = core.durable
-        let subscribers = hub.subscriberCount
-        var text =
-            "\(book.lists.count) list\(book.lists.count == 1 ? "" : "s"), \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
-        if let last = published.current.lastChange {
-            text += ", last change: revision \(last.revision) by \(last.origin) at \(last.list.edited)"
-        }
-        if core.file.invalidOffset != nil {
-            text += "; line \(core.file.invalidLine) of the list file is not UTF-8, edits wait"
-        }
-        if let share, !share.connected {
-            text += "; the shared lists at \(share.serverDescription) cannot be reached, edits are refused until they can"
-        }
-        if let writeFailure = core.file.writeFailure {
-            text += "; the list file is behind the lists, retrying: \(writeFailure)"
-        }
-        published.update { $0.summary = text }
     }
 }

@@ -36,7 +36,7 @@ public final class ListOwner: Service, @unchecked Sendable {
     let watcher: FileWatcher
     let journal: JournalWriter
     let logger: Logger
-    private let statusObserver = CallbackSlot<String>()
+    let statusObserver = CallbackSlot<String>()
 
     // Owned by `loop` (internal only for ListOwner+Actions.swift):
     var core: ListCore
@@ -62,14 +62,15 @@ public final class ListOwner: Service, @unchecked Sendable {
     var catchUpDue = false
     var journalDue: [JournalEntry] = []
     /// A task will hand `journalDue` to the journal's thread.
-    private var journalHandOverArmed = false
+    var journalHandOverArmed = false
     /// How long a journal line may wait for others to go with it.
-    static let journalLag: TimeAmount = .milliseconds(10)
+    static let journalLag = TimeAmount(CoreLimits.standard.journalLag)
+    static let statusInterval = TimeAmount(CoreLimits.standard.statusInterval)
     var statusDue = false
     /// When the status line was last told, and whether a task will tell the next one.
-    private var statusToldAt: NIODeadline?
-    private var statusTaskArmed = false
-    private var waiters: [(condition: (ListCore) -> Bool, promise: EventLoopPromise<Void>)] = []
+    var statusToldAt: NIODeadline?
+    var statusTaskArmed = false
+    var waiters: [(condition: (ListCore) -> Bool, promise: EventLoopPromise<Void>)] = []
 
     /// The list file listd works on, as named (a symlink stays one: see `ListFileStorage`).
     public var filePath: String { fileSync.path }
@@ -86,7 +87,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         hub: SubscriptionHub,
         fileSync: ListFileSync,
         watcher: FileWatcher,
-        quietPeriod: Duration,
+        limits: CoreLimits,
         delegates: DelegateRegistry,
         journal: JournalWriter,
         group: MultiThreadedEventLoopGroup,
@@ -108,7 +109,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         core = ListCore(
             recovered: recovered,
             filePath: storage.path,
-            quietPeriod: quietPeriod,
+            limits: limits,
             // Every machine's subscribers hear which machine's file a person saved.
             sharedFrom: share == nil ? nil : ProcessInfo.processInfo.hostName
         )
@@ -251,67 +252,6 @@ public final class ListOwner: Service, @unchecked Sendable {
         if loop.inEventLoop { body() } else { loop.execute(body) }
     }
 
-    // MARK: Lifecycle
-
-    /// Reads the list file again from scratch (SIGHUP) and returns once that is done, and what
-    /// it brought is decided.
-    public func reload() async {
-        let done = loop.flatSubmit {
-            self.handle(.reloadAsked)
-            return self.whenTrue(\.fileTaken)
-        }
-        try? await done.get()
-    }
-
-    public func run() async throws {
-        try? await gracefulShutdown()
-        // Shutting down: refuse new edits, finish every one accepted (delegates are gone by now,
-        // so each open question is settled by its delegate's onTimeout), then write the file. A
-        // save still undecided stays in the file and is taken in at the next start.
-        let quiet = loop.flatSubmit {
-            self.handle(.stopping)
-            return self.whenTrue(\.editsFinished)
-        }
-        try? await quiet.get()
-        try? await loop.flatSubmit { self.writeFileNow() }.get()
-        // What the stop journalled is written before listd exits.
-        try? await loop.flatSubmit {
-            self.handJournalOver()
-            return self.journal.written(on: self.loop)
-        }.get()
-    }
-
-    /// Completes once `condition` holds of the core (checked at the end of every pass: the core
-    /// says when it is quiescent; nothing polls).
-    private func whenTrue(_ condition: @escaping (ListCore) -> Bool) -> EventLoopFuture<Void> {
-        loop.assertInEventLoop()
-        if condition(core) { return loop.makeSucceededVoidFuture() }
-        let promise = loop.makePromise(of: Void.self)
-        waiters.append((condition, promise))
-        schedulePass()
-        return promise.futureResult
-    }
-
-    /// Once what is under way is durable, writes the list file if it lags behind the lists, then
-    /// makes its note durable (start and stop: a restart knows the file by its note). Completes
-    /// when all of it is done (or failed: the core retries a failed write later, as ever).
-    private func writeFileNow() -> EventLoopFuture<Void> {
-        whenSettled().flatMap {
-            self.handle(.fileWriteForced)
-            return self.whenSettled()
-        }.flatMap {
-            self.handle(.fileNoteForced)
-            return self.whenSettled()
-        }
-    }
-
-    /// Completes once nothing is on its way to the log or the list file.
-    private func whenSettled() -> EventLoopFuture<Void> {
-        whenTrue { [unowned self] core in
-            appendDue == nil && !appending && core.settled
-        }
-    }
-
     // MARK: The pass
 
     /// Feeds `event` to the core and performs what it returns, in order, feeding back what an
@@ -391,30 +331,4 @@ public final class ListOwner: Service, @unchecked Sendable {
         if core.commitDue { schedulePass() }
         fetchRemoteIfDue()
     }
-
-    /// Hands what the journal is owed to its thread.
-    private func handJournalOver() {
-        journalHandOverArmed = false
-        guard !journalDue.isEmpty else { return }
-        let entries = journalDue
-        journalDue = []
-        journal.write(entries)
-    }
-
-    /// Tells the status observer the summary, at most once a second.
-    private func tellStatus() {
-        guard statusObserver.isSet, !statusTaskArmed else { return }
-        let now = NIODeadline.now()
-        if let told = statusToldAt, now - told < .seconds(1) {
-            statusTaskArmed = true
-            loop.scheduleTask(deadline: told + .seconds(1)) {
-                self.statusTaskArmed = false
-                self.tellStatus()
-            }
-            return
-        }
-        statusToldAt = now
-        statusObserver(published.current.summary)
-    }
-
 }

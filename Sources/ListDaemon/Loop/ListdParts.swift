@@ -25,7 +25,7 @@ public struct ListdParts: Sendable {
     ///   that uses it, instead of beside the list file.
     public init(
         filePath: String,
-        quietPeriod: Duration = .milliseconds(30),
+        quietPeriod: Duration = CoreLimits.standard.quietPeriod,
         historyLimit: Int = 10_000,
         share: ShareServer? = nil,
         logger: Logger
@@ -56,7 +56,7 @@ public struct ListdParts: Sendable {
     /// whose appends complete when they say).
     init(
         filePath: String,
-        quietPeriod: Duration = .milliseconds(30),
+        quietPeriod: Duration = CoreLimits.standard.quietPeriod,
         logger: Logger,
         makePersistence: (String) throws(DaemonError) -> any ListPersistence
     ) async throws(DaemonError) {
@@ -88,7 +88,11 @@ public struct ListdParts: Sendable {
             ),
             fileSync: ListFileSync(storage: storage),
             watcher: watcher,
-            quietPeriod: quietPeriod,
+            limits: {
+                var limits = CoreLimits.standard
+                limits.quietPeriod = quietPeriod
+                return limits
+            }(),
             delegates: DelegateRegistry(loop: loop, logger: logger),
             journal: JournalWriter(logger: logger),
             group: group,

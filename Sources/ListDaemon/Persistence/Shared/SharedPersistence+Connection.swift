@@ -56,7 +56,7 @@ extension SharedPersistence {
     }
 
     func reconnect() async {
-        var delay = Duration.milliseconds(100)
+        var delay = CoreLimits.standard.firstReconnectDelay
         while !state.withLock({ $0.stopped }) {
             // On NIO's clock, on the loop the connections live on (listd has no other clock).
             try? await MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(delay)) {}.futureResult.get()
@@ -92,7 +92,7 @@ extension SharedPersistence {
                     return
                 }
                 state.withLock { $0.failure = Self.explain(error) }
-                delay = min(delay * 2, .seconds(1))
+                delay = min(delay * 2, CoreLimits.standard.longestReconnectDelay)
             }
         }
     }

@@ -326,9 +326,9 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
     /// How long one operation may take before the connection is taken for lost: a server that
     /// vanished without closing the socket (a pulled plug) is noticed, and an operation that
     /// met a closed channel does not wait forever.
-    static let operationDeadline: Duration = .seconds(5)
+    static let operationDeadline = CoreLimits.standard.shareOperationDeadline
     /// How long a connection may take to be made.
-    static let connectTimeout: Duration = .seconds(5)
+    static let connectTimeout = CoreLimits.standard.shareConnectTimeout
 
     /// Fails `once` (with `failure(error)`) when the operation has not ended by the deadline,
     /// and drops the connection.

@@ -1,0 +1,73 @@
+// What the core knows of the list file: what it shows, the versions kept, what is under way.
+import ListFileFormat
+import ListModel
+import ListRPC
+
+/// What the core knows of the list file.
+public struct FileState: Sendable {
+    /// The file as listd last read or wrote it, tied to list ids.
+    var reading: ListFileReading?
+    /// Its exact bytes: a read that finds the same bytes is listd's own write (no echo).
+    public internal(set) var bytes: [UInt8]?
+    /// The lists the file at `bytes` shows. A save's edits are computed from these.
+    public internal(set) var shown = ListBook()
+    /// Lines of `reading` not taken, marked when the file is next written.
+    var rejected: [Int: String] = [:]
+    /// What a save asked that was not done and has no line of its own (a removal), as comments
+    /// written under the list's heading when the file is next written.
+    var notes: [ListID: [String]] = [:]
+    /// The texts of the file that were on disk lately, oldest first: each listd wrote and each
+    /// save it took in (which stays on disk with the `rev=` it was made from when it shows the
+    /// lists). A save is read against the lists of the `rev=` its headings name, from the history,
+    /// or one of these saves when it was made from it (`SaveBase.madeFrom`).
+    var versions: [FileVersion] = []
+    /// How many are kept in memory (`CoreLimits.keptFileVersions`).
+    var keptVersions = CoreLimits.standard.keptFileVersions
+    /// The note of a file listd wrote that no append has carried yet: it rides the next one.
+    var noteDue: LogEntry?
+    /// The file does not show the durable lists (or lacks marks): write it.
+    var dirty = false
+    /// When it became dirty, and when the durable lists last changed: the file is written once
+    /// they have been left alone `ListCore.fileWriteDelay`, or `ListCore.longestFileLag` after it
+    /// became dirty while edits keep coming (`scheduleWrite`).
+    var dirtySince: ContinuousClock.Instant?
+    var changedAt: ContinuousClock.Instant?
+    /// Set while the file is not UTF-8: edits are denied so the file is not clobbered.
+    public internal(set) var invalidOffset: Int?
+    /// The 1-based line that byte is on (what a person sees in an editor).
+    public internal(set) var invalidLine = 0
+    /// The invalid content already reported, so it is reported once.
+    var reportedInvalid: [UInt8]?
+    /// When the file was first seen empty (a truncate whose write has not come yet).
+    var emptySince: ContinuousClock.Instant?
+    /// A read is under way.
+    public internal(set) var readInFlight = false
+    /// A read was asked for while something stood in its way (`requestRead`): read after it.
+    public internal(set) var readWanted = false
+    public internal(set) var writeInFlight = false
+    var writeScheduled = false
+    /// Why the last writes of the file failed, and how many failed in a row: retried with a
+    /// backoff, and STATUS says so meanwhile.
+    public internal(set) var writeFailure: DaemonError?
+    var writeFailures = 0
+    /// When a person's save is over (the watcher's reports, the quiet period).
+    var settle = SettleTracker(quietPeriod: CoreLimits.standard.quietPeriod)
+    /// The kernel held events of the watches, not read yet, when an edit came: what they say is
+    /// taken before the edit (`fileChanged`).
+    public internal(set) var unreadEvents = false
+    /// A person's save was seen before an edit came, and is not read yet: edits wait for it.
+    var saveUnderway = false
+    /// A save could not be made durable because the shared lists' server is unreachable
+    /// (`--share`): the file is neither read again nor written until it is back (`storeStatusChanged`),
+    /// so the person's save is taken in then, through the rules, and not overwritten meanwhile.
+    var heldForStore = false
+
+    mutating func markDirty() { dirty = true }
+
+    /// A text of the file was on disk (listd wrote it, or a save was taken in).
+    mutating func remember(_ version: FileVersion) {
+        versions.append(version)
+        if versions.count > keptVersions { versions.removeFirst(versions.count - keptVersions) }
+    }
+
+}

@@ -1,0 +1,65 @@
+// The table of timers and thresholds is what the core decides by: a core made with one changed
+// follows the change, one made with the standard table does not.
+import ListModel
+import ListRPC
+import Testing
+
+@testable import ListCore
+
+@Suite struct CoreLimitsTests {
+    typealias Helpers = ListCoreTests
+
+    /// The delay the core asks before writing the list file after a quiet edit is made durable.
+    static func writeDelay(_ limits: CoreLimits) -> Duration? {
+        var core = Helpers.core(limits: limits)
+        let now = ContinuousClock.now
+        _ = core.propose(1, .addItem("bread", to: .name("Groceries")), origin: Helpers.client, at: Helpers.time)
+        _ = core.pass { $0.answered(.proposal(1), .allowed, at: Helpers.time) }
+        let done = core.pass { $0.feed(.appended, now: now) }
+        return done.lazy.compactMap { if case .scheduleWrite(let after) = $0 { after } else { nil } }.first
+    }
+
+    @Test func theListFileIsWrittenAfterTheTablesDelay() {
+        #expect(Self.writeDelay(.standard) == CoreLimits.standard.fileWriteDelay)
+        var slower = CoreLimits.standard
+        slower.fileWriteDelay = .milliseconds(200)
+        #expect(Self.writeDelay(slower) == .milliseconds(200))
+    }
+
+    /// Whether the delegate is dropped after `timeouts` questions in a row went unanswered.
+    static func dropped(after timeouts: Int, _ limits: CoreLimits) -> Bool {
+        var core = Helpers.core(limits: limits)
+        for id in 1...timeouts {
+            let asked = core.propose(id, .addItem("item \(id)", to: .name("Groceries")), origin: Helpers.client, at: Helpers.time)
+            guard case .putQuestion(let put)? = asked.first(where: { if case .putQuestion = $0 { true } else { false } }) else {
+                Issue.record("edit \(id) was not asked about: \(asked)")
+                return false
+            }
+            let ended = core.pass { $0.feed(.delegateReplied(question: put.id, .timedOut)) }
+            if ended.contains(where: { if case .dropDelegate = $0 { true } else { false } }) { return true }
+            _ = core.pass { $0.feed(.appended) }
+        }
+        return false
+    }
+
+    @Test func aDelegateIsDroppedAfterTheTablesTimeoutsInARow() {
+        #expect(!Self.dropped(after: 1, .standard))
+        #expect(Self.dropped(after: CoreLimits.standard.delegateStrikeLimit, .standard))
+        var impatient = CoreLimits.standard
+        impatient.delegateStrikeLimit = 1
+        #expect(Self.dropped(after: 1, impatient))
+    }
+
+    @Test func aDelegateThatDoesNotSayGetsTheTablesTimeoutAndNoMoreThanItsLongest() throws {
+        let params = RegisterDelegate.Params(name: "budget")
+        var limits = CoreLimits.standard
+        limits.defaultDelegateTimeout = .milliseconds(750)
+        let seat = try DelegatePanel.Seat.registering(params, connection: 1, pid: 1, brief: false, on: ListBook(), limits: limits).get()
+        #expect(seat.seat.timeout == .milliseconds(750) && seat.granted.timeoutMs == 750 && seat.granted.onTimeout == .allow)
+        var tooLong = params
+        tooLong.timeoutMs = 31_000
+        #expect(throws: RPCError.self) {
+            try DelegatePanel.Seat.registering(tooLong, connection: 1, pid: 1, brief: false, on: ListBook()).get()
+        }
+    }
+}
