@@ -43,16 +43,16 @@ public enum CoreEvent: Sendable {
     /// The shared store refused the append: `remote` were committed first.
     case appendBehind([RemoteChange])
     /// Whether the append in doubt that began at this revision was made.
-    case inDoubtSettled(Revision, made: Bool)
+    case inDoubtResolved(Revision, made: Bool)
     /// The shared store's server was reached again (true) or lost (false).
     case storeStatusChanged(connected: Bool)
-    /// A fetch of what other machines committed begins; `catchingUp`: it was asked for by
-    /// client edits the rules denied (`CoreAction.catchUp`).
-    case fetchBegan(catchingUp: Bool)
+    /// A fetch of what other machines committed begins; `forDenials`: it was asked for by
+    /// client edits the rules denied (`CoreAction.fetchForDenials`).
+    case fetchBegan(forDenials: Bool)
     /// The fetch brought these changes (none, perhaps).
-    case fetched([RemoteChange], catchingUp: Bool)
+    case fetched([RemoteChange], forDenials: Bool)
     /// The fetch failed: the store could not be asked.
-    case fetchFailed(EditFailure, catchingUp: Bool)
+    case fetchFailed(EditFailure, forDenials: Bool)
 
     // MARK: The list file
 
@@ -110,30 +110,30 @@ extension ListCore {
         case .delegateReplied(let id, let reply):
             return panel.isOut(id) ? delegateReplied(id, reply, at: time) : []
         case .passEnded:
-            return commit()
+            return sendBatch()
         case .appended:
             return appended(now: now)
         case .appendFailed(let error, let inDoubt):
             return appendFailed(error, inDoubt: inDoubt)
         case .appendBehind(let remote):
             return appendBehind(remote, now: now, at: time)
-        case .inDoubtSettled(let revision, let made):
-            return inDoubtSettled(revision, made: made)
+        case .inDoubtResolved(let revision, let made):
+            return inDoubtResolved(revision, made: made)
         case .storeStatusChanged(let connected):
             return storeStatusChanged(connected: connected, now: now)
-        case .fetchBegan(let catchingUp):
-            if catchingUp { catchUpStarted() }
+        case .fetchBegan(let forDenials):
+            if forDenials { denialFetchBegan() }
             return []
-        case .fetched(let remote, let catchingUp):
+        case .fetched(let remote, let forDenials):
             var actions: [CoreAction] = []
             if !remote.isEmpty {
                 // Overtaken (this listd appended meanwhile): fetched again, covering the same edits.
-                guard let taken = remoteCommitted(remote, now: now) else { return [.fetchAgain(catchingUp: catchingUp)] }
+                guard let taken = remoteCommitted(remote, now: now) else { return [.fetchAgain(forDenials: forDenials)] }
                 actions = taken
             }
-            return catchingUp ? actions + caughtUp(at: time) : actions
-        case .fetchFailed(let failure, let catchingUp):
-            return catchingUp ? catchUpFailed(failure) : []
+            return forDenials ? actions + denialFetchDone(at: time) : actions
+        case .fetchFailed(let failure, let forDenials):
+            return forDenials ? denialFetchFailed(failure) : []
         case .fileChanged(let changes):
             return fileChanged(changes, now: now, at: time)
         case .fileRecheckDue:

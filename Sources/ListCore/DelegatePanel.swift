@@ -184,7 +184,7 @@ public struct DelegatePanel: Sendable {
     private mutating func endWaiting(_ connection: Int, into outcome: inout Outcome) {
         for put in waiting.removeValue(forKey: connection) ?? [] {
             guard let question = questions.removeValue(forKey: put.id) else { continue }
-            settle(question, .unanswered, into: &outcome)
+            tally(question, .unanswered, into: &outcome)
         }
     }
 
@@ -212,12 +212,12 @@ public struct DelegatePanel: Sendable {
                 outcome.dropped = seat
             }
         }
-        settle(question, reply, into: &outcome)
+        tally(question, reply, into: &outcome)
         if seats[connection] != nil { sendWaiting(connection, into: &outcome) } else { endWaiting(connection, into: &outcome) }
     }
 
     /// Counts `reply` in its consultation; the verdict once every delegate asked is done.
-    private mutating func settle(
+    private mutating func tally(
         _ question: (connection: Int, name: String, onTimeout: TimeoutVerdict, consultation: Int),
         _ reply: Reply,
         into outcome: inout Outcome

@@ -25,7 +25,7 @@ extension ListCore {
     }
 
     /// The pass is over: the open batch goes to the log (when no append is under way).
-    mutating func commit() -> [CoreAction] {
+    mutating func sendBatch() -> [CoreAction] {
         var actions: [CoreAction] = []
         send(into: &actions)
         return actions
@@ -77,7 +77,7 @@ extension ListCore {
 
     /// The append under way failed: none of its changes counts, nor any applied after them.
     /// `inDoubt` (a shared store's COMMIT that went unanswered): its changes may have been made
-    /// after all, so its confirms are neither sent nor refused until `inDoubtSettled` says.
+    /// after all, so its confirms are neither sent nor refused until `inDoubtResolved` says.
     mutating func appendFailed(_ error: DaemonError, inDoubt: Revision? = nil) -> [CoreAction] {
         guard let batch = inFlight else { return [] }
         inFlight = nil

@@ -7,7 +7,7 @@ extension ListCore {
     /// Whether the list file is, durably, what `file` says: no write of listd's under way (its
     /// note may be in the log and the rename still to come, or done and not yet reported), and
     /// no save taken whose changes are not durable yet. Only then may a snapshot name it.
-    public var fileSettled: Bool { !file.writeInFlight && file.shown.revision <= durable.revision }
+    public var snapshotMayNameFile: Bool { !file.writeInFlight && file.shown.revision <= durable.revision }
 
     /// What a read of the file is checked against.
     var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, versions: file.versions) }
@@ -104,7 +104,7 @@ extension ListCore {
         case .read:
             var actions: [CoreAction] = []
             if let burst = file.settle.settledBurst {
-                actions.append(.journal(.fileSettled(events: burst.events, span: burst.span)))
+                actions.append(.journal(.snapshotMayNameFile(events: burst.events, span: burst.span)))
             }
             return actions + requestRead()
         }

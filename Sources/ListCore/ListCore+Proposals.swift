@@ -60,7 +60,7 @@ extension ListCore {
             // Only an edit that raises a question is asked about, so only such an edit is denied.
             if verdict.denied, let question = DelegateQuestion(proposal.edit) {
                 announceRefusal(question, of: proposal.edit, verdict: verdict, origin: proposal.origin, into: &actions)
-                settle(id, .failure(.deniedByDelegate(verdict.denials, timedOut: verdict.timedOut)), into: &actions)
+                answer(id, .failure(.deniedByDelegate(verdict.denials, timedOut: verdict.timedOut)), into: &actions)
             } else {
                 apply(id, proposal, at: time, into: &actions)
             }
@@ -232,7 +232,7 @@ extension ListCore {
     private mutating func decide(_ id: Int, _ proposal: Proposal, at time: Timestamp, into actions: inout [CoreAction]) {
         let (edit, ifRevision, origin) = (proposal.edit, proposal.ifRevision, proposal.origin)
         if let offset = file.invalidOffset {
-            settle(id, .failure(.fileInvalid(path: filePath, line: file.invalidLine, byteOffset: offset)), into: &actions)
+            answer(id, .failure(.fileInvalid(path: filePath, line: file.invalidLine, byteOffset: offset)), into: &actions)
             return
         }
         var trial = working
@@ -244,29 +244,29 @@ extension ListCore {
             case .success?: break
             case nil: _ = try trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin)
             }
-            caughtUpProposals.remove(id)
-            settle(id, .success(EditOutcome(list: try working.list(edit.target ?? .name(edit.proposedName ?? "")))), into: &actions)
+            decidedAfterFetch.remove(id)
+            answer(id, .success(EditOutcome(list: try working.list(edit.target ?? .name(edit.proposedName ?? "")))), into: &actions)
         } catch {
-            if catchesUpBeforeDenying, caughtUpProposals.remove(id) == nil {
+            if fetchesBeforeDenying, decidedAfterFetch.remove(id) == nil {
                 // Perhaps only because another machine's change has not reached this one yet.
-                holdForCatchUp((id, proposal.request), into: &actions)
+                holdDenial((id, proposal.request), into: &actions)
                 return
             }
             let list = edit.target.flatMap { try? working.list($0) }
             actions.append(.journal(.denied(error, edit: edit, origin: origin, list: list)))
-            settle(id, .failure(.denied(error)), into: &actions)
+            answer(id, .failure(.denied(error)), into: &actions)
         }
     }
 
     /// Applies an allowed proposal to `working` (rules checked again: another list may have
     /// taken its name meanwhile); it is confirmed once durable.
     private mutating func apply(_ id: Int, _ proposal: Proposal, at time: Timestamp, into actions: inout [CoreAction]) {
-        let caughtUp = caughtUpProposals.remove(id) != nil
+        let fetchedFirst = decidedAfterFetch.remove(id) != nil
         do throws(ListError) {
             switch Self.merged(proposal, on: working) {
             case .failure(let error)?: throw error
             case .success?:
-                settle(id, .success(EditOutcome(list: try working.list(proposal.edit.target ?? .name(proposal.edit.proposedName ?? "")))), into: &actions)
+                answer(id, .success(EditOutcome(list: try working.list(proposal.edit.target ?? .name(proposal.edit.proposedName ?? "")))), into: &actions)
                 return
             case nil: break
             }
@@ -279,7 +279,7 @@ extension ListCore {
                 )
             else {
                 let list = try working.list(proposal.edit.target ?? .name(proposal.edit.proposedName ?? ""))
-                settle(id, .success(EditOutcome(list: list, kept: proposal.kept)), into: &actions)
+                answer(id, .success(EditOutcome(list: list, kept: proposal.kept)), into: &actions)
                 return
             }
             change.undoes = proposal.undoes
@@ -292,19 +292,19 @@ extension ListCore {
             file.markDirty()
         } catch {
             // A retry after another machine got ahead (`vetted`) was decided on caught-up lists.
-            if catchesUpBeforeDenying, !caughtUp, !proposal.vetted {
-                holdForCatchUp((id, proposal.request), into: &actions)
+            if fetchesBeforeDenying, !fetchedFirst, !proposal.vetted {
+                holdDenial((id, proposal.request), into: &actions)
                 return
             }
             let list = proposal.edit.target.flatMap { try? working.list($0) }
             actions.append(.journal(.denied(error, edit: proposal.edit, origin: proposal.origin, list: list)))
-            settle(id, .failure(.denied(error)), into: &actions)
+            answer(id, .failure(.denied(error)), into: &actions)
         }
     }
 
     /// Replies at once when nothing applied is waiting to be durable, else with the next batch
     /// (a reply never runs ahead of a change it was decided on).
-    private mutating func settle(
+    private mutating func answer(
         _ id: Int,
         _ outcome: Result<EditOutcome, EditFailure>,
         into actions: inout [CoreAction]

@@ -99,7 +99,7 @@ extension ListCore {
 
     /// Whether the append in doubt that began at `revision` was made: its confirms are sent
     /// (once the lists here include it: read your writes) or refused with the failure it met.
-    mutating func inDoubtSettled(_ revision: Revision, made: Bool) -> [CoreAction] {
+    mutating func inDoubtResolved(_ revision: Revision, made: Bool) -> [CoreAction] {
         guard let held = heldInDoubt.removeValue(forKey: revision) else { return [] }
         guard made else { return held.map { .reply($0.id, .failure($0.failure)) } }
         let last = held.compactMap { try? $0.outcome.get().revision }.max() ?? revision
@@ -138,30 +138,30 @@ extension ListCore {
 
     // MARK: A denial decided on caught-up lists
 
-    /// A client's edit the rules deny waits for the catch-up (see `catchesUpBeforeDenying`).
-    mutating func holdForCatchUp(
+    /// A client's edit the rules deny waits for a fetch of what the database holds (see `fetchesBeforeDenying`).
+    mutating func holdDenial(
         _ held: (id: Int, request: ClientEdit),
         into actions: inout [CoreAction]
     ) {
-        heldForCatchUp.append(held)
-        if heldForCatchUp.count == 1 { actions.append(.catchUp) }
+        heldDenials.append(held)
+        if heldDenials.count == 1 { actions.append(.fetchForDenials) }
     }
 
-    /// The fetch for `heldForCatchUp` begins: it covers the edits held so far.
-    mutating func catchUpStarted() {
-        coveredByCatchUp = heldForCatchUp.count
+    /// The fetch for `heldDenials` begins: it covers the edits held so far.
+    mutating func denialFetchBegan() {
+        coveredByFetch = heldDenials.count
     }
 
     /// This listd has taken in everything the database had committed when the fetch began: the
     /// edits held before it are decided again (delegates asked, if the rules allow them now),
     /// and a denial of them stands. Edits held since wait for another fetch.
-    mutating func caughtUp(at time: Timestamp) -> [CoreAction] {
-        let covered = heldForCatchUp.prefix(coveredByCatchUp)
-        heldForCatchUp.removeFirst(coveredByCatchUp)
-        coveredByCatchUp = 0
-        var actions: [CoreAction] = heldForCatchUp.isEmpty ? [] : [.catchUp]
+    mutating func denialFetchDone(at time: Timestamp) -> [CoreAction] {
+        let covered = heldDenials.prefix(coveredByFetch)
+        heldDenials.removeFirst(coveredByFetch)
+        coveredByFetch = 0
+        var actions: [CoreAction] = heldDenials.isEmpty ? [] : [.fetchForDenials]
         for held in covered {
-            caughtUpProposals.insert(held.id)
+            decidedAfterFetch.insert(held.id)
             actions += propose(held.id, held.request, at: time)
         }
         return actions
@@ -169,12 +169,12 @@ extension ListCore {
 
     /// The database could not be asked: the edits held before the fetch are denied as any edit
     /// is while the server is gone.
-    mutating func catchUpFailed(_ failure: EditFailure) -> [CoreAction] {
-        let covered = heldForCatchUp.prefix(coveredByCatchUp)
-        heldForCatchUp.removeFirst(coveredByCatchUp)
-        coveredByCatchUp = 0
+    mutating func denialFetchFailed(_ failure: EditFailure) -> [CoreAction] {
+        let covered = heldDenials.prefix(coveredByFetch)
+        heldDenials.removeFirst(coveredByFetch)
+        coveredByFetch = 0
         var actions: [CoreAction] = covered.map { .reply($0.id, .failure(failure)) }
-        if !heldForCatchUp.isEmpty { actions.append(.catchUp) }
+        if !heldDenials.isEmpty { actions.append(.fetchForDenials) }
         return actions
     }
 }

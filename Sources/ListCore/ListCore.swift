@@ -63,7 +63,7 @@ public struct ListCore {
             rights = request.rights
         }
 
-        /// The request it came as, to be proposed again (held for a save, or a catch-up).
+        /// The request it came as, to be proposed again (held for a save, or for a fetch).
         var request: ClientEdit {
             ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes, editId: editId, base: base, rights: rights)
         }
@@ -87,7 +87,7 @@ public struct ListCore {
     public internal(set) var open: Batch
     public internal(set) var inFlight: Batch?
     /// Confirms of an append whose COMMIT went unanswered (by its first revision), each with the
-    /// failure it gets if the append was not made (`inDoubtSettled`).
+    /// failure it gets if the append was not made (`inDoubtResolved`).
     var heldInDoubt: [Revision: [(id: Int, outcome: Result<EditOutcome, EditFailure>, failure: EditFailure)]] = [:]
     /// Confirms of an append found made after all, sent once the lists here include it.
     var confirmsAwaitingRevision: [(revision: Revision, id: Int, outcome: Result<EditOutcome, EditFailure>)] = []
@@ -107,14 +107,14 @@ public struct ListCore {
     /// The lists are shared (`--share`): a client's edit the rules deny is not answered until this
     /// listd has caught up with what the database had committed when the edit came, and is then
     /// decided again (a confirm waits for the database; a denial must not rest on older lists).
-    var catchesUpBeforeDenying = false
-    /// Client edits the rules denied, waiting for that catch-up (`catchUp`), in the order they came.
-    public internal(set) var heldForCatchUp: [(id: Int, request: ClientEdit)] = []
-    /// How many of `heldForCatchUp`, from the first, the fetch under way covers (they were held
+    var fetchesBeforeDenying = false
+    /// Client edits the rules denied, waiting for that fetch (`fetchForDenials`), in the order they came.
+    public internal(set) var heldDenials: [(id: Int, request: ClientEdit)] = []
+    /// How many of `heldDenials`, from the first, the fetch under way covers (they were held
     /// before it began).
-    var coveredByCatchUp = 0
-    /// Edits decided again after a catch-up: a denial of them now stands.
-    var caughtUpProposals: Set<Int> = []
+    var coveredByFetch = 0
+    /// Edits decided again after that fetch: a denial of them now stands.
+    var decidedAfterFetch: Set<Int> = []
 
     /// - Parameters:
     ///   - limits: its timers and thresholds (`--quiet-period` sets `quietPeriod`).
@@ -132,7 +132,7 @@ public struct ListCore {
         file.settle = SettleTracker(quietPeriod: limits.quietPeriod, openWriterLimit: limits.openWriterLimit)
         file.keptVersions = limits.keptFileVersions
         if let host {
-            catchesUpBeforeDenying = true
+            fetchesBeforeDenying = true
             fileOrigin = .file(host: host)
         }
     }
@@ -145,8 +145,8 @@ public struct ListCore {
         mutating get { inFlight == nil && !open.isEmpty }
     }
 
-    /// Nothing is on its way to the log or the list file, or waits to be committed.
-    public var settled: Bool {
+    /// Nothing is on its way to the log or the list file, or waits to be sent there.
+    public var idle: Bool {
         inFlight == nil && open.isEmpty && !file.readInFlight && !file.writeInFlight
     }
 
@@ -156,7 +156,7 @@ public struct ListCore {
     /// Every edit accepted is decided and durable, and the file is not being written (a stop
     /// waits for this after `stopping`).
     public var editsFinished: Bool {
-        proposals.isEmpty && heldForSave.isEmpty && heldForCatchUp.isEmpty && inFlight == nil && open.isEmpty
+        proposals.isEmpty && heldForSave.isEmpty && heldDenials.isEmpty && inFlight == nil && open.isEmpty
             && !file.writeInFlight
     }
 

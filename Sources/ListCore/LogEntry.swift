@@ -150,14 +150,8 @@ public enum LogEntry: Sendable, Hashable {
         case .order(let ids, let revision):
             bytes.append(contentsOf: #"{"listd":"order","revision":"#.utf8)
             bytes.append(contentsOf: "\(revision),\"ids\":[\(ids.map(String.init).joined(separator: ","))]}".utf8)
-        case .fullChange(let change):
-            // Never written; kept encodable so an old log's line round-trips in tests.
-            return
-                (try? RPCEncoding.requestBytes(
-                    id: nil,
-                    method: ListEventName(change.kind).rawValue,
-                    params: ListChangeParams(change)
-                )) ?? []
+        case .fullChange:
+            preconditionFailure("an older log's whole-list line is read, never written")
         }
         return bytes
     }

@@ -11,7 +11,7 @@ public struct ItemList: Sendable {
     /// A run of items, shared by copies of the list until one of them changes it (then that copy
     /// takes a chunk of its own: `uniqueChunk`). Each item's hash is kept beside it, so that
     /// finding an item compares integers, and strings only where the hashes match.
-    fileprivate final class Chunk: @unchecked Sendable {
+    final class Chunk: @unchecked Sendable {
         // Changed only while uniquely referenced (copy on write), so never while shared.
         private(set) var items: [String]
         /// `items[i].hashValue`, for each `i`.
@@ -73,7 +73,7 @@ public struct ItemList: Sendable {
     /// Items a chunk is made with; one that grows to twice this is split in two.
     static let chunkSize = 64
 
-    private var chunks: [Chunk]
+    private(set) var chunks: [Chunk]
     /// The index of each chunk's first item: `starts[k]` is where `chunks[k]` begins.
     private var starts: [Int]
     public private(set) var count: Int
@@ -183,15 +183,6 @@ public struct ItemList: Sendable {
         uniqueChunk(left).append(right)
         chunks.remove(at: left + 1)
         starts.remove(at: left + 1)
-    }
-
-    /// How many chunks hold the items (for tests of the sharing).
-    var chunkCount: Int { chunks.count }
-
-    /// How many of this list's chunks `other` shares, not copied (for tests of the sharing).
-    func chunksShared(with other: ItemList) -> Int {
-        let theirs = Set(other.chunks.map(ObjectIdentifier.init))
-        return chunks.count { theirs.contains(ObjectIdentifier($0)) }
     }
 
     /// The first index whose item satisfies `predicate`, chunk by chunk.

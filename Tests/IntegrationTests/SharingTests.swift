@@ -439,7 +439,12 @@ import Testing
             }
             // A machine serves the other's last changes once it has fetched them.
             func revisions() throws -> [Int] { try (0..<2).map { try home.connect($0).result("getLists")["revision"] as? Int ?? -1 } }
-            try within(10, "both machines serve the same revision: \((try? revisions()) ?? [])") { Set(try revisions()).count == 1 }
+            do {
+                try within(10, "both machines serve the same revision") { Set(try revisions()).count == 1 }
+            } catch {
+                let logs = (0..<2).map { "machine \($0):\n\(home.machines[$0].logOutput.suffix(3000))" }.joined(separator: "\n")
+                throw TestFailure("\(error): \((try? revisions()) ?? [])\n\(logs)")
+            }
             let items = Set(try home.connect(0).result("getList", ["list": "Groceries"])["items"] as? [String] ?? [])
             let result = outcomes.withLock { $0 }
             #expect(result.other == [])

@@ -38,33 +38,33 @@ import Testing
     /// created is then applied; one the rules still deny is denied, once.
     @Test func aDenialWaitsUntilTheDatabaseHasBeenCaughtUpWith() throws {
         var core = Self.core()
-        core.catchesUpBeforeDenying = true
-        func catchesUp(_ actions: [CoreAction]) -> Bool { actions.contains { if case .catchUp = $0 { true } else { false } } }
+        core.fetchesBeforeDenying = true
+        func fetches(_ actions: [CoreAction]) -> Bool { actions.contains { if case .fetchForDenials = $0 { true } else { false } } }
         let salt = core.propose(5, .addItem("salt", to: .name("Pantry")), origin: Core.client, at: Core.time)
-        #expect(catchesUp(salt) && Core.replies(salt).isEmpty, "not answered: Pantry may be on its way here")
+        #expect(fetches(salt) && Core.replies(salt).isEmpty, "not answered: Pantry may be on its way here")
         let milk = core.propose(6, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
-        #expect(!catchesUp(milk) && Core.replies(milk).isEmpty, "one fetch for both")
-        core.feed(.fetchBegan(catchingUp: true))
+        #expect(!fetches(milk) && Core.replies(milk).isEmpty, "one fetch for both")
+        core.feed(.fetchBegan(forDenials: true))
         let pantry = Self.remote([.createList(name: "Pantry", items: [])], on: core.durable)
         let taken = core.remoteCommitted(pantry, now: Core.now)
         #expect(taken != nil)
-        var actions = core.feed(.fetched([], catchingUp: true), at: Core.time)
-        #expect(!catchesUp(actions))
+        var actions = core.feed(.fetched([], forDenials: true), at: Core.time)
+        #expect(!fetches(actions))
         actions += core.feed(.passEnded)
         actions += core.pass { $0.feed(.appended, now: Core.now) }
         let replies = Core.replies(actions)
         #expect(replies[5] == "ok [\"salt\"]", "\(replies)")
         #expect(replies[6]?.contains("already on Groceries") == true, "still a duplicate: denied: \(replies)")
-        #expect(core.heldForCatchUp.isEmpty && core.caughtUpProposals.isEmpty)
+        #expect(core.heldDenials.isEmpty && core.decidedAfterFetch.isEmpty)
         // An edit held after the fetch began waits for another one.
         _ = core.propose(7, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
-        core.feed(.fetchBegan(catchingUp: true))
+        core.feed(.fetchBegan(forDenials: true))
         _ = core.propose(8, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
-        let later = core.feed(.fetched([], catchingUp: true), at: Core.time)
-        #expect(Core.replies(later).keys.sorted() == [7] && catchesUp(later))
+        let later = core.feed(.fetched([], forDenials: true), at: Core.time)
+        #expect(Core.replies(later).keys.sorted() == [7] && fetches(later))
         // The server gone: denied as edits are then.
-        core.feed(.fetchBegan(catchingUp: true))
-        let failed = core.feed(.fetchFailed(.unavailable("the server is gone"), catchingUp: true))
+        core.feed(.fetchBegan(forDenials: true))
+        let failed = core.feed(.fetchFailed(.unavailable("the server is gone"), forDenials: true))
         #expect(Core.replies(failed)[8]?.contains("unavailable") == true, "\(failed)")
     }
 
@@ -162,7 +162,7 @@ import Testing
         let failure = DaemonError.shareUnavailable(server: "listd@db:5432/lists", detail: "gone")
         let failed = core.feed(.appendFailed(failure, inDoubt: 2))
         #expect(Core.replies(failed).isEmpty, "neither confirmed nor refused while in doubt")
-        let made = core.feed(.inDoubtSettled(2, made: true))
+        let made = core.feed(.inDoubtResolved(2, made: true))
         #expect(made.isEmpty, "made, but not in the lists here yet")
         var mine = before
         let record = try #require(try mine.applyRecorded(.addItem("bread", to: .id(1)), at: Core.time, origin: Core.client))
@@ -173,7 +173,7 @@ import Testing
         _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Core.client, at: Core.time)
         #expect(Core.appends(core.feed(.passEnded)).count == 1)
         _ = core.feed(.appendFailed(failure, inDoubt: 3))
-        let notMade = core.feed(.inDoubtSettled(3, made: false))
+        let notMade = core.feed(.inDoubtResolved(3, made: false))
         #expect(Core.replies(notMade).count == 1 && Core.replies(notMade).values.allSatisfy { $0.hasPrefix("unavailable") })
         #expect(core.durable.lists[0].items == ["milk", "bread"])
     }

@@ -246,20 +246,20 @@ import Testing
     @Test func theListFileIsSettledOnlyBetweenWritesAndOnceASaveIsDurable() throws {
         let unasked = DelegateVerdict(consulted: false)
         var core = Self.core()
-        #expect(core.fileSettled)
+        #expect(core.snapshotMayNameFile)
 
         _ = core.feed(.fileRecheckDue)
         let read = Self.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
         for asker in Self.askers(read) { _ = core.pass { $0.answered(asker, unasked, at: Self.time) } }
         #expect(core.file.shown.lists[0].items == ["milk", "bread"])
-        #expect(!core.fileSettled, "the save is taken, its change not durable")
+        #expect(!core.snapshotMayNameFile, "the save is taken, its change not durable")
         _ = core.pass { $0.feed(.appended, now: Self.now) }
-        #expect(core.fileSettled)
+        #expect(core.snapshotMayNameFile)
 
         _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         _ = core.pass { $0.answered(.proposal(7), unasked, at: Self.time) }
         _ = core.pass { $0.feed(.appended, now: Self.now) }
-        #expect(core.fileSettled, "a change the file does not show yet leaves it as it was")
+        #expect(core.snapshotMayNameFile, "a change the file does not show yet leaves it as it was")
         let due = core.feed(.fileWriteForced, now: Self.now)
         let render = try #require(
             due.compactMap { action -> (ListBook, ListFileReading?, [Int: String])? in
@@ -270,16 +270,16 @@ import Testing
                 }
             }.first
         )
-        #expect(!core.fileSettled, "a write is under way")
+        #expect(!core.snapshotMayNameFile, "a write is under way")
         let rendered = ListFileText.render(render.0, onto: render.1, rejected: render.2)
         // A quiet rewrite: the file is replaced at once, and its note waits for the next append
         // (one fdatasync per quiet edit).
         let replaced = core.pass { $0.feed(.fileRendered(rendered), now: Self.now) }
         #expect(Self.appends(replaced).isEmpty, "no append of its own")
         #expect(replaced.contains { if case .replaceFile = $0 { true } else { false } })
-        #expect(!core.fileSettled, "the rename still to come")
+        #expect(!core.snapshotMayNameFile, "the rename still to come")
         _ = core.feed(.fileReplaced(rendered, .written), now: Self.now)
-        #expect(core.fileSettled)
+        #expect(core.snapshotMayNameFile)
         _ = core.propose(8, .addItem("tea", to: .id(1)), origin: Self.client, at: Self.time)
         let next = core.pass { $0.answered(.proposal(8), unasked, at: Self.time) }
         let entries = Self.appends(next).flatMap { $0 }
@@ -297,7 +297,7 @@ import Testing
         _ = core.pass { $0.answered(.proposal(9), unasked, at: Self.time) }
         let noted = core.pass { $0.feed(.fileRendered(try! #require(stale)), now: Self.now) }
         #expect(!noted.contains { if case .replaceFile = $0 { true } else { false } }, "not before its note")
-        #expect(!core.fileSettled, "the note is logged, the rename still to come")
+        #expect(!core.snapshotMayNameFile, "the note is logged, the rename still to come")
     }
 
     /// Issue 38: while edits keep coming the list file is rewritten at most every

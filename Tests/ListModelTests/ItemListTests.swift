@@ -3,6 +3,17 @@
 @testable import ListModel
 import Testing
 
+extension ItemList {
+    /// How many chunks hold the items.
+    var chunkCount: Int { chunks.count }
+
+    /// How many of this list's chunks `other` shares, not copied.
+    func chunksShared(with other: ItemList) -> Int {
+        let theirs = Set(other.chunks.map(ObjectIdentifier.init))
+        return chunks.count { theirs.contains(ObjectIdentifier($0)) }
+    }
+}
+
 /// `count` items, "item 0" … .
 private func items(_ count: Int) -> [String] {
     (0..<count).map { "item \($0)" }

@@ -87,7 +87,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard !started, let outbox = session?.outbox else { return }
         started = true
         if let refusal {
-            outbox.sendReply(replyLine(RPCEncoding.errorBytes(id: nil, refusal)))
+            outbox.sendNow(replyLine(RPCEncoding.errorBytes(id: nil, refusal)))
             outbox.closeWhenWritten()
             inputClosed = true
         } else {
@@ -132,7 +132,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if LineFraming.isLineTooLong(error), let outbox = session?.outbox {
             let limit = services.configuration.maximumLineLength
-            outbox.sendReply(
+            outbox.sendNow(
                 replyLine(
                     RPCEncoding.errorBytes(
                         id: nil,
@@ -166,7 +166,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         while !busy, let line = waiting.popFirst() {
             if methods.isAnsweredWhereRead(line) {
                 methods.respond(to: line, session: session) { reply in
-                    if let reply { session.outbox.sendReply(reply) }
+                    if let reply { session.outbox.sendNow(reply) }
                 }
                 continue
             }
@@ -176,7 +176,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             methods.respond(to: line, session: session) { reply in
                 // On the owner's loop, this connection's. A subscribe reply (alone or in a batch)
                 // has been sent: held notifications follow.
-                if let reply { session.outbox.sendReply(reply) }
+                if let reply { session.outbox.sendNow(reply) }
                 session.outbox.release()
                 handler.value.requestAnswered()
             }

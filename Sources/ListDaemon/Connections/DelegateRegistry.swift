@@ -55,7 +55,7 @@ final class DelegateRegistry: @unchecked Sendable {
             timers[put.id] = nil
             timedOut()
         }
-        connection.outbox.sendReply(ByteBuffer(bytes: bytes))
+        connection.outbox.sendNow(ByteBuffer(bytes: bytes))
         return true
     }
 
@@ -94,7 +94,7 @@ final class DelegateRegistry: @unchecked Sendable {
         )
         if var bytes = try? RPCEncoding.request(id: nil, method: DelegateDroppedParams.method, params: params) {
             bytes.append(UInt8(ascii: "\n"))
-            connection.outbox.sendReply(ByteBuffer(bytes: bytes))
+            connection.outbox.sendNow(ByteBuffer(bytes: bytes))
         }
     }
 }

@@ -47,8 +47,9 @@ final class Outbox: @unchecked Sendable {
         self.onOverflow = onOverflow
     }
 
-    /// A reply to this connection's own request.
-    func sendReply(_ buffer: ByteBuffer) {
+    /// A line never held back: a reply to this connection's own request, a question put to it
+    /// as a delegate, an error about the connection itself.
+    func sendNow(_ buffer: ByteBuffer) {
         send(buffer, isNotification: false)
     }
 

@@ -54,7 +54,7 @@ struct JournalEntries: Sendable {
             )
         case .fileWrittenAgain(let path):
             logger.notice("the list file \(path) is written again and shows the lists")
-        case .fileSettled(let events, let span):
+        case .snapshotMayNameFile(let events, let span):
             logger.debug("list file settled", metadata: ["events": "\(events)", "save_span": "\(span)"])
         }
     }

@@ -65,13 +65,13 @@ extension ListOwner {
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.settleCheckDue) }
         case .statusChanged:
             statusDue = true
-        case .catchUp:
-            catchUpDue = true
+        case .fetchForDenials:
+            denialFetchDue = true
             remoteDue = true
             fetchRemoteIfDue()
-        case .fetchAgain(let catchingUp):
+        case .fetchAgain(let forDenials):
             remoteDue = true
-            catchUpDue = catchUpDue || catchingUp
+            denialFetchDue = denialFetchDue || forDenials
         }
         return nil
     }
@@ -96,7 +96,7 @@ extension ListOwner {
     /// Compacts the change log on the thread pool when it is due and the list file is settled;
     /// appends wait meanwhile (reads and edits go on, and share the append that follows).
     func compactIfDue() {
-        guard !compacting, persistence.compactionDue, core.fileSettled, !appending, appendDue == nil else { return }
+        guard !compacting, persistence.compactionDue, core.snapshotMayNameFile, !appending, appendDue == nil else { return }
         compacting = true
         let (view, persistence) = (persistedView, persistence)
         NIOThreadPool.singleton.runIfActive(eventLoop: loop) {

@@ -48,19 +48,19 @@ extension ListOwner {
     /// makes its note durable (start and stop: a restart knows the file by its note). Completes
     /// when all of it is done (or failed: the core retries a failed write later, as ever).
     func writeFileNow() -> EventLoopFuture<Void> {
-        whenSettled().flatMap {
+        whenIdle().flatMap {
             self.handle(.fileWriteForced)
-            return self.whenSettled()
+            return self.whenIdle()
         }.flatMap {
             self.handle(.fileNoteForced)
-            return self.whenSettled()
+            return self.whenIdle()
         }
     }
 
     /// Completes once nothing is on its way to the log or the list file.
-    func whenSettled() -> EventLoopFuture<Void> {
+    func whenIdle() -> EventLoopFuture<Void> {
         whenTrue { [unowned self] core in
-            appendDue == nil && !appending && core.settled
+            appendDue == nil && !appending && core.idle
         }
     }
 }

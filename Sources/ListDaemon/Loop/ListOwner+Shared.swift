@@ -1,5 +1,5 @@
 // What sharing the lists (`--share`) adds to the owner: fetching the changes other machines
-// committed, and the catch-up a denial waits for.
+// committed, and the fetch a denial waits for.
 import ListCore
 import ListModel
 
@@ -11,19 +11,19 @@ extension ListOwner {
         guard let share, remoteDue, !fetching, !appending, appendDue == nil, core.canTakeRemote else { return }
         remoteDue = false
         fetching = true
-        // The edits held for a catch-up so far are decided again once this fetch is taken in.
-        let catchingUp = catchUpDue
-        catchUpDue = false
-        handle(.fetchBegan(catchingUp: catchingUp))
+        // The edits held for a fetch so far are decided again once this fetch is taken in.
+        let forDenials = denialFetchDue
+        denialFetchDue = false
+        handle(.fetchBegan(forDenials: forDenials))
         share.changes(after: core.durable.revision, on: loop).whenComplete { result in
             self.fetching = false
             switch result {
             case .success(let remote):
-                self.handle(.fetched(remote, catchingUp: catchingUp))
+                self.handle(.fetched(remote, forDenials: forDenials))
             case .failure(let error):
                 // The connection is being made again, and wakes this when it is back; the edits
-                // waiting for the catch-up are denied as edits are while the server is gone.
-                self.handle(.fetchFailed(.unavailable("\(error)"), catchingUp: catchingUp))
+                // waiting for the fetch are denied as edits are while the server is gone.
+                self.handle(.fetchFailed(.unavailable("\(error)"), forDenials: forDenials))
             }
             self.schedulePass()
         }

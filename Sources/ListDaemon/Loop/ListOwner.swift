@@ -31,7 +31,7 @@ public final class ListOwner: Service, @unchecked Sendable {
     let delegates: DelegateRegistry
     let published: PublishedLists
     let persistence: any ListPersistence
-    let fileSync: ListFileSync
+    let fileSync: ListFileShell
     /// Reports what happens to the list file, read on this loop.
     let watcher: FileWatcher
     let journal: JournalWriter
@@ -58,8 +58,8 @@ public final class ListOwner: Service, @unchecked Sendable {
     var remoteDue = false
     /// A fetch of them is under way (appends wait: the store has one connection).
     var fetching = false
-    /// Client edits the rules denied wait for a fetch (`CoreAction.catchUp`).
-    var catchUpDue = false
+    /// Client edits the rules denied wait for a fetch (`CoreAction.fetchForDenials`).
+    var denialFetchDue = false
     var journalDue: [JournalEntry] = []
     /// A task will hand `journalDue` to the journal's thread.
     var journalHandOverArmed = false
@@ -85,7 +85,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         fileBytes: [UInt8]?,
         persistence: any ListPersistence,
         hub: SubscriptionHub,
-        fileSync: ListFileSync,
+        fileSync: ListFileShell,
         watcher: FileWatcher,
         limits: CoreLimits,
         delegates: DelegateRegistry,
@@ -182,8 +182,13 @@ public final class ListOwner: Service, @unchecked Sendable {
         }
         if let share {
             // As the connection is now (a start from the copy has none); `onStatus` says each
-            // change after this.
-            execute { self.handle(.storeStatusChanged(connected: share.connected)) }
+            // change after this. And a first fetch: what was committed between the store's load
+            // and these callbacks woke nobody.
+            execute {
+                self.handle(.storeStatusChanged(connected: share.connected))
+                self.remoteDue = true
+                self.fetchRemoteIfDue()
+            }
         }
         share?.connectWhenDown()
     }
@@ -295,7 +300,7 @@ public final class ListOwner: Service, @unchecked Sendable {
                 case .failure(let doubt as AppendInDoubt):
                     self.handle(.appendFailed(doubt.failure, inDoubt: doubt.revision))
                     self.share?.wasMade(doubt, on: self.loop).whenSuccess { made in
-                        self.handle(.inDoubtSettled(doubt.revision, made: made))
+                        self.handle(.inDoubtResolved(doubt.revision, made: made))
                         self.remoteDue = self.remoteDue || made
                         self.fetchRemoteIfDue()
                     }

@@ -86,7 +86,7 @@ public struct ListdParts: Sendable {
                 published: PublishedLists(book: recovered.book, instance: instance),
                 loop: loop
             ),
-            fileSync: ListFileSync(storage: storage),
+            fileSync: ListFileShell(storage: storage),
             watcher: watcher,
             limits: {
                 var limits = CoreLimits.standard

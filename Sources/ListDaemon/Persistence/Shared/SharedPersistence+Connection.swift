@@ -12,8 +12,10 @@ import PostgresNIO
 import Synchronization
 
 extension SharedPersistence {
-    /// Wakes the owner on every notification, until the connection goes (noticed as it closes,
-    /// so that no operation starts on a closed one).
+    /// Wakes the owner once LISTEN is in place (a fetch then sees every commit it could have
+    /// missed: those before it, which no notification will tell), then on every notification,
+    /// until the connection goes (noticed as it closes, so that no operation starts on a closed
+    /// one).
     func listen(on connection: PostgresConnection) {
         connection.closeFuture.whenComplete { _ in
             _ = self.lost(connection, ConnectionClosed())
@@ -21,6 +23,7 @@ extension SharedPersistence {
         Task {
             do {
                 try await connection.listen(on: SharedSchema.channel) { notifications in
+                    self.onWake(())
                     for try await _ in notifications { self.onWake(()) }
                 }
             } catch {
@@ -76,9 +79,10 @@ extension SharedPersistence {
                     return
                 }
                 logger.notice("connected again to the shared lists at \(server.description)")
-                listen(on: connection!)
                 onStatus(true)
-                onWake(())
+                // Its first wake-up comes once LISTEN is in place: what was committed meanwhile is
+                // fetched then.
+                listen(on: connection!)
                 return
             } catch {
                 try? await connection?.close()

@@ -18,7 +18,7 @@ import Synchronization
 /// leave. A confirm is sent only once the transaction is committed.
 ///
 /// One connection, used by one operation at a time (the owner never runs an append and a
-/// fetch together); it also LISTENs, and each notification (or a reconnection) calls `onWake`.
+/// fetch together); it also LISTENs, and LISTEN in place (at start and at each reconnection) and each notification call `onWake`.
 /// When it is lost, appends fail at once with `shareUnavailable` while a task connects again
 /// (100 ms, doubling up to 1 s).
 final class SharedPersistence: SharedListStore, @unchecked Sendable {

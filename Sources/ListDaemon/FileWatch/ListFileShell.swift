@@ -7,7 +7,7 @@ import NIOPosix
 /// The list file's shell: reads it, renders the lists onto the person's text and replaces the
 /// file, when the core says. Blocking work runs on NIO's thread pool, never
 /// on an event loop; every decision about the file is the core's.
-struct ListFileSync: Sendable {
+struct ListFileShell: Sendable {
     let storage: ListFileStorage
 
     var path: String { storage.path }

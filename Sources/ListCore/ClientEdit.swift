@@ -1,0 +1,101 @@
+// A client's edit as the core receives it (`ClientEdit`), the queue it waits in and how it is
+// split for delegates, and how it ends (`EditOutcome`, `EditFailure`).
+import ListFileFormat
+import ListModel
+import ListRPC
+
+/// A client's edit as the core is asked to decide it: what, on what condition, by whom; and, for
+/// an edit made away from listd (an offline phone's queue), its own id and the lists it was made on.
+public struct ClientEdit: Sendable {
+    public var edit: ListEdit
+    public var ifRevision: Revision? = nil
+    public var origin: ChangeOrigin
+    public var undoes: Revision? = nil
+    /// The client's id for it: a resend is answered as the first was, and applied once.
+    public var editId: String? = nil
+    /// The change the kept history says carried `editId`: it was applied already.
+    public var appliedAt: Revision? = nil
+    /// The lists it was made on (`basedOn`): it is merged as a save of an old copy is
+    /// (`SaveMerge`): an edit of an item someone else changed or removed since is not taken.
+    public var base: SaveBase? = nil
+    /// What the client may change (`hello {rights}`): an edit that needs more is denied, however
+    /// it was planned (an undo's reversal too).
+    public var rights: ClientRights = .all
+
+    public init(edit: ListEdit, ifRevision: Revision? = nil, origin: ChangeOrigin, undoes: Revision? = nil, editId: String? = nil, appliedAt: Revision? = nil, base: SaveBase? = nil, rights: ClientRights = .all) {
+        self.edit = edit
+        self.ifRevision = ifRevision
+        self.origin = origin
+        self.undoes = undoes
+        self.editId = editId
+        self.appliedAt = appliedAt
+        self.base = base
+        self.rights = rights
+    }
+}
+
+/// A confirmed edit: the list it left, and the items delegates kept from an edit of several items.
+public struct EditOutcome: Sendable, Equatable {
+    public var list: ShoppingList
+    public var kept: [KeptItem] = []
+    /// The revision of the change the edit made; nil when it changed nothing.
+    public var revision: Revision?
+    /// What the change did (none when it changed nothing).
+    public var steps: [ListChange.Step] = []
+}
+
+/// Why an edit was not applied.
+public enum EditFailure: Error, Sendable, Equatable {
+    case denied(ListError)
+    case fileInvalid(path: String, line: Int, byteOffset: Int)
+    case deniedByDelegate([DelegateDenial], timedOut: [String])
+    case storageFailed(String)
+    /// The shared lists' server cannot be reached (`--share`): the sentence names it and why.
+    case unavailable(String)
+    case shuttingDown
+}
+
+extension ListEdit {
+    /// The queue this edit waits in behind earlier edits of the same list: one per list, and a
+    /// create queues on the name it would take. nil when the list does not exist.
+    func gateKey(in book: ListBook) -> String? {
+        if case .createList(let name, _, _) = self { return "name:\(ListText.key(name))" }
+        if case .restoreList(let list) = self { return "name:\(ListText.key(list.name))" }
+        guard let target, let list = try? book.list(target) else { return nil }
+        return "list:\(list.id)"
+    }
+}
+
+extension ListEdit {
+    /// An edit of several items as one edit per item, as delegates are asked about it (each
+    /// `shouldRemove` or `shouldAdd`); nil for an edit of one thing.
+    func parts(on book: ListBook) -> [ListEdit]? {
+        switch self {
+        case .clearChecked(let reference, let keeping, let only):
+            guard let list = try? book.list(reference) else { return [] }
+            return list.checkedItems.filter { !keeping.contains(ListText.key($0)) && only?.contains(ListText.key($0)) ?? true }
+                .map { .removeItem($0, from: reference) }
+        case .removeItems(let items, let reference):
+            return items.map { .removeItem($0, from: reference) }
+        case .restoreItems(let placed, let reference):
+            return placed.map { .addItem($0.text, to: reference) }
+        default:
+            return nil
+        }
+    }
+
+    /// This edit of several items without the items delegates refused (their keys).
+    func leavingOut(_ refused: Set<String>) -> ListEdit {
+        guard !refused.isEmpty else { return self }
+        switch self {
+        case .clearChecked(let reference, let keeping, let only):
+            return .clearChecked(reference, keeping: keeping.union(refused), only: only)
+        case .removeItems(let items, let reference):
+            return .removeItems(items.filter { !refused.contains(ListText.key($0)) }, from: reference)
+        case .restoreItems(let placed, let reference):
+            return .restoreItems(placed.filter { !refused.contains(ListText.key($0.text)) }, to: reference)
+        default:
+            return self
+        }
+    }
+}

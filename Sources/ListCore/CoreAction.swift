@@ -1,0 +1,68 @@
+// What the core asks its shells to do, and what it tells the journal.
+import ListFileFormat
+import ListModel
+import ListRPC
+
+/// What the core asks its shells to do, in order (`ListCore.handle` returns them). "Feed" names
+/// the `CoreEvent` the shell delivers when it is done.
+public enum CoreAction: Sendable {
+    /// Delegate shell: send the question to its delegate and start its timer (which feeds
+    /// `delegateReplied(id, .timedOut)`); its answer feeds `delegateReplied`.
+    case putQuestion(DelegatePanel.Put)
+    /// Delegate shell: the question ended before its timer fired: cancel it.
+    case endQuestion(String)
+    /// Delegate shell: this delegate is no longer asked; tell it so, and the journal.
+    case dropDelegate(DelegatePanel.Seat)
+    /// Persistence: make these durable with one flush, then feed `appended` or `appendFailed`.
+    case append([LogEntry])
+    /// Subscription hub: these changes are durable; the committed lists are now `book`.
+    case publish([ListChange], records: [ChangeRecord], book: ListBook)
+    /// A client's proposal is decided.
+    case reply(Int, Result<EditOutcome, EditFailure>)
+    /// `didDenyChange` subscribers hear of a proposal delegates refused.
+    case announceDenial(DeniedChangeParams)
+    /// `didRejectFileEdit` subscribers hear what of a save was not taken.
+    case announceRejection(FileRejectionParams)
+    case journal(JournalEntry)
+    /// File shell: read the list file (no save is under way: the core asks only once one has
+    /// settled), tie it to the lists the request names and find the version it was made from,
+    /// then feed `fileRead`.
+    case readFile(FileReadRequest)
+    /// File shell: render `book` onto `reading` (marking `rejected` lines, writing `notes` under
+    /// their lists' headings), then feed `fileRendered`.
+    case renderFile(book: ListBook, reading: ListFileReading?, rejected: [Int: String], notes: [ListID: [String]])
+    /// File shell: replace the list file by `file` unless it no longer holds `expecting`, then
+    /// feed `fileReplaced`.
+    case replaceFile(RenderedFile, expecting: [UInt8]?)
+    /// Feed `writeDue` after this long.
+    case scheduleWrite(after: Duration)
+    /// Feed `fileRecheckDue` after this long (an emptied file is given time to be filled).
+    case recheckFile(after: Duration)
+    /// Feed `settleCheckDue` after this long (a save is over once the file is left alone).
+    case checkSettled(after: Duration)
+    /// Shared lists: fetch what other machines committed, take it in, then feed `fetched`
+    /// (or `fetchFailed`): client edits the rules denied wait for it (`heldDenials`).
+    case fetchForDenials
+    /// Shared lists: what a fetch brought was overtaken (this listd appended meanwhile): fetch
+    /// again, for the same edits (`forDenials`) as the one before.
+    case fetchAgain(forDenials: Bool)
+    /// The lists, the subscribers or the file's state changed (a status line is due).
+    case statusChanged
+}
+
+/// What the journal is told (`JournalEntries` writes it).
+public enum JournalEntry: Sendable {
+    case applied(ListChange)
+    /// Applied on another machine sharing the lists (`--share`), taken in here.
+    case remote(ListChange, machine: String)
+    /// Denied by a rule; `list` is the list the edit was about, when it exists.
+    case denied(ListError, edit: ListEdit, origin: ChangeOrigin, list: ShoppingList?)
+    case deniedByDelegates(DelegateQuestion, verdict: DelegateVerdict, origin: ChangeOrigin, list: ShoppingList?)
+    case fileRejected(FileRejectionParams)
+    case fileEmptied(path: String, deleted: Bool)
+    case storageFailed(DaemonError, edits: Int)
+    case fileWriteFailed(DaemonError)
+    case fileWrittenAgain(path: String)
+    /// A person's save settled (at debug level: how long it took, for the quiet period).
+    case snapshotMayNameFile(events: Int, span: Duration)
+}
