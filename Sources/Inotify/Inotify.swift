@@ -30,12 +30,5 @@ public final class Inotify: Sendable {
         return watch
     }
 
-    /// Whether the kernel holds events not read yet (`FIONREAD`: no read, so whoever reads the
-    /// descriptor on readiness still finds them).
-    public func hasUnreadEvents() -> Bool {
-        var count: Int32 = 0
-        return ioctl(descriptor, UInt(FIONREAD), &count) == 0 && count > 0
-    }
-
     deinit { close(descriptor) }
 }

@@ -21,9 +21,9 @@ public enum CoreEvent: Sendable {
 
     // MARK: Clients and delegates
 
-    /// A client's edit, `id` naming it in the reply. `fileEventsUnread`: the kernel reported
-    /// events of the list file that are not read yet (a save that came first goes first).
-    case proposed(Int, ClientEdit, fileEventsUnread: Bool)
+    /// A client's edit, `id` naming it in the reply (after what the watcher read with it: a save
+    /// that came first goes first).
+    case proposed(Int, ClientEdit)
     /// A delegate registers (again: its last registration is replaced).
     case delegateSeated(DelegatePanel.Seat)
     /// A delegate unregistered, or its connection ended.
@@ -99,8 +99,7 @@ extension ListCore {
             return writeDue(now: now, force: true)
         case .fileNoteForced:
             return noteFileNow()
-        case .proposed(let id, let request, let unread):
-            if unread { file.unreadEvents = true }
+        case .proposed(let id, let request):
             return propose(id, request, at: time)
         case .delegateSeated(let seat):
             delegateRegistered(seat)

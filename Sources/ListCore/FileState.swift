@@ -52,9 +52,6 @@ public struct FileState: Sendable {
     var writeFailures = 0
     /// When a person's save is over (the watcher's reports, the quiet period).
     var settle = SettleTracker(quietPeriod: CoreLimits.standard.quietPeriod)
-    /// The kernel held events of the watches, not read yet, when an edit came: what they say is
-    /// taken before the edit (`fileChanged`).
-    public internal(set) var unreadEvents = false
     /// A person's save was seen before an edit came, and is not read yet: edits wait for it.
     var saveUnderway = false
     /// A save could not be made durable because the shared lists' server is unreachable

@@ -77,11 +77,7 @@ extension ListCore {
     /// over is decided here (`file.settle`), on the timers this asks for; until it is, the file
     /// is not read, not even to check it before listd's own write, and client edits that come
     /// meanwhile wait for it (`propose`).
-    ///
-    /// The watcher reports every batch of events it reads, with no change when they were of other
-    /// files: edits held only because events were unread then go on at once.
     mutating func fileChanged(_ changes: [FileChange], now: ContinuousClock.Instant, at time: Timestamp) -> [CoreAction] {
-        file.unreadEvents = false
         var actions: [CoreAction] = []
         var check: ContinuousClock.Instant?
         for change in changes {

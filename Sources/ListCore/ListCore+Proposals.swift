@@ -29,10 +29,9 @@ extension ListCore {
             }
             editsUnderWay[editId] = id
         }
-        if !file.settle.isSettled || file.unreadEvents {
-            // A person's save came first (or may have: the kernel reported events of the file
-            // before this edit that are not read yet): the edit waits until the save is read,
-            // and goes behind it.
+        if !file.settle.isSettled {
+            // A person's save came first: the edit waits until the save is read, and goes
+            // behind it.
             file.saveUnderway = true
         }
         if file.saveUnderway {

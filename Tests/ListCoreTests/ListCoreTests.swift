@@ -227,18 +227,6 @@ import Testing
         #expect(core.heldForSave.isEmpty && !core.file.saveUnderway)
     }
 
-    /// Events the kernel held, unread, when an edit came may be a save that came first: the edit
-    /// waits for the watcher's report of them, and goes on at once when they were not one.
-    @Test func anEditWaitsForUnreadEventsAndGoesOnWhenTheyWereNoSave() {
-        var core = Self.core()
-        core.file.unreadEvents = true
-        let held = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
-        #expect(held.isEmpty, "nothing decided while the events are unread")
-        let released = core.pass { $0.feed(.fileChanged([]), now: Self.now, at: Self.time) }
-        #expect(Self.askers(released) == [.proposal(7)], "the edit is decided once the events are read: \(released)")
-        #expect(core.heldForSave.isEmpty && !core.file.saveUnderway && !core.file.unreadEvents)
-    }
-
     /// A snapshot may name the list file only when the file is, durably, what the core says:
     /// not while listd's own write is under way (its note is logged before the rename, and a
     /// snapshot naming the file before it would drop that note), nor while a taken save's

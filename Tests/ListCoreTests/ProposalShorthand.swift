@@ -14,6 +14,6 @@ extension ListCore {
         undoes: Revision? = nil,
         at time: Timestamp
     ) -> [CoreAction] {
-        feed(.proposed(id, ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes), fileEventsUnread: false), at: time)
+        feed(.proposed(id, ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes)), at: time)
     }
 }

@@ -98,12 +98,6 @@ public final class FileWatcher: Service, @unchecked Sendable {
         .flatMapErrorThrowing { error in throw DaemonError.cannotWatch(path: self.path, detail: "\(error)") }
     }
 
-    /// Whether the kernel holds events of the watches that listd has not read yet (one `ioctl`,
-    /// no read: NIO reads them, in this turn of the loop or the next). A client's edit asks this
-    /// first, so that a save whose write returned before the edit was sent is never overtaken.
-    /// False once the watcher stopped (nobody would read them, and the edit would wait for ever).
-    func hasUnreadEvents() -> Bool { channel?.isActive == true && inotify.hasUnreadEvents() }
-
     public func run() async throws {
         try? await gracefulShutdown()
         try? await channel?.close()

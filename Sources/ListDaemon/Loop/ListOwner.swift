@@ -44,6 +44,8 @@ public final class ListOwner: Service, @unchecked Sendable {
     private var nextProposal = 1
     /// An `endPass` is scheduled on the loop.
     private var passScheduled = false
+    /// Client edits read in this turn of the loop, proposed at its end (`propose`).
+    private var proposedThisTurn: [(id: Int, request: ClientEdit)] = []
     /// Inside `endPass`: events handled meanwhile need no further pass of their own.
     private var inPass = false
     /// The batch the core sent to the log, not yet handed to persistence.
@@ -224,9 +226,19 @@ public final class ListOwner: Service, @unchecked Sendable {
         let id = nextProposal
         nextProposal += 1
         replies[id] = decided
-        // A person's save that came first is taken in first: when the kernel holds events not
-        // read yet, the edit waits for them (NIO reads them in this turn of the loop or the next).
-        handle(.proposed(id, request, fileEventsUnread: watcher.hasUnreadEvents()))
+        // A person's save that came first is taken in first. The kernel queues a save's inotify
+        // events before its write returns, so they are readable by the time the edit's bytes
+        // are; epoll reports both to the same turn of the loop (or the save's to an earlier one),
+        // and NIO reads every descriptor it reported before it runs the turn's tasks. So an edit
+        // read during the turn's I/O goes to the core at the turn's end (`endPass`), behind what
+        // the watcher read meanwhile: no system call per edit. One that comes once the turn's I/O
+        // is over (a connection's next line, taken when its last was answered) goes at once.
+        if inPass {
+            handle(.proposed(id, request))
+        } else {
+            proposedThisTurn.append((id, request))
+            schedulePass()
+        }
     }
 
     // MARK: Delegates, on the loop
@@ -285,6 +297,11 @@ public final class ListOwner: Service, @unchecked Sendable {
         loop.assertInEventLoop()
         passScheduled = false
         inPass = true
+        if !proposedThisTurn.isEmpty {
+            let proposed = proposedThisTurn
+            proposedThisTurn = []
+            for (id, request) in proposed { handle(.proposed(id, request)) }
+        }
         handle(.passEnded)
         if let entries = appendDue, !appending, !compacting, !fetching {
             appendDue = nil
