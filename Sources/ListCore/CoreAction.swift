@@ -40,12 +40,11 @@ public enum CoreAction: Sendable {
     case recheckFile(after: Duration)
     /// Feed `settleCheckDue` after this long (a save is over once the file is left alone).
     case checkSettled(after: Duration)
-    /// Shared lists: fetch what other machines committed, take it in, then feed `fetched`
-    /// (or `fetchFailed`): client edits the rules denied wait for it (`heldDenials`).
-    case fetchForDenials
-    /// Shared lists: what a fetch brought was overtaken (this listd appended meanwhile): fetch
-    /// again, for the same edits (`forDenials`) as the one before.
-    case fetchAgain(forDenials: Bool)
+    /// Shared lists: fetch what other machines committed after `revision`, then feed `fetched`
+    /// (or `fetchFailed`). One at a time, never with an append.
+    case fetchRemote(after: Revision)
+    /// Compact the store's log (off the owner's loop), then feed `compacted`. Appends wait.
+    case compact
     /// The lists, the subscribers or the file's state changed (a status line is due).
     case statusChanged
 }

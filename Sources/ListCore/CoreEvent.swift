@@ -36,8 +36,9 @@ public enum CoreEvent: Sendable {
 
     /// The owner's pass ends: what it decided may go to the log.
     case passEnded
-    /// The append the core asked for is durable.
-    case appended
+    /// The append the core asked for is durable; `compactionDue`: the store says enough was
+    /// appended that the log should be compacted.
+    case appended(compactionDue: Bool)
     /// The append failed; `inDoubt`: its COMMIT went unanswered, it may have been made.
     case appendFailed(DaemonError, inDoubt: Revision?)
     /// The shared store refused the append: `remote` were committed first.
@@ -46,13 +47,15 @@ public enum CoreEvent: Sendable {
     case inDoubtResolved(Revision, made: Bool)
     /// The shared store's server was reached again (true) or lost (false).
     case storeStatusChanged(connected: Bool)
-    /// A fetch of what other machines committed begins; `forDenials`: it was asked for by
-    /// client edits the rules denied (`CoreAction.fetchForDenials`).
-    case fetchBegan(forDenials: Bool)
-    /// The fetch brought these changes (none, perhaps).
-    case fetched([RemoteChange], forDenials: Bool)
+    /// Another machine may have committed changes (a notification, or LISTEN in place).
+    case remoteWoke
+    /// The fetch the core asked for (`fetchRemote`) brought these changes (none, perhaps).
+    case fetched([RemoteChange])
     /// The fetch failed: the store could not be asked.
-    case fetchFailed(EditFailure, forDenials: Bool)
+    case fetchFailed(EditFailure)
+    /// The compaction the core asked for ended (its failure is the shell's to log; it is tried
+    /// again once the store says so after another append).
+    case compacted
 
     // MARK: The list file
 
@@ -109,30 +112,31 @@ extension ListCore {
         case .delegateReplied(let id, let reply):
             return panel.isOut(id) ? delegateReplied(id, reply, at: time) : []
         case .passEnded:
-            return sendBatch()
-        case .appended:
+            return passEnded()
+        case .appended(let compactionDue):
+            store.compactionDue = store.compactionDue || compactionDue
             return appended(now: now)
         case .appendFailed(let error, let inDoubt):
             return appendFailed(error, inDoubt: inDoubt)
         case .appendBehind(let remote):
             return appendBehind(remote, now: now, at: time)
         case .inDoubtResolved(let revision, let made):
+            // Made: what others committed after it may be waiting (its notification came while
+            // the outcome was unknown).
+            if made { store.remoteDue = true }
             return inDoubtResolved(revision, made: made)
         case .storeStatusChanged(let connected):
             return storeStatusChanged(connected: connected, now: now)
-        case .fetchBegan(let forDenials):
-            if forDenials { denialFetchBegan() }
+        case .remoteWoke:
+            store.remoteDue = true
             return []
-        case .fetched(let remote, let forDenials):
-            var actions: [CoreAction] = []
-            if !remote.isEmpty {
-                // Overtaken (this listd appended meanwhile): fetched again, covering the same edits.
-                guard let taken = remoteCommitted(remote, now: now) else { return [.fetchAgain(forDenials: forDenials)] }
-                actions = taken
-            }
-            return forDenials ? actions + denialFetchDone(at: time) : actions
-        case .fetchFailed(let failure, let forDenials):
-            return forDenials ? denialFetchFailed(failure) : []
+        case .fetched(let remote):
+            return fetched(remote, now: now, at: time)
+        case .fetchFailed(let failure):
+            return fetchFailed(failure)
+        case .compacted:
+            store.compacting = false
+            return []
         case .fileChanged(let changes):
             return fileChanged(changes, now: now, at: time)
         case .fileRecheckDue:

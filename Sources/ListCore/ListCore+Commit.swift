@@ -40,6 +40,8 @@ extension ListCore {
             open = Batch()
             return
         }
+        // The store is fetching or compacting: the batch waits (and grows) until it is done.
+        guard !store.holdsAppends else { return }
         inFlight = open
         if let note = file.noteDue {
             // The file listd last wrote, noted with this append (`fileRendered`).

@@ -144,7 +144,8 @@ extension ListCore {
         into actions: inout [CoreAction]
     ) {
         heldDenials.append(held)
-        if heldDenials.count == 1 { actions.append(.fetchForDenials) }
+        store.denialFetchDue = true
+        store.remoteDue = true
     }
 
     /// The fetch for `heldDenials` begins: it covers the edits held so far.
@@ -159,7 +160,8 @@ extension ListCore {
         let covered = heldDenials.prefix(coveredByFetch)
         heldDenials.removeFirst(coveredByFetch)
         coveredByFetch = 0
-        var actions: [CoreAction] = heldDenials.isEmpty ? [] : [.fetchForDenials]
+        if !heldDenials.isEmpty { store.denialFetchDue = true; store.remoteDue = true }
+        var actions: [CoreAction] = []
         for held in covered {
             decidedAfterFetch.insert(held.id)
             actions += propose(held.id, held.request, at: time)
@@ -174,7 +176,7 @@ extension ListCore {
         heldDenials.removeFirst(coveredByFetch)
         coveredByFetch = 0
         var actions: [CoreAction] = covered.map { .reply($0.id, .failure(failure)) }
-        if !heldDenials.isEmpty { actions.append(.fetchForDenials) }
+        if !heldDenials.isEmpty { store.denialFetchDue = true; store.remoteDue = true }
         return actions
     }
 }

@@ -78,6 +78,8 @@ public struct ListCore {
     var resends: [Int: [Int]] = [:]
     /// Questions out to delegates.
     var asking: Set<Asker> = []
+    /// Fetches and compactions, one at a time with the appends (`ListCore+Store`).
+    var store = StoreWork()
     /// Questions no delegate turned out to want: allowed once the event at hand is decided.
     var unasked: [Asker] = []
     /// The registered delegates, what each wants to be asked and the questions out to them
@@ -108,7 +110,7 @@ public struct ListCore {
     /// listd has caught up with what the database had committed when the edit came, and is then
     /// decided again (a confirm waits for the database; a denial must not rest on older lists).
     var fetchesBeforeDenying = false
-    /// Client edits the rules denied, waiting for that fetch (`fetchForDenials`), in the order they came.
+    /// Client edits the rules denied, waiting for the next fetch (`ListCore+Store`), in the order they came.
     public internal(set) var heldDenials: [(id: Int, request: ClientEdit)] = []
     /// How many of `heldDenials`, from the first, the fetch under way covers (they were held
     /// before it began).
@@ -142,7 +144,7 @@ public struct ListCore {
     /// A batch waits for the next commit (`passEnded`). A mutating getter: read on the owner's
     /// stored core at the end of every pass, a plain one made Swift copy the whole core first.
     public var commitDue: Bool {
-        mutating get { inFlight == nil && !open.isEmpty }
+        mutating get { inFlight == nil && !open.isEmpty && (open.entries.isEmpty || !store.holdsAppends) }
     }
 
     /// Nothing is on its way to the log or the list file, or waits to be sent there.

@@ -15,7 +15,7 @@ import Testing
         let now = ContinuousClock.now
         _ = core.propose(1, .addItem("bread", to: .name("Groceries")), origin: Helpers.client, at: Helpers.time)
         _ = core.pass { $0.answered(.proposal(1), .allowed, at: Helpers.time) }
-        let done = core.pass { $0.feed(.appended, now: now) }
+        let done = core.pass { $0.feed(.appended(compactionDue: false), now: now) }
         return done.lazy.compactMap { if case .scheduleWrite(let after) = $0 { after } else { nil } }.first
     }
 
@@ -37,7 +37,7 @@ import Testing
             }
             let ended = core.pass { $0.feed(.delegateReplied(question: put.id, .timedOut)) }
             if ended.contains(where: { if case .dropDelegate = $0 { true } else { false } }) { return true }
-            _ = core.pass { $0.feed(.appended) }
+            _ = core.pass { $0.feed(.appended(compactionDue: false)) }
         }
         return false
     }

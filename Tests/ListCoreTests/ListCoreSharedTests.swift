@@ -39,32 +39,31 @@ import Testing
     @Test func aDenialWaitsUntilTheDatabaseHasBeenCaughtUpWith() throws {
         var core = Self.core()
         core.fetchesBeforeDenying = true
-        func fetches(_ actions: [CoreAction]) -> Bool { actions.contains { if case .fetchForDenials = $0 { true } else { false } } }
+        func fetches(_ actions: [CoreAction]) -> Bool { actions.contains { if case .fetchRemote = $0 { true } else { false } } }
         let salt = core.propose(5, .addItem("salt", to: .name("Pantry")), origin: Core.client, at: Core.time)
-        #expect(fetches(salt) && Core.replies(salt).isEmpty, "not answered: Pantry may be on its way here")
+        #expect(Core.replies(salt).isEmpty, "not answered: Pantry may be on its way here")
         let milk = core.propose(6, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
-        #expect(!fetches(milk) && Core.replies(milk).isEmpty, "one fetch for both")
-        core.feed(.fetchBegan(forDenials: true))
+        #expect(Core.replies(milk).isEmpty)
+        #expect(fetches(core.feed(.passEnded)), "the pass's end fetches, once for both")
+        #expect(!fetches(core.feed(.passEnded)), "one fetch at a time")
         let pantry = Self.remote([.createList(name: "Pantry", items: [])], on: core.durable)
-        let taken = core.remoteCommitted(pantry, now: Core.now)
-        #expect(taken != nil)
-        var actions = core.feed(.fetched([], forDenials: true), at: Core.time)
+        var actions = core.feed(.fetched(pantry), at: Core.time)
         #expect(!fetches(actions))
         actions += core.feed(.passEnded)
-        actions += core.pass { $0.feed(.appended, now: Core.now) }
+        actions += core.pass { $0.feed(.appended(compactionDue: false), now: Core.now) }
         let replies = Core.replies(actions)
         #expect(replies[5] == "ok [\"salt\"]", "\(replies)")
         #expect(replies[6]?.contains("already on Groceries") == true, "still a duplicate: denied: \(replies)")
         #expect(core.heldDenials.isEmpty && core.decidedAfterFetch.isEmpty)
         // An edit held after the fetch began waits for another one.
         _ = core.propose(7, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
-        core.feed(.fetchBegan(forDenials: true))
+        #expect(fetches(core.feed(.passEnded)))
         _ = core.propose(8, .addItem("milk", to: .id(1)), origin: Core.client, at: Core.time)
-        let later = core.feed(.fetched([], forDenials: true), at: Core.time)
-        #expect(Core.replies(later).keys.sorted() == [7] && fetches(later))
+        let later = core.feed(.fetched([]), at: Core.time)
+        #expect(Core.replies(later).keys.sorted() == [7])
+        #expect(fetches(core.feed(.passEnded)), "another fetch, for the edit held since")
         // The server gone: denied as edits are then.
-        core.feed(.fetchBegan(forDenials: true))
-        let failed = core.feed(.fetchFailed(.unavailable("the server is gone"), forDenials: true))
+        let failed = core.feed(.fetchFailed(.unavailable("the server is gone")))
         #expect(Core.replies(failed)[8]?.contains("unavailable") == true, "\(failed)")
     }
 
@@ -89,7 +88,7 @@ import Testing
         let whileOut = core.remoteCommitted(eggs, now: Core.now)
         #expect(whileOut == nil, "not while this listd's own append is out")
         // Nor changes that do not follow the durable lists (a fetch something overtook).
-        _ = core.pass { $0.feed(.appended, now: Core.now) }
+        _ = core.pass { $0.feed(.appended(compactionDue: false), now: Core.now) }
         let overtaken = core.remoteCommitted(eggs, now: Core.now)
         #expect(overtaken == nil)
     }
@@ -119,7 +118,7 @@ import Testing
         }
         #expect(record.revision == 4, "after theirs")
         #expect(record.operation == .add(id: 1, item: "eggs", at: 3))
-        let appended = core.pass { $0.feed(.appended, now: Core.now) }
+        let appended = core.pass { $0.feed(.appended(compactionDue: false), now: Core.now) }
         #expect(Core.replies(appended) == [2: "ok [\"milk\", \"bread\", \"tea\", \"eggs\"]"])
     }
 

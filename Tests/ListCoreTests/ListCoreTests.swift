@@ -95,7 +95,7 @@ import Testing
         #expect(Self.appends(allowed).count == 1)
         #expect(Self.replies(allowed).isEmpty, "no confirm before the append is durable")
         #expect(core.durable.lists[0].items == ["milk"])
-        let done = core.pass { $0.feed(.appended, now: Self.now) }
+        let done = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
         #expect(Self.replies(done) == [1: "ok [\"milk\", \"bread\"]"])
         #expect(core.durable.lists[0].items == ["milk", "bread"])
         guard case .publish(let changes, let records, _)? = done.first else {
@@ -160,7 +160,7 @@ import Testing
         #expect(third.contains { if case .readFile = $0 { true } else { false } })
         let takenIn = Self.read(text, into: &core)
         #expect(Self.appends(takenIn).count == 1)
-        _ = core.pass { $0.feed(.appended, now: Self.now) }
+        _ = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
         #expect(core.durable.lists[0].items == ["milk", "apples"])
         #expect(core.file.rejected.values.contains { $0.contains("forbidden") } || core.file.rejected.keys.contains(2))
     }
@@ -173,7 +173,7 @@ import Testing
             let read = Self.read(text, into: &core)
             var actions: [CoreAction] = []
             for asker in Self.askers(read) { actions += core.pass { $0.answered(asker, unasked, at: Self.time) } }
-            return actions + core.pass { $0.feed(.appended, now: Self.now) }
+            return actions + core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
         }
         func writes(_ actions: [CoreAction]) -> Bool {
             actions.contains {
@@ -192,7 +192,7 @@ import Testing
         // A client's edit the file does not show yet, then a save made from the file without it.
         _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         _ = core.pass { $0.answered(.proposal(7), unasked, at: Self.time) }
-        _ = core.pass { $0.feed(.appended, now: Self.now) }
+        _ = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
         let merged = save("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n- apples\n", into: &core)
         #expect(core.durable.lists[0].items == ["milk", "bread", "apples", "eggs"])
         // The client's edit scheduled a write already; the save leaves it due.
@@ -222,7 +222,7 @@ import Testing
             pending = core.pass { $0.answered(asker, unasked, at: Self.time) }
         }
         // One append at a time: the save's, then the edit's (decided while the first was out).
-        while !Self.appends(core.pass { $0.feed(.appended, now: Self.now) }).isEmpty {}
+        while !Self.appends(core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }).isEmpty {}
         #expect(core.durable.lists[0].items == ["milk", "bread", "eggs"], "the save's bread, then the edit's eggs")
         #expect(core.heldForSave.isEmpty && !core.file.saveUnderway)
     }
@@ -241,12 +241,12 @@ import Testing
         for asker in Self.askers(read) { _ = core.pass { $0.answered(asker, unasked, at: Self.time) } }
         #expect(core.file.shown.lists[0].items == ["milk", "bread"])
         #expect(!core.snapshotMayNameFile, "the save is taken, its change not durable")
-        _ = core.pass { $0.feed(.appended, now: Self.now) }
+        _ = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
         #expect(core.snapshotMayNameFile)
 
         _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         _ = core.pass { $0.answered(.proposal(7), unasked, at: Self.time) }
-        _ = core.pass { $0.feed(.appended, now: Self.now) }
+        _ = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
         #expect(core.snapshotMayNameFile, "a change the file does not show yet leaves it as it was")
         let due = core.feed(.fileWriteForced, now: Self.now)
         let render = try #require(
@@ -273,7 +273,7 @@ import Testing
         let entries = Self.appends(next).flatMap { $0 }
         #expect(entries.contains { if case .fileShows(_, rendered.book.revision) = $0 { true } else { false } }, "the note rides it")
         #expect(entries.contains { if case .change = $0 { true } else { false } })
-        _ = core.pass { $0.feed(.appended, now: Self.now) }
+        _ = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
 
         // A rewrite of lists that moved on while it was rendered: the note is durable first.
         let due2 = core.feed(.fileWriteForced, now: Self.now)
@@ -326,7 +326,7 @@ import Testing
             _ = core.propose(edit + 10, .addItem("item \(edit)", to: .id(1)), origin: Self.client, at: Self.time)
             let asked = core.pass { $0.answered(.proposal(edit + 10), .allowed, at: Self.time) }
             #expect(!Self.appends(asked).isEmpty)
-            perform(core.pass { $0.feed(.appended, now: now) })
+            perform(core.pass { $0.feed(.appended(compactionDue: false), now: now) })
         }
         let streamed = renders.count
         #expect((2...3).contains(streamed), "about every 250 ms while the edits came: \(renders)")
@@ -343,7 +343,7 @@ import Testing
         var core = Self.core()
         _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         _ = core.pass { $0.answered(.proposal(7), .allowed, at: Self.time) }
-        _ = core.pass { $0.feed(.appended, now: Self.now) }
+        _ = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
         func render(_ actions: [CoreAction]) -> RenderedFile? {
             for case .renderFile(let book, let reading, let rejected, _) in actions {
                 return ListFileText.render(book, onto: reading, rejected: rejected)
@@ -359,7 +359,7 @@ import Testing
         }
         var rendered = try #require(render(core.feed(.fileWriteForced, now: Self.now)))
         _ = core.pass { $0.feed(.fileRendered(rendered), now: Self.now) }
-        _ = core.pass { $0.feed(.appended, now: Self.now) }
+        _ = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
         let denied = DaemonError.cannotWriteListFile(path: "/lists.md", step: "create a temp file", errno: 13)  // EACCES
         var now = Self.now
         var delays: [Duration] = []
@@ -371,7 +371,7 @@ import Testing
             now += delay
             rendered = try #require(render(core.feed(.writeDue, now: now)), "attempt \(attempt): due after the backoff")
             _ = core.pass { $0.feed(.fileRendered(rendered), now: now) }
-            _ = core.pass { $0.feed(.appended, now: now) }
+            _ = core.pass { $0.feed(.appended(compactionDue: false), now: now) }
         }
         #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1)])
         #expect(core.file.writeFailure == denied)
@@ -387,20 +387,20 @@ import Testing
         var core = Self.core()
         _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
         _ = core.pass { $0.answered(.proposal(1), .allowed, at: Self.time) }
-        _ = core.pass { $0.feed(.appended, now: Self.now) }
+        _ = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
         var rendered: RenderedFile?
         for case .renderFile(let book, let reading, let rejected, _) in core.feed(.fileWriteForced, now: Self.now) {
             rendered = ListFileText.render(book, onto: reading, rejected: rejected)
         }
         let written = try #require(rendered)
         _ = core.pass { $0.feed(.fileRendered(written), now: Self.now) }
-        _ = core.pass { $0.feed(.appended, now: Self.now) }  // the note of what the file will show
+        _ = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }  // the note of what the file will show
 
         // A change is applied; its append is under way when the write ends.
         _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(Self.appends(core.pass { $0.answered(.proposal(2), .allowed, at: Self.time) }).count == 1)
         _ = core.feed(.fileReplaced(written, .written), now: Self.now)
-        let durable = core.pass { $0.feed(.appended, now: Self.now + .milliseconds(30)) }
+        let durable = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now + .milliseconds(30)) }
         let asksForAWrite = durable.contains {
             switch $0 {
             case .renderFile, .scheduleWrite: true
@@ -475,7 +475,7 @@ import Testing
         // "bread" is there only once the append is done: the duplicate's denial waits for it.
         let duplicate = core.propose(2, .addItem("BREAD", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(Self.replies(duplicate).isEmpty)
-        #expect(Self.replies(core.pass { $0.feed(.appended, now: Self.now) }).keys.sorted() == [1, 2])
+        #expect(Self.replies(core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }).keys.sorted() == [1, 2])
     }
 
     @Test func anEditOfAMissingListIsDeniedAndJournalledWithoutAQuestion() {

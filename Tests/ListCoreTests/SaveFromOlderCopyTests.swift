@@ -47,7 +47,7 @@ import Testing
             var next: [CoreAction] = []
                         for action in pending {
                 switch action {
-                case .append: next += core.pass { $0.feed(.appended, now: now) }
+                case .append: next += core.pass { $0.feed(.appended(compactionDue: false), now: now) }
                 case .announceRejection(let rejection): heard.append(rejection)
                 case .renderFile(let book, let reading, let rejected, let notes):
                     let rendered = ListFileText.render(book, onto: reading, rejected: rejected, notes: notes)

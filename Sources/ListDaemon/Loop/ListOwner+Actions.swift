@@ -54,8 +54,6 @@ extension ListOwner {
                     (try? result.get())
                     ?? .failed(.cannotWriteListFile(path: fileSync.path, step: "run on the thread pool", errno: ECANCELED))
                 self.handle(.fileReplaced(rendered, outcome))
-                // A compaction put off while the write was under way runs now.
-                self.compactIfDue()
             }
         case .scheduleWrite(let delay):
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.writeDue) }
@@ -65,13 +63,10 @@ extension ListOwner {
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.settleCheckDue) }
         case .statusChanged:
             statusDue = true
-        case .fetchForDenials:
-            denialFetchDue = true
-            remoteDue = true
-            fetchRemoteIfDue()
-        case .fetchAgain(let forDenials):
-            remoteDue = true
-            denialFetchDue = denialFetchDue || forDenials
+        case .fetchRemote(let revision):
+            fetchRemote(after: revision)
+        case .compact:
+            compact()
         }
         return nil
     }
@@ -93,23 +88,20 @@ extension ListOwner {
         )
     }
 
-    /// Compacts the change log on the thread pool when it is due and the list file is settled;
-    /// appends wait meanwhile (reads and edits go on, and share the append that follows).
-    func compactIfDue() {
-        guard !compacting, persistence.compactionDue, core.snapshotMayNameFile, !appending, appendDue == nil else { return }
-        compacting = true
+    /// Compacts the change log on the thread pool (the core asked: due, and the list file may be
+    /// named); appends wait meanwhile, reads and edits go on.
+    func compact() {
         let (view, persistence) = (persistedView, persistence)
         NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
             try persistence.compact(view)
         }.whenComplete { result in
-            self.compacting = false
             if case .failure(let error) = result {
                 self.logger.error(
                     "could not compact the change log; it is tried again after the next change",
                     metadata: ["error": "\(error)"]
                 )
             }
-            self.schedulePass()
+            self.handle(.compacted)
         }
     }
 }

@@ -60,7 +60,7 @@ extension ListOwner {
     /// Completes once nothing is on its way to the log or the list file.
     func whenIdle() -> EventLoopFuture<Void> {
         whenTrue { [unowned self] core in
-            appendDue == nil && !appending && core.idle
+            appendDue == nil && core.idle
         }
     }
 }

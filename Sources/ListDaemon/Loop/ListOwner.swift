@@ -48,20 +48,10 @@ public final class ListOwner: Service, @unchecked Sendable {
     private var proposedThisTurn: [(id: Int, request: ClientEdit)] = []
     /// Inside `endPass`: events handled meanwhile need no further pass of their own.
     private var inPass = false
-    /// The batch the core sent to the log, not yet handed to persistence.
+    /// The batch the core sent to the log in this pass, handed to persistence at its end.
     var appendDue: [LogEntry]?
-    /// An append is under way (a shared store completes it later).
-    var appending = false
-    /// A compaction runs on the thread pool: appends wait for it, reads go on.
-    var compacting = false
     /// The lists are shared with other machines (`--share`): what they commit is fetched here.
     let share: (any SharedListStore)?
-    /// Other machines may have committed changes this listd has not taken in yet.
-    var remoteDue = false
-    /// A fetch of them is under way (appends wait: the store has one connection).
-    var fetching = false
-    /// Client edits the rules denied wait for a fetch (`CoreAction.fetchForDenials`).
-    var denialFetchDue = false
     var journalDue: [JournalEntry] = []
     /// A task will hand `journalDue` to the journal's thread.
     var journalHandOverArmed = false
@@ -170,10 +160,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         }
         share?.onWake.set { [weak self] in
             guard let owner = self else { return }
-            owner.execute {
-                owner.remoteDue = true
-                owner.fetchRemoteIfDue()
-            }
+            owner.execute { owner.handle(.remoteWoke) }
         }
         share?.onStatus.set { [weak self] connected in
             guard let owner = self else { return }
@@ -188,8 +175,7 @@ public final class ListOwner: Service, @unchecked Sendable {
             // and these callbacks woke nobody.
             execute {
                 self.handle(.storeStatusChanged(connected: share.connected))
-                self.remoteDue = true
-                self.fetchRemoteIfDue()
+                self.handle(.remoteWoke)
             }
         }
         share?.connectWhenDown()
@@ -303,31 +289,11 @@ public final class ListOwner: Service, @unchecked Sendable {
             for (id, request) in proposed { handle(.proposed(id, request)) }
         }
         handle(.passEnded)
-        if let entries = appendDue, !appending, !compacting, !fetching {
+        if let entries = appendDue {
+            // After the pass's events (the local log completes at once, and what it releases is
+            // handled as an event of its own).
             appendDue = nil
-            appending = true
-            persistence.append(entries, on: loop).whenComplete { result in
-                self.appending = false
-                switch result {
-                case .success:
-                    self.handle(.appended)
-                    self.compactIfDue()
-                case .failure(let behind as AppendBehind):
-                    self.handle(.appendBehind(behind.remote))
-                case .failure(let doubt as AppendInDoubt):
-                    self.handle(.appendFailed(doubt.failure, inDoubt: doubt.revision))
-                    self.share?.wasMade(doubt, on: self.loop).whenSuccess { made in
-                        self.handle(.inDoubtResolved(doubt.revision, made: made))
-                        self.remoteDue = self.remoteDue || made
-                        self.fetchRemoteIfDue()
-                    }
-                case .failure(let error):
-                    let failure =
-                        error as? DaemonError
-                        ?? .changeLogFailed(path: "the change log", step: "append: \(error)", errno: 0)
-                    self.handle(.appendFailed(failure, inDoubt: nil))
-                }
-            }
+            append(entries)
         }
         inPass = false
         if !journalDue.isEmpty, !journalHandOverArmed {
@@ -351,6 +317,5 @@ public final class ListOwner: Service, @unchecked Sendable {
             for promise in ready { promise.succeed() }
         }
         if core.commitDue { schedulePass() }
-        fetchRemoteIfDue()
     }
 }
