@@ -65,6 +65,7 @@ let package = Package(
         .target(
             name: "ListRPCTransport",
             dependencies: [
+                "ListRPC",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

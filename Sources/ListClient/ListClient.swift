@@ -103,12 +103,11 @@ public final class ListClient: Sendable {
         basedOn: Revision?
     ) async throws(ListClientError) -> M.Result {
         try await call(M.self) { id in
-            guard case .object(var fields) = try RPCEncoding.value(fromJSON: JSONWriter.encode(params)) else {
+            guard case .object(let fields) = try RPCEncoding.value(fromJSON: JSONWriter.encode(params)) else {
                 throw ListClientError.invalidReply("\(M.name) takes its params as an object")
             }
-            fields["editId"] = .string(editId)
-            if let basedOn { fields["basedOn"] = .integer(Int64(basedOn)) }
-            return try RPCEncoding.request(id: id, method: M.name, params: JSONValue.object(fields))
+            let said = EditProvenance(editId: editId, basedOn: basedOn).adding(to: fields)
+            return try RPCEncoding.request(id: id, method: M.name, params: JSONValue.object(said))
         }
     }
 

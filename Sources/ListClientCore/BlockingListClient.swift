@@ -224,15 +224,16 @@ public final class BlockingListClient {
         }
     }
 
-    /// The next line without its `\n`, or nil at the end of the connection. Lines are as long as
-    /// listd makes them: a reply carries a whole list.
+    /// The next line without its terminator (`LineRule`), or nil at the end of the connection.
+    /// Lines are as long as listd makes them: a reply carries a whole list.
     private func readLine() -> ArraySlice<UInt8>? {
-        // Lines already read are dropped only when a read needs the room, not one by one.
+        // Lines already read are dropped only when a read needs the room, not one by one; what was
+        // searched for a newline is not searched again.
         var searchFrom = unreadStart
         while true {
-            if let end = unread[searchFrom...].firstIndex(of: UInt8(ascii: "\n")) {
-                defer { unreadStart = end + 1 }
-                return unread[unreadStart..<end]
+            if case .line(let text, let next) = LineRule.cut(unread[unreadStart...], maximumLength: .max, searchFrom: searchFrom) {
+                unreadStart = next
+                return unread[text]
             }
             unread.removeSubrange(..<unreadStart)
             unreadStart = 0

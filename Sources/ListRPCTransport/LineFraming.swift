@@ -1,11 +1,12 @@
+import ListRPC
 import NIOCore
 
 /// Newline-delimited framing, shared by the daemon and the client: one JSON-RPC message per
 /// `\n`-terminated line, with a cap so a peer that never sends a newline cannot grow memory
 /// without bound.
 public enum LineFraming {
-    /// Default cap on one line: 1 MiB.
-    public static let defaultMaximumLineLength = 1 << 20
+    /// Default cap on one line: 1 MiB (`LineRule`'s).
+    public static let defaultMaximumLineLength = LineRule.defaultMaximumLineLength
 
     /// Adds the line decoder to `channel`'s pipeline and wraps it for async use. Inbound
     /// elements are lines without their terminator; outbound elements are written as given (the
@@ -38,27 +39,26 @@ public enum LineFraming {
     }
 }
 
-/// Splits at `\n` (dropping a `\r` before it), and refuses a line longer than the cap whether it
-/// came in one read or many: `maximumBufferSize` alone only bounds what waits for a newline.
+/// Cuts lines by `LineRule` (at `\n`, dropping a `\r` before it), and refuses a line longer than
+/// the cap whether it came in one read or many: `maximumBufferSize` alone only bounds what waits
+/// for a newline.
 struct CappedLineDecoder: ByteToMessageDecoder {
     typealias InboundOut = ByteBuffer
     let maximumLineLength: Int
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
-            if buffer.readableBytes > maximumLineLength { throw ByteToMessageDecoderError.PayloadTooLargeError() }
+        let bytes = buffer.readableBytesView
+        switch LineRule.cut(bytes, maximumLength: maximumLineLength) {
+        case .needMoreData:
             return .needMoreData
+        case .tooLong:
+            throw ByteToMessageDecoderError.PayloadTooLargeError()
+        case .line(let text, let next):
+            let line = buffer.getSlice(at: text.lowerBound, length: text.count)!
+            buffer.moveReaderIndex(to: next)
+            context.fireChannelRead(Self.wrapInboundOut(line))
+            return .continue
         }
-        var length = newline - buffer.readerIndex
-        guard length <= maximumLineLength else { throw ByteToMessageDecoderError.PayloadTooLargeError() }
-        var line = buffer.readSlice(length: length)!
-        buffer.moveReaderIndex(forwardBy: 1)
-        if length > 0, line.getInteger(at: line.readerIndex + length - 1, as: UInt8.self) == UInt8(ascii: "\r") {
-            length -= 1
-            line = line.getSlice(at: line.readerIndex, length: length)!
-        }
-        context.fireChannelRead(Self.wrapInboundOut(line))
-        return .continue
     }
 
     mutating func decodeLast(

@@ -8,9 +8,9 @@ import ListRPC
 public enum PageMessages {
     /// The methods a page may call. `hello` is listd-web's own (it names the device).
     public static let allowedMethods: Set<String> = [
-        "getLists", "getList", "getHistory", "subscribe", "unsubscribe",
-        "addItem", "removeItem", "replaceItem", "checkItem", "uncheckItem", "setQuantity", "moveItem",
-        "clearChecked", "undo",
+        GetLists.name, GetList.name, GetHistory.name, Subscribe.name, Unsubscribe.name,
+        AddItem.name, RemoveItem.name, ReplaceItem.name, CheckItem.name, UncheckItem.name, SetQuantity.name, MoveItem.name,
+        ClearChecked.name, Undo.name,
     ]
 
     public enum Verdict: Equatable, Sendable {
@@ -56,7 +56,7 @@ public enum PageMessages {
     /// everywhere (`ItemAmount.split`, as `listctl add` and the list file read it). An amount
     /// the page gave apart (its Amount field) leaves the text as typed, as `listctl add --amount`.
     static func typedAmountRead(_ method: String, _ params: JSONValue) -> JSONValue {
-        guard method == "addItem", case .object(var fields) = params, case .string(let typed)? = fields["item"],
+        guard method == AddItem.name, case .object(var fields) = params, case .string(let typed)? = fields["item"],
             fields["quantity"] == nil || fields["quantity"] == .null
         else {
             return params

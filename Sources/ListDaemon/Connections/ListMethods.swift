@@ -231,15 +231,15 @@ extension ListOwner {
         undoes: Revision? = nil,
         then reply: @escaping (Result<EditOutcome, RPCError>) -> Void
     ) {
-        let (appliedAt, base) = hub.provenance(editId: request.editId, basedOn: request.basedOn)
+        let (appliedAt, base) = hub.provenance(request.provenance)
         let client = ClientEdit(
             edit: edit,
             ifRevision: ifRevision,
             origin: request.origin,
             undoes: undoes,
-            editId: request.editId,
+            editId: request.provenance.editId,
             appliedAt: appliedAt,
-            base: request.basedOn.map { revision in
+            base: request.provenance.basedOn.map { revision in
                 base.map { SaveBase(book: $0, kind: .revision) } ?? SaveBase(book: ListBook(), kind: .unrelated)
             },
             rights: request.session.rights

@@ -63,7 +63,7 @@ struct MethodTable: Sendable {
             let request: EditRequest
             do throws(RPCError) {
                 decoded = try Self.decode(M.self, params)
-                request = try Self.editRequest(params, session)
+                request = EditRequest(session: session, provenance: try EditProvenance(params: params))
             } catch {
                 return reply(.failure(error))
             }
@@ -76,25 +76,6 @@ struct MethodTable: Sendable {
                 }
             }
         }
-    }
-
-    /// `editId` and `basedOn`, which every edit takes besides its own params.
-    private static func editRequest(_ params: JSONValue?, _ session: Session) throws(RPCError) -> EditRequest {
-        guard case .object(let fields)? = params else { return EditRequest(session: session) }
-        var request = EditRequest(session: session)
-        switch fields["editId"] {
-        case nil, .null?: break
-        case .string(let id)? where (1...200).contains(id.utf8.count): request.editId = id
-        default:
-            throw .invalidParams("editId must be \(ParamExpectation.table["editId"]!).", param: "editId")
-        }
-        switch fields["basedOn"] {
-        case nil, .null?: break
-        case .integer(let revision)? where revision >= 0: request.basedOn = Revision(revision)
-        default:
-            throw .invalidParams("basedOn must be \(ParamExpectation.table["basedOn"]!).", param: "basedOn")
-        }
-        return request
     }
 
     private static func decode<M: RPCMethod>(_ method: M.Type, _ params: JSONValue?) throws(RPCError) -> M.Params {
@@ -249,8 +230,8 @@ enum ParamExpectation {
         "timeoutMs": "an integer (milliseconds)",
         "onTimeout": "“allow” or “deny”",
         "ifRevision": "an integer (a revision)",
-        "editId": "a string of 1 to 200 bytes (the client's own id for the edit)",
-        "basedOn": "an integer (the revision the edit was made on)",
+        "editId": EditProvenance.editIdExpected,
+        "basedOn": EditProvenance.basedOnExpected,
         "since": "an integer (a revision)",
         "instance": "a string (the instance from hello or subscribe)",
         "allow": "true or false",

@@ -32,8 +32,7 @@ final class Session: @unchecked Sendable {
 /// (`basedOn`: an offline phone's queue, merged as a save of an old copy is).
 struct EditRequest {
     let session: Session
-    var editId: String?
-    var basedOn: Revision?
+    var provenance = EditProvenance()
 
     var origin: ChangeOrigin { session.origin }
 }

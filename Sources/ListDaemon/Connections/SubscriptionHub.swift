@@ -135,8 +135,8 @@ final class SubscriptionHub: @unchecked Sendable {
 
     /// What the kept history says of an edit made away from listd: the change that carried its
     /// id (a resend), and the lists at the revision it was made on (nil: older than the history).
-    func provenance(editId: String?, basedOn: Revision?) -> (appliedAt: Revision?, base: ListBook?) {
-        (editId.flatMap { history.revision(ofEdit: $0) }, basedOn.flatMap { try? history.book(at: $0) })
+    func provenance(_ said: EditProvenance) -> (appliedAt: Revision?, base: ListBook?) {
+        (said.editId.flatMap { history.revision(ofEdit: $0) }, said.basedOn.flatMap { try? history.book(at: $0) })
     }
 
     /// The lists a first start found (in no log): the base of the history, when it holds no

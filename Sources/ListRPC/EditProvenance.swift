@@ -1,0 +1,45 @@
+// What any edit may say besides its own params: the client's id for it and the revision it was
+// made on. One type, read by listd and written by the clients, with its bounds in one place.
+import ListModel
+
+/// `editId` (the client's own id for an edit: sent again after a lost reply, it is applied once)
+/// and `basedOn` (the revision its lists had when it was made: an offline queue's edit is merged
+/// as a save of an old copy is). See docs/protocol.md.
+public struct EditProvenance: Sendable, Hashable {
+    public var editId: String?
+    public var basedOn: Revision?
+
+    /// The lengths an `editId` may have, in UTF-8 bytes.
+    public static let editIdBytes = 1...200
+    /// How each is described when it is wrong.
+    public static let editIdExpected = "a string of 1 to 200 bytes (the client's own id for the edit)"
+    public static let basedOnExpected = "an integer (the revision the edit was made on)"
+
+    public init(editId: String? = nil, basedOn: Revision? = nil) {
+        self.editId = editId
+        self.basedOn = basedOn
+    }
+
+    /// Read from an edit's params (absent, or `null`, is none).
+    public init(params: JSONValue?) throws(RPCError) {
+        guard case .object(let fields)? = params else { return }
+        switch fields["editId"] {
+        case nil, .null?: break
+        case .string(let id)? where Self.editIdBytes.contains(id.utf8.count): editId = id
+        default: throw .invalidParams("editId must be \(Self.editIdExpected).", param: "editId")
+        }
+        switch fields["basedOn"] {
+        case nil, .null?: break
+        case .integer(let revision)? where revision >= 0: basedOn = Revision(revision)
+        default: throw .invalidParams("basedOn must be \(Self.basedOnExpected).", param: "basedOn")
+        }
+    }
+
+    /// `fields` (an edit's params) with these beside them.
+    public func adding(to fields: [String: JSONValue]) -> [String: JSONValue] {
+        var fields = fields
+        if let editId { fields["editId"] = .string(editId) }
+        if let basedOn { fields["basedOn"] = .integer(Int64(basedOn)) }
+        return fields
+    }
+}
