@@ -18,7 +18,9 @@ public enum LineRule {
     }
 
     /// The first line of `bytes`. `searchFrom`: the bytes before it are known to hold no newline
-    /// (a reader that appends to what it searched already need not search it again).
+    /// (a reader that appends to what it searched already need not search it again). Inlinable:
+    /// specialized for each caller's bytes (unspecialized, every byte was a generic call).
+    @inlinable
     public static func cut<Bytes: BidirectionalCollection>(
         _ bytes: Bytes,
         maximumLength: Int = defaultMaximumLineLength,

@@ -127,7 +127,8 @@ func measurePageRepaint() throws {
     try browser.open(String(link))
     try browser.waitUntil(
         "the list of 2,000 items, live",
-        "return document.getElementById('status').textContent === 'Live' && document.querySelectorAll('li.item').length === 2000"
+        // Null-safe: the page is asked while the pairing link still redirects to it.
+        "const status = document.getElementById('status'); return !!status && status.textContent === 'Live' && document.querySelectorAll('li.item').length === 2000"
     )
     var runs: [Double] = []
     var sample = 0
@@ -137,10 +138,10 @@ func measurePageRepaint() throws {
             // Ticks and unticks of items spread over the list, made by another client.
             let item = (sample * 97) % 2_000
             let method = (sample / 2_000) % 2 == 0 ? "checkItem" : "uncheckItem"
-            let before = try browser.run("return window.listdRepaints.length") as? Int ?? 0
+            let before = try browser.run("return (window.listdRepaints || []).length") as? Int ?? 0
             _ = publisher.call(#"{"jsonrpc":"2.0","id":\#(sample),"method":"\#(method)","params":{"list":1,"item":"item \#(item)"}}"#)
             sample += 1
-            try browser.waitUntil("the tick", timeout: 10, "return window.listdRepaints.length > \(before)")
+            try browser.waitUntil("the tick", timeout: 10, "return (window.listdRepaints || []).length > \(before)")
             if let value = try browser.run("return window.listdRepaints[window.listdRepaints.length - 1]") as? Double {
                 samples.append(value)
             }

@@ -19,6 +19,20 @@ let baselines = option("--baselines", ".build/bench")
 /// `--out` says where.
 let only = arguments.contains("--only") ? Set(option("--only", "").split(separator: ",").compactMap { Int($0) }) : nil
 func wanted(_ section: Int) -> Bool { only?.contains(section) ?? true }
+
+/// The sections that failed, with why: the others' figures are still reported and written.
+var failedSections: [String] = []
+
+/// Runs section `number` when it is wanted; a failure is said and kept, and the run goes on.
+func section(_ number: Int, _ measure: () throws -> Void) {
+    guard wanted(number) else { return }
+    do {
+        try measure()
+    } catch {
+        print("section \(number) FAILED: \(error)")
+        failedSections.append("section \(number): \(error)")
+    }
+}
 let output = option("--out", only == nil ? "bench/results/latest.json" : "")
 let cpus = ProcessInfo.processInfo.activeProcessorCount
 var scratch = Array("/tmp/listd-bench-XXXXXX".utf8CString)
@@ -151,47 +165,47 @@ print("figure | placement | unit | listd | baseline | ratio | target | verdict")
 
 // MARK: 1. Request → reply (RoundTrips.swift)
 
-if wanted(1) { try measureRoundTrips() }
+section(1, measureRoundTrips)
 
 // MARK: 2. Durable edits per second (DurableEdits.swift)
 
-if wanted(2) { try measureDurableEdits() }
+section(2, measureDurableEdits)
 
 // MARK: 3. Fan-out (FanOutFigure.swift)
 
-if wanted(3) { try measureFanOut() }
+section(3, measureFanOut)
 
 // MARK: 4. The list file (FileSaves.swift)
 
-if wanted(4) { try measureFileSaves() }
+section(4, measureFileSaves)
 
 // MARK: 5. listctl add as a whole process (OneShot.swift)
 
-if wanted(5) { try measureOneShot() }
+section(5, measureOneShot)
 
 // MARK: 6. Idle (Idle.swift)
 
-if wanted(6) { try measureIdle() }
+section(6, measureIdle)
 
 // MARK: 7. The change log: bytes per change, and a restart after a crash (ChangeLogFigure.swift)
 
-if wanted(7) { try measureChangeLog() }
+section(7, measureChangeLog)
 
 // MARK: 8. Lists shared through PostgreSQL (Sharing.swift)
 
-if wanted(8) { try measureSharing() }
+section(8, measureSharing)
 
 // MARK: 9. Sections and amounts on a long list (Sections.swift)
 
-if wanted(9) { try measureSections() }
+section(9, measureSections)
 
 // MARK: 10. listd-web: a change → 100 open pages (Web.swift)
 
-if wanted(10) { try measureWeb() }
+section(10, measureWeb)
 
 // MARK: 11. The phone's page: a tick → its frame, on a long list (PageRepaint.swift)
 
-if wanted(11) { try measurePageRepaint() }
+section(11, measurePageRepaint)
 
 // MARK: Results
 
@@ -204,7 +218,7 @@ struct Results: Codable {
 }
 if output.isEmpty {
     if !arguments.contains("--keep") { try? FileManager.default.removeItem(atPath: work) }
-    exit(0)
+    exit(failedSections.isEmpty ? 0 : 1)
 }
 let results = Results(date: ISO8601DateFormatter().string(from: Date()), cpus: cpus, rows: rows)
 try FileManager.default.createDirectory(
@@ -213,3 +227,7 @@ try FileManager.default.createDirectory(
 )
 try encoder.encode(results).write(to: URL(fileURLWithPath: output))
 print("written to \(output)")
+if !failedSections.isEmpty {
+    print("not measured (their figures are missing above):\n" + failedSections.joined(separator: "\n"))
+    exit(1)
+}
