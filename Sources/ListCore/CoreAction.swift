@@ -45,8 +45,15 @@ public enum CoreAction: Sendable {
     case fetchRemote(after: Revision)
     /// Compact the store's log (off the owner's loop), then feed `compacted`. Appends wait.
     case compact
-    /// The lists, the subscribers or the file's state changed (a status line is due).
-    case statusChanged
+    /// Journal shell: after this long, hand the journal's lines to its thread, then feed
+    /// `journalHandedOver`.
+    case handJournalOver(after: Duration)
+    /// Status shell: the status line's text is made anew (the lists, the file's state, the store).
+    case publishStatus
+    /// Status shell: tell the service manager the status line now.
+    case tellStatus
+    /// Status shell: feed `statusTimerFired` after this long.
+    case scheduleStatus(after: Duration)
 }
 
 /// What the journal is told (`JournalEntries` writes it).

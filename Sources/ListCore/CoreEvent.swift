@@ -57,6 +57,13 @@ public enum CoreEvent: Sendable {
     /// again once the store says so after another append).
     case compacted
 
+    // MARK: Telling
+
+    /// The journal's lines were handed to its thread (`handJournalOver(after:)`).
+    case journalHandedOver
+    /// The timer of `scheduleStatus(after:)` fired.
+    case statusTimerFired
+
     // MARK: The list file
 
     /// The watcher saw the list file change (no change: events of other files were read).
@@ -85,7 +92,9 @@ extension ListCore {
         while !unasked.isEmpty {
             actions += answered(unasked.removeFirst(), .allowed, at: time)
         }
-        return answeringResends(actions)
+        actions = answeringResends(actions)
+        tell(after: &actions, now: now)
+        return actions
     }
 
     private mutating func decide(_ event: CoreEvent, now: ContinuousClock.Instant, at time: Timestamp) -> [CoreAction] {
@@ -137,6 +146,11 @@ extension ListCore {
         case .compacted:
             store.compacting = false
             return []
+        case .journalHandedOver:
+            telling.journalArmed = false
+            return []
+        case .statusTimerFired:
+            return statusTimerFired(now: now)
         case .fileChanged(let changes):
             return fileChanged(changes, now: now, at: time)
         case .fileRecheckDue:

@@ -70,7 +70,7 @@ extension ListCore {
         actions += batch.replies.map { .reply($0.0, $0.1) }
         actions += batch.after
         if !batch.changes.isEmpty {
-            actions.append(.statusChanged)
+            statusChanged()
             file.changedAt = now
         }
         scheduleWrite(now: now, into: &actions)

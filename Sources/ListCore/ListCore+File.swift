@@ -210,7 +210,7 @@ extension ListCore {
                 )
                 actions.append(.announceRejection(rejection))
                 actions.append(.journal(.fileRejected(rejection)))
-                actions.append(.statusChanged)
+                statusChanged()
             }
         case .bytes(let bytes, let reading?, _, let edits):
             file.emptySince = nil
@@ -225,7 +225,7 @@ extension ListCore {
         file.reportedInvalid = nil
         guard file.invalidOffset != nil else { return }
         file.invalidOffset = nil
-        actions.append(.statusChanged)
+        statusChanged()
     }
 
     // MARK: Writing the file
@@ -311,7 +311,7 @@ extension ListCore {
             if file.writeFailure != nil {
                 file.writeFailure = nil
                 actions.append(.journal(.fileWrittenAgain(path: filePath)))
-                actions.append(.statusChanged)
+                statusChanged()
             }
             file.writeFailures = 0
             file.bytes = rendered.bytes
@@ -331,7 +331,7 @@ extension ListCore {
             // next change), told once (each try's error names its own temp file).
             if file.writeFailure == nil {
                 actions.append(.journal(.fileWriteFailed(error)))
-                actions.append(.statusChanged)
+                statusChanged()
             }
             file.writeFailure = error
             file.writeFailures += 1

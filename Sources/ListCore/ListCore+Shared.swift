@@ -89,6 +89,7 @@ extension ListCore {
     /// person's save that waited for it is read.
     mutating func storeStatusChanged(connected: Bool, now: ContinuousClock.Instant) -> [CoreAction] {
         storeReachable = connected
+        statusChanged()
         guard connected, file.heldForStore else { return [] }
         file.heldForStore = false
         file.readWanted = false
@@ -131,7 +132,7 @@ extension ListCore {
             .publish(changes.map(\.withoutItems), records: remote.map(\.record), book: durable.withoutItemKeys),
             at: 0
         )
-        actions.append(.statusChanged)
+        statusChanged()
         actions += releaseConfirms()
         return true
     }

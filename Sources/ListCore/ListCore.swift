@@ -80,6 +80,8 @@ public struct ListCore {
     var asking: Set<Asker> = []
     /// Fetches and compactions, one at a time with the appends (`ListCore+Store`).
     var store = StoreWork()
+    /// What the journal and the status line are owed (`ListCore+Telling`).
+    var telling = Telling()
     /// Questions no delegate turned out to want: allowed once the event at hand is decided.
     var unasked: [Asker] = []
     /// The registered delegates, what each wants to be asked and the questions out to them

@@ -63,3 +63,36 @@ import Testing
         }
     }
 }
+
+extension CoreLimitsTests {
+    /// The status line is told at once, then at most once per the table's interval; the journal's
+    /// lines are handed over the table's lag after the first, once per lag.
+    @Test func theStatusLineAndTheJournalAreToldAtTheTablesPace() {
+        var limits = CoreLimits.standard
+        limits.statusInterval = .milliseconds(500)
+        limits.journalLag = .milliseconds(7)
+        var core = Helpers.core(limits: limits)
+        let start = ContinuousClock.now
+        func told(_ actions: [CoreAction]) -> String {
+            actions.compactMap { action -> String? in
+                switch action {
+                case .tellStatus: "now"
+                case .scheduleStatus(let after): "after \(after)"
+                case .handJournalOver(let after): "journal after \(after)"
+                default: nil
+                }
+            }.joined(separator: ", ")
+        }
+        #expect(told(core.feed(.storeStatusChanged(connected: false), now: start)) == "now")
+        let soon = start + .milliseconds(200)
+        #expect(told(core.feed(.storeStatusChanged(connected: true), now: soon)) == "after 0.3 seconds")
+        #expect(told(core.feed(.storeStatusChanged(connected: false), now: soon)) == "", "one telling is scheduled already")
+        #expect(told(core.feed(.statusTimerFired, now: start + .milliseconds(500))) == "now")
+        let denied = core.propose(1, .addItem("milk", to: .name("Nope")), origin: Helpers.client, at: Helpers.time)
+        #expect(told(denied) == "journal after 0.007 seconds")
+        let again = core.propose(2, .addItem("tea", to: .name("Nope")), origin: Helpers.client, at: Helpers.time)
+        #expect(told(again) == "", "one hand-over for the lines of that time")
+        core.feed(.journalHandedOver)
+        #expect(told(core.propose(3, .addItem("egg", to: .name("Nope")), origin: Helpers.client, at: Helpers.time)) == "journal after 0.007 seconds")
+    }
+}

@@ -355,7 +355,7 @@ import Testing
             return nil
         }
         func statusChanged(_ actions: [CoreAction]) -> Bool {
-            actions.contains { if case .statusChanged = $0 { true } else { false } }
+            actions.contains { if case .publishStatus = $0 { true } else { false } }
         }
         var rendered = try #require(render(core.feed(.fileWriteForced, now: Self.now)))
         _ = core.pass { $0.feed(.fileRendered(rendered), now: Self.now) }
@@ -440,13 +440,13 @@ import Testing
         let good = "# Groceries <!-- listd id=1 -->\n- milk\n"
         _ = core.feed(.fileRecheckDue)
         let invalid = core.pass { $0.feed(.fileRead(ListFileText.content(Array(good.utf8) + [0xFF, 0x0A], known: $0.file.shown)), now: Self.now, at: Self.time) }
-        #expect(invalid.contains { if case .statusChanged = $0 { true } else { false } })
+        #expect(invalid.contains { if case .publishStatus = $0 { true } else { false } })
         let refused = core.propose(1, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(Self.replies(refused)[1]?.hasPrefix("fileInvalid") == true, "edits are refused while the file is bad")
 
         _ = core.feed(.fileRecheckDue)
         let reverted = Self.read(good, into: &core)
-        #expect(reverted.contains { if case .statusChanged = $0 { true } else { false } }, "STATUS says it is over")
+        #expect(reverted.contains { if case .publishStatus = $0 { true } else { false } }, "STATUS says it is over")
         let proposed = core.propose(2, .addItem("bread", to: .id(1)), origin: Self.client, at: Self.time)
         #expect(Self.questions(proposed) == ["shouldAdd bread on [\"milk\"]"], "the edit is vetted, not refused")
     }

@@ -110,7 +110,9 @@ private final class JournalRecorder: @unchecked Sendable {
 private func fence(_ parts: ListdParts) async throws {
     let owner = parts.owner
     for _ in 0..<3 { try await owner.loop.submit {}.get() }
-    try await owner.loop.flatScheduleTask(in: ListOwner.journalLag) { owner.journal.written(on: owner.loop) }
+    let lag = CoreLimits.standard.journalLag
+    let journalLag = TimeAmount.nanoseconds(lag.components.seconds * 1_000_000_000 + lag.components.attoseconds / 1_000_000_000)
+    try await owner.loop.flatScheduleTask(in: journalLag) { owner.journal.written(on: owner.loop) }
         .futureResult.get()
 }
 

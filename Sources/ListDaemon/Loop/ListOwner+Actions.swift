@@ -61,8 +61,19 @@ extension ListOwner {
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.fileRecheckDue) }
         case .checkSettled(let delay):
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.settleCheckDue) }
-        case .statusChanged:
-            statusDue = true
+        case .handJournalOver(let delay):
+            // After the replies (each outbox hands its bytes to its socket in a task queued
+            // during the pass); the lines are formatted and written on the journal's thread.
+            loop.scheduleTask(in: TimeAmount(delay)) {
+                self.handJournalOver()
+                self.handle(.journalHandedOver)
+            }
+        case .publishStatus:
+            publishSummary()
+        case .tellStatus:
+            if statusObserver.isSet { statusObserver(published.current.summary) }
+        case .scheduleStatus(let delay):
+            loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.statusTimerFired) }
         case .fetchRemote(let revision):
             fetchRemote(after: revision)
         case .compact:

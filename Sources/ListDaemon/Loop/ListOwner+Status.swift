@@ -1,32 +1,15 @@
-// What the owner tells besides replies: the journal's lines, handed to its thread in batches, and
-// the service manager's status line, at most once a second.
+// What the owner tells besides replies, when the core says: the journal's lines, handed to its
+// thread in batches, and the service manager's status line.
 import ListCore
 import NIOCore
 
 extension ListOwner {
     /// Hands what the journal is owed to its thread.
     func handJournalOver() {
-        journalHandOverArmed = false
         guard !journalDue.isEmpty else { return }
         let entries = journalDue
         journalDue = []
         journal.write(entries)
-    }
-
-    /// Tells the status observer the summary, at most once a second.
-    func tellStatus() {
-        guard statusObserver.isSet, !statusTaskArmed else { return }
-        let now = NIODeadline.now()
-        if let told = statusToldAt, now - told < Self.statusInterval {
-            statusTaskArmed = true
-            loop.scheduleTask(deadline: told + Self.statusInterval) {
-                self.statusTaskArmed = false
-                self.tellStatus()
-            }
-            return
-        }
-        statusToldAt = now
-        statusObserver(published.current.summary)
     }
 
     /// The status line, as the service manager shows it.

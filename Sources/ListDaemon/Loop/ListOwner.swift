@@ -52,16 +52,8 @@ public final class ListOwner: Service, @unchecked Sendable {
     var appendDue: [LogEntry]?
     /// The lists are shared with other machines (`--share`): what they commit is fetched here.
     let share: (any SharedListStore)?
+    /// The journal's lines of the passes since the last hand-over (`CoreAction.handJournalOver`).
     var journalDue: [JournalEntry] = []
-    /// A task will hand `journalDue` to the journal's thread.
-    var journalHandOverArmed = false
-    /// How long a journal line may wait for others to go with it.
-    static let journalLag = TimeAmount(CoreLimits.standard.journalLag)
-    static let statusInterval = TimeAmount(CoreLimits.standard.statusInterval)
-    var statusDue = false
-    /// When the status line was last told, and whether a task will tell the next one.
-    var statusToldAt: NIODeadline?
-    var statusTaskArmed = false
     var waiters: [(condition: (ListCore) -> Bool, promise: EventLoopPromise<Void>)] = []
 
     /// The list file listd works on, as named (a symlink stays one: see `ListFileStorage`).
@@ -164,10 +156,7 @@ public final class ListOwner: Service, @unchecked Sendable {
         }
         share?.onStatus.set { [weak self] connected in
             guard let owner = self else { return }
-            owner.execute {
-                owner.statusDue = true
-                owner.handle(.storeStatusChanged(connected: connected))
-            }
+            owner.execute { owner.handle(.storeStatusChanged(connected: connected)) }
         }
         if let share {
             // As the connection is now (a start from the copy has none); `onStatus` says each
@@ -296,20 +285,6 @@ public final class ListOwner: Service, @unchecked Sendable {
             append(entries)
         }
         inPass = false
-        if !journalDue.isEmpty, !journalHandOverArmed {
-            // After the replies (each outbox hands its bytes to its socket in a task queued
-            // during the pass), and at most every `journalLag`: the journal's thread is woken
-            // once for the passes of that time, not once per pass (a wake-up per edit cost a
-            // lone client's edits a tenth of listd's CPU). The lines are formatted and written
-            // there, together.
-            journalHandOverArmed = true
-            loop.scheduleTask(in: Self.journalLag) { self.handJournalOver() }
-        }
-        if statusDue {
-            statusDue = false
-            publishSummary()
-            tellStatus()
-        }
         if !waiters.isEmpty {
             let core = core
             let ready = waiters.filter { $0.condition(core) }.map(\.promise)
