@@ -100,9 +100,10 @@ public struct ListCore {
     /// Whether the shared lists' server is reachable, as its connection last said (always,
     /// without `--share`).
     var storeReachable = true
-    /// The durable changes kept (as many as `--history` says, on disk across restarts): a save's
-    /// base is the lists at the revision its author read, rebuilt from them (`SaveBase`).
-    var history: ChangeHistory
+    /// The durable changes kept (as many as `--history` says, on disk across restarts): listd's
+    /// one history. A save's base is the lists at the revision its author read, rebuilt from them
+    /// (`SaveBase`); the hub reads it for `getHistory`, `subscribe {since}`, `undo` and `basedOn`.
+    public internal(set) var history: ChangeHistory
     public internal(set) var save: Save?
     var nextSaveID = 1
     var accepting = true
@@ -170,7 +171,7 @@ public struct ListCore {
             do throws(RedoError) {
                 try history.append(record, after: record.revision == book.revision ? book : nil)
             } catch {
-                // A record that does not fit starts the history afresh (as the hub's does).
+                // A record that does not fit starts the history afresh.
                 history = ChangeHistory(base: book, limit: history.limit)
             }
         }

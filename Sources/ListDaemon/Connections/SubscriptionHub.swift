@@ -61,7 +61,9 @@ final class SubscriptionHub: @unchecked Sendable {
 
     private let loop: any EventLoop
     private(set) var book: ListBook
-    private var history: ChangeHistory
+    /// The kept history: the core's (`ListCore.history`), one for listd, read on the loop.
+    var historySource: () -> ChangeHistory
+    private var history: ChangeHistory { historySource() }
     private var subscribers: [Int: Subscription] = [:]
     /// What other threads read (`PublishedLists`), stored before any confirm is handed out.
     let published: PublishedLists
@@ -69,7 +71,7 @@ final class SubscriptionHub: @unchecked Sendable {
 
     init(book: ListBook, history: ChangeHistory, published: PublishedLists, loop: any EventLoop) {
         self.book = book
-        self.history = history
+        historySource = { history }
         self.published = published
         self.loop = loop
     }
@@ -139,14 +141,6 @@ final class SubscriptionHub: @unchecked Sendable {
         (said.editId.flatMap { history.revision(ofEdit: $0) }, said.basedOn.flatMap { try? history.book(at: $0) })
     }
 
-    /// The lists a first start found (in no log): the base of the history, when it holds no
-    /// change yet.
-    func startHistory(from base: ListBook) {
-        loop.assertInEventLoop()
-        guard history.records.isEmpty else { return }
-        history = ChangeHistory(base: base, limit: history.limit)
-    }
-
     /// `getHistory`: the kept changes after `since` (of one list when `list` is given, followed
     /// through renames), the newest `limit` of them, oldest first.
     func history(list: ListReference?, since: Revision?, limit: Int) throws(SubscribeFailure) -> GetHistory.Result {
@@ -196,15 +190,6 @@ final class SubscriptionHub: @unchecked Sendable {
         published.update { view in
             view.book = book
             if let lastChange { view.lastChange = lastChange }
-        }
-        for record in records {
-            // The history redoes its records; a record that does not fit starts it afresh. The
-            // lists after the last one are `book`: a checkpoint, when one is due.
-            do throws(RedoError) {
-                try history.append(record, after: record.revision == book.revision ? book : nil)
-            } catch {
-                history = ChangeHistory(base: book, limit: history.limit)
-            }
         }
         for (change, record) in zip(changes, records) {
             guard subscribers.values.contains(where: { $0.lag == nil }) else { return }

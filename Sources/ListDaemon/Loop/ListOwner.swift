@@ -97,6 +97,9 @@ public final class ListOwner: Service, @unchecked Sendable {
             // Every machine's subscribers hear which machine's file a person saved.
             sharedFrom: share == nil ? nil : ProcessInfo.processInfo.hostName
         )
+        // One history: the hub reads the core's, on this loop (after the owner exists, nothing
+        // else calls the hub).
+        hub.historySource = { [unowned self] in self.core.history }
 
         // A file listd knows (it wrote it, or took it in) holds nothing of the person's to take in:
         // one a note names, or one that shows exactly the lists (written before its note was).
@@ -136,7 +139,6 @@ public final class ListOwner: Service, @unchecked Sendable {
             // The history's first change follows these lists, not the empty ones it began with
             // (else `getHistory`, `undo` and `subscribe {since}` could not redo it).
             try? await loop.submit {
-                self.hub.startHistory(from: view.book)
                 self.handle(.historyBegan(from: view.book))
             }.get()
         }
