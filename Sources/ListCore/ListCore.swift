@@ -30,13 +30,13 @@ public struct ListCore {
     }
     /// Per list (see `ListEdit.gateKey`): who waits, the first one being decided.
     var queues: [String: [QueueEntry]] = [:]
+    /// A client's edit in its list's queue: the request as it came (`ClientEdit`, the one type
+    /// of an edit request in the core), with where it waits and what was decided of it so far.
     public struct Proposal {
-        var edit: ListEdit
-        var ifRevision: Revision?
-        var origin: ChangeOrigin
+        /// The request it came as (its edit narrowed as it is decided: parts refused, a clear
+        /// made on older lists), to be proposed again when held for a save or for a fetch.
+        var request: ClientEdit
         var key: String
-        /// The change it undoes, when it is an undo.
-        var undoes: Revision?
         /// An edit of several items asked about item by item: each part's item, how many
         /// questions are still out, the keys delegates refused and why.
         var parts: [ListEdit] = []
@@ -47,26 +47,24 @@ public struct ListCore {
         /// Allowed already, decided again by the rules only (its append was behind the shared
         /// lists: `appendBehind`).
         var vetted = false
-        /// The client's id for the edit, and the lists it was made on (see `ClientEdit`).
-        var editId: String?
-        var base: SaveBase?
-        var rights: ClientRights
 
         init(_ request: ClientEdit, key: String) {
-            edit = request.edit
-            ifRevision = request.ifRevision
-            origin = request.origin
+            self.request = request
             self.key = key
-            undoes = request.undoes
-            editId = request.editId
-            base = request.base
-            rights = request.rights
         }
 
-        /// The request it came as, to be proposed again (held for a save, or for a fetch).
-        var request: ClientEdit {
-            ClientEdit(edit: edit, ifRevision: ifRevision, origin: origin, undoes: undoes, editId: editId, base: base, rights: rights)
+        var edit: ListEdit {
+            get { request.edit }
+            set { request.edit = newValue }
         }
+        var ifRevision: Revision? { request.ifRevision }
+        var origin: ChangeOrigin { request.origin }
+        /// The change it undoes, when it is an undo.
+        var undoes: Revision? { request.undoes }
+        /// The client's id for the edit, and the lists it was made on (see `ClientEdit`).
+        var editId: String? { request.editId }
+        var base: SaveBase? { request.base }
+        var rights: ClientRights { request.rights }
     }
     public internal(set) var proposals: [Int: Proposal] = [:]
     /// Proposals that came while a person's save was under way, in order: they go into their

@@ -344,7 +344,9 @@ import Testing
     /// server is back, and a subscriber hears every change gap-free.
     @Test func theServerKilledInTheMiddleOfEditsLosesNothingConfirmed() async throws {
         try await offThePool {
-            let home = try Household(machines: 2)
+            // At debug level: what was read and written of the file is in the logs printed when
+            // a check fails.
+            let home = try Household(machines: 2, arguments: ["--log", "stderr", "--log-level", "debug"])
             try home.createGroceries()
             let subscriber = try home.connect(1)
             _ = try subscriber.result("subscribe", ["since": 0])
@@ -424,7 +426,11 @@ import Testing
             _ = try home.machines[1].sandbox.read { $0.contains("- [ ] e") }
             try shell(in: home.machines[1].sandbox, "printf -- '- [ ] saved meanwhile\\n' >> lists.md")
             usleep(300_000)
-            #expect(try home.machines[1].sandbox.read().contains("saved meanwhile"), "the person's save is not overwritten")
+            let afterSave = try home.machines[1].sandbox.read()
+            #expect(
+                afterSave.contains("saved meanwhile"),
+                "the person's save is not overwritten: \(afterSave)\n\(home.machines[1].logOutput.suffix(6000))"
+            )
 
             try home.server.start()
             try within(20, "both machines connected again") {

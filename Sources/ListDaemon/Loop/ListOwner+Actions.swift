@@ -35,7 +35,14 @@ extension ListOwner {
         case .readFile(let request):
             fileSync.read(request, on: loop).whenComplete { result in
                 switch result {
-                case .success(let content): self.handle(.fileRead(content))
+                case .success(let content):
+                    if case .bytes(let bytes, _, let known, let edits) = content {
+                        self.logger.debug(
+                            "list file read",
+                            metadata: ["bytes": "\(bytes.count)", "known": "\(known.revision)", "edits": "\(edits?.edits.count ?? 0)"]
+                        )
+                    }
+                    self.handle(.fileRead(content))
                 case .failure(let error): self.handle(self.readFailed(error))
                 }
             }
@@ -53,6 +60,7 @@ extension ListOwner {
                 let outcome =
                     (try? result.get())
                     ?? .failed(.cannotWriteListFile(path: fileSync.path, step: "run on the thread pool", errno: ECANCELED))
+                self.logger.debug("list file replaced", metadata: ["revision": "\(rendered.book.revision)", "outcome": "\(outcome)"])
                 self.handle(.fileReplaced(rendered, outcome))
             }
         case .scheduleWrite(let delay):
