@@ -67,4 +67,25 @@ public struct FileState: Sendable {
         if versions.count > keptVersions { versions.removeFirst(versions.count - keptVersions) }
     }
 
+    /// Back to what the file was known to show before a save was taken in (its append failed),
+    /// keeping what is under way now: reads and writes in flight, a write's timer, a person's
+    /// further save being made and the edits held for it, the store's hold, the write failures.
+    /// Those flags stand for actions out there; their values at the save's taking in would
+    /// wait for an answer that already came, or forget one still to come. The bytes are not
+    /// known (the file holds the person's save): nil, so no write expects them.
+    mutating func restoreShown(from before: FileState) {
+        let now = self
+        self = before
+        readInFlight = now.readInFlight
+        readWanted = now.readWanted
+        writeInFlight = now.writeInFlight
+        writeScheduled = now.writeScheduled
+        settle = now.settle
+        saveUnderway = now.saveUnderway
+        heldForStore = now.heldForStore
+        writeFailure = now.writeFailure
+        writeFailures = now.writeFailures
+        emptySince = now.emptySince
+        bytes = nil
+    }
 }

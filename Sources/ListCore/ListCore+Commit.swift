@@ -108,8 +108,7 @@ extension ListCore {
             // on a connection lost before the last reconnection can fail after it: the server is
             // back already, and the save is read now, or it would wait for a reconnection that
             // has been.
-            file = before
-            file.bytes = nil
+            file.restoreShown(from: before)
             if case .shareUnavailable = error, !storeReachable { file.heldForStore = true }
             actions += requestRead()
         }

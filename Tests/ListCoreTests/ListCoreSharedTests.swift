@@ -122,6 +122,35 @@ import Testing
         #expect(Core.replies(appended) == [2: "ok [\"milk\", \"bread\", \"tea\", \"eggs\"]"])
     }
 
+    /// A save taken in whose append fails is read again; meanwhile the person went on saving: the
+    /// file's state goes back to before the save, but not what is under way now — the second
+    /// save is still settling (a read now would catch the editor mid-write), and a write timer
+    /// that fired meanwhile is not taken for pending (no write would ever be scheduled again).
+    @Test func aFailedSavesFileStateGoesBackButNotWhatIsUnderWayNow() {
+        var core = Self.core()
+        let start = Core.now
+        // A client's edit made durable: a write of the file is due in 25 ms, its timer set.
+        _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Core.client, at: Core.time)
+        _ = core.feed(.passEnded)
+        let done = core.feed(.appended(compactionDue: false), now: start)
+        #expect(done.contains { if case .scheduleWrite = $0 { true } else { false } }, "\(done)")
+        // A person's save, taken in before the timer fires; its append goes out.
+        let saved = Core.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n- tea\n", into: &core)
+        #expect(Core.appends(saved).count == 1)
+        // The timer fires (no write: the save's changes are on their way), and the person saves again.
+        let fired = core.feed(.writeDue, now: start + .milliseconds(30))
+        #expect(!fired.contains { if case .renderFile = $0 { true } else { false } })
+        _ = core.feed(.fileChanged([.written]), now: start + .milliseconds(31), at: Core.time)
+        // The append fails (the server is up again already): the save is to be read again...
+        let failed = core.feed(.appendFailed(.shareUnavailable(server: "listd@db:5432/lists", detail: "deadline passed"), inDoubt: nil))
+        #expect(!Self.reads(failed), "...not while the person is still saving")
+        #expect(!core.file.settle.isSettled && core.file.readWanted)
+        #expect(!core.file.writeScheduled, "the timer that fired is not pending")
+        // Once the second save settles, it is read.
+        let settled = core.feed(.settleCheckDue, now: start + .seconds(3))
+        #expect(Self.reads(settled), "\(settled)")
+    }
+
     @Test func aSaveWhoseAppendFindsTheServerGoneIsReadAgainOnlyOnceItIsBack() {
         var core = Self.core()
         let saved = Core.read("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n", into: &core)
