@@ -269,6 +269,8 @@ final class SubscriptionHub: @unchecked Sendable {
             return
         }
         subscription.lag = nil
+        // Read once: the history is the core's, and each read of it is a copy.
+        let history = self.history
         var outcome: (waiting: Bool, behind: Bool) = (false, false)
         while lag.cursor < book.revision {
             if subscription.outbox.queuedBytes > subscription.outbox.limit / 2 {

@@ -97,9 +97,10 @@ public final class ListOwner: Service, @unchecked Sendable {
             // Every machine's subscribers hear which machine's file a person saved.
             sharedFrom: share == nil ? nil : ProcessInfo.processInfo.hostName
         )
-        // One history: the hub reads the core's, on this loop (after the owner exists, nothing
-        // else calls the hub).
-        hub.historySource = { [unowned self] in self.core.history }
+        // One history: the hub reads the core's, on this loop (the recovered one, should a
+        // connection ask after the owner is gone).
+        let recoveredHistory = recovered.history
+        hub.historySource = { [weak self] in self?.core.history ?? recoveredHistory }
 
         // A file listd knows (it wrote it, or took it in) holds nothing of the person's to take in:
         // one a note names, or one that shows exactly the lists (written before its note was).
