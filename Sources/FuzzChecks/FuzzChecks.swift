@@ -13,18 +13,35 @@ public enum FuzzChecks {
     /// same request.
     public static func rpcLine(_ bytes: UnsafeRawBufferPointer) -> String? {
         let messages: [Result<RPCMessage, RPCLine.InvalidMessage>]
-        switch RPCLine.parse(bytes, limits: .default) {
+        let parsed = RPCLine.parse(bytes, limits: .default)
+        // The line is checked without being read into a tree: it must be taken exactly when the
+        // tree reader takes it.
+        let readsAsJSON = (try? RPCEncoding.value(fromJSON: bytes)) != nil
+        switch parsed {
+        case .single(.failure(let invalid)) where invalid.error.code == RPCError.parseError("").code:
+            if readsAsJSON { return "a line refused as not JSON reads as JSON" }
+        case .single(.failure(let invalid)) where invalid.error.message.contains("nested deeper"): break
+        case .empty: break
+        default: if !readsAsJSON { return "a line that is not JSON was read as messages" }
+        }
+        switch parsed {
         case .empty: return nil
         case .single(let message): messages = [message]
         case .batch(let batch): messages = batch
         }
         for case .success(.request(let request)) in messages {
-            // Every params type listd decodes, as it would for that method (a refusal is fine).
-            _ = try? RPCEncoding.decode(AddItem.Params.self, from: request.params)
-            _ = try? RPCEncoding.decode(ReplaceItem.Params.self, from: request.params)
-            _ = try? RPCEncoding.decode(CreateList.Params.self, from: request.params)
-            _ = try? RPCEncoding.decode(Subscribe.Params.self, from: request.params)
-            _ = try? RPCEncoding.decode(RegisterDelegate.Params.self, from: request.params)
+            // Every params type listd decodes, as it would for that method (a refusal is fine),
+            // read from the text as listd does and from the tree, with the same answer.
+            let disagreements = [
+                paramsReadAlike(AddItem.Params.self, request.params),
+                paramsReadAlike(ReplaceItem.Params.self, request.params),
+                paramsReadAlike(CreateList.Params.self, request.params),
+                paramsReadAlike(Subscribe.Params.self, request.params),
+                paramsReadAlike(RegisterDelegate.Params.self, request.params),
+                paramsReadAlike(GetHistory.Params.self, request.params),
+                paramsReadAlike(MoveItem.Params.self, request.params),
+            ]
+            if let disagreement = disagreements.compactMap({ $0 }).first { return disagreement }
             let written: Data
             do {
                 written = try RPCEncoding.request(id: request.id, method: request.method, params: request.params)
@@ -40,6 +57,18 @@ public enum FuzzChecks {
             }
         }
         return nil
+    }
+
+    /// Params decoded from their text (listd's way) and from their tree give the same value, or
+    /// fail with the same error (the one the client reads).
+    static func paramsReadAlike<P: Decodable & Equatable>(_ type: P.Type, _ params: JSONText?) -> String? {
+        let fromText = Result { try RPCEncoding.decode(P.self, from: params) }
+        let fromTree = Result { try RPCEncoding.decode(P.self, from: params?.value ?? .object([:])) }
+        switch (fromText, fromTree) {
+        case (.success(let text), .success(let tree)) where text == tree: return nil
+        case (.failure(let text), .failure(let tree)) where "\(text)" == "\(tree)": return nil
+        default: return "\(P.self) read from text as \(fromText) but from the tree as \(fromTree): \(params?.description ?? "none")"
+        }
     }
 
     /// One WebSocket message from a page: vetting it must not crash, whatever the bytes; what

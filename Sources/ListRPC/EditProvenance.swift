@@ -21,14 +21,13 @@ public struct EditProvenance: Sendable, Hashable {
     }
 
     /// Read from an edit's params (absent, or `null`, is none).
-    public init(params: JSONValue?) throws(RPCError) {
-        guard case .object(let fields)? = params else { return }
-        switch fields["editId"] {
+    public init(params: JSONText?) throws(RPCError) {
+        switch params?.member("editId")?.value {
         case nil, .null?: break
         case .string(let id)? where Self.editIdBytes.contains(id.utf8.count): editId = id
         default: throw .invalidParams("editId must be \(Self.editIdExpected).", param: "editId")
         }
-        switch fields["basedOn"] {
+        switch params?.member("basedOn")?.value {
         case nil, .null?: break
         case .integer(let revision)? where revision >= 0: basedOn = Revision(revision)
         default: throw .invalidParams("basedOn must be \(Self.basedOnExpected).", param: "basedOn")

@@ -128,43 +128,49 @@ struct JSONReader {
             case UInt8(ascii: "\""):
                 return String(decoding: decoded, as: UTF8.self)
             case UInt8(ascii: "\\"):
-                guard index < bytes.count else { throw Malformed() }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
-                case UInt8(ascii: "b"): decoded.append(0x08)
-                case UInt8(ascii: "f"): decoded.append(0x0C)
-                case UInt8(ascii: "n"): decoded.append(0x0A)
-                case UInt8(ascii: "r"): decoded.append(0x0D)
-                case UInt8(ascii: "t"): decoded.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalar = UInt32(try hex4())
-                    if (0xD800...0xDBFF).contains(scalar) {
-                        // A high surrogate must be followed by an escaped low one.
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-                            bytes[index + 1] == UInt8(ascii: "u")
-                        else {
-                            throw Malformed()
-                        }
-                        index += 2
-                        let low = UInt32(try hex4())
-                        guard (0xDC00...0xDFFF).contains(low) else { throw Malformed() }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    } else if (0xDC00...0xDFFF).contains(scalar) {
-                        throw Malformed()
-                    }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw Malformed() }
-                    decoded.append(contentsOf: UTF8.encode(unicode)!)
-                default:
-                    throw Malformed()
-                }
+                let scalar = try escapedScalar()
+                if scalar.isASCII { decoded.append(UInt8(scalar.value)) } else { decoded.append(contentsOf: UTF8.encode(scalar)!) }
             default:
                 guard byte >= 0x20 else { throw Malformed() }
                 decoded.append(byte)
             }
         }
         throw Malformed()
+    }
+
+    /// The character an escape stands for, from the byte after its backslash; lone surrogates are
+    /// refused.
+    private mutating func escapedScalar() throws(Malformed) -> Unicode.Scalar {
+        guard index < bytes.count else { throw Malformed() }
+        let escape = bytes[index]
+        index += 1
+        switch escape {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(escape)
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try hex4())
+            if (0xD800...0xDBFF).contains(scalar) {
+                // A high surrogate must be followed by an escaped low one.
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else {
+                    throw Malformed()
+                }
+                index += 2
+                let low = UInt32(try hex4())
+                guard (0xDC00...0xDFFF).contains(low) else { throw Malformed() }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw Malformed()
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw Malformed() }
+            return unicode
+        default:
+            throw Malformed()
+        }
     }
 
     private mutating func hex4() throws(Malformed) -> UInt16 {
@@ -188,6 +194,17 @@ struct JSONReader {
     /// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`: an integer when it is one that fits in
     /// 64 bits (`2.0` and `2e0` included), a finite double otherwise.
     private mutating func number() throws(Malformed) -> JSONValue {
+        let (start, isInteger) = try numberToken()
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, let integer = Int64(text) { return .integer(integer) }
+        guard let double = Double(text), double.isFinite else { throw Malformed() }
+        if double == double.rounded(), abs(double) < 9_007_199_254_740_992 { return .integer(Int64(double)) }
+        return .number(double)
+    }
+
+    /// A number's text, checked against the grammar: where it starts, and whether it has neither a
+    /// fraction nor an exponent.
+    private mutating func numberToken() throws(Malformed) -> (start: Int, isInteger: Bool) {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         let integerStart = index
@@ -208,16 +225,158 @@ struct JSONReader {
             guard try digits() > 0 else { throw Malformed() }
             isInteger = false
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if isInteger, let integer = Int64(text) { return .integer(integer) }
-        guard let double = Double(text), double.isFinite else { throw Malformed() }
-        if double == double.rounded(), abs(double) < 9_007_199_254_740_992 { return .integer(Int64(double)) }
-        return .number(double)
+        return (start, isInteger)
     }
 
     private mutating func digits() throws(Malformed) -> Int {
         let start = index
         while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
         return index - start
+    }
+}
+
+// Reading without building: a line is checked whole first, then only the parts asked for are
+// read (a request's envelope, its params field by field as its type decodes them), so no tree of
+// the whole text is made. Every check is the one `read` makes: the same text is taken or refused.
+extension JSONReader {
+    /// True when `bytes` hold what `read` takes: one value, with nothing but whitespace around it.
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var reader = JSONReader(bytes: bytes)
+        do {
+            try reader.skipValue()
+        } catch {
+            return false
+        }
+        reader.skipWhitespace()
+        return reader.index == bytes.count
+    }
+
+    /// The members of the object at `range` of valid text, in order: each key and where its value
+    /// is (a repeated key is listed each time; the last one counts).
+    static func members(of range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> [(key: String, value: Range<Int>)] {
+        var reader = JSONReader(bytes: bytes)
+        reader.index = range.lowerBound + 1  // {
+        var members: [(key: String, value: Range<Int>)] = []
+        do {
+            while true {
+                reader.skipWhitespace()
+                guard reader.index < range.upperBound, bytes[reader.index] == UInt8(ascii: "\"") else { return members }
+                let key = try reader.string()
+                reader.skipWhitespace()
+                reader.index += 1  // :
+                members.append((key, try reader.valueRange()))
+                reader.skipWhitespace()
+                reader.index += 1  // , or }
+            }
+        } catch {
+            return members  // not reached: the text was checked
+        }
+    }
+
+    /// Where each element of the array at `range` of valid text is.
+    static func elements(of range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var reader = JSONReader(bytes: bytes)
+        reader.index = range.lowerBound + 1  // [
+        var elements: [Range<Int>] = []
+        do {
+            while true {
+                reader.skipWhitespace()
+                guard reader.index < range.upperBound, bytes[reader.index] != UInt8(ascii: "]") else { return elements }
+                elements.append(try reader.valueRange())
+                reader.skipWhitespace()
+                reader.index += 1  // , or ]
+            }
+        } catch {
+            return elements  // not reached: the text was checked
+        }
+    }
+
+    /// Where the value starting at or after `start` of valid text is, whitespace left out.
+    static func valueRange(from start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        var reader = JSONReader(bytes: bytes)
+        reader.index = start
+        return (try? reader.valueRange()) ?? start..<start
+    }
+
+    /// The value at `range` of valid text, read whole.
+    static func value(at range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> JSONValue {
+        var reader = JSONReader(bytes: UnsafeBufferPointer(rebasing: bytes[..<range.upperBound]))
+        reader.index = range.lowerBound
+        return (try? reader.value()) ?? .null
+    }
+
+    private mutating func valueRange() throws(Malformed) -> Range<Int> {
+        skipWhitespace()
+        let start = index
+        try skipValue()
+        return start..<index
+    }
+
+    private mutating func skipValue() throws(Malformed) {
+        skipWhitespace()
+        guard index < bytes.count else { throw Malformed() }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): try skipContainer(closer: UInt8(ascii: "}"), keyed: true)
+        case UInt8(ascii: "["): try skipContainer(closer: UInt8(ascii: "]"), keyed: false)
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        default: try skipNumber()
+        }
+    }
+
+    private mutating func skipContainer(closer: UInt8, keyed: Bool) throws(Malformed) {
+        index += 1  // { or [
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == closer {
+            index += 1
+            return
+        }
+        while true {
+            if keyed {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Malformed() }
+                try skipString()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw Malformed() }
+                index += 1
+            }
+            try skipValue()
+            skipWhitespace()
+            guard index < bytes.count else { throw Malformed() }
+            switch bytes[index] {
+            case UInt8(ascii: ","): index += 1
+            case closer:
+                index += 1
+                return
+            default: throw Malformed()
+            }
+        }
+    }
+
+    private mutating func skipString() throws(Malformed) {
+        index += 1  // "
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""): return
+            case UInt8(ascii: "\\"): _ = try escapedScalar()
+            default: guard byte >= 0x20 else { throw Malformed() }
+            }
+        }
+        throw Malformed()
+    }
+
+    /// A number `read` takes: one that fits in 64 bits as an integer, or a finite double.
+    private mutating func skipNumber() throws(Malformed) {
+        let (start, isInteger) = try numberToken()
+        // Eighteen digits always fit in 64 bits; anything longer or not an integer is checked as
+        // `number()` reads it.
+        if isInteger, index - start <= 18 { return }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, Int64(text) != nil { return }
+        guard let double = Double(text), double.isFinite else { throw Malformed() }
     }
 }

@@ -11,6 +11,11 @@ public enum JSONValueDecoder {
 }
 
 extension JSONValueDecoder {
+    /// A decoder for `value` found at `path` (a super decoder where text has no such member).
+    static func decoder(for value: JSONValue, at path: [any CodingKey]) -> any Decoder {
+        ValueDecoder(value: value, codingPath: path)
+    }
+
     fileprivate struct ValueDecoder: Decoder {
         let value: JSONValue
         var codingPath: [any CodingKey]
@@ -32,7 +37,7 @@ extension JSONValueDecoder {
     }
 
     /// The error for `value` where a `type` was expected (`valueNotFound` for a null).
-    fileprivate static func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
+    static func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
         let found: String
         switch value {
         case .null:
@@ -79,7 +84,7 @@ extension JSONValueDecoder {
         return exact
     }
 
-    fileprivate static func decode<T: Decodable>(
+    static func decode<T: Decodable>(
         _ type: T.Type,
         from value: JSONValue,
         at path: [any CodingKey]

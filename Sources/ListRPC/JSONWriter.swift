@@ -176,6 +176,10 @@ extension JSONWriter {
                 JSONWriter.write(json, into: &sink.bytes)
                 return
             }
+            if let text = value as? JSONText {
+                sink.bytes.append(contentsOf: text.bytes)
+                return
+            }
             if let direct = value as? any JSONDirectlyWritable {
                 direct.writeJSON(into: &sink.bytes)
                 return

@@ -32,13 +32,14 @@ public enum RPCRequestID: Hashable, Sendable, Codable {
     }
 }
 
-/// A request (with an id) or a notification (without).
+/// A request (with an id) or a notification (without). Its params are kept as their text: the
+/// method that knows their type decodes them from it (`RPCEncoding.decode(_:from:)`).
 public struct RPCRequest: Sendable, Hashable {
     public var id: RPCRequestID?
     public var method: String
-    public var params: JSONValue?
+    public var params: JSONText?
 
-    public init(id: RPCRequestID?, method: String, params: JSONValue?) {
+    public init(id: RPCRequestID?, method: String, params: JSONText?) {
         self.id = id
         self.method = method
         self.params = params
@@ -114,22 +115,23 @@ extension RPCLine {
                 )
             )
         }
-        let value: JSONValue
-        do {
-            value = try JSONReader.read(buffer)
-        } catch {
+        guard JSONReader.isValid(buffer) else {
             return .single(.failure(.init(id: nil, error: .parseError("the line is not valid JSON."))))
         }
-        if case .array(let elements) = value {
+        // One copy of the line, which every request's params in it keep a part of.
+        let line = Array(buffer)
+        let whole = JSONReader.valueRange(from: 0, in: buffer)
+        if line[whole.lowerBound] == UInt8(ascii: "[") {
+            let elements = JSONReader.elements(of: whole, in: buffer)
             if elements.isEmpty {
                 return .single(.failure(.init(id: nil, error: .invalidRequest("a batch must not be empty."))))
             }
             if elements.count > limits.maximumBatch {
                 return .single(.failure(.init(id: nil, error: .batchTooLarge(elements.count, maximum: limits.maximumBatch))))
             }
-            return .batch(elements.map(message(from:)))
+            return .batch(elements.map { message(at: $0, in: line, buffer) })
         }
-        return .single(message(from: value))
+        return .single(message(at: whole, in: line, buffer))
     }
 
     /// The deepest nesting of arrays and objects in `data`, brackets inside strings aside.
@@ -161,39 +163,56 @@ extension RPCLine {
         return deepest
     }
 
-    static func message(from value: JSONValue) -> Result<RPCMessage, InvalidMessage> {
-        guard case .object(let object) = value else {
+    /// The message at `range` of a checked line: its envelope read member by member, its params
+    /// kept as text, a response's result or error read whole (a delegate's answer is small).
+    private static func message(
+        at range: Range<Int>,
+        in line: [UInt8],
+        _ buffer: UnsafeBufferPointer<UInt8>
+    ) -> Result<RPCMessage, InvalidMessage> {
+        guard line[range.lowerBound] == UInt8(ascii: "{") else {
             return .failure(.init(id: nil, error: .invalidRequest("a message must be a JSON object.")))
         }
-        var id: RPCRequestID?
-        switch object["id"] {
-        case nil: id = nil
-        case .null?: id = .null
-        case .integer(let number)?: id = .number(number)
-        case .string(let string)?: id = .string(string)
-        default:
-            return .failure(.init(id: nil, error: .invalidRequest("“id” must be a string, an integer or null.")))
+        let members = JSONReader.members(of: range, in: buffer)
+        /// A member's value (the last one, when a key is repeated).
+        func member(_ key: String) -> Range<Int>? { members.last(where: { $0.key == key })?.value }
+        func scalar(_ range: Range<Int>) -> JSONValue? {
+            switch line[range.lowerBound] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["): nil
+            default: JSONReader.value(at: range, in: buffer)
+            }
         }
-        guard object["jsonrpc"] == .string("2.0") else {
+        var id: RPCRequestID?
+        if let idRange = member("id") {
+            switch scalar(idRange) {
+            case .null?: id = .null
+            case .integer(let number)?: id = .number(number)
+            case .string(let string)?: id = .string(string)
+            default:
+                return .failure(.init(id: nil, error: .invalidRequest("“id” must be a string, an integer or null.")))
+            }
+        }
+        guard let version = member("jsonrpc"), scalar(version) == .string("2.0") else {
             return .failure(.init(id: id, error: .invalidRequest("“jsonrpc” must be \"2.0\".")))
         }
-        if let method = object["method"] {
-            guard case .string(let name) = method else {
+        if let method = member("method") {
+            guard case .string(let name)? = scalar(method) else {
                 return .failure(.init(id: id, error: .invalidRequest("“method” must be a string.")))
             }
-            let params = object["params"]
-            switch params {
-            case nil, .object?, .array?: break
-            default:
-                return .failure(.init(id: id, error: .invalidRequest("“params” must be an object or an array.")))
+            var params: JSONText?
+            if let paramsRange = member("params") {
+                guard scalar(paramsRange) == nil else {
+                    return .failure(.init(id: id, error: .invalidRequest("“params” must be an object or an array.")))
+                }
+                params = JSONText(line: line, range: paramsRange)
             }
             return .success(.request(RPCRequest(id: id, method: name, params: params)))
         }
-        if let result = object["result"] {
-            return .success(.response(RPCResponse(id: id, outcome: .success(result))))
+        if let result = member("result") {
+            return .success(.response(RPCResponse(id: id, outcome: .success(JSONReader.value(at: result, in: buffer)))))
         }
-        if let errorValue = object["error"],
-            case .object(let error) = errorValue,
+        if let errorRange = member("error"),
+            case .object(let error) = JSONReader.value(at: errorRange, in: buffer),
             case .integer(let code)? = error["code"],
             case .string(let message)? = error["message"]
         {
@@ -239,9 +258,14 @@ public enum RPCEncoding {
         return try bytes.withContiguousStorageIfAvailable(value) ?? Array(bytes).withUnsafeBufferPointer(value)
     }
 
-    /// `value` decoded from a JSON value (params and results arrive as `JSONValue`).
+    /// `value` decoded from a JSON value (a response's result).
     public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue?) throws -> T {
         try JSONValueDecoder.decode(T.self, from: value ?? .object([:]))
+    }
+
+    /// A request's params decoded from their text (absent params read as `{}`).
+    public static func decode<T: Decodable>(_ type: T.Type, from params: JSONText?) throws -> T {
+        try JSONTextDecoder.decode(T.self, from: params ?? JSONText.emptyObject)
     }
 
     private struct ResultEnvelope<R: Encodable>: Encodable {

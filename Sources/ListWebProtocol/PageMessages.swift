@@ -44,7 +44,7 @@ public enum PageMessages {
                     )
                 )
             }
-            let params = typedAmountRead(request.method, request.params ?? .object([:]))
+            let params = typedAmountRead(request.method, request.params?.value ?? .object([:]))
             guard let line = try? RPCEncoding.requestBytes(id: id, method: request.method, params: params) else {
                 return .refuse(RPCEncoding.errorBytes(id: id, .invalidParams("the params could not be written again.")))
             }

@@ -17,9 +17,9 @@ struct MethodTable: Sendable {
 
     enum Handler: Sendable {
         /// Answered where the line is read, from the published lists.
-        case read(@Sendable (JSONValue?, RPCRequestID?) -> Reply)
+        case read(@Sendable (JSONText?, RPCRequestID?) -> Reply)
         /// Runs on the owner's loop; its reply goes to the callback (on that loop) once due.
-        case owned(@Sendable (JSONValue?, RPCRequestID?, Session, @escaping (Reply) -> Void) -> Void)
+        case owned(@Sendable (JSONText?, RPCRequestID?, Session, @escaping (Reply) -> Void) -> Void)
     }
 
     private var handlers: [String: Handler] = [:]
@@ -78,8 +78,8 @@ struct MethodTable: Sendable {
         }
     }
 
-    private static func decode<M: RPCMethod>(_ method: M.Type, _ params: JSONValue?) throws(RPCError) -> M.Params {
-        if case .array? = params {
+    private static func decode<M: RPCMethod>(_ method: M.Type, _ params: JSONText?) throws(RPCError) -> M.Params {
+        if params?.isArray == true {
             throw .invalidParams("\(M.name) takes its params by name, as a JSON object.")
         }
         do {

@@ -1,0 +1,70 @@
+// One JSON value as it came in, its text checked but not read: a request's params travel this way
+// from the line to the method that knows their type, which decodes them straight from the bytes
+// (`JSONTextDecoder`), with no `JSONValue` tree between.
+
+/// The text of one valid JSON value (an object or array, for params), in a line's copy shared by
+/// every value taken from that line.
+public struct JSONText: Sendable {
+    /// The line's bytes (checked whole) and where in them this value is, whitespace left out.
+    let line: [UInt8]
+    let range: Range<Int>
+
+    init(line: [UInt8], range: Range<Int>) {
+        self.line = line
+        self.range = range
+    }
+
+    /// `value` written as text.
+    public init(_ value: JSONValue) {
+        var bytes: [UInt8] = []
+        JSONWriter.write(value, into: &bytes)
+        self.init(line: bytes, range: bytes.indices)
+    }
+
+    /// `{}`: what absent params read as.
+    public static let emptyObject = JSONText(line: Array("{}".utf8), range: 0..<2)
+
+    /// The bytes of the value.
+    public var bytes: ArraySlice<UInt8> { line[range] }
+
+    /// The value read whole, for a reader that wants the tree (listd's request path never does).
+    public var value: JSONValue {
+        line.withUnsafeBufferPointer { JSONReader.value(at: range, in: $0) }
+    }
+
+    /// True when the value is an array (params by position, which listd's methods refuse).
+    public var isArray: Bool { line[range.lowerBound] == UInt8(ascii: "[") }
+
+    /// True when the value is an object.
+    public var isObject: Bool { line[range.lowerBound] == UInt8(ascii: "{") }
+
+    /// The value of an object's member `key` (the last one, when a key is repeated); nil when the
+    /// value is not an object or has no such member.
+    public func member(_ key: String) -> JSONText? {
+        guard isObject else { return nil }
+        let members = line.withUnsafeBufferPointer { JSONReader.members(of: range, in: $0) }
+        return members.last(where: { $0.key == key }).map { JSONText(line: line, range: $0.value) }
+    }
+}
+
+extension JSONText: Hashable {
+    /// Equal when the values are, whatever white space or member order their texts have.
+    public static func == (lhs: JSONText, rhs: JSONText) -> Bool {
+        lhs.bytes == rhs.bytes || lhs.value == rhs.value
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(value)
+    }
+}
+
+extension JSONText: Encodable {
+    /// Written as the value it holds (`JSONWriter` copies the text itself).
+    public func encode(to encoder: any Encoder) throws {
+        try value.encode(to: encoder)
+    }
+}
+
+extension JSONText: CustomStringConvertible {
+    public var description: String { String(decoding: bytes, as: UTF8.self) }
+}
