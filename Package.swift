@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "ListDaemon",
             dependencies: [
-                "ListCore", "ErrnoText", "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport", "Inotify", "CLinux", "DurableFiles",
+                "ListCore", "ErrnoText", "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport", "Inotify", "CLinux", "DurableFiles", "Systemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -62,13 +62,13 @@ public struct JournalLogHandler: LogHandler {
     }
 
     /// A journal field name: upper case letters, digits and underscores, not starting with `_`.
-    static func fieldName(_ key: String) -> String {
+    public static func fieldName(_ key: String) -> String {
         var name = String(key.uppercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
         while name.hasPrefix("_") { name.removeFirst() }
         return name.isEmpty ? "FIELD" : String(name.prefix(64))
     }
 
-    static func priority(_ level: Logger.Level) -> Int {
+    public static func priority(_ level: Logger.Level) -> Int {
         switch level {
         case .trace, .debug: 7
         case .info: 6

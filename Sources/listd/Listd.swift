@@ -218,7 +218,10 @@ struct Listd: AsyncParsableCommand {
                 quietPeriod: .milliseconds(settleMs),
                 historyLimit: history,
                 share: shareServer,
-                logger: logger
+                logger: logger,
+                // The journal's entries go where the log goes, written without swift-log's
+                // dictionaries (one entry per edit).
+                journal: useJournal ? .journald(identifier: "listd") : .stderr(label: "listd", lines: .shared)
             )
             let owner = parts.owner
             logger.info(

@@ -6,6 +6,7 @@ import Logging
 import NIOPosix
 import Testing
 
+import ListModel
 @testable import ListCore
 @testable import ListDaemon
 
@@ -78,8 +79,7 @@ private struct Pipe: ~Copyable {
     @Test func aPassesEntriesAreWrittenOnTheJournalsThreadInTheOrderHandedOver() async throws {
         let pipe = try Pipe()
         let lines = StderrLines(descriptor: pipe.write)
-        let logger = Logger(label: "listd") { StderrLogHandler(label: $0, lines: lines) }
-        let journal = JournalWriter(logger: logger, lines: lines)
+        let journal = JournalWriter(output: .stderr(label: "listd", lines: lines), level: .info, lines: lines)
         let loop = MultiThreadedEventLoopGroup.singleton.next()
 
         journal.write([.fileEmptied(path: "/lists.md", deleted: true), .fileWrittenAgain(path: "/lists.md")])
@@ -91,5 +91,28 @@ private struct Pipe: ~Copyable {
         #expect(written.count == 3 && written[0].contains("the list file /lists.md was deleted"))
         #expect(written.count == 3 && written[1].contains("the list file /lists.md is written again"))
         #expect(written.count == 3 && written[2].contains("the list file /other.md was emptied"))
+    }
+
+    @Test func aChangesEntryIsOneLineWithItsFieldsInKeyOrder() async throws {
+        let pipe = try Pipe()
+        let lines = StderrLines(descriptor: pipe.write)
+        let journal = JournalWriter(output: .stderr(label: "listd", lines: lines), level: .info, lines: lines)
+        let list = ShoppingList(id: 3, name: "Groceries", edited: Timestamp(millisecondsSinceEpoch: 0), revision: 2, items: ["milk"])
+        let origin = ChangeOrigin.client(pid: 42, uid: 1000, name: "phone")
+        journal.write([
+            .applied(ListChange(kind: .updated, revision: 2, list: list, steps: [.add(item: "milk", quantity: "2 l")], origin: origin)),
+            .denied(.itemExists(item: "milk", list: "Groceries"), edit: .addItem("milk", to: .id(3)), origin: origin, list: list),
+        ])
+        try await journal.written(on: MultiThreadedEventLoopGroup.singleton.next()).get()
+
+        let written = pipe.readAll().split(separator: "\n")
+        #expect(written.count == 2)
+        #expect(
+            written.first?.hasSuffix(
+                "info listd: client_name=phone client_pid=42 client_uid=1000 item=milk list_id=3 list_name=Groceries origin=client revision=2 [ListDaemon] added “milk” (2 l) to Groceries (revision 2, by phone (pid 42, uid 1000))"
+            ) == true,
+            "\(written.first ?? "")"
+        )
+        #expect(written.last?.contains("notice listd: client_name=phone client_pid=42 client_uid=1000 item=milk list_id=3 list_name=Groceries origin=client reason=itemExists [ListDaemon] denied:") == true, "\(written.last ?? "")")
     }
 }

@@ -15,9 +15,12 @@ final class JournalWriter: Sendable {
     /// One thread: batches are written in the order they come.
     private let thread: NIOThreadPool
 
-    /// - Parameter lines: where a `StderrLogHandler` of `logger` writes (batched per pass).
-    init(logger: Logger, lines: StderrLines = .shared) {
-        entries = JournalEntries(logger: logger)
+    /// - Parameters:
+    ///   - output: where the entries go (stderr's lines are batched per pass, with whatever else
+    ///     listd logs to `lines` meanwhile).
+    ///   - level: entries below it are not made.
+    init(output: JournalOutput, level: Logger.Level, lines: StderrLines = .shared) {
+        entries = JournalEntries(output: output, level: level)
         self.lines = lines
         thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()

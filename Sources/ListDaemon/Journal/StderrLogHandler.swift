@@ -33,17 +33,38 @@ public struct StderrLogHandler: LogHandler {
         if !metadata.isEmpty {
             fields = metadata.merging(fields) { $1 }
         }
-        var line = lines.timestamp()
+        lines.write(
+            Self.line(
+                stamp: lines.timestamp(),
+                level: event.level,
+                label: label,
+                fields: fields.sorted(by: { $0.key < $1.key }).lazy.map { ($0.key, $0.value.description) },
+                source: event.source,
+                message: "\(event.message)"
+            )
+        )
+    }
+
+    /// One line, fields in the order given (the journal's entries are formatted here too).
+    static func line(
+        stamp: String,
+        level: Logger.Level,
+        label: String,
+        fields: some Sequence<(String, String)>,
+        source: String,
+        message: String
+    ) -> String {
+        var line = stamp
         line.reserveCapacity(200)
-        line += " \(event.level) \(label):"
-        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+        line += " \(level) \(label):"
+        for (key, value) in fields {
             line += " "
             line += key
             line += "="
-            line += value.description
+            line += value
         }
-        line += " [\(event.source)] \(event.message)\n"
-        lines.write(line)
+        line += " [\(source)] \(message)\n"
+        return line
     }
 }
 

@@ -23,15 +23,18 @@ public struct ListdParts: Sendable {
     /// - Parameter historyLimit: how many changes `subscribe {since}` can always replay.
     /// - Parameter share: keep the lists in this PostgreSQL database, shared with every listd
     ///   that uses it, instead of beside the list file.
+    /// - Parameter journal: where applied and denied changes are written, at `logger`'s level
+    ///   (by default, through `logger`).
     public init(
         filePath: String,
         quietPeriod: Duration = CoreLimits.standard.quietPeriod,
         historyLimit: Int = 10_000,
         share: ShareServer? = nil,
-        logger: Logger
+        logger: Logger,
+        journal: JournalOutput? = nil
     ) async throws(DaemonError) {
         guard let share else {
-            try await self.init(filePath: filePath, quietPeriod: quietPeriod, logger: logger) { path throws(DaemonError) in
+            try await self.init(filePath: filePath, quietPeriod: quietPeriod, logger: logger, journal: journal) { path throws(DaemonError) in
                 try LocalPersistence(listFilePath: path, historyLimit: historyLimit)
             }
             return
@@ -49,7 +52,7 @@ public struct ListdParts: Sendable {
             logger: logger
         )
         logger.info("sharing the lists through \(share.description) as \(machine)")
-        try await self.init(filePath: filePath, quietPeriod: quietPeriod, logger: logger) { _ in store }
+        try await self.init(filePath: filePath, quietPeriod: quietPeriod, logger: logger, journal: journal) { _ in store }
     }
 
     /// The same, on the store `makePersistence` opens for the list file's path (tests give one
@@ -58,6 +61,7 @@ public struct ListdParts: Sendable {
         filePath: String,
         quietPeriod: Duration = CoreLimits.standard.quietPeriod,
         logger: Logger,
+        journal: JournalOutput? = nil,
         makePersistence: (String) throws(DaemonError) -> any ListPersistence
     ) async throws(DaemonError) {
         try makeDirectories(directoryName(of: filePath), mode: 0o700)
@@ -94,7 +98,7 @@ public struct ListdParts: Sendable {
                 return limits
             }(),
             delegates: DelegateRegistry(loop: loop, logger: logger),
-            journal: JournalWriter(logger: logger),
+            journal: JournalWriter(output: journal ?? .logger(logger), level: logger.logLevel),
             group: group,
             logger: logger
         )
