@@ -42,7 +42,7 @@ public struct CoreLimits: Sendable, Equatable {
     /// that stopped reading) and make its answers wait behind each other past their time.
     public var questionsOutPerDelegate = 32
 
-    // MARK: The shells' (read by them; listed so every number is here)
+    // MARK: The shells' (decided by `ConnectionRules` and the shells; listed so every number is here)
 
     /// How long a journal line may wait for others to go to the journal's thread with it.
     public var journalLag: Duration = .milliseconds(10)

@@ -17,18 +17,17 @@ struct ConnectionServices: Sendable {
 /// answers to delegate questions go to the owner the moment they are read, and requests are
 /// handled one at a time, in order. A read is answered right here; anything else goes to the
 /// owner by a plain call — every connection is served on the owner's loop — and the requests
-/// behind it queue until its reply. Up to `requestsReadAhead`
-/// lines wait; beyond that the socket is not read (the kernel's buffer, then the client's writes,
-/// hold the rest).
+/// behind it queue until its reply. Lines wait up to what `ConnectionRules.readsMore` allows;
+/// beyond that the socket is not read (the kernel's buffer, then the client's writes, hold the
+/// rest).
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    /// How many lines of one connection are read ahead of the request being handled.
-    static let requestsReadAhead = CoreLimits.standard.requestsReadAhead
-
     private let services: ConnectionServices
+    /// How many lines are read ahead, what the client may owe.
+    private let rules: ConnectionRules
     private let id: Int
     private let credentials: PeerCredentials
     /// Set when the connection is refused on accept: sent, then the connection ends.
@@ -47,6 +46,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     init(services: ConnectionServices, id: Int, credentials: PeerCredentials, refusal: RPCError?) {
         self.services = services
+        rules = services.configuration.rules
         self.id = id
         self.credentials = credentials
         self.refusal = refusal
@@ -58,10 +58,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        let limit = services.configuration.maximumOutboundBytes
+        let limit = rules.outboundLimit
         let (logger, peer, metadata) = (services.logger, credentials, peerMetadata)
         let channel = context.channel
-        let outbox = Outbox(channel: channel, limit: limit) { waiting in
+        let outbox = Outbox(channel: channel, rules: rules) { waiting in
             logger.warning(
                 "disconnecting a client that stopped reading: \(waiting) bytes wait for it, the limit is \(limit) (pid \(peer.pid), uid \(peer.uid))",
                 metadata: metadata.merging(["reason": "outboundLimit"]) { $1 }
@@ -150,7 +150,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if waiting.count >= Self.requestsReadAhead {
+        if !rules.readsMore(waiting: waiting.count) {
             readDeferred = true
         } else {
             context.read()
@@ -184,7 +184,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         if inputClosed, !busy, waiting.isEmpty {
             session.outbox.closeWhenWritten()
         }
-        if readDeferred, waiting.count < Self.requestsReadAhead {
+        if readDeferred, rules.readsMore(waiting: waiting.count) {
             readDeferred = false
             context.read()
         }

@@ -33,17 +33,17 @@ final class Outbox: @unchecked Sendable {
     private let channel: any Channel
     /// Owned by `channel.eventLoop`.
     private var state = State()
-    /// Bytes that may wait for a client that does not read, at most.
-    let limit: Int
+    /// What the client may owe (`ConnectionRules.overflows`, `lags`, `hasDrained`) and how long a
+    /// closing connection waits.
+    let rules: ConnectionRules
     private let onOverflow: (Int) -> Void
 
     /// - Parameters:
-    ///   - limit: when more than this many bytes wait to be written, the client is not reading:
-    ///     nothing more is queued, and `onOverflow` is called once (with the bytes waiting) to
-    ///     end the connection, so one slow reader never holds anyone else up or grows listd.
-    init(channel: any Channel, limit: Int = .max, onOverflow: @escaping (Int) -> Void = { _ in }) {
+    ///   - rules: when the client owes more than they allow, it is not reading: nothing more is
+    ///     queued, and `onOverflow` is called once (with the bytes waiting) to end the connection.
+    init(channel: any Channel, rules: ConnectionRules = ConnectionRules(), onOverflow: @escaping (Int) -> Void = { _ in }) {
         self.channel = channel
-        self.limit = limit
+        self.rules = rules
         self.onOverflow = onOverflow
     }
 
@@ -62,8 +62,7 @@ final class Outbox: @unchecked Sendable {
         channel.eventLoop.assertInEventLoop()
         if state.overflowed || state.closing || state.closed { return }
         let size = buffer.readableBytes
-        // A single message bigger than the limit still goes to a client that keeps up.
-        if state.queued > 0, state.queued + size > limit {
+        if rules.overflows(adding: size, owed: state.queued) {
             state.overflowed = true
             state.waiting = []
             state.held = nil
@@ -110,7 +109,7 @@ final class Outbox: @unchecked Sendable {
         written.futureResult.whenComplete { [bytes, channel] _ in
             self.state.queued -= bytes
             self.state.written += bytes
-            if self.state.queued <= self.limit / 4, let drained = self.state.whenDrained {
+            if self.rules.hasDrained(owed: self.state.queued), let drained = self.state.whenDrained {
                 self.state.whenDrained = nil
                 drained()
             }
@@ -122,13 +121,16 @@ final class Outbox: @unchecked Sendable {
     /// Bytes sent and not yet taken by the socket.
     var queuedBytes: Int { state.queued }
 
+    /// The client owes so much that a live subscription of it lags (`ConnectionRules.lags`).
+    var lags: Bool { rules.lags(owed: state.queued) }
+
     /// Bytes the socket has taken so far.
     var writtenBytes: Int { state.written }
 
-    /// Calls `body` once the bytes waiting fall to a quarter of the limit (at once if they have).
+    /// Calls `body` once the client has drained (`ConnectionRules.hasDrained`; at once if it has).
     func whenDrained(_ body: @escaping () -> Void) {
         channel.eventLoop.assertInEventLoop()
-        if state.queued <= limit / 4 {
+        if rules.hasDrained(owed: state.queued) {
             body()
         } else {
             state.whenDrained = body
@@ -152,11 +154,8 @@ final class Outbox: @unchecked Sendable {
         guard !state.closing, !state.closed else { return }
         state.closing = true
         scheduleHandOver()
-        channel.eventLoop.scheduleTask(in: Self.closeGrace) { [channel] in channel.close(promise: nil) }
+        channel.eventLoop.scheduleTask(in: TimeAmount(rules.closeGrace)) { [channel] in channel.close(promise: nil) }
     }
-
-    /// How long a closing connection's last bytes may take to be read.
-    static let closeGrace = TimeAmount(CoreLimits.standard.closeGrace)
 
     /// Holds notifications until `release`; called before registering a subscription.
     func hold() {

@@ -33,6 +33,11 @@ public final class RPCServer: Service, Sendable {
         /// have (a service manager's watchdog).
         public var watchdog: (interval: Duration, ping: @Sendable () -> Void)?
 
+        /// What a client may owe, how long it may take, and who is let in, by these settings.
+        public var rules: ConnectionRules {
+            ConnectionRules(limits: .standard, outboundLimit: maximumOutboundBytes, maximumConnections: maximumConnections)
+        }
+
         public static let defaultMaximumConnections = 1_024
         public static let defaultMaximumOutboundBytes = 8 << 20
 
@@ -166,19 +171,14 @@ public final class RPCServer: Service, Sendable {
             return channels.count
         }
         channel.closeFuture.whenComplete { _ in self.openChannels.withLock { _ = $0.removeValue(forKey: id) } }
-        let peerMetadata: Logger.Metadata = ["client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
-        var refusal: RPCError?
-        if !configuration.access.allows(peer) {
-            refusal = .notAllowed(uid: peer.uid, detail: configuration.access.refusal(of: peer))
+        let access = configuration.access
+        let allowed = access.allows(peer)
+        let refusal = configuration.rules.admission(allowed: allowed, policy: access.refusal(of: peer), uid: peer.uid, open: open)
+        if refusal != nil {
+            let why = allowed ? "\(configuration.maximumConnections) connections are open already" : access.refusal(of: peer)
             logger.warning(
-                "refused a client: \(configuration.access.refusal(of: peer)) (pid \(peer.pid), uid \(peer.uid))",
-                metadata: peerMetadata
-            )
-        } else if open > configuration.maximumConnections {
-            refusal = .tooManyConnections(configuration.maximumConnections)
-            logger.warning(
-                "refused a client: \(configuration.maximumConnections) connections are open already (pid \(peer.pid), uid \(peer.uid))",
-                metadata: peerMetadata
+                "refused a client: \(why) (pid \(peer.pid), uid \(peer.uid))",
+                metadata: ["client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
             )
         }
         let pipeline = channel.pipeline.syncOperations

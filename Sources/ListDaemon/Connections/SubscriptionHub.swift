@@ -15,11 +15,8 @@ import NIOCore
 /// no longer sent live changes but served from the kept history by a cursor, as its outbox
 /// drains, until it catches up; so a big save (10,000 changes, each with the whole list) neither
 /// buffers gigabytes nor disconnects a subscriber that reads. One that reads nothing for
-/// `stallGrace` is disconnected.
+/// `stallGrace` is disconnected. When each of these happens is `ConnectionRules`' to say.
 final class SubscriptionHub: @unchecked Sendable {
-    /// How long a lagging subscriber may take nothing from its socket before it is disconnected.
-    static let stallGrace = TimeAmount(CoreLimits.standard.stallGrace)
-
     /// Where a lagging subscriber is: the last revision it was sent, the lists at that revision,
     /// and the announcements made since (sent once it reaches the revision they followed).
     struct Lag {
@@ -196,7 +193,7 @@ final class SubscriptionHub: @unchecked Sendable {
             let event = ListEventName(change.kind)
             // Those whose outbox is half full from now on lag, from the lists before this change.
             for (connection, subscription) in subscribers
-            where subscription.lag == nil && subscription.outbox.queuedBytes > subscription.outbox.limit / 2 {
+            where subscription.lag == nil && subscription.outbox.lags {
                 startLagging(connection, at: record.revision - 1, book: running)
             }
             let listening = subscribers.values.filter { $0.lag == nil && $0.wants(event, change.list.id) }
@@ -244,17 +241,20 @@ final class SubscriptionHub: @unchecked Sendable {
         outbox.whenDrained { [weak self] in self?.catchUp(connection) }
     }
 
-    /// A lagging subscriber whose socket took nothing since the last look is not reading.
-    private func scheduleStallCheck(_ connection: Int) {
-        loop.scheduleTask(in: Self.stallGrace) { [weak self] in
+    /// A lagging subscriber whose socket took nothing since the last look is not reading
+    /// (`ConnectionRules.stallCheck`).
+    private func scheduleStallCheck(_ connection: Int, after grace: Duration? = nil) {
+        guard let outbox = subscribers[connection]?.outbox else { return }
+        loop.scheduleTask(in: TimeAmount(grace ?? outbox.rules.limits.stallGrace)) { [weak self] in
             guard let self, let subscription = subscribers[connection], let lag = subscription.lag else { return }
             let written = subscription.outbox.writtenBytes
-            if written == lag.written {
+            switch subscription.outbox.rules.stallCheck(writtenBefore: lag.written, writtenNow: written) {
+            case .disconnect:
                 subscription.outbox.giveUp()
-                return
+            case .lookAgain(let grace):
+                subscribers[connection]?.lag?.written = written
+                scheduleStallCheck(connection, after: grace)
             }
-            subscribers[connection]?.lag?.written = written
-            scheduleStallCheck(connection)
         }
     }
 
@@ -273,7 +273,7 @@ final class SubscriptionHub: @unchecked Sendable {
         let history = self.history
         var outcome: (waiting: Bool, behind: Bool) = (false, false)
         while lag.cursor < book.revision {
-            if subscription.outbox.queuedBytes > subscription.outbox.limit / 2 {
+            if subscription.outbox.lags {
                 outcome.waiting = true
                 break
             }

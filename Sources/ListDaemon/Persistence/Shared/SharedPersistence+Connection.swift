@@ -59,7 +59,8 @@ extension SharedPersistence {
     }
 
     func reconnect() async {
-        var delay = CoreLimits.standard.firstReconnectDelay
+        let rules = ConnectionRules(limits: .standard)
+        var delay = rules.reconnectDelay(after: nil)
         while !state.withLock({ $0.stopped }) {
             // On NIO's clock, on the loop the connections live on (listd has no other clock).
             try? await MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(delay)) {}.futureResult.get()
@@ -96,7 +97,7 @@ extension SharedPersistence {
                     return
                 }
                 state.withLock { $0.failure = Self.explain(error) }
-                delay = min(delay * 2, CoreLimits.standard.longestReconnectDelay)
+                delay = rules.reconnectDelay(after: delay)
             }
         }
     }
