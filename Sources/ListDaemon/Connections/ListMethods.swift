@@ -50,68 +50,72 @@ extension MethodTable {
                 throw RPCError(error)
             }
         }
-        table.registerDeciding(CreateList.self) { params, request, reply in
+        table.registerDeciding(CreateList.self) { params, session, provenance, reply in
             owner.edit(
                 .createList(name: params.name, items: params.items ?? [], quantities: params.quantities ?? [:]),
                 params.ifRevision,
-                request,
+                session,
+                provenance,
                 then: reply
             )
         }
-        table.registerDeciding(RenameList.self) { params, request, reply in
-            owner.edit(.renameList(params.list, to: params.name), params.ifRevision, request, then: reply)
+        table.registerDeciding(RenameList.self) { params, session, provenance, reply in
+            owner.edit(.renameList(params.list, to: params.name), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(DeleteList.self) { params, request, reply in
-            owner.edit(.deleteList(params.list), params.ifRevision, request, then: reply)
+        table.registerDeciding(DeleteList.self) { params, session, provenance, reply in
+            owner.edit(.deleteList(params.list), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(AddItem.self) { params, request, reply in
+        table.registerDeciding(AddItem.self) { params, session, provenance, reply in
             owner.edit(
                 .addItem(params.item, to: params.list, section: params.section, quantity: params.quantity),
                 params.ifRevision,
-                request,
+                session,
+                provenance,
                 then: reply
             )
         }
-        table.registerDeciding(ReplaceItem.self) { params, request, reply in
+        table.registerDeciding(ReplaceItem.self) { params, session, provenance, reply in
             owner.edit(
                 .replaceItem(params.item, with: params.with, on: params.list),
                 params.ifRevision,
-                request,
+                session,
+                provenance,
                 then: reply
             )
         }
-        table.registerDeciding(RemoveItem.self) { params, request, reply in
-            owner.edit(.removeItem(params.item, from: params.list), params.ifRevision, request, then: reply)
+        table.registerDeciding(RemoveItem.self) { params, session, provenance, reply in
+            owner.edit(.removeItem(params.item, from: params.list), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(MoveItem.self) { params, request, reply in
+        table.registerDeciding(MoveItem.self) { params, session, provenance, reply in
             owner.edit(
                 .moveItemInto(params.item, on: params.list, section: params.section, before: params.before),
                 params.ifRevision,
-                request,
+                session,
+                provenance,
                 then: reply
             )
         }
-        table.registerDeciding(AddSection.self) { params, request, reply in
-            owner.edit(.addSection(params.section, on: params.list, before: params.before), params.ifRevision, request, then: reply)
+        table.registerDeciding(AddSection.self) { params, session, provenance, reply in
+            owner.edit(.addSection(params.section, on: params.list, before: params.before), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(RenameSection.self) { params, request, reply in
-            owner.edit(.renameSection(params.section, on: params.list, to: params.to), params.ifRevision, request, then: reply)
+        table.registerDeciding(RenameSection.self) { params, session, provenance, reply in
+            owner.edit(.renameSection(params.section, on: params.list, to: params.to), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(RemoveSection.self) { params, request, reply in
-            owner.edit(.removeSection(params.section, on: params.list), params.ifRevision, request, then: reply)
+        table.registerDeciding(RemoveSection.self) { params, session, provenance, reply in
+            owner.edit(.removeSection(params.section, on: params.list), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(SetQuantity.self) { params, request, reply in
-            owner.edit(.setQuantity(params.item, on: params.list, quantity: params.quantity), params.ifRevision, request, then: reply)
+        table.registerDeciding(SetQuantity.self) { params, session, provenance, reply in
+            owner.edit(.setQuantity(params.item, on: params.list, quantity: params.quantity), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(CheckItem.self) { params, request, reply in
-            owner.edit(.checkItem(params.item, on: params.list), params.ifRevision, request, then: reply)
+        table.registerDeciding(CheckItem.self) { params, session, provenance, reply in
+            owner.edit(.checkItem(params.item, on: params.list), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(UncheckItem.self) { params, request, reply in
-            owner.edit(.uncheckItem(params.item, on: params.list), params.ifRevision, request, then: reply)
+        table.registerDeciding(UncheckItem.self) { params, session, provenance, reply in
+            owner.edit(.uncheckItem(params.item, on: params.list), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(ClearChecked.self) { params, request, reply in
+        table.registerDeciding(ClearChecked.self) { params, session, provenance, reply in
             let only = params.items.map { Set($0.map(ListText.key)) }
-            owner.editWithOutcome(.clearChecked(params.list, only: only), params.ifRevision, request) { outcome in
+            owner.editWithOutcome(.clearChecked(params.list, only: only), params.ifRevision, session, provenance) { outcome in
                 reply(
                     outcome.map { outcome in
                         let cleared = outcome.steps.compactMap { step -> String? in
@@ -131,14 +135,14 @@ extension MethodTable {
                 throw RPCError(error)
             }
         }
-        table.registerDeciding(Undo.self) { params, request, reply in
+        table.registerDeciding(Undo.self) { params, session, provenance, reply in
             let plan: (edit: ListEdit, change: ListChange)
             do throws(ListError) {
-                plan = try hub.undo(params.revision, by: params.mine == true ? request.origin : nil)
+                plan = try hub.undo(params.revision, by: params.mine == true ? session.origin : nil)
             } catch {
                 return reply(.failure(RPCError(error)))
             }
-            owner.editWithOutcome(plan.edit, params.ifRevision, request, undoes: plan.change.revision) { outcome in
+            owner.editWithOutcome(plan.edit, params.ifRevision, session, provenance, undoes: plan.change.revision) { outcome in
                 reply(outcome.map { Undo.Result(undone: HistoryEntry(plan.change), list: $0.list, revision: $0.revision) })
             }
         }
@@ -211,38 +215,42 @@ extension RPCError {
 }
 
 extension ListOwner {
-    /// An edit on behalf of a client; `then` gets the list it left (a confirm) or why not (a
-    /// deny), once decided (on the owner's loop).
+    /// An edit on behalf of a client's session, with what it said besides its params; `then`
+    /// gets the list it left (a confirm) or why not (a deny), once decided (on the owner's loop).
     fileprivate func edit(
         _ edit: ListEdit,
         _ ifRevision: Revision?,
-        _ request: EditRequest,
+        _ session: Session,
+        _ provenance: EditProvenance,
         then reply: @escaping (Result<ShoppingList, RPCError>) -> Void
     ) {
-        editWithOutcome(edit, ifRevision, request) { reply($0.map(\.list)) }
+        editWithOutcome(edit, ifRevision, session, provenance) { reply($0.map(\.list)) }
     }
 
     /// `edit`, with the whole outcome (what delegates kept, the change's revision); an undo
-    /// names the change it undoes, and a rule in its way is said as such.
+    /// names the change it undoes, and a rule in its way is said as such. The one `ClientEdit`
+    /// is made here: the edit, the session's origin and rights, and what the kept history says
+    /// of its `editId` and `basedOn`.
     fileprivate func editWithOutcome(
         _ edit: ListEdit,
         _ ifRevision: Revision?,
-        _ request: EditRequest,
+        _ session: Session,
+        _ provenance: EditProvenance,
         undoes: Revision? = nil,
         then reply: @escaping (Result<EditOutcome, RPCError>) -> Void
     ) {
-        let (appliedAt, base) = hub.provenance(request.provenance)
+        let (appliedAt, base) = hub.provenance(provenance)
         let client = ClientEdit(
             edit: edit,
             ifRevision: ifRevision,
-            origin: request.origin,
+            origin: session.origin,
             undoes: undoes,
-            editId: request.provenance.editId,
+            editId: provenance.editId,
             appliedAt: appliedAt,
-            base: request.provenance.basedOn.map { revision in
+            base: provenance.basedOn.map { revision in
                 base.map { SaveBase(book: $0, kind: .revision) } ?? SaveBase(book: ListBook(), kind: .unrelated)
             },
-            rights: request.session.rights
+            rights: session.rights
         )
         propose(client) { outcome in
             reply(

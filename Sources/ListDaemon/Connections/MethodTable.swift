@@ -52,22 +52,23 @@ struct MethodTable: Sendable {
         }
     }
 
-    /// An edit: `body` starts it on the owner's loop and hands its result (or why not) to the
+    /// An edit: `body` starts it on the owner's loop, for the session, with what the edit says
+    /// besides its params (`editId`, `basedOn`), and hands its result (or why not) to the
     /// callback once decided.
     mutating func registerDeciding<M: RPCMethod>(
         _ method: M.Type,
-        _ body: @escaping @Sendable (M.Params, EditRequest, @escaping (Result<M.Result, RPCError>) -> Void) -> Void
+        _ body: @escaping @Sendable (M.Params, Session, EditProvenance, @escaping (Result<M.Result, RPCError>) -> Void) -> Void
     ) {
         handlers[M.name] = .owned { params, id, session, reply in
             let decoded: M.Params
-            let request: EditRequest
+            let provenance: EditProvenance
             do throws(RPCError) {
                 decoded = try Self.decode(M.self, params)
-                request = EditRequest(session: session, provenance: try EditProvenance(params: params))
+                provenance = try EditProvenance(params: params)
             } catch {
                 return reply(.failure(error))
             }
-            body(decoded, request) { outcome in
+            body(decoded, session, provenance) { outcome in
                 switch outcome {
                 case .success(let list as ShoppingList) where session.brief:
                     reply(Self.reply(id: id) { () throws(RPCError) in ListSummary(list) })

@@ -26,13 +26,3 @@ final class Session: @unchecked Sendable {
         .client(pid: credentials.pid, uid: credentials.uid, name: clientName)
     }
 }
-
-/// An edit request as its session made it, with what any edit may say besides its params: the
-/// client's own id for it (`editId`: a resend is applied once) and the revision it was made on
-/// (`basedOn`: an offline phone's queue, merged as a save of an old copy is).
-struct EditRequest {
-    let session: Session
-    var provenance = EditProvenance()
-
-    var origin: ChangeOrigin { session.origin }
-}
