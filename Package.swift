@@ -61,12 +61,14 @@ let package = Package(
         .target(name: "Inotify", swiftSettings: swiftSettings),
         // Where listd's socket and list file are when not named (XDG), for listd and listctl.
         .target(name: "ListdLocations", swiftSettings: swiftSettings),
-        // Newline framing with a length cap, shared by daemon and client.
+        // Newline framing with a length cap, shared by daemon and client; the connection to
+        // listd's socket that ListClient and listd-web open.
         .target(
             name: "ListRPCTransport",
             dependencies: [
-                "ListRPC",
+                "ListRPC", "ErrnoText",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -3,7 +3,6 @@ import ListModel
 import ListRPC
 import ListRPCTransport
 import NIOCore
-import NIOPosix
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -65,12 +64,9 @@ public final class ListClient: Sendable {
     ) async throws -> Result {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(unixDomainSocketPath: socketPath) { channel in
-                    channel.eventLoop.makeCompletedFuture { try LineFraming.wrap(channel) }
-                }
+            channel = try await ListdConnection.open(socketPath: socketPath)
         } catch {
-            throw ListClientError.cannotConnect(socketPath: socketPath, detail: connectionFailure(error))
+            throw ListClientError.cannotConnect(socketPath: socketPath, detail: error.detail)
         }
         return try await channel.executeThenClose { inbound, outbound in
             let client = ListClient(outbound: outbound, eventLoop: channel.channel.eventLoop)
@@ -304,10 +300,4 @@ public final class ListClient: Sendable {
         for stream in streams.1 { stream.finish() }
         for stream in streams.2 { stream.finish() }
     }
-}
-
-/// A connect failure as a short phrase ("no such file or directory", "connection refused").
-private func connectionFailure(_ error: any Error) -> String {
-    if let error = error as? IOError { return errorPhrase(error.errnoCode) }
-    return "\(error)"
 }

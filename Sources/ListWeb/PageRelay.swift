@@ -8,7 +8,6 @@ import ListRPCTransport
 import ListWebProtocol
 import Logging
 import NIOCore
-import NIOPosix
 
 struct PageRelay: Sendable {
     /// listd's socket.
@@ -54,15 +53,12 @@ struct PageRelay: Sendable {
 
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(unixDomainSocketPath: listdSocket) { channel in
-                    channel.eventLoop.makeCompletedFuture { try LineFraming.wrap(channel) }
-                }
+            channel = try await ListdConnection.open(socketPath: listdSocket)
         } catch {
             // Every open page tries again every few seconds while listd is stopped: said once a
             // minute, not once per page and try.
             let level: Logger.Level = unreachableWarnings.due() ? .warning : .debug
-            logger.log(level: level, "listd cannot be reached at \(listdSocket): \(error); pages try again until it is back")
+            logger.log(level: level, "\(error); pages try again until it is back")
             // 1013 "try again later": the page keeps its queue and reconnects.
             try await outbound.close(.unknown(1013), reason: "listd is not running.")
             return
@@ -72,10 +68,9 @@ struct PageRelay: Sendable {
         let ending: Ending = try await channel.executeThenClose { fromListd, toListd in
             // A page changes items only: listd holds the connection to that whatever it is sent
             // (an undo of a list's creation is a list's deletion, and denied).
-            let hello = try RPCEncoding.requestBytes(
-                id: .string(Self.helloID), method: Hello.name, params: Hello.Params(name: device.name, rights: Self.pageRights)
+            try await toListd.write(
+                try ListdConnection.helloLine(id: .string(Self.helloID), Hello.Params(name: device.name, rights: Self.pageRights))
             )
-            try await toListd.write(ByteBuffer(bytes: hello + [UInt8(ascii: "\n")]))
             return try await withThrowingTaskGroup(of: Ending.self) { group in
                 group.addTask {
                     var first = true

@@ -1,0 +1,41 @@
+// A connection to listd's socket, framed in lines: how ListClient (listctl's async side, the
+// tests, any Swift program) and listd-web's PageRelay (one per open page) each open theirs, and
+// the `hello` line a client opens with.
+import ErrnoText
+import ListRPC
+import NIOCore
+import NIOPosix
+
+public enum ListdConnection {
+    /// listd's socket could not be connected to: where, and why in a short phrase ("no such file
+    /// or directory", "connection refused").
+    public struct Unreachable: Error, Sendable, CustomStringConvertible {
+        public var socketPath: String
+        public var detail: String
+
+        public var description: String { "listd cannot be reached at \(socketPath): \(detail)" }
+    }
+
+    /// Connects to listd at `socketPath`; inbound elements are lines without their `\n`,
+    /// outbound ones are written as given.
+    public static func open(socketPath: String) async throws(Unreachable) -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        do {
+            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: socketPath) { channel in
+                    channel.eventLoop.makeCompletedFuture { try LineFraming.wrap(channel) }
+                }
+        } catch let error as IOError {
+            throw Unreachable(socketPath: socketPath, detail: errorText(error.errnoCode).lowercased())
+        } catch {
+            throw Unreachable(socketPath: socketPath, detail: "\(error)")
+        }
+    }
+
+    /// The `hello` request a client opens with, as a line: its name (shown in the origin of every
+    /// change it makes) and what it declares of itself (brief replies, fewer rights).
+    public static func helloLine(id: RPCRequestID, _ params: Hello.Params) throws -> ByteBuffer {
+        var bytes = try RPCEncoding.requestBytes(id: id, method: Hello.name, params: params)
+        bytes.append(UInt8(ascii: "\n"))
+        return ByteBuffer(bytes: bytes)
+    }
+}
