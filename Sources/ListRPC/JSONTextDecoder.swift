@@ -95,12 +95,7 @@ extension JSONTextDecoder {
         func contains(_ key: Key) -> Bool { range(of: key) != nil }
 
         private func present(_ key: Key) throws -> Range<Int> {
-            guard let range = range(of: key) else {
-                throw DecodingError.keyNotFound(
-                    key,
-                    .init(codingPath: codingPath, debugDescription: "No value associated with key \(key.stringValue).")
-                )
-            }
+            guard let range = range(of: key) else { throw JSONValueDecoder.keyNotFound(key, codingPath) }
             return range
         }
 
@@ -182,12 +177,7 @@ extension JSONTextDecoder {
         private var path: [any CodingKey] { codingPath + [JSONWriter.IndexKey(index: currentIndex)] }
 
         private mutating func next(_ type: Any.Type) throws -> Range<Int> {
-            guard !isAtEnd else {
-                throw DecodingError.valueNotFound(
-                    type,
-                    .init(codingPath: path, debugDescription: "Unkeyed container is at end.")
-                )
-            }
+            guard !isAtEnd else { throw JSONValueDecoder.atEnd(type, path) }
             defer { currentIndex += 1 }
             return elements[currentIndex]
         }

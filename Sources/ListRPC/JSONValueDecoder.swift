@@ -36,6 +36,16 @@ extension JSONValueDecoder {
         }
     }
 
+    /// The error for a key the value has not (both decoders throw it, word for word).
+    static func keyNotFound(_ key: any CodingKey, _ path: [any CodingKey]) -> DecodingError {
+        .keyNotFound(key, .init(codingPath: path, debugDescription: "No value associated with key \(key.stringValue)."))
+    }
+
+    /// The error for an element asked for past an array's end.
+    static func atEnd(_ type: Any.Type, _ path: [any CodingKey]) -> DecodingError {
+        .valueNotFound(type, .init(codingPath: path, debugDescription: "Unkeyed container is at end."))
+    }
+
     /// The error for `value` where a `type` was expected (`valueNotFound` for a null).
     static func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
         let found: String
@@ -115,12 +125,7 @@ extension JSONValueDecoder {
         func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
 
         private func value(for key: Key) throws -> JSONValue {
-            guard let value = members[key.stringValue] else {
-                throw DecodingError.keyNotFound(
-                    key,
-                    .init(codingPath: codingPath, debugDescription: "No value associated with key \(key.stringValue).")
-                )
-            }
+            guard let value = members[key.stringValue] else { throw JSONValueDecoder.keyNotFound(key, codingPath) }
             return value
         }
 
@@ -193,12 +198,7 @@ extension JSONValueDecoder {
         private var path: [any CodingKey] { codingPath + [JSONWriter.IndexKey(index: currentIndex)] }
 
         private mutating func next(_ type: Any.Type) throws -> JSONValue {
-            guard !isAtEnd else {
-                throw DecodingError.valueNotFound(
-                    type,
-                    .init(codingPath: path, debugDescription: "Unkeyed container is at end.")
-                )
-            }
+            guard !isAtEnd else { throw JSONValueDecoder.atEnd(type, path) }
             defer { currentIndex += 1 }
             return elements[currentIndex]
         }
