@@ -31,6 +31,9 @@ extension ListOwner {
             self.handJournalOver()
             return self.journal.written(on: self.loop)
         }.get()
+        // Every edit is durable by now: the shared store's connection ends cleanly, and its work
+        // with it.
+        await share?.stop()
     }
 
     /// Completes once `condition` holds of the core (checked at the end of every pass: the core

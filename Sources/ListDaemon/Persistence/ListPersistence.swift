@@ -47,6 +47,8 @@ protocol SharedListStore: ListPersistence {
     func changes(after revision: Revision, on loop: any EventLoop) -> EventLoopFuture<[RemoteChange]>
     /// Whether the append in doubt was made; waits for the server as long as listd runs.
     func wasMade(_ doubt: AppendInDoubt, on loop: any EventLoop) -> EventLoopFuture<Bool>
+    /// Ends the connection and the store's work (listd stops): returns once it has ended.
+    func stop() async
 }
 
 /// An append others got ahead of: `remote` committed first, from the append's base on. Nothing of

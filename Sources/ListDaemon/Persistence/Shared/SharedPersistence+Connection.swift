@@ -20,7 +20,7 @@ extension SharedPersistence {
         connection.closeFuture.whenComplete { _ in
             _ = self.lost(connection, ConnectionClosed())
         }
-        Task {
+        tasks.run {
             do {
                 try await connection.listen(on: SharedSchema.channel) { notifications in
                     self.onWake(())
@@ -53,7 +53,7 @@ extension SharedPersistence {
             onStatus(false)
             let closing: EventLoopFuture<Void> = connection.close()
             _ = closing
-            Task { await self.reconnect() }
+            tasks.run { await self.reconnect() }
         }
         return .shareUnavailable(server: server.description, detail: detail)
     }

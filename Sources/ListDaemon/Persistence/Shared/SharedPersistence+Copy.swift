@@ -42,7 +42,7 @@ extension SharedPersistence {
             defer { state.connectionDue = false }
             return state.connectionDue && !state.stopped
         }
-        if due { Task { await self.reconnect() } }
+        if due { tasks.run { await self.reconnect() } }
     }
 
     /// Notes changes committed in the database (this listd's own, or fetched) and this machine's

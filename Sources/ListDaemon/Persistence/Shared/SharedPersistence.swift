@@ -59,6 +59,8 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
     /// The copy is to be written anew from what `open` read (by `recover`: once listd holds the
     /// lock on the list file's state, so that a second listd never replaces a running one's).
     var copyDue = false
+    /// Every operation, the LISTEN and the reconnections run here, until `stop`.
+    let tasks = StoreTasks()
 
     typealias Behind = AppendBehind
     typealias InDoubt = AppendInDoubt
@@ -158,7 +160,8 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
     var connected: Bool { state.withLock { $0.connection != nil } }
     var serverDescription: String { server.description }
 
-    /// Closes the connection; nothing reconnects after this.
+    /// Closes the connection and returns once the store's work has ended (an operation under way
+    /// fails with the connection); nothing reconnects after this.
     func stop() async {
         let (connection, waiters) = state.withLock { state in
             state.stopped = true
@@ -170,6 +173,7 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         }
         for waiter in waiters { waiter.resume(returning: nil) }
         try? await connection?.close()
+        await tasks.finish()
     }
 
     /// The connection: at once when there is one, else once one is made again — nil when listd
@@ -240,7 +244,7 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
             guard case .change(let record)? = entries.first(where: \.isChange) else { return error }
             return InDoubt(revision: record.revision, line: String(decoding: LogEntry.change(record).line, as: UTF8.self), failure: error)
         }
-        Task {
+        let started = tasks.run {
             do {
                 try await self.write(entries, on: connection)
                 // Before the confirms: the next append's changes follow these in the copy.
@@ -266,6 +270,7 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
                 }
             }
         }
+        if !started { once.fail(DaemonError.shareUnavailable(server: server.description, detail: "listd is stopping")) }
         return promise.futureResult
     }
 
@@ -274,26 +279,27 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
     /// the server as long as listd runs (false if it stops first).
     func wasMade(_ doubt: InDoubt, on loop: any EventLoop) -> EventLoopFuture<Bool> {
         let promise = loop.makePromise(of: Bool.self)
-        Task {
-            while true {
-                guard let connection = await nextConnection() else { return promise.succeed(false) }
+        let started = tasks.run {
+            while let connection = await self.nextConnection() {
                 do {
                     var stored: String?
                     for try await (machine, entry) in try await connection.query(
                         "SELECT machine, entry FROM listd_changes WHERE revision = \(doubt.revision)",
-                        logger: logger
+                        logger: self.logger
                     ).decode((String, String).self) where machine == self.machine {
                         stored = entry
                     }
                     if stored == doubt.line {
-                        logger.notice("change #\(doubt.revision) was made before the connection was lost: confirmed")
+                        self.logger.notice("change #\(doubt.revision) was made before the connection was lost: confirmed")
                     }
                     return promise.succeed(stored == doubt.line)
                 } catch {
-                    _ = lost(connection, error)
+                    _ = self.lost(connection, error)
                 }
             }
+            promise.succeed(false)
         }
+        if !started { promise.succeed(false) }
         return promise.futureResult
     }
 
@@ -311,7 +317,7 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         }
         let once = Once(promise)
         deadline(once, connection) { $0 }
-        Task {
+        let started = tasks.run {
             do {
                 let changes = try await Self.changes(after: revision, on: connection, logger: self.logger)
                 self.remember(changes.map(\.record))
@@ -320,6 +326,7 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
                 once.fail(self.lost(connection, error))
             }
         }
+        if !started { once.fail(DaemonError.shareUnavailable(server: server.description, detail: "listd is stopping")) }
         return promise.futureResult
     }
 
