@@ -40,6 +40,7 @@ public enum FuzzChecks {
                 paramsReadAlike(RegisterDelegate.Params.self, request.params),
                 paramsReadAlike(GetHistory.Params.self, request.params),
                 paramsReadAlike(MoveItem.Params.self, request.params),
+                paramsReadAlike(RemoveItem.Params.self, request.params),
             ]
             if let disagreement = disagreements.compactMap({ $0 }).first { return disagreement }
             let written: Data

@@ -22,12 +22,17 @@ public struct EditProvenance: Sendable, Hashable {
 
     /// Read from an edit's params (absent, or `null`, is none).
     public init(params: JSONText?) throws(RPCError) {
-        switch params?.member("editId")?.value {
+        // One look at the members (the last of a repeated key counts); most edits say neither.
+        var said: (editId: JSONText?, basedOn: JSONText?) = (nil, nil)
+        for (key, value) in params?.members ?? [] {
+            if key == "editId" { said.editId = value } else if key == "basedOn" { said.basedOn = value }
+        }
+        switch said.editId.map({ $0.scalar ?? .array([]) }) {
         case nil, .null?: break
         case .string(let id)? where Self.editIdBytes.contains(id.utf8.count): editId = id
         default: throw .invalidParams("editId must be \(Self.editIdExpected).", param: "editId")
         }
-        switch params?.member("basedOn")?.value {
+        switch said.basedOn.map({ $0.scalar ?? .array([]) }) {
         case nil, .null?: break
         case .integer(let revision)? where revision >= 0: basedOn = Revision(revision)
         default: throw .invalidParams("basedOn must be \(Self.basedOnExpected).", param: "basedOn")

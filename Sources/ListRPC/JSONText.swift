@@ -41,9 +41,23 @@ public struct JSONText: Sendable {
     /// The value of an object's member `key` (the last one, when a key is repeated); nil when the
     /// value is not an object or has no such member.
     public func member(_ key: String) -> JSONText? {
-        guard isObject else { return nil }
-        let members = line.withUnsafeBufferPointer { JSONReader.members(of: range, in: $0) }
-        return members.last(where: { $0.key == key }).map { JSONText(line: line, range: $0.value) }
+        members.last(where: { $0.key == key })?.value
+    }
+
+    /// An object's members in the order written, a repeated key each time (the last one counts);
+    /// none when the value is not an object.
+    public var members: [(key: String, value: JSONText)] {
+        guard isObject else { return [] }
+        return line.withUnsafeBufferPointer { JSONReader.members(of: range, in: $0) }.map { ($0.key, JSONText(line: line, range: $0.value)) }
+    }
+
+    /// The value read, when it is not an object or an array (nil then): a string, a number, a
+    /// boolean or null, with no tree to build.
+    public var scalar: JSONValue? {
+        switch line[range.lowerBound] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["): nil
+        default: value
+        }
     }
 }
 

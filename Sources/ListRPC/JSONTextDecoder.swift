@@ -6,7 +6,10 @@
 
 public enum JSONTextDecoder {
     public static func decode<T: Decodable>(_ type: T.Type, from text: JSONText) throws -> T {
-        try decode(type, at: text.range, in: text.line, path: [])
+        if let direct = T.self as? any JSONTextDirectlyReadable.Type, let read = direct.init(directly: text) as? T {
+            return read
+        }
+        return try decode(type, at: text.range, in: text.line, path: [])
     }
 
     /// The value at `range` of `line` as a `T`.

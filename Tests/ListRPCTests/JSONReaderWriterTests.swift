@@ -226,6 +226,43 @@ private struct SplitMix: RandomNumberGenerator {
         }
     }
 
+    /// The brief forms (a brief connection's confirms and notifications), written directly and
+    /// through Codable: every optional field present and absent.
+    @Test func briefFormsWrittenDirectlyAreWhatCodableWrite() throws {
+        let summary = ListSummary(id: 4, name: "G \"1\" / “x”", revision: 12, edited: Timestamp(millisecondsSinceEpoch: 1_790_000_000_123))
+        let written = try writtenBothWays(summary)
+        #expect(written.direct == written.codable)
+        #expect(try JSONDecoder().decode(ListSummary.self, from: Data(written.text.utf8)) == summary)
+        let every = BriefStep(op: "move", item: "a\u{1}", with: "w", from: "f", to: "t", index: 3, fromIndex: 0, section: "", quantity: "2 l")
+        let params = [
+            BriefChangeParams(revision: 12, list: summary, origin: .file(host: "kitchen"), changes: [], items: nil),
+            BriefChangeParams(
+                revision: 13,
+                list: summary,
+                origin: .client(pid: 9, uid: 1000, name: "phone"),
+                changes: [every, BriefStep(op: "none"), BriefStep(op: "add", item: "milk", index: 0, section: "Dairy")],
+                items: nil,
+                undoes: 11
+            ),
+            BriefChangeParams(
+                revision: 14,
+                list: summary,
+                origin: .client(pid: 9, uid: 1000, name: nil),
+                changes: [],
+                items: ["eggs", "milk", "“oat”"],
+                checked: ["eggs"],
+                sections: [BriefSection(name: "Dairy", items: ["milk", "“oat”"]), BriefSection(name: "E", items: [])],
+                quantities: ["milk": "2 l", "eggs": "12", "“oat”": "1"],
+                undoes: nil
+            ),
+        ]
+        for change in params {
+            let written = try writtenBothWays(change)
+            #expect(written.direct == written.codable, "\(written.text)")
+            #expect(try JSONDecoder().decode(BriefChangeParams.self, from: Data(written.text.utf8)) == change)
+        }
+    }
+
     /// The requests a one-shot client sends, written directly and through Codable: the same bytes,
     /// with every optional field present and absent.
     @Test func requestsWrittenDirectlyAreWhatCodableWrites() throws {
