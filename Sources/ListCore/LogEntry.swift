@@ -32,15 +32,23 @@ public enum LogEntry: Sendable, Hashable {
             bytes.append(contentsOf: String(record.time.millisecondsSinceEpoch).utf8)
             bytes.append(contentsOf: #","o":"#.utf8)
             Self.write(record.origin, into: &bytes)
-            func field(_ name: String, _ value: String) {
-                bytes.append(contentsOf: ",\"\(name)\":".utf8)
+            // Names are static text: a line is made per change, and an interpolated name cost a
+            // string per field.
+            func name(_ name: StaticString) {
+                bytes.append(contentsOf: #",""#.utf8)
+                bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+                bytes.append(contentsOf: #"":"#.utf8)
+            }
+            func field(_ field: StaticString, _ value: String) {
+                name(field)
                 JSONWriter.write(.string(value), into: &bytes)
             }
-            func field(_ name: String, _ value: Int) {
-                bytes.append(contentsOf: ",\"\(name)\":\(value)".utf8)
+            func field(_ field: StaticString, _ value: Int) {
+                name(field)
+                bytes.append(contentsOf: String(value).utf8)
             }
-            func field(_ name: String, _ values: [String]) {
-                bytes.append(contentsOf: ",\"\(name)\":".utf8)
+            func field(_ field: StaticString, _ values: [String]) {
+                name(field)
                 JSONWriter.write(.array(values.map(JSONValue.string)), into: &bytes)
             }
             switch record.operation {
