@@ -14,13 +14,6 @@ public struct JSONText: Sendable {
         self.range = range
     }
 
-    /// `value` written as text.
-    public init(_ value: JSONValue) {
-        var bytes: [UInt8] = []
-        JSONWriter.write(value, into: &bytes)
-        self.init(line: bytes, range: bytes.indices)
-    }
-
     /// `{}`: what absent params read as.
     public static let emptyObject = JSONText(line: Array("{}".utf8), range: 0..<2)
 
@@ -37,12 +30,6 @@ public struct JSONText: Sendable {
 
     /// True when the value is an object.
     public var isObject: Bool { line[range.lowerBound] == UInt8(ascii: "{") }
-
-    /// The value of an object's member `key` (the last one, when a key is repeated); nil when the
-    /// value is not an object or has no such member.
-    public func member(_ key: String) -> JSONText? {
-        members.last(where: { $0.key == key })?.value
-    }
 
     /// An object's members in the order written, a repeated key each time (the last one counts);
     /// none when the value is not an object.

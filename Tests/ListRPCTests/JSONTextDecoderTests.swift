@@ -68,11 +68,10 @@ import Testing
         _ = try readAlike(Subscribe.Params.self, #"{"lists":null,"events":null}"#)
     }
 
-    @Test func aMemberIsFoundByItsLastKey() throws {
+    @Test func membersAreListedInOrderAndTheLastOfAKeyCounts() throws {
         let params = try params(#"{"editId":"a","basedOn":1,"editId":"b"}"#)
-        #expect(params.member("editId")?.value == .string("b"))
-        #expect(params.member("basedOn")?.value == .integer(1))
-        #expect(params.member("missing") == nil)
+        #expect(params.members.map(\.key) == ["editId", "basedOn", "editId"], "each, in the order written")
+        #expect(params.members.last(where: { $0.key == "editId" })?.value.scalar == .string("b"))
         #expect(try EditProvenance(params: params) == EditProvenance(editId: "b", basedOn: 1))
     }
 

@@ -1,7 +1,8 @@
 // One journal entry as listd makes it — a level, a message, its fields in the order they were set —
 // and where such entries go: journald natively, or stderr's readable lines, as listd's log does.
 // The fields are a short array, not swift-log's `Logger.Metadata`: listd writes an entry per edit,
-// and hashing a dozen keys into a dictionary (then sorting it) cost more than formatting them.
+// and those dictionaries (a dozen keys hashed, then sorted) came to a tenth of the loop's CPU in
+// issue 49's profile.
 import Logging
 import Systemd
 
