@@ -27,6 +27,28 @@ import Testing
         }
     }
 
+    /// listd's stop awaits the shared store's work (its connection, its reconnections, a doubt's
+    /// check): with the server there, and with the server gone while listd tries to reach it
+    /// again, SIGTERM stops it at once (20 s is a hang's bound, not a speed) with status 0.
+    @Test func aListdStopsWithItsServerThereOrGone() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            try home.createGroceries(["milk"])
+            #expect(try home.machines[1].stop(within: 20) == 0, "with the server there")
+            home.server.kill()
+            // The loss is noticed (an edit is refused `unavailable`) and the reconnections begin.
+            let client = try home.connect(0)
+            var reason = ""
+            for _ in 0..<250 where reason != "unavailable" {
+                let denied = try client.error("addItem", ["list": "Groceries", "item": "tea"])
+                reason = ((denied["data"] as? [String: Any])?["reason"] as? String) ?? ""
+                if reason != "unavailable" { usleep(20_000) }
+            }
+            #expect(reason == "unavailable")
+            #expect(try home.machines[0].stop(within: 20) == 0, "with the server gone, while reconnecting")
+        }
+    }
+
     private static func changeSummary(_ note: [String: Any]) -> String {
         let params = note["params"] as? [String: Any] ?? [:]
         let list = params["list"] as? [String: Any] ?? [:]

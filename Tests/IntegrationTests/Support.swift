@@ -207,6 +207,22 @@ final class Daemon: @unchecked Sendable {
         return child.wait()
     }
 
+    /// SIGTERM, then wait at most `timeout` seconds (a stop that hangs is killed and fails the
+    /// test); returns the exit status.
+    func stop(within timeout: Double) throws -> Int32 {
+        guard let child else { return 0 }
+        child.signal(SIGTERM)
+        let deadline = Date().addingTimeInterval(timeout)
+        while !child.hasExited {
+            if Date() > deadline {
+                kill()
+                throw TestFailure("listd did not stop within \(Int(timeout)) s of SIGTERM: \(logOutput)")
+            }
+            usleep(20_000)
+        }
+        return child.wait()
+    }
+
     /// SIGKILL: no chance to flush or clean up.
     func kill() {
         guard let child else { return }
