@@ -48,55 +48,56 @@ private func optionalInteger(_ scalar: JSONValue?) -> Int?? {
     }
 }
 
+/// What every item edit names — `list`, `item`, `ifRevision` — read from `text`, with `other`
+/// taking any other member (false: not as its type wants it); nil when one is missing or not as
+/// wanted.
+private func itemEdit(
+    _ text: JSONText,
+    other: (String, JSONValue?) -> Bool = { _, _ in true }
+) -> (list: ListReference, item: String, ifRevision: Revision?)? {
+    var list: ListReference?
+    var item: String?
+    var ifRevision: Revision?
+    let read = text.readMembers { key, scalar in
+        switch key {
+        case "list": list = ListReference(scalar: scalar); return list != nil
+        case "item":
+            guard case .string(let string)? = scalar else { return false }
+            item = string
+        case "ifRevision":
+            guard let said = optionalInteger(scalar) else { return false }
+            ifRevision = said
+        default: return other(key, scalar)
+        }
+        return true
+    }
+    guard read, let list, let item else { return nil }
+    return (list, item, ifRevision)
+}
+
 extension AddItemParams: JSONTextDirectlyReadable {
     init?(directly text: JSONText) {
-        var list: ListReference?
-        var item: String?
         var (section, quantity): (String?, String?) = (nil, nil)
-        var ifRevision: Revision?
-        let read = text.readMembers { key, scalar in
+        let named = itemEdit(text) { key, scalar in
             switch key {
-            case "list": list = ListReference(scalar: scalar); return list != nil
-            case "item":
-                guard case .string(let string)? = scalar else { return false }
-                item = string
             case "section":
                 guard let said = optionalString(scalar) else { return false }
                 section = said
             case "quantity":
                 guard let said = optionalString(scalar) else { return false }
                 quantity = said
-            case "ifRevision":
-                guard let said = optionalInteger(scalar) else { return false }
-                ifRevision = said
             default: break
             }
             return true
         }
-        guard read, let list, let item else { return nil }
-        self.init(list: list, item: item, section: section, quantity: quantity, ifRevision: ifRevision)
+        guard let named else { return nil }
+        self.init(list: named.list, item: named.item, section: section, quantity: quantity, ifRevision: named.ifRevision)
     }
 }
 
 extension ListItemParams: JSONTextDirectlyReadable {
     init?(directly text: JSONText) {
-        var list: ListReference?
-        var item: String?
-        var ifRevision: Revision?
-        let read = text.readMembers { key, scalar in
-            switch key {
-            case "list": list = ListReference(scalar: scalar); return list != nil
-            case "item":
-                guard case .string(let string)? = scalar else { return false }
-                item = string
-            case "ifRevision":
-                guard let said = optionalInteger(scalar) else { return false }
-                ifRevision = said
-            default: break
-            }
-            return true
-        }
-        guard read, let list, let item else { return nil }
-        self.init(list: list, item: item, ifRevision: ifRevision)
+        guard let named = itemEdit(text) else { return nil }
+        self.init(list: named.list, item: named.item, ifRevision: named.ifRevision)
     }
 }

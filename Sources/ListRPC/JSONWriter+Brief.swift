@@ -62,18 +62,7 @@ extension BriefStep: JSONDirectlyWritable {
 
 extension BriefChangeParams: JSONDirectlyWritable {
     func writeJSON(into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"revision":"#.utf8)
-        bytes.append(contentsOf: String(revision).utf8)
-        bytes.append(contentsOf: #","list":"#.utf8)
-        list.writeJSON(into: &bytes)
-        bytes.append(contentsOf: #","origin":"#.utf8)
-        origin.writeJSON(into: &bytes)
-        bytes.append(contentsOf: #","changes":["#.utf8)
-        for (index, step) in changes.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            step.writeJSON(into: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        JSONWriter.writeChangeOpening(revision: revision, list: list, origin: origin, changes: changes, into: &bytes)
         if let items { field("items", items, into: &bytes) }
         if let checked { field("checked", checked, into: &bytes) }
         if let sections {

@@ -140,6 +140,22 @@ extension ListChange.Step: JSONDirectlyWritable {
 
 extension ListChangeParams: JSONDirectlyWritable {
     func writeJSON(into bytes: inout [UInt8]) {
+        JSONWriter.writeChangeOpening(revision: revision, list: list, origin: origin, changes: changes, into: &bytes)
+        if let undoes { bytes.append(contentsOf: ",\"undoes\":\(undoes)".utf8) }
+        bytes.append(UInt8(ascii: "}"))
+    }
+}
+
+extension JSONWriter {
+    /// What a change notification's params begin with, whole or brief:
+    /// `{"revision":…,"list":…,"origin":…,"changes":[…]` (the caller adds the rest and the `}`).
+    static func writeChangeOpening(
+        revision: Revision,
+        list: some JSONDirectlyWritable,
+        origin: ChangeOrigin,
+        changes: [some JSONDirectlyWritable],
+        into bytes: inout [UInt8]
+    ) {
         bytes.append(contentsOf: #"{"revision":"#.utf8)
         bytes.append(contentsOf: String(revision).utf8)
         bytes.append(contentsOf: #","list":"#.utf8)
@@ -152,8 +168,6 @@ extension ListChangeParams: JSONDirectlyWritable {
             step.writeJSON(into: &bytes)
         }
         bytes.append(UInt8(ascii: "]"))
-        if let undoes { bytes.append(contentsOf: ",\"undoes\":\(undoes)".utf8) }
-        bytes.append(UInt8(ascii: "}"))
     }
 }
 

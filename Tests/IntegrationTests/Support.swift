@@ -187,12 +187,17 @@ final class Daemon: @unchecked Sendable {
 
     /// Runs listd expecting it to refuse to start; returns its exit status.
     func startExpectingExit(arguments: [String] = [], timeout: Double = 15) throws -> Int32 {
-        let child = try launch(arguments: arguments)
+        try exitStatus(of: try launch(arguments: arguments), within: timeout, else: "listd kept running")
+    }
+
+    /// `child`'s exit status once it exits, waiting at most `timeout` seconds; past that it is
+    /// killed and `failure` thrown.
+    private func exitStatus(of child: ChildProcess, within timeout: Double, else failure: @autoclosure () -> String) throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while !child.hasExited {
             if Date() > deadline {
                 kill()
-                throw TestFailure("listd kept running")
+                throw TestFailure(failure())
             }
             usleep(20_000)
         }
@@ -212,15 +217,7 @@ final class Daemon: @unchecked Sendable {
     func stop(within timeout: Double) throws -> Int32 {
         guard let child else { return 0 }
         child.signal(SIGTERM)
-        let deadline = Date().addingTimeInterval(timeout)
-        while !child.hasExited {
-            if Date() > deadline {
-                kill()
-                throw TestFailure("listd did not stop within \(Int(timeout)) s of SIGTERM: \(logOutput)")
-            }
-            usleep(20_000)
-        }
-        return child.wait()
+        return try exitStatus(of: child, within: timeout, else: "listd did not stop within \(Int(timeout)) s of SIGTERM: \(self.logOutput)")
     }
 
     /// SIGKILL: no chance to flush or clean up.
