@@ -754,25 +754,11 @@ extension FileEditDelegateTests {
 
 /// listctl's delegate and watch --exec, with real shell scripts.
 @Suite struct ListctlDelegateTests {
-    /// Written through a close-on-exec descriptor: a process another test starts meanwhile must
-    /// not inherit it open for writing, or running the script fails with "Text file busy".
-    private func script(_ sandbox: Sandbox, _ name: String, _ body: String) throws -> String {
-        let path = sandbox.path + "/" + name
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-        guard fd >= 0 else { throw TestFailure("cannot write \(path): errno \(errno)") }
-        let bytes = Array(("#!/bin/sh\n" + body).utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == bytes.count else { throw TestFailure("cannot write \(path)") }
-        return path
-    }
-
     @Test func aShellScriptVetsEditsThroughListctlDelegate() throws {
         let daemon = try Daemon.start()
         let sandbox = daemon.sandbox
         _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries"])
-        let vet = try script(
-            sandbox,
+        let vet = try sandbox.script(
             "vet.sh",
             """
             question=$(cat)
@@ -813,8 +799,7 @@ extension FileEditDelegateTests {
             let items = (1...41).map { "item \($0)" }
             _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries", "items": items])
             #expect(try listctl(["check", "Groceries"] + Array(items.prefix(40)), socket: sandbox.socket).status == 0)
-            let vet = try script(
-                sandbox,
+            let vet = try sandbox.script(
                 "vet.sh",
                 """
                 case "$(cat)" in
@@ -881,7 +866,7 @@ extension FileEditDelegateTests {
             let sandbox = daemon.sandbox
             _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries", "items": ["milk"]])
             let log = sandbox.path + "/questions.log"
-            let vet = try script(sandbox, "vet.sh", "cat >> '\(log)'; echo >> '\(log)'\nexit 0\n")
+            let vet = try sandbox.script("vet.sh", "cat >> '\(log)'; echo >> '\(log)'\nexit 0\n")
             let delegate = try ChildProcess(
                 Binaries.listctl.path,
                 ["delegate", "--socket", sandbox.socket, "--question", "shouldAdd", "--question", "shouldEditSection", "--timeout", "30000", "--", vet]
@@ -911,7 +896,7 @@ extension FileEditDelegateTests {
         let daemon = try Daemon.start()
         let sandbox = daemon.sandbox
         let log = sandbox.path + "/actions.log"
-        let action = try script(sandbox, "on-change.sh", "cat >> '\(log)'\n")
+        let action = try sandbox.script("on-change.sh", "cat >> '\(log)'\n")
         let watch = try ChildProcess(
             Binaries.listctl.path,
             ["watch", "--socket", sandbox.socket, "--exec", "--", action]

@@ -161,13 +161,10 @@ extension SecondLookTests {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
         _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
-        let script = daemon.sandbox.path + "/slow.sh"
-        try "#!/bin/sh\ncat > /dev/null\nsleep 20 &\necho $! > '\(daemon.sandbox.path)/sleep.pid'\nwait\n".write(
-            toFile: script,
-            atomically: true,
-            encoding: .utf8
-        )
-        chmod(script, 0o755)
+        // Through a close-on-exec descriptor (`Sandbox.script`): the other case of this test
+        // starts its listctl meanwhile, and one that inherited the file open for writing made
+        // running it fail with "Text file busy".
+        let script = try daemon.sandbox.script("slow.sh", "cat > /dev/null\nsleep 20 &\necho $! > '\(daemon.sandbox.path)/sleep.pid'\nwait\n")
         let arguments = mode == "delegate" ? ["delegate", "--timeout", "30000", "--", script] : ["watch", "--exec", "--", script]
         let listctl = try ChildProcess(Binaries.listctl.path, ["--socket", socket] + arguments)
         // Its first line says it is registered, or subscribed.

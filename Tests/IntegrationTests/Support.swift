@@ -56,6 +56,20 @@ final class Sandbox: @unchecked Sendable {
     var socket: String
     var file: String
 
+    /// A shell script `name` in the sandbox (`#!/bin/sh` and `body`), executable; its path.
+    /// Written through a close-on-exec descriptor: a process another test starts meanwhile must
+    /// not inherit it open for writing, or running the script fails with "Text file busy".
+    func script(_ name: String, _ body: String) throws -> String {
+        let target = path + "/" + name
+        let fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw TestFailure("cannot write \(target): errno \(errno)") }
+        let bytes = Array(("#!/bin/sh\n" + body).utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else { throw TestFailure("cannot write \(target)") }
+        return target
+    }
+
     func read(_ name: String = "lists.md") throws -> String {
         try String(contentsOfFile: path + "/" + name, encoding: .utf8)
     }
