@@ -39,7 +39,8 @@ private func id(_ reply: Any) -> Int? { (reply as? [String: Any])?["id"] as? Int
 
 private func service() async throws -> ListdParts {
     let directory = NSTemporaryDirectory() + "connection-\(UUID().uuidString)"
-    return try await ListdParts(filePath: directory + "/lists.md", logger: Logger(label: "test"))
+    let nowhere = StderrLines(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC))
+    return try await ListdParts(filePath: directory + "/lists.md", logger: Logger(label: "test"), journal: .stderr(label: "test", lines: nowhere))
 }
 
 @Suite struct ConnectionHandlerTests {

@@ -67,38 +67,91 @@ private final class HeldPersistence: ListPersistence, @unchecked Sendable {
     func writeSnapshot(of state: PersistedView) throws(DaemonError) {}
 }
 
-/// Records what the journal is told, and how many bytes waited unread in the test's end of the
-/// socket at that moment.
-private final class JournalRecorder: @unchecked Sendable {
-    struct Line: Sendable {
-        var message: String
-        var unreadBytes: Int
-    }
-    let lines = Mutex<[Line]>([])
-    let clientEnd = Atomic<Int32>(-1)
+/// The journal's own output, listd's stderr writer, into a pipe of one page. To see what the
+/// client's socket holds at the moment a journal line is written, the test fills the pipe
+/// first: the journal's thread then stops in its write(2), the test looks at the socket, and
+/// lets the line through by reading the pipe.
+private final class JournalPipe: @unchecked Sendable {
+    let readEnd: Int32
+    let writeEnd: Int32
+    private var text = ""
+    private var filler = 0
 
-    func waitFor(_ text: String) async throws -> Line {
-        try await within(10, "a journal line with “\(text)”") { [self] in
+    init() throws {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        (readEnd, writeEnd) = (ends[0], ends[1])
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ (fcntl.h, Linux), which Glibc's module leaves out
+        _ = fcntl(writeEnd, setPipeSize, 4096)
+        _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit {
+        close(readEnd)
+        close(writeEnd)
+    }
+
+    var output: JournalOutput { .stderr(label: "test", lines: StderrLines(descriptor: writeEnd)) }
+
+    /// Fills the pipe, so that the journal's next write blocks.
+    func fill() {
+        _ = readAvailable()
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+        let page = [UInt8](repeating: UInt8(ascii: "."), count: 4096)
+        while true {
+            let count = write(writeEnd, page, page.count)
+            if count <= 0 { break }
+            filler += count
+        }
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) & ~O_NONBLOCK)
+    }
+
+    /// Waits until a thread of this process is blocked writing to the pipe: the journal's,
+    /// in the middle of writing a line (`/proc/self/task/*/syscall`: the call's number, then
+    /// its first argument, the descriptor).
+    func waitForTheBlockedWrite() async throws {
+        #if arch(x86_64)
+            let writeCall = "1"
+        #else
+            let writeCall = "64"  // arm64
+        #endif
+        let descriptor = "0x" + String(writeEnd, radix: 16)
+        try await within(10, "the journal's write to block on the full pipe") {
             while true {
-                if let line = lines.withLock({ $0.first { $0.message.contains(text) } }) { return line }
+                let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+                let blocked = tasks.contains { task in
+                    let call = (try? String(contentsOfFile: "/proc/self/task/\(task)/syscall", encoding: .utf8)) ?? ""
+                    return call.split(separator: " ").prefix(2).map(String.init) == [writeCall, descriptor]
+                }
+                if blocked { return }
                 try await Task.sleep(for: .milliseconds(5))
             }
         }
     }
 
-    struct Handler: LogHandler {
-        let recorder: JournalRecorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .info
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
+    /// What the journal wrote so far (the filler taken out).
+    func readAvailable() -> String {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(readEnd, &chunk, chunk.count)
+            if count <= 0 { break }
+            var bytes = chunk[..<count]
+            let skipped = min(filler, bytes.count)
+            filler -= skipped
+            bytes = bytes.dropFirst(skipped)
+            text += String(decoding: bytes, as: UTF8.self)
         }
-        func log(event: LogEvent) {
-            var unread: Int32 = 0
-            let fd = recorder.clientEnd.load(ordering: .relaxed)
-            if fd >= 0 { _ = ioctl(fd, UInt(FIONREAD), &unread) }
-            recorder.lines.withLock { $0.append(Line(message: "\(event.message)", unreadBytes: Int(unread))) }
+        return text
+    }
+
+    /// The first line with `text`, once the journal has written it.
+    func waitFor(_ text: String) async throws -> String {
+        try await within(10, "a journal line with “\(text)”") { [self] in
+            while true {
+                if let line = readAvailable().split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+                try await Task.sleep(for: .milliseconds(5))
+            }
         }
     }
 }
@@ -116,27 +169,26 @@ private func fence(_ parts: ListdParts) async throws {
         .futureResult.get()
 }
 
-private func parts(_ persistence: HeldPersistence, recorder: JournalRecorder) async throws -> ListdParts {
+private func parts(_ persistence: HeldPersistence, journal: JournalPipe) async throws -> ListdParts {
     let directory = NSTemporaryDirectory() + "owner-pass-\(UUID().uuidString)"
-    var logger = Logger(label: "test") { _ in JournalRecorder.Handler(recorder: recorder) }
+    var logger = Logger(label: "test")
     logger.logLevel = .info
-    return try await ListdParts(filePath: directory + "/lists.md", logger: logger) { _ in persistence }
+    return try await ListdParts(filePath: directory + "/lists.md", logger: logger, journal: journal.output) { _ in persistence }
 }
 
 /// Parts on a held store, and a client that has subscribed (request 1).
-private func subscribedClient() async throws -> (HeldPersistence, JournalRecorder, ListdParts, LoopConnection) {
-    let (persistence, recorder) = (HeldPersistence(), JournalRecorder())
-    let parts = try await parts(persistence, recorder: recorder)
+private func subscribedClient() async throws -> (HeldPersistence, JournalPipe, ListdParts, LoopConnection) {
+    let (persistence, journal) = (HeldPersistence(), try JournalPipe())
+    let parts = try await parts(persistence, journal: journal)
     let client = try await LoopConnection(parts)
-    recorder.clientEnd.store(client.fd, ordering: .relaxed)
     client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
     #expect(try client.line("the subscribe reply")["id"] as? Int == 1)
-    return (persistence, recorder, parts, client)
+    return (persistence, journal, parts, client)
 }
 
 @Suite struct OwnerPassTests {
     @Test func aConfirmItsNotificationAndItsJournalLineWaitForTheAppendThenComeInThatOrder() async throws {
-        let (persistence, recorder, parts, client) = try await subscribedClient()
+        let (persistence, journal, parts, client) = try await subscribedClient()
 
         persistence.hold()
         client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries","items":["milk"]}}"#)
@@ -144,10 +196,13 @@ private func subscribedClient() async throws -> (HeldPersistence, JournalRecorde
         #expect(append.entries.contains { if case .change(let record) = $0 { record.revision == 1 } else { false } })
         try await fence(parts)
         #expect(client.unread == 0, "no confirm and no notification before the change is durable")
-        #expect(recorder.lines.withLock { $0.allSatisfy { !$0.message.contains("Groceries") } }, "nor a journal line")
+        #expect(journal.readAvailable().isEmpty, "nor a journal line")
 
+        journal.fill()
         append.promise.succeed()
-        let journalled = try await recorder.waitFor("Groceries")
+        try await journal.waitForTheBlockedWrite()
+        let unreadWhenJournalled = client.unread
+        #expect(try await journal.waitFor("Groceries").contains("created"), "the line it was writing is the create's")
         let notification = try client.line("the notification")
         let confirm = try client.line("the confirm")
         #expect(notification["method"] as? String == "didCreateShoppingList", "the notification comes first")
@@ -156,24 +211,27 @@ private func subscribedClient() async throws -> (HeldPersistence, JournalRecorde
         #expect(client.unread == 0)
         // When the journal was written, both lines were in the client's socket already.
         let written = try JSONSerialization.data(withJSONObject: notification).count
-        #expect(journalled.unreadBytes > written, "the journal line comes after the confirm is written")
+        #expect(unreadWhenJournalled > written, "the journal line comes after the confirm is written")
     }
 
     /// listd's own log completes within the pass that made the append: the journal still waits
     /// for the confirm to be written.
     @Test func anAppendCompleteWithinItsPassIsJournalledAfterItsConfirmIsWritten() async throws {
-        let (_, recorder, _, client) = try await subscribedClient()
+        let (_, journal, _, client) = try await subscribedClient()
+        journal.fill()
         client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries"}}"#)
-        let journalled = try await recorder.waitFor("Groceries")
+        try await journal.waitForTheBlockedWrite()
+        let unreadWhenJournalled = client.unread
+        #expect(try await journal.waitFor("Groceries").contains("created"), "the line it was writing is the create's")
         let notification = try client.line("the notification")
         #expect(try client.line("the confirm")["id"] as? Int == 2)
         let written = try JSONSerialization.data(withJSONObject: notification).count
-        #expect(journalled.unreadBytes > written, "the journal line comes after the confirm is written")
+        #expect(unreadWhenJournalled > written, "the journal line comes after the confirm is written")
     }
 
     @Test func everyEditDecidedInOnePassSharesOneAppend() async throws {
-        let (persistence, recorder) = (HeldPersistence(), JournalRecorder())
-        let parts = try await parts(persistence, recorder: recorder)
+        let (persistence, journal) = (HeldPersistence(), try JournalPipe())
+        let parts = try await parts(persistence, journal: journal)
         try await fence(parts)
         persistence.hold()
         let before = persistence.changeAppends.load(ordering: .relaxed)
@@ -200,7 +258,7 @@ private func subscribedClient() async throws -> (HeldPersistence, JournalRecorde
     }
 
     @Test func aFailedAppendConfirmsNothingAndTellsNoSubscriber() async throws {
-        let (persistence, recorder, _, client) = try await subscribedClient()
+        let (persistence, journal, _, client) = try await subscribedClient()
 
         persistence.hold()
         client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"createList","params":{"name":"Groceries"}}"#)
@@ -210,7 +268,7 @@ private func subscribedClient() async throws -> (HeldPersistence, JournalRecorde
         #expect(reply["id"] as? Int == 2)
         let message = (reply["error"] as? [String: Any])?["message"] as? String
         #expect(message?.contains("fdatasync") == true, "the storage failure is named: \(message ?? "none")")
-        _ = try await recorder.waitFor("could not save the lists")
+        _ = try await journal.waitFor("could not save the lists")
 
         // The next line is the reply to a read, with no notification before it, and no list.
         client.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"getLists"}"#)

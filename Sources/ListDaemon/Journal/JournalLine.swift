@@ -37,11 +37,9 @@ public enum JournalOutput: Sendable {
     /// entry: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER, CODE_FILE/LINE/FUNC, then every field named in
     /// upper case (`list_name` → `LIST_NAME`).
     case journald(identifier: String)
-    /// Readable lines on stderr, in `StderrLogHandler`'s layout.
+    /// Readable lines on stderr (or the descriptor `lines` writes to), in `StderrLogHandler`'s
+    /// layout.
     case stderr(label: String, lines: StderrLines)
-    /// Through a swift-log logger, whatever its handler (a test's, another program's): the fields
-    /// become its metadata.
-    case logger(Logger)
 
     func write(_ entry: JournalLine, file: String = #fileID, function: String = #function, line: UInt = #line) {
         switch self {
@@ -70,10 +68,6 @@ public enum JournalOutput: Sendable {
                     message: entry.message
                 )
             )
-        case .logger(let logger):
-            var metadata: Logger.Metadata = [:]
-            for field in entry.fields { metadata[field.name] = "\(field.value)" }
-            logger.log(level: entry.level, "\(entry.message)", metadata: metadata, file: file, function: function, line: line)
         }
     }
 }

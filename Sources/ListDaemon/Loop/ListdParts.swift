@@ -23,15 +23,14 @@ public struct ListdParts: Sendable {
     /// - Parameter historyLimit: how many changes `subscribe {since}` can always replay.
     /// - Parameter share: keep the lists in this PostgreSQL database, shared with every listd
     ///   that uses it, instead of beside the list file.
-    /// - Parameter journal: where applied and denied changes are written, at `logger`'s level
-    ///   (by default, through `logger`).
+    /// - Parameter journal: where applied and denied changes are written, at `logger`'s level.
     public init(
         filePath: String,
         quietPeriod: Duration = CoreLimits.standard.quietPeriod,
         historyLimit: Int = 10_000,
         share: ShareServer? = nil,
         logger: Logger,
-        journal: JournalOutput? = nil
+        journal: JournalOutput
     ) async throws(DaemonError) {
         guard let share else {
             try await self.init(filePath: filePath, quietPeriod: quietPeriod, logger: logger, journal: journal) { path throws(DaemonError) in
@@ -61,7 +60,7 @@ public struct ListdParts: Sendable {
         filePath: String,
         quietPeriod: Duration = CoreLimits.standard.quietPeriod,
         logger: Logger,
-        journal: JournalOutput? = nil,
+        journal: JournalOutput,
         makePersistence: (String) throws(DaemonError) -> any ListPersistence
     ) async throws(DaemonError) {
         try makeDirectories(directoryName(of: filePath), mode: 0o700)
@@ -98,7 +97,7 @@ public struct ListdParts: Sendable {
                 return limits
             }(),
             delegates: DelegateRegistry(loop: loop, logger: logger),
-            journal: JournalWriter(output: journal ?? .logger(logger), level: logger.logLevel),
+            journal: JournalWriter(output: journal, level: logger.logLevel),
             group: group,
             logger: logger
         )
