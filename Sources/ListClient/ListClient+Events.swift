@@ -89,9 +89,8 @@ extension ListClient {
             } else {
                 answer = DelegateAnswer(allow: true)
             }
-            guard var data = try? RPCEncoding.result(id: id, answer) else { return }
-            data.append(UInt8(ascii: "\n"))
-            try? await outbound.write(ByteBuffer(bytes: data))
+            guard let line = try? RPCOutgoing.result(id: id, answer) else { return }
+            try? await outbound.write(RPCOutgoing.line(line))
         }
     }
 }

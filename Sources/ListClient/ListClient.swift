@@ -85,7 +85,7 @@ public final class ListClient: Sendable {
 
     /// Sends one request and waits for its reply.
     public func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params) async throws(ListClientError) -> M.Result {
-        try await call(M.self) { id in try RPCEncoding.request(id: id, method: M.name, params: params) }
+        try await call(M.self) { id in try RPCOutgoing.line(request: id, method: M.name, params: params) }
     }
 
     /// An edit made away from listd (an offline queue, sent once the network is back): with the
@@ -103,14 +103,14 @@ public final class ListClient: Sendable {
                 throw ListClientError.invalidReply("\(M.name) takes its params as an object")
             }
             let said = EditProvenance(editId: editId, basedOn: basedOn).adding(to: fields)
-            return try RPCEncoding.request(id: id, method: M.name, params: JSONValue.object(said))
+            return try RPCOutgoing.line(request: id, method: M.name, params: JSONValue.object(said))
         }
     }
 
-    /// Sends the request `encode` makes for an id, and waits for its reply.
+    /// Sends the request line `encode` makes for an id, and waits for its reply.
     private func call<M: RPCMethod>(
         _ method: M.Type,
-        encoding encode: (RPCRequestID) throws -> Data
+        encoding encode: (RPCRequestID) throws -> ByteBuffer
     ) async throws(ListClientError) -> M.Result {
         let id = nextID()
         let reply: Result<JSONValue, RPCError>
@@ -164,8 +164,8 @@ public final class ListClient: Sendable {
         let ids = params.map { _ in nextID() }
         let replies: [Result<JSONValue, RPCError>]
         do {
-            let elements = try zip(ids, params).map { try RPCEncoding.request(id: $0, method: M.name, params: $1) }
-            replies = try await send(RPCEncoding.batch(elements), awaiting: ids)
+            let elements = try zip(ids, params).map { try RPCOutgoing.request(id: $0, method: M.name, params: $1) }
+            replies = try await send(RPCOutgoing.batch(elements), awaiting: ids)
         } catch let error as ListClientError {
             throw error
         } catch {
@@ -187,8 +187,8 @@ public final class ListClient: Sendable {
         }
     }
 
-    /// Writes `data` as one line and waits for the replies with `ids`.
-    private func send(_ data: Data, awaiting ids: [RPCRequestID]) async throws -> [Result<JSONValue, RPCError>] {
+    /// Writes `line` and waits for the replies with `ids`.
+    private func send(_ line: ByteBuffer, awaiting ids: [RPCRequestID]) async throws -> [Result<JSONValue, RPCError>] {
         // Register every reply before writing, so no reply can arrive unclaimed.
         let promises = ids.map { _ in eventLoop.makePromise(of: Result<JSONValue, RPCError>.self) }
         let closed = state.withLock { state in
@@ -201,8 +201,6 @@ public final class ListClient: Sendable {
             for promise in promises { promise.fail(error) }
             throw error
         }
-        var line = ByteBuffer(bytes: data)
-        line.writeInteger(UInt8(ascii: "\n"))
         do {
             try await outbound.write(line)
         } catch {

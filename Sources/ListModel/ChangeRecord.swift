@@ -320,7 +320,7 @@ extension ListBook {
             guard (0..<count).contains(from), (0..<count).contains(to) else {
                 throw fail("a move from \(from) to \(to) is outside \(lists[index].name)")
             }
-            if let newSection {
+            if newSection != nil {
                 guard section == lists[index].sections.count else { throw fail("a new section is not the last one") }
             } else {
                 guard section.map({ lists[index].sections.indices.contains($0) }) ?? true else {

@@ -22,15 +22,18 @@ extension Timestamp: CustomStringConvertible {
     public var description: String { rfc3339 }
 
     public var rfc3339: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        appendRFC3339(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.rfc3339MaximumLength) { buffer in
+            String(decoding: buffer[..<writeRFC3339(into: buffer)], as: UTF8.self)
+        }
     }
 
-    /// Appends `rfc3339`'s bytes (`2026-11-26T22:44:32.123Z`): a reply carries its list's time,
-    /// and building a string for it cost more than the rest of the list's fields.
-    public func appendRFC3339(to bytes: inout [UInt8]) {
+    /// The most bytes `writeRFC3339(into:)` writes (a year of nine digits, and its sign).
+    public static let rfc3339MaximumLength = 32
+
+    /// Writes `rfc3339`'s bytes (`2026-11-26T22:44:32.123Z`) at the start of `buffer` (at least
+    /// `rfc3339MaximumLength` long) and returns how many: a reply carries its list's time, and
+    /// building a string for it cost more than the rest of the list's fields.
+    public func writeRFC3339(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let millis = millisecondsSinceEpoch
         var days = millis / 86_400_000
         var msOfDay = millis % 86_400_000
@@ -39,23 +42,39 @@ extension Timestamp: CustomStringConvertible {
             days -= 1
         }
         let (year, month, day) = Self.civil(fromDays: days)
-        if year < 0 {
-            bytes.append(UInt8(ascii: "-"))
+        var count = 0
+        func put(_ byte: UInt8) {
+            buffer[count] = byte
+            count += 1
         }
-        appendDigits(abs(year), width: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(month, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(day, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        appendDigits(msOfDay / 3_600_000, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(msOfDay / 60_000 % 60, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(msOfDay / 1000 % 60, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        appendDigits(msOfDay % 1000, width: 3, to: &bytes)
-        bytes.append(UInt8(ascii: "Z"))
+        func digits(_ value: Int64, width: Int) {
+            var divisor: Int64 = 1
+            var written = 1
+            while written < width || value / divisor >= 10 {
+                divisor *= 10
+                written += 1
+            }
+            while divisor > 0 {
+                put(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        if year < 0 { put(UInt8(ascii: "-")) }
+        digits(abs(year), width: 4)
+        put(UInt8(ascii: "-"))
+        digits(month, width: 2)
+        put(UInt8(ascii: "-"))
+        digits(day, width: 2)
+        put(UInt8(ascii: "T"))
+        digits(msOfDay / 3_600_000, width: 2)
+        put(UInt8(ascii: ":"))
+        digits(msOfDay / 60_000 % 60, width: 2)
+        put(UInt8(ascii: ":"))
+        digits(msOfDay / 1000 % 60, width: 2)
+        put(UInt8(ascii: "."))
+        digits(msOfDay % 1000, width: 3)
+        put(UInt8(ascii: "Z"))
+        return count
     }
 
     /// Parses the RFC 3339 forms listd writes and common variants a person may type:
@@ -134,20 +153,6 @@ extension Timestamp: CustomStringConvertible {
         let day = dayOfYear - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-}
-
-/// `value` (not negative) in decimal, with zeros in front to make `width` digits at least.
-private func appendDigits(_ value: Int64, width: Int, to bytes: inout [UInt8]) {
-    var divisor: Int64 = 1
-    var digits = 1
-    while digits < width || value / divisor >= 10 {
-        divisor *= 10
-        digits += 1
-    }
-    while divisor > 0 {
-        bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-        divisor /= 10
     }
 }
 

@@ -5,49 +5,49 @@
 import ListModel
 
 /// `,"name":` then `value` as a JSON string.
-private func field(_ name: StaticString, _ value: String, into bytes: inout [UInt8]) {
-    bytes.append(contentsOf: #",""#.utf8)
-    bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-    bytes.append(contentsOf: #"":"#.utf8)
-    JSONWriter.Sink.writeString(value, into: &bytes)
+private func field(_ name: StaticString, _ value: String, into bytes: inout some JSONOutput) {
+    bytes.write(#",""#)
+    bytes.write(name)
+    bytes.write(#"":"#)
+    bytes.writeQuoted(value)
 }
 
 /// `,"name":` then `value` as a JSON number.
-private func field(_ name: StaticString, _ value: Int, into bytes: inout [UInt8]) {
-    bytes.append(contentsOf: #",""#.utf8)
-    bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-    bytes.append(contentsOf: #"":"#.utf8)
-    bytes.append(contentsOf: String(value).utf8)
+private func field(_ name: StaticString, _ value: Int, into bytes: inout some JSONOutput) {
+    bytes.write(#",""#)
+    bytes.write(name)
+    bytes.write(#"":"#)
+    bytes.writeDecimal(value)
 }
 
 /// `,"name":` then `values` as a JSON array of strings.
-private func field(_ name: StaticString, _ values: [String], into bytes: inout [UInt8]) {
-    bytes.append(contentsOf: #",""#.utf8)
-    bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-    bytes.append(contentsOf: #"":["#.utf8)
+private func field(_ name: StaticString, _ values: [String], into bytes: inout some JSONOutput) {
+    bytes.write(#",""#)
+    bytes.write(name)
+    bytes.write(#"":["#)
     for (index, value) in values.enumerated() {
-        if index > 0 { bytes.append(UInt8(ascii: ",")) }
-        JSONWriter.Sink.writeString(value, into: &bytes)
+        if index > 0 { bytes.writeByte(UInt8(ascii: ",")) }
+        bytes.writeQuoted(value)
     }
-    bytes.append(UInt8(ascii: "]"))
+    bytes.writeByte(UInt8(ascii: "]"))
 }
 
 extension ListSummary: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"id":"#.utf8)
-        bytes.append(contentsOf: String(id).utf8)
+    func writeJSON(into bytes: inout some JSONOutput) {
+        bytes.write(#"{"id":"#)
+        bytes.writeDecimal(id)
         field("name", name, into: &bytes)
         field("revision", revision, into: &bytes)
-        bytes.append(contentsOf: #","edited":""#.utf8)
-        edited.appendRFC3339(to: &bytes)
-        bytes.append(contentsOf: #""}"#.utf8)
+        bytes.write(#","edited":""#)
+        bytes.writeRFC3339(edited)
+        bytes.write(#""}"#)
     }
 }
 
 extension BriefStep: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"op":"#.utf8)
-        JSONWriter.Sink.writeString(op, into: &bytes)
+    func writeJSON(into bytes: inout some JSONOutput) {
+        bytes.write(#"{"op":"#)
+        bytes.writeQuoted(op)
         if let item { field("item", item, into: &bytes) }
         if let with { field("with", with, into: &bytes) }
         if let from { field("from", from, into: &bytes) }
@@ -56,38 +56,38 @@ extension BriefStep: JSONDirectlyWritable {
         if let fromIndex { field("fromIndex", fromIndex, into: &bytes) }
         if let section { field("section", section, into: &bytes) }
         if let quantity { field("quantity", quantity, into: &bytes) }
-        bytes.append(UInt8(ascii: "}"))
+        bytes.writeByte(UInt8(ascii: "}"))
     }
 }
 
 extension BriefChangeParams: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
+    func writeJSON(into bytes: inout some JSONOutput) {
         JSONWriter.writeChangeOpening(revision: revision, list: list, origin: origin, changes: changes, into: &bytes)
         if let items { field("items", items, into: &bytes) }
         if let checked { field("checked", checked, into: &bytes) }
         if let sections {
-            bytes.append(contentsOf: #","sections":["#.utf8)
+            bytes.write(#","sections":["#)
             for (index, section) in sections.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                bytes.append(contentsOf: #"{"name":"#.utf8)
-                JSONWriter.Sink.writeString(section.name, into: &bytes)
+                if index > 0 { bytes.writeByte(UInt8(ascii: ",")) }
+                bytes.write(#"{"name":"#)
+                bytes.writeQuoted(section.name)
                 field("items", section.items, into: &bytes)
-                bytes.append(UInt8(ascii: "}"))
+                bytes.writeByte(UInt8(ascii: "}"))
             }
-            bytes.append(UInt8(ascii: "]"))
+            bytes.writeByte(UInt8(ascii: "]"))
         }
         if let quantities {
             // In key order: a dictionary's own order changes from run to run.
-            bytes.append(contentsOf: #","quantities":{"#.utf8)
+            bytes.write(#","quantities":{"#)
             for (index, item) in quantities.keys.sorted().enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                JSONWriter.Sink.writeString(item, into: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                JSONWriter.Sink.writeString(quantities[item]!, into: &bytes)
+                if index > 0 { bytes.writeByte(UInt8(ascii: ",")) }
+                bytes.writeQuoted(item)
+                bytes.writeByte(UInt8(ascii: ":"))
+                bytes.writeQuoted(quantities[item]!)
             }
-            bytes.append(UInt8(ascii: "}"))
+            bytes.writeByte(UInt8(ascii: "}"))
         }
         if let undoes { field("undoes", undoes, into: &bytes) }
-        bytes.append(UInt8(ascii: "}"))
+        bytes.writeByte(UInt8(ascii: "}"))
     }
 }

@@ -7,142 +7,146 @@ import ListModel
 /// reply and notification carries. It must write exactly what its `encode(to:)` would (the tests
 /// compare the two).
 protocol JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8])
+    func writeJSON(into bytes: inout some JSONOutput)
 }
 
 extension ShoppingList: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"id":"#.utf8)
-        bytes.append(contentsOf: String(id).utf8)
-        bytes.append(contentsOf: #","name":"#.utf8)
-        JSONWriter.Sink.writeString(name, into: &bytes)
-        bytes.append(contentsOf: #","edited":""#.utf8)
-        edited.appendRFC3339(to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: #","revision":"#.utf8)
-        bytes.append(contentsOf: String(revision).utf8)
-        bytes.append(contentsOf: #","items":["#.utf8)
+    func writeJSON(into bytes: inout some JSONOutput) {
+        bytes.write(#"{"id":"#)
+        bytes.writeDecimal(id)
+        bytes.write(#","name":"#)
+        bytes.writeQuoted(name)
+        bytes.write(#","edited":""#)
+        bytes.writeRFC3339(edited)
+        bytes.writeByte(UInt8(ascii: "\""))
+        bytes.write(#","revision":"#)
+        bytes.writeDecimal(revision)
+        bytes.write(#","items":["#)
         for (index, item) in items.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONWriter.Sink.writeString(item, into: &bytes)
+            if index > 0 { bytes.writeByte(UInt8(ascii: ",")) }
+            bytes.writeQuoted(item)
         }
-        bytes.append(contentsOf: #"],"checked":["#.utf8)
+        bytes.write(#"],"checked":["#)
         for (index, item) in checkedItems.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONWriter.Sink.writeString(item, into: &bytes)
+            if index > 0 { bytes.writeByte(UInt8(ascii: ",")) }
+            bytes.writeQuoted(item)
         }
-        bytes.append(contentsOf: #"],"sections":["#.utf8)
+        bytes.write(#"],"sections":["#)
         for (index, section) in sectionsWithItems.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: #"{"name":"#.utf8)
-            JSONWriter.Sink.writeString(section.name, into: &bytes)
-            bytes.append(contentsOf: #","items":["#.utf8)
+            if index > 0 { bytes.writeByte(UInt8(ascii: ",")) }
+            bytes.write(#"{"name":"#)
+            bytes.writeQuoted(section.name)
+            bytes.write(#","items":["#)
             for (index, item) in section.items.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                JSONWriter.Sink.writeString(item, into: &bytes)
+                if index > 0 { bytes.writeByte(UInt8(ascii: ",")) }
+                bytes.writeQuoted(item)
             }
-            bytes.append(contentsOf: "]}".utf8)
+            bytes.write("]}")
         }
-        bytes.append(contentsOf: #"],"quantities":{"#.utf8)
+        bytes.write(#"],"quantities":{"#)
         // In list order (a dictionary's own order changes from run to run).
         var first = true
         if !quantities.isEmpty {
             for item in items {
                 guard let quantity = quantities[item] else { continue }
-                if !first { bytes.append(UInt8(ascii: ",")) }
+                if !first { bytes.writeByte(UInt8(ascii: ",")) }
                 first = false
-                JSONWriter.Sink.writeString(item, into: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                JSONWriter.Sink.writeString(quantity, into: &bytes)
+                bytes.writeQuoted(item)
+                bytes.writeByte(UInt8(ascii: ":"))
+                bytes.writeQuoted(quantity)
             }
         }
-        bytes.append(contentsOf: "}}".utf8)
+        bytes.write("}}")
     }
 }
 
 extension ChangeOrigin: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
+    func writeJSON(into bytes: inout some JSONOutput) {
         switch self {
         case .client(let pid, let uid, let name):
-            bytes.append(contentsOf: #"{"kind":"client","pid":"#.utf8)
-            bytes.append(contentsOf: String(pid).utf8)
-            bytes.append(contentsOf: #","uid":"#.utf8)
-            bytes.append(contentsOf: String(uid).utf8)
+            bytes.write(#"{"kind":"client","pid":"#)
+            bytes.writeDecimal(Int(pid))
+            bytes.write(#","uid":"#)
+            bytes.writeDecimal(Int(uid))
             if let name {
-                bytes.append(contentsOf: #","name":"#.utf8)
-                JSONWriter.Sink.writeString(name, into: &bytes)
+                bytes.write(#","name":"#)
+                bytes.writeQuoted(name)
             }
-            bytes.append(UInt8(ascii: "}"))
+            bytes.writeByte(UInt8(ascii: "}"))
         case .file(nil):
-            bytes.append(contentsOf: #"{"kind":"file"}"#.utf8)
+            bytes.write(#"{"kind":"file"}"#)
         case .file(let host?):
-            bytes.append(contentsOf: #"{"kind":"file","host":"#.utf8)
-            JSONWriter.Sink.writeString(host, into: &bytes)
-            bytes.append(UInt8(ascii: "}"))
+            bytes.write(#"{"kind":"file","host":"#)
+            bytes.writeQuoted(host)
+            bytes.writeByte(UInt8(ascii: "}"))
         }
     }
 }
 
 extension ListChange.Step: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
-        func field(_ name: String, _ value: String) {
-            bytes.append(contentsOf: #",""#.utf8)
-            bytes.append(contentsOf: name.utf8)
-            bytes.append(contentsOf: #"":"#.utf8)
-            JSONWriter.Sink.writeString(value, into: &bytes)
+    func writeJSON(into bytes: inout some JSONOutput) {
+        func field(_ name: StaticString, _ value: String) {
+            bytes.write(#",""#)
+            bytes.write(name)
+            bytes.write(#"":"#)
+            bytes.writeQuoted(value)
         }
         switch self {
         case .add(let item, let quantity, let section):
-            bytes.append(contentsOf: #"{"op":"add""#.utf8)
+            bytes.write(#"{"op":"add""#)
             field("item", item)
             if let quantity { field("quantity", quantity) }
             if let section { field("section", section) }
         case .remove(let item):
-            bytes.append(contentsOf: #"{"op":"remove""#.utf8)
+            bytes.write(#"{"op":"remove""#)
             field("item", item)
         case .replace(let item, let with):
-            bytes.append(contentsOf: #"{"op":"replace""#.utf8)
+            bytes.write(#"{"op":"replace""#)
             field("item", item)
             field("with", with)
         case .rename(let from, let to):
-            bytes.append(contentsOf: #"{"op":"rename""#.utf8)
+            bytes.write(#"{"op":"rename""#)
             field("from", from)
             field("to", to)
         case .move(let item, let index, let section):
-            bytes.append(contentsOf: #"{"op":"move""#.utf8)
+            bytes.write(#"{"op":"move""#)
             field("item", item)
             field("section", section)
-            bytes.append(contentsOf: ",\"index\":\(index)".utf8)
+            bytes.write(#","index":"#)
+            bytes.writeDecimal(index)
         case .check(let item):
-            bytes.append(contentsOf: #"{"op":"check""#.utf8)
+            bytes.write(#"{"op":"check""#)
             field("item", item)
         case .uncheck(let item):
-            bytes.append(contentsOf: #"{"op":"uncheck""#.utf8)
+            bytes.write(#"{"op":"uncheck""#)
             field("item", item)
         case .addSection(let section):
-            bytes.append(contentsOf: #"{"op":"addSection""#.utf8)
+            bytes.write(#"{"op":"addSection""#)
             field("section", section)
         case .renameSection(let from, let to):
-            bytes.append(contentsOf: #"{"op":"renameSection""#.utf8)
+            bytes.write(#"{"op":"renameSection""#)
             field("from", from)
             field("to", to)
         case .removeSection(let section):
-            bytes.append(contentsOf: #"{"op":"removeSection""#.utf8)
+            bytes.write(#"{"op":"removeSection""#)
             field("section", section)
         case .quantity(let item, let quantity):
-            bytes.append(contentsOf: #"{"op":"quantity""#.utf8)
+            bytes.write(#"{"op":"quantity""#)
             field("item", item)
-            if let quantity { field("quantity", quantity) } else { bytes.append(contentsOf: #","quantity":null"#.utf8) }
+            if let quantity { field("quantity", quantity) } else { bytes.write(#","quantity":null"#) }
         }
-        bytes.append(UInt8(ascii: "}"))
+        bytes.writeByte(UInt8(ascii: "}"))
     }
 }
 
 extension ListChangeParams: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
+    func writeJSON(into bytes: inout some JSONOutput) {
         JSONWriter.writeChangeOpening(revision: revision, list: list, origin: origin, changes: changes, into: &bytes)
-        if let undoes { bytes.append(contentsOf: ",\"undoes\":\(undoes)".utf8) }
-        bytes.append(UInt8(ascii: "}"))
+        if let undoes {
+            bytes.write(#","undoes":"#)
+            bytes.writeDecimal(undoes)
+        }
+        bytes.writeByte(UInt8(ascii: "}"))
     }
 }
 
@@ -154,29 +158,29 @@ extension JSONWriter {
         list: some JSONDirectlyWritable,
         origin: ChangeOrigin,
         changes: [some JSONDirectlyWritable],
-        into bytes: inout [UInt8]
+        into bytes: inout some JSONOutput
     ) {
-        bytes.append(contentsOf: #"{"revision":"#.utf8)
-        bytes.append(contentsOf: String(revision).utf8)
-        bytes.append(contentsOf: #","list":"#.utf8)
+        bytes.write(#"{"revision":"#)
+        bytes.writeDecimal(revision)
+        bytes.write(#","list":"#)
         list.writeJSON(into: &bytes)
-        bytes.append(contentsOf: #","origin":"#.utf8)
+        bytes.write(#","origin":"#)
         origin.writeJSON(into: &bytes)
-        bytes.append(contentsOf: #","changes":["#.utf8)
+        bytes.write(#","changes":["#)
         for (index, step) in changes.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if index > 0 { bytes.writeByte(UInt8(ascii: ",")) }
             step.writeJSON(into: &bytes)
         }
-        bytes.append(UInt8(ascii: "]"))
+        bytes.writeByte(UInt8(ascii: "]"))
     }
 }
 
 extension RPCRequestID {
-    func writeJSON(into bytes: inout [UInt8]) {
+    func writeJSON(into bytes: inout some JSONOutput) {
         switch self {
-        case .number(let number): bytes.append(contentsOf: String(number).utf8)
-        case .string(let string): JSONWriter.Sink.writeString(string, into: &bytes)
-        case .null: bytes.append(contentsOf: "null".utf8)
+        case .number(let number): bytes.writeDecimal(Int(number))
+        case .string(let string): bytes.writeQuoted(string)
+        case .null: bytes.write("null")
         }
     }
 }

@@ -5,16 +5,16 @@
 import ListModel
 
 extension ListReference: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
+    func writeJSON(into bytes: inout some JSONOutput) {
         switch self {
-        case .id(let id): bytes.append(contentsOf: String(id).utf8)
-        case .name(let name): JSONWriter.Sink.writeString(name, into: &bytes)
+        case .id(let id): bytes.writeDecimal(id)
+        case .name(let name): bytes.writeQuoted(name)
         }
     }
 }
 
 extension Hello.Params: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
+    func writeJSON(into bytes: inout some JSONOutput) {
         var object = DirectObject(into: &bytes)
         object.field("name", name, into: &bytes)
         object.field("brief", brief, into: &bytes)
@@ -24,7 +24,7 @@ extension Hello.Params: JSONDirectlyWritable {
 }
 
 extension GetList.Params: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
+    func writeJSON(into bytes: inout some JSONOutput) {
         var object = DirectObject(into: &bytes)
         object.field("list", list, into: &bytes)
         object.close(into: &bytes)
@@ -32,7 +32,7 @@ extension GetList.Params: JSONDirectlyWritable {
 }
 
 extension AddItemParams: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
+    func writeJSON(into bytes: inout some JSONOutput) {
         var object = DirectObject(into: &bytes)
         object.field("list", list, into: &bytes)
         object.field("item", item, into: &bytes)
@@ -44,7 +44,7 @@ extension AddItemParams: JSONDirectlyWritable {
 }
 
 extension ListItemParams: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout [UInt8]) {
+    func writeJSON(into bytes: inout some JSONOutput) {
         var object = DirectObject(into: &bytes)
         object.field("list", list, into: &bytes)
         object.field("item", item, into: &bytes)
@@ -58,53 +58,53 @@ extension ListItemParams: JSONDirectlyWritable {
 private struct DirectObject {
     private var empty = true
 
-    init(into bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "{"))
+    init(into bytes: inout some JSONOutput) {
+        bytes.writeByte(UInt8(ascii: "{"))
     }
 
-    private mutating func key(_ name: StaticString, into bytes: inout [UInt8]) {
-        if !empty { bytes.append(UInt8(ascii: ",")) }
+    private mutating func key(_ name: StaticString, into bytes: inout some JSONOutput) {
+        if !empty { bytes.writeByte(UInt8(ascii: ",")) }
         empty = false
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: "\":".utf8)
+        bytes.writeByte(UInt8(ascii: "\""))
+        bytes.write(name)
+        bytes.write("\":")
     }
 
-    mutating func field(_ name: StaticString, _ value: String?, into bytes: inout [UInt8]) {
+    mutating func field(_ name: StaticString, _ value: String?, into bytes: inout some JSONOutput) {
         guard let value else { return }
         key(name, into: &bytes)
-        JSONWriter.Sink.writeString(value, into: &bytes)
+        bytes.writeQuoted(value)
     }
 
-    mutating func field(_ name: StaticString, _ value: Int?, into bytes: inout [UInt8]) {
+    mutating func field(_ name: StaticString, _ value: Int?, into bytes: inout some JSONOutput) {
         guard let value else { return }
         key(name, into: &bytes)
-        bytes.append(contentsOf: String(value).utf8)
+        bytes.writeDecimal(value)
     }
 
-    mutating func field(_ name: StaticString, _ value: Bool?, into bytes: inout [UInt8]) {
+    mutating func field(_ name: StaticString, _ value: Bool?, into bytes: inout some JSONOutput) {
         guard let value else { return }
         key(name, into: &bytes)
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        bytes.write(value ? "true" : "false")
     }
 
-    mutating func field(_ name: StaticString, _ value: [String]?, into bytes: inout [UInt8]) {
+    mutating func field(_ name: StaticString, _ value: [String]?, into bytes: inout some JSONOutput) {
         guard let value else { return }
         key(name, into: &bytes)
-        bytes.append(UInt8(ascii: "["))
+        bytes.writeByte(UInt8(ascii: "["))
         for (index, string) in value.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONWriter.Sink.writeString(string, into: &bytes)
+            if index > 0 { bytes.writeByte(UInt8(ascii: ",")) }
+            bytes.writeQuoted(string)
         }
-        bytes.append(UInt8(ascii: "]"))
+        bytes.writeByte(UInt8(ascii: "]"))
     }
 
-    mutating func field(_ name: StaticString, _ value: ListReference, into bytes: inout [UInt8]) {
+    mutating func field(_ name: StaticString, _ value: ListReference, into bytes: inout some JSONOutput) {
         key(name, into: &bytes)
         value.writeJSON(into: &bytes)
     }
 
-    func close(into bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "}"))
+    func close(into bytes: inout some JSONOutput) {
+        bytes.writeByte(UInt8(ascii: "}"))
     }
 }

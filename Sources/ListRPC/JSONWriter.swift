@@ -26,7 +26,7 @@ public enum JSONWriter {
         case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
         case .integer(let value): bytes.append(contentsOf: String(value).utf8)
         case .number(let value): bytes.append(contentsOf: Sink.text(of: value).utf8)
-        case .string(let value): Sink.writeString(value, into: &bytes)
+        case .string(let value): bytes.writeQuoted(value)
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -38,7 +38,7 @@ public enum JSONWriter {
             bytes.append(UInt8(ascii: "{"))
             for (index, key) in members.keys.sorted().enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                Sink.writeString(key, into: &bytes)
+                bytes.writeQuoted(key)
                 bytes.append(UInt8(ascii: ":"))
                 write(members[key]!, into: &bytes)
             }
@@ -97,11 +97,11 @@ extension JSONWriter {
         }
 
         func writeKey(_ key: String) {
-            Self.writeString(key, into: &bytes)
+            bytes.writeQuoted(key)
             bytes.append(UInt8(ascii: ":"))
         }
 
-        func write(_ string: String) { Self.writeString(string, into: &bytes) }
+        func write(_ string: String) { bytes.writeQuoted(string) }
         func writeRaw(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
         func write(_ double: Double, codingPath: [any CodingKey]) throws {
@@ -120,34 +120,6 @@ extension JSONWriter {
             return "\(double)"
         }
 
-        static func writeString(_ string: String, into bytes: inout [UInt8]) {
-            bytes.append(UInt8(ascii: "\""))
-            var string = string
-            string.withUTF8 { utf8 in
-                var clean = 0
-                for (index, byte) in utf8.enumerated()
-                where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
-                    clean = index + 1
-                    switch byte {
-                    case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-                    case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-                    case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
-                    case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
-                    case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
-                    case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
-                    case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
-                    default:
-                        let hex = Array("0123456789abcdef".utf8)
-                        bytes.append(contentsOf: #"\u00"#.utf8)
-                        bytes.append(hex[Int(byte >> 4)])
-                        bytes.append(hex[Int(byte & 0x0F)])
-                    }
-                }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean...]))
-            }
-            bytes.append(UInt8(ascii: "\""))
-        }
     }
 
     /// The encoder of one value at one place in the output.

@@ -316,21 +316,23 @@ public enum RPCEncoding {
 
     /// A result reply, without the trailing newline (so replies can be joined into a batch).
     public static func result(id: RPCRequestID?, _ result: some Encodable) throws -> Data {
-        Data(try resultBytes(id: id, result))
+        var bytes: [UInt8] = []
+        try writeResult(id: id, result, into: &bytes)
+        return Data(bytes)
     }
 
-    /// `result` as bytes: what listd writes to the wire without a copy into `Data` between.
-    public static func resultBytes(id: RPCRequestID?, _ result: some Encodable) throws -> [UInt8] {
-        if let direct = result as? any JSONDirectlyWritable {
-            // What ResultEnvelope encodes, without Codable's containers (every edit's reply).
-            var bytes = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
-            (id ?? .null).writeJSON(into: &bytes)
-            bytes.append(contentsOf: #","result":"#.utf8)
-            direct.writeJSON(into: &bytes)
-            bytes.append(UInt8(ascii: "}"))
-            return bytes
+    /// Writes the result reply to `output` (listd: the buffer its socket sends from).
+    public static func writeResult(id: RPCRequestID?, _ result: some Encodable, into output: inout some JSONOutput) throws {
+        guard let direct = result as? any JSONDirectlyWritable else {
+            let bytes = try JSONWriter.encode(ResultEnvelope(id: IDField(id: id), result: result))
+            return bytes.withUnsafeBytes { output.writeRaw($0) }
         }
-        return try JSONWriter.encode(ResultEnvelope(id: IDField(id: id), result: result))
+        // What ResultEnvelope encodes, without Codable's containers (every edit's reply).
+        output.write(#"{"jsonrpc":"2.0","id":"#)
+        (id ?? .null).writeJSON(into: &output)
+        output.write(#","result":"#)
+        direct.writeJSON(into: &output)
+        output.writeByte(UInt8(ascii: "}"))
     }
 
     public static func error(id: RPCRequestID?, _ error: RPCError) -> Data {
@@ -348,40 +350,36 @@ public enum RPCEncoding {
         Data(try requestBytes(id: id, method: method, params: params))
     }
 
-    /// A request or notification as bytes (a change notification is made once per change, for
-    /// the change log and every subscriber).
+    /// A request or notification as bytes.
     public static func requestBytes(id: RPCRequestID?, method: String, params: some Encodable) throws -> [UInt8] {
-        if let direct = params as? any JSONDirectlyWritable {
-            // What RequestEnvelope encodes, without Codable's containers.
-            var bytes = Array(#"{"jsonrpc":"2.0""#.utf8)
-            if let id {
-                bytes.append(contentsOf: #","id":"#.utf8)
-                id.writeJSON(into: &bytes)
-            }
-            bytes.append(contentsOf: #","method":"#.utf8)
-            JSONWriter.Sink.writeString(method, into: &bytes)
-            bytes.append(contentsOf: #","params":"#.utf8)
-            direct.writeJSON(into: &bytes)
-            bytes.append(UInt8(ascii: "}"))
-            return bytes
-        }
-        return try JSONWriter.encode(RequestEnvelope(id: id, method: method, params: params))
-    }
-
-    /// Joins single replies into one batch reply.
-    public static func batch(_ replies: [Data]) -> Data {
-        Data(batchBytes(replies.map(Array.init)))
-    }
-
-    /// `batch` of replies as bytes.
-    public static func batchBytes(_ replies: [[UInt8]]) -> [UInt8] {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        for (index, reply) in replies.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: reply)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        var bytes: [UInt8] = []
+        try writeRequest(id: id, method: method, params: params, into: &bytes)
         return bytes
+    }
+
+    /// Writes a request or notification to `output` (a change notification is written once per
+    /// change, for every subscriber).
+    public static func writeRequest(
+        id: RPCRequestID?,
+        method: String,
+        params: some Encodable,
+        into output: inout some JSONOutput
+    ) throws {
+        guard let direct = params as? any JSONDirectlyWritable else {
+            let bytes = try JSONWriter.encode(RequestEnvelope(id: id, method: method, params: params))
+            return bytes.withUnsafeBytes { output.writeRaw($0) }
+        }
+        // What RequestEnvelope encodes, without Codable's containers.
+        output.write(#"{"jsonrpc":"2.0""#)
+        if let id {
+            output.write(#","id":"#)
+            id.writeJSON(into: &output)
+        }
+        output.write(#","method":"#)
+        output.writeQuoted(method)
+        output.write(#","params":"#)
+        direct.writeJSON(into: &output)
+        output.writeByte(UInt8(ascii: "}"))
     }
 }
 

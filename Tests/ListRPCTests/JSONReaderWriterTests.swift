@@ -1,5 +1,7 @@
 import Foundation
 import ListModel
+import ListRPCTransport
+import NIOCore
 import Testing
 
 @testable import ListRPC
@@ -224,6 +226,40 @@ private struct SplitMix: RandomNumberGenerator {
                 )
             }
         }
+    }
+
+    /// What listd sends is written straight into NIO's buffer: the same bytes as into an array,
+    /// for a list (escapes, a time), a change notification whole and brief, and numbers at
+    /// their edges.
+    @Test func messagesWrittenIntoNIOsBufferAreTheBytesWrittenIntoAnArray() throws {
+        var book = ListBook()
+        let at = Timestamp(millisecondsSinceEpoch: -62_167_219_200_001)  // the last millisecond of 2 BC (year -1)
+        let change = try #require(
+            try book.apply(.createList(name: "“A” \\ \"b\"", items: ["milk", "🥛"]), at: at, origin: .client(pid: -1, uid: 4_294_967_295, name: "n"))
+        )
+        let record = ChangeRecord(revision: change.revision, time: at, origin: change.origin, operation: .remove(id: 1, at: 0))
+        func same(_ params: some Encodable, id: RPCRequestID?) throws {
+            func text(_ buffer: ByteBuffer) -> String { String(buffer: buffer) }
+            let array = try RPCEncoding.requestBytes(id: id, method: "m\"\t\u{1}", params: params)
+            let buffer = try RPCOutgoing.request(id: id, method: "m\"\t\u{1}", params: params)
+            #expect(text(buffer) == String(decoding: array, as: UTF8.self))
+            #expect(text(RPCOutgoing.line(buffer)) == String(decoding: array, as: UTF8.self) + "\n")
+            let result = try RPCOutgoing.result(id: id, params)
+            #expect(text(result) == String(decoding: try RPCEncoding.result(id: id, params), as: UTF8.self))
+        }
+        for id in [RPCRequestID.number(Int64.min), .number(0), .number(Int64.max), .string("x\"y"), nil] {
+            try same(change.list, id: id)
+            try same(ListChangeParams(change), id: id)
+            try same(BriefChangeParams(change, record: record), id: id)
+            try same(ListSummary(change.list), id: id)
+        }
+        #expect(at.rfc3339 == "-0001-12-31T23:59:59.999Z")
+        var decimals: [UInt8] = []
+        for value in [0, 7, -7, Int.min, Int.max] {
+            decimals.writeDecimal(value)
+            decimals.writeByte(UInt8(ascii: " "))
+        }
+        #expect(String(decoding: decimals, as: UTF8.self) == "0 7 -7 \(Int.min) \(Int.max) ")
     }
 
     /// The brief forms (a brief connection's confirms and notifications), written directly and

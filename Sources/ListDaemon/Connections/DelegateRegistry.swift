@@ -2,6 +2,7 @@ import Foundation
 import ListCore
 import ListModel
 import ListRPC
+import ListRPCTransport
 import Logging
 import NIOCore
 
@@ -45,17 +46,16 @@ final class DelegateRegistry: @unchecked Sendable {
     func send(_ put: DelegatePanel.Put, timedOut: @escaping () -> Void) -> Bool {
         loop.assertInEventLoop()
         let method = put.question.rawValue
-        let encoded =
+        let line =
             put.seat.brief
-            ? try? RPCEncoding.request(id: .string(put.id), method: method, params: BriefQuestionParams(put.params))
-            : try? RPCEncoding.request(id: .string(put.id), method: method, params: put.params)
-        guard var bytes = encoded, let connection = connections[put.seat.connection] else { return false }
-        bytes.append(UInt8(ascii: "\n"))
+            ? try? RPCOutgoing.line(request: .string(put.id), method: method, params: BriefQuestionParams(put.params))
+            : try? RPCOutgoing.line(request: .string(put.id), method: method, params: put.params)
+        guard let line, let connection = connections[put.seat.connection] else { return false }
         timers[put.id] = loop.assumeIsolated().scheduleTask(in: TimeAmount(put.seat.timeout)) { [self] in
             timers[put.id] = nil
             timedOut()
         }
-        connection.outbox.sendNow(ByteBuffer(bytes: bytes))
+        connection.outbox.sendNow(line)
         return true
     }
 
@@ -92,9 +92,8 @@ final class DelegateRegistry: @unchecked Sendable {
             name: seat.name,
             reason: "You did not answer \(limit) questions in a row in time; listd no longer asks you. Register again to resume."
         )
-        if var bytes = try? RPCEncoding.request(id: nil, method: DelegateDroppedParams.method, params: params) {
-            bytes.append(UInt8(ascii: "\n"))
-            connection.outbox.sendNow(ByteBuffer(bytes: bytes))
+        if let line = try? RPCOutgoing.line(request: nil, method: DelegateDroppedParams.method, params: params) {
+            connection.outbox.sendNow(line)
         }
     }
 }

@@ -1,6 +1,7 @@
 import ListCore
 import ListModel
 import ListRPC
+import ListRPCTransport
 import NIOCore
 
 /// Maps method names to handlers. Each handler decodes its typed params, does its work and
@@ -12,7 +13,8 @@ import NIOCore
 /// callback there: at once, or once an edit is decided. A batch is handled the same way, its
 /// messages in order, and answered by one line.
 struct MethodTable: Sendable {
-    typealias Reply = Result<[UInt8], RPCError>
+    /// A reply written where it is sent from, without its newline (a batch joins them first).
+    typealias Reply = Result<ByteBuffer, RPCError>
     typealias Message = Result<RPCMessage, RPCLine.InvalidMessage>
 
     enum Handler: Sendable {
@@ -94,7 +96,7 @@ struct MethodTable: Sendable {
 
     private static func reply<R: Encodable>(id: RPCRequestID?, _ body: () throws(RPCError) -> R) -> Reply {
         do {
-            return .success(try RPCEncoding.resultBytes(id: id, try body()))
+            return .success(try RPCOutgoing.result(id: id, try body()))
         } catch let error as RPCError {
             return .failure(error)
         } catch {
@@ -127,11 +129,11 @@ extension MethodTable {
         case .empty:
             then(nil)
         case .single(let message):
-            respond(to: message, session: session) { then($0.map(replyLine)) }
+            respond(to: message, session: session) { then($0.map(RPCOutgoing.line)) }
         case .batch(let messages):
             respond(to: messages[...], session: session, answered: []) { replies in
                 // A batch of notifications gets no reply at all, as JSON-RPC says.
-                then(replies.isEmpty ? nil : replyLine(RPCEncoding.batchBytes(replies)))
+                then(replies.isEmpty ? nil : RPCOutgoing.batch(replies))
             }
         }
     }
@@ -139,8 +141,8 @@ extension MethodTable {
     private func respond(
         to messages: ArraySlice<Message>,
         session: Session,
-        answered: [[UInt8]],
-        then: @escaping ([[UInt8]]) -> Void
+        answered: [ByteBuffer],
+        then: @escaping ([ByteBuffer]) -> Void
     ) {
         guard let first = messages.first else { return then(answered) }
         respond(to: first, session: session) { reply in
@@ -154,10 +156,10 @@ extension MethodTable {
     }
 
     /// The reply to one message (nil when none is due: a notification or a response).
-    private func respond(to message: Message, session: Session, then: @escaping ([UInt8]?) -> Void) {
+    private func respond(to message: Message, session: Session, then: @escaping (ByteBuffer?) -> Void) {
         switch message {
         case .failure(let invalid):
-            then(RPCEncoding.errorBytes(id: invalid.id, invalid.error))
+            then(RPCOutgoing.error(id: invalid.id, invalid.error))
         case .success(.response):
             then(nil)  // answers were taken as they were read
         case .success(.request(let request)):
@@ -170,21 +172,12 @@ extension MethodTable {
         }
     }
 
-    private static func encode(_ reply: Reply, id: RPCRequestID) -> [UInt8] {
+    private static func encode(_ reply: Reply, id: RPCRequestID) -> ByteBuffer {
         switch reply {
-        case .success(let bytes): bytes
-        case .failure(let error): RPCEncoding.errorBytes(id: id, error)
+        case .success(let line): line
+        case .failure(let error): RPCOutgoing.error(id: id, error)
         }
     }
-}
-
-/// A message plus its terminating newline, ready for the wire.
-func replyLine(_ bytes: [UInt8]) -> ByteBuffer {
-    var buffer = ByteBuffer()
-    buffer.reserveCapacity(bytes.count + 1)
-    buffer.writeBytes(bytes)
-    buffer.writeInteger(UInt8(ascii: "\n"))
-    return buffer
 }
 
 /// A params decoding error as one sentence in plain words, naming the parameter at fault (also

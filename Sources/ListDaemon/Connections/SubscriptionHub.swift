@@ -2,6 +2,7 @@ import Foundation
 import ListCore
 import ListModel
 import ListRPC
+import ListRPCTransport
 import NIOCore
 
 /// Who hears what: the committed lists, each subscription, and the recent changes a subscription
@@ -214,10 +215,8 @@ final class SubscriptionHub: @unchecked Sendable {
     func announce(_ name: ListEventName, _ params: some Encodable & Sendable, listID: ListID?) {
         loop.assertInEventLoop()
         guard subscribers.values.contains(where: { $0.wants(name, listID) }),
-            var bytes = try? RPCEncoding.requestBytes(id: nil, method: name.rawValue, params: params)
+            let line = try? RPCOutgoing.line(request: nil, method: name.rawValue, params: params)
         else { return }
-        bytes.append(UInt8(ascii: "\n"))
-        let line = ByteBuffer(bytes: bytes)
         for (connection, subscription) in subscribers where subscription.wants(name, listID) {
             if subscription.lag != nil {
                 subscribers[connection]?.lag?.announcements.append((book.revision, line, name, listID))
@@ -308,23 +307,11 @@ final class SubscriptionHub: @unchecked Sendable {
 
     /// A change as the notification line brief subscribers get.
     static func briefLine(_ change: ListChange, _ record: ChangeRecord) throws -> ByteBuffer {
-        var bytes = try RPCEncoding.requestBytes(
-            id: nil,
-            method: ListEventName(change.kind).rawValue,
-            params: BriefChangeParams(change, record: record)
-        )
-        bytes.append(UInt8(ascii: "\n"))
-        return ByteBuffer(bytes: bytes)
+        try RPCOutgoing.line(request: nil, method: ListEventName(change.kind).rawValue, params: BriefChangeParams(change, record: record))
     }
 
     /// A change as the notification line subscribers get.
     static func notificationLine(_ change: ListChange) throws -> ByteBuffer {
-        var bytes = try RPCEncoding.requestBytes(
-            id: nil,
-            method: ListEventName(change.kind).rawValue,
-            params: ListChangeParams(change)
-        )
-        bytes.append(UInt8(ascii: "\n"))
-        return ByteBuffer(bytes: bytes)
+        try RPCOutgoing.line(request: nil, method: ListEventName(change.kind).rawValue, params: ListChangeParams(change))
     }
 }
