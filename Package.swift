@@ -219,12 +219,7 @@ let package = Package(
         // Drive the real listd and listctl binaries over a real socket.
         .testTarget(
             name: "IntegrationTests",
-            dependencies: [
-                "ListClient", "ListFileFormat", "ListModel", "ListRPC",
-                // A page's live connection, as a WebSocket client made for the job opens it.
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-            ],
+            dependencies: ["ListClient", "ListFileFormat", "ListModel", "ListRPC"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,14 +1,8 @@
 // What the listd-web tests drive: the real listd-web binary, a plain HTTP/1.1 client of the
-// test's own (sharing no code with listd-web; it also sends what no browser would, as an
-// attacker does), pairing as a phone does it, and a page's live connection through
-// hummingbird-websocket's WebSocket client.
+// test's own (sharing no code with listd-web), pairing as a phone does it, and a page's live
+// connection over a real WebSocket.
 import Foundation
 import Glibc
-import HTTPTypes
-import HummingbirdWSClient
-import Logging
-import NIOWebSocket
-import Synchronization
 import Testing
 
 extension Binaries {
@@ -19,15 +13,10 @@ extension Binaries {
 final class WebServer: @unchecked Sendable {
     let sandbox: Sandbox
     let child: ChildProcess
-    /// `http://127.0.0.1:PORT`, as listd-web said it serves (its `--url` when given), in the
-    /// form a browser's `Origin` has (no `:80` for http).
+    /// `http://127.0.0.1:PORT`, as listd-web said it serves (its `--url` when given).
     let address: String
-    /// The loopback address it listens on (127.0.0.1 when it listens everywhere).
-    let host: String
     /// The port it listens on.
     let port: UInt16
-    /// What a browser sends as `Host` for it: `host`, and `:port` unless 80.
-    var authority: String { port == 80 ? host : "\(host):\(port)" }
     var controlSocket: String { sandbox.path + "/web/control.sock" }
     private final class Collected: @unchecked Sendable {
         let lock = NSLock()
@@ -46,17 +35,6 @@ final class WebServer: @unchecked Sendable {
         }
         return true
     }
-
-    /// A loopback address of its own on port 80 (`listen:`), for a server a `PageConnection`
-    /// talks to: a page there has the origin `http://ADDRESS`, the one hummingbird-websocket's
-    /// client sends (it leaves the port out of `Origin`). Port 80 needs root, as `make test` has.
-    static func onPort80() -> String {
-        let count = pagesServers.add(1, ordering: .relaxed).oldValue
-        return "127.\(getpid() % 200 + 20).\(count / 250 % 250).\(count % 250 + 2):80"
-    }
-    private static let pagesServers = Atomic<Int>(0)
-    static var canListenOnPort80: Bool { geteuid() == 0 }
-    static let port80Need = "root, for a listd-web on port 80 that hummingbird-websocket's client can open a page's connection to"
 
     /// `launcher`: a command listd-web is run through (`prlimit …` to lower its limits).
     /// `devices`: the device file (default: in the sandbox).
@@ -100,11 +78,9 @@ final class WebServer: @unchecked Sendable {
             address = String(proxied.output.1)
             port = UInt16(proxied.output.2)!
         } else {
+            address = String(said)
             port = UInt16(said.split(separator: ":").last!)!
-            address = said.hasPrefix("http://") && port == 80 ? String(said.dropLast(":80".count)) : String(said)
         }
-        let listenHost = String(listen[..<listen.lastIndex(of: ":")!])
-        host = ["0.0.0.0", "[::]"].contains(listenHost) ? "127.0.0.1" : listenHost
         // The control socket is bound beside the page: wait for it too.
         let deadline = Date().addingTimeInterval(15)
         while access(sandbox.path + "/web/control.sock", F_OK) != 0 {
@@ -119,7 +95,7 @@ final class WebServer: @unchecked Sendable {
         let link = try pairingLink(name)
         let code = String(link.split(separator: "#").last!)
         let reply = try HTTP.request(
-            to: self, "POST", "/pair", headers: ["Origin": address, "Content-Type": "application/json"],
+            port: port, "POST", "/pair", headers: ["Origin": address, "Content-Type": "application/json"],
             body: Array(#"{"code":"\#(code)"}"#.utf8)
         )
         guard reply.status == 200, let cookie = reply.headers["set-cookie"],
@@ -177,15 +153,15 @@ func allowDescriptors(_ count: Int) throws {
     }
 }
 
-/// A TCP connection to `host`:`port` that sends `bytes` and then nothing (a half-sent
+/// A TCP connection to 127.0.0.1:`port` that sends `bytes` and then nothing (a half-sent
 /// request); nil when it could not connect.
-func halfSentRequest(host: String = "127.0.0.1", port: UInt16, _ bytes: String) -> Int32? {
+func halfSentRequest(port: UInt16, _ bytes: String) -> Int32? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return nil }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr(host)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
@@ -220,7 +196,7 @@ func makeCertificate(in sandbox: Sandbox) throws -> (String, String) {
     return (certificate, key)
 }
 
-/// HTTP/1.1 over a TCP socket to a loopback address, one request per connection.
+/// HTTP/1.1 over a TCP socket to 127.0.0.1, one request per connection.
 enum HTTP {
     struct Reply {
         var status: Int
@@ -230,23 +206,7 @@ enum HTTP {
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    /// A request to `server`, with the `Host` a browser sends it unless `headers` say another.
     static func request(
-        to server: WebServer,
-        _ method: String,
-        _ path: String,
-        headers: [String: String] = [:],
-        body: [UInt8]? = nil,
-        timeout: Int = 60,
-        from source: String? = nil
-    ) throws -> Reply {
-        var headers = headers
-        if headers["Host"] == nil { headers["Host"] = server.authority }
-        return try request(host: server.host, port: server.port, method, path, headers: headers, body: body, timeout: timeout, from: source)
-    }
-
-    static func request(
-        host: String = "127.0.0.1",
         port: UInt16,
         _ method: String,
         _ path: String,
@@ -273,13 +233,13 @@ enum HTTP {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr(host)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw TestFailure("cannot connect to \(host):\(port): errno \(errno)") }
+        guard connected == 0 else { throw TestFailure("cannot connect to 127.0.0.1:\(port): errno \(errno)") }
         // A Host of the caller's replaces the address connected to (a rebinding name, say).
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(headers["Host"] ?? "\(host):\(port)")\r\nConnection: close\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(headers["Host"] ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
         for (name, value) in headers where name != "Host" { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         let bytes = Array((head + "\r\n").utf8) + (body ?? [])
@@ -338,133 +298,79 @@ enum HTTP {
     }
 }
 
-/// The upgrade to a page's live connection as bytes on the wire, with whatever `Origin` and
-/// `Host` the caller forges (another site's page, a rebinding name): what a browser would never
-/// send, so no client library sends it either. Returns listd-web's status.
-func liveUpgradeStatus(_ server: WebServer, token: String?, origin: String? = nil, host: String? = nil) throws -> Int {
-    var headers = [
-        "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
-        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Origin": origin ?? server.address,
-    ]
-    if let host { headers["Host"] = host }
-    if let token { headers["Cookie"] = "listd_device=\(token)" }
-    // A refused upgrade is answered and closed; an accepted one would stay open: a short timeout.
-    return try HTTP.request(to: server, "GET", "/live", headers: headers, timeout: 5).status
-}
-
 /// A page's live connection, as a browser opens it: a WebSocket to /live with the device's
-/// cookie, opened by hummingbird-websocket's client. That client sends `Origin` as
-/// `http://HOST` without the port, which is a browser's origin for a page on port 80 only: the
-/// server must listen on one (`WebServer(…, listen: WebServer.onPort80())`). Messages are kept,
-/// in order, for the test.
+/// cookie and the page's Origin (RFC 6455, written here: a client library sets an Origin of its
+/// own). Messages are read on a thread of their own and kept, in order, for the test.
 final class PageConnection: @unchecked Sendable {
-    private struct State {
-        var received: [[String: Any]] = []
-        var revisions: [Int] = []
-        var lastMessage: [UInt8] = []
-        var closedWith: Int??
-        var refusal: String?
-        var upgraded = false
-        var nextID = 1
-    }
+    private let fd: Int32
     private let lock = NSLock()
-    private var stateValue = State()
-    private func withState<T>(_ body: (inout State) -> T) -> T { lock.withLock { body(&stateValue) } }
+    private var received: [[String: Any]] = []
     /// With `keepingMessages` false (a load of thousands of whole lists), only each
     /// notification's revision and the last message are kept, read without a JSON parser.
     private let keepingMessages: Bool
-    /// What the test sends; finished, the page closes.
-    private let outgoing: AsyncStream<String>.Continuation
+    private var revisions: [Int] = []
+    private var lastMessage: [UInt8] = []
+    private var closedWith: Int??
+    private var refusal: String?
+    private var upgraded = false
+    private var nextID = 1
 
-    init(server: WebServer, token: String?, keepingMessages: Bool = true) {
+    init(server: WebServer, token: String?, origin: String? = nil, host: String? = nil, keepingMessages: Bool = true) {
         self.keepingMessages = keepingMessages
-        let (sending, outgoing) = AsyncStream.makeStream(of: String.self)
-        self.outgoing = outgoing
-        guard server.address.hasPrefix("http://"), server.port == 80 else {
-            withState { $0.closedWith = .some(nil) }
-            withState { $0.refusal = "listd-web is not on port 80 (WebServer.onPort80())" }
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = server.port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            refusal = "cannot connect: errno \(errno)"
+            closedWith = .some(nil)
             return
         }
-        var headers = HTTPFields()
-        if let token { headers[.cookie] = "listd_device=\(token)" }
-        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 24, additionalHeaders: headers)
-        Task { [self] in
-            do {
-                let closing = try await WebSocketClient.connect(
-                    url: server.address + "/live",
-                    configuration: configuration,
-                    logger: Logger(label: "page")
-                ) { inbound, outbound, _ in
-                    self.withState { $0.upgraded = true }
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            for await text in sending { try await outbound.write(.text(text)) }
-                            // The test closed the page (not listd-web: then this task is cancelled).
-                            if !Task.isCancelled { try await outbound.close(.normalClosure, reason: nil) }
-                        }
-                        for try await message in inbound.messages(maxSize: 1 << 24) {
-                            if case .text(let text) = message { self.take(Array(text.utf8)) }
-                        }
-                        group.cancelAll()
-                    }
-                }
-                finish(closing.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) })
-            } catch {
-                finish(nil, refused: "\(error)")
-            }
-        }
+        var head = "GET /live HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(server.port)")\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        head += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        head += "Origin: \(origin ?? server.address)\r\n"
+        if let token { head += "Cookie: listd_device=\(token)\r\n" }
+        write(Array((head + "\r\n").utf8))
+        Thread.detachNewThread { [self] in readLoop() }
     }
 
-    private func take(_ message: [UInt8]) {
-        let object = keepingMessages ? (try? JSONSerialization.jsonObject(with: Data(message)) as? [String: Any]) : nil
-        let revision = Self.notifiedRevision(message)
-        withState { state in
-            if let object { state.received.append(object) }
-            if let revision { state.revisions.append(revision) }
-            state.lastMessage = message
-        }
-    }
-
-    private func finish(_ code: Int?, refused: String? = nil) {
-        withState { state in
-            if state.closedWith == nil { state.closedWith = .some(code) }
-            if let refused, !state.upgraded { state.refusal = refused }
-        }
-    }
-
-    var messages: [[String: Any]] { withState { $0.received } }
+    var messages: [[String: Any]] { lock.withLock { received } }
     /// The revisions of the notifications received, in order.
-    var notifiedRevisions: [Int] { withState { $0.revisions } }
+    var notifiedRevisions: [Int] { lock.withLock { revisions } }
     /// The last message received, parsed.
     var last: [String: Any]? {
-        let bytes = withState { $0.lastMessage }
+        let bytes = lock.withLock { lastMessage }
         return try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
     }
     /// nil while open; then the close code listd-web sent (its inner nil: none, or refused).
-    var closeCode: Int?? { withState { $0.closedWith } }
-    /// Why the connection was not opened (the client's error).
-    var refusedWith: String? { withState { $0.refusal } }
+    var closeCode: Int?? { lock.withLock { closedWith } }
+    /// The status line of a refused upgrade.
+    var refusedWith: String? { lock.withLock { refusal } }
     /// Whether the upgrade was accepted.
-    var isUpgraded: Bool { withState { $0.upgraded } }
+    var isUpgraded: Bool { lock.withLock { upgraded } }
 
     /// Waits until the connection is open; throws if the upgrade was refused.
     func opened(timeout: Double = 15) async throws {
         try await until("the live connection to open", timeout: timeout) {
-            withState { $0.upgraded || $0.closedWith != nil }
+            lock.withLock { upgraded || closedWith != nil }
         }
-        if let refusal = refusedWith { throw TestFailure("the live connection was refused: \(refusal)") }
+        if let refusal = lock.withLock({ refusal }) { throw TestFailure("the live connection was refused: \(refusal)") }
     }
 
     func send(_ object: [String: Any]) async throws {
         let text = try JSONSerialization.data(withJSONObject: object)
-        outgoing.yield(String(decoding: text, as: UTF8.self))
+        write(Self.frame(opcode: 1, Array(text)))
     }
 
     /// Sends a request and waits for its reply (the whole reply object).
     func call(_ method: String, _ params: [String: Any] = [:], timeout: Double = 15) async throws -> [String: Any] {
-        let id = withState { state in
-            defer { state.nextID += 1 }
-            return state.nextID
+        let id = lock.withLock {
+            defer { nextID += 1 }
+            return nextID
         }
         try await send(["jsonrpc": "2.0", "id": id, "method": method, "params": params])
         return try await message(timeout: timeout, "the reply to \(method)") { $0["id"] as? Int == id }
@@ -480,14 +386,103 @@ final class PageConnection: @unchecked Sendable {
         return found!
     }
 
-    /// Closes the page (its closing handshake) and waits for listd-web's answer.
+    /// Drops the connection without a closing handshake (a page whose tab was killed).
+    func hangUp() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     func close() async {
-        outgoing.finish()
+        write(Self.frame(opcode: 8, [0x03, 0xE8]))
         try? await until("the close to be answered", timeout: 5) { closeCode != nil }
     }
 
     deinit {
-        outgoing.finish()
+        shutdown(fd, Int32(SHUT_RDWR))
+        Glibc.close(fd)
+    }
+
+    private func write(_ bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count <= 0 { return }
+            sent += count
+        }
+    }
+
+    /// A client frame: FIN, masked (with a zero mask: masking is required, not its secrecy).
+    private static func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = [0x80 | opcode]
+        if payload.count < 126 {
+            bytes.append(0x80 | UInt8(payload.count))
+        } else if payload.count < 65_536 {
+            bytes += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        } else {
+            bytes.append(0x80 | 127)
+            bytes += (0..<8).reversed().map { UInt8((payload.count >> ($0 * 8)) & 0xFF) }
+        }
+        return bytes + [0, 0, 0, 0] + payload
+    }
+
+    private func readLoop() {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var message: [UInt8] = []
+        func finish(_ code: Int?, _ refused: String? = nil) {
+            lock.withLock {
+                if closedWith == nil { closedWith = .some(code) }
+                if let refused { refusal = refused }
+            }
+        }
+        // The handshake's reply.
+        while true {
+            if let end = buffer.indices.first(where: { buffer[$0...].starts(with: Array("\r\n\r\n".utf8)) }) {
+                let head = String(decoding: buffer[..<end], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                guard head.hasPrefix("HTTP/1.1 101") else {
+                    return finish(nil, head.split(separator: "\r\n").first.map(String.init) ?? head)
+                }
+                lock.withLock { upgraded = true }
+                break
+            }
+            let count = read(fd, &chunk, chunk.count)
+            if count <= 0 { return finish(nil, "closed during the handshake") }
+            buffer += chunk[..<count]
+        }
+        // Frames.
+        while true {
+            while let (opcode, fin, payload, length) = Self.parseFrame(buffer) {
+                buffer.removeFirst(length)
+                switch opcode {
+                case 0, 1:
+                    message += payload
+                    if fin {
+                        if keepingMessages {
+                            if let object = try? JSONSerialization.jsonObject(with: Data(message)) as? [String: Any] {
+                                lock.withLock { received.append(object) }
+                            }
+                        }
+                        let revision = Self.notifiedRevision(message)
+                        lock.withLock {
+                            if let revision { revisions.append(revision) }
+                            lastMessage = message
+                        }
+                        message = []
+                    }
+                case 8:
+                    let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : nil
+                    write(Self.frame(opcode: 8, Array(payload.prefix(2))))
+                    return finish(code)
+                case 9:
+                    write(Self.frame(opcode: 10, payload))
+                default:
+                    break
+                }
+            }
+            let count = read(fd, &chunk, chunk.count)
+            if count <= 0 { return finish(nil) }
+            buffer += chunk[..<count]
+        }
     }
 
     /// A notification's revision: the first key of its params (listd writes it first), read
@@ -498,6 +493,24 @@ final class PageConnection: @unchecked Sendable {
         guard let start = message.indices.prefix(200).first(where: { message[$0...].starts(with: key) }) else { return nil }
         let digits = message[(start + key.count)...].prefix { $0 >= 48 && $0 <= 57 }
         return Int(String(decoding: digits, as: UTF8.self))
+    }
+
+    /// A server frame (unmasked) at the start of `bytes`, once all of it has arrived.
+    private static func parseFrame(_ bytes: [UInt8]) -> (opcode: UInt8, fin: Bool, payload: [UInt8], length: Int)? {
+        guard bytes.count >= 2 else { return nil }
+        var length = Int(bytes[1] & 0x7F)
+        var offset = 2
+        if length == 126 {
+            guard bytes.count >= 4 else { return nil }
+            length = Int(bytes[2]) << 8 | Int(bytes[3])
+            offset = 4
+        } else if length == 127 {
+            guard bytes.count >= 10 else { return nil }
+            length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }
+            offset = 10
+        }
+        guard bytes.count >= offset + length else { return nil }
+        return (bytes[0] & 0x0F, bytes[0] & 0x80 != 0, Array(bytes[offset..<(offset + length)]), offset + length)
     }
 }
 

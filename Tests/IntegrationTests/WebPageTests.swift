@@ -206,14 +206,13 @@ import Testing
     /// listd-web full (200 pages open, from other devices): the phone's page is told to try
     /// again (1013), says it is busy — not that it is unpaired — and comes back on its own once a
     /// page closes.
-    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)), .enabled(if: Requirement.runs(WebServer.canListenOnPort80, needing: WebServer.port80Need)))
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
     func aFullListdWebSaysBusyAndThePageComesBackOnItsOwn() async throws {
-        try Requirement.check(WebServer.canListenOnPort80, needing: WebServer.port80Need)
         try Requirement.check(Browser.available, needing: Self.needs)
         final class Pages: @unchecked Sendable { var open: [PageConnection] = [] }
         let daemon = try Daemon.start()
         #expect(try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket).status == 0)
-        let web = try WebServer(daemon.sandbox, listen: WebServer.onPort80())
+        let web = try WebServer(daemon.sandbox)
         let pages = Pages()
         for device in 1...20 {
             let token = try web.pair("Tablet \(device)")
@@ -227,7 +226,7 @@ import Testing
             try browser.open(link)
             try browser.waitUntil("the page saying it is busy", "return document.getElementById('status').textContent.startsWith('Busy')")
             #expect(try browser.text("#status").contains("not paired") == false)
-            await pages.open[0].close()  // a tablet's page closes
+            pages.open[0].hangUp()  // a tablet's page closes
             try browser.waitUntil("the page live again on its own", timeout: 30, Self.live(showing: "milk"))
         }
     }
@@ -301,15 +300,14 @@ import Testing
     /// paired page connection) ticks toffee at home, listctl adds bread: A's "Undo mine" puts
     /// apples back, says which change it undid, and leaves the tick and the add alone; the
     /// recent changes tell the undo in words, not by number.
-    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)), .enabled(if: Requirement.runs(WebServer.canListenOnPort80, needing: WebServer.port80Need)))
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
     func undoOnThePhoneUndoesItsOwnChangeNotThePartners() async throws {
-        try Requirement.check(WebServer.canListenOnPort80, needing: WebServer.port80Need)
         try Requirement.check(Browser.available, needing: Self.needs)
         try await offThePool {
             let daemon = try Daemon.start()
             let socket = daemon.sandbox.socket
             #expect(try listctl(["create", "Groceries", "apples", "toffee"], socket: socket).status == 0)
-            let web = try WebServer(daemon.sandbox, listen: WebServer.onPort80())
+            let web = try WebServer(daemon.sandbox)
             let browser = try Browser()
             defer { browser.quit() }
             try browser.open(try web.pairingLink("Phone A"))
