@@ -90,7 +90,7 @@ extension ListClient {
                 answer = DelegateAnswer(allow: true)
             }
             guard let line = try? RPCOutgoing.result(id: id, answer) else { return }
-            try? await outbound.write(RPCOutgoing.line(line))
+            try? await outbound.write(line)
         }
     }
 }

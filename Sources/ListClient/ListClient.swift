@@ -85,7 +85,7 @@ public final class ListClient: Sendable {
 
     /// Sends one request and waits for its reply.
     public func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params) async throws(ListClientError) -> M.Result {
-        try await call(M.self) { id in try RPCOutgoing.line(request: id, method: M.name, params: params) }
+        try await call(M.self) { id in try RPCOutgoing.request(id: id, method: M.name, params: params) }
     }
 
     /// An edit made away from listd (an offline queue, sent once the network is back): with the
@@ -103,7 +103,7 @@ public final class ListClient: Sendable {
                 throw ListClientError.invalidReply("\(M.name) takes its params as an object")
             }
             let said = EditProvenance(editId: editId, basedOn: basedOn).adding(to: fields)
-            return try RPCOutgoing.line(request: id, method: M.name, params: JSONValue.object(said))
+            return try RPCOutgoing.request(id: id, method: M.name, params: JSONValue.object(said))
         }
     }
 

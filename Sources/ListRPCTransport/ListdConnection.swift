@@ -34,6 +34,6 @@ public enum ListdConnection {
     /// The `hello` request a client opens with, as a line: its name (shown in the origin of every
     /// change it makes) and what it declares of itself (brief replies, fewer rights).
     public static func helloLine(id: RPCRequestID, _ params: Hello.Params) throws -> ByteBuffer {
-        try RPCOutgoing.line(request: id, method: Hello.name, params: params)
+        try RPCOutgoing.request(id: id, method: Hello.name, params: params)
     }
 }

@@ -8,53 +8,49 @@ extension ByteBuffer: JSONOutput {
     public mutating func writeRaw(_ bytes: UnsafeRawBufferPointer) { writeBytes(bytes) }
 }
 
-/// The messages listd and its clients send, each written into the buffer it is sent from; a
-/// message becomes a line (`line(_:)`), or several one batch line (`batch(_:)`).
+/// The lines listd and its clients send, each written into the buffer it is sent from with its
+/// newline, so no line is copied to end it; `batch(_:)` joins several into one line.
 public enum RPCOutgoing {
     /// Room for a typical line (a confirm, a notification, a question) without growing.
     static let typicalLength = 512
 
-    /// A request (with id) or notification (without).
+    /// A request (with id) or notification (without), as a line.
     public static func request(id: RPCRequestID?, method: String, params: some Encodable) throws -> ByteBuffer {
-        var buffer = ByteBufferAllocator().buffer(capacity: typicalLength)
-        try RPCEncoding.writeRequest(id: id, method: method, params: params, into: &buffer)
-        return buffer
+        var line = ByteBufferAllocator().buffer(capacity: typicalLength)
+        try RPCEncoding.writeRequest(id: id, method: method, params: params, into: &line)
+        line.writeByte(newline)
+        return line
     }
 
-    /// A request or notification as a line.
-    public static func line(request id: RPCRequestID?, method: String, params: some Encodable) throws -> ByteBuffer {
-        line(try request(id: id, method: method, params: params))
-    }
-
-    /// A result reply.
+    /// A result reply, as a line.
     public static func result(id: RPCRequestID?, _ result: some Encodable) throws -> ByteBuffer {
-        var buffer = ByteBufferAllocator().buffer(capacity: typicalLength)
-        try RPCEncoding.writeResult(id: id, result, into: &buffer)
-        return buffer
+        var line = ByteBufferAllocator().buffer(capacity: typicalLength)
+        try RPCEncoding.writeResult(id: id, result, into: &line)
+        line.writeByte(newline)
+        return line
     }
 
-    /// An error reply.
+    /// An error reply, as a line.
     public static func error(id: RPCRequestID?, _ error: RPCError) -> ByteBuffer {
-        ByteBuffer(bytes: RPCEncoding.errorBytes(id: id, error))
-    }
-
-    /// One message as a line: its newline added in place.
-    public static func line(_ message: ByteBuffer) -> ByteBuffer {
-        var line = message
-        line.writeInteger(UInt8(ascii: "\n"))
+        let message = RPCEncoding.errorBytes(id: id, error)
+        var line = ByteBufferAllocator().buffer(capacity: message.count + 1)
+        line.writeBytes(message)
+        line.writeByte(newline)
         return line
     }
 
-    /// Messages (requests, or replies) joined into one batch, as a line.
-    public static func batch(_ messages: [ByteBuffer]) -> ByteBuffer {
-        var line = ByteBufferAllocator().buffer(capacity: messages.reduce(3) { $0 + $1.readableBytes + 1 })
-        line.writeInteger(UInt8(ascii: "["))
-        for (index, message) in messages.enumerated() {
-            if index > 0 { line.writeInteger(UInt8(ascii: ",")) }
-            line.writeImmutableBuffer(message)
+    /// Lines (requests, or replies) joined into one batch line: each one's newline left out.
+    public static func batch(_ lines: [ByteBuffer]) -> ByteBuffer {
+        var batch = ByteBufferAllocator().buffer(capacity: lines.reduce(2) { $0 + $1.readableBytes })
+        batch.writeByte(UInt8(ascii: "["))
+        for (index, line) in lines.enumerated() {
+            if index > 0 { batch.writeByte(UInt8(ascii: ",")) }
+            batch.writeImmutableBuffer(line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)!)
         }
-        line.writeInteger(UInt8(ascii: "]"))
-        line.writeInteger(UInt8(ascii: "\n"))
-        return line
+        batch.writeByte(UInt8(ascii: "]"))
+        batch.writeByte(newline)
+        return batch
     }
+
+    private static let newline = UInt8(ascii: "\n")
 }

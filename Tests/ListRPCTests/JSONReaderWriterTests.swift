@@ -229,8 +229,8 @@ private struct SplitMix: RandomNumberGenerator {
     }
 
     /// What listd sends is written straight into NIO's buffer: the same bytes as into an array,
-    /// for a list (escapes, a time), a change notification whole and brief, and numbers at
-    /// their edges.
+    /// ended by a newline, for a list (escapes, a time), a change notification whole and brief,
+    /// replies and errors, batches of them, and numbers at their edges.
     @Test func messagesWrittenIntoNIOsBufferAreTheBytesWrittenIntoAnArray() throws {
         var book = ListBook()
         let at = Timestamp(millisecondsSinceEpoch: -62_167_219_200_001)  // the last millisecond of 2 BC (year -1)
@@ -241,11 +241,19 @@ private struct SplitMix: RandomNumberGenerator {
         func same(_ params: some Encodable, id: RPCRequestID?) throws {
             func text(_ buffer: ByteBuffer) -> String { String(buffer: buffer) }
             let array = try RPCEncoding.requestBytes(id: id, method: "m\"\t\u{1}", params: params)
-            let buffer = try RPCOutgoing.request(id: id, method: "m\"\t\u{1}", params: params)
-            #expect(text(buffer) == String(decoding: array, as: UTF8.self))
-            #expect(text(RPCOutgoing.line(buffer)) == String(decoding: array, as: UTF8.self) + "\n")
+            let request = try RPCOutgoing.request(id: id, method: "m\"\t\u{1}", params: params)
+            #expect(text(request) == String(decoding: array, as: UTF8.self) + "\n")
             let result = try RPCOutgoing.result(id: id, params)
-            #expect(text(result) == String(decoding: try RPCEncoding.result(id: id, params), as: UTF8.self))
+            let resultArray = [UInt8](try RPCEncoding.result(id: id, params))
+            #expect(text(result) == String(decoding: resultArray, as: UTF8.self) + "\n")
+            let error = RPCOutgoing.error(id: id, .invalidRequest("“no”"))
+            let errorArray = RPCEncoding.errorBytes(id: id, .invalidRequest("“no”"))
+            #expect(text(error) == String(decoding: errorArray, as: UTF8.self) + "\n")
+            #expect(text(RPCOutgoing.batch([request])) == "[" + String(decoding: array, as: UTF8.self) + "]\n")
+            #expect(
+                text(RPCOutgoing.batch([result, error, request]))
+                    == "[" + [resultArray, errorArray, array].map { String(decoding: $0, as: UTF8.self) }.joined(separator: ",") + "]\n"
+            )
         }
         for id in [RPCRequestID.number(Int64.min), .number(0), .number(Int64.max), .string("x\"y"), nil] {
             try same(change.list, id: id)

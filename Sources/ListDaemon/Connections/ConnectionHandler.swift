@@ -87,7 +87,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard !started, let outbox = session?.outbox else { return }
         started = true
         if let refusal {
-            outbox.sendNow(RPCOutgoing.line(RPCOutgoing.error(id: nil, refusal)))
+            outbox.sendNow(RPCOutgoing.error(id: nil, refusal))
             outbox.closeWhenWritten()
             inputClosed = true
         } else {
@@ -133,9 +133,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         if LineFraming.isLineTooLong(error), let outbox = session?.outbox {
             let limit = services.configuration.maximumLineLength
             outbox.sendNow(
-                RPCOutgoing.line(
-                    RPCOutgoing.error(id: nil, .invalidRequest("a line is longer than \(limit) bytes; closing the connection."))
-                )
+                RPCOutgoing.error(id: nil, .invalidRequest("a line is longer than \(limit) bytes; closing the connection."))
             )
             outbox.closeWhenWritten()
         } else {

@@ -48,8 +48,8 @@ final class DelegateRegistry: @unchecked Sendable {
         let method = put.question.rawValue
         let line =
             put.seat.brief
-            ? try? RPCOutgoing.line(request: .string(put.id), method: method, params: BriefQuestionParams(put.params))
-            : try? RPCOutgoing.line(request: .string(put.id), method: method, params: put.params)
+            ? try? RPCOutgoing.request(id: .string(put.id), method: method, params: BriefQuestionParams(put.params))
+            : try? RPCOutgoing.request(id: .string(put.id), method: method, params: put.params)
         guard let line, let connection = connections[put.seat.connection] else { return false }
         timers[put.id] = loop.assumeIsolated().scheduleTask(in: TimeAmount(put.seat.timeout)) { [self] in
             timers[put.id] = nil
@@ -92,7 +92,7 @@ final class DelegateRegistry: @unchecked Sendable {
             name: seat.name,
             reason: "You did not answer \(limit) questions in a row in time; listd no longer asks you. Register again to resume."
         )
-        if let line = try? RPCOutgoing.line(request: nil, method: DelegateDroppedParams.method, params: params) {
+        if let line = try? RPCOutgoing.request(id: nil, method: DelegateDroppedParams.method, params: params) {
             connection.outbox.sendNow(line)
         }
     }

@@ -129,7 +129,7 @@ extension MethodTable {
         case .empty:
             then(nil)
         case .single(let message):
-            respond(to: message, session: session) { then($0.map(RPCOutgoing.line)) }
+            respond(to: message, session: session, then: then)
         case .batch(let messages):
             respond(to: messages[...], session: session, answered: []) { replies in
                 // A batch of notifications gets no reply at all, as JSON-RPC says.

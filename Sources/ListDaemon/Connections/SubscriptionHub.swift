@@ -215,7 +215,7 @@ final class SubscriptionHub: @unchecked Sendable {
     func announce(_ name: ListEventName, _ params: some Encodable & Sendable, listID: ListID?) {
         loop.assertInEventLoop()
         guard subscribers.values.contains(where: { $0.wants(name, listID) }),
-            let line = try? RPCOutgoing.line(request: nil, method: name.rawValue, params: params)
+            let line = try? RPCOutgoing.request(id: nil, method: name.rawValue, params: params)
         else { return }
         for (connection, subscription) in subscribers where subscription.wants(name, listID) {
             if subscription.lag != nil {
@@ -307,11 +307,11 @@ final class SubscriptionHub: @unchecked Sendable {
 
     /// A change as the notification line brief subscribers get.
     static func briefLine(_ change: ListChange, _ record: ChangeRecord) throws -> ByteBuffer {
-        try RPCOutgoing.line(request: nil, method: ListEventName(change.kind).rawValue, params: BriefChangeParams(change, record: record))
+        try RPCOutgoing.request(id: nil, method: ListEventName(change.kind).rawValue, params: BriefChangeParams(change, record: record))
     }
 
     /// A change as the notification line subscribers get.
     static func notificationLine(_ change: ListChange) throws -> ByteBuffer {
-        try RPCOutgoing.line(request: nil, method: ListEventName(change.kind).rawValue, params: ListChangeParams(change))
+        try RPCOutgoing.request(id: nil, method: ListEventName(change.kind).rawValue, params: ListChangeParams(change))
     }
 }
