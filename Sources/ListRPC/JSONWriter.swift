@@ -20,29 +20,31 @@ public enum JSONWriter {
     }
 
     /// A JSON value as text (object keys sorted, so equal values give equal bytes).
-    public static func write(_ value: JSONValue, into bytes: inout [UInt8]) {
+    public static func write(_ value: JSONValue, into output: inout some JSONOutput) {
         switch value {
-        case .null: bytes.append(contentsOf: "null".utf8)
-        case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
-        case .integer(let value): bytes.append(contentsOf: String(value).utf8)
-        case .number(let value): bytes.append(contentsOf: Sink.text(of: value).utf8)
-        case .string(let value): bytes.writeQuoted(value)
+        case .null: output.write("null")
+        case .bool(let value): output.write(value ? "true" : "false")
+        case .integer(let value): output.writeDecimal(Int(value))
+        case .number(let value):
+            var text = Sink.text(of: value)
+            text.withUTF8 { output.writeRaw(UnsafeRawBufferPointer($0)) }
+        case .string(let value): output.writeQuoted(value)
         case .array(let elements):
-            bytes.append(UInt8(ascii: "["))
+            output.writeByte(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(element, into: &bytes)
+                if index > 0 { output.writeByte(UInt8(ascii: ",")) }
+                write(element, into: &output)
             }
-            bytes.append(UInt8(ascii: "]"))
+            output.writeByte(UInt8(ascii: "]"))
         case .object(let members):
-            bytes.append(UInt8(ascii: "{"))
+            output.writeByte(UInt8(ascii: "{"))
             for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                bytes.writeQuoted(key)
-                bytes.append(UInt8(ascii: ":"))
-                write(members[key]!, into: &bytes)
+                if index > 0 { output.writeByte(UInt8(ascii: ",")) }
+                output.writeQuoted(key)
+                output.writeByte(UInt8(ascii: ":"))
+                write(members[key]!, into: &output)
             }
-            bytes.append(UInt8(ascii: "}"))
+            output.writeByte(UInt8(ascii: "}"))
         }
     }
 }

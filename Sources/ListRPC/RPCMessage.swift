@@ -274,12 +274,6 @@ public enum RPCEncoding {
         var result: R
     }
 
-    private struct ErrorEnvelope: Encodable {
-        var jsonrpc = "2.0"
-        var id: IDField
-        var error: RPCError
-    }
-
     private struct RequestEnvelope<P: Encodable>: Encodable {
         var jsonrpc = "2.0"
         var id: RPCRequestID?
@@ -341,8 +335,25 @@ public enum RPCEncoding {
 
     /// `error` as bytes.
     public static func errorBytes(id: RPCRequestID?, _ error: RPCError) -> [UInt8] {
-        // Encoding plain strings and numbers cannot fail.
-        (try? JSONWriter.encode(ErrorEnvelope(id: IDField(id: id), error: error))) ?? []
+        var bytes: [UInt8] = []
+        writeError(id: id, error, into: &bytes)
+        return bytes
+    }
+
+    /// Writes the error reply to `output`: what Codable would encode for it (`data` left out
+    /// when there is none, its keys sorted), without Codable's containers (every denial).
+    public static func writeError(id: RPCRequestID?, _ error: RPCError, into output: inout some JSONOutput) {
+        output.write(#"{"jsonrpc":"2.0","id":"#)
+        (id ?? .null).writeJSON(into: &output)
+        output.write(#","error":{"code":"#)
+        output.writeDecimal(error.code)
+        output.write(#","message":"#)
+        output.writeQuoted(error.message)
+        if let data = error.data {
+            output.write(#","data":"#)
+            JSONWriter.write(data, into: &output)
+        }
+        output.write("}}")
     }
 
     /// A request (with id) or notification (without).

@@ -32,9 +32,8 @@ public enum RPCOutgoing {
 
     /// An error reply, as a line.
     public static func error(id: RPCRequestID?, _ error: RPCError) -> ByteBuffer {
-        let message = RPCEncoding.errorBytes(id: id, error)
-        var line = ByteBufferAllocator().buffer(capacity: message.count + 1)
-        line.writeBytes(message)
+        var line = ByteBufferAllocator().buffer(capacity: typicalLength)
+        RPCEncoding.writeError(id: id, error, into: &line)
         line.writeByte(newline)
         return line
     }

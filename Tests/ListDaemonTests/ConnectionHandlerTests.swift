@@ -37,9 +37,12 @@ private final class StalledSocket: ChannelOutboundHandler, @unchecked Sendable {
 
 private func id(_ reply: Any) -> Int? { (reply as? [String: Any])?["id"] as? Int }
 
+/// The journal's lines of every test here, thrown away: one descriptor for the whole run, as
+/// stderr is for listd.
+private let nowhere = StderrLines(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC))
+
 private func service() async throws -> ListdParts {
     let directory = NSTemporaryDirectory() + "connection-\(UUID().uuidString)"
-    let nowhere = StderrLines(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC))
     return try await ListdParts(filePath: directory + "/lists.md", logger: Logger(label: "test"), journal: .stderr(label: "test", lines: nowhere))
 }
 

@@ -246,9 +246,14 @@ private struct SplitMix: RandomNumberGenerator {
             let result = try RPCOutgoing.result(id: id, params)
             let resultArray = [UInt8](try RPCEncoding.result(id: id, params))
             #expect(text(result) == String(decoding: resultArray, as: UTF8.self) + "\n")
-            let error = RPCOutgoing.error(id: id, .invalidRequest("“no”"))
-            let errorArray = RPCEncoding.errorBytes(id: id, .invalidRequest("“no”"))
+            let denial = RPCError(
+                code: -32001, message: "“milk” is \"already\" on G\u{1}",
+                data: .object(["reason": .string("duplicate"), "z": .array([.integer(-7), .number(1.5), .null, .bool(true)])])
+            )
+            let error = RPCOutgoing.error(id: id, denial)
+            let errorArray = try JSONWriter.encode(CodableErrorReply(id: id, error: denial))
             #expect(text(error) == String(decoding: errorArray, as: UTF8.self) + "\n")
+            #expect(RPCEncoding.errorBytes(id: id, .invalidRequest("x")) == (try JSONWriter.encode(CodableErrorReply(id: id, error: .invalidRequest("x")))))
             #expect(text(RPCOutgoing.batch([request])) == "[" + String(decoding: array, as: UTF8.self) + "]\n")
             #expect(
                 text(RPCOutgoing.batch([result, error, request]))
@@ -458,4 +463,21 @@ private struct SplitMix: RandomNumberGenerator {
                 == .error(kind: "typeMismatch", path: ["since"])
         )
     }
+}
+
+/// An error reply as Codable writes it (the `id` null when there is none): what listd's direct
+/// writer must match.
+private struct CodableErrorReply: Encodable {
+    var jsonrpc = "2.0"
+    var id: RPCRequestID?
+    var error: RPCError
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(jsonrpc, forKey: .jsonrpc)
+        if let id { try container.encode(id, forKey: .id) } else { try container.encodeNil(forKey: .id) }
+        try container.encode(error, forKey: .error)
+    }
+
+    private enum CodingKeys: String, CodingKey { case jsonrpc, id, error }
 }
