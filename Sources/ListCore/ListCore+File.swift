@@ -161,9 +161,11 @@ extension ListCore {
             endInvalidity(into: &actions)
         case .bytes(let bytes, _, _, _) where save?.bytes == bytes:
             if save!.awaitingVerification { takeIn(at: time, into: &actions) }
-        case .missing, .bytes(_, _, _, _) where content.isBlank:
-            // Nothing but white space (an emptied buffer saved with its one newline) is an
-            // emptied file too: no one deletes every list by saving a blank line.
+        case .missing,
+            .bytes(_, _, _, _) where content.isBlank:
+            // A missing file; or one with nothing but white space (an emptied buffer saved with
+            // its one newline), an emptied file too: no one deletes every list by saving a blank
+            // line.
             let emptied: Bool
             if case .missing = content { emptied = false } else { emptied = true }
             let since = file.emptySince ?? now

@@ -176,7 +176,7 @@ extension ListCore {
         let covered = heldDenials.prefix(coveredByFetch)
         heldDenials.removeFirst(coveredByFetch)
         coveredByFetch = 0
-        var actions: [CoreAction] = covered.map { .reply($0.id, .failure(failure)) }
+        let actions: [CoreAction] = covered.map { .reply($0.id, .failure(failure)) }
         if !heldDenials.isEmpty { store.denialFetchDue = true; store.remoteDue = true }
         return actions
     }

@@ -11,6 +11,7 @@ enum ReadableDescriptor {
     /// Registers `descriptor` with `loop`: `read` runs there with each buffer read (`bufferSize`
     /// at most: whole records, for descriptors that never split one across reads), `readEnded`
     /// once the reads of a turn of the loop are over. Returns the channel, to close at the end.
+    /// Call on `loop`.
     static func register(
         _ descriptor: Int32,
         on loop: any EventLoop,
@@ -23,12 +24,13 @@ enum ReadableDescriptor {
         guard duplicate >= 0 else {
             return loop.makeFailedFuture(IOError(errnoCode: errno, reason: "dup"))
         }
-        let handler = Reader(read: read, readEnded: readEnded, failed: failed)
+        // Made here and added there, on the same loop: the channel's loop is `loop`.
+        let handler = NIOLoopBound(Reader(read: read, readEnded: readEnded, failed: failed), eventLoop: loop)
         return NIOPipeBootstrap(group: loop)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: bufferSize))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(handler)
+                    try channel.pipeline.syncOperations.addHandler(handler.value)
                 }
             }
             .takingOwnershipOfDescriptor(input: duplicate)
