@@ -44,7 +44,7 @@ public enum RPCOutgoing {
         batch.writeByte(UInt8(ascii: "["))
         for (index, line) in lines.enumerated() {
             if index > 0 { batch.writeByte(UInt8(ascii: ",")) }
-            batch.writeImmutableBuffer(line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)!)
+            batch.writeBytes(line.readableBytesView.dropLast())
         }
         batch.writeByte(UInt8(ascii: "]"))
         batch.writeByte(newline)
