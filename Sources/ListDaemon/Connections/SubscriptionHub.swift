@@ -22,7 +22,9 @@ final class SubscriptionHub: @unchecked Sendable {
     /// and the announcements made since (sent once it reaches the revision they followed).
     struct Lag {
         var cursor: Revision
-        var book: ListBook
+        /// nil while the lines it was sent were made already (`recentLines`): rebuilt from the
+        /// history when one is not.
+        var book: ListBook?
         var announcements: [(after: Revision, line: ByteBuffer, name: ListEventName, listID: ListID?)] = []
         /// The bytes its socket had taken when the stall check last looked.
         var written: Int
@@ -63,6 +65,8 @@ final class SubscriptionHub: @unchecked Sendable {
     var historySource: () -> ChangeHistory
     private var history: ChangeHistory { historySource() }
     private var subscribers: [Int: Subscription] = [:]
+    /// The latest changes' lines, made once for the live and the lagging alike.
+    private var recentLines = RecentLines()
     /// What other threads read (`PublishedLists`), stored before any confirm is handed out.
     let published: PublishedLists
     var instance: String { published.instance }
@@ -201,11 +205,13 @@ final class SubscriptionHub: @unchecked Sendable {
             // Brief lines need no list: made from the record.
             if listening.contains(where: \.brief), let line = try? Self.briefLine(change, record) {
                 for subscription in listening where subscription.brief { subscription.outbox.sendNotification(line) }
+                recentLines.keep(line, brief: true, revision: record.revision, event: event, listID: change.list.id, instance: instance)
             }
             // The lists are followed while anyone is live (a lag starts from them).
             guard let full = try? running.redo(record) else { continue }
             if listening.contains(where: { !$0.brief }), let line = try? Self.notificationLine(full) {
                 for subscription in listening where !subscription.brief { subscription.outbox.sendNotification(line) }
+                recentLines.keep(line, brief: false, revision: record.revision, event: event, listID: full.list.id, instance: instance)
             }
         }
     }
@@ -276,16 +282,33 @@ final class SubscriptionHub: @unchecked Sendable {
                 outcome.waiting = true
                 break
             }
-            guard let record = history.record(after: lag.cursor), let full = try? lag.book.redo(record) else {
+            guard let record = history.record(after: lag.cursor) else {
                 // Behind the oldest change kept: it cannot be served without a gap.
                 outcome.behind = true
                 break
             }
-            lag.cursor = record.revision
-            if subscription.wants(ListEventName(full.kind), full.list.id),
-                let line = try? subscription.brief ? Self.briefLine(full, record) : Self.notificationLine(full)
+            if let kept = recentLines.entry(record.revision, instance: instance),
+                let line = subscription.brief ? kept.brief : kept.whole
             {
-                subscription.outbox.sendNotification(line)
+                // Made already (live, or for another subscriber catching up): sent as it is,
+                // without redoing the lists for it.
+                lag.book = nil
+                lag.cursor = record.revision
+                if subscription.wants(kept.event, kept.listID) { subscription.outbox.sendNotification(line) }
+            } else {
+                if lag.book == nil { lag.book = try? history.book(at: lag.cursor) }
+                guard let full = try? lag.book?.redo(record) else {
+                    outcome.behind = true
+                    break
+                }
+                lag.cursor = record.revision
+                let event = ListEventName(full.kind)
+                if subscription.wants(event, full.list.id),
+                    let line = try? subscription.brief ? Self.briefLine(full, record) : Self.notificationLine(full)
+                {
+                    subscription.outbox.sendNotification(line)
+                    recentLines.keep(line, brief: subscription.brief, revision: record.revision, event: event, listID: full.list.id, instance: instance)
+                }
             }
             while let next = lag.announcements.first, next.after <= lag.cursor {
                 lag.announcements.removeFirst()
