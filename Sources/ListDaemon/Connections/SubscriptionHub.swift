@@ -14,7 +14,8 @@ import NIOCore
 /// of are rebuilt by redoing them, each encoded once and the same bytes sent to every subscriber
 /// that is keeping up. A subscriber whose outbox holds more than half its limit **lags**: it is
 /// no longer sent live changes but served from the kept history by a cursor, as its outbox
-/// drains, until it catches up; so a big save (10,000 changes, each with the whole list) neither
+/// drains, until it catches up (sent the lines already made for the latest changes,
+/// `RecentLines`, so pages that reconnect together do not each cost a redo and an encoding); so a big save (10,000 changes, each with the whole list) neither
 /// buffers gigabytes nor disconnects a subscriber that reads. One that reads nothing for
 /// `stallGrace` is disconnected. When each of these happens is `ConnectionRules`' to say.
 final class SubscriptionHub: @unchecked Sendable {
