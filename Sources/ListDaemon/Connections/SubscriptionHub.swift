@@ -15,8 +15,9 @@ import NIOCore
 /// that is keeping up. A subscriber whose outbox holds more than half its limit **lags**: it is
 /// no longer sent live changes but served from the kept history by a cursor, as its outbox
 /// drains, until it catches up (sent the lines already made for the latest changes,
-/// `RecentLines`, so pages that reconnect together do not each cost a redo and an encoding); so a big save (10,000 changes, each with the whole list) neither
-/// buffers gigabytes nor disconnects a subscriber that reads. One that reads nothing for
+/// `RecentLines`, so pages that reconnect together do not each cost a redo and an encoding);
+/// so a big save (10,000 changes, each with the whole list) neither buffers gigabytes nor
+/// disconnects a subscriber that reads. One that reads nothing for
 /// `stallGrace` is disconnected. When each of these happens is `ConnectionRules`' to say.
 final class SubscriptionHub: @unchecked Sendable {
     /// Where a lagging subscriber is: the last revision it was sent, the lists at that revision,
