@@ -12,7 +12,7 @@ private func params(_ note: [String: Any]) -> [String: Any] { note["params"] as?
 private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [String: Any])?["reason"] as? String }
 
 /// Issue 28: items checked off (not deleted), through the socket, the list file and delegates.
-@Suite struct CheckedItemTests {
+@Suite(.offThePool) struct CheckedItemTests {
     @Test func checkUncheckAndAddOfACheckedItemAreConfirmedAndAnnounced() throws {
         let daemon = try Daemon.start()
         defer { withExtendedLifetime(daemon) {} }
@@ -176,7 +176,7 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
 }
 
 /// Issue 28: who changed what (`getHistory`), and undo.
-@Suite struct HistoryAndUndoTests {
+@Suite(.offThePool) struct HistoryAndUndoTests {
     /// Every change kept, oldest first, with who made it; across a restart and a compaction of the
     /// change log; filtered by a list followed through its rename.
     @Test func historyListsWhoChangedWhatAcrossARestartAndAfterCompaction() throws {
@@ -431,7 +431,7 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
 
 /// Issue 28 in listctl: check, uncheck, clear, show, log, undo and watch, as a person reads them,
 /// with their exit statuses.
-@Suite struct ListctlCheckLogUndoTests {
+@Suite(.offThePool) struct ListctlCheckLogUndoTests {
     /// Issue 47, case 7: a list deleted in the file that a delegate keeps is said by `watch`
     /// without a "line 0": the note is about the whole list.
     @Test func aNoteAboutAWholeListNamesNoLine() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// Tab completion as bash does it: listctl's generated script, loaded into a real bash, asked
 /// for the words of a command line; list names and items come from the running listd.
-@Suite struct CompletionTests {
+@Suite(.offThePool) struct CompletionTests {
     /// What bash offers at the end of `line` (candidates joined with `|`), with listctl's
     /// completion script loaded as bash-completion would.
     private func completions(_ line: String) throws -> Run {

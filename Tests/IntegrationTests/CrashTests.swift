@@ -5,7 +5,7 @@ import Testing
 
 /// SIGKILL at random moments while clients edit: every confirmed edit survives, nothing appears
 /// twice, and the list file stays readable.
-@Suite struct CrashTests {
+@Suite(.offThePool) struct CrashTests {
     /// What the writers know for sure about each item.
     private struct Knowledge {
         var present: Set<String> = []

@@ -49,8 +49,10 @@ private func withDelegates(
                 }
             }
         }
-        // A guard against a hang, not a measure: synchronous tests hold Swift's few cooperative
-        // threads meanwhile, and a failing one that waits out its own limit delays these.
+        // A guard against a hang, not a measure: the clock runs from when the run queued this
+        // test, and the pool's two threads serve every asynchronous test meanwhile. (Synchronous
+        // tests no longer hold them: `.offThePool`; five registrations failed here in one run
+        // before.)
         let deadline = ContinuousClock.now + .seconds(120)
         while ready.count < specs.count {
             guard ContinuousClock.now < deadline else {
@@ -239,7 +241,7 @@ private func withDelegates(
         }
     }
 
-    @Test func threeTimeoutsInARowAndTheDelegateIsNoLongerAsked() throws {
+    @Test(.offThePool) func threeTimeoutsInARowAndTheDelegateIsNoLongerAsked() throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
         _ = try LineConnection(path: socket).result("createList", ["name": "Groceries"])
@@ -300,7 +302,7 @@ private func withDelegates(
         #expect(try setup.result("getList", ["list": "Groceries"])["items"] as? [String] == ["first"])
     }
 
-    @Test func aDelegateAnswersAboutItsOwnEditOnTheSameConnection() throws {
+    @Test(.offThePool) func aDelegateAnswersAboutItsOwnEditOnTheSameConnection() throws {
         let daemon = try Daemon.start()
         let delegate = try LineConnection(path: daemon.sandbox.socket)
         _ = try delegate.result("createList", ["name": "Groceries"])
@@ -434,7 +436,7 @@ private func jsonString(_ value: Any?) -> String {
     return "\(value ?? "null")"
 }
 
-@Suite struct FileEditDelegateTests {
+@Suite(.offThePool) struct FileEditDelegateTests {
     @Test func aFileEditDeniedByADelegateIsMarkedInTheFile() throws {
         let sandbox = try Sandbox()
         try "# Groceries\n- milk\n".write(toFile: sandbox.file, atomically: true, encoding: .utf8)
@@ -754,7 +756,7 @@ extension FileEditDelegateTests {
 
 /// listctl's delegate and watch --exec, with real shell scripts.
 @Suite struct ListctlDelegateTests {
-    @Test func aShellScriptVetsEditsThroughListctlDelegate() throws {
+    @Test(.offThePool) func aShellScriptVetsEditsThroughListctlDelegate() throws {
         let daemon = try Daemon.start()
         let sandbox = daemon.sandbox
         _ = try LineConnection(path: sandbox.socket).result("createList", ["name": "Groceries"])
@@ -892,7 +894,7 @@ extension FileEditDelegateTests {
         }
     }
 
-    @Test func watchExecRunsACommandForEachNotificationInOrder() throws {
+    @Test(.offThePool) func watchExecRunsACommandForEachNotificationInOrder() throws {
         let daemon = try Daemon.start()
         let sandbox = daemon.sandbox
         let log = sandbox.path + "/actions.log"
@@ -920,7 +922,7 @@ extension FileEditDelegateTests {
         #expect(lines.map { $0["revision"] as? Int } == [1, 2, 3])
     }
 
-    @Test func aCommandIsNeededAfterTheTerminator() throws {
+    @Test(.offThePool) func aCommandIsNeededAfterTheTerminator() throws {
         #expect(try listctl(["delegate"], socket: "/nonexistent").status == 2)
         #expect(try listctl(["watch", "--exec"], socket: "/nonexistent").status == 2)
         #expect(try listctl(["delegate", "--question", "shouldFly", "--", "true"], socket: "/nonexistent").status == 2)

@@ -42,7 +42,7 @@ struct DocCommand: Sendable, CustomStringConvertible {
     }
 }
 
-@Suite(.serialized) struct DocExamplesTests {
+@Suite(.offThePool, .serialized) struct DocExamplesTests {
     /// The package's root: this file is Tests/IntegrationTests/DocExamplesTests.swift in it.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// The list file as a person edits it, with real tools, under a running listd.
-@Suite struct FileEditingTests {
+@Suite(.offThePool) struct FileEditingTests {
     /// What a person wrote before listd ever ran.
     static let handWritten = """
         Notes at the top.
@@ -475,7 +475,7 @@ import Testing
 }
 
 /// A queue overflow makes listd re-read the whole file: nothing is missed.
-@Suite(.serialized) struct InotifyOverflowTests {
+@Suite(.offThePool, .serialized) struct InotifyOverflowTests {
     static let limitPath = "/proc/sys/fs/inotify/max_queued_events"
     static var canLowerTheLimit: Bool { access(limitPath, W_OK) == 0 }
 

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// Every limit has a clear error, and nothing a client sends crashes or wedges listd.
-@Suite struct LimitsTests {
+@Suite(.offThePool) struct LimitsTests {
     /// listd still answers, and is the same process.
     private func stillServes(_ daemon: Daemon) throws {
         let hello = try LineConnection(path: daemon.sandbox.socket).result("hello")
@@ -149,7 +149,7 @@ import Testing
     }
 }
 
-@Suite struct ClientInputIsOnlyDataTests {
+@Suite(.offThePool) struct ClientInputIsOnlyDataTests {
     @Test func namesAndItemsThatLookLikePathsOrCommandsAreJustText() throws {
         let daemon = try Daemon.start()
         let marker = "/tmp/listd-escape-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -203,7 +203,7 @@ private enum OtherUsers {
 
 /// Who may connect: SO_PEERCRED is checked on accept. These run listctl as the user nobody
 /// (setpriv), so they need root; the group they allow is made for them and removed after.
-@Suite(.enabled(if: Requirement.runs(OtherUsers.canSwitch, needing: OtherUsers.need)))
+@Suite(.offThePool, .enabled(if: Requirement.runs(OtherUsers.canSwitch, needing: OtherUsers.need)))
 struct AccessTests {
     static let need = OtherUsers.need
     static var canSwitchUsers: Bool { OtherUsers.canSwitch }

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// listctl as a person and a script use it: exact output and exit statuses.
-@Suite struct ListctlTests {
+@Suite(.offThePool) struct ListctlTests {
     @Test func humanOutputAndExitStatuses() throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket

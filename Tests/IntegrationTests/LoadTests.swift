@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// 200 clients editing at once while 50 subscribers listen.
-@Suite struct LoadTests {
+@Suite(.offThePool) struct LoadTests {
     /// An edit a writer got confirmed, with the revision its reply carried.
     private struct Confirmed {
         var revision: Int

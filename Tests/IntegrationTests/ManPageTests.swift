@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite struct ManPageTests {
+@Suite(.offThePool) struct ManPageTests {
     static let page = DocExamplesTests.root + "/docs/man/listd.8"
 
     @Test func listdsPageNamesEveryOptionWithItsDefault() throws {

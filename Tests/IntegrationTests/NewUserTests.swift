@@ -31,7 +31,7 @@ private func answer(
     return asked
 }
 
-@Suite struct LinesMovedInTheFileTests {
+@Suite(.offThePool) struct LinesMovedInTheFileTests {
     /// Item 1: a line moved under a delegate that lets every question time out as allowed was
     /// asked about as a removal (allowed) and an addition (refused: the item was still there),
     /// and the item was lost. A moved line is the same item: one move, nothing asked.
@@ -94,7 +94,7 @@ private func answer(
     }
 }
 
-@Suite struct StartingTests {
+@Suite(.offThePool) struct StartingTests {
     /// Item 2: a second listd on the same list file (another socket) started too, and the two
     /// wrote over each other's log: after a restart a confirmed list was gone and another was
     /// there twice. The second is refused before it touches anything; the first goes on.
@@ -165,7 +165,7 @@ private func answer(
     }
 }
 
-@Suite struct UnwritableDirectoryTests {
+@Suite(.offThePool) struct UnwritableDirectoryTests {
     /// Item 5: while the list file's directory is not writable listd serves from its log; once it
     /// is writable again the file caught up only at the next edit. Now it is written within a
     /// second or so, unasked. (Root ignores directory modes: as root, listd runs as nobody.)
@@ -196,7 +196,7 @@ private func answer(
 
 /// Items 6–8 and watch --exec's output: listctl's delegate and watch with commands that do not
 /// read their input, do not exist, or answer too late.
-@Suite struct ListctlCommandTests {
+@Suite(.offThePool) struct ListctlCommandTests {
     /// Item 6: a command that exits without reading its question (here: over the 64 KiB a pipe
     /// holds, with a list of 2,000 items) killed listctl with SIGPIPE, the denying delegate was
     /// gone and the next edits went through. It still votes with its exit status.
@@ -279,7 +279,7 @@ private func answer(
 }
 
 /// Items 9–12: listctl's command line as people type it.
-@Suite struct ListctlTrapsTests {
+@Suite(.offThePool) struct ListctlTrapsTests {
     /// Item 9: `-fresh fish` printed the help and exited 0 (read as flags, -h among them).
     @Test func aWordThatLooksLikeAnOptionIsAUsageErrorThatSaysHowToPassIt() throws {
         let daemon = try Daemon.start()
@@ -361,7 +361,7 @@ private func answer(
 }
 
 /// Item 13: watch prints what --event names, and goes on through a restart of listd.
-@Suite struct ListctlWatchTests {
+@Suite(.offThePool) struct ListctlWatchTests {
     @Test func watchPrintsDeniedChangesWhenAskedFor() throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
@@ -413,7 +413,7 @@ private func answer(
 }
 
 /// Items 16–19: errors a person can act on.
-@Suite struct ActionableErrorTests {
+@Suite(.offThePool) struct ActionableErrorTests {
     /// Item 16: a save that is not UTF-8 is reported by line (what an editor shows), not only by
     /// byte offset: in the notification's lines, its message, the denial and the journal.
     @Test func aFileThatIsNotUTF8IsReportedByLine() throws {

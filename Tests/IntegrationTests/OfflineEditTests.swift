@@ -7,7 +7,7 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite struct OfflineEditTests {
+@Suite(.offThePool) struct OfflineEditTests {
     private func reason(_ error: [String: Any]) -> String? {
         (error["data"] as? [String: Any])?["reason"] as? String
     }

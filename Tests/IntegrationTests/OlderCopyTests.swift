@@ -4,7 +4,7 @@ import Testing
 /// Issue 35: a person's save never undoes what someone else did. Each case as a person hits it,
 /// with the real listd and real editors: vim in tmux answering its "changed since reading" prompt,
 /// `sed -i`, a script that reads the file, waits, and writes it back.
-@Suite(.serialized) struct OlderCopyTests {
+@Suite(.offThePool, .serialized) struct OlderCopyTests {
     /// Waits for `condition`, up to `seconds`; a wait that runs out fails the test with `what`.
     static func waitUntil(_ what: String, within seconds: Double = 10, _ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)

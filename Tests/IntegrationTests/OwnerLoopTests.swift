@@ -6,7 +6,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@Suite struct OwnerLoopTests {
+@Suite(.offThePool) struct OwnerLoopTests {
     /// Once a client has its confirm, a read on another connection (an old one, or one opened
     /// afterwards) shows the change, while another client edits all along.
     @Test func aConfirmedChangeIsSeenByEveryLaterReadOnAnyConnection() throws {
@@ -126,7 +126,7 @@ import Testing
 
 /// `hello {brief: true}`: confirms and notifications without the list's items, and steps with
 /// their places, from which a brief subscriber follows every list exactly.
-@Suite struct BriefConnectionTests {
+@Suite(.offThePool) struct BriefConnectionTests {
     /// The lists a brief subscriber builds from the steps alone.
     private struct Follower {
         var lists: [Int: [String]] = [:]

@@ -4,7 +4,7 @@ import ListClient
 import Synchronization
 import Testing
 
-@Suite struct PersistenceTests {
+@Suite(.offThePool) struct PersistenceTests {
     @Test func aRestartKeepsEveryConfirmedEditEvenAfterSIGKILL() throws {
         let sandbox = try Sandbox()
         let daemon = try Daemon.start(in: sandbox)
@@ -107,7 +107,7 @@ import Testing
     }
 }
 
-@Suite struct SingleInstanceTests {
+@Suite(.offThePool) struct SingleInstanceTests {
     @Test func aSecondListdOnTheSameSocketIsRefused() throws {
         let sandbox = try Sandbox()
         let first = try Daemon.start(in: sandbox)
@@ -140,7 +140,7 @@ import Testing
     }
 }
 
-@Suite struct ShutdownTests {
+@Suite(.offThePool) struct ShutdownTests {
     @Test func sigtermWithClientsConnectedExitsZeroAndKeepsEverything() throws {
         let sandbox = try Sandbox()
         let daemon = try Daemon.start(in: sandbox)

@@ -12,6 +12,7 @@ import Testing
 /// there, nothing twice, nothing invented, the revision never goes back, and the list file
 /// parses and shows the lists.
 @Suite(
+    .offThePool,
     .enabled(
         if: Requirement.runs(
             PowerCutFileSystem.isAvailable,

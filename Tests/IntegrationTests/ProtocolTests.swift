@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// Every method, every deny and every protocol error, against the real listd over its socket.
-@Suite struct ProtocolTests {
+@Suite(.offThePool) struct ProtocolTests {
     /// `printf '…' | socat - UNIX:…` style: requests, then the sending side shut. Every request
     /// is answered (an edit that waits for its flush included), then listd ends the connection.
     @Test func aClientThatStopsSendingGetsEveryReplyThenTheEnd() throws {

@@ -29,7 +29,7 @@ import Testing
         }
     }
 
-    @Test func aResumedSubscriptionGetsWhatItMissedThenGoesOnLive() throws {
+    @Test(.offThePool) func aResumedSubscriptionGetsWhatItMissedThenGoesOnLive() throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
         let client = try LineConnection(path: socket)
@@ -78,7 +78,7 @@ import Testing
         #expect(try next(1, on: current) == ["\(seen + 6) didUpdateShoppingList fence"])
     }
 
-    @Test func historySurvivesARestartAndAResumeTooOldIsToldToResync() throws {
+    @Test(.offThePool) func historySurvivesARestartAndAResumeTooOldIsToldToResync() throws {
         let sandbox = try Sandbox()
         let daemon = try Daemon.start(in: sandbox, arguments: ["--history", "50"])
         let client = try LineConnection(path: sandbox.socket)
@@ -149,7 +149,7 @@ import Testing
         )
     }
 
-    @Test func resumingWhileEditsGoOnMissesNothingAndRepeatsNothing() throws {
+    @Test(.offThePool) func resumingWhileEditsGoOnMissesNothingAndRepeatsNothing() throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
         _ = try LineConnection(path: socket).result("createList", ["name": "Busy"])

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// Issue 36: a new user's second look — the edges a person meets after the walkthrough.
-@Suite struct SecondLookTests {
+@Suite(.offThePool) struct SecondLookTests {
     /// Item 10: 2,000 items read from stdin go to listd in batches it takes (it refuses a batch
     /// over 1,000 with one error naming no request); listctl never waits for a reply that will
     /// not come.

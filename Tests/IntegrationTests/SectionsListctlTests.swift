@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 
-@Suite struct SectionsListctlTests {
+@Suite(.offThePool) struct SectionsListctlTests {
     @Test func sectionsAndAmountsAsAPersonTypesAndReadsThem() throws {
         let daemon = try Daemon.start()
         defer { withExtendedLifetime(daemon) {} }

@@ -13,7 +13,7 @@ private func sections(_ list: [String: Any]) -> [String] {
     }
 }
 
-@Suite struct SectionsProtocolTests {
+@Suite(.offThePool) struct SectionsProtocolTests {
     @Test func sectionsAndAmountsThroughEveryMethod() throws {
         let daemon = try Daemon.start()
         defer { withExtendedLifetime(daemon) {} }

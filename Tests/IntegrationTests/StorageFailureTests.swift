@@ -6,6 +6,7 @@ import Testing
 /// `storageFailed`, nothing of them is applied, notified or kept, listctl says why; once there is
 /// room again edits are confirmed, and a restart finds exactly the confirmed ones.
 @Suite(
+    .offThePool,
     .enabled(
         if: Requirement.runs(
             PowerCutFileSystem.isAvailable,

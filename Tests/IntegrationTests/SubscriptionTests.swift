@@ -5,7 +5,7 @@ import ListRPC
 import Testing
 
 @Suite struct SubscriptionTests {
-    @Test func everyKindOfChangeIsNotifiedWithItsChanges() throws {
+    @Test(.offThePool) func everyKindOfChangeIsNotifiedWithItsChanges() throws {
         let daemon = try Daemon.start()
         let watcher = try LineConnection(path: daemon.sandbox.socket)
         #expect(try watcher.result("subscribe")["revision"] as? Int == 0)
@@ -46,7 +46,7 @@ import Testing
         )
     }
 
-    @Test func eventsAndListsFilterWhatASubscriberHears() throws {
+    @Test(.offThePool) func eventsAndListsFilterWhatASubscriberHears() throws {
         let daemon = try Daemon.start()
         let editor = try LineConnection(path: daemon.sandbox.socket)
         _ = try editor.result("createList", ["name": "Groceries"])
@@ -80,7 +80,7 @@ import Testing
         )
     }
 
-    @Test func unsubscribeStopsNotifications() throws {
+    @Test(.offThePool) func unsubscribeStopsNotifications() throws {
         let daemon = try Daemon.start()
         let client = try LineConnection(path: daemon.sandbox.socket)
         _ = try client.result("subscribe")

@@ -251,6 +251,11 @@ final class Daemon: @unchecked Sendable {
 /// A plain blocking Unix-socket connection that speaks lines: the test's own client, sharing no
 /// code with listd or ListClient.
 final class LineConnection: @unchecked Sendable {
+    /// How long a read waits for a line before the test fails: a hang's bound, not a speed. A
+    /// reply may wait out a deadline of listd's own (5 s for a gone shared server), and a full
+    /// run on two cores has stretched that past 10 s (SharingTests, once).
+    static let silenceBound: Double = 30
+
     let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -303,7 +308,7 @@ final class LineConnection: @unchecked Sendable {
     }
 
     /// The next line, or nil when the peer closed; throws after `timeout` seconds of silence.
-    func readLine(timeout: Double = 10) throws -> String? {
+    func readLine(timeout: Double = LineConnection.silenceBound) throws -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -367,12 +372,12 @@ final class LineConnection: @unchecked Sendable {
     }
 
     /// The next line as a JSON value.
-    func readJSON(timeout: Double = 10) throws -> Any {
+    func readJSON(timeout: Double = LineConnection.silenceBound) throws -> Any {
         guard let line = try readLine(timeout: timeout) else { throw TestFailure("connection closed") }
         return try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed])
     }
 
-    func readObject(timeout: Double = 10) throws -> [String: Any] {
+    func readObject(timeout: Double = LineConnection.silenceBound) throws -> [String: Any] {
         let value = try readJSON(timeout: timeout)
         guard let object = value as? [String: Any] else { throw TestFailure("not an object: \(value)") }
         return object
@@ -381,7 +386,7 @@ final class LineConnection: @unchecked Sendable {
     private var nextID = 1
 
     /// Sends a request and returns its reply (skipping notifications that arrive first).
-    func call(_ method: String, _ params: [String: Any]? = nil, timeout: Double = 10) throws -> [String: Any] {
+    func call(_ method: String, _ params: [String: Any]? = nil, timeout: Double = LineConnection.silenceBound) throws -> [String: Any] {
         let id = nextID
         nextID += 1
         var message: [String: Any] = ["jsonrpc": "2.0", "id": id, "method": method]

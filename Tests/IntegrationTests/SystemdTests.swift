@@ -15,7 +15,7 @@ private func renderUnits(_ kind: String, into directory: String) throws {
     }
 }
 
-@Suite struct UnitFileTests {
+@Suite(.offThePool) struct UnitFileTests {
     @Test func theSystemUnitsVerifyAndScoreAtMostOne() throws {
         let sandbox = try Sandbox()
         try renderUnits("system", into: sandbox.path)
@@ -121,7 +121,7 @@ final class NotifySocket: @unchecked Sendable {
     }
 }
 
-@Suite struct ServiceManagerTests {
+@Suite(.offThePool) struct ServiceManagerTests {
     @Test func readyStatusWatchdogReloadingAndStoppingReachTheNotifySocket() throws {
         let sandbox = try Sandbox()
         let notify = try NotifySocket(path: sandbox.path + "/notify.sock")
@@ -197,7 +197,7 @@ private enum Journald {
 }
 
 /// One at a time: a test stops the journald it started.
-@Suite(.serialized, .enabled(if: Requirement.runs(Journald.canRun, needing: Journald.need)))
+@Suite(.offThePool, .serialized, .enabled(if: Requirement.runs(Journald.canRun, needing: Journald.need)))
 struct JournalTests {
     static let journalSocket = "/run/systemd/journal/socket"
 

@@ -152,7 +152,7 @@ import Testing
 /// HTTPS with listd-web's own certificate (`--tls-cert`/`--tls-key`, swift-nio-ssl): what a
 /// phone needs for the page to work offline. A certificate made for the test by openssl; curl
 /// trusts it as a phone would trust its CA.
-@Suite struct WebTLSTests {
+@Suite(.offThePool) struct WebTLSTests {
     static var tools: Bool { access("/usr/bin/openssl", X_OK) == 0 && access("/usr/bin/curl", X_OK) == 0 }
 
     @Test(.enabled(if: Requirement.runs(tools, needing: "openssl and curl")), .timeLimit(.minutes(2)))

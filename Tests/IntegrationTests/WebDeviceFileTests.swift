@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite struct WebDeviceFileTests {
+@Suite(.offThePool) struct WebDeviceFileTests {
     /// The power goes right after the device file's rename, before its directory is synced:
     /// the pairing is either refused (the directory's sync fails with the power gone) or, once
     /// answered "paired", kept. Before, listd-web renamed without syncing the directory and

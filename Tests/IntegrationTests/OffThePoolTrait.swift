@@ -1,0 +1,85 @@
+// Runs a synchronous test outside Swift's cooperative pool, a few at a time.
+import Synchronization
+import Testing
+
+/// A synchronous test blocks the thread it runs on while it waits for listd (a socket read, a
+/// child process). Swift Testing runs it on a thread of the cooperative pool, which has two
+/// threads on a 2-core machine: two such tests at once and every asynchronous test in the run
+/// waits — its delegates' answers past listd's timeouts, a delegate's registration past the
+/// test's own bound (seen: five DelegateTests failing in one full run). With this trait the
+/// test waits for one of `SynchronousTestSlots.width` slots without holding a thread, then runs
+/// on a thread of its own (`offThePool`); the pool stays free for the asynchronous tests. The
+/// slots keep as few synchronous tests running at once as the pool did, so the machine is not
+/// given two hundred daemons at a time instead.
+///
+/// For synchronous tests only: an asynchronous test's own child tasks would share its one
+/// thread (`DedicatedThreadExecutor` is serial), and a blocking call there would hold them.
+struct OffThePoolTrait: TestTrait, SuiteTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
+        // A suite's own scope passes through; each of its tests takes a slot.
+        guard testCase != nil else { return try await function() }
+        try await SynchronousTestSlots.shared.withSlot {
+            try await withTaskExecutorPreference(DedicatedThreadExecutor()) {
+                try await function()
+            }
+        }
+    }
+}
+
+extension Trait where Self == OffThePoolTrait {
+    /// Runs the synchronous test (each test of the suite) on a thread of its own.
+    static var offThePool: Self { OffThePoolTrait() }
+}
+
+/// At most `width` synchronous tests at once; the others wait without holding a thread.
+final class SynchronousTestSlots: Sendable {
+    static let shared = SynchronousTestSlots(width: 3)
+
+    private struct State {
+        var free: Int
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state: Mutex<State>
+
+    init(width: Int) {
+        state = Mutex(State(free: width))
+    }
+
+    func withSlot<T>(_ body: () async throws -> T) async rethrows -> T {
+        await take()
+        defer { give() }
+        return try await body()
+    }
+
+    private func take() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                guard state.free > 0 else {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.free -= 1
+                return true
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Hands the slot to the longest waiter, or frees it.
+    private func give() {
+        let next = state.withLock { state in
+            guard !state.waiting.isEmpty else {
+                state.free += 1
+                return nil as CheckedContinuation<Void, Never>?
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
