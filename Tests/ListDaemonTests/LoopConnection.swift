@@ -100,7 +100,8 @@ final class LoopConnection: Sendable {
         while try fill(what) {}
     }
 
-    private func nextText(_ what: String) throws -> String {
+    /// The next line listd wrote, as its text.
+    func nextText(_ what: String) throws -> String {
         while true {
             if let text = pending.withLock({ buffer -> String? in
                 guard let end = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }

@@ -1,0 +1,174 @@
+// A subscriber that fell behind is caught up with the very bytes a live subscriber was sent:
+// the lines kept from the live fan-out (RecentLines) go only to subscribers that want their list
+// and event, and a brief line made again from the history is the one made live.
+import Foundation
+import ListModel
+import ListRPC
+import Logging
+import NIOCore
+import Testing
+
+@testable import ListCore
+@testable import ListDaemon
+
+/// A socket that takes nothing while shut: writes wait, unfinished, as they would on a full
+/// kernel buffer; once opened they go on, in order, and so does everything after.
+private final class Valve: ChannelOutboundHandler, @unchecked Sendable {
+    typealias OutboundIn = ByteBuffer
+    private var shut = false
+    private var held: [(data: NIOAny, promise: EventLoopPromise<Void>?)] = []
+    private var context: ChannelHandlerContext?
+    private(set) var heldBytes = 0
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard shut else { return context.write(data, promise: promise) }
+        heldBytes += unwrapOutboundIn(data).readableBytes
+        held.append((data, promise))
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        if !shut { context.flush() }
+    }
+
+    /// On the connection's loop.
+    func shutNow() { shut = true }
+
+    /// On the connection's loop: what was held goes out, and the valve passes all from now on.
+    func open() {
+        shut = false
+        guard let context else { return }
+        for (data, promise) in held { context.write(data, promise: promise) }
+        held = []
+        context.flush()
+    }
+}
+
+private let nowhere = StderrLines(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC))
+
+private func service() async throws -> ListdParts {
+    let directory = NSTemporaryDirectory() + "catch-up-\(UUID().uuidString)"
+    return try await ListdParts(filePath: directory + "/lists.md", logger: Logger(label: "test"), journal: .stderr(label: "test", lines: nowhere))
+}
+
+private func request(_ id: Int, _ method: String, _ params: String = "{}") -> String {
+    #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"# + "\n"
+}
+
+/// A notification line's revision and list id, read as JSON.
+private func revisionAndList(_ line: String) throws -> (revision: Int, list: Int) {
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    let params = try #require(object["params"] as? [String: Any], "a notification: \(line)")
+    let list = try #require(params["list"] as? [String: Any])
+    return (try #require(params["revision"] as? Int), try #require(list["id"] as? Int))
+}
+
+@Suite struct CatchUpTests {
+    /// A live subscriber to every list and one to Pantry alone that falls behind (its socket
+    /// takes nothing) while both lists change: once its socket takes again it is sent Pantry's
+    /// changes, no other list's, each the very line the live one got — brief or whole alike.
+    @Test(arguments: [false, true])
+    func aSubscriberThatFellBehindGetsTheLiveLinesOfItsListsOnly(brief: Bool) async throws {
+        let parts = try await service()
+        let editor = try await LoopConnection(parts, id: 1)
+        editor.send(request(1, "createList", #"{"name":"Groceries"}"#))
+        editor.send(request(2, "createList", #"{"name":"Pantry"}"#))
+        _ = try editor.nextLine("Groceries' create")
+        let pantryID = try #require((try editor.line("Pantry's create")["result"] as? [String: Any])?["id"] as? Int)
+
+        let hello = request(1, "hello", #"{"brief":\#(brief)}"#)
+        let live = try await LoopConnection(parts, id: 2)
+        live.send(hello + request(2, "subscribe"))
+        _ = try live.nextLine("the live one's hello")
+        _ = try live.nextLine("the live one's snapshot")
+        let valve = Valve()
+        let limit = 4_096
+        let behind = try await LoopConnection(parts, id: 3, outboundLimit: limit, before: valve)
+        behind.send(hello + request(2, "subscribe", #"{"lists":["Pantry"]}"#))
+        _ = try behind.nextLine("the other's hello")
+        _ = try behind.nextLine("the other's snapshot")
+        let loop = parts.owner.loop
+        try await loop.submit { valve.shutNow() }.get()
+
+        // Each edit a new item, so each is confirmed: revisions 3, 4, … (the creates had 1 and 2).
+        var edits = 0
+        func edit() throws {
+            edits += 1
+            let list = edits % 3 == 0 ? "Groceries" : "Pantry"
+            editor.send(request(100 + edits, "addItem", #"{"list":"\#(list)","item":"item \#(edits)"}"#))
+            let reply = try editor.line("edit \(edits)'s reply")
+            try #require((reply["result"] as? [String: Any])?["revision"] as? Int == edits + 2, "\(reply)")
+        }
+        // Until it owes more than half its limit (it lags), then more changes it is not sent.
+        while try await loop.submit({ valve.heldBytes }).get() <= limit / 2 {
+            try #require(edits < 300, "the subscriber did not fall behind in \(edits) changes")
+            try edit()
+        }
+        let heldWhenBehind = try await loop.submit { valve.heldBytes }.get()
+        for _ in 0..<30 { try edit() }
+        #expect(try await loop.submit { valve.heldBytes }.get() == heldWhenBehind, "nothing more queued while it lags")
+        // The last change is Pantry's, so both end on it.
+        while edits % 3 == 0 { try edit() }
+
+        // Opened at once: a subscriber that takes nothing for 3 s while behind is disconnected.
+        try await loop.submit { valve.open() }.get()
+        var liveLines: [String] = []
+        while liveLines.last.map({ try? revisionAndList($0).revision }) != .some(edits + 2) {
+            liveLines.append(try live.nextText("the live notifications"))
+        }
+        var caughtUp: [String] = []
+        while caughtUp.last.map({ try? revisionAndList($0).revision }) != .some(edits + 2) {
+            caughtUp.append(try behind.nextText("the caught-up notifications"))
+        }
+        let pantrysLive = try liveLines.filter { try revisionAndList($0).list == pantryID }
+        #expect(liveLines.count > pantrysLive.count, "other lists changed too")
+        #expect(caughtUp.count == pantrysLive.count)
+        #expect(caughtUp == pantrysLive, "the same bytes, Pantry's only")
+        #expect(caughtUp.allSatisfy { $0.contains(#""items""#) == !brief }, "brief lines carry no items")
+    }
+
+    /// Catching up makes a brief line again from the history, with the list's items; live it is
+    /// made from the change without them. For every kind of change both are the same bytes.
+    @Test func aBriefLineMadeFromTheHistoryIsTheOneMadeLive() async throws {
+        let parts = try await service()
+        let editor = try await LoopConnection(parts, id: 1)
+        let edits: [(String, String)] = [
+            ("createList", #"{"name":"Groceries","items":["milk","eggs"],"quantities":{"milk":"2 l"}}"#),
+            ("addItem", #"{"list":"Groceries","item":"bread","section":"Bakery","quantity":"1"}"#),
+            ("addSection", #"{"list":"Groceries","section":"Dairy","before":"Bakery"}"#),
+            ("moveItem", #"{"list":"Groceries","item":"milk","section":"Dairy"}"#),
+            ("checkItem", #"{"list":"Groceries","item":"eggs"}"#),
+            ("setQuantity", #"{"list":"Groceries","item":"bread","quantity":"2"}"#),
+            ("replaceItem", #"{"list":"Groceries","item":"bread","with":"rolls"}"#),
+            ("renameSection", #"{"list":"Groceries","section":"Dairy","to":"Fridge"}"#),
+            ("uncheckItem", #"{"list":"Groceries","item":"eggs"}"#),
+            ("checkItem", #"{"list":"Groceries","item":"milk"}"#),
+            ("clearChecked", #"{"list":"Groceries"}"#),
+            ("removeSection", #"{"list":"Groceries","section":"Fridge"}"#),
+            ("removeItem", #"{"list":"Groceries","item":"eggs"}"#),
+            ("renameList", #"{"list":"Groceries","name":"Shop"}"#),
+            ("undo", "{}"),
+            ("deleteList", #"{"list":"Groceries"}"#),
+        ]
+        for (number, (method, params)) in edits.enumerated() {
+            editor.send(request(number + 1, method, params))
+            let reply = try editor.line("\(method)'s reply")
+            try #require(reply["result"] != nil, "\(method): \(reply)")
+        }
+        let history = try await parts.owner.loop.submit { parts.owner.core.history }.get()
+        var book = try #require(try history.book(at: 0))
+        var cursor = 0
+        var kinds: Set<String> = []
+        while let record = history.record(after: cursor) {
+            let full = try book.redo(record)
+            let live = try SubscriptionHub.briefLine(full.withoutItems, record)
+            let remade = try SubscriptionHub.briefLine(full, record)
+            #expect(live == remade, "revision \(record.revision): \(String(buffer: live)) ≠ \(String(buffer: remade))")
+            kinds.insert(String(describing: full.kind))
+            cursor = record.revision
+        }
+        #expect(cursor == edits.count, "every change was compared")
+        #expect(kinds.count >= 3, "changes of several kinds: \(kinds)")
+    }
+}
