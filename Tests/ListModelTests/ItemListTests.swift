@@ -64,6 +64,28 @@ private func items(_ count: Int) -> [String] {
     #expect(Array(list) == ["only"])
 }
 
+/// Items are found by the low 32 bits of their hashes first: two different items that share
+/// them are told apart by their text, wherever in a chunk's run of eight either stands.
+@Test func itemsWhoseShortHashesMatchAreToldApartByTheirText() throws {
+    // Two such items, found among enough (a 32-bit clash is likely after ~77,000).
+    var seen: [Int32: String] = [:]
+    var pair: (String, String)?
+    for number in 0..<1_000_000 where pair == nil {
+        let item = "thing \(number)"
+        let hash = ItemList.Chunk.shortHash(item)
+        if let other = seen[hash] { pair = (other, item) } else { seen[hash] = item }
+    }
+    let (first, second) = try #require(pair)
+    #expect(first != second && first.hashValue != second.hashValue)
+    for gap in [0, 1, 7, 8, 9, 60] {
+        let list = ItemList(items(gap) + [first] + items(3).map { "x\($0)" } + [second] + items(70).map { "y\($0)" })
+        #expect(list.firstIndex(of: second) == gap + 4, "gap \(gap)")
+        #expect(list.firstIndex(of: first) == gap, "gap \(gap)")
+        let without = ItemList(items(gap) + [first] + items(80).map { "y\($0)" })
+        #expect(without.firstIndex(of: second) == nil, "gap \(gap)")
+    }
+}
+
 @Test func removalsDoNotLeaveAChunkPerItem() {
     // Grow the list by inserts in one place (chunks split), then take most items off: the
     // chunks that are left small join their neighbours.
