@@ -14,6 +14,10 @@ import Testing
 ///
 /// For synchronous tests only: an asynchronous test's own child tasks would share its one
 /// thread (`DedicatedThreadExecutor` is serial), and a blocking call there would hold them.
+///
+/// Such a test's guard against a hang is `.hangLimit`, not `.timeLimit`: Swift Testing's clock
+/// runs from when the test is queued, and a test waiting for its slot is not hanging (one waited
+/// out a two-minute limit so in a clean-clone run).
 struct OffThePoolTrait: TestTrait, SuiteTrait, TestScoping {
     var isRecursive: Bool { true }
 
@@ -24,17 +28,43 @@ struct OffThePoolTrait: TestTrait, SuiteTrait, TestScoping {
     ) async throws {
         // A suite's own scope passes through; each of its tests takes a slot.
         guard testCase != nil else { return try await function() }
+        if test.traits.contains(where: { $0 is TimeLimitTrait }) {
+            Issue.record("an .offThePool test's clock must start with its slot: .hangLimit, not .timeLimit")
+        }
+        let limit = test.traits.lazy.compactMap { ($0 as? HangLimitTrait)?.limit }.first
         try await SynchronousTestSlots.shared.withSlot {
-            try await withTaskExecutorPreference(DedicatedThreadExecutor()) {
-                try await function()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                if let limit {
+                    // On the pool, not the test's own thread: the test may be blocked there.
+                    group.addTask(executorPreference: globalConcurrentExecutor) {
+                        try? await Task.sleep(for: limit)
+                        guard !Task.isCancelled else { return }
+                        Issue.record("still running \(limit) after it started: a hang (`.hangLimit`)")
+                    }
+                }
+                defer { group.cancelAll() }
+                try await withTaskExecutorPreference(DedicatedThreadExecutor()) {
+                    try await function()
+                }
             }
         }
     }
 }
 
+/// How long a synchronous test (`.offThePool`) may run once it has its slot: a guard against a
+/// hang, not a measure.
+struct HangLimitTrait: TestTrait {
+    let limit: Duration
+}
+
 extension Trait where Self == OffThePoolTrait {
     /// Runs the synchronous test (each test of the suite) on a thread of its own.
     static var offThePool: Self { OffThePoolTrait() }
+}
+
+extension Trait where Self == HangLimitTrait {
+    /// Fails the synchronous test that still runs `minutes` after it got its slot.
+    static func hangLimit(minutes: Int) -> Self { HangLimitTrait(limit: .seconds(60 * minutes)) }
 }
 
 /// At most `width` synchronous tests at once; the others wait without holding a thread.

@@ -155,7 +155,7 @@ import Testing
 @Suite(.offThePool) struct WebTLSTests {
     static var tools: Bool { access("/usr/bin/openssl", X_OK) == 0 && access("/usr/bin/curl", X_OK) == 0 }
 
-    @Test(.enabled(if: Requirement.runs(tools, needing: "openssl and curl")), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: Requirement.runs(tools, needing: "openssl and curl")), .hangLimit(minutes: 2))
     func thePageIsServedOverHTTPSAndPairsThere() throws {
         try Requirement.check(Self.tools, needing: "openssl and curl")
         let daemon = try Daemon.start()

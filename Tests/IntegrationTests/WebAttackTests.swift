@@ -87,7 +87,7 @@ import Testing
 
     /// A connection that declared fewer rights in its hello (as listd-web's does) cannot widen
     /// them: not with a second hello, not in a batch, not by becoming a delegate.
-    @Test(.offThePool, .timeLimit(.minutes(2)))
+    @Test(.offThePool, .hangLimit(minutes: 2))
     func rightsDeclaredInHelloOnlyNarrow() throws {
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
@@ -118,7 +118,7 @@ import Testing
     /// Ten wrong codes from one address lock that address out for a minute, not the household:
     /// another client pairs meanwhile. Pairings, wrong codes and the lockout are logged with the
     /// client's address, never with a code or a token.
-    @Test(.offThePool, .timeLimit(.minutes(2)))
+    @Test(.offThePool, .hangLimit(minutes: 2))
     func wrongPairingCodesLockOutTheirSenderOnlyAndAreLogged() throws {
         let daemon = try Daemon.start()
         let web = try WebServer(daemon.sandbox)
@@ -175,7 +175,7 @@ import Testing
 
     /// Plain HTTP on the household's network would carry the pairing cookie in clear: refused
     /// at start, saying what to do instead; behind an HTTPS proxy (`--url https://…`) it starts.
-    @Test(.offThePool, .timeLimit(.minutes(2)))
+    @Test(.offThePool, .hangLimit(minutes: 2))
     func plainHTTPBeyondThisMachineIsRefusedAtStart() throws {
         let sandbox = try Sandbox()
         for listen in ["0.0.0.0:0", "[::]:0", "192.0.2.7:0"] {
@@ -195,7 +195,7 @@ import Testing
 
     /// TLS 1.0 and 1.1, and TLS 1.2 without forward secrecy or AEAD, are refused: openssl asks
     /// for each (at security level 0, so that the refusal is listd-web's, not openssl's own).
-    @Test(.offThePool, .enabled(if: Requirement.runs(WebTLSTests.tools, needing: "openssl and curl")), .timeLimit(.minutes(2)))
+    @Test(.offThePool, .enabled(if: Requirement.runs(WebTLSTests.tools, needing: "openssl and curl")), .hangLimit(minutes: 2))
     func onlyTLS12AndLaterWithForwardSecrecyAndAEAD() throws {
         try Requirement.check(WebTLSTests.tools, needing: "openssl and curl")
         let daemon = try Daemon.start()

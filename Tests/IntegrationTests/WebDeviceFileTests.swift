@@ -10,7 +10,7 @@ import Testing
     /// the pairing is either refused (the directory's sync fails with the power gone) or, once
     /// answered "paired", kept. Before, listd-web renamed without syncing the directory and
     /// answered "paired" for a device the disk then did not have.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.hangLimit(minutes: 2))
     func aPhoneToldItIsPairedIsPairedAfterAPowerCut() throws {
         try Requirement.check(PowerCutFileSystem.isAvailable, needing: PowerCutFileSystem.need)
         let daemon = try Daemon.start()
