@@ -7,6 +7,21 @@ import Glibc
 raiseFileLimit()
 
 let arguments = CommandLine.arguments
+/// The options listd-bench takes; anything else (a `--help`, a misspelt option) stops it here,
+/// before ten minutes of measuring that would overwrite bench/results/latest.json.
+let usage = "usage: listd-bench [--baselines DIR] [--only N,N…] [--out FILE] [--keep] [--restart-changes N]"
+do {
+    let valued: Set = ["--baselines", "--only", "--out", "--restart-changes"]
+    var rest = arguments.dropFirst()
+    while let argument = rest.popFirst() {
+        if valued.contains(argument), rest.popFirst() != nil { continue }
+        if argument == "--keep" { continue }
+        let asked = argument == "--help" || argument == "-h"
+        let complaint = asked ? "" : "listd-bench: unknown or incomplete option \(argument)\n"
+        FileHandle.standardError.write(Data((complaint + usage + "\n").utf8))
+        exit(asked ? 0 : 64)  // 64: EX_USAGE
+    }
+}
 func option(_ name: String, _ fallback: String) -> String {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return fallback }
     return arguments[index + 1]
