@@ -53,9 +53,21 @@ struct OffThePoolTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 /// How long a synchronous test (`.offThePool`) may run once it has its slot: a guard against a
-/// hang, not a measure.
-struct HangLimitTrait: TestTrait {
+/// hang, not a measure. `.offThePool` keeps the time; on a test without it the limit would be no
+/// limit at all, so that is reported.
+struct HangLimitTrait: TestTrait, TestScoping {
     let limit: Duration
+
+    func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
+        if testCase != nil, !test.traits.contains(where: { $0 is OffThePoolTrait }) {
+            Issue.record(".hangLimit is kept by .offThePool, which this test does not have")
+        }
+        try await function()
+    }
 }
 
 extension Trait where Self == OffThePoolTrait {
