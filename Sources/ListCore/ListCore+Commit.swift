@@ -44,8 +44,10 @@ extension ListCore {
         guard !store.holdsAppends else { return }
         inFlight = open
         if let note = file.noteDue {
-            // The file listd last wrote, noted with this append (`fileRendered`).
-            inFlight!.entries.append(note)
+            // The file listd last wrote, noted with this append (`fileRendered`): first, since it
+            // was written before any of the batch's changes were made (a person's save taken in
+            // since logs its own `fileShows` in the batch, and a start takes the last one).
+            inFlight!.entries.insert(note, at: 0)
             file.noteDue = nil
         }
         // The lists once it is durable: the working lists now (everything applied since the last

@@ -308,6 +308,12 @@ extension ListCore {
     ) -> [CoreAction] {
         file.writeInFlight = false
         var actions: [CoreAction] = []
+        let written = if case .written = outcome { true } else { false }
+        if !written, case .fileShows(let noted, _)? = file.noteDue, noted == digest(rendered.bytes) {
+            // Not on disk: the note of a file never written would tell the next start that a
+            // person's save in its place (the one that raced it) was an edit made while stopped.
+            file.noteDue = nil
+        }
         switch outcome {
         case .written:
             if file.writeFailure != nil {

@@ -12,6 +12,7 @@ extension ListCore {
         _ bytes: [UInt8],
         _ reading: ListFileReading,
         edits computed: SaveEdits? = nil,
+        restarted: Bool = false,
         at time: Timestamp,
         into actions: inout [CoreAction]
     ) {
@@ -25,9 +26,19 @@ extension ListCore {
         // A copy nothing kept is close to: only what it adds and ticks is taken.
         let edits = saveEdits.base.known ? saveEdits.edits : SaveMerge.additionsOnly(saveEdits.edits)
         var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: saveEdits.base, edits: edits, parts: [:])
+        new.restarted = restarted
         nextSaveID += 1
+        // The lists the save creates, by name: an edit of one (a tick, a `##` line under the new
+        // heading) waits behind its create in the same queue, and is decided on the list it makes.
+        var creating: Set<String> = []
         for (index, fileEdit) in edits.enumerated() {
-            guard let key = fileEdit.edit.gateKey(in: working) else {
+            if case .createList(let name, _, _) = fileEdit.edit { creating.insert(ListText.key(name)) }
+            let key: String
+            if let existing = fileEdit.edit.gateKey(in: working) {
+                key = existing
+            } else if case .name(let name)? = fileEdit.edit.target, creating.contains(ListText.key(name)) {
+                key = "name:\(ListText.key(name))"
+            } else {
                 new.decisions[index] = .broke  // its list is gone; reported when taken in
                 continue
             }
@@ -294,11 +305,28 @@ extension ListCore {
                 }
             }
             do throws(ListError) {
-                let applied = try book.applyRecorded(edit, at: time, origin: fileOrigin)
-                if case .broke = current.decisions[index], applied != nil, edit == fileEdit.edit {
-                    stale = true  // it broke a rule when it came up, and passes now: ask first
-                    break
+                if case .broke = current.decisions[index], edit == fileEdit.edit {
+                    // It broke a rule when it came up and may pass now, after the save's own
+                    // edits of other lists (a list renamed away, then a new one of its name):
+                    // decided again once, the lists as they are now; a save started again is
+                    // never started a third time, and what still waits for a delegate's word is
+                    // said, not done unasked.
+                    var trial = book
+                    if (try? trial.apply(edit, at: time, origin: fileOrigin)) != nil {
+                        if !current.restarted {
+                            stale = true
+                            break
+                        }
+                        if let question = DelegateQuestion(edit),
+                            panel.wants(question, list: edit.target.flatMap { try? book.list($0).id }, name: edit.proposedName)
+                        {
+                            reject(fileEdit, .conflict(Self.undecidedInSave))
+                            notTakenHere()
+                            continue
+                        }
+                    }
                 }
+                let applied = try book.applyRecorded(edit, at: time, origin: fileOrigin)
                 if case .createList = edit, let section = fileEdit.section {
                     reading.sections[section].id = applied?.change.list.id
                     created = true
@@ -317,7 +345,7 @@ extension ListCore {
             let (bytes, reading) = (current.bytes, current.reading)
             let edits = SaveEdits(base: current.base, edits: current.edits)
             withdrawSave(at: time, into: &actions)
-            startSave(bytes, reading, edits: edits, at: time, into: &actions)
+            startSave(bytes, reading, edits: edits, restarted: true, at: time, into: &actions)
             return
         }
         // A `##` block the person moved is the section moved: what was added to it meanwhile
@@ -328,6 +356,12 @@ extension ListCore {
             entries.append(.change(record))
         }
         save = nil
+        // A heading without listd's note (typed, or a copy whose notes were stripped) is tied to
+        // its list by name for this save only: the file is written so that it carries the note,
+        // as for a heading of a new list, and the next save is read by identity.
+        let untied = reading.sections.contains { section in
+            if case .heading(let heading) = lines[section.headingLine] { heading.id == nil } else { false }
+        }
         book.reorder(by: reading.sections.compactMap(\.id))
         diagnostics.sort { $0.line < $1.line }
         reading.diagnostics = diagnostics
@@ -352,7 +386,7 @@ extension ListCore {
         // saved from (a render of a long list costs tens of milliseconds, only to find the same
         // bytes).
         let showsBook = !notTaken && listsBefore == current.base.book.lists
-        file.dirty = !diagnostics.isEmpty || !notes.isEmpty || created || !showsBook
+        file.dirty = !diagnostics.isEmpty || !notes.isEmpty || created || untied || !showsBook
         // The saved text is a version the person's editor holds: their next save is made from it.
         var textBook = book
         if !showsBook {
@@ -368,6 +402,11 @@ extension ListCore {
             advance(key, at: time, into: &actions)
         }
     }
+
+    /// Why an edit that depends on another of the same save, and that a delegate wants to be
+    /// asked about, is not taken.
+    static let undecidedInSave =
+        "This line depends on another change of the same save, and could not be put to the delegates with it: save it again to have it asked."
 
     static func rejection(_ diagnostics: [ListFileDiagnostic]) -> FileRejectionParams? {
         guard !diagnostics.isEmpty else { return nil }

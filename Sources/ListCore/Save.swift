@@ -35,6 +35,8 @@ public struct Save: Sendable {
     /// Time passed while it was decided: the file is read again before it is taken in.
     var waited = false
     var awaitingVerification = false
+    /// Started again once already (an edit that broke a rule passed when taken in): never again.
+    var restarted = false
 
     var isDecided: Bool { decisions.count == edits.count }
 

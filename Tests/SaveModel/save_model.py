@@ -1,0 +1,824 @@
+#!/usr/bin/env python3
+"""The list file never lies: a model-based property test of the real listd (issue 59).
+
+Random steps against the real `listd` binary on a temporary socket and list file: client edits
+over the socket (every kind), copies of the file taken at random moments and kept open as an
+editor keeps a buffer, people's edits of those copies (items added, removed, retyped, ticked,
+amounts, lists created with sections, renamed, deleted, sections typed, an earlier edit reverted),
+saved by rename, in place, `sed -i` or `vim -es`, some with listd's notes stripped; SIGTERM and
+SIGKILL restarts and saves while listd is stopped.
+
+A reference model holds the lists as the confirmed client edits leave them; each save is checked
+against what the person did to their copy (the harness made those edits, so it knows them, not a
+diff's guess). After every save settles:
+  - every change the copy did not touch survives (an item's presence, tick, amount and section;
+    a list's name and presence): nothing is lost, nothing removed comes back;
+  - each of the person's changes is applied, or said in the file naming its item or list;
+  - a copy without listd's notes removes, renames and deletes nothing: that is said instead;
+  - the file parses to exactly what `getLists` shows; listd is alive and takes the next save.
+A failing run is shrunk (the fewest steps that still fail, replayed on a fresh listd) and printed
+as a case to keep (Tests/SaveModel/regressions/*.json, replayed by every run).
+
+  save_model.py --listd PATH [--seeds 1,2,3 | --fresh-seeds N] [--steps N] [--keep DIR]
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+WORDS = (
+    "milk eggs bread rice oats tea coffee jam honey butter cheese apples pears plums figs dates kale "
+    "leeks onions garlic salt pepper flour sugar soap beer wine juice yogurt pasta beans lentils nuts "
+    "foil tape nails glue"
+).split()
+LIST_NAMES = "Groceries Pantry Hardware Party Pharmacy Garden Bakery Office".split()
+SECTION_NAMES = "Dairy Drinks Fridge Produce Frozen Tins Snacks Aisle".split()
+AMOUNTS = ["2", "1 l", "2 l", "500 g", "6", "3 kg", "12"]
+
+
+class Violation(Exception):
+    """What the run found wrong: a property that did not hold, or listd gone."""
+
+
+# --- The file, as a person's editor holds it -------------------------------------------------
+
+HEADING = re.compile(r"^# (?P<name>.*?)(?P<note>\s*<!-- listd id=(?P<id>\d+) rev=(?P<rev>\d+)[^>]*-->)?\s*$")
+ITEM = re.compile(r"^(?P<bullet>[-*+]) (?:\[(?P<box>[ xX])\] )?(?P<rest>.*)$")
+AMOUNT = re.compile(r"^(?P<text>.*?) \((?P<amount>\d[^()]*)\)$")
+
+
+def fnv1a64(data):
+    """listd's digest of a file's bytes (ListFileBytes.swift): a save taken in is logged by it."""
+    value = 0xCBF29CE484222325
+    for byte in data:
+        value ^= byte
+        value = (value * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return "fnv1a64:%x:%d" % (value, len(data))
+
+
+def item_line(text, checked, amount):
+    return "- [%s] %s%s" % ("x" if checked else " ", text, " (%s)" % amount if amount else "")
+
+
+def parse_item(line):
+    match = ITEM.match(line)
+    if not match:
+        return None
+    rest = match.group("rest").strip()
+    amount = None
+    found = AMOUNT.match(rest)
+    if found:
+        rest, amount = found.group("text"), found.group("amount")
+    return {"text": rest.replace("\\(", "("), "checked": match.group("box") in ("x", "X"), "amount": amount}
+
+
+def read_file(text):
+    """The lists a file shows, as getLists gives them (names, items, ticks, amounts, sections),
+    each with the id its heading's note names."""
+    lists = []
+    current = None
+    for line in text.split("\n"):
+        if line.startswith("<!--"):
+            continue
+        heading = HEADING.match(line)
+        if heading and not line.startswith("##"):
+            current = {"name": heading.group("name").strip(), "id": heading.group("id") and int(heading.group("id")),
+                       "items": [], "checked": [], "quantities": {}, "sections": []}
+            lists.append(current)
+            continue
+        if current is None:
+            continue
+        if line.startswith("## "):
+            current["sections"].append({"name": line[3:].strip(), "items": []})
+            continue
+        item = parse_item(line)
+        if item:
+            current["items"].append(item["text"])
+            if item["checked"]:
+                current["checked"].append(item["text"])
+            if item["amount"]:
+                current["quantities"][item["text"]] = item["amount"]
+            if current["sections"]:
+                current["sections"][-1]["items"].append(item["text"])
+    return lists
+
+
+def shown(lists):
+    """What a file must show of the lists: comparable across the file and getLists."""
+    return [
+        (entry["name"], list(entry["items"]), sorted(entry["checked"]), dict(entry.get("quantities") or {}),
+         [(section["name"], list(section["items"])) for section in entry.get("sections") or []])
+        for entry in lists
+    ]
+
+
+class Buffer:
+    """A copy of the file in a person's editor: its lines, which list each heading was (the
+    harness knows, even once the notes are stripped), and what the person did to it since their
+    last save (the intents the save is checked against)."""
+
+    def __init__(self, text, lists_by_name, stripped):
+        self.lines = text.rstrip("\n").split("\n")
+        self.stripped = stripped
+        if stripped:
+            self.lines = [re.sub(r"\s*<!-- listd id=[^>]*-->", "", line) for line in self.lines
+                          if not line.startswith("<!-- listd")]
+        # heading name -> list id, as the copy was read (None: a list the person made here).
+        self.ids = dict(lists_by_name)
+        self.intents = []
+        self.history = []  # (intent, inverse) of earlier edits: a person may revert one
+
+    def text(self):
+        return "\n".join(self.lines) + "\n"
+
+    def headings(self):
+        return [i for i, line in enumerate(self.lines) if line.startswith("# ")]
+
+    def block(self, name):
+        """The range of lines of the list `name` (its heading first), or None."""
+        starts = self.headings()
+        for number, start in enumerate(starts):
+            if HEADING.match(self.lines[start]).group("name").strip() == name:
+                end = starts[number + 1] if number + 1 < len(starts) else len(self.lines)
+                return start, end
+        return None
+
+    def names(self):
+        return [HEADING.match(self.lines[i]).group("name").strip() for i in self.headings()]
+
+    def items(self, name):
+        start, end = self.block(name)
+        found = []
+        for index in range(start + 1, end):
+            item = parse_item(self.lines[index])
+            if item:
+                found.append((index, item))
+        return found
+
+    def every_text(self):
+        return {item["text"] for name in self.names() for _, item in self.items(name)}
+
+
+# --- listd, for real ------------------------------------------------------------------------
+
+
+class Listd:
+    def __init__(self, binary, directory):
+        self.binary = binary
+        self.socket = os.path.join(directory, "listd.sock")
+        self.file = os.path.join(directory, "lists.md")
+        self.log = os.path.join(directory, ".lists.md.listd-log")
+        self.output = open(os.path.join(directory, "listd.out"), "ab")
+        self.process = None
+        self.connection = None
+        self.buffer = b""
+        self.next_id = 1
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [self.binary, "--socket", self.socket, "--file", self.file, "--settle-ms", "30"],
+            stdout=self.output, stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.process.poll() is not None:
+                raise Violation("listd exited at its start with status %s" % self.process.returncode)
+            try:
+                self.connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.connection.connect(self.socket)
+                self.buffer = b""
+                self.call("hello", {"name": "save-model"})
+                return
+            except OSError:
+                self.connection.close()
+                time.sleep(0.02)
+        raise Violation("listd did not answer within 20 s of its start")
+
+    def stop(self, sig):
+        if self.connection:
+            self.connection.close()
+            self.connection = None
+        self.process.send_signal(sig)
+        try:
+            status = self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise Violation("listd did not stop within 20 s of %s" % sig)
+        if sig == signal.SIGTERM and status != 0:
+            raise Violation("listd stopped with status %s on SIGTERM" % status)
+
+    def alive(self):
+        if self.process.poll() is not None:
+            raise Violation("listd died with status %s" % self.process.returncode)
+
+    def call(self, method, params=None):
+        """A request's reply: ("ok", result) or ("denied", error)."""
+        request = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            request["params"] = params
+        self.next_id += 1
+        self.connection.sendall((json.dumps(request) + "\n").encode())
+        self.connection.settimeout(30)
+        while True:
+            while b"\n" not in self.buffer:
+                chunk = self.connection.recv(1 << 20)
+                if not chunk:
+                    self.alive()
+                    raise Violation("listd closed the connection during %s" % method)
+                self.buffer += chunk
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            message = json.loads(line)
+            if message.get("id") == request["id"]:
+                if "error" in message:
+                    return "denied", message["error"]
+                return "ok", message["result"]
+
+    def lists(self):
+        status, result = self.call("getLists")
+        assert status == "ok", result
+        return result
+
+    def shown_saves(self):
+        """The digests of the file texts the change log says were taken in or written."""
+        try:
+            with open(self.log, "rb") as log:
+                lines = log.read().split(b"\n")
+        except FileNotFoundError:
+            return []
+        found = []
+        for line in lines:
+            if b'"fileShows"' in line:
+                entry = json.loads(line)
+                found.append((entry["digest"], entry["revision"]))
+        return found
+
+    def file_bytes(self):
+        with open(self.file, "rb") as f:
+            return f.read()
+
+    def settle(self, what, seconds=15):
+        """Waits until the file on disk shows exactly the lists getLists gives, every heading tied
+        to its list by listd's note, and it is a text listd logged as shown at this revision (a
+        save taken in) or one listd wrote of it (its notes name the revision; the note of a
+        quiet rewrite rides the next append). Returns the lists and the file's text; a file that
+        never gets there is a violation (the file lies, or listd stopped taking saves)."""
+        deadline = time.time() + seconds
+        while True:
+            self.alive()
+            lists = self.lists()
+            data = self.file_bytes()
+            text = data.decode(errors="replace")
+            headings = [line for line in text.split("\n") if line.startswith("# ")]
+            tied = all("<!-- listd id=" in line for line in headings)
+            revisions = [int(r) for r in re.findall(r"<!-- listd id=\d+ rev=(\d+)", text)]
+            logged = self.shown_saves()
+            current = (logged and logged[-1] == (fnv1a64(data), lists["revision"])) or \
+                (revisions and max(revisions) == lists["revision"])
+            shows = shown(read_file(text)) == shown(lists["lists"])
+            if tied and current and shows:
+                return lists, text
+            if time.time() > deadline:
+                raise Violation(
+                    "%s: the file did not come to show the lists in %d s (%s; revision %s)\n    file  %s\n    listd %s\n%s"
+                    % (what, seconds, ", ".join(n for n, bad in (("a heading untied", not tied), ("not current", not current),
+                                                               ("other lists", not shows)) if bad), lists["revision"],
+                       shown(read_file(text)), shown(lists["lists"]), "".join("      | %s\n" % l for l in text.split("\n"))))
+            time.sleep(0.02)
+
+
+# --- The run ---------------------------------------------------------------------------------
+
+
+def by_id(lists):
+    return {entry["id"]: entry for entry in lists["lists"]}
+
+
+def item_state(entry, text):
+    if entry is None or text not in entry["items"]:
+        return None
+    section = next((s["name"] for s in entry.get("sections") or [] if text in s["items"]), None)
+    return (text in entry["checked"], (entry.get("quantities") or {}).get(text), section)
+
+
+class Run:
+    """One seed's steps on a fresh listd; each step is recorded, so a failing run can be
+    replayed with steps left out."""
+
+    def __init__(self, binary, seed, steps, only=None, trace=False):
+        self.binary = binary
+        self.seed = seed
+        self.steps = steps
+        self.only = only  # the step numbers to replay (shrinking), else every step
+        self.trace = trace
+        self.saves = 0
+        self.done_steps = 0
+
+    def log(self, text):
+        if self.trace:
+            print("  [%d] %s" % (self.step, text), flush=True)
+
+    def execute(self):
+        self.directory = tempfile.mkdtemp(prefix="listd-save-model-")
+        with open(os.path.join(self.directory, "lists.md"), "w") as f:
+            f.write("# Groceries\n- [ ] milk\n- [ ] eggs\n- [ ] bread\n## Dairy\n- [ ] butter\n\n# Pantry\n- rice\n- oats\n")
+        self.listd = Listd(self.binary, self.directory)
+        self.running = True
+        self.listd.start()
+        lists, _ = self.listd.settle("the start")
+        self.model = lists
+        self.buffers = []
+        try:
+            for self.step in range(self.steps):
+                rng = random.Random("%d/%d" % (self.seed, self.step))
+                if self.only is not None and self.step not in self.only:
+                    continue
+                self.one_step(rng)
+                self.done_steps += 1
+        finally:
+            if self.running and self.listd.process.poll() is None:
+                self.listd.process.kill()
+                self.listd.process.wait()
+
+    def one_step(self, rng):
+        roll = rng.random()
+        if not self.running:
+            if roll < 0.5:
+                self.save(rng)  # a save while listd is stopped
+            else:
+                self.restart()
+            return
+        if roll < 0.30:
+            self.client_edit(rng)
+        elif roll < 0.42:
+            self.take_copy(rng)
+        elif roll < 0.92:
+            self.save(rng)
+        elif roll < 0.96:
+            self.stop(rng.choice([signal.SIGTERM, signal.SIGKILL]))
+            if rng.random() < 0.5:
+                self.restart()
+        else:
+            self.restart_now(rng)
+
+    # -- client edits through the socket, checked against the model --
+
+    def client_edit(self, rng):
+        lists = self.model["lists"]
+        names = [entry["name"] for entry in lists]
+        kind = rng.choice(["add", "add", "remove", "check", "uncheck", "amount", "replace", "create",
+                           "rename", "delete", "section", "clear"])
+        entry = rng.choice(lists) if lists else None
+        if entry is None and kind != "create":
+            kind = "create"
+        params = None
+        if kind == "create":
+            name = rng.choice([n for n in LIST_NAMES if n not in names] or ["List %d" % rng.randrange(99)])
+            method, params = "createList", {"name": name, "items": rng.sample(WORDS, rng.randrange(0, 4))}
+        elif kind == "add":
+            method, params = "addItem", {"list": entry["id"], "item": self.fresh_word(rng, entry)}
+            if rng.random() < 0.3 and entry["sections"]:
+                params["section"] = rng.choice(entry["sections"])["name"]
+        elif kind in ("remove", "check", "uncheck", "amount", "replace"):
+            if not entry["items"]:
+                return
+            item = rng.choice(entry["items"])
+            method = {"remove": "removeItem", "check": "checkItem", "uncheck": "uncheckItem",
+                      "amount": "setQuantity", "replace": "replaceItem"}[kind]
+            params = {"list": entry["id"], "item": item}
+            if kind == "amount":
+                params["quantity"] = rng.choice(AMOUNTS + [None])
+            if kind == "replace":
+                params["with"] = self.fresh_word(rng, entry)
+        elif kind == "rename":
+            method, params = "renameList", {"list": entry["id"], "name": rng.choice([n for n in LIST_NAMES if n not in names] or ["Other"])}
+        elif kind == "delete":
+            if len(lists) <= 1:
+                return
+            method, params = "deleteList", {"list": entry["id"]}
+        elif kind == "section":
+            method, params = "addSection", {"list": entry["id"], "section": rng.choice(SECTION_NAMES)}
+        else:
+            method, params = "clearChecked", {"list": entry["id"]}
+        status, result = self.listd.call(method, params)
+        self.log("client %s %s -> %s" % (method, json.dumps(params), status))
+        after = self.listd.lists()
+        # The model: a confirmed edit changes what it names, a denied one nothing.
+        self.expect_client_edit(method, params, status, self.model, after)
+        self.model = after
+
+    def fresh_word(self, rng, entry):
+        taken = {t.lower() for t in entry["items"]} if entry else set()
+        for _ in range(20):
+            word = rng.choice(WORDS)
+            if rng.random() < 0.3:
+                word += " %d" % rng.randrange(10)
+            if word not in taken:
+                return word
+        return "thing %d" % rng.randrange(10 ** 6)
+
+    def expect_client_edit(self, method, params, status, before, after):
+        b, a = by_id(before), by_id(after)
+        if status != "ok":
+            if shown(before["lists"]) != shown(after["lists"]):
+                raise Violation("a denied %s changed the lists" % method)
+            return
+        target = params.get("list")
+        for list_id in set(b) | set(a):
+            if list_id == target or (method == "createList" and list_id not in b):
+                continue
+            if shown([b[list_id]] if list_id in b else []) != shown([a[list_id]] if list_id in a else []):
+                raise Violation("client %s of list %s changed list %s" % (method, target, list_id))
+        if method == "addItem" and params["item"] not in a[target]["items"]:
+            raise Violation("confirmed add of %s is not on the list" % params["item"])
+        if method == "removeItem" and params["item"] in a[target]["items"]:
+            raise Violation("confirmed removal of %s left it" % params["item"])
+        if method == "checkItem" and params["item"] not in a[target]["checked"]:
+            raise Violation("confirmed tick of %s not made" % params["item"])
+        if method == "deleteList" and target in a:
+            raise Violation("confirmed deletion left the list")
+
+    # -- copies and saves --
+
+    def take_copy(self, rng):
+        """A person opens the file (the buffer is kept, and saved later, maybe many times)."""
+        text = self.listd.file_bytes().decode()
+        ids = {entry["name"]: entry["id"] for entry in read_file(text)}
+        stripped = rng.random() < 0.15
+        self.buffers.append(Buffer(text, ids, stripped))
+        if len(self.buffers) > 4:
+            self.buffers.pop(0)
+        self.log("copy taken%s" % (" (notes stripped)" if stripped else ""))
+
+    def person_edits(self, rng, buffer):
+        """One to three edits of the buffer, as a person makes them; each is noted as an intent."""
+        for _ in range(rng.randint(1, 3)):
+            names = buffer.names()
+            kind = rng.choice(["tick", "tick", "add", "add", "remove", "retype", "amount", "newlist",
+                               "rename", "deletelist", "section", "revert"])
+            if not names:
+                kind = "newlist"
+            name = rng.choice(names) if names else None
+            items = buffer.items(name) if name else []
+            if kind in ("tick", "remove", "retype", "amount") and not items:
+                kind = "add"
+            if kind == "revert":
+                if not buffer.history:
+                    continue
+                intent, inverse = buffer.history.pop()
+                self.apply_intent(buffer, inverse)
+                continue
+            if kind == "tick":
+                index, item = rng.choice(items)
+                self.apply_intent(buffer, {"kind": "tick", "list": name, "item": item["text"], "checked": not item["checked"]})
+            elif kind == "add":
+                taken = buffer.every_text()
+                word = next((w for w in rng.sample(WORDS, len(WORDS)) if w not in taken), None)
+                if word:
+                    self.apply_intent(buffer, {"kind": "add", "list": name, "item": word})
+            elif kind == "remove":
+                index, item = rng.choice(items)
+                self.apply_intent(buffer, {"kind": "remove", "list": name, "item": item["text"]})
+            elif kind == "retype":
+                index, item = rng.choice(items)
+                taken = buffer.every_text()
+                new = rng.choice(["%s bio" % item["text"], "free-range %s" % item["text"]])
+                if new not in taken:
+                    self.apply_intent(buffer, {"kind": "retype", "list": name, "item": item["text"], "to": new})
+            elif kind == "amount":
+                index, item = rng.choice(items)
+                amount = rng.choice([a for a in AMOUNTS + [None] if a != item["amount"]])
+                self.apply_intent(buffer, {"kind": "amount", "list": name, "item": item["text"], "amount": amount})
+            elif kind == "newlist":
+                new = next((n for n in rng.sample(LIST_NAMES, len(LIST_NAMES)) if n not in names), None)
+                taken = buffer.every_text()
+                words = [w for w in rng.sample(WORDS, len(WORDS)) if w not in taken][:3]
+                if new and words:
+                    section = rng.choice(SECTION_NAMES) if rng.random() < 0.6 else None
+                    self.apply_intent(buffer, {"kind": "newlist", "list": new, "items": words, "section": section})
+            elif kind == "rename":
+                new = next((n for n in rng.sample(LIST_NAMES, len(LIST_NAMES)) if n not in names), None)
+                if new:
+                    self.apply_intent(buffer, {"kind": "rename", "list": name, "to": new})
+            elif kind == "deletelist":
+                if len(names) > 1:
+                    self.apply_intent(buffer, {"kind": "deletelist", "list": name})
+            elif kind == "section":
+                taken = buffer.every_text()
+                word = next((w for w in rng.sample(WORDS, len(WORDS)) if w not in taken), None)
+                sections = [l[3:].strip() for l in buffer.lines[slice(*buffer.block(name))] if l.startswith("## ")]
+                section = next((s for s in rng.sample(SECTION_NAMES, len(SECTION_NAMES)) if s not in sections), None)
+                if word and section:
+                    self.apply_intent(buffer, {"kind": "section", "list": name, "section": section, "item": word})
+
+    def apply_intent(self, buffer, intent):
+        """Makes the edit in the buffer's lines; notes the intent (by list id) and its inverse."""
+        kind, name = intent["kind"], intent["list"]
+        list_id = buffer.ids.get(name)
+        inverse = None
+        unsaved = None
+        if kind == "newlist":
+            block = ["", "# %s" % name] + (["## %s" % intent["section"]] if intent["section"] else [])
+            block += [item_line(word, False, None) for word in intent["items"]]
+            buffer.lines += block
+            buffer.ids[name] = None
+        else:
+            start, end = buffer.block(name)
+            unsaved = next((i for i in buffer.intents if i["kind"] == "newlist" and i["list"] == name), None)
+            if unsaved and kind in ("rename", "deletelist"):
+                # A list this buffer made and has not saved yet: still one new list, or none.
+                buffer.intents.remove(unsaved)
+                if kind == "rename":
+                    buffer.intents.append(dict(unsaved, list=intent["to"]))
+            if kind == "rename":
+                buffer.lines[start] = buffer.lines[start].replace("# %s" % name, "# %s" % intent["to"], 1)
+                buffer.ids[intent["to"]] = buffer.ids.pop(name)
+                inverse = {"kind": "rename", "list": intent["to"], "to": name}
+            elif kind == "deletelist":
+                del buffer.lines[start:end]
+            elif kind in ("add", "section"):
+                at = end
+                while at > start + 1 and buffer.lines[at - 1].strip() == "":
+                    at -= 1
+                lines = (["## %s" % intent["section"]] if kind == "section" else []) + [item_line(intent["item"], False, None)]
+                buffer.lines[at:at] = lines
+                if kind == "add":
+                    inverse = {"kind": "remove", "list": name, "item": intent["item"]}
+            else:
+                index, item = next((i, it) for i, it in buffer.items(name) if it["text"] == intent["item"])
+                if kind == "remove":
+                    del buffer.lines[index]
+                elif kind == "tick":
+                    buffer.lines[index] = item_line(item["text"], intent["checked"], item["amount"])
+                    inverse = dict(intent, checked=not intent["checked"])
+                elif kind == "retype":
+                    buffer.lines[index] = item_line(intent["to"], item["checked"], item["amount"])
+                    inverse = {"kind": "retype", "list": name, "item": intent["to"], "to": item["text"]}
+                elif kind == "amount":
+                    buffer.lines[index] = item_line(item["text"], item["checked"], intent["amount"])
+                    inverse = dict(intent, amount=item["amount"])
+        noted = dict(intent, id=list_id)
+        if not (kind in ("rename", "deletelist") and list_id is None and unsaved):
+            buffer.intents.append(noted)
+        if inverse:
+            buffer.history.append((noted, inverse))
+        self.log("person: %s" % json.dumps(noted))
+
+    def save(self, rng):
+        """A person edits a copy (a kept buffer, or the file as it is now) and saves it."""
+        fresh = not self.buffers or rng.random() < 0.35
+        if fresh:
+            self.take_copy(rng)
+        buffer = rng.choice(self.buffers) if not fresh else self.buffers[-1]
+        self.person_edits(rng, buffer)
+        if not buffer.intents:
+            return
+        text = buffer.text()
+        data = text.encode()
+        if data == self.listd.file_bytes():
+            buffer.intents = []
+            return
+        before = self.model
+        digest = fnv1a64(data)
+        shown_before = [d for d, _ in self.listd.shown_saves()].count(digest) if self.running else None
+        how = rng.choice(["rename", "inplace", "sed", "vim"])
+        self.write(text, how)
+        self.saves += 1
+        self.log("saved by %s%s" % (how, "" if self.running else " while listd is stopped"))
+        intents, buffer.intents = buffer.intents, []
+        if not self.running:
+            self.pending = getattr(self, "pending", []) + [(intents, buffer.stripped)]
+            return
+        deadline = time.time() + 15
+        while [d for d, _ in self.listd.shown_saves()].count(digest) <= shown_before:
+            self.listd.alive()
+            if time.time() > deadline:
+                raise Violation("a save by %s was not taken in within 15 s" % how)
+            time.sleep(0.01)
+        after, file_text = self.listd.settle("a save by %s" % how)
+        self.check_save(before, after, file_text, [(intents, buffer.stripped)])
+        self.model = after
+
+    def write(self, text, how):
+        path = self.listd.file
+        if how == "rename":
+            temporary = path + ".new"
+            with open(temporary, "w") as f:
+                f.write(text)
+            os.rename(temporary, path)
+        elif how == "inplace":
+            with open(path, "r+") as f:
+                f.truncate(0)
+                f.write(text)
+        else:
+            source = os.path.join(self.directory, "buffer.txt")
+            with open(source, "w") as f:
+                f.write(text)
+            if how == "sed":
+                command = ["sed", "-i", "-e", "1r %s" % source, "-e", "d", path]
+            else:
+                command = ["vim", "-N", "-u", "NONE", "-i", "NONE", "-n", "-es", "-c", "%d", "-c", "r " + source,
+                           "-c", "wq", path]  # `r` into the emptied buffer replaces its one empty line
+            finished = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+            if finished.returncode != 0:
+                raise RuntimeError("%s failed: %s" % (command[0], finished.stderr))
+            if self.listd_bytes_of(path) != text.encode():
+                raise RuntimeError("%s wrote something else" % command[0])
+
+    @staticmethod
+    def listd_bytes_of(path):
+        with open(path, "rb") as f:
+            return f.read()
+
+    def stop(self, sig):
+        self.listd.stop(sig)
+        self.running = False
+        self.pending = []
+        self.log("listd stopped by %s" % signal.Signals(sig).name)
+
+    def restart(self):
+        before = self.model
+        self.listd.start()
+        self.running = True
+        after, file_text = self.listd.settle("the restart")
+        self.log("listd started again")
+        if self.pending:
+            self.check_save(before, after, file_text, self.pending)
+        elif shown(before["lists"]) != shown(after["lists"]):
+            raise Violation("a restart changed the lists:\n  before %s\n  after  %s" % (shown(before["lists"]), shown(after["lists"])))
+        self.pending = []
+        self.model = after
+
+    def restart_now(self, rng):
+        self.stop(rng.choice([signal.SIGTERM, signal.SIGKILL]))
+        self.restart()
+
+    # -- the properties --
+
+    def check_save(self, before, after, file_text, saves):
+        b, a = by_id(before), by_id(after)
+        notes = [line for line in file_text.split("\n") if "<!-- listd:" in line]
+
+        def said(*words):
+            return any(all(word in line for word in words if word) for line in notes)
+
+        touched_items = {}  # list id -> item texts the person touched
+        touched_lists = set()
+        created = {}
+        problems = []
+        for intents, stripped in saves:
+            for intent in intents:
+                kind, list_id = intent["kind"], intent["id"]
+                name_now = (a.get(list_id) or {}).get("name")
+                if kind == "newlist":
+                    created[intent["list"]] = intent
+                    continue
+                if list_id is None:  # a list made by this same buffer earlier: found by name
+                    list_id = next((l["id"] for l in after["lists"] if l["name"] == intent["list"]), None)
+                    if list_id is None:
+                        continue
+                entry = a.get(list_id)
+                if kind in ("rename", "deletelist"):
+                    touched_lists.add(list_id)
+                    done = (entry is None) if kind == "deletelist" else (entry is not None and entry["name"] == intent["to"])
+                    mention = intent["list"]
+                    if stripped and done and list_id in b:
+                        problems.append("a copy without notes %s list %s: it must be said, not done" % (kind, mention))
+                    elif not done and not said(mention) and not said(name_now):
+                        problems.append("the person's %s of %s was neither done nor said" % (kind, mention))
+                    continue
+                words = [intent["item"]] + ([intent["to"]] if kind == "retype" else []) + ([intent.get("item")] if kind == "section" else [])
+                touched_items.setdefault(list_id, set()).update(words)
+                if entry is None:
+                    if list_id in b and not said(intent["item"]) and not said(b[list_id]["name"]):
+                        problems.append("list %s, which the person's %s of %s needs, is gone unsaid" % (list_id, kind, intent["item"]))
+                    continue
+                state = item_state(entry, intent["item"])
+                if kind in ("add", "section"):
+                    done = state is not None
+                elif kind == "remove":
+                    done = state is None
+                    if stripped and done and item_state(b.get(list_id), intent["item"]) is not None:
+                        problems.append("a copy without notes removed %s: it must be said, not done" % intent["item"])
+                        continue
+                elif kind == "tick":
+                    done = state is not None and state[0] == intent["checked"]
+                elif kind == "amount":
+                    done = state is not None and state[1] == intent["amount"]
+                else:  # retype
+                    done = item_state(entry, intent["to"]) is not None and state is None
+                if not done and not said(intent["item"]) and not (kind == "retype" and said(intent["to"])):
+                    problems.append("the person's %s of “%s” on %s was neither done nor said" % (kind, intent["item"], entry["name"]))
+        for name, intent in created.items():
+            made = next((l for l in after["lists"] if l["name"] == name), None)
+            if made is None and not said(name):
+                problems.append("the new list %s was neither made nor said" % name)
+        # Everything the saves did not touch is as it was.
+        for list_id in set(b) | set(a):
+            old, new = b.get(list_id), a.get(list_id)
+            if old is None:
+                if new["name"] not in created:
+                    problems.append("list %s (%s) appeared from no one's edit" % (list_id, new["name"]))
+                continue
+            if list_id not in touched_lists:
+                if new is None:
+                    problems.append("list %s (%s) was lost" % (list_id, old["name"]))
+                    continue
+                if new["name"] != old["name"]:
+                    problems.append("list %s was renamed %s → %s by no one" % (list_id, old["name"], new["name"]))
+            if new is None:
+                continue
+            touched = touched_items.get(list_id, set())
+            for text in set(old["items"]) | set(new["items"]):
+                if text in touched:
+                    continue
+                was, now = item_state(old, text), item_state(new, text)
+                if was != now:
+                    if was is None:
+                        problems.append("“%s” came onto %s, though no one's save added it" % (text, new["name"]))
+                    elif now is None:
+                        problems.append("“%s” was lost from %s" % (text, new["name"]))
+                    else:
+                        problems.append("“%s” on %s changed untouched: %s → %s" % (text, new["name"], was, now))
+        # The file shows exactly the lists.
+        if shown(read_file(file_text)) != shown(after["lists"]):
+            problems.append("the file does not show the lists:\n    file    %s\n    listd   %s"
+                            % (shown(read_file(file_text)), shown(after["lists"])))
+        if problems:
+            raise Violation("; ".join(problems))
+
+
+def run_seed(binary, seed, steps, only=None, trace=False):
+    run = Run(binary, seed, steps, only, trace)
+    try:
+        run.execute()
+        return None, run
+    except Violation as violation:
+        return "step %d: %s" % (run.step, violation), run
+
+
+def shrink(binary, seed, steps, failing_step):
+    """The fewest steps (up to the failing one) that still fail: each step left out in turn."""
+    kept = list(range(failing_step + 1))
+    chunk = max(1, len(kept) // 2)
+    while chunk >= 1:
+        index = 0
+        while index < len(kept):
+            trial = kept[:index] + kept[index + chunk:]
+            if trial:
+                found, _ = run_seed(binary, seed, max(trial) + 1, set(trial))
+                if found:
+                    kept = trial
+                    continue
+            index += chunk
+        chunk //= 2
+    return kept
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--listd", required=True)
+    parser.add_argument("--seeds", default="1,2,3,4,5")
+    parser.add_argument("--fresh-seeds", type=int, default=0, help="this many random seeds instead")
+    parser.add_argument("--steps", type=int, default=150)
+    parser.add_argument("--regressions", default=os.path.join(os.path.dirname(__file__), "regressions"))
+    parser.add_argument("--trace", action="store_true")
+    parser.add_argument("--no-shrink", action="store_true")
+    options = parser.parse_args()
+    cases = []
+    for path in sorted(os.listdir(options.regressions)) if os.path.isdir(options.regressions) else []:
+        with open(os.path.join(options.regressions, path)) as f:
+            case = json.load(f)
+        cases.append((path, case["seed"], max(case["steps"]) + 1, set(case["steps"])))
+    seeds = ([random.randrange(1 << 32) for _ in range(options.fresh_seeds)] if options.fresh_seeds
+             else [int(s) for s in options.seeds.split(",") if s])
+    cases += [("seed %d" % seed, seed, options.steps, None) for seed in seeds]
+    failures, total_steps, total_saves = 0, 0, 0
+    started = time.time()
+    for name, seed, steps, only in cases:
+        found, run = run_seed(options.listd, seed, steps, only, options.trace)
+        total_steps += run.done_steps
+        total_saves += run.saves
+        if not found:
+            print("%s: %d steps, %d saves, held" % (name, run.done_steps, run.saves), flush=True)
+            continue
+        failures += 1
+        print("%s: FAILED at %s" % (name, found), flush=True)
+        if only is None and not options.no_shrink:
+            kept = shrink(options.listd, seed, steps, run.step)
+            print("  shrunk to steps %s; keep it as %s/seed-%d.json:" % (kept, options.regressions, seed))
+            print("  " + json.dumps({"seed": seed, "steps": kept}))
+            run_seed(options.listd, seed, max(kept) + 1, set(kept), trace=True)
+    print("%d runs, %d steps, %d saves, %d failed, %.0f s" % (len(cases), total_steps, total_saves, failures, time.time() - started))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
