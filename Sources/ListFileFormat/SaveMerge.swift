@@ -28,15 +28,43 @@ public struct SaveMerge {
             }
         }
 
-        var tooOld: String {
+        /// Why an edit of a copy nothing kept is close to is not taken, beginning with `what`
+        /// (the edit, naming its item or list).
+        func tooOld(what: String) -> String {
             switch self {
             case .fileCopy:
-                "Your copy of the file was read before the oldest version listd remembers, so only what it adds and ticks off was taken; change this again in the file as it is now."
+                "\(what): your copy of the file could not be matched to a version listd remembers, so only what it adds and ticks off was taken; change this again in the file as it is now."
             case .olderLists:
-                "This edit was made on lists older than the changes listd keeps, so only adds and ticks are taken from it; make it again on the lists as they are now."
+                "\(what): this edit was made on lists older than the changes listd keeps, so only adds and ticks are taken from it; make it again on the lists as they are now."
             }
         }
     }
+
+    /// What an edit not taken would have done, naming its item or list (the start of a sentence).
+    func notTaken(_ edit: ListEdit) -> String {
+        func listName(_ reference: ListReference) -> String {
+            switch reference {
+            case .id(let id): (try? now.list(.id(id)).name) ?? (try? base.list(.id(id)).name) ?? "the list"
+            case .name(let name): name
+            }
+        }
+        return switch edit {
+        case .removeItem(let item, _): "“\(item)” was not taken off"
+        case .removeItems(let items, _): items.map { "“\($0)”" }.joined(separator: ", ") + " were not taken off"
+        case .replaceItem(let item, let text, _): "“\(item)” was not changed to “\(text)”"
+        case .uncheckItem(let item, _): "“\(item)” was not unticked"
+        case .setQuantity(let item, _, let quantity):
+            quantity.map { "“\(item)” was not given the amount \($0)" } ?? "“\(item)” was not left without an amount"
+        case .moveItem(let item, _, _, _), .moveItemInto(let item, _, _, _): "“\(item)” was not moved"
+        case .renameList(let list, let name): "“\(listName(list))” was not renamed “\(name)”"
+        case .deleteList(let list): "“\(listName(list))” was not deleted"
+        case .renameSection(let section, _, let name): "The section “\(section)” was not renamed “\(name)”"
+        case .removeSection(let section, _): "The section “\(section)” was not removed"
+        case .clearChecked(let list, _, _): "The ticked items of “\(listName(list))” were not cleared"
+        default: "This change was not made"
+        }
+    }
+
     /// Per list: the list in both books, with its items by key (built once: a save of thousands
     /// of lines asks of each of them), nil when it is in one of them only.
     private var pairs: [ListID: ListPair?] = [:]
@@ -181,7 +209,7 @@ public struct SaveMerge {
     /// Why `edit` is not taken, or nil when it may be applied (the rules still decide).
     public mutating func conflict(_ edit: ListEdit) -> String? {
         if let why = broughtBack(edit) { return why }
-        if !baseKnown, !Self.isAdditive(edit) { return madeOn.tooOld }
+        if !baseKnown, !Self.isAdditive(edit) { return madeOn.tooOld(what: notTaken(edit)) }
         guard var pair = pair(edit.target), !pair.same else { return nil }
         defer { pairs[pair.new.id] = pair }
         let (old, new) = (pair.old, pair.new)
@@ -332,11 +360,13 @@ public struct SaveMerge {
     /// A save's edits as a copy too old to tell may make them: a line retyped in place is taken as
     /// the line added (what stood there may be something it never saw, and stays).
     public static func additionsOnly(_ edits: [FileEdit]) -> [FileEdit] {
-        edits.map { fileEdit in
-            guard case .replaceItem(_, let text, let reference) = fileEdit.edit else { return fileEdit }
+        edits.flatMap { fileEdit in
+            guard case .replaceItem(let item, let text, let reference) = fileEdit.edit else { return [fileEdit] }
+            // The retyped line is the new text added; the old text is not taken off, and that
+            // is said (a removal: its line is gone).
             var added = fileEdit
             added.edit = .addItem(text, to: reference)
-            return added
+            return [added, FileEdit(edit: .removeItem(item, from: reference), line: -1, section: fileEdit.section)]
         }
     }
 

@@ -134,8 +134,52 @@ class Buffer:
                           if not line.startswith("<!-- listd")]
         # heading name -> list id, as the copy was read (None: a list the person made here).
         self.ids = dict(lists_by_name)
-        self.intents = []
-        self.history = []  # (intent, inverse) of earlier edits: a person may revert one
+        self.history = []  # the inverse of each earlier edit: a person may revert one
+        self.baseline = self.state()
+
+    def state(self):
+        """The lists this buffer shows, each by its identity (the list id the harness knows it
+        for, else its name: a list the person typed)."""
+        found = {}
+        for name in self.names():
+            key = self.ids.get(name) or ("new", name)
+            items = {item["text"]: (item["checked"], item["amount"]) for _, item in self.items(name)}
+            found[key] = {"name": name, "items": items}
+        return found
+
+    def intents(self):
+        """What the person did since this buffer was read or last saved: the difference of what it
+        shows, by identity (a retyped line is the old text removed and the new one added)."""
+        then, now = self.baseline, self.state()
+        found = []
+        for key in list(then) + [k for k in now if k not in then]:
+            old, new = then.get(key), now.get(key)
+            list_id = key if isinstance(key, int) else None
+            if old is None:
+                found.append({"kind": "newlist", "list": new["name"], "items": list(new["items"]), "id": None})
+                continue
+            if new is None:
+                found.append({"kind": "deletelist", "list": old["name"], "id": list_id})
+                continue
+            if old["name"] != new["name"]:
+                found.append({"kind": "rename", "list": old["name"], "to": new["name"], "id": list_id})
+            for text in list(old["items"]) + [t for t in new["items"] if t not in old["items"]]:
+                was, is_ = old["items"].get(text), new["items"].get(text)
+                base = {"list": new["name"], "item": text, "id": list_id}
+                if was is None:
+                    found.append(dict(base, kind="add"))
+                    if is_[0]:
+                        found.append(dict(base, kind="tick", checked=True))
+                    if is_[1]:
+                        found.append(dict(base, kind="amount", amount=is_[1]))
+                elif is_ is None:
+                    found.append(dict(base, kind="remove"))
+                else:
+                    if was[0] != is_[0]:
+                        found.append(dict(base, kind="tick", checked=is_[0]))
+                    if was[1] != is_[1]:
+                        found.append(dict(base, kind="amount", amount=is_[1]))
+        return found
 
     def text(self):
         return "\n".join(self.lines) + "\n"
@@ -472,8 +516,7 @@ class Run:
             if kind == "revert":
                 if not buffer.history:
                     continue
-                intent, inverse = buffer.history.pop()
-                self.apply_intent(buffer, inverse)
+                self.apply_intent(buffer, buffer.history.pop())
                 continue
             if kind == "tick":
                 index, item = rng.choice(items)
@@ -523,23 +566,17 @@ class Run:
         kind, name = intent["kind"], intent["list"]
         list_id = buffer.ids.get(name)
         inverse = None
-        unsaved = None
         if kind == "newlist":
             block = ["", "# %s" % name] + (["## %s" % intent["section"]] if intent["section"] else [])
             block += [item_line(word, False, None) for word in intent["items"]]
             buffer.lines += block
-            buffer.ids[name] = None
+            buffer.ids.pop(name, None)
         else:
             start, end = buffer.block(name)
-            unsaved = next((i for i in buffer.intents if i["kind"] == "newlist" and i["list"] == name), None)
-            if unsaved and kind in ("rename", "deletelist"):
-                # A list this buffer made and has not saved yet: still one new list, or none.
-                buffer.intents.remove(unsaved)
-                if kind == "rename":
-                    buffer.intents.append(dict(unsaved, list=intent["to"]))
             if kind == "rename":
                 buffer.lines[start] = buffer.lines[start].replace("# %s" % name, "# %s" % intent["to"], 1)
-                buffer.ids[intent["to"]] = buffer.ids.pop(name)
+                if name in buffer.ids:
+                    buffer.ids[intent["to"]] = buffer.ids.pop(name)
                 inverse = {"kind": "rename", "list": intent["to"], "to": name}
             elif kind == "deletelist":
                 del buffer.lines[start:end]
@@ -564,12 +601,9 @@ class Run:
                 elif kind == "amount":
                     buffer.lines[index] = item_line(item["text"], item["checked"], intent["amount"])
                     inverse = dict(intent, amount=item["amount"])
-        noted = dict(intent, id=list_id)
-        if not (kind in ("rename", "deletelist") and list_id is None and unsaved):
-            buffer.intents.append(noted)
         if inverse:
-            buffer.history.append((noted, inverse))
-        self.log("person: %s" % json.dumps(noted))
+            buffer.history.append(inverse)
+        self.log("person: %s" % json.dumps(intent))
 
     def save(self, rng):
         """A person edits a copy (a kept buffer, or the file as it is now) and saves it."""
@@ -578,12 +612,12 @@ class Run:
             self.take_copy(rng)
         buffer = rng.choice(self.buffers) if not fresh else self.buffers[-1]
         self.person_edits(rng, buffer)
-        if not buffer.intents:
+        intents = buffer.intents()
+        if not intents:
             return
         text = buffer.text()
         data = text.encode()
         if data == self.listd.file_bytes():
-            buffer.intents = []
             return
         before = self.model
         digest = fnv1a64(data)
@@ -592,7 +626,7 @@ class Run:
         self.write(text, how)
         self.saves += 1
         self.log("saved by %s%s" % (how, "" if self.running else " while listd is stopped"))
-        intents, buffer.intents = buffer.intents, []
+        buffer.baseline = buffer.state()
         if not self.running:
             self.pending = getattr(self, "pending", []) + [(intents, buffer.stripped)]
             return
@@ -681,9 +715,10 @@ class Run:
                     created[intent["list"]] = intent
                     continue
                 if list_id is None:  # a list made by this same buffer earlier: found by name
-                    list_id = next((l["id"] for l in after["lists"] if l["name"] == intent["list"]), None)
+                    list_id = next((l["id"] for l in before["lists"] + after["lists"] if l["name"] == intent["list"]), None)
                     if list_id is None:
                         continue
+                    name_now = (a.get(list_id) or {}).get("name")
                 entry = a.get(list_id)
                 if kind in ("rename", "deletelist"):
                     touched_lists.add(list_id)
