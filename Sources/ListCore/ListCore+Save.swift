@@ -23,8 +23,8 @@ extension ListCore {
                 let base = SaveBase.base(for: reading, history: nil, versions: file.versions, newest: file.shown)
                 return SaveEdits(base: base, edits: reading.edits(from: base.book))
             }()
-        // A copy nothing kept is close to: only what it adds and ticks is taken.
-        let edits = saveEdits.base.known ? saveEdits.edits : SaveMerge.additionsOnly(saveEdits.edits)
+        // A copy not tied to a version listd wrote: only what it adds and ticks is taken.
+        let edits = saveEdits.base.takesEveryEdit ? saveEdits.edits : SaveMerge.additionsOnly(saveEdits.edits)
         var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: saveEdits.base, edits: edits, parts: [:])
         new.restarted = restarted
         nextSaveID += 1
@@ -247,6 +247,9 @@ extension ListCore {
         var base = current.base
         base.since.catchUp(with: history)
         var merge = SaveMerge(base, now: working)
+        // The other texts the copy may have been read from: what they read differently is kept
+        // as the lists show it, and said (never guessed).
+        let readings = SaveReadings(chosen: base.book, edits: current.edits, others: base.others, now: working, at: time)
         let staying = current.itemsRefusedElsewhere
         // The headings whose list was not created (a name the lists have already, a delegate's
         // no): a line not taken changes nothing, so the ticks, sections and amounts under them
@@ -284,6 +287,11 @@ extension ListCore {
                 notTaken = true
                 notTakenEdits.insert(index)
                 continue  // cut from this list, refused where it was pasted: it stays here
+            }
+            if !readings.isCertain, let why = readings.doubt(fileEdit.edit) {
+                reject(fileEdit, .conflict(why))
+                notTakenHere()
+                continue
             }
             var edit = merge.renamingSections(fileEdit.edit)
             switch merge.alreadyDone(edit) {
@@ -339,6 +347,12 @@ extension ListCore {
             } catch {
                 reject(fileEdit, .denied(error))
                 notTakenHere()
+            }
+        }
+        if !readings.isCertain {
+            for (fileEdit, why) in readings.unmade(by: current.reading, besides: current.edits) {
+                reject(fileEdit, .conflict(why))
+                notTaken = true
             }
         }
         if stale {

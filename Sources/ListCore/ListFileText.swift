@@ -27,7 +27,26 @@ public enum ListFileText {
         guard withEdits else { return .bytes(bytes, reading: reading, known: known, edits: nil) }
         let base = SaveBase.base(for: reading, text: bytes, history: request.history, versions: request.versions, newest: known)
         if base.book.lists.contains(where: { !ids.contains($0.id) }) { reading = tied(adding: base.book.lists) }
+        if !base.takesEveryEdit { tieByContent(&reading, to: base.book) }
         return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))
+    }
+
+    /// A copy without listd's notes: a heading whose name is no list's is the list of the base
+    /// whose items it mostly shows (at least half of its lines), when no heading is that list
+    /// already — the person renamed it, or it was renamed since. Never a new list of copies of
+    /// another's items: the rename is then said, not made (such a copy takes no renames).
+    static func tieByContent(_ reading: inout ListFileReading, to base: ListBook) {
+        var taken = Set(reading.sections.compactMap(\.id))
+        for index in reading.sections.indices where reading.sections[index].id == nil {
+            let texts = reading.sections[index].items.map(\.text)
+            guard !texts.isEmpty else { continue }
+            let best = base.lists.filter { !taken.contains($0.id) }
+                .map { list in (list, texts.filter { list.index(ofItem: $0) != nil }.count) }
+                .max { $0.1 < $1.1 }
+            guard let (list, shared) = best, shared * 2 >= texts.count, shared > 0 else { continue }
+            reading.sections[index].id = list.id
+            taken.insert(list.id)
+        }
     }
 
     /// The lists `bytes` show, when they show them exactly as listd writes them: rendering the

@@ -58,14 +58,26 @@ public struct SaveBase: Sendable {
     /// predate what the copy shows): what the save must not bring back or undo.
     public var since: ChangesSince
 
-    public init(book: ListBook, kind: Kind, since: ChangesSince = ChangesSince()) {
+    /// The lists of the other texts the copy may have been read from (listd's text of its
+    /// `rev=`, the saves taken in from it), besides `book`: what they read differently is not
+    /// guessed (`SaveReadings`).
+    public var others: [ListBook] = []
+
+    public init(book: ListBook, kind: Kind, since: ChangesSince = ChangesSince(), others: [ListBook] = []) {
         self.book = book
         self.kind = kind
         self.since = since
+        self.others = others
     }
 
     /// False: nothing kept is close to the copy (`unrelated`).
     public var known: Bool { kind != .unrelated }
+
+    /// A save whose headings name the revision it was made from may make every edit. A copy
+    /// found by content (its notes stripped, a backup older than the history, another
+    /// machine's file) is not sure of its base: what it shows differently may be what happened
+    /// since, not what the person did, so it may only add and tick (the rest is said).
+    public var takesEveryEdit: Bool { kind == .revision }
 
     /// How many lines a copy may differ from the closest kept lists and still be read against
     /// them: a quarter of its lines, at least three.
@@ -88,9 +100,9 @@ public struct SaveBase: Sendable {
                 if revision == newest.revision { newest } else if let history { (try? history.book(at: revision)) ?? nil } else { nil }
             if let atRevision {
                 let copy = text ?? Array(reading.document.lines.map(\.raw).joined(separator: "\n").utf8)
-                let (book, through) = madeFrom(copy, atRevision, revision: revision, versions: versions)
+                let (book, through, others) = madeFrom(copy, atRevision, revision: revision, versions: versions)
                 let since = history.map { ChangesSince($0, from: through) } ?? ChangesSince()
-                return SaveBase(book: book, kind: .revision, since: since)
+                return SaveBase(book: book, kind: .revision, since: since, others: others)
             }
             // Without a history, the saves filed under its revision are all there is to go by.
             if history == nil, let own = versions.last(where: { $0.revision == revision }) {
@@ -106,37 +118,37 @@ public struct SaveBase: Sendable {
     /// `- [ ] milk` was made from `- [x] milk`, not from `- milk`). A tie goes to listd's text
     /// (a copy read before another person's save is never read against it), then to the later
     /// save. Without listd's text to compare with, the revision.
-    /// Returns the lists of that text and the revision whose changes it shows. The last
-    /// `savesCompared` saves of the revision are compared (one person saving again and again
-    /// supersedes their earlier saves; each comparison reads the whole text).
+    /// Returns the lists of that text, the revision whose changes it shows, and the lists of
+    /// the other texts it may have been made from (what they disagree on is said, not guessed).
     static func madeFrom(
         _ copy: [UInt8],
         _ atRevision: ListBook,
         revision: Revision,
         versions: [FileVersion]
-    ) -> (book: ListBook, through: Revision) {
+    ) -> (book: ListBook, through: Revision, others: [ListBook]) {
         let candidates = versions.filter { $0.revision == revision }
         let saves = candidates.filter(\.isSave).suffix(savesCompared)
-        guard !saves.isEmpty else { return (atRevision, revision) }
+        guard !saves.isEmpty else { return (atRevision, revision, []) }
         // listd's text of that revision, or a save that showed exactly its lists (taken in at a
         // start, say): the text a copy of the revision itself was read from.
         guard let written = candidates.last(where: { !$0.isSave }) ?? candidates.first(where: { Self.showSameLists($0.book, atRevision) }),
             !written.text.isEmpty, saves.allSatisfy({ !$0.text.isEmpty })
         else {
-            // Without listd's text of that revision to compare with (a restart forgot it), the
-            // revision: read against it, another's save is never undone (what it did is already
-            // done); only the person's own undoing of their last save goes unseen.
-            return (atRevision, revision)
+            // Without listd's text of that revision to compare with, the revision: read against
+            // it, another's save is never undone (what it did is already done); what the saves
+            // from it read differently is said.
+            return (atRevision, revision, saves.map(\.book))
         }
         let lines = TextLines(copy)
-        var best = (book: atRevision, through: revision, distance: TextDistance.between(lines, TextLines(written.text)), isSave: false)
-        for save in saves {
+        var best = (book: atRevision, through: revision, distance: TextDistance.between(lines, TextLines(written.text)), index: -1)
+        for (index, save) in saves.enumerated() {
             let distance = TextDistance.between(lines, TextLines(save.text))
-            if distance < best.distance || (distance == best.distance && best.isSave) {
-                best = (save.book, save.through, distance, true)
+            if distance < best.distance || (distance == best.distance && best.index >= 0) {
+                best = (save.book, save.through, distance, index)
             }
         }
-        return (best.book, best.through)
+        let others = (best.index >= 0 ? [atRevision] : []) + saves.enumerated().filter { $0.offset != best.index }.map(\.element.book)
+        return (best.book, best.through, others)
     }
 
     static let savesCompared = 4

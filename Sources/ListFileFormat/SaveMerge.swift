@@ -33,7 +33,7 @@ public struct SaveMerge {
         func tooOld(what: String) -> String {
             switch self {
             case .fileCopy:
-                "\(what): your copy of the file could not be matched to a version listd remembers, so only what it adds and ticks off was taken; change this again in the file as it is now."
+                "\(what): your copy of the file is not tied to a version listd wrote (its listd notes are missing, or older than the changes listd keeps), so only what it adds and ticks off was taken; change this again in the file as it is now."
             case .olderLists:
                 "\(what): this edit was made on lists older than the changes listd keeps, so only adds and ticks are taken from it; make it again on the lists as they are now."
             }
@@ -99,7 +99,7 @@ public struct SaveMerge {
 
     /// A save read against `base`.
     public init(_ base: SaveBase, now: ListBook) {
-        self.init(base: base.book, now: now, baseKnown: base.known, since: base.since)
+        self.init(base: base.book, now: now, baseKnown: base.takesEveryEdit, since: base.since)
         headingsAreTheCopys = base.kind == .revision
     }
 

@@ -24,4 +24,38 @@ import Testing
         #expect(party.sections.map(\.name) == ["Drinks"])
         #expect(party.sectionName(party.section(ofItemAt: 0)) == "Drinks")
     }
+
+    /// Case 2: one buffer saved three times — `milk` → `milk (2 l)` → `milk (1 l)` → `milk`: the
+    /// last save puts back listd's own text of the revision its notes name. Taken as "no change"
+    /// it was, and the file was written back with 1 l. Now the amount is taken or said, never
+    /// silently kept.
+    @Test func aRevertOfTheirOwnSaveIsTakenOrSaid() throws {
+        var (core, read) = Helpers.core(["rice", "milk"], historyLimit: 1_000)
+        #expect(Helpers.save(read.replacing("- [ ] milk", with: "- [ ] milk (2 l)"), &core).heard.isEmpty)
+        #expect(Helpers.save(read.replacing("- [ ] milk", with: "- [ ] milk (1 l)"), &core).heard.isEmpty)
+        #expect(try Helpers.groceries(core).quantities["milk"] == "1 l")
+        let (heard, written) = Helpers.save(read, &core)
+        let quantity = try Helpers.groceries(core).quantities["milk"]
+        let said = heard.flatMap(\.lines).map(\.message).contains { $0.contains("“milk”") }
+        #expect(quantity == nil || said, "amount \(quantity ?? "none"), heard \(heard)")
+        if quantity != nil { #expect(written?.contains("“milk”") == true, "\(written ?? "not written")") }
+    }
+
+    /// Case 3: A and B read the file at the same revision; both tick milk and eggs; A also takes
+    /// aspirin off and adds soap, and saves. B's save (its ticks only) is read against A's save
+    /// when the ticks make it closer: aspirin came back and soap went. Now neither happens, and
+    /// what cannot be told is said naming the item.
+    @Test func anotherPersonsSaveIsNeverTheirBase() throws {
+        var (core, read) = Helpers.core(["milk", "eggs", "aspirin", "tea"], historyLimit: 1_000)
+        let ticks = read.replacing("- [ ] milk", with: "- [x] milk").replacing("- [ ] eggs", with: "- [x] eggs")
+        let aSave = ticks.replacing("- [ ] aspirin\n", with: "") + "- [ ] soap\n"
+        #expect(Helpers.save(aSave, &core).heard.isEmpty)
+        let (heard, _) = Helpers.save(ticks, &core)
+        let list = try Helpers.groceries(core)
+        #expect(!list.items.contains("aspirin"), "\(list.items)")
+        #expect(list.items.contains("soap"), "\(list.items)")
+        #expect(Set(list.checked) == ["milk", "eggs"])
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(messages.contains { $0.contains("“aspirin”") } && messages.contains { $0.contains("“soap”") }, "\(messages)")
+    }
 }

@@ -1,0 +1,132 @@
+// Where the texts a copy may have been read from disagree about what the person did: nothing guessed.
+import ListModel
+
+/// A copy of the list file names the revision it was read at, but a person's save taken in
+/// from that revision stayed on disk with the same `rev=`: the copy may have been read from
+/// listd's text of the revision or from any such save (one buffer saved again and again; another
+/// person who read the file while it showed a save). The base `SaveBase.madeFrom` chooses is the
+/// closest; where another of them shows an item, a tick, an amount, a list's name or the list
+/// itself as the copy does while the lists now differ, the copy may have changed nothing there —
+/// or the person may have put back what an earlier save did (their revert). That is not guessed:
+/// the lists keep what they have, and the person is told, naming the item.
+public struct SaveReadings {
+    /// The lists the copy shows (the chosen base with the copy's edits), by list id.
+    let copy: ListBook
+    let now: ListBook
+    let others: [ListBook]
+
+    /// `chosen`: the base the save's `edits` were computed from; `others`: the lists of the
+    /// other texts the copy may have been read from (`SaveBase.others`).
+    public init(chosen: ListBook, edits: [FileEdit], others: [ListBook], now: ListBook, at time: Timestamp) {
+        var copy = chosen
+        for fileEdit in edits { _ = try? copy.apply(fileEdit.edit, at: time, origin: .file(host: nil)) }
+        self.copy = copy
+        self.now = now
+        self.others = others
+    }
+
+    /// Nothing to weigh: the copy can have been read from one text only.
+    public var isCertain: Bool { others.isEmpty }
+
+    /// What one edit is about: one thing a list shows.
+    enum Aspect: Hashable {
+        case item(ListID, String)
+        case tick(ListID, String)
+        case amount(ListID, String)
+        case name(ListID)
+        case list(ListID)
+    }
+
+    /// Why `edit` (one of the save's, from the chosen base) is not taken: another text the copy
+    /// may have been read from shows that thing as the copy does, so the person may not have
+    /// changed it, and the lists now show it otherwise. Nil when it follows from every reading,
+    /// or the lists show it as the copy does already.
+    public func doubt(_ edit: ListEdit) -> String? {
+        for aspect in aspects(of: edit) where value(aspect, in: now) != value(aspect, in: copy) {
+            if others.contains(where: { value(aspect, in: $0) == value(aspect, in: copy) }) {
+                return sentence(aspect)
+            }
+        }
+        return nil
+    }
+
+    /// The edits another reading would make that the chosen one does not, on things the lists
+    /// now show otherwise than the copy: each with why it is not made (said, never done).
+    public func unmade(by reading: ListFileReading, besides edits: [FileEdit]) -> [(FileEdit, String)] {
+        var covered = Set(edits.flatMap { aspects(of: $0.edit) })
+        var found: [(FileEdit, String)] = []
+        for other in others {
+            for fileEdit in reading.edits(from: other) {
+                for aspect in aspects(of: fileEdit.edit) where !covered.contains(aspect) {
+                    guard value(aspect, in: now) != value(aspect, in: copy) else { continue }
+                    covered.insert(aspect)
+                    found.append((fileEdit, sentence(aspect)))
+                }
+            }
+        }
+        return found
+    }
+
+    func aspects(of edit: ListEdit) -> [Aspect] {
+        guard let reference = edit.target, let id = listID(reference) else { return [] }
+        switch edit {
+        case .addItem(let item, _, _, _, _), .removeItem(let item, _): return [.item(id, ListText.key(item))]
+        case .replaceItem(let item, let text, _): return [.item(id, ListText.key(item)), .item(id, ListText.key(text))]
+        case .checkItem(let item, _), .uncheckItem(let item, _): return [.tick(id, ListText.key(item))]
+        case .setQuantity(let item, _, _): return [.amount(id, ListText.key(item))]
+        case .renameList: return [.name(id)]
+        case .deleteList: return [.list(id)]
+        default: return []
+        }
+    }
+
+    private func listID(_ reference: ListReference) -> ListID? {
+        switch reference {
+        case .id(let id): id
+        case .name: (try? copy.list(reference).id) ?? (try? now.list(reference).id)
+        }
+    }
+
+    /// What `book` shows of `aspect` (nil: nothing, the item or the list is not there).
+    func value(_ aspect: Aspect, in book: ListBook) -> String? {
+        switch aspect {
+        case .list(let id): return (try? book.list(.id(id))) == nil ? nil : "there"
+        case .name(let id): return try? book.list(.id(id)).name
+        case .item(let id, let key), .tick(let id, let key), .amount(let id, let key):
+            guard let list = try? book.list(.id(id)), let index = list.index(ofItem: key) else { return nil }
+            let item = list.items[index]
+            switch aspect {
+            case .tick: return list.isChecked(item) ? "ticked" : "unticked"
+            case .amount: return list.quantities[item] ?? ""
+            default: return "there"
+            }
+        }
+    }
+
+    /// The sentence said of an aspect kept as the lists now show it.
+    func sentence(_ aspect: Aspect) -> String {
+        let why =
+            "your copy of the file may have been read before or after a save made from the same version, and they differ here; change it again in the file as it is now if you meant to."
+        func listName(_ id: ListID) -> String { (try? now.list(.id(id)).name) ?? (try? copy.list(.id(id)).name) ?? "the list" }
+        func item(_ id: ListID, _ key: String) -> String {
+            for book in [now, copy] + others {
+                if let list = try? book.list(.id(id)), let index = list.index(ofItem: key) { return list.items[index] }
+            }
+            return key
+        }
+        switch aspect {
+        case .item(let id, let key):
+            let state = value(aspect, in: now) == nil ? "stays off \(listName(id))" : "stays on \(listName(id))"
+            return "“\(item(id, key))” \(state): \(why)"
+        case .tick(let id, let key):
+            return "“\(item(id, key))” stays \(value(aspect, in: now) == "ticked" ? "ticked off" : "unticked"): \(why)"
+        case .amount(let id, let key):
+            let amount = value(aspect, in: now).flatMap { $0.isEmpty ? nil : $0 }
+            return "“\(item(id, key))” stays \(amount.map { "at \($0)" } ?? "without an amount"): \(why)"
+        case .name(let id):
+            return "The list stays named “\(listName(id))”: \(why)"
+        case .list(let id):
+            return value(aspect, in: now) == nil ? "“\(listName(id))” stays deleted: \(why)" : "“\(listName(id))” is kept: \(why)"
+        }
+    }
+}
