@@ -23,8 +23,15 @@ extension ListCore {
                 let base = SaveBase.base(for: reading, history: nil, versions: file.versions, newest: file.shown)
                 return SaveEdits(base: base, edits: reading.edits(from: base.book))
             }()
-        // A copy not tied to a version listd wrote: only what it adds and ticks is taken.
-        let edits = saveEdits.base.takesEveryEdit ? saveEdits.edits : SaveMerge.additionsOnly(saveEdits.edits)
+        // A copy not tied to a version listd wrote: only what it adds and ticks is taken (from the
+        // kept lists closest to it: what it shows that was taken off since is not an addition),
+        // and every removal, untick, rename or deletion it implies against the lists as they are
+        // is said, never done.
+        let edits =
+            saveEdits.base.takesEveryEdit
+            ? saveEdits.edits
+            : SaveMerge.additionsOnly(saveEdits.edits).filter { SaveMerge.isAdditive($0.edit) }
+                + SaveMerge.additionsOnly(reading.edits(from: working)).filter { !SaveMerge.isAdditive($0.edit) }
         var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: saveEdits.base, edits: edits, parts: [:])
         new.restarted = restarted
         nextSaveID += 1
@@ -383,6 +390,7 @@ extension ListCore {
         working = book
         entries.append(.order(book.lists.map(\.id), revision: book.revision))
         entries.append(.fileShows(digest: digest(current.bytes), revision: book.revision))
+        entries.append(.saveTaken(text: current.bytes, revision: book.revision))
         open.entries += entries
         open.changes += changes
         if open.fileBefore == nil { open.fileBefore = fileBefore }

@@ -134,6 +134,18 @@ public struct ListCore {
         file.shown = recovered.lastShown
         file.settle = SettleTracker(quietPeriod: limits.quietPeriod, openWriterLimit: limits.openWriterLimit)
         file.keptVersions = limits.keptFileVersions
+        // The saves taken in before the stop, each the lists its text shows (its headings tied
+        // to the lists as they were right after it): a copy saved again from the same buffer is
+        // read against them as before the restart.
+        for saved in recovered.savesTaken {
+            guard let text = String(validating: saved.text, as: UTF8.self),
+                let after = try? recovered.history.book(at: saved.revision)
+            else { continue }
+            var reading = ListFileReading(ListDocument(parsing: text), known: after)
+            file.remember(
+                FileVersion(revision: reading.shownRevision, book: reading.book(at: after.lists.first?.edited ?? Timestamp(millisecondsSinceEpoch: 0)), text: saved.text, through: saved.revision)
+            )
+        }
         if let host {
             fetchesBeforeDenying = true
             fileOrigin = .file(host: host)

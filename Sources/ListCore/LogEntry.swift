@@ -10,6 +10,11 @@ public enum LogEntry: Sendable, Hashable {
     case fileShows(digest: String, revision: Revision)
     /// The lists were put in this order (a person moved them in the file).
     case order([ListID], revision: Revision)
+    /// A person's save taken in, its text whole, and the revision right after it: an editor
+    /// that saves again from the same buffer after a restart is read against it too (its
+    /// `rev=` is the one the save carried), so the person's own earlier save is not taken for
+    /// theirs to make again.
+    case saveTaken(text: [UInt8], revision: Revision)
     /// A change as listd logged it before it kept records: the notification line, with the
     /// whole list. Read from an older log, never written.
     case fullChange(ListChange)
@@ -155,6 +160,11 @@ public enum LogEntry: Sendable, Hashable {
             bytes.append(contentsOf: #"{"listd":"fileShows","digest":"#.utf8)
             JSONWriter.write(.string(digest), into: &bytes)
             bytes.append(contentsOf: ",\"revision\":\(revision)}".utf8)
+        case .saveTaken(let text, let revision):
+            bytes.append(contentsOf: #"{"listd":"saveTaken","revision":"#.utf8)
+            bytes.append(contentsOf: "\(revision),\"text\":".utf8)
+            JSONWriter.write(.string(String(decoding: text, as: UTF8.self)), into: &bytes)
+            bytes.append(UInt8(ascii: "}"))
         case .order(let ids, let revision):
             bytes.append(contentsOf: #"{"listd":"order","revision":"#.utf8)
             bytes.append(contentsOf: "\(revision),\"ids\":[\(ids.map(String.init).joined(separator: ","))]}".utf8)
@@ -290,6 +300,7 @@ public enum LogEntry: Sendable, Hashable {
         switch fields["listd"]?.stringValue {
         case "fileShows": return fields["digest"]?.stringValue.map { .fileShows(digest: $0, revision: revision) }
         case "order": return fields.ints("ids").map { .order($0, revision: revision) }
+        case "saveTaken": return fields["text"]?.stringValue.map { .saveTaken(text: Array($0.utf8), revision: revision) }
         default: return nil
         }
     }

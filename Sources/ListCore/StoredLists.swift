@@ -49,8 +49,21 @@ public struct RecoveredLists: Sendable {
     public var isFirstStart: Bool
     /// What was found wrong and worked around (an unreadable snapshot), for the journal.
     public var problems: [DaemonError]
+    /// The last saves taken in within the kept history, oldest first (`LogEntry.saveTaken`).
+    public var savesTaken: [SavedText]
+    /// How many of them a start keeps: as many as a running listd compares a copy with.
+    public static let savesKept = 8
 
-    public init(instance: String? = nil, book: ListBook, history: ChangeHistory, shownByFile: ListBook? = nil, lastShown: ListBook, isFirstStart: Bool, problems: [DaemonError]) {
+    public init(
+        instance: String? = nil,
+        book: ListBook,
+        history: ChangeHistory,
+        shownByFile: ListBook? = nil,
+        lastShown: ListBook,
+        isFirstStart: Bool,
+        problems: [DaemonError],
+        savesTaken: [SavedText] = []
+    ) {
         self.instance = instance
         self.book = book
         self.history = history
@@ -58,5 +71,17 @@ public struct RecoveredLists: Sendable {
         self.lastShown = lastShown
         self.isFirstStart = isFirstStart
         self.problems = problems
+        self.savesTaken = savesTaken
+    }
+}
+
+/// A person's save that listd took in: its text, and the revision right after it.
+public struct SavedText: Sendable, Equatable {
+    public var text: [UInt8]
+    public var revision: Revision
+
+    public init(text: [UInt8], revision: Revision) {
+        self.text = text
+        self.revision = revision
     }
 }

@@ -130,10 +130,12 @@ public struct SaveBase: Sendable {
         let saves = candidates.filter(\.isSave).suffix(savesCompared)
         guard !saves.isEmpty else { return (atRevision, revision, []) }
         // listd's text of that revision, or a save that showed exactly its lists (taken in at a
-        // start, say): the text a copy of the revision itself was read from.
-        guard let written = candidates.last(where: { !$0.isSave }) ?? candidates.first(where: { Self.showSameLists($0.book, atRevision) }),
-            !written.text.isEmpty, saves.allSatisfy({ !$0.text.isEmpty })
-        else {
+        // start, say): the text a copy of the revision itself was read from. After a restart
+        // (the saves are kept in the change log, listd's texts are not), that revision's lists
+        // written anew stand in for it: they differ from it in the person's own lines only.
+        let stored = candidates.last(where: { !$0.isSave }) ?? candidates.first(where: { Self.showSameLists($0.book, atRevision) })
+        let written = stored ?? FileVersion(revision: revision, book: atRevision, text: Array(ListFileWriter.text(for: atRevision, onto: nil).utf8), isSave: false)
+        guard !written.text.isEmpty, saves.allSatisfy({ !$0.text.isEmpty }) else {
             // Without listd's text of that revision to compare with, the revision: read against
             // it, another's save is never undone (what it did is already done); what the saves
             // from it read differently is said.

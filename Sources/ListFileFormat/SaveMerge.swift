@@ -371,7 +371,7 @@ public struct SaveMerge {
     }
 
     /// An edit that cannot undo anything done meanwhile, whatever the copy it came from.
-    static func isAdditive(_ edit: ListEdit) -> Bool {
+    public static func isAdditive(_ edit: ListEdit) -> Bool {
         switch edit {
         case .createList, .addItem, .checkItem, .addSection, .restoreSection: true
         default: false

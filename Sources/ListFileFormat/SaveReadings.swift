@@ -35,6 +35,12 @@ public struct SaveReadings {
         case amount(ListID, String)
         case name(ListID)
         case list(ListID)
+        /// A list of this name (by key) is there: a heading the copy has and a reading lacks.
+        case listNamed(String)
+        /// The list has a section of this name (by key).
+        case section(ListID, String)
+        /// The section an item is in.
+        case itemSection(ListID, String)
     }
 
     /// Why `edit` (one of the save's, from the chosen base) is not taken: another text the copy
@@ -68,8 +74,13 @@ public struct SaveReadings {
     }
 
     func aspects(of edit: ListEdit) -> [Aspect] {
+        if case .createList(let name, _, _) = edit { return [.listNamed(ListText.key(name))] }
         guard let reference = edit.target, let id = listID(reference) else { return [] }
         switch edit {
+        case .addSection(let section, _, _), .restoreSection(let section, _, _, _), .removeSection(let section, _):
+            return [.section(id, ListText.key(section))]
+        case .renameSection(let section, _, let name): return [.section(id, ListText.key(section)), .section(id, ListText.key(name))]
+        case .moveItem(let item, _, _, .some), .moveItemInto(let item, _, .some, _): return [.itemSection(id, ListText.key(item))]
         case .addItem(let item, _, _, _, _), .removeItem(let item, _): return [.item(id, ListText.key(item))]
         case .replaceItem(let item, let text, _): return [.item(id, ListText.key(item)), .item(id, ListText.key(text))]
         case .checkItem(let item, _), .uncheckItem(let item, _): return [.tick(id, ListText.key(item))]
@@ -92,6 +103,13 @@ public struct SaveReadings {
         switch aspect {
         case .list(let id): return (try? book.list(.id(id))) == nil ? nil : "there"
         case .name(let id): return try? book.list(.id(id)).name
+        case .listNamed(let key): return (try? book.list(.name(key))) == nil ? nil : "there"
+        case .section(let id, let key):
+            guard let list = try? book.list(.id(id)) else { return nil }
+            return list.sections.contains { ListText.key($0.name) == key } ? "there" : nil
+        case .itemSection(let id, let key):
+            guard let list = try? book.list(.id(id)), let index = list.index(ofItem: key) else { return nil }
+            return list.sectionName(list.section(ofItemAt: index))
         case .item(let id, let key), .tick(let id, let key), .amount(let id, let key):
             guard let list = try? book.list(.id(id)), let index = list.index(ofItem: key) else { return nil }
             let item = list.items[index]
@@ -127,6 +145,15 @@ public struct SaveReadings {
             return "The list stays named “\(listName(id))”: \(why)"
         case .list(let id):
             return value(aspect, in: now) == nil ? "“\(listName(id))” stays deleted: \(why)" : "“\(listName(id))” is kept: \(why)"
+        case .listNamed(let key):
+            let name = (try? copy.list(.name(key)).name) ?? key
+            return value(aspect, in: now) == nil ? "“\(name)” is not made: \(why)" : "“\(name)” is kept: \(why)"
+        case .section(let id, let key):
+            let name = (try? now.list(.id(id)))?.sections.first { ListText.key($0.name) == key }?.name ?? key
+            return "The section “\(name)” \(value(aspect, in: now) == nil ? "stays off" : "stays on") \(listName(id)): \(why)"
+        case .itemSection(let id, let key):
+            let section = value(aspect, in: now) ?? ""
+            return "“\(item(id, key))” stays \(section.isEmpty ? "in no section" : "under \(section)"): \(why)"
         }
     }
 }

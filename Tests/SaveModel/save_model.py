@@ -375,6 +375,7 @@ class Run:
             f.write("# Groceries\n- [ ] milk\n- [ ] eggs\n- [ ] bread\n## Dairy\n- [ ] butter\n\n# Pantry\n- rice\n- oats\n")
         self.listd = Listd(self.binary, self.directory)
         self.running = True
+        self.pending = []
         self.listd.start()
         lists, _ = self.listd.settle("the start")
         self.model = lists
@@ -496,7 +497,11 @@ class Run:
         text = self.listd.file_bytes().decode()
         ids = {entry["name"]: entry["id"] for entry in read_file(text)}
         stripped = rng.random() < 0.15
-        self.buffers.append(Buffer(text, ids, stripped))
+        buffer = Buffer(text, ids, stripped)
+        # While listd is stopped, the saves on disk that this copy already shows: a save from it
+        # carries them (a save from an older buffer writes over them, as the person did).
+        buffer.inherited = list(self.pending) if not self.running else []
+        self.buffers.append(buffer)
         if len(self.buffers) > 4:
             self.buffers.pop(0)
         self.log("copy taken%s" % (" (notes stripped)" if stripped else ""))
@@ -572,8 +577,12 @@ class Run:
             buffer.lines += block
             buffer.ids.pop(name, None)
         else:
+            if buffer.block(name) is None:
+                return  # a revert of an edit of a list the buffer no longer has
             start, end = buffer.block(name)
             if kind == "rename":
+                if intent["to"] in buffer.names():
+                    return
                 buffer.lines[start] = buffer.lines[start].replace("# %s" % name, "# %s" % intent["to"], 1)
                 if name in buffer.ids:
                     buffer.ids[intent["to"]] = buffer.ids.pop(name)
@@ -589,7 +598,10 @@ class Run:
                 if kind == "add":
                     inverse = {"kind": "remove", "list": name, "item": intent["item"]}
             else:
-                index, item = next((i, it) for i, it in buffer.items(name) if it["text"] == intent["item"])
+                found = [(i, it) for i, it in buffer.items(name) if it["text"] == intent["item"]]
+                if not found:
+                    return  # a revert of an edit of an item the buffer no longer has
+                index, item = found[0]
                 if kind == "remove":
                     del buffer.lines[index]
                 elif kind == "tick":
@@ -628,7 +640,8 @@ class Run:
         self.log("saved by %s%s" % (how, "" if self.running else " while listd is stopped"))
         buffer.baseline = buffer.state()
         if not self.running:
-            self.pending = getattr(self, "pending", []) + [(intents, buffer.stripped)]
+            self.pending = getattr(buffer, "inherited", []) + [(intents, buffer.stripped)]
+            buffer.inherited = list(self.pending)
             return
         deadline = time.time() + 15
         while [d for d, _ in self.listd.shown_saves()].count(digest) <= shown_before:

@@ -93,6 +93,7 @@ final class LocalPersistence: ListPersistence {
         // rendered come before it): they are taken as the redo passes that revision.
         var lastNote: Revision?
         var noteOfFile: Revision?
+        var savesTaken: [SavedText] = []
         for entry in entries {
             guard case .fileShows(let digest, let revision) = entry, revision >= snapshotRevision else { continue }
             lastNote = revision
@@ -118,7 +119,9 @@ final class LocalPersistence: ListPersistence {
                     break  // the snapshot has it (an older log kept changes before its snapshot)
                 case .order(let ids, let revision) where revision >= snapshotRevision:
                     book.reorder(by: ids)
-                case .fileShows, .order:
+                case .saveTaken(let text, let revision) where revision >= snapshotRevision:
+                    savesTaken.append(SavedText(text: text, revision: revision))
+                case .fileShows, .order, .saveTaken:
                     break
                 }
                 takeNotedLists()
@@ -133,7 +136,8 @@ final class LocalPersistence: ListPersistence {
             shownByFile: shownByFile,
             lastShown: lastShown,
             isFirstStart: false,
-            problems: []
+            problems: [],
+            savesTaken: Array(savesTaken.suffix(RecoveredLists.savesKept))
         )
     }
 

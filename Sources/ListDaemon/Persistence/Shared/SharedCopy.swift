@@ -98,7 +98,7 @@ final class SharedCopy: Sendable {
             case .fileShows(let digest, let revision)?:
                 lists.fileDigest = digest
                 lists.fileRevision = revision
-            case .order?, .fullChange?:
+            case .order?, .fullChange?, .saveTaken?:
                 break
             case nil:
                 guard index == lines.count - 1, bytes.last != UInt8(ascii: "\n") else {

@@ -20,7 +20,7 @@ extension SharedPersistence {
                 lines.append(String(decoding: entry.line, as: UTF8.self))
             case .fileShows(let digest, let revision):
                 note = (digest, revision)
-            case .order, .fullChange:
+            case .order, .fullChange, .saveTaken:
                 break  // the order of lists is each machine's presentation; an old log's line is never written
             }
         }
