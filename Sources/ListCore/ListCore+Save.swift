@@ -295,13 +295,15 @@ extension ListCore {
                 notTakenEdits.insert(index)
                 continue  // cut from this list, refused where it was pasted: it stays here
             }
+            var edit = merge.renamingSections(fileEdit.edit)
+            let done = merge.alreadyDone(edit)
+            if case .done? = done { continue }
             if !readings.isCertain, let why = readings.doubt(fileEdit.edit) {
                 reject(fileEdit, .conflict(why))
                 notTakenHere()
                 continue
             }
-            var edit = merge.renamingSections(fileEdit.edit)
-            switch merge.alreadyDone(edit) {
+            switch done {
             case .done?:
                 continue
             case .doneDifferently(let why)?:

@@ -27,8 +27,23 @@ public enum ListFileText {
         guard withEdits else { return .bytes(bytes, reading: reading, known: known, edits: nil) }
         let base = SaveBase.base(for: reading, text: bytes, history: request.history, versions: request.versions, newest: known)
         if base.book.lists.contains(where: { !ids.contains($0.id) }) { reading = tied(adding: base.book.lists) }
-        if !base.takesEveryEdit { tieByContent(&reading, to: base.book) }
+        if base.takesEveryEdit { tieTypedHeadings(&reading, to: base.book) } else { tieByContent(&reading, to: base.book) }
         return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))
+    }
+
+    /// A copy read from a version listd knows: a heading it has without listd's note was typed
+    /// in that copy (or by the save it was read from): it is the list of that name the version
+    /// shows, else a new list — never a list another made meanwhile under the same name (that is
+    /// said, `listExists`), nor one renamed to it since.
+    static func tieTypedHeadings(_ reading: inout ListFileReading, to base: ListBook) {
+        let noted = Set(reading.sections.indices.filter { index in
+            if case .heading(let heading) = reading.document.lines[reading.sections[index].headingLine] { heading.id != nil } else { false }
+        })
+        let taken = Set(noted.compactMap { reading.sections[$0].id })
+        for index in reading.sections.indices where !noted.contains(index) {
+            let list = try? base.list(.name(reading.sections[index].name))
+            reading.sections[index].id = list.flatMap { taken.contains($0.id) ? nil : $0.id }
+        }
     }
 
     /// A copy without listd's notes: a heading whose name is no list's is the list of the base

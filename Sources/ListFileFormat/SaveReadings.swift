@@ -11,7 +11,7 @@ import ListModel
 /// the lists keep what they have, and the person is told, naming the item.
 public struct SaveReadings {
     /// The lists the copy shows (the chosen base with the copy's edits), by list id.
-    let copy: ListBook
+    public let copy: ListBook
     let now: ListBook
     let others: [ListBook]
 
