@@ -23,15 +23,11 @@ extension ListCore {
                 let base = SaveBase.base(for: reading, history: nil, versions: file.versions, newest: file.shown)
                 return SaveEdits(base: base, edits: reading.edits(from: base.book))
             }()
-        // A copy not tied to a version listd wrote: only what it adds and ticks is taken (from the
-        // kept lists closest to it: what it shows that was taken off since is not an addition),
-        // and every removal, untick, rename or deletion it implies against the lists as they are
-        // is said, never done.
-        let edits =
-            saveEdits.base.takesEveryEdit
-            ? saveEdits.edits
-            : SaveMerge.additionsOnly(saveEdits.edits).filter { SaveMerge.isAdditive($0.edit) }
-                + SaveMerge.additionsOnly(reading.edits(from: working)).filter { !SaveMerge.isAdditive($0.edit) }
+        // A copy not tied to a version listd wrote is read against the lists as they are: what it
+        // adds and ticks is taken (what was taken off within the history is not brought back,
+        // `SaveMerge.broughtBack`), and every removal, untick, rename or deletion it implies is
+        // said, never done.
+        let edits = saveEdits.base.takesEveryEdit ? saveEdits.edits : SaveMerge.additionsOnly(reading.edits(from: working))
         var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: saveEdits.base, edits: edits, parts: [:])
         new.restarted = restarted
         nextSaveID += 1
@@ -220,6 +216,19 @@ extension ListCore {
                 }
             }
         }
+        /// A reading the copy may have been read from disagrees (`SaveReadings`): a new line (an
+        /// item, a heading) is marked where it stands, as it is not on the lists; anything else
+        /// is said under the list's heading, and its line written as the lists show it (a line
+        /// of a tick, an amount, a section marked out would show the list otherwise than it is).
+        func sayUncertain(_ fileEdit: FileEdit, _ why: String) {
+            switch fileEdit.edit {
+            case .createList, .addItem: reject(fileEdit, .conflict(why))
+            default:
+                var removed = fileEdit
+                removed.line = -1
+                note(removed, .conflict(why))
+            }
+        }
         // What the save asked that has no line of its own (a removal) and was not done: said in
         // `didRejectFileEdit` and as a note under the list's heading.
         var noted: [ListFileDiagnostic] = []
@@ -227,11 +236,13 @@ extension ListCore {
         /// What was not taken of an edit of no line of the save (line 0 in the rejection: a
         /// note about the whole list), also written under the list's heading.
         func note(_ fileEdit: FileEdit, _ problem: ListFileDiagnostic.Problem) {
-            guard case .id(let id)? = fileEdit.edit.target else { return }
+            guard let target = fileEdit.edit.target, let id = (try? working.list(target))?.id else { return }
             let heading = reading.sections.first { $0.id == id }?.headingLine
             let item: String? =
                 switch fileEdit.edit {
-                case .removeItem(let item, _): item
+                case .removeItem(let item, _), .checkItem(let item, _), .uncheckItem(let item, _), .setQuantity(let item, _, _),
+                    .moveItem(let item, _, _, _), .moveItemInto(let item, _, _, _), .replaceItem(let item, _, _):
+                    item
                 default: nil
                 }
             let name = (try? working.list(.id(id)))?.name
@@ -299,7 +310,7 @@ extension ListCore {
             let done = merge.alreadyDone(edit)
             if case .done? = done { continue }
             if !readings.isCertain, let why = readings.doubt(fileEdit.edit) {
-                reject(fileEdit, .conflict(why))
+                sayUncertain(fileEdit, why)
                 notTakenHere()
                 continue
             }
@@ -360,7 +371,7 @@ extension ListCore {
         }
         if !readings.isCertain {
             for (fileEdit, why) in readings.unmade(by: current.reading, besides: current.edits) {
-                reject(fileEdit, .conflict(why))
+                sayUncertain(fileEdit, why)
                 notTaken = true
             }
         }

@@ -27,7 +27,7 @@ public enum ListFileText {
         guard withEdits else { return .bytes(bytes, reading: reading, known: known, edits: nil) }
         let base = SaveBase.base(for: reading, text: bytes, history: request.history, versions: request.versions, newest: known)
         if base.book.lists.contains(where: { !ids.contains($0.id) }) { reading = tied(adding: base.book.lists) }
-        if base.takesEveryEdit { tieTypedHeadings(&reading, to: base.book) } else { tieByContent(&reading, to: base.book) }
+        if base.takesEveryEdit { tieTypedHeadings(&reading, to: base.book) } else { tieByContent(&reading, to: known) }
         return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))
     }
 
@@ -46,8 +46,8 @@ public enum ListFileText {
         }
     }
 
-    /// A copy without listd's notes: a heading whose name is no list's is the list of the base
-    /// whose items it mostly shows (at least half of its lines), when no heading is that list
+    /// A copy without listd's notes: a heading whose name is no list's is the list (as the lists
+    /// are now, which such a copy is read against) whose items it mostly shows (at least half of its lines), when no heading is that list
     /// already — the person renamed it, or it was renamed since. Never a new list of copies of
     /// another's items: the rename is then said, not made (such a copy takes no renames).
     static func tieByContent(_ reading: inout ListFileReading, to base: ListBook) {

@@ -195,7 +195,10 @@ public struct SaveBase: Sendable {
         guard isClose(best.distance, lines: lines) else {
             return SaveBase(book: newest, kind: .unrelated, since: since)
         }
-        return SaveBase(book: best.book, kind: .closest(revision: best.book.revision), since: since)
+        // Read against the newest lists all the same (issue 59): what such a copy shows otherwise
+        // may be what happened since, not what the person did, so only its additions are taken,
+        // and what it shows that was taken off within the history is not brought back.
+        return SaveBase(book: newest, kind: .closest(revision: best.book.revision), since: since)
     }
 
     /// How many lines `reading` differs from `book` in: items one has and the other has not,

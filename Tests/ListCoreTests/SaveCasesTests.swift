@@ -58,4 +58,30 @@ import Testing
         let messages = heard.flatMap(\.lines).map(\.message)
         #expect(messages.contains { $0.contains("“aspirin”") } && messages.contains { $0.contains("“soap”") }, "\(messages)")
     }
+
+    /// Case 4: a copy without listd's notes (a tool stripped them) is read against the lists as
+    /// they are: what it adds is taken, what it shows that was renamed or taken off since is not
+    /// brought back, and what it implies taking off is said naming the item, not done.
+    @Test func aCopyWithoutNotesAddsAndSaysTheRest() throws {
+        var (core, _) = Helpers.core(["rice", "leeks", "tea"], historyLimit: 1_000)
+        Helpers.edit(.replaceItem("leeks", with: "beer", on: .id(1)), &core, id: 7)
+        let stripped = "# Groceries\n- [ ] rice\n- [ ] leeks\n- [ ] lentils\n"
+        let (heard, _) = Helpers.save(stripped, &core)
+        let list = try Helpers.groceries(core)
+        #expect(list.items.sorted() == ["beer", "lentils", "rice", "tea"], "\(list.items)")
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(messages.contains { $0.contains("“leeks” was changed to “beer”") }, "\(messages)")
+        #expect(messages.contains { $0.contains("“tea” was not taken off") }, "\(messages)")
+    }
+
+    /// Case 4: a copy without notes whose heading the person renamed is that list (by its
+    /// items): the rename is said, not made, and no second list of copies of its items is made.
+    @Test func aRenameInACopyWithoutNotesIsSaidNotMade() throws {
+        var (core, _) = Helpers.core(["rice", "leeks", "tea"], historyLimit: 1_000)
+        let (heard, _) = Helpers.save("# Food\n- [ ] rice\n- [ ] leeks\n- [x] tea\n", &core)
+        #expect(core.durable.lists.map(\.name) == ["Groceries"])
+        #expect(try Helpers.groceries(core).checked == ["tea"])
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(messages.contains { $0.contains("“Groceries” was not renamed “Food”") }, "\(messages)")
+    }
 }

@@ -31,6 +31,7 @@ import Testing
             case .fullChange(let change): "full \(change.revision)"
             case .fileShows(_, let revision): "file \(revision)"
             case .order(_, let revision): "order \(revision)"
+            case .saveTaken(_, let revision): "save \(revision)"
             }
         }
     }
@@ -41,8 +42,12 @@ import Testing
         #expect(try log.readAll().isEmpty)
         try log.append([change(revision: 1, item: "milk"), .fileShows(digest: "d", revision: 1)])
         try log.append([.order([2, 1], revision: 1), change(revision: 2, item: "eggs")])
+        // A save's text whole, with the quotes, newlines and non-ASCII a person types.
+        let saved = Array("# Groceries <!-- listd id=1 rev=1 -->\n- [ ] “crème” \"fraîche\"\t\\\n".utf8)
+        try log.append([.saveTaken(text: saved, revision: 2)])
         let read = try ChangeLog(path: path).readAll()
-        #expect(revisions(read) == ["change 1", "file 1", "order 1", "change 2"])
+        #expect(revisions(read) == ["change 1", "file 1", "order 1", "change 2", "save 2"])
+        #expect(read.last == .saveTaken(text: saved, revision: 2))
         #expect(read[0] == change(revision: 1, item: "milk"))
         #expect(read[2] == .order([2, 1], revision: 1))
     }

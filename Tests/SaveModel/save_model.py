@@ -652,6 +652,12 @@ class Run:
         after, file_text = self.listd.settle("a save by %s" % how)
         self.check_save(before, after, file_text, [(intents, buffer.stripped)])
         self.model = after
+        # The lists this buffer made are listd's lists now, whatever they are called later.
+        made = {entry["name"]: entry["id"] for entry in after["lists"]}
+        for name in buffer.names():
+            if name not in buffer.ids and name in made and made[name] not in buffer.ids.values():
+                buffer.ids[name] = made[name]
+        buffer.baseline = buffer.state()
 
     def write(self, text, how):
         path = self.listd.file
