@@ -36,6 +36,10 @@ extension ListCore {
         var creating: Set<String> = []
         for (index, fileEdit) in edits.enumerated() {
             if case .createList(let name, _, _) = fileEdit.edit { creating.insert(ListText.key(name)) }
+            if !saveEdits.base.takesEveryEdit, !SaveMerge.isAdditive(fileEdit.edit) {
+                new.decisions[index] = .unchanged  // said when taken in, never done: no one is asked
+                continue
+            }
             let key: String
             if let existing = fileEdit.edit.gateKey(in: working) {
                 key = existing
@@ -279,7 +283,25 @@ extension ListCore {
         // The edits not taken: the person's copy still asks for them, so the text they saved is
         // remembered without them, and the same line saved again is reported again.
         var notTakenEdits: Set<Int> = []
+        // A retyped line is the diff's guess of which old line became which new one: when it
+        // cannot be made as one change (the old text is still there but was changed meanwhile,
+        // or a reading doubts it), it is the old text taken off and the new one added, each
+        // decided on its own — a
+        // line removed beside a new one is not taken for one retype, and the new line is never
+        // lost with the old one's conflict.
+        var work: [(index: Int, fileEdit: FileEdit)] = []
         for (index, fileEdit) in current.edits.enumerated() {
+            if case .replaceItem(let old, let new, let reference) = fileEdit.edit,
+                (!readings.isCertain && readings.doubt(fileEdit.edit) != nil)
+                    || (merge.conflict(merge.renamingSections(fileEdit.edit)) != nil && (try? working.list(reference))?.index(ofItem: old) != nil)
+            {
+                work.append((index, FileEdit(edit: .removeItem(old, from: reference), line: -1, section: fileEdit.section)))
+                work.append((index, FileEdit(edit: .addItem(new, to: reference), line: fileEdit.line, section: fileEdit.section)))
+            } else {
+                work.append((index, fileEdit))
+            }
+        }
+        for (index, fileEdit) in work {
             if let section = fileEdit.section, notCreated.contains(section) {
                 notTaken = true
                 notTakenEdits.insert(index)

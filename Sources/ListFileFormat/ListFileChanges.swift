@@ -8,6 +8,12 @@ public struct FileEdit: Hashable, Sendable {
     public var line: Int
     /// Index of the section in the reading (to tie a created list to its heading).
     public var section: Int?
+
+    public init(edit: ListEdit, line: Int, section: Int?) {
+        self.edit = edit
+        self.line = line
+        self.section = section
+    }
 }
 
 extension ListFileReading {

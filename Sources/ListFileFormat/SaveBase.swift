@@ -100,8 +100,11 @@ public struct SaveBase: Sendable {
                 if revision == newest.revision { newest } else if let history { (try? history.book(at: revision)) ?? nil } else { nil }
             if let atRevision {
                 let copy = text ?? Array(reading.document.lines.map(\.raw).joined(separator: "\n").utf8)
-                let (book, through, others) = madeFrom(copy, atRevision, revision: revision, versions: versions)
-                let since = history.map { ChangesSince($0, from: through) } ?? ChangesSince()
+                let (book, _, others) = madeFrom(copy, atRevision, revision: revision, versions: versions)
+                // Everything after the revision the copy names, also when it is read against a
+                // save from it: that save's own text may show an item taken off before it was
+                // taken in (a line not taken), and a copy of it must not bring that back.
+                let since = history.map { ChangesSince($0, from: revision) } ?? ChangesSince()
                 return SaveBase(book: book, kind: .revision, since: since, others: others)
             }
             // Without a history, the saves filed under its revision are all there is to go by.

@@ -84,4 +84,26 @@ import Testing
         let messages = heard.flatMap(\.lines).map(\.message)
         #expect(messages.contains { $0.contains("“Groceries” was not renamed “Food”") }, "\(messages)")
     }
+
+    /// Found by the property test (seed 5): a buffer's third save takes back its first save's
+    /// line (a revert: said, not guessed) and types a section with an item under it that a
+    /// list deleted in its second save had: the item went missing while its section was made.
+    @Test func aSectionTypedBesideARevertKeepsItsItem() throws {
+        var book = ListBook()
+        _ = try? book.apply(.createList(name: "Groceries", items: ["milk", "butter"]), at: Helpers.time, origin: Helpers.client)
+        _ = try? book.apply(.createList(name: "Pantry", items: ["rice", "oats"]), at: Helpers.time, origin: Helpers.client)
+        var core = ListCore(recovered: ListCoreTests.recovered(book, historyLimit: 1_000), filePath: "/lists.md")
+        let text = ListFileWriter.text(for: book, onto: nil)
+        var heard: [FileRejectionParams] = []
+        Helpers.settle(core.feed(.started(ListFileText.content(Array(text.utf8), known: book), recognized: nil, byNote: false, firstStart: false), now: Helpers.now, at: Helpers.time), &core, heard: &heard)
+        let read = Helpers.write(&core) ?? text
+        let first = read + "- [ ] lentils\n"
+        #expect(Helpers.save(first, &core).heard.isEmpty)
+        let pantry = String(first[first.range(of: "# Pantry")!.lowerBound...])
+        #expect(Helpers.save(pantry, &core).heard.isEmpty)
+        let third = pantry.replacing("- [ ] lentils\n", with: "") + "## Produce\n- [ ] butter\n"
+        let (said, _) = Helpers.save(third, &core)
+        let list = try core.durable.list(.name("Pantry"))
+        #expect(list.items.contains("butter"), "\(list.items) \(list.sections) \(said)")
+    }
 }

@@ -869,7 +869,8 @@ def main():
             kept = shrink(options.listd, seed, steps, run.step)
             print("  shrunk to steps %s; keep it as %s/seed-%d.json:" % (kept, options.regressions, seed))
             print("  " + json.dumps({"seed": seed, "steps": kept}))
-            run_seed(options.listd, seed, max(kept) + 1, set(kept), trace=True)
+            replayed, _ = run_seed(options.listd, seed, max(kept) + 1, set(kept), trace=True)
+            print("  the shrunk run: %s" % (replayed or "held (the failure needs the steps left out)"))
     print("%d runs, %d steps, %d saves, %d failed, %.0f s" % (len(cases), total_steps, total_saves, failures, time.time() - started))
     sys.exit(1 if failures else 0)
 
