@@ -268,6 +268,9 @@ extension ListCore {
         // machine's change taken in meanwhile, a client's edit).
         var base = current.base
         base.since.catchUp(with: history)
+        // A copy not tied to a version is read against the lists as they are now (the file shell
+        // had the lists the file last showed, which may lack a client's edit made since).
+        if !base.takesEveryEdit { base.book = working }
         var merge = SaveMerge(base, now: working)
         // The other texts the copy may have been read from: what they read differently is kept
         // as the lists show it, and said (never guessed).
