@@ -298,8 +298,13 @@ extension ListCore {
                 (!readings.isCertain && readings.doubt(fileEdit.edit) != nil)
                     || (merge.conflict(merge.renamingSections(fileEdit.edit)) != nil && (try? working.list(reference))?.index(ofItem: old) != nil)
             {
+                // The new line as the copy shows it: its box and its amount (a retype kept them).
+                let line = fileEdit.section.flatMap { current.reading.sections[$0].items.first { $0.line == fileEdit.line } }
                 work.append((index, FileEdit(edit: .removeItem(old, from: reference), line: -1, section: fileEdit.section)))
-                work.append((index, FileEdit(edit: .addItem(new, to: reference), line: fileEdit.line, section: fileEdit.section)))
+                work.append((index, FileEdit(edit: .addItem(new, to: reference, quantity: line?.quantity), line: fileEdit.line, section: fileEdit.section)))
+                if line?.checked == true {
+                    work.append((index, FileEdit(edit: .checkItem(new, on: reference), line: fileEdit.line, section: fileEdit.section)))
+                }
             } else {
                 work.append((index, fileEdit))
             }
