@@ -14,7 +14,7 @@ SWIFT ?= swift
 # `listctl web pair` prints, curl for the page served under systemd (Tests/e2e) and over HTTPS
 # with a certificate openssl makes (WebTLSTests).
 APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db postgresql tmux \
-	chromium chromium-driver qrencode curl openssl
+	chromium chromium-driver qrencode curl openssl python3
 
 # make install PREFIX=… DESTDIR=… UNITS=user|system
 PREFIX ?= /usr/local
@@ -45,7 +45,7 @@ FUZZERS := FuzzRPCLine FuzzListFile FuzzPageMessage
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build run test e2e fuzz fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
+.PHONY: all deps build run test save-model soak-saves e2e fuzz fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
 
 all: build
 
@@ -72,6 +72,7 @@ run: build
 
 test: deps
 	$(SWIFT) test
+	$(MAKE) --no-print-directory save-model
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory e2e
 
@@ -95,6 +96,22 @@ fuzz: deps
 				echo "$$fuzzer found a crash; its input is kept in Tests/Fuzz/regressions/$$fuzzer (swift test replays it): fix it, commit both"; exit 1; }; \
 		grep -E "^stat::number_of_executed_units" .build-fuzz/$$fuzzer.log | sed "s/^/  $$fuzzer /"; \
 	done
+
+# The list file never lies (issue 59): the model-based test of the real listd — random client
+# edits, copies saved by rename, in place, sed -i and vim -es, notes stripped, restarts and saves
+# while stopped — on a fixed set of seeds and every kept regression (Tests/SaveModel). A failure
+# is shrunk and printed as a case to keep in Tests/SaveModel/regressions.
+SAVE_MODEL_SEEDS ?= 7,8
+SAVE_MODEL_STEPS ?= 150
+save-model: deps
+	@test -x $(DEBUG_BIN)/listd || $(SWIFT) build --product listd
+	python3 Tests/SaveModel/save_model.py --listd $(DEBUG_BIN)/listd --seeds $(SAVE_MODEL_SEEDS) --steps $(SAVE_MODEL_STEPS)
+
+# The same for as long as asked, on fresh seeds: make soak-saves STEPS=20000 (in runs of 250).
+STEPS ?= 20000
+soak-saves: deps
+	$(SWIFT) build --product listd
+	python3 Tests/SaveModel/save_model.py --listd $(DEBUG_BIN)/listd --fresh-seeds $$(( ($(STEPS) + 249) / 250 )) --steps 250
 
 # Folds the scratch corpus of past `make fuzz` runs into Tests/Fuzz/corpus: only the inputs that
 # reach code the kept ones do not (libFuzzer's -merge=1), so the kept corpus stays minimal.

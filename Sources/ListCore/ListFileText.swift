@@ -51,6 +51,17 @@ public enum ListFileText {
     /// already — the person renamed it, or it was renamed since. Never a new list of copies of
     /// another's items: the rename is then said, not made (such a copy takes no renames).
     static func tieByContent(_ reading: inout ListFileReading, to base: ListBook) {
+        // A heading tied by its name to a list that has hardly any of its items (the list was
+        // renamed since, and another made under its old name) is tied by its items instead.
+        func shared(_ texts: [String], _ list: ShoppingList) -> Int { texts.filter { list.index(ofItem: $0) != nil }.count }
+        for index in reading.sections.indices {
+            let texts = reading.sections[index].items.map(\.text)
+            if let id = reading.sections[index].id, let list = try? base.list(.id(id)), !texts.isEmpty, shared(texts, list) * 2 < texts.count,
+                base.lists.contains(where: { $0.id != id && shared(texts, $0) * 2 >= texts.count })
+            {
+                reading.sections[index].id = nil
+            }
+        }
         var taken = Set(reading.sections.compactMap(\.id))
         for index in reading.sections.indices where reading.sections[index].id == nil {
             let texts = reading.sections[index].items.map(\.text)

@@ -210,6 +210,7 @@ public struct SaveMerge {
     public mutating func conflict(_ edit: ListEdit) -> String? {
         if let why = broughtBack(edit) { return why }
         if !baseKnown, !Self.isAdditive(edit) { return madeOn.tooOld(what: notTaken(edit)) }
+        if !baseKnown, let why = standsElsewhere(edit) { return why }
         guard var pair = pair(edit.target), !pair.same else { return nil }
         defer { pairs[pair.new.id] = pair }
         let (old, new) = (pair.old, pair.new)
@@ -250,6 +251,30 @@ public struct SaveMerge {
             return "\(old.name) was renamed to \(new.name) \(since), so that name stays."
         case .deleteList:
             return "\(new.name) was changed \(since), so it was not deleted: delete it again if you still want it gone."
+        default:
+            return nil
+        }
+    }
+
+    /// A copy not tied to a version (`baseKnown` false) never brings into a list an item that
+    /// stands on another (its heading may be another list's, or the item was moved since): why
+    /// an add of one, or a new list of only such items, is not taken.
+    func standsElsewhere(_ edit: ListEdit) -> String? {
+        func elsewhere(_ item: String, besides id: ListID?) -> ShoppingList? {
+            now.lists.first { $0.id != id && $0.index(ofItem: item) != nil }
+        }
+        let why =
+            "a copy of the file without listd's notes does not bring items from one list to another; add it here in the file as it is now if you want it on both."
+        switch edit {
+        case .addItem(let item, let reference, _, _, _):
+            guard let list = try? now.list(reference), list.index(ofItem: item) == nil, let other = elsewhere(item, besides: list.id)
+            else { return nil }
+            return "“\(item)” is on \(other.name): \(why)"
+        case .createList(let name, let items, _):
+            guard !items.isEmpty, (try? now.list(.name(name))) == nil, let other = elsewhere(items[0], besides: nil),
+                items.allSatisfy({ elsewhere($0, besides: nil) != nil })
+            else { return nil }
+            return "The items under “\(name)” are on \(other.name) already: \(why)"
         default:
             return nil
         }
