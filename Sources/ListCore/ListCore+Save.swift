@@ -336,6 +336,16 @@ extension ListCore {
                 notTakenEdits.insert(index)
                 continue  // cut from this list, refused where it was pasted: it stays here
             }
+            if base.takesEveryEdit, case .createList(let name, _, _) = fileEdit.edit, fileEdit.line >= 0,
+                case .heading(let heading) = lines[fileEdit.line], let id = heading.id, id < working.nextID,
+                (try? working.list(.id(id))) == nil
+            {
+                // A heading that carries the note of a list deleted since the copy was read: that
+                // list stays deleted (its items are not brought back as a new list).
+                reject(fileEdit, .conflict("“\(name)” was deleted after your copy of the file was read, so it is not made again: type its heading again without listd's note to make it anew."))
+                notTakenHere()
+                continue
+            }
             var edit = merge.renamingSections(fileEdit.edit)
             let done = merge.alreadyDone(edit)
             if case .done? = done { continue }
