@@ -177,6 +177,11 @@ public struct SaveMerge {
                 renamed(item, in: pair) == nil
             else { return nil }
             return .done
+        case .addSection(let section, let reference, _), .restoreSection(let section, let reference, _, _):
+            // Made meanwhile by someone else (the copy did not have it): the same section.
+            guard let pair = pair(reference), !pair.same, pair.old.section(named: section) == nil, pair.new.section(named: section) != nil
+            else { return nil }
+            return .done
         default:
             return nil
         }
