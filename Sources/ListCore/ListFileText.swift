@@ -27,7 +27,14 @@ public enum ListFileText {
         guard withEdits else { return .bytes(bytes, reading: reading, known: known, edits: nil) }
         let base = SaveBase.base(for: reading, text: bytes, history: request.history, versions: request.versions, newest: known)
         if base.book.lists.contains(where: { !ids.contains($0.id) }) { reading = tied(adding: base.book.lists) }
-        if base.takesEveryEdit { tieTypedHeadings(&reading, to: base.book) } else { tieByContent(&reading, to: known) }
+        if base.takesEveryEdit {
+            // A typed heading whose name is no list's, over the items of a list the copy lacks:
+            // that list, renamed in this buffer before listd wrote its note in.
+            tieTypedHeadings(&reading, to: base.book)
+            tieByContent(&reading, to: base.book, retyingNamed: false)
+        } else {
+            tieByContent(&reading, to: known, retyingNamed: true)
+        }
         return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))
     }
 
@@ -50,11 +57,11 @@ public enum ListFileText {
     /// are now, which such a copy is read against) whose items it mostly shows (at least half of its lines), when no heading is that list
     /// already — the person renamed it, or it was renamed since. Never a new list of copies of
     /// another's items: the rename is then said, not made (such a copy takes no renames).
-    static func tieByContent(_ reading: inout ListFileReading, to base: ListBook) {
+    static func tieByContent(_ reading: inout ListFileReading, to base: ListBook, retyingNamed: Bool) {
         // A heading tied by its name to a list that has hardly any of its items (the list was
         // renamed since, and another made under its old name) is tied by its items instead.
         func shared(_ texts: [String], _ list: ShoppingList) -> Int { texts.filter { list.index(ofItem: $0) != nil }.count }
-        for index in reading.sections.indices {
+        for index in reading.sections.indices where retyingNamed {
             let texts = reading.sections[index].items.map(\.text)
             if let id = reading.sections[index].id, let list = try? base.list(.id(id)), !texts.isEmpty, shared(texts, list) * 2 < texts.count,
                 base.lists.contains(where: { $0.id != id && shared(texts, $0) * 2 >= texts.count })

@@ -48,6 +48,10 @@ public struct SaveBase: Sendable {
         case revision
         /// The kept lists closest to it by content, at `revision`.
         case closest(revision: Revision)
+        /// It names no revision, but every heading carries its list's id and the lists as they
+        /// are now are closer to it than anything older: it differs from them by its own edits
+        /// only (a file from a listd that wrote no `rev=`, a script's copy of the file).
+        case newest
         /// Nothing kept is close: the newest lists; additions and ticks only.
         case unrelated
     }
@@ -77,7 +81,7 @@ public struct SaveBase: Sendable {
     /// found by content (its notes stripped, a backup older than the history, another
     /// machine's file) is not sure of its base: what it shows differently may be what happened
     /// since, not what the person did, so it may only add and tick (the rest is said).
-    public var takesEveryEdit: Bool { kind == .revision }
+    public var takesEveryEdit: Bool { kind == .revision || kind == .newest }
 
     /// How many lines a copy may differ from the closest kept lists and still be read against
     /// them: a quarter of its lines, at least three.
@@ -197,6 +201,12 @@ public struct SaveBase: Sendable {
         }
         guard isClose(best.distance, lines: lines) else {
             return SaveBase(book: newest, kind: .unrelated, since: since)
+        }
+        let everyHeadingNoted = reading.sections.allSatisfy { section in
+            if case .heading(let heading) = reading.document.lines[section.headingLine] { heading.id != nil } else { false }
+        }
+        if everyHeadingNoted, !reading.sections.isEmpty, best.book.revision == newest.revision {
+            return SaveBase(book: newest, kind: .newest, since: since)
         }
         // Read against the newest lists all the same (issue 59): what such a copy shows otherwise
         // may be what happened since, not what the person did, so only its additions are taken,

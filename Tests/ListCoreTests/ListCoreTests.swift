@@ -194,9 +194,7 @@ import Testing
         _ = core.pass { $0.answered(.proposal(7), unasked, at: Self.time) }
         _ = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
         let merged = save("# Groceries <!-- listd id=1 -->\n- milk\n- bread\n- apples\n", into: &core)
-        // (Its heading names no revision: it is read against the lists as they are, eggs are
-        // not taken off, and apples go at the end.)
-        #expect(core.durable.lists[0].items == ["milk", "bread", "eggs", "apples"], "\(merged)")
+        #expect(core.durable.lists[0].items == ["milk", "bread", "apples", "eggs"], "\(merged)")
         // The client's edit scheduled a write already; the save leaves it due.
         #expect(core.file.dirty && (core.file.writeScheduled || writes(merged)), "the file lacks eggs: it is written")
     }
