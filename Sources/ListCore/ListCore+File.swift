@@ -54,6 +54,8 @@ extension ListCore {
             file.reading = reading
             file.shown = book
             file.rejected = reading.rejectedLines
+            // A copy of it is read against it (it may carry no notes: `SaveBase.Kind.newest`).
+            file.remember(FileVersion(revision: reading.shownRevision, book: book, text: bytes, isSave: false))
             guard let rejection = Self.rejection(reading.diagnostics) else { return [] }
             return [.announceRejection(rejection), .journal(.fileRejected(rejection))]
         }

@@ -40,15 +40,21 @@ public enum ListFileText {
 
     /// A copy read from a version listd knows: a heading it has without listd's note was typed
     /// in that copy (or by the save it was read from): it is the list of that name the version
-    /// shows, else a new list — never a list another made meanwhile under the same name (that is
-    /// said, `listExists`), nor one renamed to it since.
+    /// shows when it shows that list's items, else a new list — never a list another made
+    /// meanwhile under the same name (that is said, `listExists`), nor one renamed to it since.
     static func tieTypedHeadings(_ reading: inout ListFileReading, to base: ListBook) {
         let noted = Set(reading.sections.indices.filter { index in
             if case .heading(let heading) = reading.document.lines[reading.sections[index].headingLine] { heading.id != nil } else { false }
         })
         let taken = Set(noted.compactMap { reading.sections[$0].id })
         for index in reading.sections.indices where !noted.contains(index) {
-            let list = try? base.list(.name(reading.sections[index].name))
+            // Only when it shows that list's items (at least half of its lines): a heading typed
+            // anew over other items is a new list, refused as the name is taken (and said), never
+            // that list with all its items taken off.
+            let texts = reading.sections[index].items.map(\.text)
+            let list = (try? base.list(.name(reading.sections[index].name))).flatMap { list in
+                texts.filter { list.index(ofItem: $0) != nil }.count * 2 >= texts.count ? list : nil
+            }
             reading.sections[index].id = list.flatMap { taken.contains($0.id) ? nil : $0.id }
         }
     }

@@ -48,9 +48,10 @@ public struct SaveBase: Sendable {
         case revision
         /// The kept lists closest to it by content, at `revision`.
         case closest(revision: Revision)
-        /// It names no revision, but every heading carries its list's id and the lists as they
-        /// are now are closer to it than anything older: it differs from them by its own edits
-        /// only (a file from a listd that wrote no `rev=`, a script's copy of the file).
+        /// It names no revision, but it is closest to a text listd had on disk without notes (a
+        /// person's file listd had not written its notes into yet), or every heading carries its
+        /// list's id and the lists as they are now are closest to it (a file from a listd that
+        /// wrote no `rev=`): it differs from that by its own edits only.
         case newest
         /// Nothing kept is close: the newest lists; additions and ticks only.
         case unrelated
@@ -175,12 +176,15 @@ public struct SaveBase: Sendable {
     /// A copy with no usable revision: the kept lists closest to it by content.
     static func closest(to reading: ListFileReading, history: ChangeHistory?, versions: [FileVersion], newest: ListBook) -> SaveBase {
         let lines = reading.sections.reduce(0) { $0 + $1.items.count + 1 }
-        var best = (book: newest, distance: distance(reading, newest))
-        func consider(_ book: ListBook) {
+        // A text listd had on disk without notes (a person's file it has not written its notes
+        // into yet, a save of one): a copy made from it has none to lose.
+        func unnoted(_ version: FileVersion) -> Bool { !version.text.isEmpty && !version.text.contains("<!-- listd id=".utf8) }
+        var best = (book: newest, distance: distance(reading, newest), unnoted: versions.last.map(unnoted) ?? false)
+        func consider(_ book: ListBook, unnoted: Bool = false) {
             let distance = distance(reading, book)
-            if distance < best.distance { best = (book, distance) }
+            if distance < best.distance || (distance == best.distance && unnoted && !best.unnoted) { best = (book, distance, unnoted) }
         }
-        for version in versions { consider(version.book) }
+        for version in versions { consider(version.book, unnoted: unnoted(version)) }
         var since = ChangesSince()
         if let history {
             // Coarse: the base and every checkpoint; then every revision around the closest.
@@ -205,8 +209,8 @@ public struct SaveBase: Sendable {
         let everyHeadingNoted = reading.sections.allSatisfy { section in
             if case .heading(let heading) = reading.document.lines[section.headingLine] { heading.id != nil } else { false }
         }
-        if everyHeadingNoted, !reading.sections.isEmpty, best.book.revision == newest.revision {
-            return SaveBase(book: newest, kind: .newest, since: since)
+        if !reading.sections.isEmpty, best.unnoted || (everyHeadingNoted && best.book.revision == newest.revision) {
+            return SaveBase(book: best.book, kind: .newest, since: since)
         }
         // Read against the newest lists all the same (issue 59): what such a copy shows otherwise
         // may be what happened since, not what the person did, so only its additions are taken,

@@ -743,7 +743,8 @@ class Run:
                     touched_lists.add(list_id)
                     done = (entry is None) if kind == "deletelist" else (entry is not None and entry["name"] == intent["to"])
                     mention = intent["list"]
-                    if stripped and done and list_id in b:
+                    changed = list_id in b and (entry is None or entry["name"] != b[list_id]["name"])
+                    if stripped and done and changed:
                         problems.append("a copy without notes %s list %s: it must be said, not done" % (kind, mention))
                     elif not done and not said(mention) and not said(name_now):
                         problems.append("the person's %s of %s was neither done nor said" % (kind, mention))
