@@ -101,8 +101,8 @@ fuzz: deps
 # edits, copies saved by rename, in place, sed -i and vim -es, notes stripped, restarts and saves
 # while stopped — on a fixed set of seeds and every kept regression (Tests/SaveModel). A failure
 # is shrunk and printed as a case to keep in Tests/SaveModel/regressions.
-SAVE_MODEL_SEEDS ?= 7,8
-SAVE_MODEL_STEPS ?= 150
+SAVE_MODEL_SEEDS ?= 7,8,12
+SAVE_MODEL_STEPS ?= 100
 save-model: deps
 	@test -x $(DEBUG_BIN)/listd || $(SWIFT) build --product listd
 	python3 Tests/SaveModel/save_model.py --listd $(DEBUG_BIN)/listd --seeds $(SAVE_MODEL_SEEDS) --steps $(SAVE_MODEL_STEPS)

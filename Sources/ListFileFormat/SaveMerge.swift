@@ -389,14 +389,18 @@ public struct SaveMerge {
 
     /// A save's edits as a copy too old to tell may make them: a line retyped in place is taken as
     /// the line added (what stood there may be something it never saw, and stays).
-    public static func additionsOnly(_ edits: [FileEdit]) -> [FileEdit] {
+    public static func additionsOnly(_ edits: [FileEdit], of reading: ListFileReading) -> [FileEdit] {
         edits.flatMap { fileEdit in
             guard case .replaceItem(let item, let text, let reference) = fileEdit.edit else { return [fileEdit] }
-            // The retyped line is the new text added; the old text is not taken off, and that
-            // is said (a removal: its line is gone).
-            var added = fileEdit
-            added.edit = .addItem(text, to: reference)
-            return [added, FileEdit(edit: .removeItem(item, from: reference), line: -1, section: fileEdit.section)]
+            // The retyped line is the new text added, with its box and amount as the line shows
+            // them (a retype kept them); the old text is not taken off, and that is said (a
+            // removal: its line is gone).
+            let line = fileEdit.section.flatMap { reading.sections[$0].items.first { $0.line == fileEdit.line } }
+            var added = [FileEdit(edit: .addItem(text, to: reference, quantity: line?.quantity), line: fileEdit.line, section: fileEdit.section)]
+            if line?.checked == true {
+                added.append(FileEdit(edit: .checkItem(text, on: reference), line: fileEdit.line, section: fileEdit.section))
+            }
+            return added + [FileEdit(edit: .removeItem(item, from: reference), line: -1, section: fileEdit.section)]
         }
     }
 

@@ -364,6 +364,7 @@ class Run:
         self.trace = trace
         self.saves = 0
         self.done_steps = 0
+        self.step = -1  # the start
 
     def log(self, text):
         if self.trace:
@@ -372,7 +373,10 @@ class Run:
     def execute(self):
         self.directory = tempfile.mkdtemp(prefix="listd-save-model-")
         with open(os.path.join(self.directory, "lists.md"), "w") as f:
-            f.write("# Groceries\n- [ ] milk\n- [ ] eggs\n- [ ] bread\n## Dairy\n- [ ] butter\n\n# Pantry\n- rice\n- oats\n")
+            # As a listd wrote it before (its notes in): a copy whose notes are stripped is then
+            # never a copy of a file that had none (which listd reads as the person's own).
+            f.write("# Groceries <!-- listd id=1 -->\n- [ ] milk\n- [ ] eggs\n- [ ] bread\n## Dairy\n- [ ] butter\n\n"
+                    "# Pantry <!-- listd id=2 -->\n- rice\n- oats\n")
         self.listd = Listd(self.binary, self.directory)
         self.running = True
         self.pending = []
