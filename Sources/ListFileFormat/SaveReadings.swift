@@ -19,7 +19,11 @@ public struct SaveReadings {
     /// other texts the copy may have been read from (`SaveBase.others`).
     public init(chosen: ListBook, edits: [FileEdit], others: [ListBook], now: ListBook, at time: Timestamp) {
         var copy = chosen
-        for fileEdit in edits { _ = try? copy.apply(fileEdit.edit, at: time, origin: .file(host: nil)) }
+        // Only when there is something to weigh it against: a long save's edits are not applied
+        // twice for nothing.
+        if !others.isEmpty {
+            for fileEdit in edits { _ = try? copy.apply(fileEdit.edit, at: time, origin: .file(host: nil)) }
+        }
         self.copy = copy
         self.now = now
         self.others = others
