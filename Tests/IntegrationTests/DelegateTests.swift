@@ -843,7 +843,13 @@ extension FileEditDelegateTests {
             _ = try client.result("createList", ["name": "Big", "items": items])
             for item in items { _ = try client.result("checkItem", ["list": "Big", "item": item]) }
             let delegate = try LineConnection(path: sandbox.socket)
-            _ = try delegate.result("registerDelegate", ["name": "quick", "questions": ["shouldRemove", "shouldAdd"]])
+            // 10 s for each answer, as for the delegate above: the answering thread is one of the
+            // test process's, which the full parallel run keeps busy (three full runs timed it
+            // out three times in a row at the 2 s default; alone it answers in milliseconds).
+            _ = try delegate.result(
+                "registerDelegate",
+                ["name": "quick", "questions": ["shouldRemove", "shouldAdd"], "timeoutMs": 10_000]
+            )
             let answering = Thread {
                 while let question = try? delegate.readObject(timeout: 30), let id = question["id"] as? String {
                     let allow = (question["params"] as? [String: Any])?["item"] as? String != "forbidden"
