@@ -324,8 +324,10 @@ class Listd:
             tied = all("<!-- listd id=" in line for line in headings)
             revisions = [int(r) for r in re.findall(r"<!-- listd id=\d+ rev=(\d+)", text)]
             logged = self.shown_saves()
+            # (No lists at all: a file without headings names no revision, and listd's quiet
+            # rewrite logs its note with the next append.)
             current = (logged and logged[-1] == (fnv1a64(data), lists["revision"])) or \
-                (revisions and max(revisions) == lists["revision"])
+                (revisions and max(revisions) == lists["revision"]) or (not lists["lists"] and not headings)
             shows = shown(read_file(text)) == shown(lists["lists"])
             if tied and current and shows:
                 return lists, text
@@ -654,7 +656,8 @@ class Run:
                 raise Violation("a save by %s was not taken in within 15 s" % how)
             time.sleep(0.01)
         after, file_text = self.listd.settle("a save by %s" % how)
-        self.check_save(before, after, file_text, [(intents, buffer.stripped)])
+        self.check_save(before, after, file_text, [(intents, buffer.stripped)], getattr(buffer, "unsettled", set()))
+        buffer.unsettled = getattr(buffer, "unsettled", set()) | self.said_not_done
         self.model = after
         # The lists this buffer made are listd's lists now, whatever they are called later.
         made = {entry["name"]: entry["id"] for entry in after["lists"]}
@@ -719,7 +722,9 @@ class Run:
 
     # -- the properties --
 
-    def check_save(self, before, after, file_text, saves):
+    def check_save(self, before, after, file_text, saves, unsettled=()):
+        """`unsettled`: (list id, item) of earlier saves of the same buffer that listd said and did
+        not do: the buffer still shows them, so this save may take them (either way is right)."""
         b, a = by_id(before), by_id(after)
         notes = [line for line in file_text.split("\n") if "<!-- listd:" in line]
 
@@ -727,6 +732,9 @@ class Run:
             return any(all(word in line for word in words if word) for line in notes)
 
         touched_items = {}  # list id -> item texts the person touched
+        for list_id, item in unsettled:
+            touched_items.setdefault(list_id, set()).add(item)
+        self.said_not_done = set()
         touched_lists = set()
         created = {}
         problems = []
@@ -773,6 +781,8 @@ class Run:
                     done = state is not None and state[1] == intent["amount"]
                 else:  # retype
                     done = item_state(entry, intent["to"]) is not None and state is None
+                if not done:
+                    self.said_not_done.add((list_id, intent["item"]))
                 if not done and not said(intent["item"]) and not (kind == "retype" and said(intent["to"])):
                     problems.append("the person's %s of “%s” on %s was neither done nor said" % (kind, intent["item"], entry["name"]))
         for name, intent in created.items():
