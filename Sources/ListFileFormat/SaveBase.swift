@@ -176,9 +176,12 @@ public struct SaveBase: Sendable {
     /// A copy with no usable revision: the kept lists closest to it by content.
     static func closest(to reading: ListFileReading, history: ChangeHistory?, versions: [FileVersion], newest: ListBook) -> SaveBase {
         let lines = reading.sections.reduce(0) { $0 + $1.items.count + 1 }
-        // A text listd had on disk without notes (a person's file it has not written its notes
-        // into yet, a save of one): a copy made from it has none to lose.
-        func unnoted(_ version: FileVersion) -> Bool { !version.text.isEmpty && !version.text.contains("<!-- listd id=".utf8) }
+        // A text of listd's own on disk without notes (a person's file it found at start and has
+        // not written its notes into yet): a copy made from it has none to lose. Not a save taken
+        // in without notes: a stripped copy saved again stays one.
+        func unnoted(_ version: FileVersion) -> Bool {
+            !version.isSave && !version.text.isEmpty && !version.text.contains("<!-- listd id=".utf8)
+        }
         var best = (book: newest, distance: distance(reading, newest), unnoted: versions.last.map(unnoted) ?? false)
         func consider(_ book: ListBook, unnoted: Bool = false) {
             let distance = distance(reading, book)

@@ -298,8 +298,9 @@ class Listd:
         except FileNotFoundError:
             return []
         found = []
-        for line in lines:
-            if b'"fileShows"' in line:
+        # The last line may be one listd is appending right now: only whole lines are read.
+        for line in lines[:-1]:
+            if b'"listd":"fileShows"' in line:
                 entry = json.loads(line)
                 found.append((entry["digest"], entry["revision"]))
         return found
