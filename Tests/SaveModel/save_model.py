@@ -28,6 +28,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -829,6 +830,7 @@ def run_seed(binary, seed, steps, only=None, trace=False):
     run = Run(binary, seed, steps, only, trace)
     try:
         run.execute()
+        shutil.rmtree(run.directory, ignore_errors=True)  # a failed run's directory is kept, to look at
         return None, run
     except Violation as violation:
         return "step %d: %s" % (run.step, violation), run
