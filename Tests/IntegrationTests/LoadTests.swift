@@ -107,10 +107,12 @@ import Testing
                 }
             }
         }
-        try wait(for: writers, "200 writers' 100 edits each")
+        // Bounds against a hang, not measures: a full parallel run of the debug build on two
+        // cores has kept the writers busy past two minutes.
+        try wait(for: writers, "200 writers' 100 edits each", seconds: 600)
         let lastRevision = try #require(try setup.result("getLists")["revision"] as? Int)
         final.store(lastRevision, ordering: .relaxed)
-        try wait(for: subscribers, "50 subscribers to hear every change")
+        try wait(for: subscribers, "50 subscribers to hear every change", seconds: 600)
 
         // Every subscriber heard the same lines, revisions start+1 … last with no gap.
         let everyone = heard.withLock { $0 }
