@@ -21,6 +21,8 @@ public struct ChangesSince: Sendable {
     public private(set) var removedItems: [ListID: [String: Change]] = [:]
     /// Lists deleted or renamed, by name key.
     public private(set) var removedLists: [String: Change] = [:]
+    /// The items that went with a deleted list, by item key: the list's name and its deletion.
+    public private(set) var itemsOfDeletedLists: [String: (list: String, change: Change)] = [:]
     /// Ticks and unticks, per list, by item key: the last one.
     public private(set) var ticks: [ListID: [String: (checked: Bool, change: Change)]] = [:]
     /// Sections renamed, per list, by the old name's key: the new name (a section's identity
@@ -67,6 +69,7 @@ public struct ChangesSince: Sendable {
         switch change.kind {
         case .deleted:
             removedLists[ListText.key(change.list.name)] = made(change.list.name, nil)
+            for item in change.list.items { itemsOfDeletedLists[ListText.key(item)] = (change.list.name, made(item, nil)) }
         case .renamed:
             for case .rename(let from, let to) in change.steps { removedLists[ListText.key(from)] = made(from, to) }
         case .created, .updated:
@@ -84,7 +87,9 @@ public struct ChangesSince: Sendable {
         }
     }
 
-    public var isEmpty: Bool { removedItems.isEmpty && removedLists.isEmpty && ticks.isEmpty && sectionRenames.isEmpty }
+    public var isEmpty: Bool {
+        removedItems.isEmpty && removedLists.isEmpty && itemsOfDeletedLists.isEmpty && ticks.isEmpty && sectionRenames.isEmpty
+    }
 
     /// What the section `name` of list `id` is called now, through every rename since the base;
     /// nil when it was not renamed.
@@ -110,6 +115,18 @@ public struct ChangesSince: Sendable {
 
     /// The removal of `item` from list `id` since the base, when it is one.
     public func removal(of item: String, on id: ListID) -> Change? { removedItems[id]?[ListText.key(item)] }
+
+    /// Where `item` was taken off since the base on any list but `id` — another list, or one
+    /// deleted with it —: the list's id when it still stands (nil: deleted), its name then, and
+    /// the change. What a copy not tied to a version may not bring into list `id` (its heading
+    /// may be that other list's).
+    public func removalElsewhere(of item: String, besides id: ListID) -> (list: ListID?, name: String?, change: Change)? {
+        let key = ListText.key(item)
+        if let (other, removals) = removedItems.first(where: { $0.key != id && $0.value[key] != nil }), let change = removals[key] {
+            return (other, nil, change)
+        }
+        return itemsOfDeletedLists[key].map { (nil, $0.list, $0.change) }
+    }
 
     /// The deletion or rename of the list named `name` since the base, when it is one.
     public func removal(ofList name: String) -> Change? { removedLists[ListText.key(name)] }

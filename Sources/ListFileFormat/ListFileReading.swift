@@ -91,8 +91,13 @@ public struct ListFileReading: Sendable {
                 case .success(let name):
                     let key = ListText.key(name)
                     if let existing = usedNames[key] ?? carriers[key].flatMap({ $0.line == index ? nil : $0.name }) {
+                        // A heading of a known list retyped to a name another has: that list
+                        // is named, so the note says whose rename was not taken.
+                        let renaming = heading.id.flatMap { try? known?.list(.id($0)) }.flatMap {
+                            ListText.key($0.name) == key ? nil : $0.name
+                        }
                         diagnostics.append(
-                            .init(line: index + 1, text: line.raw, problem: .rule(.listExists(name: existing)))
+                            .init(line: index + 1, text: line.raw, problem: .rule(.listExists(name: existing, renaming: renaming)))
                         )
                         rejectedHeading = index
                     } else {

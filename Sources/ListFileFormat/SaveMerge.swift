@@ -311,10 +311,16 @@ public struct SaveMerge {
         guard !since.isEmpty else { return nil }
         switch edit {
         case .addItem(let item, let reference, _, _, _):
-            guard let list = try? now.list(reference), let removal = since.removal(of: item, on: list.id),
-                (try? base.list(.id(list.id)))?.index(ofItem: item) == nil, list.index(ofItem: item) == nil
-            else {
-                return nil
+            guard let list = try? now.list(reference), (try? base.list(.id(list.id)))?.index(ofItem: item) == nil,
+                list.index(ofItem: item) == nil
+            else { return nil }
+            guard let removal = since.removal(of: item, on: list.id) else {
+                // A copy not tied to a version may show under this heading another list's
+                // items, or a deleted list's: what was taken off anywhere is not brought back.
+                guard !baseKnown, let elsewhere = since.removalElsewhere(of: item, besides: list.id) else { return nil }
+                let from = elsewhere.list.flatMap { try? now.list(.id($0)).name } ?? elsewhere.name.map { "the list \($0), deleted" }
+                let what = elsewhere.list == nil ? "went with \(from ?? "a deleted list")" : "was taken off \(from ?? "another list")"
+                return "“\(elsewhere.change.text)” \(what) \(elsewhere.change.byWhomAndWhen); a copy of the file without listd's notes does not bring it back — add it again in the file as it is now if you want it."
             }
             let what =
                 removal.renamedTo.map { "was changed to “\($0)” on \(list.name)" } ?? "was taken off \(list.name)"

@@ -62,7 +62,7 @@ extension ListBook {
         if let other = lists.first(where: {
             $0.id != lists[index].id && ListText.key($0.name) == ListText.key(name)
         }) {
-            throw .listExists(name: other.name)
+            throw .listExists(name: other.name, renaming: lists[index].name)
         }
         let old = lists[index].name
         if old == name { return nil }

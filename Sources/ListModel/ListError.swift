@@ -5,7 +5,8 @@ public indirect enum ListError: Error, Hashable, Sendable {
     /// to set it instead); `has`: the amount the item has.
     case itemExists(item: String, list: String, section: String? = nil, quantity: String? = nil, has: String? = nil)
     case itemNotFound(item: String, list: String)
-    case listExists(name: String)
+    /// `renaming`: the list a rename was refused for (its name stays).
+    case listExists(name: String, renaming: String? = nil)
     case listNotFound(ListReference)
     case invalidName(String, ListText.Violation)
     case invalidItem(String, ListText.Violation)
@@ -64,8 +65,10 @@ public indirect enum ListError: Error, Hashable, Sendable {
                     ?? (has != nil ? " To buy more, change its amount." : ""))
         case .itemNotFound(let item, let list):
             "“\(item)” is not on \(list)."
-        case .listExists(let name):
+        case .listExists(let name, nil):
             "There is already a list called “\(name)”."
+        case .listExists(let name, let renaming?):
+            "There is already a list called “\(name)”, so \(renaming) keeps its name."
         case .listNotFound(let reference):
             switch reference {
             case .id(let id): "There is no list with id \(id)."

@@ -420,7 +420,7 @@ private func reason(_ error: [String: Any]) -> String? { (error["data"] as? [Str
         _ = try client.result("createList", ["name": "Groceries"])  // 5
         error = try client.error("undo", ["revision": 4])
         #expect(reason(error) == "listExists")
-        #expect(error["message"] as? String == "Change #4 cannot be undone: There is already a list called “Groceries”.")
+        #expect(error["message"] as? String == "Change #4 cannot be undone: There is already a list called “Groceries”, so Food keeps its name.")
         error = try client.error("undo", ["revision": 99])
         #expect(reason(error) == "changeNotFound")
         #expect(error["message"] as? String == "There is no change #99 (the latest is #5).")

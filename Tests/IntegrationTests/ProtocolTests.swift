@@ -92,7 +92,7 @@ import Testing
             ("createList", ["name": "hardware"], "listExists", 1003, "There is already a list called “Hardware”."),
             (
                 "renameList", ["list": "Groceries", "name": "HARDWARE"], "listExists", 1003,
-                "There is already a list called “Hardware”."
+                "There is already a list called “Hardware”, so Groceries keeps its name."
             ),
             ("deleteList", ["list": 99], "listNotFound", 1004, "There is no list with id 99."),
             ("renameList", ["list": "Nope", "name": "X"], "listNotFound", 1004, "There is no list called “Nope”."),
