@@ -289,6 +289,17 @@ extension ListCore {
             for (index, fileEdit) in current.edits.enumerated() where !notTakenEdits.contains(index) {
                 _ = try? textBook.apply(fileEdit.edit, at: time, origin: fileOrigin)
             }
+            // A list the save made has the id listd gave it, not the one the base would have
+            // given (a list made and deleted meanwhile took that): the next save from the same
+            // buffer is tied to it.
+            let baseIDs = Set(current.base.book.lists.map(\.id))
+            let lists = textBook.lists.map { list in
+                guard !baseIDs.contains(list.id), let made = try? book.list(.name(list.name)) else { return list }
+                var list = list
+                list.id = made.id
+                return list
+            }
+            textBook = ListBook(lists: lists, revision: textBook.revision, nextID: book.nextID)
         }
         file.remember(FileVersion(revision: current.reading.shownRevision, book: textBook, text: current.bytes, through: book.revision))
         // Its queues go to whoever waits behind it.
