@@ -12,6 +12,11 @@ extension ListCore {
     /// What a read of the file is checked against.
     var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, versions: file.versions) }
 
+    /// The texts a file found at start may have been made from besides the revision it names:
+    /// the saves taken in before the stop (kept in the change log), so a buffer saved again
+    /// while listd was stopped is read as it would have been while it ran.
+    public var versionsKept: [FileVersion] { file.versions }
+
     /// The first look at the list file, before listd serves. `recognized`: the file is one listd
     /// wrote or took in (its `reading` is tied to the lists it shows, `shown`).
     mutating func start(

@@ -112,12 +112,13 @@ public final class ListOwner: Service, @unchecked Sendable {
                     ListFileText.listsShownExactly(by: $0, history: recovered.history, newest: recovered.book)
                 }
         // A file changed while listd was stopped is a save like any other: read against the
-        // revision its headings name, rebuilt from the kept history.
+        // revision its headings name, rebuilt from the kept history, or a save taken in from it.
+        let versions = core.versionsKept
         let content =
             fileBytes.map {
                 ListFileText.content(
                     $0,
-                    FileReadRequest(known: recognized ?? recovered.lastShown, history: recovered.history),
+                    FileReadRequest(known: recognized ?? recovered.lastShown, history: recovered.history, versions: versions),
                     withEdits: recognized == nil && !recovered.isFirstStart
                 )
             }
