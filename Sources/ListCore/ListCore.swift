@@ -142,9 +142,12 @@ public struct ListCore {
                 let after = try? recovered.history.book(at: saved.revision)
             else { continue }
             var reading = ListFileReading(ListDocument(parsing: text), known: after)
-            file.remember(
-                FileVersion(revision: reading.shownRevision, book: reading.book(at: after.lists.first?.edited ?? Timestamp(millisecondsSinceEpoch: 0)), text: saved.text, through: saved.revision)
-            )
+            let shown = reading.book(at: after.lists.first?.edited ?? Timestamp(millisecondsSinceEpoch: 0))
+            // A heading the save did not make a list of (refused, or said) is no list of the
+            // text: given the next id here, it would be taken for the list made later under it.
+            let made = Set(after.lists.map(\.id))
+            let book = ListBook(lists: shown.lists.filter { made.contains($0.id) }, revision: shown.revision, nextID: after.nextID)
+            file.remember(FileVersion(revision: reading.shownRevision, book: book, text: saved.text, through: saved.revision))
         }
         if let host {
             fetchesBeforeDenying = true

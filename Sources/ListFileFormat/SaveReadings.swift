@@ -14,6 +14,9 @@ public struct SaveReadings {
     public let copy: ListBook
     let now: ListBook
     let others: [ListBook]
+    /// The lists of the chosen base (a list the copy makes takes the next id there, which may be
+    /// another reading's list's).
+    let chosenIDs: Set<ListID>
 
     /// `chosen`: the base the save's `edits` were computed from; `others`: the lists of the
     /// other texts the copy may have been read from (`SaveBase.others`).
@@ -25,6 +28,7 @@ public struct SaveReadings {
             for fileEdit in edits { _ = try? copy.apply(fileEdit.edit, at: time, origin: .file(host: nil)) }
         }
         self.copy = copy
+        chosenIDs = Set(chosen.lists.map(\.id))
         self.now = now
         self.others = others
     }
@@ -52,9 +56,29 @@ public struct SaveReadings {
     /// changed it, and the lists now show it otherwise. Nil when it follows from every reading,
     /// or the lists show it as the copy does already.
     public func doubt(_ edit: ListEdit) -> String? {
+        if let renamed = listRenamedInAnotherReading(edit) {
+            return "“\(renamed.new)” is not made: it may be \(renamed.old) renamed (a save made from the same version shows \(renamed.old) with these items); rename \(renamed.old) in the file as it is now if you meant to, or type the new list again."
+        }
         for aspect in aspects(of: edit) where value(aspect, in: now) != value(aspect, in: copy) {
             if others.contains(where: { value(aspect, in: $0) == value(aspect, in: copy) }) {
                 return sentence(aspect)
+            }
+        }
+        return nil
+    }
+
+    /// A new list the chosen reading makes whose items are mostly those of a list another
+    /// reading shows and the lists still have, under another name, and which the copy shows
+    /// nowhere else: in that reading the heading is that list, renamed (the buffer that made it
+    /// renaming it in a later save). Its name then and the new one.
+    func listRenamedInAnotherReading(_ edit: ListEdit) -> (old: String, new: String)? {
+        guard case .createList(let name, let items, _) = edit, !items.isEmpty else { return nil }
+        let keys = Set(items.map(ListText.key))
+        for other in others {
+            for list in other.lists where !chosenIDs.contains(list.id) && ListText.key(list.name) != ListText.key(name) {
+                guard let standing = try? now.list(.id(list.id)) else { continue }
+                let shared = list.items.filter { keys.contains(ListText.key($0)) }.count
+                if shared > 0, shared * 2 >= items.count { return (standing.name, name) }
             }
         }
         return nil

@@ -134,3 +134,34 @@ import Testing
         #expect(!messages.contains { $0.contains("no list with id") }, "\(messages)")
     }
 }
+
+extension SoakSaveCasesTests {
+    /// One buffer saves a retype, then a new list (typed heading); another person's copy then
+    /// renames the other list and adds to the new one. The first buffer's third save renames
+    /// its new list and retypes an item on it: that list, renamed (or said) — not a second list
+    /// made of copies of its items.
+    @Test func aBuffersOwnNewListRenamedAfterAnotherSaveIsThatList() throws {
+        var (core, _) = Helpers.core(["milk", "eggs"], historyLimit: 1_000)
+        let read = try #require(Helpers.edit(.createList(name: "Pantry", items: ["rice", "oats"]), &core, id: 6))
+        let first = read.replacing("- [ ] oats", with: "- [ ] oats bio")
+        #expect(Helpers.save(first, &core).heard.isEmpty)
+        let second = first + "\n# Party\n- [ ] garlic\n- [ ] sugar\n- [ ] nuts\n"
+        let written = Helpers.save(second, &core).written
+        let party = try core.durable.list(.name("Party"))
+        // Another person's copy of the file as listd wrote it: renames Pantry, adds tea to Party.
+        let other = try #require(written).replacing("# Pantry", with: "# Hardware").replacing("- [ ] nuts", with: "- [ ] nuts\n- [ ] tea")
+        #expect(Helpers.save(other, &core).heard.isEmpty)
+        let third = second.replacing("# Party", with: "# Bakery").replacing("- [ ] sugar", with: "- [ ] free-range sugar")
+            .replacing("- [ ] oats bio", with: "- [ ] oats")
+        let (heard, after) = Helpers.save(third, &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(core.durable.lists.count == 3, "\(core.durable.lists.map(\.name)) \(messages) \(after ?? "")")
+        let renamed = (try? core.durable.list(.id(party.id)))?.name == "Bakery"
+        #expect(renamed || messages.contains { $0.contains("Party") }, "\(messages)")
+        // The same buffer saved once more with a new list typed after the one not made: the
+        // file shows the new list once, under its own heading.
+        let fourth = third + "\n# Garden\n## Dairy\n- [ ] onions\n- [ ] sugar\n- [ ] leeks\n"
+        let last = try #require(Helpers.save(fourth, &core).written)
+        #expect(last.components(separatedBy: "# Garden").count == 2, "\(last)")
+    }
+}

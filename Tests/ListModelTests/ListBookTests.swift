@@ -217,7 +217,7 @@ extension ItemRuleTests {
         #expect(
             denial { () throws(ListError) in _ = try book.apply(.renameList(.id(1), to: "HARDWARE"), at: t1, origin: me)
             }
-                == .listExists(name: "Hardware", renaming: "Groceries")
+                == .listExists(name: "Hardware", renaming: "Food")
         )
         // Its own name in other letter case is not "in use by another list".
         #expect(try book.apply(.renameList(.id(1), to: "FOOD"), at: t1, origin: me)?.list.name == "FOOD")
