@@ -143,10 +143,16 @@ public struct ListCore {
             else { continue }
             var reading = ListFileReading(ListDocument(parsing: text), known: after)
             let shown = reading.book(at: after.lists.first?.edited ?? Timestamp(millisecondsSinceEpoch: 0))
-            // A heading the save did not make a list of (refused, or said) is no list of the
-            // text: given the next id here, it would be taken for the list made later under it.
-            let made = Set(after.lists.map(\.id))
-            let book = ListBook(lists: shown.lists.filter { made.contains($0.id) }, revision: shown.revision, nextID: after.nextID)
+            // A heading the save did not make a list of (refused, or said), or of a list deleted
+            // since, is no list of the text: given the next id here, it would be taken for the
+            // list made later under that id.
+            let book = ListBook(
+                lists: shown.lists.filter { list in
+                    (try? after.list(.id(list.id))).map { ListText.key($0.name) == ListText.key(list.name) } ?? false
+                },
+                revision: shown.revision,
+                nextID: after.nextID
+            )
             file.remember(FileVersion(revision: reading.shownRevision, book: book, text: saved.text, through: saved.revision))
         }
         if let host {

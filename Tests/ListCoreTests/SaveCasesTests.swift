@@ -165,3 +165,55 @@ extension SoakSaveCasesTests {
         #expect(last.components(separatedBy: "# Garden").count == 2, "\(last)")
     }
 }
+
+extension SoakSaveCasesTests {
+    /// The core as a restart makes it: the lists and history as they are, the saves taken in
+    /// (`saves`: each text with the revision right after it), the file on disk (`file`, listd's
+    /// own last text) recognised.
+    static func restarted(_ core: ListCore, saves: [SavedText], file: String) -> ListCore {
+        let recovered = RecoveredLists(
+            instance: "i", book: core.durable, history: core.history, lastShown: core.durable, isFirstStart: false,
+            problems: [], savesTaken: saves
+        )
+        var core = ListCore(recovered: recovered, filePath: "/lists.md")
+        let content = ListFileText.content(Array(file.utf8), known: core.durable, withEdits: false)
+        var heard: [FileRejectionParams] = []
+        let started = core.feed(.started(content, recognized: core.durable, byNote: true, firstStart: false), now: Helpers.now, at: Helpers.time)
+        Helpers.settle(started, &core, heard: &heard)
+        return core
+    }
+
+    /// The same as `aBuffersOwnNewListRenamedAfterAnotherSaveIsThatList`, with a restart before
+    /// the buffer's fourth save (which types a new list): the list not made is not made by it.
+    @Test func aBuffersOwnNewListNotMadeStaysUnmadeAfterARestart() throws {
+        var (core, _) = Helpers.core(["milk", "eggs"], historyLimit: 1_000)
+        let read = try #require(Helpers.edit(.createList(name: "Pantry", items: ["rice", "oats"]), &core, id: 6))
+        var saves: [SavedText] = []
+        var file = read
+        func save(_ text: String) -> [String] {
+            let (heard, written) = Helpers.save(text, &core)
+            saves.append(SavedText(text: Array(text.utf8), revision: core.durable.revision))
+            if let written { file = written }
+            return heard.flatMap(\.lines).map(\.message)
+        }
+        let first = read.replacing("- [ ] oats", with: "- [ ] oats bio")
+        _ = save(first)
+        let second = first + "\n# Party\n- [ ] garlic\n- [ ] sugar\n- [ ] nuts\n"
+        _ = save(second)
+        var other = file.replacing("# Pantry", with: "# Hardware").replacing("- [ ] nuts", with: "- [ ] nuts\n- [ ] tea")
+        other = String(other[try #require(other.range(of: "# Hardware")).lowerBound...])
+        _ = save(other)
+        #expect((try? core.durable.list(.id(1))) == nil)
+        let third = second.replacing("# Party", with: "# Bakery").replacing("- [ ] sugar", with: "- [ ] free-range sugar")
+            .replacing("- [ ] oats bio", with: "- [ ] oats")
+        let said = save(third)
+        #expect((try? core.durable.list(.name("Bakery"))) == nil, "\(said)")
+        core = Self.restarted(core, saves: saves, file: file)
+        let fourth = third + "\n# Garden\n## Dairy\n- [ ] onions\n- [ ] sugar\n- [ ] leeks\n"
+        let (heard, last) = Helpers.save(fourth, &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect((try? core.durable.list(.name("Bakery"))) == nil, "\(messages)")
+        #expect((try? core.durable.list(.name("Garden"))) != nil, "\(messages)")
+        #expect(last?.components(separatedBy: "# Garden").count == 2, "\(last ?? "")")
+    }
+}
