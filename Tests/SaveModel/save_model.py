@@ -144,7 +144,7 @@ class Buffer:
         found = {}
         for name in self.names():
             key = self.ids.get(name) or ("new", name)
-            items = {item["text"]: (item["checked"], item["amount"]) for _, item in self.items(name)}
+            items = {item["text"]: (item["checked"], item["amount"], item["section"]) for _, item in self.items(name)}
             found[key] = {"name": name, "items": items}
         return found
 
@@ -180,6 +180,8 @@ class Buffer:
                         found.append(dict(base, kind="tick", checked=is_[0]))
                     if was[1] != is_[1]:
                         found.append(dict(base, kind="amount", amount=is_[1]))
+                    if was[2] != is_[2]:  # its line now under another `##` (moved, or retyped there)
+                        found.append(dict(base, kind="move", section=is_[2]))
         return found
 
     def text(self):
@@ -201,11 +203,17 @@ class Buffer:
         return [HEADING.match(self.lines[i]).group("name").strip() for i in self.headings()]
 
     def items(self, name):
+        """The items of list `name`: (line index, item), each with the section it is under."""
         start, end = self.block(name)
         found = []
+        section = None
         for index in range(start + 1, end):
+            if self.lines[index].startswith("## "):
+                section = self.lines[index][3:].strip()
+                continue
             item = parse_item(self.lines[index])
             if item:
+                item["section"] = section
                 found.append((index, item))
         return found
 
@@ -650,6 +658,10 @@ class Run:
         if not self.running:
             self.pending = getattr(buffer, "inherited", []) + [(intents, buffer.stripped)]
             buffer.inherited = list(self.pending)
+            # listd may never see this save (another may be written over it before the start):
+            # what it did stays unsettled for the buffer's next save, which still shows it.
+            buffer.unsettled = getattr(buffer, "unsettled", set()) | {
+                (i["id"], i["item"]) for i in intents if "item" in i and i["id"] is not None}
             return
         deadline = time.time() + 15
         while [d for d, _ in self.listd.shown_saves()].count(digest) <= shown_before:
@@ -781,6 +793,8 @@ class Run:
                     done = state is not None and state[0] == intent["checked"]
                 elif kind == "amount":
                     done = state is not None and state[1] == intent["amount"]
+                elif kind == "move":
+                    done = state is not None and state[2] == intent["section"]
                 else:  # retype
                     done = item_state(entry, intent["to"]) is not None and state is None
                 if not done:
