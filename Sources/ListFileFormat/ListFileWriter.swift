@@ -48,9 +48,12 @@ public enum ListFileWriter {
             // The file's `##` lines that are still sections of the list (by name, else the ones
             // left over in order: renamed), kept in the list's order; the others go, and their
             // items join the part above, as in the list.
-            let shown = shownSections(section.sectionLines, as: list)
+            // A `##` line not taken (under a heading not taken, whose list this is all the same)
+            // is marked, and shows none of the list's sections: those are written anew.
+            let sectionLines = section.sectionLines.filter { rejected[$0.line] == nil }
+            let shown = shownSections(sectionLines, as: list)
             var fileLine: [Int: Int] = [:]  // list section → its `##` line
-            for (number, heading) in section.sectionLines.enumerated() {
+            for (number, heading) in sectionLines.enumerated() {
                 guard let target = shown[number] else {
                     sectionText[heading.line] = .some(nil)
                     continue
@@ -67,7 +70,7 @@ public enum ListFileWriter {
             var effective: [Int?] = []
             var next = 0
             for item in kept {
-                while next < section.sectionLines.count, section.sectionLines[next].line < item.line {
+                while next < sectionLines.count, sectionLines[next].line < item.line {
                     if let target = shown[next] { current = target }
                     next += 1
                 }

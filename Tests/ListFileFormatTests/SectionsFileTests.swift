@@ -217,3 +217,19 @@ private let groceries = """
         #expect(edits == [.addItem("tape", to: .id(1), at: 2, section: nil, quantity: "2")])
     }
 }
+
+/// A heading not taken whose section is still tied to its list (a new list's heading the save
+/// did not make, over a list that exists): the `##` lines under it are marked, and the list is
+/// written with its sections all the same (the save model found the list written without them).
+@Test func aListUnderAHeadingNotTakenKeepsItsSections() throws {
+    let (book, _) = firstStart("# Pharmacy <!-- listd id=3 -->\n## Snacks\n- [ ] wine\n- [x] salt\n")
+    var reading = ListFileReading(ListDocument(parsing: "# Garden\n## Snacks\n- [ ] wine\n- [ ] salt\n"), known: book)
+    reading.sections[0].id = 3
+    let rejected = Dictionary(uniqueKeysWithValues: (0..<4).map { ($0, "not taken") })
+    let text = ListFileWriter.text(for: book, onto: reading, rejected: rejected)
+    let (read, _) = firstStart(text)
+    let list = try read.list(.id(3))
+    #expect(list.name == "Pharmacy")
+    #expect(shape(list) == ["-: ", "Snacks: wine,salt"], "\(text)")
+    #expect(list.checked == ["salt"], "\(text)")
+}
