@@ -325,9 +325,15 @@ public struct SaveMerge {
             let what =
                 removal.renamedTo.map { "was changed to “\($0)” on \(list.name)" } ?? "was taken off \(list.name)"
             return "“\(removal.text)” \(what) \(removal.byWhomAndWhen); not brought back — add it again if you want it."
-        case .createList(let name, _, _):
-            guard !headingsAreTheCopys, (try? now.list(.name(name))) == nil, let removal = since.removal(ofList: name) else {
-                return nil
+        case .createList(let name, let items, _):
+            guard !headingsAreTheCopys, (try? now.list(.name(name))) == nil else { return nil }
+            guard let removal = since.removal(ofList: name) else {
+                // A copy not tied to a version showing, under a heading the person renamed, a list
+                // deleted since (or items taken off): mostly what was taken off is not a new list.
+                let gone = items.compactMap { since.removalElsewhere(of: $0, besides: -1) }
+                guard !baseKnown, !items.isEmpty, gone.count * 2 >= items.count, let first = gone.first else { return nil }
+                let from = first.list == nil ? first.name.map { "went with \($0), deleted" } ?? "went with a deleted list" : "were taken off"
+                return "The items under “\(name)” \(from) \(first.change.byWhomAndWhen); a copy of the file without listd's notes does not bring them back as a new list — type it again in the file as it is now if you want it."
             }
             let what = removal.renamedTo.map { "was renamed \($0)" } ?? "was deleted"
             return "\(removal.text) \(what) \(removal.byWhomAndWhen); not brought back — create it again if you want it."
