@@ -746,8 +746,12 @@ class Run:
             return any(all(word in line for word in words if word) for line in notes)
 
         touched_items = {}  # list id -> item texts the person touched
+        unsettled_lists = set()  # new lists an earlier save of this buffer asked for, not made
         for list_id, item in unsettled:
-            touched_items.setdefault(list_id, set()).add(item)
+            if list_id == "newlist":
+                unsettled_lists.add(item)
+            else:
+                touched_items.setdefault(list_id, set()).add(item)
         self.said_not_done = set()
         touched_lists = set()
         created = {}
@@ -802,14 +806,17 @@ class Run:
                 if not done and not said(intent["item"]) and not (kind == "retype" and said(intent["to"])):
                     problems.append("the person's %s of “%s” on %s was neither done nor said" % (kind, intent["item"], entry["name"]))
         for name, intent in created.items():
-            made = next((l for l in after["lists"] if l["name"] == name), None)
-            if made is None and not said(name):
-                problems.append("the new list %s was neither made nor said" % name)
+            made = next((l for l in after["lists"] if l["name"] == name and l["id"] not in b), None)
+            if made is None:
+                # The buffer still shows it: its next save may make it (once the name is free).
+                self.said_not_done.add(("newlist", name))
+                if not said(name):
+                    problems.append("the new list %s was neither made nor said" % name)
         # Everything the saves did not touch is as it was.
         for list_id in set(b) | set(a):
             old, new = b.get(list_id), a.get(list_id)
             if old is None:
-                if new["name"] not in created:
+                if new["name"] not in created and new["name"] not in unsettled_lists:
                     problems.append("list %s (%s) appeared from no one's edit" % (list_id, new["name"]))
                 continue
             if list_id not in touched_lists:
