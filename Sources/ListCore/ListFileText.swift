@@ -67,17 +67,20 @@ public enum ListFileText {
         // A heading tied by its name to a list that has hardly any of its items (the list was
         // renamed since, and another made under its old name) is tied by its items instead.
         func shared(_ texts: [String], _ list: ShoppingList) -> Int { texts.filter { list.index(ofItem: $0) != nil }.count }
-        // So is one whose list's items another heading without a list mostly shows (the person
-        // renamed the list in the copy, then typed a new list under its old name).
-        func mostlyShows(_ section: ListFileReading.Section, _ list: ShoppingList) -> Bool {
-            let texts = section.items.map(\.text)
-            return !texts.isEmpty && shared(texts, list) * 2 >= texts.count
+        // So is one whose list's items another heading without a list shows more of (the person
+        // renamed the list in the copy, then typed a new list, or another's heading, under its
+        // old name).
+        func showsMore(_ other: ListFileReading.Section, _ list: ShoppingList, than count: Int) -> Bool {
+            let texts = other.items.map(\.text)
+            let count2 = shared(texts, list)
+            return other.id == nil && count2 > count && count2 * 2 >= texts.count
         }
         for index in reading.sections.indices where retyingNamed {
             let texts = reading.sections[index].items.map(\.text)
-            if let id = reading.sections[index].id, let list = try? base.list(.id(id)), !texts.isEmpty, shared(texts, list) * 2 < texts.count,
-                base.lists.contains(where: { $0.id != id && shared(texts, $0) * 2 >= texts.count })
-                    || reading.sections.contains(where: { $0.id == nil && mostlyShows($0, list) })
+            guard let id = reading.sections[index].id, let list = try? base.list(.id(id)), !texts.isEmpty else { continue }
+            let own = shared(texts, list)
+            if own * 2 < texts.count && base.lists.contains(where: { $0.id != id && shared(texts, $0) * 2 >= texts.count })
+                || reading.sections.contains(where: { showsMore($0, list, than: own) })
             {
                 reading.sections[index].id = nil
             }
