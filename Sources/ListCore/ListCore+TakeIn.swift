@@ -109,8 +109,9 @@ extension ListCore {
         // The lines an edit of was not taken: the rest of what the line says is not applied
         // either (a ticked line whose add was refused is not also told its item is missing).
         var linesNotTaken: Set<Int> = []
-        // The edits not taken: the person's copy still asks for them, so the text they saved is
-        // remembered without them, and the same line saved again is reported again.
+        // The edits not taken (by their place in `work`): the person's copy still asks for them,
+        // so the text they saved is remembered without them, and the same line saved again is
+        // reported again.
         var notTakenEdits: Set<Int> = []
         // A retyped line is the diff's guess of which old line became which new one: when it
         // cannot be made as one change (the old text is still there but was changed meanwhile,
@@ -129,20 +130,20 @@ extension ListCore {
                 work.append((index, fileEdit))
             }
         }
-        for (index, fileEdit) in work {
+        for (position, (index, fileEdit)) in work.enumerated() {
             if let section = fileEdit.section, notCreated.contains(section) {
                 notTaken = true
-                notTakenEdits.insert(index)
+                notTakenEdits.insert(position)
                 continue
             }
             if fileEdit.line >= 0, linesNotTaken.contains(fileEdit.line) {
                 notTaken = true
-                notTakenEdits.insert(index)
+                notTakenEdits.insert(position)
                 continue
             }
             func notTakenHere() {
                 notTaken = true
-                notTakenEdits.insert(index)
+                notTakenEdits.insert(position)
                 if case .createList = fileEdit.edit, let section = fileEdit.section { notCreated.insert(section) }
                 if fileEdit.line >= 0 { linesNotTaken.insert(fileEdit.line) }
             }
@@ -153,7 +154,7 @@ extension ListCore {
             }
             if case .removeItem(let item, _) = fileEdit.edit, staying.contains(ListText.key(item)) {
                 notTaken = true
-                notTakenEdits.insert(index)
+                notTakenEdits.insert(position)
                 continue  // cut from this list, refused where it was pasted: it stays here
             }
             if base.takesEveryEdit, case .createList(let name, _, _) = fileEdit.edit, fileEdit.line >= 0,
@@ -286,7 +287,9 @@ extension ListCore {
         var textBook = book
         if !showsBook {
             textBook = current.base.book
-            for (index, fileEdit) in current.edits.enumerated() where !notTakenEdits.contains(index) {
+            // Each half of a retype split in two counts on its own (the new text added while the
+            // old stays: the next save from this buffer sees both).
+            for (position, (_, fileEdit)) in work.enumerated() where !notTakenEdits.contains(position) {
                 _ = try? textBook.apply(fileEdit.edit, at: time, origin: fileOrigin)
             }
             // A list the save made has the id listd gave it, not the one the base would have
