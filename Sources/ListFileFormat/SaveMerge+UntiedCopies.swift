@@ -9,14 +9,17 @@ extension SaveMerge {
     }
 
     /// A retyped line (`replaceItem`) as its two halves, each decided on its own: the old text
-    /// taken off (a removal: its line is gone), and the new text added with its box and amount as
-    /// the line shows them (a retype kept them). Nil for any other edit.
+    /// taken off (a removal: its line is gone), and the new text added with its box, amount and
+    /// section as the line shows them (a retype kept them). Nil for any other edit.
     public static func retypeSplit(_ fileEdit: FileEdit, of reading: ListFileReading) -> [FileEdit]? {
         guard case .replaceItem(let item, let text, let reference) = fileEdit.edit else { return nil }
-        let line = fileEdit.section.flatMap { reading.sections[$0].items.first { $0.line == fileEdit.line } }
+        let heading = fileEdit.section.map { reading.sections[$0] }
+        let line = heading?.items.first { $0.line == fileEdit.line }
+        // Under the `##` the line is under: the new text goes where the person typed it.
+        let under = line?.section.flatMap { heading?.sectionLines[$0].name }
         var halves = [
             FileEdit(edit: .removeItem(item, from: reference), line: -1, section: fileEdit.section),
-            FileEdit(edit: .addItem(text, to: reference, quantity: line?.quantity), line: fileEdit.line, section: fileEdit.section),
+            FileEdit(edit: .addItem(text, to: reference, section: under, quantity: line?.quantity), line: fileEdit.line, section: fileEdit.section),
         ]
         if line?.checked == true {
             halves.append(FileEdit(edit: .checkItem(text, on: reference), line: fileEdit.line, section: fileEdit.section))
