@@ -79,7 +79,11 @@ public enum ListFileText {
             let texts = reading.sections[index].items.map(\.text)
             guard let id = reading.sections[index].id, let list = try? base.list(.id(id)), !texts.isEmpty else { continue }
             let own = shared(texts, list)
+            // A heading over none of its list's items (the person deleted that list's block and
+            // typed a new list under its name) is not that list: a new list, whose taken name is
+            // said, never the old list given the new one's items.
             if own * 2 < texts.count && base.lists.contains(where: { $0.id != id && shared(texts, $0) * 2 >= texts.count })
+                || own == 0 && !list.items.isEmpty
                 || reading.sections.contains(where: { showsMore($0, list, than: own) })
             {
                 reading.sections[index].id = nil
