@@ -183,6 +183,13 @@ extension ListBook {
                 section = target
             } else if target != nil || ListText.trimmed(wanted).isEmpty, target != list.section(ofItemAt: position) {
                 return try intoWantedSection()
+            } else if target != nil || ListText.trimmed(wanted).isEmpty {
+                // Moved within its own section to after an item before it (first in it, as the
+                // copy showed it), with items added before the section meanwhile: it goes first
+                // in its section, never out of it.
+                let range = list.range(ofSection: target)
+                guard (anchor ?? -1) < range.lowerBound, let first = range.first, first != position else { return nil }
+                return try moveItem(rawItem, on: reference, into: ListText.trimmed(wanted), before: list.items[first], ifRevision: ifRevision, at: time, origin: origin)
             }
         }
         if destination == position, section == list.section(ofItemAt: position) { return nil }

@@ -26,6 +26,17 @@ private func shape(_ book: ListBook, _ id: ListID = 1) throws -> [String] {
 }
 
 @Suite struct SectionTests {
+    /// A copy read when batteries came right before Dairy moves butter first in Dairy (after
+    /// batteries); meanwhile tape was added after batteries. Butter goes first in Dairy — it
+    /// went out of its section before (the save model found it).
+    @Test func anItemMovedFirstInItsSectionStaysInItWhenAnItemWasAddedBeforeTheSection() throws {
+        var book = try sectioned()
+        try apply(.addItem("tape", to: .id(1)), to: &book)
+        #expect(try shape(book) == ["-: batteries,tape", "Dairy: milk,butter", "Bakery: bread"])
+        try apply(.moveItem("butter", on: .id(1), after: "batteries", section: "Dairy"), to: &book)
+        #expect(try shape(book) == ["-: batteries,tape", "Dairy: butter,milk", "Bakery: bread"])
+    }
+
     @Test func anItemAddedToASectionTheListLacksMakesItInTheSameChange() throws {
         var book = try groceries(["batteries"])
         let change = try apply(.addItem("milk", to: .id(1), section: "Dairy"), to: &book)
