@@ -179,8 +179,10 @@ public struct SaveBase: Sendable {
         // A text of listd's own on disk without notes (a person's file it found at start and has
         // not written its notes into yet): a copy made from it has none to lose. Not a save taken
         // in without notes: a stripped copy saved again stays one.
+        // A text with no lists at all is no such file: a copy of it saved again by the buffer
+        // that typed a list into it is closer to that save (which shows the list) as much.
         func unnoted(_ version: FileVersion) -> Bool {
-            !version.isSave && !version.text.isEmpty && !version.text.contains("<!-- listd id=".utf8)
+            !version.isSave && !version.book.lists.isEmpty && !version.text.isEmpty && !version.text.contains("<!-- listd id=".utf8)
         }
         var best = (book: newest, distance: distance(reading, newest), unnoted: versions.last.map(unnoted) ?? false)
         func consider(_ book: ListBook, unnoted: Bool = false) {
@@ -227,10 +229,15 @@ public struct SaveBase: Sendable {
         var distance = 0
         var seen: Set<ListID> = []
         for section in reading.sections {
-            guard let id = section.id, let list = try? book.list(.id(id)) else {
+            // A heading without listd's note is the list of its name in `book` (a list the same
+            // buffer made in an earlier save: that save's text shows it so).
+            let found = section.id.flatMap { try? book.list(.id($0)) }
+                ?? (section.id == nil ? (try? book.list(.name(section.name))).flatMap { seen.contains($0.id) ? nil : $0 } : nil)
+            guard let list = found else {
                 distance += section.items.count + 1
                 continue
             }
+            let id = list.id
             seen.insert(id)
             var common = 0
             // One set per list: a lookup per line in the list itself scans its items' hashes.
