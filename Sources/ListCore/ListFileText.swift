@@ -69,7 +69,9 @@ public enum ListFileText {
         func shared(_ texts: [String], _ list: ShoppingList) -> Int { texts.filter { list.index(ofItem: $0) != nil }.count }
         // So is one whose list's items another heading without a list shows more of (the person
         // renamed the list in the copy, then typed a new list, or another's heading, under its
-        // old name).
+        // old name). (A heading over none of its list's items is that list all the same: its
+        // block deleted and a new one typed under its name is the same text as every line
+        // changed in place, and its adds are taken, its removals said.)
         func showsMore(_ other: ListFileReading.Section, _ list: ShoppingList, than count: Int) -> Bool {
             let texts = other.items.map(\.text)
             let count2 = shared(texts, list)
@@ -79,11 +81,7 @@ public enum ListFileText {
             let texts = reading.sections[index].items.map(\.text)
             guard let id = reading.sections[index].id, let list = try? base.list(.id(id)), !texts.isEmpty else { continue }
             let own = shared(texts, list)
-            // A heading over none of its list's items (the person deleted that list's block and
-            // typed a new list under its name) is not that list: a new list, whose taken name is
-            // said, never the old list given the new one's items.
             if own * 2 < texts.count && base.lists.contains(where: { $0.id != id && shared(texts, $0) * 2 >= texts.count })
-                || own == 0 && !list.items.isEmpty
                 || reading.sections.contains(where: { showsMore($0, list, than: own) })
             {
                 reading.sections[index].id = nil

@@ -152,6 +152,13 @@ class Buffer:
         """What the person did since this buffer was read or last saved: the difference of what it
         shows, by identity (a retyped line is the old text removed and the new one added)."""
         then, now = self.baseline, self.state()
+        if self.stripped:
+            # Without notes, a list's block deleted and a new list typed under its name is the
+            # same text as every line of it changed in place: either reading is right.
+            for key in [k for k in then if isinstance(k, int) and k not in now]:
+                typed = ("new", then[key]["name"])
+                if typed in now:
+                    now[key] = now.pop(typed)
         found = []
         for key in list(then) + [k for k in now if k not in then]:
             old, new = then.get(key), now.get(key)
