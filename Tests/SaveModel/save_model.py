@@ -754,9 +754,12 @@ class Run:
 
         touched_items = {}  # list id -> item texts the person touched
         unsettled_lists = set()  # new lists an earlier save of this buffer asked for, not made
+        unsettled_ids = set()  # lists it renamed or deleted, not done: its next save may do it
         for list_id, item in unsettled:
             if list_id == "newlist":
                 unsettled_lists.add(item)
+            elif list_id == "list":
+                unsettled_ids.add(item)
             else:
                 touched_items.setdefault(list_id, set()).add(item)
         self.said_not_done = set()
@@ -799,6 +802,8 @@ class Run:
                         problems.append("a copy without notes %s list %s: it must be said, not done" % (kind, mention))
                     elif not done and not said(mention) and not said(name_now):
                         problems.append("the person's %s of %s was neither done nor said" % (kind, mention))
+                    if not done and list_id is not None:
+                        self.said_not_done.add(("list", list_id))
                     continue
                 words = [intent["item"]] + ([intent["to"]] if kind == "retype" else []) + ([intent.get("item")] if kind == "section" else [])
                 touched_items.setdefault(list_id, set()).update(words)
@@ -841,7 +846,7 @@ class Run:
                 if new["name"] not in created and new["name"] not in unsettled_lists and new["name"] not in by_name:
                     problems.append("list %s (%s) appeared from no one's edit" % (list_id, new["name"]))
                 continue
-            if list_id not in touched_lists:
+            if list_id not in touched_lists and list_id not in unsettled_ids:
                 if new is None:
                     problems.append("list %s (%s) was lost" % (list_id, old["name"]))
                     continue
