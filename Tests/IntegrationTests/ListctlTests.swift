@@ -41,7 +41,7 @@ import Testing
         #expect(run.stdout == "Renamed Hardware to Tools.\n")
         run = try listctl(["rename", "Tools", "groceries"], socket: socket)
         #expect(run.status == 1)
-        #expect(run.stderr == "listctl: denied: There is already a list called “Groceries”.\n")
+        #expect(run.stderr == "listctl: denied: There is already a list called “Groceries”, so Tools keeps its name.\n")
 
         run = try listctl(["lists"], socket: socket)
         #expect(run.stdout == "Groceries  3 items  (id 1)\nTools      0 items  (id 2)\n")

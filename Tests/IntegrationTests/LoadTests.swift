@@ -92,8 +92,13 @@ import Testing
                             .replaceItem(item, with: other, on: .id(list))
                         )
                     }
-                    guard let reply = try? connection.call(method, params) else {
-                        Issue.record("writer \(writer) lost its connection")
+                    // A bound against a hang (the default 30 s of silence was passed in a full
+                    // parallel run, and the edit, confirmed meanwhile, went unrecorded).
+                    let reply: [String: Any]
+                    do {
+                        reply = try connection.call(method, params, timeout: 300)
+                    } catch {
+                        Issue.record("writer \(writer) lost its connection: \(error)")
                         return
                     }
                     if let result = reply["result"] as? [String: Any], let revision = result["revision"] as? Int,
