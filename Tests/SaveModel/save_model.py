@@ -832,6 +832,13 @@ class Run:
                 if not done and not said(intent["item"]) and not (kind == "retype" and said(intent["to"])):
                     problems.append("the person's %s of “%s” on %s was neither done nor said" % (kind, intent["item"], entry["name"]))
         for name, intent in created.items():
+            if name in by_name and any(l["name"] == name for l in before["lists"]):
+                # Without notes, a list typed under a name a list has is that list: its lines are
+                # adds to it, each made or said.
+                for item in intent["items"]:
+                    if not on_list_named(name, item) and not said(item):
+                        problems.append("the person's add of “%s” on %s (a list typed without notes) was neither done nor said" % (item, name))
+                continue
             made = next((l for l in after["lists"] if l["name"] == name and (l["id"] not in b or (
                 name in by_name and all(item in l["items"] for item in intent["items"])))), None)
             if made is None:
