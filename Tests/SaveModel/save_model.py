@@ -518,8 +518,26 @@ class Run:
     def take_copy(self, rng):
         """A person opens the file (the buffer is kept, and saved later, maybe many times)."""
         text = self.listd.file_bytes().decode()
-        ids = {entry["name"]: entry["id"] for entry in read_file(text)}
+        shown_lists = read_file(text)
+        ids = {entry["name"]: entry["id"] for entry in shown_lists}
         stripped = rng.random() < 0.15
+        if any(entry["id"] is None for entry in shown_lists):
+            # The file on disk has no notes (a stripped copy saved while listd was stopped): a
+            # copy of it is one without notes too, its headings the lists of their names, else
+            # the lists whose items they mostly show (docs/file-format.md).
+            stripped = True
+            taken = {i for i in ids.values() if i is not None}
+            for entry in shown_lists:
+                if entry["id"] is not None:
+                    continue
+                named = next((l["id"] for l in self.model["lists"] if l["name"] == entry["name"] and l["id"] not in taken), None)
+                if named is None and entry["items"]:
+                    shared = [(len(set(entry["items"]) & set(l["items"])), l["id"]) for l in self.model["lists"] if l["id"] not in taken]
+                    best = max(shared, default=(0, None))
+                    named = best[1] if best[0] * 2 >= len(entry["items"]) and best[0] > 0 else None
+                if named is not None:
+                    ids[entry["name"]] = named
+                    taken.add(named)
         buffer = Buffer(text, ids, stripped)
         # While listd is stopped, the saves on disk that this copy already shows: a save from it
         # carries them (a save from an older buffer writes over them, as the person did).
