@@ -798,8 +798,19 @@ class Run:
         def on_list_named(name, item):
             return any(l["name"] == name and item in l["items"] for l in after["lists"])
 
-        for intents, stripped in saves:
+        # Saves while listd was stopped reach it as the last one's text only: an edit a later
+        # save of them made again to the same item or list (the add taken back) is superseded.
+        def subject(intent):
+            return (intent["id"], intent.get("item"), intent["kind"] in ("rename", "deletelist"))
+
+        later = {}
+        for number, (intents, _) in enumerate(saves):
             for intent in intents:
+                later[subject(intent)] = number
+        for number, (intents, stripped) in enumerate(saves):
+            for intent in intents:
+                if intent["id"] is not None and later[subject(intent)] > number:
+                    continue
                 kind, list_id = intent["kind"], intent["id"]
                 name_now = (a.get(list_id) or {}).get("name")
                 if kind == "newlist":
