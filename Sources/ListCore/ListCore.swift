@@ -142,13 +142,17 @@ public struct ListCore {
                 let after = try? recovered.history.book(at: saved.revision)
             else { continue }
             var reading = ListFileReading(ListDocument(parsing: text), known: after)
+            // A heading typed without a note is the list whose items it shows (one the same
+            // buffer made, renamed since by someone else), as when the save was taken in.
+            ListFileText.tieByContent(&reading, to: after, retyingNamed: false)
+            let tied = Set(reading.sections.compactMap { section in section.id.map { "\($0) \(ListText.key(section.name))" } })
             let shown = reading.book(at: after.lists.first?.edited ?? Timestamp(millisecondsSinceEpoch: 0))
             // A heading the save did not make a list of (refused, or said), or of a list deleted
-            // since, is no list of the text: given the next id here, it would be taken for the
-            // list made later under that id.
+            // before it, is no list of the text: given the next id here, it would be taken for
+            // the list made later under that id.
             let book = ListBook(
                 lists: shown.lists.filter { list in
-                    (try? after.list(.id(list.id))).map { ListText.key($0.name) == ListText.key(list.name) } ?? false
+                    (try? after.list(.id(list.id))) != nil && tied.contains("\(list.id) \(ListText.key(list.name))")
                 },
                 revision: shown.revision,
                 nextID: after.nextID

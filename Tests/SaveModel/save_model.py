@@ -816,6 +816,8 @@ class Run:
                 if kind == "newlist":
                     created[intent["list"]] = intent
                     continue
+                if list_id is None and kind in ("rename", "deletelist"):
+                    continue  # a list this buffer typed and listd never made (a made one has its id)
                 if list_id is None:  # a list made by this same buffer earlier: found by name
                     list_id = next((l["id"] for l in before["lists"] + after["lists"] if l["name"] == intent["list"]), None)
                     if list_id is None:
