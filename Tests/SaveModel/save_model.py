@@ -804,12 +804,15 @@ class Run:
             return (intent["id"], intent.get("item"), intent["kind"] in ("rename", "deletelist"))
 
         later = {}
+        deleted_later = {}  # list id -> the last save that deleted it
         for number, (intents, _) in enumerate(saves):
             for intent in intents:
                 later[subject(intent)] = number
+                if intent["kind"] == "deletelist" and intent["id"] is not None:
+                    deleted_later[intent["id"]] = number
         for number, (intents, stripped) in enumerate(saves):
             for intent in intents:
-                if intent["id"] is not None and later[subject(intent)] > number:
+                if intent["id"] is not None and (later[subject(intent)] > number or deleted_later.get(intent["id"], -1) > number):
                     continue
                 kind, list_id = intent["kind"], intent["id"]
                 name_now = (a.get(list_id) or {}).get("name")
