@@ -805,15 +805,20 @@ class Run:
 
         later = {}
         deleted_later = {}  # list id -> the last save that deleted it
+        typed_later = {}  # name -> the last save without notes that typed a list of that name
         for number, (intents, _) in enumerate(saves):
             for intent in intents:
                 later[subject(intent)] = number
                 if intent["kind"] == "deletelist" and intent["id"] is not None:
                     deleted_later[intent["id"]] = number
+                if intent["kind"] == "newlist" and saves[number][1]:
+                    typed_later[intent["list"]] = number  # without notes: the list of that name
         for number, (intents, stripped) in enumerate(saves):
             for intent in intents:
                 if intent["id"] is not None and (later[subject(intent)] > number or deleted_later.get(intent["id"], -1) > number):
                     continue
+                if intent["kind"] == "deletelist" and typed_later.get(intent["list"], -1) > number:
+                    continue  # a later copy without notes shows a list of that name again
                 kind, list_id = intent["kind"], intent["id"]
                 name_now = (a.get(list_id) or {}).get("name")
                 if kind == "newlist":
