@@ -116,11 +116,11 @@ public struct ChangesSince: Sendable {
     /// The removal of `item` from list `id` since the base, when it is one.
     public func removal(of item: String, on id: ListID) -> Change? { removedItems[id]?[ListText.key(item)] }
 
-    /// Where `item` was taken off since the base on any list but `id` — another list, or one
-    /// deleted with it —: the list's id when it still stands (nil: deleted), its name then, and
-    /// the change. What a copy not tied to a version may not bring into list `id` (its heading
-    /// may be that other list's).
-    public func removalElsewhere(of item: String, besides id: ListID) -> (list: ListID?, name: String?, change: Change)? {
+    /// Where `item` was taken off since the base on any list but `id` (nil: any list) — another
+    /// list, or one deleted with it —: the list's id when it still stands (nil: deleted), its
+    /// name then, and the change. What a copy not tied to a version may not bring into list `id`
+    /// (its heading may be that other list's).
+    public func removalElsewhere(of item: String, besides id: ListID?) -> (list: ListID?, name: String?, change: Change)? {
         let key = ListText.key(item)
         if let (other, removals) = removedItems.first(where: { $0.key != id && $0.value[key] != nil }), let change = removals[key] {
             return (other, nil, change)

@@ -317,7 +317,8 @@ public struct SaveMerge {
             guard let removal = since.removal(of: item, on: list.id) else {
                 // A copy not tied to a version may show under this heading another list's
                 // items, or a deleted list's: what was taken off anywhere is not brought back.
-                guard !baseKnown, let elsewhere = since.removalElsewhere(of: item, besides: list.id) else { return nil }
+                // (A client's edit names its list by id: this is the file's doubt only.)
+                guard !baseKnown, madeOn == .fileCopy, let elsewhere = since.removalElsewhere(of: item, besides: list.id) else { return nil }
                 let from = elsewhere.list.flatMap { try? now.list(.id($0)).name } ?? elsewhere.name.map { "the list \($0), deleted" }
                 let what = elsewhere.list == nil ? "went with \(from ?? "a deleted list")" : "was taken off \(from ?? "another list")"
                 return "“\(elsewhere.change.text)” \(what) \(elsewhere.change.byWhomAndWhen); a copy of the file without listd's notes does not bring it back — add it again in the file as it is now if you want it."
@@ -330,8 +331,9 @@ public struct SaveMerge {
             guard let removal = since.removal(ofList: name) else {
                 // A copy not tied to a version showing, under a heading the person renamed, a list
                 // deleted since (or items taken off): mostly what was taken off is not a new list.
-                let gone = items.compactMap { since.removalElsewhere(of: $0, besides: -1) }
-                guard !baseKnown, !items.isEmpty, gone.count * 2 >= items.count, let first = gone.first else { return nil }
+                guard !baseKnown, madeOn == .fileCopy, !items.isEmpty else { return nil }
+                let gone = items.compactMap { since.removalElsewhere(of: $0, besides: nil) }
+                guard gone.count * 2 >= items.count, let first = gone.first else { return nil }
                 let from = first.list == nil ? first.name.map { "went with \($0), deleted" } ?? "went with a deleted list" : "were taken off"
                 return "The items under “\(name)” \(from) \(first.change.byWhomAndWhen); a copy of the file without listd's notes does not bring them back as a new list — type it again in the file as it is now if you want it."
             }

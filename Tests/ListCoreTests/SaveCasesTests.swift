@@ -217,3 +217,19 @@ extension SoakSaveCasesTests {
         #expect(last?.components(separatedBy: "# Garden").count == 2, "\(last ?? "")")
     }
 }
+
+extension SoakSaveCasesTests {
+    /// A copy without notes saved after its Groceries was deleted and a new Groceries made: the
+    /// deleted list's items are not brought into the new list by name (the soak found them all
+    /// added), and that is said naming the item.
+    @Test func aCopyWithoutNotesBringsNoDeletedListsItemsIntoANewListOfItsName() throws {
+        var (core, _) = Helpers.core(["milk", "eggs"], historyLimit: 1_000)
+        Helpers.edit(.deleteList(.id(1)), &core, id: 7)
+        Helpers.edit(.createList(name: "Groceries", items: ["rice"]), &core, id: 8)
+        let (heard, _) = Helpers.save("# Groceries\n- [ ] milk\n- [ ] eggs\n- [ ] rice\n- [ ] tea\n", &core)
+        let list = try core.durable.list(.name("Groceries"))
+        #expect(list.items.sorted() == ["rice", "tea"], "\(list.items)")
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(messages.contains { $0.contains("“milk” went with the list Groceries, deleted") }, "\(messages)")
+    }
+}
