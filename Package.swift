@@ -55,7 +55,7 @@ let package = Package(
             dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
-        // Linux headers Glibc's module leaves out (signalfd); nothing to link.
+        // Linux headers and calls Glibc's module leaves out (signalfd, renameat2); nothing to link.
         .systemLibrary(name: "CLinux"),
         // Owns an inotify descriptor and reads its events; its owner registers it with a loop.
         .target(name: "Inotify", swiftSettings: swiftSettings),
@@ -73,8 +73,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Files read whole and replaced whole, durably (temp file, fsync, rename, fsync the
-        // directory): listd's files and listd-web's device file alike.
-        .target(name: "DurableFiles", dependencies: ["ErrnoText"], swiftSettings: swiftSettings),
+        // directory), the list file only if it still holds what listd read (renameat2's
+        // exchange): listd's files and listd-web's device file alike.
+        .target(name: "DurableFiles", dependencies: ["ErrnoText", "CLinux"], swiftSettings: swiftSettings),
         // strerror's words for an errno, for modules that describe failures without making any.
         .target(name: "ErrnoText", swiftSettings: swiftSettings),
         // listd's decisions: events in, actions out. No I/O — no NIO, no files, no clock — so the

@@ -1,5 +1,6 @@
 // Files read whole and replaced whole, durably: what listd's files and listd-web's device file
 // need from the file system.
+import CLinux
 import ErrnoText
 import Glibc
 import Synchronization
@@ -85,8 +86,106 @@ public enum FileIO {
         with bytes: [UInt8],
         beforeRename: () throws(Failure) -> Bool = { true }
     ) throws(Failure) -> Bool {
-        let directory = directoryName(of: path)
-        let temporary = directory + "/" + newTemporaryName()
+        let temporary = try writeTemporary(bytes, beside: path)
+        do throws(Failure) {
+            guard try beforeRename() else {
+                unlink(temporary)
+                return false
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        try rename(temporary, over: path)
+        return true
+    }
+
+    /// Replaces `path` as `replace` does, but only if it still holds `expected` (nil: only while
+    /// there is no file) at the instant the new file takes its place, not merely when it was
+    /// last read. The swap is renameat2's exchange, and what it swapped out is looked at: an
+    /// editor's save that landed since the check (renamed over the file, or written into it) is
+    /// swapped back, and false returned, so listd never writes over a save it has not read. On a
+    /// file system without the exchange (some FUSE ones), the check is made just before a plain
+    /// rename, and a save landing in that instant is lost, as before.
+    ///
+    /// - Parameter beforeSwap: runs between the check and the swap (tests race a save there).
+    /// - Returns: false when the file no longer held `expected`; nothing of it was changed.
+    public static func replace(
+        _ path: String,
+        with bytes: [UInt8],
+        ifStill expected: [UInt8]?,
+        beforeSwap: () -> Void = {}
+    ) throws(Failure) -> Bool {
+        let temporary = try writeTemporary(bytes, beside: path)
+        let holdsExpected: Bool
+        do throws(Failure) {
+            holdsExpected = try read(path) == expected
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard holdsExpected else {
+            unlink(temporary)
+            return false
+        }
+        beforeSwap()
+        guard let swapped = try swap(temporary, into: path, expecting: expected, ours: bytes) else {
+            try rename(temporary, over: path)
+            return true
+        }
+        try syncDirectory(directoryName(of: path))
+        return swapped
+    }
+
+    /// Puts `temporary` at `path` in one step, when the file system can: when `expected` is nil,
+    /// only while `path` does not exist; else by an exchange, then a look at what it swapped out,
+    /// which goes back unless it is `expected`. nil: the file system cannot, nothing was done and
+    /// `temporary` is still there; otherwise it is gone.
+    private static func swap(
+        _ temporary: String,
+        into path: String,
+        expecting expected: [UInt8]?,
+        ours: [UInt8]
+    ) throws(Failure) -> Bool? {
+        func renameat2(_ flags: Int32) -> Int32 {
+            listd_renameat2(AT_FDCWD, temporary, AT_FDCWD, path, UInt32(flags)) == 0 ? 0 : errno
+        }
+        // Not there (an old kernel), or refused by the file system or a seccomp filter.
+        let unsupported: Set<Int32> = [EINVAL, ENOSYS, EPERM, EOPNOTSUPP]
+        let code = renameat2(expected == nil ? LISTD_RENAME_NOREPLACE : LISTD_RENAME_EXCHANGE)
+        switch code {
+        case 0: if expected == nil { return true }
+        case _ where unsupported.contains(code): return nil
+        case EEXIST where expected == nil, ENOENT where expected != nil:
+            // Made, or removed, since the check.
+            unlink(temporary)
+            return false
+        default:
+            unlink(temporary)
+            throw Failure(step: "rename \(temporary) onto it", errno: code)
+        }
+        if (try? read(temporary)) == expected {
+            unlink(temporary)
+            return true
+        }
+        // A save landed between the check and the exchange: it goes back. Should another have
+        // landed on listd's bytes meanwhile, that later one goes back instead (it was written
+        // last, as it would have been without listd).
+        for _ in 0..<2 {
+            let code = renameat2(LISTD_RENAME_EXCHANGE)
+            guard code == 0 else {
+                // The person's save is in the temp file: left there, and named.
+                throw Failure(step: "put back a save made while listd wrote, now in \(temporary)", errno: code)
+            }
+            if (try? read(temporary)) == ours { break }
+        }
+        unlink(temporary)
+        return false
+    }
+
+    /// `bytes` durable in a new temp file beside `path` (its mode, or 0600 for a new file).
+    private static func writeTemporary(_ bytes: [UInt8], beside path: String) throws(Failure) -> String {
+        let temporary = directoryName(of: path) + "/" + newTemporaryName()
         var mode: mode_t = 0o600
         var existing = stat()
         if stat(path, &existing) == 0 { mode = existing.st_mode & 0o7777 }
@@ -104,23 +203,18 @@ public enum FileIO {
             unlink(temporary)
             throw error
         }
-        do throws(Failure) {
-            guard try beforeRename() else {
-                unlink(temporary)
-                return false
-            }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        if rename(temporary, path) != 0 {
+        return temporary
+    }
+
+    /// Renames `temporary` over `path` and makes the rename durable.
+    private static func rename(_ temporary: String, over path: String) throws(Failure) {
+        if Glibc.rename(temporary, path) != 0 {
             let code = errno
             unlink(temporary)
             throw Failure(step: "rename \(temporary) onto it", errno: code)
         }
         // The rename is durable only once the directory entry is.
-        try syncDirectory(directory)
-        return true
+        try syncDirectory(directoryName(of: path))
     }
 
     /// A name to write a file under before renaming it into place, `.listd-PID-N.tmp`: one of its

@@ -33,4 +33,47 @@ import Testing
             ]
         )
     }
+
+    /// Issue 59: listd's rewrite checked that the file still held what it read, then renamed its
+    /// text over it: an editor's save landing between the two was lost. Now the check holds at
+    /// the instant of the swap. A save in that instant — vim's rename of its buffer over the
+    /// file, or a write into it (`cat >`, truncate then write) — is kept, and listd is told
+    /// the file changed (it reads the save next).
+    @Test(arguments: [SaveInTheGap.renamedOver, .writtenInPlace])
+    func aSaveLandingBetweenTheCheckAndTheSwapIsKept(_ save: SaveInTheGap) throws {
+        let directory = NSTemporaryDirectory() + "fileio-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let listFile = directory + "/lists.md"
+        let read = Array("# Groceries\n- [ ] milk\n".utf8)
+        let persons = "# Groceries\n- [x] milk\n- [ ] eggs\n"
+        try FileIO.replace(listFile, with: read)
+
+        let replaced = try FileIO.replace(listFile, with: Array("# Groceries <!-- listd id=1 -->\n- [ ] milk\n".utf8), ifStill: read) {
+            switch save {
+            case .renamedOver:
+                try? persons.write(toFile: directory + "/lists.md~", atomically: false, encoding: .utf8)
+                rename(directory + "/lists.md~", listFile)
+            case .writtenInPlace:
+                let handle = FileHandle(forWritingAtPath: listFile)
+                try? handle?.truncate(atOffset: 0)
+                try? handle?.write(contentsOf: Data(persons.utf8))
+                try? handle?.close()
+            }
+        }
+
+        #expect(!replaced)
+        #expect(try String(contentsOfFile: listFile, encoding: .utf8) == persons)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["lists.md"])
+        // Unchanged, it is replaced; expecting no file, a file made in the gap is kept.
+        #expect(try FileIO.replace(listFile, with: Array("mine\n".utf8), ifStill: Array(persons.utf8)))
+        #expect(try String(contentsOfFile: listFile, encoding: .utf8) == "mine\n")
+        let fresh = directory + "/new.md"
+        #expect(!(try FileIO.replace(fresh, with: Array("mine\n".utf8), ifStill: nil) { _ = FileManager.default.createFile(atPath: fresh, contents: Data("theirs\n".utf8)) }))
+        #expect(try String(contentsOfFile: fresh, encoding: .utf8) == "theirs\n")
+        #expect(try FileIO.replace(directory + "/other.md", with: Array("mine\n".utf8), ifStill: nil))
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["lists.md", "new.md", "other.md"])
+    }
+
+    enum SaveInTheGap: CaseIterable, Sendable { case renamedOver, writtenInPlace }
 }

@@ -12,7 +12,7 @@
 // the disk (writes, creates and syncs fail with ENOSPC) or, sent again, frees it. --cut-at-op N
 // cuts just before the N-th changing request (write, truncate, create, mkdir, unlink, rmdir,
 // rename, fsync, fsyncdir); the rename options cut just before or just after the K-th (first)
-// rename onto NAME. stdout says "mounted", then "cut: REASON" once the image holds the durable state.
+// rename onto NAME (an exchange of two names, RENAME_EXCHANGE, counts as one onto its target). stdout says "mounted", then "cut: REASON" once the image holds the durable state.
 #define FUSE_USE_VERSION 35
 #define _GNU_SOURCE
 #include <fuse_lowlevel.h>
@@ -515,9 +515,22 @@ static void on_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
     struct node *from = node_of(parent), *to = node_of(newparent);
     struct entry *entry = from ? find(&from->children, name) : NULL;
     if (!entry || !to) return (void)fuse_reply_err(req, ENOENT);
-    if (flags & RENAME_EXCHANGE) return (void)fuse_reply_err(req, EINVAL);
     fuse_ino_t moved = entry->ino;
     struct entry *target = find(&to->children, newname);
+    if (flags & RENAME_EXCHANGE) {
+        // The two names trade inodes (listd's compare-and-swap of the list file): files only.
+        if (!target) return (void)fuse_reply_err(req, ENOENT);
+        if (S_ISDIR(nodes[moved]->mode) || S_ISDIR(nodes[target->ino]->mode)) return (void)fuse_reply_err(req, EINVAL);
+        entry->ino = target->ino;
+        target->ino = moved;
+        from->mtime = from->ctime = to->mtime = to->ctime = now();
+        if (at_aim && cut_after_rename) {
+            char reason[PATH_MAX + 32];
+            snprintf(reason, sizeof reason, "after rename %ld onto %s", rename_count, newname);
+            cut_power(reason);
+        }
+        return (void)fuse_reply_err(req, 0);
+    }
     if (target) {
         if (target->ino == moved) return (void)fuse_reply_err(req, 0);
         if (flags & RENAME_NOREPLACE) return (void)fuse_reply_err(req, EEXIST);

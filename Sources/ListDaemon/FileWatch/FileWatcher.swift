@@ -106,6 +106,11 @@ public final class FileWatcher: Service, @unchecked Sendable {
     /// What `events` say of the list file, added to `seen`; listd's own writes are left out.
     private func take(_ events: [InotifyEvent]) {
         var changes: [FileChange] = []
+        // listd swaps its text in by exchanging names with its temp file (`FileIO.replace`): the
+        // list file's move to the temp file's name is its half of the exchange, queued with it.
+        let movedToTemporary = Set(
+            events.filter { $0.mask & UInt32(IN_MOVED_TO) != 0 && FileIO.isTemporaryName($0.name) }.map(\.cookie)
+        )
         for event in events {
             // The list file's own name, in its directory or (a symlink's) its target's.
             let isListFile =
@@ -124,6 +129,8 @@ public final class FileWatcher: Service, @unchecked Sendable {
                 // that carries the same cookie is not a person's save.
                 ownRenames.insert(event.cookie)
             } else if event.mask & UInt32(IN_MOVED_TO) != 0, ownRenames.remove(event.cookie) != nil {
+                continue
+            } else if event.mask & UInt32(IN_MOVED_FROM) != 0, movedToTemporary.contains(event.cookie) {
                 continue
             } else if event.watch != watchedDirectory, event.watch != watchedTarget?.watch {
                 // The file's own watch: only IN_MODIFY is asked for (IN_IGNORED when it goes).

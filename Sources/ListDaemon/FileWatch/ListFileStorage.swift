@@ -54,16 +54,17 @@ struct ListFileStorage: Sendable {
     /// Replaces the file atomically (see `FileIO.replace`).
     ///
     /// - Parameter expected: when given, the content the file must still have (nil: must not
-    ///   exist) just before the rename; otherwise nothing is replaced and `changedWhileWriting`
-    ///   is thrown, so a person's save that lands while listd writes is never overwritten.
+    ///   exist) when the new file takes its place; otherwise nothing is replaced and
+    ///   `changedWhileWriting` is thrown, so a person's save that lands while listd writes, even
+    ///   in the instant of the swap, is never overwritten (`FileIO.replace(_:with:ifStill:)`).
     func write(_ bytes: [UInt8], expecting expected: [UInt8]?? = .none) throws(DaemonError) {
-        let path = path
         let destination = destination()
         let replaced: Bool
         do throws(FileIO.Failure) {
-            replaced = try FileIO.replace(destination, with: bytes) { () throws(FileIO.Failure) -> Bool in
-                if case .some(let expected) = expected { return try FileIO.read(path) == expected }
-                return true
+            if case .some(let expected) = expected {
+                replaced = try FileIO.replace(destination, with: bytes, ifStill: expected)
+            } else {
+                replaced = try FileIO.replace(destination, with: bytes)
             }
         } catch {
             throw .cannotWriteListFile(path: destination, step: error.step, errno: error.errno)
