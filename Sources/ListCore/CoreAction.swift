@@ -70,5 +70,5 @@ public enum JournalEntry: Sendable {
     case fileWriteFailed(DaemonError)
     case fileWrittenAgain(path: String)
     /// A person's save settled (at debug level: how long it took, for the quiet period).
-    case snapshotMayNameFile(events: Int, span: Duration)
+    case fileSettled(events: Int, span: Duration)
 }

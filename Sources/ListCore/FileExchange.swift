@@ -11,11 +11,15 @@ public struct FileReadRequest: Sendable {
     public var known: ListBook
     public var history: ChangeHistory? = nil
     public var versions: [FileVersion] = []
+    /// The name this listd gives itself in its notes (`ListDocument.noteTag`): a heading whose
+    /// note another listd wrote is read as one without a note. nil: every note is taken.
+    public var tag: String? = nil
 
-    public init(known: ListBook, history: ChangeHistory? = nil, versions: [FileVersion] = []) {
+    public init(known: ListBook, history: ChangeHistory? = nil, versions: [FileVersion] = [], tag: String? = nil) {
         self.known = known
         self.history = history
         self.versions = versions
+        self.tag = tag
     }
 }
 

@@ -10,7 +10,7 @@ extension ListCore {
     public var snapshotMayNameFile: Bool { !file.writeInFlight && file.shown.revision <= durable.revision }
 
     /// What a read of the file is checked against.
-    var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, versions: file.versions) }
+    var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, versions: file.versions, tag: noteTag) }
 
     /// The texts a file found at start may have been made from besides the revision it names:
     /// the saves taken in before the stop (kept in the change log), so a buffer saved again
@@ -107,7 +107,7 @@ extension ListCore {
         case .read:
             var actions: [CoreAction] = []
             if let burst = file.settle.settledBurst {
-                actions.append(.journal(.snapshotMayNameFile(events: burst.events, span: burst.span)))
+                actions.append(.journal(.fileSettled(events: burst.events, span: burst.span)))
             }
             return actions + requestRead()
         }

@@ -20,6 +20,9 @@ public struct ListCore {
     /// `durable` plus the changes applied and not yet durable: what the next edit is checked on.
     var working: ListBook
     var filePath: String
+    /// The name this listd gives itself in the list file's notes (`ListDocument.noteTag`): a
+    /// copy of another listd's file is read as a copy without notes.
+    public let noteTag: String?
     /// The timers and thresholds it decides by.
     let limits: CoreLimits
 
@@ -123,8 +126,16 @@ public struct ListCore {
     ///   - limits: its timers and thresholds (`--quiet-period` sets `quietPeriod`).
     ///   - sharedFrom: the lists are shared with other machines (`--share`) from this host: a
     ///     person's save names it, and a denial waits for the database's changes.
-    public init(recovered: RecoveredLists, filePath: String, limits: CoreLimits = .standard, sharedFrom host: String? = nil) {
+    ///   - noteTag: the name it gives itself in the list file's notes; nil: none (every note taken).
+    public init(
+        recovered: RecoveredLists,
+        filePath: String,
+        limits: CoreLimits = .standard,
+        sharedFrom host: String? = nil,
+        noteTag: String? = nil
+    ) {
         self.limits = limits
+        self.noteTag = noteTag
         panel = DelegatePanel(limits: limits)
         durable = recovered.book
         working = recovered.book
@@ -141,7 +152,7 @@ public struct ListCore {
             guard let text = String(validating: saved.text, as: UTF8.self),
                 let after = try? recovered.history.book(at: saved.revision)
             else { continue }
-            var reading = ListFileReading(ListDocument(parsing: text), known: after)
+            var reading = ListFileReading(ListDocument(parsing: text, notesOf: noteTag), known: after)
             // A heading typed without a note is the list whose items it shows (one the same
             // buffer made, renamed since by someone else), as when the save was taken in.
             ListFileText.tieByContent(&reading, to: after, retyingNamed: false)

@@ -15,7 +15,7 @@ public enum ListFileText {
         // Headings are tied to any list a kept save shows, and to the lists of the save's base:
         // a copy that still has a list deleted since names it by id, and is not taken for a new
         // list of that name.
-        let document = ListDocument(parsing: text)
+        let document = ListDocument(parsing: text, notesOf: request.tag)
         var lists = known.lists
         var ids = Set(lists.map(\.id))
         func tied(adding more: [ShoppingList]) -> ListFileReading {
@@ -105,16 +105,16 @@ public enum ListFileText {
     /// when they name none) onto them gives them back. How a start recognises the file listd
     /// wrote last when no append noted it yet (`ListCore.fileRendered`); a person's change to a
     /// list never passes (listd would write the list as it is over it).
-    public static func listsShownExactly(by bytes: [UInt8], history: ChangeHistory, newest: ListBook) -> ListBook? {
+    public static func listsShownExactly(by bytes: [UInt8], history: ChangeHistory, newest: ListBook, tag: String? = nil) -> ListBook? {
         // A file listd wrote names its revision on every heading; one that names none (a
         // person's, or no lists at all) is not parsed twice at start for this.
         guard newest.lists.isEmpty || bytes.contains(" rev=".utf8),
             let text = String(validating: bytes, as: UTF8.self)
         else { return nil }
-        let named = ListFileReading(ListDocument(parsing: text), known: newest).shownRevision
+        let named = ListFileReading(ListDocument(parsing: text, notesOf: tag), known: newest).shownRevision
         guard let book = named.map({ try? history.book(at: $0) }) ?? newest,
-            case .bytes(_, let reading?, _, _) = content(bytes, known: book, withEdits: false),
-            render(book, onto: reading, rejected: [:]).bytes == bytes
+            case .bytes(_, let reading?, _, _) = content(bytes, FileReadRequest(known: book, tag: tag), withEdits: false),
+            render(book, onto: reading, rejected: [:], tag: tag).bytes == bytes
         else { return nil }
         return book
     }
@@ -125,14 +125,15 @@ public enum ListFileText {
     }
 
     /// The file's new text: `book` laid onto the person's `reading`, `rejected` lines marked,
-    /// `notes` under their lists' headings.
+    /// `notes` under their lists' headings, listd's notes naming it by `tag`.
     public static func render(
         _ book: ListBook,
         onto reading: ListFileReading?,
         rejected: [Int: String],
-        notes: [ListID: [String]] = [:]
+        notes: [ListID: [String]] = [:],
+        tag: String? = nil
     ) -> RenderedFile {
-        let text = ListFileWriter.text(for: book, onto: reading, rejected: rejected, notes: notes)
+        let text = ListFileWriter.text(for: book, onto: reading, rejected: rejected, notes: notes, tag: tag)
         return RenderedFile(
             bytes: Array(text.utf8),
             reading: ListFileReading(ListDocument(parsing: text), known: book),

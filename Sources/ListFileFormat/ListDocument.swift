@@ -29,6 +29,9 @@ public struct ListDocument: Hashable, Sendable {
         /// The revision of the lists when listd wrote this heading (`rev=N`): a copy of the file
         /// saved later is read against the lists at that revision, not against newer ones.
         public var revision: Revision? { metadata?["rev"].flatMap { Int($0) } }
+        /// Which listd wrote the note (`of=`, `ListDocument.noteTag`); nil in notes written
+        /// before listd named itself in them.
+        public var noteTag: String? { metadata?["of"] }
     }
 
     public struct SectionHeading: Hashable, Sendable {
@@ -96,6 +99,35 @@ public struct ListDocument: Hashable, Sendable {
         // person's line like it further down stays theirs (listd's note on a heading it did not
         // take once left such a line before the first heading, read as a header and dropped).
         lines = rawLines.enumerated().map { index, raw in Self.classify(raw, firstLine: index == 0) }
+    }
+
+    /// `text` parsed, each heading whose note another listd wrote (its `of=` is not `tag`) read as
+    /// a heading without a note: its ids and revisions are that listd's (the file was copied from
+    /// another machine, or kept from a state since wiped) and name nothing here. A note without
+    /// `of=` (written before listd named itself) is taken as this listd's. `tag` nil: every note
+    /// is taken.
+    public init(parsing text: String, notesOf tag: String?) {
+        self.init(parsing: text)
+        guard let tag else { return }
+        for index in lines.indices {
+            guard case .heading(var heading) = lines[index], let other = heading.noteTag, other != tag else { continue }
+            heading.metadata = nil
+            lines[index] = .heading(heading)
+        }
+    }
+
+    /// The name a listd gives itself in its notes (`of=`): the start of its instance's name
+    /// (a random UUID made at its first start), enough to tell one machine's listd from another.
+    public static func noteTag(ofInstance instance: String) -> String {
+        String(instance.filter(\.isHexDigit).prefix(8))
+    }
+
+    /// The tag the notes of the document carry (the first heading's that has one).
+    public var noteTag: String? {
+        for line in lines {
+            if case .heading(let heading) = line, let tag = heading.noteTag { return tag }
+        }
+        return nil
     }
 
     /// The lines of `text`, split at "\n" and "\r\n" (the last one empty when the text ends with

@@ -13,13 +13,17 @@ public enum ListFileWriter {
     /// - `notes` (per list, comments already written out) go right under the list's heading: what
     ///   a save asked of the list that was not done and has no line of its own (a removal).
     ///
-    /// - Parameter reading: the document last read or written, with its sections tied to list ids;
-    ///   nil for a new file.
+    /// - Parameters:
+    ///   - reading: the document last read or written, with its sections tied to list ids; nil
+    ///     for a new file.
+    ///   - tag: the name this listd gives itself in its notes (`of=`, `ListDocument.noteTag`);
+    ///     nil writes notes without it.
     public static func text(
         for book: ListBook,
         onto reading: ListFileReading?,
         rejected: [Int: String] = [:],
-        notes: [ListID: [String]] = [:]
+        notes: [ListID: [String]] = [:],
+        tag: String? = nil
     ) -> String {
         let document = reading?.document ?? ListDocument()
         let lists = Dictionary(book.lists.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -137,7 +141,7 @@ public enum ListFileWriter {
             if let why = rejected[index] {
                 out.append(annotation(why, line.raw))
                 if let list = headingList[index] {
-                    out.append(headingText(for: list, keeping: nil, revision: book.revision))
+                    out.append(headingText(for: list, keeping: nil, revision: book.revision, tag: tag))
                     out += notes[list.id] ?? []
                     written.insert(list.id)
                 }
@@ -155,7 +159,7 @@ public enum ListFileWriter {
                     collapseBlank = out.last.map { ListText.trimmed($0).isEmpty } ?? true
                     continue
                 }
-                out.append(headingText(for: list, keeping: heading, revision: book.revision))
+                out.append(headingText(for: list, keeping: heading, revision: book.revision, tag: tag))
                 out += notes[list.id] ?? []
                 written.insert(list.id)
                 emitInsertions(after: index)
@@ -188,7 +192,7 @@ public enum ListFileWriter {
         var appended = false
         for list in book.lists where !written.contains(list.id) {
             if let last = out.last, !ListText.trimmed(last).isEmpty { out.append("") }
-            out.append(headingText(for: list, keeping: nil, revision: book.revision))
+            out.append(headingText(for: list, keeping: nil, revision: book.revision, tag: tag))
             out += notes[list.id] ?? []
             for target in [nil] + list.sections.indices.map(Optional.some) {
                 if let target { out.append(ListDocument.SectionHeading.written(list.sections[target].name)) }
@@ -235,16 +239,18 @@ public enum ListFileWriter {
         return shown
     }
 
-    /// `# Name <!-- listd id=N rev=R -->`, or the person's own heading line when it already says
-    /// that. `rev` is the revision of the lists the file shows: a save from an editor that read
-    /// this file is read against them, whatever listd wrote since (`ListFileReading.shownRevision`).
-    static func headingText(for list: ShoppingList, keeping heading: ListDocument.Heading?, revision: Revision) -> String {
-        if let heading, ListText.trimmed(heading.name) == list.name,
-            heading.metadata == ["id": "\(list.id)", "rev": "\(revision)"]
-        {
+    /// `# Name <!-- listd id=N rev=R of=TAG -->`, or the person's own heading line when it
+    /// already says that. `rev` is the revision of the lists the file shows: a save from an
+    /// editor that read this file is read against them, whatever listd wrote since
+    /// (`ListFileReading.shownRevision`). `of` names the listd that wrote it: another listd's
+    /// copy of the file is read here as a copy without notes (`ListDocument(parsing:notesOf:)`).
+    static func headingText(for list: ShoppingList, keeping heading: ListDocument.Heading?, revision: Revision, tag: String?) -> String {
+        var fields = ["id": "\(list.id)", "rev": "\(revision)"]
+        if let tag { fields["of"] = tag }
+        if let heading, ListText.trimmed(heading.name) == list.name, heading.metadata == fields {
             return heading.raw
         }
-        return "# \(list.name) \(ListDocument.marker) id=\(list.id) rev=\(revision) -->"
+        return "# \(list.name) \(ListDocument.marker) id=\(list.id) rev=\(revision)\(tag.map { " of=\($0)" } ?? "") -->"
     }
 
     /// The first line of a list file listd makes, saying what it is.

@@ -105,7 +105,7 @@ public struct SaveBase: Sendable {
                 if revision == newest.revision { newest } else if let history { (try? history.book(at: revision)) ?? nil } else { nil }
             if let atRevision {
                 let copy = text ?? Array(reading.document.lines.map(\.raw).joined(separator: "\n").utf8)
-                let (book, _, others) = madeFrom(copy, atRevision, revision: revision, versions: versions)
+                let (book, _, others) = madeFrom(copy, atRevision, revision: revision, versions: versions, tag: reading.document.noteTag)
                 // Everything after the revision the copy names, also when it is read against a
                 // save from it: that save's own text may show an item taken off before it was
                 // taken in (a line not taken), and a copy of it must not bring that back.
@@ -132,7 +132,8 @@ public struct SaveBase: Sendable {
         _ copy: [UInt8],
         _ atRevision: ListBook,
         revision: Revision,
-        versions: [FileVersion]
+        versions: [FileVersion],
+        tag: String? = nil
     ) -> (book: ListBook, through: Revision, others: [ListBook]) {
         let candidates = versions.filter { $0.revision == revision }
         let saves = candidates.filter(\.isSave).suffix(savesCompared)
@@ -142,7 +143,7 @@ public struct SaveBase: Sendable {
         // (the saves are kept in the change log, listd's texts are not), that revision's lists
         // written anew stand in for it: they differ from it in the person's own lines only.
         let stored = candidates.last(where: { !$0.isSave }) ?? candidates.first(where: { Self.showSameLists($0.book, atRevision) })
-        let written = stored ?? FileVersion(revision: revision, book: atRevision, text: Array(ListFileWriter.text(for: atRevision, onto: nil).utf8), isSave: false)
+        let written = stored ?? FileVersion(revision: revision, book: atRevision, text: Array(ListFileWriter.text(for: atRevision, onto: nil, tag: tag).utf8), isSave: false)
         guard !written.text.isEmpty, saves.allSatisfy({ !$0.text.isEmpty }) else {
             // Without listd's text of that revision to compare with, the revision: read against
             // it, another's save is never undone (what it did is already done); what the saves

@@ -115,7 +115,8 @@ struct DocCommand: Sendable, CustomStringConvertible {
         }
     }
 
-    /// A line with what differs from run to run made alike: times, pids, uids, the sandbox.
+    /// A line with what differs from run to run made alike: times, pids, uids, the sandbox, the
+    /// name listd gives itself in the list file's notes.
     static func alike(_ line: String, sandbox: String) -> String {
         var text = line.replacingOccurrences(of: sandbox, with: "<dir>")
         let patterns: [(String, String)] = [
@@ -123,6 +124,7 @@ struct DocCommand: Sendable, CustomStringConvertible {
             (#"\d{4}-\d\d-\d\d \d\d:\d\d"#, "<time>"),
             (#"pid \d+"#, "pid <n>"),
             (#"uid \d+"#, "uid <n>"),
+            (#" of=[0-9a-f]{8} -->"#, " of=<listd> -->"),
         ]
         for (pattern, replacement) in patterns {
             text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)

@@ -112,6 +112,35 @@ import Testing
         #expect(after.contains("<!-- listd: not taken:"), "what the copy implies is said:\n\(after)")
     }
 
+    /// Case 4, another machine: its `lists.md` copied over this one's (`cp`). Its notes' ids and
+    /// revisions were taken as this listd's: its Groceries (id 1) renamed this machine's Pantry
+    /// (id 1) and rewrote its items. Now listd's notes name the listd that wrote them (`of=`),
+    /// and another's are read as none: the copy adds what it shows, and every removal, rename
+    /// or deletion it implies is said, not done.
+    @Test func anotherMachinesFileIsACopyWithoutNotes() throws {
+        let (other, otherDaemon, _) = try Older.start("# Groceries\n- [ ] milk\n- [x] bread\n\n# Hardware\n- [ ] nails\n")
+        defer { withExtendedLifetime(otherDaemon) {} }
+        let (sandbox, daemon, client) = try Older.start("# Pantry\n- [ ] rice\n- [ ] tea\n\n# Groceries\n- [ ] milk\n- [ ] eggs\n")
+        defer { withExtendedLifetime(daemon) {} }
+        let theirs = try other.read()
+        #expect(theirs.contains("# Groceries <!-- listd id=1 "), "\(theirs)")
+        try Self.saved(sandbox, daemon) { try shell(in: sandbox, "cp '\(other.file)' lists.md") }
+        let after = try sandbox.read(when: { $0.contains("<!-- listd: not taken:") && $0.contains("Hardware <!-- listd") })
+        let lists = try client.result("getLists")["lists"] as? [[String: Any]] ?? []
+        #expect(lists.compactMap { $0["name"] as? String }.sorted() == ["Groceries", "Hardware", "Pantry"], "\(lists)")
+        #expect(try Older.list(client, "Pantry").items == ["rice", "tea"], "this machine's list 1 is untouched")
+        let groceries = try Older.list(client, "Groceries")
+        #expect(groceries.items.sorted() == ["bread", "eggs", "milk"], "its bread added, eggs kept (its removal said)")
+        #expect(groceries.checked == ["bread"])
+        #expect(try Older.list(client, "Hardware").items == ["nails"])
+        #expect(after.contains("“eggs”") && after.contains("Pantry"), "what the copy implies is said:\n\(after)")
+        // Written back, every heading names this listd, none the other's.
+        func tag(_ text: String) -> Set<Substring> {
+            Set(text.split(separator: "\n").compactMap { line in line.firstRange(of: " of=").map { line[$0.upperBound...].prefix(8) } })
+        }
+        #expect(tag(after).count == 1 && tag(after) != tag(theirs), "\(after)")
+    }
+
     /// Case 5: a buffer saved, listd restarted (an upgrade), the same buffer saved again with one
     /// more line: its own `## Fridge` and new list were refused as duplicates and marked out, and
     /// the file stopped showing the lists. Now the second save is read against the first across

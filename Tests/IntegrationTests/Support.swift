@@ -524,6 +524,9 @@ final class DedicatedThreadExecutor: TaskExecutor {
 }
 
 extension String {
-    /// The text with the `rev=N` of listd's heading comments taken out.
-    var withoutRevisions: String { replacing(/\ rev=\d+ -->/, with: " -->") }
+    /// The text with the `rev=N` (and the `of=` naming the listd) of listd's heading comments
+    /// taken out.
+    var withoutRevisions: String { replacing(/\ rev=\d+(?: of=[0-9a-f]+)? -->/, with: " -->") }
+    /// The text with the `of=` naming the listd that wrote it taken out of listd's heading comments.
+    var withoutListdName: String { replacing(/\ of=[0-9a-f]+ -->/, with: " -->") }
 }

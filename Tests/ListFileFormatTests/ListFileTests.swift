@@ -168,6 +168,46 @@ private func save(_ text: String, over book: ListBook) throws -> ([ListEdit], Li
         )
     }
 
+    /// Issue 59: listd names itself in its notes (`of=`). A heading whose note another listd
+    /// wrote (a file copied from another machine) is read as one without a note: its id and
+    /// revision are that listd's. One without `of=` (an older listd's) is this listd's.
+    @Test func anotherListdsNotesAreReadAsNoNotesAndOurOwnAreWrittenWithOurTag() throws {
+        let text = """
+            # Groceries <!-- listd id=1 rev=7 of=0badc0de -->
+            - [ ] milk
+            # Pantry <!-- listd id=2 rev=7 of=5eed1e55 -->
+            # Hardware <!-- listd id=3 rev=7 -->
+
+            """
+        let document = ListDocument(parsing: text, notesOf: "5eed1e55")
+        let headings = document.lines.compactMap { line -> ListDocument.Heading? in
+            if case .heading(let heading) = line { heading } else { nil }
+        }
+        #expect(headings.map { ListText.trimmed($0.name) } == ["Groceries", "Pantry", "Hardware"])
+        #expect(headings.map(\.id) == [nil, 2, 3])
+        #expect(headings.map(\.revision) == [nil, 7, 7])
+        #expect(document.text == text, "the person's lines are kept as they are")
+        #expect(document.noteTag == "5eed1e55")
+        // Without a tag of its own, every note is taken (an older listd, and tests).
+        #expect(ListDocument(parsing: text).lines.compactMap { line -> ListID? in
+            if case .heading(let heading) = line { heading.id } else { nil }
+        } == [1, 2, 3])
+
+        var book = ListBook()
+        _ = try book.apply(.createList(name: "Groceries", items: ["milk"]), at: t0, origin: .file)
+        let written = ListFileWriter.text(for: book, onto: nil, tag: "5eed1e55")
+        #expect(written.hasPrefix("# Groceries <!-- listd id=1 rev=1 of=5eed1e55 -->\n"), "\(written)")
+        // Written again onto itself, the heading is kept; onto another listd's, it is replaced.
+        let own = ListFileReading(ListDocument(parsing: written, notesOf: "5eed1e55"), known: book)
+        #expect(ListFileWriter.text(for: book, onto: own, tag: "5eed1e55") == written)
+        let foreign = written.replacing("of=5eed1e55", with: "of=0badc0de")
+        var reading = ListFileReading(ListDocument(parsing: foreign, notesOf: "5eed1e55"), known: book)
+        #expect(reading.sections.first?.id == 1, "tied by its name, as a heading without a note is")
+        reading.sections[0].id = 1
+        #expect(ListFileWriter.text(for: book, onto: reading, tag: "5eed1e55") == written)
+        #expect(ListDocument.noteTag(ofInstance: "5EED1E55-0000-4000-8000-000000000000".lowercased()) == "5eed1e55")
+    }
+
     @Test func anUnchangedBookWritesTheFileBackByteForByte() {
         let text = """
             My lists. Edit freely.

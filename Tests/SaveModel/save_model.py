@@ -5,7 +5,8 @@ Random steps against the real `listd` binary on a temporary socket and list file
 over the socket (every kind), copies of the file taken at random moments and kept open as an
 editor keeps a buffer, people's edits of those copies (items added, removed, retyped, ticked,
 amounts, lists created with sections, renamed, deleted, sections typed, an earlier edit reverted),
-saved by rename, in place, `sed -i` or `vim -es`, some with listd's notes stripped; SIGTERM and
+saved by rename, in place, `sed -i` or `vim -es`, some with listd's notes stripped or replaced by
+another listd's (a file copied from another machine: its ids name other lists); SIGTERM and
 SIGKILL restarts and saves while listd is stopped.
 
 A reference model holds the lists as the confirmed client edits leave them; each save is checked
@@ -35,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 WORDS = (
     "milk eggs bread rice oats tea coffee jam honey butter cheese apples pears plums figs dates kale "
@@ -52,7 +54,9 @@ class Violation(Exception):
 
 # --- The file, as a person's editor holds it -------------------------------------------------
 
-HEADING = re.compile(r"^# (?P<name>.*?)(?P<note>\s*<!-- listd id=(?P<id>\d+) rev=(?P<rev>\d+)[^>]*-->)?\s*$")
+HEADING = re.compile(r"^# (?P<name>.*?)(?P<note>\s*<!-- listd id=(?P<id>\d+) rev=(?P<rev>\d+)(?: of=(?P<of>\w+))?[^>]*-->)?\s*$")
+# The tag another machine's listd names itself by in its notes: its ids and revisions are its own.
+FOREIGN_TAG = "0f0f0f0f"
 ITEM = re.compile(r"^(?P<bullet>[-*+]) (?:\[(?P<box>[ xX])\] )?(?P<rest>.*)$")
 AMOUNT = re.compile(r"^(?P<text>.*?) \((?P<amount>\d[^()]*)\)$")
 
@@ -92,7 +96,8 @@ def read_file(text):
             continue
         heading = HEADING.match(line)
         if heading and not line.startswith("##"):
-            current = {"name": heading.group("name").strip(), "id": heading.group("id") and int(heading.group("id")),
+            own = heading.group("id") and heading.group("of") != FOREIGN_TAG
+            current = {"name": heading.group("name").strip(), "id": int(heading.group("id")) if own else None,
                        "items": [], "checked": [], "quantities": {}, "sections": []}
             lists.append(current)
             continue
@@ -127,11 +132,15 @@ class Buffer:
     harness knows, even once the notes are stripped), and what the person did to it since their
     last save (the intents the save is checked against)."""
 
-    def __init__(self, text, lists_by_name, stripped):
+    def __init__(self, text, lists_by_name, stripped, foreign=False):
         self.lines = text.rstrip("\n").split("\n")
         self.stripped = stripped
         if stripped:
-            self.lines = [re.sub(r"\s*<!-- listd id=[^>]*-->", "", line) for line in self.lines
+            # Notes stripped by a tool, or (`foreign`) the file as another machine's listd wrote
+            # it: notes naming other ids (each list's id shifted), read here as no notes at all.
+            def note(match):
+                return " <!-- listd id=%d rev=1 of=%s -->" % (int(match.group(1)) + 5, FOREIGN_TAG) if foreign else ""
+            self.lines = [re.sub(r"\s*<!-- listd id=(\d+)[^>]*-->", note, line) for line in self.lines
                           if not line.startswith("<!-- listd")]
         # heading name -> list id, as the copy was read (None: a list the person made here).
         self.ids = dict(lists_by_name)
@@ -338,8 +347,8 @@ class Listd:
             data = self.file_bytes()
             text = data.decode(errors="replace")
             headings = [line for line in text.split("\n") if line.startswith("# ")]
-            tied = all("<!-- listd id=" in line for line in headings)
-            revisions = [int(r) for r in re.findall(r"<!-- listd id=\d+ rev=(\d+)", text)]
+            tied = all("<!-- listd id=" in line and " of=" + FOREIGN_TAG not in line for line in headings)
+            revisions = [int(r) for r in re.findall(r"<!-- listd id=\d+ rev=(\d+)(?!\d)(?! of=%s)" % FOREIGN_TAG, text)]
             logged = self.shown_saves()
             # (No lists at all: a file without headings names no revision, and listd's quiet
             # rewrite logs its note with the next append.)
@@ -538,14 +547,17 @@ class Run:
                 if named is not None:
                     ids[entry["name"]] = named
                     taken.add(named)
-        buffer = Buffer(text, ids, stripped)
+        # Half the copies without notes are another machine's file (chosen without the random
+        # stream, so that kept regressions replay the same steps).
+        foreign = stripped and zlib.crc32(text.encode()) % 2 == 1
+        buffer = Buffer(text, ids, stripped, foreign)
         # While listd is stopped, the saves on disk that this copy already shows: a save from it
         # carries them (a save from an older buffer writes over them, as the person did).
         buffer.inherited = list(self.pending) if not self.running else []
         self.buffers.append(buffer)
         if len(self.buffers) > 4:
             self.buffers.pop(0)
-        self.log("copy taken%s" % (" (notes stripped)" if stripped else ""))
+        self.log("copy taken%s" % (" (another listd's notes)" if foreign else " (notes stripped)" if stripped else ""))
 
     def person_edits(self, rng, buffer):
         """One to three edits of the buffer, as a person makes them; each is noted as an intent."""

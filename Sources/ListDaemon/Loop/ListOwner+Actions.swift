@@ -47,8 +47,9 @@ extension ListOwner {
                 }
             }
         case .renderFile(let book, let reading, let rejected, let notes):
+            let tag = core.noteTag
             NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
-                ListFileText.render(book, onto: reading, rejected: rejected, notes: notes)
+                ListFileText.render(book, onto: reading, rejected: rejected, notes: notes, tag: tag)
             }.whenSuccess { rendered in
                 self.handle(.fileRendered(rendered))
             }

@@ -95,7 +95,9 @@ public final class ListOwner: Service, @unchecked Sendable {
             filePath: storage.path,
             limits: limits,
             // Every machine's subscribers hear which machine's file a person saved.
-            sharedFrom: share == nil ? nil : ProcessInfo.processInfo.hostName
+            sharedFrom: share == nil ? nil : ProcessInfo.processInfo.hostName,
+            // Its notes name it: another machine's copy of the file is no copy of these lists.
+            noteTag: ListDocument.noteTag(ofInstance: hub.published.instance)
         )
         // One history: the hub reads the core's, on this loop (the recovered one, should a
         // connection ask after the owner is gone).
@@ -109,7 +111,7 @@ public final class ListOwner: Service, @unchecked Sendable {
             ? nil
             : recovered.shownByFile
                 ?? fileBytes.flatMap {
-                    ListFileText.listsShownExactly(by: $0, history: recovered.history, newest: recovered.book)
+                    ListFileText.listsShownExactly(by: $0, history: recovered.history, newest: recovered.book, tag: core.noteTag)
                 }
         // A file changed while listd was stopped is a save like any other: read against the
         // revision its headings name, rebuilt from the kept history, or a save taken in from it.
@@ -118,7 +120,12 @@ public final class ListOwner: Service, @unchecked Sendable {
             fileBytes.map {
                 ListFileText.content(
                     $0,
-                    FileReadRequest(known: recognized ?? recovered.lastShown, history: recovered.history, versions: versions),
+                    FileReadRequest(
+                        known: recognized ?? recovered.lastShown,
+                        history: recovered.history,
+                        versions: versions,
+                        tag: core.noteTag
+                    ),
                     withEdits: recognized == nil && !recovered.isFirstStart
                 )
             }
