@@ -69,7 +69,7 @@ struct JournalEntries: Sendable {
             )
         case .fileWrittenAgain(let path):
             log(.notice, "the list file \(path) is written again and shows the lists")
-        case .snapshotMayNameFile(let events, let span):
+        case .fileSettled(let events, let span):
             guard level <= .debug else { return }
             var fields = JournalLine(level: .debug)
             fields["events"] = "\(events)"

@@ -1,0 +1,58 @@
+// docs/architecture.md is the map a newcomer reads first, and its walks name each hop as the code
+// runs it (`ListFileStorage.write`, `ListCore+Save.swift`): every such name must still be in the
+// code, so a rename or a removal fails here instead of leaving the map wrong.
+import Foundation
+import Testing
+
+@Suite struct ArchitectureNamesTests {
+    /// Types the walks name that are not the project's (SwiftNIO's, hummingbird-websocket's …).
+    static let outsideTypes: Set<String> = [
+        "NIOAsyncChannelOutboundWriter", "WebSocketOutboundWriter", "NIOThreadPool", "EventLoop", "FileDescriptor",
+    ]
+
+    /// The project's `.swift` files: each name, and each type's texts (the files that declare or
+    /// extend it).
+    static func swiftFiles() throws -> (names: Set<String>, texts: [String: [String]]) {
+        var names: Set<String> = []
+        var texts: [String: [String]] = [:]
+        for folder in ["Sources", "Tests"] {
+            let root = DocExamplesTests.root + "/" + folder
+            guard let walk = FileManager.default.enumerator(atPath: root) else { continue }
+            for case let path as String in walk where path.hasSuffix(".swift") {
+                names.insert(String(path.split(separator: "/").last ?? ""))
+                let text = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
+                for match in text.matches(of: /(?:struct|enum|class|actor|protocol|extension)\s+([A-Z][A-Za-z0-9]*)/) {
+                    texts[String(match.output.1), default: []].append(text)
+                }
+            }
+        }
+        return (names, texts)
+    }
+
+    @Test func everyNameTheMapCitesIsInTheCode() throws {
+        let map = try String(contentsOfFile: DocExamplesTests.root + "/docs/architecture.md", encoding: .utf8)
+        let files = try Self.swiftFiles()
+        let cited = Set(map.matches(of: /`([A-Z][A-Za-z0-9]*(?:\+[A-Za-z0-9]+)?)\.([a-z][A-Za-z0-9]*)/).map {
+            "\($0.output.1).\($0.output.2)"
+        })
+        #expect(cited.count > 50, "the map cites \(cited.count) names")
+        var missing: [String] = []
+        for name in cited.sorted() {
+            let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+            let (type, member) = (parts[0], parts[1])
+            if member == "swift" {
+                if !files.names.contains(name) { missing.append(name) }
+                continue
+            }
+            guard !Self.outsideTypes.contains(type) else { continue }
+            // The member declared in a file that declares or extends the type.
+            let declared = try Regex(
+                member == "init"
+                    ? "\\binit[(<]"
+                    : "(func|var|let|case|typealias)\\s+\(member)\\b|case\\s+[^\\n]*[ ,]\(member)\\b"
+            )
+            if !(files.texts[type] ?? []).contains(where: { $0.contains(declared) }) { missing.append(name) }
+        }
+        #expect(missing.isEmpty, "docs/architecture.md names what the code no longer has: \(missing)")
+    }
+}
