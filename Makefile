@@ -12,9 +12,10 @@ SWIFT ?= swift
 # vim run as a person runs it, answering its prompts (OlderCopyTests); chromium and
 # chromium-driver for the phone page in a real browser (WebPageTests), qrencode for the QR code
 # `listctl web pair` prints, curl for the page served under systemd (Tests/e2e) and over HTTPS
-# with a certificate openssl makes (WebTLSTests).
+# with a certificate openssl makes (WebTLSTests); dpkg-dev and lintian for the package make test
+# builds and boots (make deb).
 APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db postgresql tmux \
-	chromium chromium-driver qrencode curl openssl python3
+	chromium chromium-driver qrencode curl openssl python3 dpkg-dev lintian
 
 # make install PREFIX=… DESTDIR=… UNITS=user|system
 PREFIX ?= /usr/local
@@ -34,7 +35,15 @@ FISH_COMPLETIONDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 GENERATED := .build/generated
 # The manual pages' date: the last commit's, so that a build of the same commit is the same.
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
-RELEASE_BIN := .build/release
+# Release builds keep a scratch directory of their own: SwiftPM builds one thing at a time in a
+# directory, and `make test` makes the package while the debug build and the tests run.
+RELEASE_SCRATCH := .build-release
+RELEASE_BIN := $(RELEASE_SCRATCH)/release
+RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
+# What the package ships.
+SHIPPED := listd listctl listd-web
+# Work that no test waits on, done with what the foreground leaves of the CPU and the disk.
+IDLE := chrt --idle 0 ionice -c 3
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 DEBUG_BIN := .build/debug
 
@@ -45,7 +54,7 @@ FUZZERS := FuzzRPCLine FuzzListFile FuzzPageMessage
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build run test save-model soak-saves e2e fuzz fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
+.PHONY: all deps build run test save-model soak-saves e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
 
 all: build
 
@@ -70,20 +79,36 @@ build: deps
 run: build
 	$(DEBUG_BIN)/listd
 
+# The fuzzers' build, and the container's root and the package for the container test (release
+# build, manual pages, .deb), are made in the background at idle priority (SCHED_IDLE, idle I/O)
+# while the debug build and the tests run: they use only what those leave, and no test waits on
+# them. Their output is in .build/fuzz-build.log and .build/package.log, printed if they fail.
 test: deps
-	$(SWIFT) test
-	$(MAKE) --no-print-directory save-model
-	$(MAKE) --no-print-directory fuzz
-	$(MAKE) --no-print-directory e2e
+	@mkdir -p .build; \
+	setsid sh -c '$(IDLE) $(MAKE) --no-print-directory fuzz-build' > .build/fuzz-build.log 2>&1 & fuzzers=$$!; \
+	setsid sh -c '$(IDLE) $(MAKE) --no-print-directory $(if $(SUDO),,e2e-root) deb' > .build/package.log 2>&1 & package=$$!; \
+	trap 'kill -- -$$fuzzers -$$package 2>/dev/null' EXIT; \
+	beside() { wait $$1 || { tail -60 $$2; echo "$$3 failed (its output: $$2)"; exit 1; }; }; \
+	$(SWIFT) test && \
+	$(MAKE) --no-print-directory save-model && \
+	beside $$fuzzers .build/fuzz-build.log "make fuzz-build" && \
+	$(MAKE) --no-print-directory fuzz-run && \
+	beside $$package .build/package.log "make deb" && \
+	$(SUDO) Tests/e2e/nspawn-e2e.sh $(DEB)
 
 # libFuzzer on the request-line decoder and the list-file parser, for a bounded time each. New
 # inputs go to a scratch corpus; the kept corpus and past crashes (Tests/Fuzz) are read first. A
 # crash's input is copied into Tests/Fuzz/regressions at once, so it is kept with the fix.
 # Without Swift's backtracer, libFuzzer itself catches a crash and writes its input out.
-fuzz: deps
+fuzz: deps fuzz-build
+	@$(MAKE) --no-print-directory fuzz-run
+
+fuzz-build:
 	@for fuzzer in $(FUZZERS); do \
 		$(SWIFT) build --product $$fuzzer --sanitize=fuzzer --scratch-path .build-fuzz || exit 1; \
 	done
+
+fuzz-run:
 	@mkdir -p .build-fuzz/artifacts
 	@for fuzzer in $(FUZZERS); do \
 		scratch=.build-fuzz/corpus/$$fuzzer; mkdir -p $$scratch; \
@@ -127,6 +152,10 @@ fuzz-merge:
 e2e: deps deb
 	$(SUDO) Tests/e2e/nspawn-e2e.sh $(DEB)
 
+# The container's Debian root alone (debootstrap, kept for later runs).
+e2e-root:
+	$(SUDO) Tests/e2e/nspawn-e2e.sh --root-only
+
 # listd next to plain-C baselines (bench/c), release builds, in one run of a few minutes: prints
 # the table and writes bench/results/latest.json (bench/README.md says how to read it).
 # make bench measures Redis beside listd, on the same work with the same client (issue 14), and
@@ -143,23 +172,23 @@ bench: deps
 	@command -v redis-server >/dev/null || { echo "Installing system packages: $(BENCH_APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_APT_PACKAGES); }
-	@for product in listd listctl listd-web listd-bench; do $(SWIFT) build -c release --static-swift-stdlib --product $$product || exit 1; done
+	@for product in $(SHIPPED) listd-bench; do $(RELEASE_BUILD) --product $$product || exit 1; done
 	@mkdir -p .build/bench
 	@for baseline in pingpong fanout oneshot; do \
 		$(BENCH_CC) -O2 -Wall -pthread -o .build/bench/$$baseline bench/c/$$baseline.c || exit 1; \
 	done
-	.build/release/listd-bench --baselines .build/bench --out bench/results/latest.json
+	$(RELEASE_BIN)/listd-bench --baselines .build/bench --out bench/results/latest.json
 
 # Release binaries that carry the Swift runtime: they run where Swift is not installed.
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	@for product in $(SHIPPED); do $(RELEASE_BUILD) --product $$product || exit 1; done
 
 # listctl(1) and listd-web(8) are generated from the argument-parser definitions by its
 # generate-manual tool (the one its plugin runs), so they never drift from --help; listd(8) and
 # listd(5) are written by hand (a test holds listd(8) to listd --help: every option, with its
 # default).
 man: release
-	$(SWIFT) build -c release --static-swift-stdlib --product generate-manual
+	$(RELEASE_BUILD) --product generate-manual
 	@mkdir -p $(GENERATED)/man
 	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listctl --section 1 --date $(MAN_DATE) --output-directory $(GENERATED)/man
 	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listd-web --section 8 --date $(MAN_DATE) --output-directory $(GENERATED)/man
@@ -232,21 +261,15 @@ uninstall:
 # A Debian package (.build/deb/listd_VERSION_ARCH.deb) with dpkg-deb alone: the static binaries
 # (stripped), system and user units, sysusers.d, manual pages, completions and docs, and
 # maintainer scripts (systemd/debian) that create the group and reload systemd, enabling
-# nothing. Checked with lintian (installed with apt if missing): no errors.
+# nothing. Checked with lintian (make deps installs it): no errors.
 DEB_VERSION := $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/ListRPC/ListdVersion.swift)-1
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
 DEB_ROOT := .build/deb/listd_$(DEB_VERSION)_$(DEB_ARCH)
 DEB := .build/deb/listd_$(DEB_VERSION)_$(DEB_ARCH).deb
-DEB_APT_PACKAGES := dpkg-dev lintian
 # Who answers for the package (make deb DEB_MAINTAINER="Name <address>"); none is named yet.
 DEB_MAINTAINER ?= listd developers <listd@example.invalid>
 
 deb: release man completions
-	@missing=""; for package in $(DEB_APT_PACKAGES); do \
-		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then echo "Installing system packages:$$missing"; \
-		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 	rm -rf $(DEB_ROOT) $(DEB)
 	$(MAKE) --no-print-directory install-files DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=system QUIET_INSTALL=1
 	$(MAKE) --no-print-directory install-files DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=user QUIET_INSTALL=1
@@ -265,9 +288,9 @@ deb: release man completions
 		| sed 's/^shlibs:Depends=//' > ../depends
 	sed -e 's|@VERSION@|$(DEB_VERSION)|' -e 's|@ARCH@|$(DEB_ARCH)|' -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|' -e "s|@DEPENDS@|$$(cat .build/deb/depends)|" \
 		-e "s|@SIZE@|$$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)|" systemd/debian/control > $(DEB_ROOT)/DEBIAN/control
-	dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $(DEB)
+	dpkg-deb --root-owner-group -Zxz -z1 --build $(DEB_ROOT) $(DEB)
 	lintian --fail-on error $(DEB)
 	@echo "Built $(DEB). Install: sudo apt install ./$(DEB)"
 
 clean:
-	rm -rf .build
+	rm -rf .build $(RELEASE_SCRATCH) .build-fuzz

@@ -6,14 +6,16 @@
 # frozen with SIGSTOP, the hardening in force, a clean stop, the lists kept across it; then
 # purges the package and finds nothing left of it but the state directory and the group.
 #
-# Usage: nspawn-e2e.sh PACKAGE.deb. Needs root, systemd-nspawn and debootstrap (make test
-# installs them). The container's root is kept outside the repository, in $LISTD_E2E_ROOT, and
-# reused by later runs.
+# Usage: nspawn-e2e.sh PACKAGE.deb, or nspawn-e2e.sh --root-only (make the container's root and
+# stop: make test does it while the tests run). Needs root, systemd-nspawn and debootstrap (make
+# test installs them). The container's root is kept outside the repository, in $LISTD_E2E_ROOT,
+# and reused by later runs.
 set -euo pipefail
 
 ROOT=${LISTD_E2E_ROOT:-/var/tmp/listd-nspawn-root}
 NAME=listd-e2e-$$
-DEB=$(realpath "${1:?usage: nspawn-e2e.sh PACKAGE.deb}")
+ROOT_ONLY=
+if [ "${1:-}" = --root-only ]; then ROOT_ONLY=1; else DEB=$(realpath "${1:?usage: nspawn-e2e.sh PACKAGE.deb | --root-only}"); fi
 NSPAWN_PID=
 CONTAINER_PID=
 failures=0
@@ -54,6 +56,7 @@ if [ ! -f "$ROOT/.listd-ready" ]; then
         || { tail -20 /tmp/listd-debootstrap.log; exit 1; }
     touch "$ROOT/.listd-ready"
 fi
+[ -z "$ROOT_ONLY" ] || exit 0
 
 say "the package into the container's root"
 # What earlier runs installed with make install (under /usr/local) goes first.
