@@ -688,7 +688,7 @@ class Run:
         digest = fnv1a64(data)
         shown_before = [d for d, _ in self.listd.shown_saves()].count(digest) if self.running else None
         how = rng.choice(["rename", "inplace", "sed", "vim"])
-        self.write(text, how)
+        self.write(text, how, digest if self.running else None, shown_before)
         self.saves += 1
         self.log("saved by %s%s" % (how, "" if self.running else " while listd is stopped"))
         buffer.baseline = buffer.state()
@@ -717,7 +717,10 @@ class Run:
                 buffer.ids[name] = made[name]
         buffer.baseline = buffer.state()
 
-    def write(self, text, how):
+    def write(self, text, how, digest=None, shown_before=0):
+        """Saves `text` as `how` does. The tool is checked to have written it: the file holds it
+        after, or (listd running, and quick to take the save in and write its notes) listd
+        logged that it took that text in."""
         path = self.listd.file
         if how == "rename":
             temporary = path + ".new"
@@ -740,8 +743,13 @@ class Run:
             finished = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
             if finished.returncode != 0:
                 raise RuntimeError("%s failed: %s" % (command[0], finished.stderr))
-            if self.listd_bytes_of(path) != text.encode():
-                raise RuntimeError("%s wrote something else" % command[0])
+            deadline = time.time() + 15
+            while self.listd_bytes_of(path) != text.encode() and \
+                    (digest is None or [d for d, _ in self.listd.shown_saves()].count(digest) <= shown_before):
+                if digest is None or time.time() > deadline:
+                    raise RuntimeError("%s wrote something else than\n%s\nthe file holds\n%s"
+                                       % (command[0], text, self.listd_bytes_of(path).decode(errors="replace")))
+                time.sleep(0.01)
 
     @staticmethod
     def listd_bytes_of(path):
