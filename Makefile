@@ -42,8 +42,12 @@ RELEASE_BIN := $(RELEASE_SCRATCH)/release
 RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
 # What the package ships.
 SHIPPED := listd listctl listd-web
-# Work that no test waits on, done with what the foreground leaves of the CPU and the disk.
+# Work that no test waits on, done with what the foreground leaves of the CPU and the disk. Run
+# in a session of its own (setsid, to be stopped as one), it is also a scheduling group of its
+# own where the kernel groups sessions (autogroup), which would get as much CPU as the tests'
+# session whatever its tasks' priority: the group's niceness goes to 19 too.
 IDLE := chrt --idle 0 ionice -c 3
+IDLE_SESSION := echo 19 2>/dev/null > /proc/self/autogroup || true
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 DEBUG_BIN := .build/debug
 
@@ -85,8 +89,8 @@ run: build
 # them. Their output is in .build/fuzz-build.log and .build/package.log, printed if they fail.
 test: deps
 	@mkdir -p .build; \
-	setsid sh -c '$(IDLE) $(MAKE) --no-print-directory fuzz-build' > .build/fuzz-build.log 2>&1 & fuzzers=$$!; \
-	setsid sh -c '$(IDLE) $(MAKE) --no-print-directory $(if $(SUDO),,e2e-root) deb' > .build/package.log 2>&1 & package=$$!; \
+	setsid sh -c '$(IDLE_SESSION); exec $(IDLE) $(MAKE) --no-print-directory fuzz-build' > .build/fuzz-build.log 2>&1 & fuzzers=$$!; \
+	setsid sh -c '$(IDLE_SESSION); exec $(IDLE) $(MAKE) --no-print-directory $(if $(SUDO),,e2e-root) deb' > .build/package.log 2>&1 & package=$$!; \
 	trap 'kill -- -$$fuzzers -$$package 2>/dev/null' EXIT; \
 	beside() { wait $$1 || { tail -60 $$2; echo "$$3 failed (its output: $$2)"; exit 1; }; }; \
 	$(SWIFT) test && \
