@@ -289,7 +289,11 @@ extension ListCore {
             textBook = current.base.book
             // Each half of a retype split in two counts on its own (the new text added while the
             // old stays: the next save from this buffer sees both).
-            for (position, (_, fileEdit)) in work.enumerated() where !notTakenEdits.contains(position) {
+            // A list the text no longer shows is not among its lists, though its deletion was
+            // not taken (and said): a heading the same buffer types later over some of its items
+            // is a new list, not that list renamed with the rest of its items taken off.
+            for (position, (_, fileEdit)) in work.enumerated() {
+                guard !notTakenEdits.contains(position) || fileEdit.edit.isListDeletion else { continue }
                 _ = try? textBook.apply(fileEdit.edit, at: time, origin: fileOrigin)
             }
             // A list the save made has the id listd gave it, not the one the base would have
@@ -326,5 +330,12 @@ extension ListCore {
                 "\(count) line\(count == 1 ? "" : "s") of the list file could not be taken; the rest was applied. Each is marked in the file.",
             lines: diagnostics.map { .init(line: $0.line, text: $0.text, reason: $0.reason, message: $0.explanation) }
         )
+    }
+}
+
+extension ListEdit {
+    /// `deleteList`.
+    var isListDeletion: Bool {
+        if case .deleteList = self { true } else { false }
     }
 }
