@@ -173,7 +173,8 @@ class Buffer:
             old, new = then.get(key), now.get(key)
             list_id = key if isinstance(key, int) else None
             if old is None:
-                found.append({"kind": "newlist", "list": new["name"], "items": list(new["items"]), "id": None})
+                found.append({"kind": "newlist", "list": new["name"], "items": list(new["items"]), "id": None,
+                              "headings": self.names()})
                 continue
             if new is None:
                 found.append({"kind": "deletelist", "list": old["name"], "id": list_id})
@@ -690,7 +691,9 @@ class Run:
         how = rng.choice(["rename", "inplace", "sed", "vim"])
         self.write(text, how, digest if self.running else None, shown_before)
         self.saves += 1
-        self.log("saved by %s%s" % (how, "" if self.running else " while listd is stopped"))
+        self.log("saved by %s%s (buffer %d)" % (how, "" if self.running else " while listd is stopped", id(buffer) % 1000))
+        if self.trace:
+            print("".join("      > %s\n" % line for line in text.split("\n")), end="", flush=True)
         buffer.baseline = buffer.state()
         if not self.running:
             self.pending = getattr(buffer, "inherited", []) + [(intents, buffer.stripped)]
@@ -707,6 +710,8 @@ class Run:
                 raise Violation("a save by %s was not taken in within 15 s" % how)
             time.sleep(0.01)
         after, file_text = self.listd.settle("a save by %s" % how)
+        if self.trace:
+            print("".join("      = %s\n" % line for line in file_text.split("\n")), end="", flush=True)
         self.check_save(before, after, file_text, [(intents, buffer.stripped)], getattr(buffer, "unsettled", set()))
         buffer.unsettled = getattr(buffer, "unsettled", set()) | self.said_not_done
         self.model = after
@@ -715,6 +720,9 @@ class Run:
         for name in buffer.names():
             if name not in buffer.ids and name in made and made[name] not in buffer.ids.values():
                 buffer.ids[name] = made[name]
+        for name, list_id in self.tied_by_content.items():
+            if name in buffer.names() and list_id in by_id(after):
+                buffer.ids[name] = list_id
         buffer.baseline = buffer.state()
 
     def write(self, text, how, digest=None, shown_before=0):
@@ -790,6 +798,13 @@ class Run:
         def said(*words):
             return any(all(word in line for word in words if word) for line in notes)
 
+        def heading_refused(name):
+            """The copy's heading of that name is marked not taken, and its lines with it: what
+            the person did under it is said as a whole (so is what the person did to a list
+            listd found the copy did not show: "was not deleted")."""
+            return any(line.rstrip().endswith("You wrote: # %s -->" % name) or "You wrote: # %s <! -- listd " % name in line
+                       for line in notes)
+
         touched_items = {}  # list id -> item texts the person touched
         unsettled_lists = set()  # new lists an earlier save of this buffer asked for, not made
         unsettled_ids = set()  # lists it renamed or deleted, not done: its next save may do it
@@ -817,6 +832,29 @@ class Run:
 
         def on_list_named(name, item):
             return any(l["name"] == name and item in l["items"] for l in after["lists"])
+
+        # A heading typed without notes whose name is no list's, over items mostly of one list no
+        # heading of the copy shows, is that list (docs/file-format.md: the person renamed it, or
+        # it was renamed since): its rename is said, not done, and its lines are adds to it.
+        # So is one typed under a list's name over hardly any of that list's items but mostly
+        # another's (that list renamed since, and another made under its old name).
+        tied = {}
+        for intents, stripped in saves:
+            for intent in intents if stripped else []:
+                if intent["kind"] != "newlist":
+                    continue
+                items = intent["items"]
+                named = next((l for l in before["lists"] if l["name"] == intent["list"]), None)
+                if named is not None and len([i for i in items if i in named["items"]]) * 2 >= len(items):
+                    continue
+                shared = [(len([i for i in items if i in l["items"]]), l) for l in before["lists"]
+                          if l["name"] not in intent.get("headings", ()) and l not in tied.values()]
+                count, found = max(shared, key=lambda pair: pair[0], default=(0, None))
+                if found is not None and count > 0 and count * 2 >= len(items):
+                    tied[intent["list"]] = found
+                    by_name.setdefault(found["name"], set()).update(items)
+        # The buffer's heading is that list from now on (its next save is read so).
+        self.tied_by_content = {name: entry["id"] for name, entry in tied.items()}
 
         # Saves while listd was stopped reach it as the last one's text only: an edit a later
         # save of them made again to the same item or list (the add taken back) is superseded.
@@ -888,9 +926,18 @@ class Run:
                     done = item_state(entry, intent["to"]) is not None and state is None
                 if not done:
                     self.said_not_done.add((list_id, intent["item"]))
-                if not done and not said(intent["item"]) and not (kind == "retype" and said(intent["to"])):
+                if not done and not said(intent["item"]) and not (kind == "retype" and said(intent["to"])) \
+                        and not heading_refused(intent["list"]) and not said("“%s” was not deleted" % entry["name"]):
                     problems.append("the person's %s of “%s” on %s was neither done nor said" % (kind, intent["item"], entry["name"]))
         for name, intent in created.items():
+            if name in tied:
+                for item in intent["items"]:
+                    if not on_list_named(tied[name]["name"], item) and not on_list_named(name, item) and not said(item):
+                        problems.append("the person's add of “%s” under %s (%s, typed without notes) was neither done nor said"
+                                        % (item, name, tied[name]["name"]))
+                if not any(l["name"] == name for l in after["lists"] + before["lists"]) and not said(name) and not said(tied[name]["name"]):
+                    problems.append("the new list %s (%s's items) was neither made nor said" % (name, tied[name]["name"]))
+                continue
             if name in by_name and any(l["name"] == name for l in before["lists"]):
                 # Without notes, a list typed under a name a list has is that list: its lines are
                 # adds to it, each made or said.
