@@ -204,6 +204,15 @@ class Buffer:
     def text(self):
         return "\n".join(self.lines) + "\n"
 
+    def reads_without_notes(self):
+        """listd reads this buffer's save as a copy without notes: its notes were stripped, or
+        the person took out every heading that carried one (docs/file-format.md)."""
+        if self.stripped:
+            return True
+        noted = [line for line in self.lines if line.startswith("# ") and "<!-- listd id=" in line
+                 and " of=" + FOREIGN_TAG not in line]
+        return not noted and any(line.startswith("# ") for line in self.lines)
+
     def headings(self):
         return [i for i, line in enumerate(self.lines) if line.startswith("# ")]
 
@@ -696,7 +705,7 @@ class Run:
             print("".join("      > %s\n" % line for line in text.split("\n")), end="", flush=True)
         buffer.baseline = buffer.state()
         if not self.running:
-            self.pending = getattr(buffer, "inherited", []) + [(intents, buffer.stripped)]
+            self.pending = getattr(buffer, "inherited", []) + [(intents, buffer.reads_without_notes())]
             buffer.inherited = list(self.pending)
             # listd may never see this save (another may be written over it before the start):
             # what it did stays unsettled for the buffer's next save, which still shows it.
@@ -712,7 +721,10 @@ class Run:
         after, file_text = self.listd.settle("a save by %s" % how)
         if self.trace:
             print("".join("      = %s\n" % line for line in file_text.split("\n")), end="", flush=True)
-        self.check_save(before, after, file_text, [(intents, buffer.stripped)], getattr(buffer, "unsettled", set()))
+        shown_by_name = {name: {item["text"] for _, item in buffer.items(name)} for name in buffer.names()} \
+            if buffer.reads_without_notes() else {}
+        self.check_save(before, after, file_text, [(intents, buffer.reads_without_notes())], getattr(buffer, "unsettled", set()),
+                        shown_by_name)
         buffer.unsettled = getattr(buffer, "unsettled", set()) | self.said_not_done
         self.model = after
         # The lists this buffer made are listd's lists now, whatever they are called later.
@@ -789,7 +801,7 @@ class Run:
 
     # -- the properties --
 
-    def check_save(self, before, after, file_text, saves, unsettled=()):
+    def check_save(self, before, after, file_text, saves, unsettled=(), shown_by_name=None):
         """`unsettled`: (list id, item) of earlier saves of the same buffer that listd said and did
         not do: the buffer still shows them, so this save may take them (either way is right)."""
         b, a = by_id(before), by_id(after)
@@ -822,7 +834,8 @@ class Run:
         # A copy without notes is read by its headings' names (docs/file-format.md): what such a
         # buffer shows under a heading may go to the list of that name, whichever list the
         # harness knows the heading for (a rename it made in the copy was said, not done).
-        by_name = {}
+        # (`shown_by_name`: every heading of such a copy, with the items under it.)
+        by_name = {name: set(items) for name, items in (shown_by_name or {}).items()}
         for intents, stripped in saves:
             for intent in intents if stripped else []:
                 if intent["kind"] == "newlist":
