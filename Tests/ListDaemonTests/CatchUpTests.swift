@@ -48,7 +48,7 @@ private final class Valve: ChannelOutboundHandler, @unchecked Sendable {
 private let nowhere = StderrLines(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC))
 
 private func service() async throws -> ListdParts {
-    let directory = NSTemporaryDirectory() + "catch-up-\(UUID().uuidString)"
+    let directory = try ScratchDirectories.make("catch-up", create: false)
     return try await ListdParts(filePath: directory + "/lists.md", logger: Logger(label: "test"), journal: .stderr(label: "test", lines: nowhere))
 }
 

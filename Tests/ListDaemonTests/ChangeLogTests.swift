@@ -8,8 +8,7 @@ import Testing
 
 @Suite struct ChangeLogTests {
     private func temporaryLog() throws -> String {
-        let directory = NSTemporaryDirectory() + "log-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try ScratchDirectories.make("log")
         return directory + "/log"
     }
 

@@ -42,7 +42,7 @@ private func id(_ reply: Any) -> Int? { (reply as? [String: Any])?["id"] as? Int
 private let nowhere = StderrLines(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC))
 
 private func service() async throws -> ListdParts {
-    let directory = NSTemporaryDirectory() + "connection-\(UUID().uuidString)"
+    let directory = try ScratchDirectories.make("connection", create: false)
     return try await ListdParts(filePath: directory + "/lists.md", logger: Logger(label: "test"), journal: .stderr(label: "test", lines: nowhere))
 }
 

@@ -170,7 +170,7 @@ private func fence(_ parts: ListdParts) async throws {
 }
 
 private func parts(_ persistence: HeldPersistence, journal: JournalPipe) async throws -> ListdParts {
-    let directory = NSTemporaryDirectory() + "owner-pass-\(UUID().uuidString)"
+    let directory = try ScratchDirectories.make("owner-pass", create: false)
     var logger = Logger(label: "test")
     logger.logLevel = .info
     return try await ListdParts(filePath: directory + "/lists.md", logger: logger, journal: journal.output) { _ in persistence }

@@ -19,8 +19,7 @@ import Testing
     }
 
     private func temporaryCopy() throws -> SharedCopy {
-        let directory = NSTemporaryDirectory() + "copy-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try ScratchDirectories.make("copy")
         return SharedCopy(path: SharedCopy.path(besideListFile: directory + "/lists.md"))
     }
 
