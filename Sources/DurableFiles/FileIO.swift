@@ -169,15 +169,16 @@ public enum FileIO {
             return true
         }
         // A save landed between the check and the exchange: it goes back. Should another have
-        // landed on listd's bytes meanwhile, that later one goes back instead (it was written
-        // last, as it would have been without listd).
+        // landed on listd's bytes meanwhile (what comes back is neither listd's text nor
+        // unreadable), that later one goes back instead (it was written last, as it would have
+        // been without listd).
         for _ in 0..<2 {
             let code = renameat2(LISTD_RENAME_EXCHANGE)
             guard code == 0 else {
                 // The person's save is in the temp file: left there, and named.
                 throw Failure(step: "put back a save made while listd wrote, now in \(temporary)", errno: code)
             }
-            if (try? read(temporary)) == ours { break }
+            guard let back = try? read(temporary), back != ours else { break }
         }
         unlink(temporary)
         return false

@@ -1,0 +1,37 @@
+// The watcher tells listd's own rewrites of the list file from a person's saves.
+import DurableFiles
+import Foundation
+import Logging
+import NIOPosix
+import Synchronization
+import Testing
+
+@testable import ListCore
+@testable import ListDaemon
+
+@Suite struct FileWatcherTests {
+    /// listd swaps its text in by exchanging names with its temp file: neither half of the
+    /// exchange (its temp file onto the list file, the list file onto the temp file's name) is a
+    /// person's save. The fence is a person's write into the file (`written`): what came before it
+    /// is what the swap was reported as — nothing.
+    @Test func listdsOwnSwapIsNoChange() async throws {
+        let directory = try ScratchDirectories.make("watch")
+        let path = directory + "/lists.md"
+        try FileIO.replace(path, with: Array("# Groceries\n".utf8))
+        let watcher = try FileWatcher(path: path, logger: Logger(label: "test"))
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let seen = Mutex<[FileChange]>([])
+        try await loop.flatSubmit { watcher.start(on: loop) { changes in seen.withLock { $0 += changes } } }.get()
+
+        #expect(try FileIO.replace(path, with: Array("# Groceries <!-- listd id=1 -->\n".utf8), ifStill: Array("# Groceries\n".utf8)))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("- milk\n".utf8))
+        let deadline = Date().addingTimeInterval(30)
+        while !seen.withLock({ $0.contains(.written) }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try handle.close()
+        #expect(seen.withLock { $0.first } == .written, "\(seen.withLock { $0 })")
+        try await group.shutdownGracefully()
+    }
+}
