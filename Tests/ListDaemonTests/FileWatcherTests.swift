@@ -12,8 +12,8 @@ import Testing
 @Suite struct FileWatcherTests {
     /// listd swaps its text in by exchanging names with its temp file: neither half of the
     /// exchange (its temp file onto the list file, the list file onto the temp file's name) is a
-    /// person's save. The fence is a person's write into the file (`written`): what came before it
-    /// is what the swap was reported as — nothing.
+    /// person's save. The fence is a person's write into the file (`written`), whose events queue
+    /// behind the swap's: what came before it is what the swap was reported as — nothing.
     @Test func listdsOwnSwapIsNoChange() async throws {
         let directory = try ScratchDirectories.make("watch")
         let path = directory + "/lists.md"
@@ -25,11 +25,16 @@ import Testing
         try await loop.flatSubmit { watcher.start(on: loop) { changes in seen.withLock { $0 += changes } } }.get()
 
         #expect(try FileIO.replace(path, with: Array("# Groceries <!-- listd id=1 -->\n".utf8), ifStill: Array("# Groceries\n".utf8)))
+        // Written again until it is seen: the watcher watches writes into the new file once it
+        // has read the rename (a write before that is seen by no one), and the file stays open
+        // (its close would be a `completed` of the person's).
         let handle = try #require(FileHandle(forWritingAtPath: path))
         try handle.seekToEnd()
-        try handle.write(contentsOf: Data("- milk\n".utf8))
-        let deadline = Date().addingTimeInterval(30)
-        while !seen.withLock({ $0.contains(.written) }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let deadline = Date().addingTimeInterval(60)
+        while !seen.withLock({ $0.contains(.written) }), Date() < deadline {
+            try handle.write(contentsOf: Data("- milk\n".utf8))
+            try await Task.sleep(for: .milliseconds(20))
+        }
         try handle.close()
         #expect(seen.withLock { $0.first } == .written, "\(seen.withLock { $0 })")
         try await group.shutdownGracefully()
