@@ -715,7 +715,9 @@ class Run:
             # listd may never see this save (another may be written over it before the start):
             # what it did stays unsettled for the buffer's next save, which still shows it.
             buffer.unsettled = getattr(buffer, "unsettled", set()) | {
-                (i["id"], i["item"]) for i in intents if "item" in i and i["id"] is not None}
+                (i["id"], i["item"]) for i in intents if "item" in i and i["id"] is not None} | {
+                ("newlist", i["list"]) for i in intents if i["kind"] == "newlist"} | {
+                ("list", i["id"]) for i in intents if i["kind"] in ("rename", "deletelist") and i["id"] is not None}
             return
         deadline = time.time() + 15
         while [d for d, _ in self.listd.shown_saves()].count(digest) <= shown_before:
@@ -733,9 +735,13 @@ class Run:
         buffer.unsettled = getattr(buffer, "unsettled", set()) | self.said_not_done
         self.model = after
         # The lists this buffer made are listd's lists now, whatever they are called later.
+        # Not a list of that name that was there before, when the file says this heading was
+        # refused for it: the buffer's block stays its own, and a later rename of it is a new list.
         made = {entry["name"]: entry["id"] for entry in after["lists"]}
+        existed = by_id(before)
         for name in buffer.names():
-            if name not in buffer.ids and name in made and made[name] not in buffer.ids.values():
+            refused = made.get(name) in existed and ("There is already a list called “%s”. You wrote: # %s -->" % (name, name)) in file_text
+            if name not in buffer.ids and name in made and made[name] not in buffer.ids.values() and not refused:
                 buffer.ids[name] = made[name]
         for name, list_id in self.tied_by_content.items():
             if name in buffer.names() and list_id in by_id(after):
