@@ -14,12 +14,21 @@ public struct FileReadRequest: Sendable {
     /// The name this listd gives itself in its notes (`ListDocument.noteTag`): a heading whose
     /// note another listd wrote is read as one without a note. nil: every note is taken.
     public var tag: String? = nil
+    /// The revisions of saves taken in that are no longer among `versions` (`SaveBase.base`).
+    public var forgottenSaves: Set<Revision> = []
 
-    public init(known: ListBook, history: ChangeHistory? = nil, versions: [FileVersion] = [], tag: String? = nil) {
+    public init(
+        known: ListBook,
+        history: ChangeHistory? = nil,
+        versions: [FileVersion] = [],
+        tag: String? = nil,
+        forgottenSaves: Set<Revision> = []
+    ) {
         self.known = known
         self.history = history
         self.versions = versions
         self.tag = tag
+        self.forgottenSaves = forgottenSaves
     }
 }
 

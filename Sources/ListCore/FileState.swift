@@ -23,6 +23,10 @@ public struct FileState: Sendable {
     var versions: [FileVersion] = []
     /// How many are kept in memory (`CoreLimits.keptFileVersions`).
     var keptVersions = CoreLimits.standard.keptFileVersions
+    /// The revisions (`rev=`) of saves taken in that are no longer kept (`ListCore.remember`): a
+    /// copy made from such a revision may have been read from one of them, so its base is not
+    /// known (`SaveBase.base`).
+    var forgottenSaves: Set<Revision> = []
     /// The note of a file listd wrote that no append has carried yet: it rides the next one.
     var noteDue: LogEntry?
     /// The file does not show the durable lists (or lacks marks): write it.
@@ -62,9 +66,20 @@ public struct FileState: Sendable {
     mutating func markDirty() { dirty = true }
 
     /// A text of the file was on disk (listd wrote it, or a save was taken in).
-    mutating func remember(_ version: FileVersion) {
+    /// Returns the oldest ones it no longer keeps.
+    @discardableResult
+    mutating func remember(_ version: FileVersion) -> ArraySlice<FileVersion> {
         versions.append(version)
-        if versions.count > keptVersions { versions.removeFirst(versions.count - keptVersions) }
+        guard versions.count > keptVersions else { return [] }
+        let dropped = versions.prefix(versions.count - keptVersions)
+        versions.removeFirst(dropped.count)
+        return dropped
+    }
+
+    /// Forgets what names revisions older than the history keeps: a copy made from one is read
+    /// by its content anyway.
+    mutating func forgetSaves(before oldest: Revision) {
+        if forgottenSaves.contains(where: { $0 < oldest }) { forgottenSaves = forgottenSaves.filter { $0 >= oldest } }
     }
 
     /// Back to what the file was known to show before a save was taken in (its append failed),

@@ -10,12 +10,24 @@ extension ListCore {
     public var snapshotMayNameFile: Bool { !file.writeInFlight && file.shown.revision <= durable.revision }
 
     /// What a read of the file is checked against.
-    var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, versions: file.versions, tag: noteTag) }
+    var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, versions: file.versions, tag: noteTag, forgottenSaves: file.forgottenSaves) }
 
     /// The texts a file found at start may have been made from besides the revision it names:
     /// the saves taken in before the stop (kept in the change log), so a buffer saved again
     /// while listd was stopped is read as it would have been while it ran.
     public var versionsKept: [FileVersion] { file.versions }
+
+    /// A text of the file was on disk: kept among the file's versions. A save that drops out of
+    /// them is remembered by the revision it was made from (a copy of that revision may have
+    /// been read from it: `SaveBase.base`), unless it showed exactly that revision's lists.
+    mutating func remember(_ version: FileVersion) {
+        for dropped in file.remember(version) where dropped.isSave {
+            guard let revision = dropped.revision else { continue }
+            if let lists = (try? history.book(at: revision)) ?? nil, SaveBase.showSameLists(dropped.book, lists) { continue }
+            file.forgottenSaves.insert(revision)
+        }
+        file.forgetSaves(before: history.base.revision)
+    }
 
     /// The first look at the list file, before listd serves. `recognized`: the file is one listd
     /// wrote or took in (its `reading` is tied to the lists it shows, `shown`).
@@ -35,7 +47,7 @@ extension ListCore {
             // listd's own text shows the revision its headings name; a save taken in before the
             // stop (not written back: it showed the lists) shows a later one.
             let written = reading.shownRevision == shown.revision
-            file.remember(FileVersion(revision: reading.shownRevision, book: shown, text: bytes, isSave: !written))
+            remember(FileVersion(revision: reading.shownRevision, book: shown, text: bytes, isSave: !written))
             if !byNote {
                 // Known by its content only (written just before a stop whose note was still
                 // due): noted now, before listd serves. Content alone stops recognising it once
@@ -60,7 +72,7 @@ extension ListCore {
             file.shown = book
             file.rejected = reading.rejectedLines
             // A copy of it is read against it (it may carry no notes: `SaveBase.Kind.newest`).
-            file.remember(FileVersion(revision: reading.shownRevision, book: book, text: bytes, isSave: false))
+            remember(FileVersion(revision: reading.shownRevision, book: book, text: bytes, isSave: false))
             guard let rejection = Self.rejection(reading.diagnostics) else { return [] }
             return [.announceRejection(rejection), .journal(.fileRejected(rejection))]
         }
@@ -334,7 +346,7 @@ extension ListCore {
             file.rejected = [:]
             file.notes = [:]
             file.shown = rendered.book
-            file.remember(FileVersion(revision: rendered.reading.shownRevision, book: rendered.book, text: rendered.bytes, isSave: false))
+            remember(FileVersion(revision: rendered.reading.shownRevision, book: rendered.book, text: rendered.bytes, isSave: false))
             // Behind the durable lists, or behind a change applied and not yet durable (its
             // append under way: once durable it asks for a write only if the file is dirty).
             file.dirty = rendered.book != durable || rendered.book != working

@@ -20,7 +20,7 @@ extension ListCore {
             computed
             ?? {
                 // A core alone (no shell computed them): the saves it keeps and the lists now.
-                let base = SaveBase.base(for: reading, history: nil, versions: file.versions, newest: file.shown)
+                let base = SaveBase.base(for: reading, history: nil, versions: file.versions, newest: file.shown, forgotten: file.forgottenSaves)
                 return SaveEdits(base: base, edits: reading.edits(from: base.book))
             }()
         // A copy not tied to a version listd wrote is read against the lists as they are: what it

@@ -308,7 +308,7 @@ extension ListCore {
             }
             textBook = ListBook(lists: lists, revision: textBook.revision, nextID: book.nextID)
         }
-        file.remember(FileVersion(revision: current.reading.shownRevision, book: textBook, text: current.bytes, through: book.revision))
+        remember(FileVersion(revision: current.reading.shownRevision, book: textBook, text: current.bytes, through: book.revision))
         // Its queues go to whoever waits behind it.
         for key in current.parts.keys.sorted() {
             if queues[key]?.first == .save(current.id) { queues[key]?.removeFirst() }

@@ -148,7 +148,15 @@ public struct ListCore {
         // The saves taken in before the stop, each the lists its text shows (its headings tied
         // to the lists as they were right after it): a copy saved again from the same buffer is
         // read against them as before the restart.
-        for saved in recovered.savesTaken {
+        let keptSaves = recovered.savesTaken.suffix(limits.keptFileVersions)
+        for saved in recovered.savesTaken.dropLast(keptSaves.count) {
+            guard let text = String(validating: saved.text, as: UTF8.self),
+                let revision = ListDocument(parsing: text, notesOf: noteTag).revisionNamed
+            else { continue }
+            file.forgottenSaves.insert(revision)
+        }
+        file.forgetSaves(before: recovered.history.base.revision)
+        for saved in keptSaves {
             guard let text = String(validating: saved.text, as: UTF8.self),
                 let after = try? recovered.history.book(at: saved.revision)
             else { continue }
@@ -168,7 +176,7 @@ public struct ListCore {
                 revision: shown.revision,
                 nextID: after.nextID
             )
-            file.remember(FileVersion(revision: reading.shownRevision, book: book, text: saved.text, through: saved.revision))
+            remember(FileVersion(revision: reading.shownRevision, book: book, text: saved.text, through: saved.revision))
         }
         if let host {
             fetchesBeforeDenying = true

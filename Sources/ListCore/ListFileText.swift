@@ -25,7 +25,14 @@ public enum ListFileText {
         }
         var reading = tied(adding: request.versions.reversed().flatMap(\.book.lists))
         guard withEdits else { return .bytes(bytes, reading: reading, known: known, edits: nil) }
-        let base = SaveBase.base(for: reading, text: bytes, history: request.history, versions: request.versions, newest: known)
+        let base = SaveBase.base(
+            for: reading,
+            text: bytes,
+            history: request.history,
+            versions: request.versions,
+            newest: known,
+            forgotten: request.forgottenSaves
+        )
         if base.book.lists.contains(where: { !ids.contains($0.id) }) { reading = tied(adding: base.book.lists) }
         if base.takesEveryEdit {
             // A typed heading whose name is no list's, over the items of a list the copy lacks:

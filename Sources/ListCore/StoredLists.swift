@@ -49,10 +49,10 @@ public struct RecoveredLists: Sendable {
     public var isFirstStart: Bool
     /// What was found wrong and worked around (an unreadable snapshot), for the journal.
     public var problems: [DaemonError]
-    /// The last saves taken in within the kept history, oldest first (`LogEntry.saveTaken`).
+    /// The saves taken in within the kept history, oldest first (`LogEntry.saveTaken`). A start
+    /// keeps the last of them as a running listd does (`CoreLimits.keptFileVersions`), and
+    /// remembers which revisions the others were made from (`FileState.forgottenSaves`).
     public var savesTaken: [SavedText]
-    /// How many of them a start keeps: as many as a running listd compares a copy with.
-    public static let savesKept = 8
 
     public init(
         instance: String? = nil,

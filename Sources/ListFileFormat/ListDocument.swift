@@ -122,6 +122,15 @@ public struct ListDocument: Hashable, Sendable {
         String(instance.filter(\.isHexDigit).prefix(8))
     }
 
+    /// The newest revision its headings' notes name (`rev=`), as `ListFileReading.shownRevision`
+    /// reads it: the version of the lists a copy was made from.
+    public var revisionNamed: Revision? {
+        lines.reduce(nil) { newest, line in
+            guard case .heading(let heading) = line, let revision = heading.revision else { return newest }
+            return max(newest ?? revision, revision)
+        }
+    }
+
     /// The tag the notes of the document carry (the first heading's that has one).
     public var noteTag: String? {
         for line in lines {

@@ -92,14 +92,21 @@ public struct SaveBase: Sendable {
     /// there are none to read, as in tests of the file alone); `versions`: the texts of the file
     /// listd wrote and the saves it took in, that a copy may have been made from; `newest`: the
     /// lists the file last showed.
-    /// `text`: the copy's bytes (what `reading` was read from).
+    /// `text`: the copy's bytes (what `reading` was read from). `forgotten`: the revisions of
+    /// saves taken in that `versions` no longer holds: a copy naming one may have been read from
+    /// such a save, which nothing kept can tell, so it is read as a copy with no usable revision
+    /// (what it shows differently from the lists now is said, not done).
     public static func base(
         for reading: ListFileReading,
         text: [UInt8]? = nil,
         history: ChangeHistory?,
         versions: [FileVersion],
-        newest: ListBook
+        newest: ListBook,
+        forgotten: Set<Revision> = []
     ) -> SaveBase {
+        if let revision = reading.shownRevision, forgotten.contains(revision) {
+            return closest(to: reading, history: history, versions: versions, newest: newest, mayBeNewest: false)
+        }
         if let revision = reading.shownRevision {
             let atRevision: ListBook? =
                 if revision == newest.revision { newest } else if let history { (try? history.book(at: revision)) ?? nil } else { nil }
@@ -136,7 +143,7 @@ public struct SaveBase: Sendable {
         tag: String? = nil
     ) -> (book: ListBook, through: Revision, others: [ListBook]) {
         let candidates = versions.filter { $0.revision == revision }
-        let saves = candidates.filter(\.isSave).suffix(savesCompared)
+        let saves = candidates.filter(\.isSave)
         guard !saves.isEmpty else { return (atRevision, revision, []) }
         // listd's text of that revision, or a save that showed exactly its lists (taken in at a
         // start, say): the text a copy of the revision itself was read from. After a restart
@@ -162,11 +169,9 @@ public struct SaveBase: Sendable {
         return (best.book, best.through, others)
     }
 
-    static let savesCompared = 4
-
     /// Whether two books show the same lists: names, items, ticks, amounts and sections (not the
     /// revisions and times they carry).
-    static func showSameLists(_ a: ListBook, _ b: ListBook) -> Bool {
+    public static func showSameLists(_ a: ListBook, _ b: ListBook) -> Bool {
         a.lists.count == b.lists.count
             && zip(a.lists, b.lists).allSatisfy { one, other in
                 one.id == other.id && one.name == other.name && one.items == other.items && one.checked == other.checked
@@ -175,7 +180,15 @@ public struct SaveBase: Sendable {
     }
 
     /// A copy with no usable revision: the kept lists closest to it by content.
-    static func closest(to reading: ListFileReading, history: ChangeHistory?, versions: [FileVersion], newest: ListBook) -> SaveBase {
+    /// `mayBeNewest` false: never read as made from the newest lists (`.newest`), which takes
+    /// every edit.
+    static func closest(
+        to reading: ListFileReading,
+        history: ChangeHistory?,
+        versions: [FileVersion],
+        newest: ListBook,
+        mayBeNewest: Bool = true
+    ) -> SaveBase {
         let lines = reading.sections.reduce(0) { $0 + $1.items.count + 1 }
         // A text of listd's own on disk without notes (a person's file it found at start and has
         // not written its notes into yet): a copy made from it has none to lose. Not a save taken
@@ -215,7 +228,7 @@ public struct SaveBase: Sendable {
         let everyHeadingNoted = reading.sections.allSatisfy { section in
             if case .heading(let heading) = reading.document.lines[section.headingLine] { heading.id != nil } else { false }
         }
-        if !reading.sections.isEmpty, best.unnoted || (everyHeadingNoted && best.book.revision == newest.revision) {
+        if mayBeNewest, !reading.sections.isEmpty, best.unnoted || (everyHeadingNoted && best.book.revision == newest.revision) {
             return SaveBase(book: best.book, kind: .newest, since: since)
         }
         // Read against the newest lists all the same (issue 59): what such a copy shows otherwise

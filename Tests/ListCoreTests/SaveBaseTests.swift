@@ -402,4 +402,29 @@ import Testing
             }
         }
     }
+
+    /// The soak's seed 3563452083: a buffer saved `bread (1 l)`, then another buffer read at the
+    /// same revision saved so often that listd no longer keeps the first save; the first buffer
+    /// then took the amount off. Read against listd's text of the revision or the other's saves
+    /// (none shows the amount), that was no change, and the amount stayed without a word. A
+    /// copy that may have been read from a save listd forgot is now read as one with no usable
+    /// revision: the amount's removal is said, naming the item.
+    @Test func aSaveMadeFromASaveListdNoLongerKeepsIsNotReadAgainstAnother() throws {
+        var (core, read) = Helpers.core(["rice", "bread"], historyLimit: 1_000)
+        let withAmount = read.replacing("- [ ] bread", with: "- [ ] bread (1 l)")
+        #expect(Helpers.save(withAmount, &core).heard.isEmpty)
+        #expect(try Helpers.groceries(core).quantities["bread"] != nil)
+        // Another buffer, read at the same revision, saved again and again (each save differs).
+        var other = read
+        for number in 0..<CoreLimits.standard.keptFileVersions {
+            other += "- [ ] item \(number)\n"
+            Helpers.save(other, &core)
+        }
+        let (heard, _) = Helpers.save(read, &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        let list = try Helpers.groceries(core)
+        #expect(list.quantities["bread"] == nil || messages.contains { $0.contains("“bread”") }, "\(messages)")
+        // Nothing the other buffer added is taken off by a copy that did not show it.
+        #expect((0..<CoreLimits.standard.keptFileVersions).allSatisfy { list.items.contains("item \($0)") })
+    }
 }

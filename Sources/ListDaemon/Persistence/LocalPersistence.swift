@@ -137,7 +137,7 @@ final class LocalPersistence: ListPersistence {
             lastShown: lastShown,
             isFirstStart: false,
             problems: [],
-            savesTaken: Array(savesTaken.suffix(RecoveredLists.savesKept))
+            savesTaken: savesTaken
         )
     }
 
