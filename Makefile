@@ -39,7 +39,9 @@ MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 # directory, and `make test` makes the package while the debug build and the tests run.
 RELEASE_SCRATCH := .build-release
 RELEASE_BIN := $(RELEASE_SCRATCH)/release
-RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
+# Without debug information: the package strips it anyway, and the release build is the longest
+# step of make test.
+RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib -debug-info-format none --scratch-path $(RELEASE_SCRATCH)
 # What the package ships.
 SHIPPED := listd listctl listd-web
 # Work that no test waits on, done with what the foreground leaves of the CPU and the disk. Run
@@ -96,13 +98,14 @@ test: deps
 	$(if $(SUDO),,setsid sh -c '$(MAKE) --no-print-directory e2e-root' > .build/e2e-root.log 2>&1 & root=$$!;) \
 	trap 'kill -- -$$fuzzers -$$package $(if $(SUDO),,-$$root) 2>/dev/null' EXIT; \
 	beside() { wait $$1 || { tail -60 $$2; echo "$$3 failed (its output: $$2)"; exit 1; }; }; \
-	$(SWIFT) test && \
-	$(MAKE) --no-print-directory save-model && \
-	beside $$fuzzers .build/fuzz-build.log "make fuzz-build" && \
-	$(MAKE) --no-print-directory fuzz-run && \
-	beside $$package .build/package.log "make deb" && \
-	$(if $(SUDO),,beside $$root .build/e2e-root.log "make e2e-root" &&) \
-	$(SUDO) Tests/e2e/nspawn-e2e.sh $(DEB)
+	began=$$(date +%s); phase() { echo "== make test: $$1 ($$(( $$(date +%s) - began )) s in)"; }; \
+	phase "debug build and swift test" && $(SWIFT) test && \
+	phase "save-model" && $(MAKE) --no-print-directory save-model && \
+	phase "waiting for the fuzzers' build" && beside $$fuzzers .build/fuzz-build.log "make fuzz-build" && \
+	phase "fuzz-run" && $(MAKE) --no-print-directory fuzz-run && \
+	phase "waiting for the package" && beside $$package .build/package.log "make deb" && \
+	$(if $(SUDO),,phase "waiting for the container's root" && beside $$root .build/e2e-root.log "make e2e-root" &&) \
+	phase "container test" && $(SUDO) Tests/e2e/nspawn-e2e.sh $(DEB) && phase "done"
 
 # libFuzzer on the request-line decoder and the list-file parser, for a bounded time each. New
 # inputs go to a scratch corpus; the kept corpus and past crashes (Tests/Fuzz) are read first. A
