@@ -100,7 +100,7 @@ extension ListCore {
         var merge = SaveMerge(base, now: working)
         // The other texts the copy may have been read from: what they read differently is kept
         // as the lists show it, and said (never guessed).
-        let readings = SaveReadings(chosen: base.book, edits: current.edits, others: base.others, now: working, at: time)
+        let readings = SaveReadings(chosen: base.book, edits: current.edits, others: base.others, asWritten: base.asWritten, now: working, at: time)
         let staying = current.itemsRefusedElsewhere
         // The headings whose list was not created (a name the lists have already, a delegate's
         // no): a line not taken changes nothing, so the ticks, sections and amounts under them
@@ -285,6 +285,7 @@ extension ListCore {
         file.dirty = !diagnostics.isEmpty || !notes.isEmpty || created || untied || !showsBook
         // The saved text is a version the person's editor holds: their next save is made from it.
         var textBook = book
+        var asWritten: ListBook?
         if !showsBook {
             textBook = current.base.book
             // Each half of a retype split in two counts on its own (the new text added while the
@@ -307,8 +308,20 @@ extension ListCore {
                 return list
             }
             textBook = ListBook(lists: lists, revision: textBook.revision, nextID: book.nextID)
+            // With the ticks and amounts not taken, as the text shows them.
+            for (position, (_, fileEdit)) in work.enumerated() where notTakenEdits.contains(position) {
+                switch fileEdit.edit {
+                case .checkItem, .uncheckItem, .setQuantity:
+                    var written = asWritten ?? textBook
+                    if (try? written.apply(fileEdit.edit, at: time, origin: fileOrigin)) != nil { asWritten = written }
+                default:
+                    break
+                }
+            }
         }
-        remember(FileVersion(revision: current.reading.shownRevision, book: textBook, text: current.bytes, through: book.revision))
+        remember(
+            FileVersion(revision: current.reading.shownRevision, book: textBook, text: current.bytes, through: book.revision, asWritten: asWritten)
+        )
         // Its queues go to whoever waits behind it.
         for key in current.parts.keys.sorted() {
             if queues[key]?.first == .save(current.id) { queues[key]?.removeFirst() }

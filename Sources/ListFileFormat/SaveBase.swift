@@ -18,13 +18,26 @@ public struct FileVersion: Sendable {
     /// The revision of the lists right after it was written or taken in: the history after it
     /// is what a copy made from it did not see.
     public var through: Revision
+    /// A save's lists as its text shows them, the edits listd did not take included (`book` is
+    /// without them, so that the same line saved again is reported again): a copy that may have
+    /// been read from it and shows otherwise what was not taken (a tick put back off) was
+    /// changed there by the person, which is said (`SaveReadings`).
+    public var asWritten: ListBook?
 
-    public init(revision: Revision?, book: ListBook, text: [UInt8] = [], isSave: Bool = true, through: Revision? = nil) {
+    public init(
+        revision: Revision?,
+        book: ListBook,
+        text: [UInt8] = [],
+        isSave: Bool = true,
+        through: Revision? = nil,
+        asWritten: ListBook? = nil
+    ) {
         self.revision = revision
         self.book = book
         self.text = text
         self.isSave = isSave
         self.through = through ?? book.revision
+        self.asWritten = asWritten
     }
 }
 
@@ -67,12 +80,23 @@ public struct SaveBase: Sendable {
     /// `rev=`, the saves taken in from it), besides `book`: what they read differently is not
     /// guessed (`SaveReadings`).
     public var others: [ListBook] = []
+    /// The chosen text's lists as it shows them, when that is a save some of whose edits were not
+    /// taken (`FileVersion.asWritten`): what the copy shows otherwise there the person changed
+    /// (put a tick back off), which `book` alone does not tell (`SaveReadings.unmade`).
+    public var asWritten: ListBook?
 
-    public init(book: ListBook, kind: Kind, since: ChangesSince = ChangesSince(), others: [ListBook] = []) {
+    public init(
+        book: ListBook,
+        kind: Kind,
+        since: ChangesSince = ChangesSince(),
+        others: [ListBook] = [],
+        asWritten: ListBook? = nil
+    ) {
         self.book = book
         self.kind = kind
         self.since = since
         self.others = others
+        self.asWritten = asWritten
     }
 
     /// False: nothing kept is close to the copy (`unrelated`).
@@ -112,12 +136,12 @@ public struct SaveBase: Sendable {
                 if revision == newest.revision { newest } else if let history { (try? history.book(at: revision)) ?? nil } else { nil }
             if let atRevision {
                 let copy = text ?? Array(reading.document.lines.map(\.raw).joined(separator: "\n").utf8)
-                let (book, _, others) = madeFrom(copy, atRevision, revision: revision, versions: versions, tag: reading.document.noteTag)
+                let (book, _, others, asWritten) = madeFrom(copy, atRevision, revision: revision, versions: versions, tag: reading.document.noteTag)
                 // Everything after the revision the copy names, also when it is read against a
                 // save from it: that save's own text may show an item taken off before it was
                 // taken in (a line not taken), and a copy of it must not bring that back.
                 let since = history.map { ChangesSince($0, from: revision) } ?? ChangesSince()
-                return SaveBase(book: book, kind: .revision, since: since, others: others)
+                return SaveBase(book: book, kind: .revision, since: since, others: others, asWritten: asWritten)
             }
             // Without a history, the saves filed under its revision are all there is to go by.
             if history == nil, let own = versions.last(where: { $0.revision == revision }) {
@@ -141,10 +165,10 @@ public struct SaveBase: Sendable {
         revision: Revision,
         versions: [FileVersion],
         tag: String? = nil
-    ) -> (book: ListBook, through: Revision, others: [ListBook]) {
+    ) -> (book: ListBook, through: Revision, others: [ListBook], asWritten: ListBook?) {
         let candidates = versions.filter { $0.revision == revision }
         let saves = candidates.filter(\.isSave)
-        guard !saves.isEmpty else { return (atRevision, revision, []) }
+        guard !saves.isEmpty else { return (atRevision, revision, [], nil) }
         // listd's text of that revision, or a save that showed exactly its lists (taken in at a
         // start, say): the text a copy of the revision itself was read from. After a restart
         // (the saves are kept in the change log, listd's texts are not), that revision's lists
@@ -155,7 +179,7 @@ public struct SaveBase: Sendable {
             // Without listd's text of that revision to compare with, the revision: read against
             // it, another's save is never undone (what it did is already done); what the saves
             // from it read differently is said.
-            return (atRevision, revision, saves.map(\.book))
+            return (atRevision, revision, saves.map { $0.asWritten ?? $0.book }, nil)
         }
         let lines = TextLines(copy)
         var best = (book: atRevision, through: revision, distance: TextDistance.between(lines, TextLines(written.text)), index: -1)
@@ -165,8 +189,11 @@ public struct SaveBase: Sendable {
                 best = (save.book, save.through, distance, index)
             }
         }
-        let others = (best.index >= 0 ? [atRevision] : []) + saves.enumerated().filter { $0.offset != best.index }.map(\.element.book)
-        return (best.book, best.through, others)
+        let others = (best.index >= 0 ? [atRevision] : []) + saves.enumerated().filter { $0.offset != best.index }.map { $0.element.asWritten ?? $0.element.book }
+        // The chosen save as its text shows it, too: the person may have changed what was not
+        // taken of it (put a tick back off), which its lists alone do not tell.
+        let asWritten = best.index >= 0 ? saves[saves.index(saves.startIndex, offsetBy: best.index)].asWritten : nil
+        return (best.book, best.through, others, asWritten)
     }
 
     /// Whether two books show the same lists: names, items, ticks, amounts and sections (not the

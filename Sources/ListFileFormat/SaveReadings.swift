@@ -14,27 +14,30 @@ public struct SaveReadings {
     public let copy: ListBook
     let now: ListBook
     let others: [ListBook]
+    /// The chosen text as written, when some of its edits were not taken (`SaveBase.asWritten`).
+    let asWritten: ListBook?
     /// The lists of the chosen base (a list the copy makes takes the next id there, which may be
     /// another reading's list's).
     let chosenIDs: Set<ListID>
 
     /// `chosen`: the base the save's `edits` were computed from; `others`: the lists of the
     /// other texts the copy may have been read from (`SaveBase.others`).
-    public init(chosen: ListBook, edits: [FileEdit], others: [ListBook], now: ListBook, at time: Timestamp) {
+    public init(chosen: ListBook, edits: [FileEdit], others: [ListBook], asWritten: ListBook? = nil, now: ListBook, at time: Timestamp) {
         var copy = chosen
         // Only when there is something to weigh it against: a long save's edits are not applied
         // twice for nothing.
-        if !others.isEmpty {
+        if !others.isEmpty || asWritten != nil {
             for fileEdit in edits { _ = try? copy.apply(fileEdit.edit, at: time, origin: .file(host: nil)) }
         }
         self.copy = copy
         chosenIDs = Set(chosen.lists.map(\.id))
         self.now = now
         self.others = others
+        self.asWritten = asWritten
     }
 
     /// Nothing to weigh: the copy can have been read from one text only.
-    public var isCertain: Bool { others.isEmpty }
+    public var isCertain: Bool { others.isEmpty && asWritten == nil }
 
     /// What one edit is about: one thing a list shows.
     enum Aspect: Hashable {
@@ -89,7 +92,7 @@ public struct SaveReadings {
     public func unmade(by reading: ListFileReading, besides edits: [FileEdit]) -> [(FileEdit, String)] {
         var covered = Set(edits.flatMap { aspects(of: $0.edit) })
         var found: [(FileEdit, String)] = []
-        for other in others {
+        for other in others + (asWritten.map { [$0] } ?? []) {
             for fileEdit in reading.edits(from: other) {
                 for aspect in aspects(of: fileEdit.edit) where !covered.contains(aspect) {
                     guard value(aspect, in: now) != value(aspect, in: copy) else { continue }
@@ -161,6 +164,9 @@ public struct SaveReadings {
             return key
         }
         switch aspect {
+        case .tick(let id, let key) where value(.item(id, key), in: now) == nil, .amount(let id, let key) where value(.item(id, key), in: now) == nil:
+            // Its tick or amount differs, but the item is not on the list now at all.
+            return "“\(item(id, key))” stays off \(listName(id)): \(why)"
         case .item(let id, let key):
             let state = value(aspect, in: now) == nil ? "stays off \(listName(id))" : "stays on \(listName(id))"
             return "“\(item(id, key))” \(state): \(why)"

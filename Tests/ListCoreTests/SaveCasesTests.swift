@@ -41,6 +41,24 @@ import Testing
         if quantity != nil { #expect(written?.contains("“milk”") == true, "\(written ?? "not written")") }
     }
 
+    /// The soak's seed 562625568: a buffer ticked rice, which a client had taken off meanwhile
+    /// (said); the person then put the tick back off, and saved again. Read against the lists of
+    /// their first save (which are without the tick not taken) or listd's text of the revision,
+    /// that was no change, and the line went from the file without a word. Now the save's text
+    /// as written is a reading too, and the line is said, naming the item.
+    @Test func aRevertOfATickThatWasNotTakenIsSaid() throws {
+        var (core, read) = Helpers.core(["rice", "oats", "bread"], historyLimit: 1_000)
+        Helpers.edit(.removeItem("rice", from: .id(1)), &core, writing: false)
+        let ticks = read.replacing("- [ ] bread", with: "- [x] bread") + "- [ ] honey\n"
+        let first = Helpers.save(ticks.replacing("- [ ] rice", with: "- [x] rice"), &core)
+        #expect(first.heard.flatMap(\.lines).map(\.message).contains { $0.contains("“rice”") })
+        let (heard, _) = Helpers.save(ticks.replacing("# Groceries", with: "# Garden") + "- [ ] soap\n", &core)
+        let list = try Helpers.groceries(core)
+        #expect(!list.items.contains("rice") && list.items.contains("soap"), "\(list.items)")
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(messages.contains { $0.contains("“rice” stays off Groceries") }, "\(messages)")
+    }
+
     /// Case 3: A and B read the file at the same revision; both tick milk and eggs; A also takes
     /// aspirin off and adds soap, and saves. B's save (its ticks only) is read against A's save
     /// when the ticks make it closer: aspirin came back and soap went. Now neither happens, and
