@@ -40,6 +40,7 @@ public enum ListFileText {
             tieTypedHeadings(&reading, to: base.book)
             tieByContent(&reading, to: base.book, retyingNamed: false)
         } else {
+            if let named = base.named { tieTypedHeadings(&reading, to: named) }
             tieByContent(&reading, to: known, retyingNamed: true)
         }
         return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))

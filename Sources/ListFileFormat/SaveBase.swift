@@ -84,6 +84,10 @@ public struct SaveBase: Sendable {
     /// taken (`FileVersion.asWritten`): what the copy shows otherwise there the person changed
     /// (put a tick back off), which `book` alone does not tell (`SaveReadings.unmade`).
     public var asWritten: ListBook?
+    /// The lists at the revision the copy names, when it is read without it (a save made from
+    /// it is forgotten): a heading typed without a note is tied as in a copy read from it
+    /// (`ListFileText.tieTypedHeadings`), never taken for a list made since under its name.
+    public var named: ListBook?
 
     public init(
         book: ListBook,
@@ -128,12 +132,14 @@ public struct SaveBase: Sendable {
         newest: ListBook,
         forgotten: Set<Revision> = []
     ) -> SaveBase {
-        if let revision = reading.shownRevision, forgotten.contains(revision) {
-            return closest(to: reading, history: history, versions: versions, newest: newest, mayBeNewest: false)
-        }
         if let revision = reading.shownRevision {
             let atRevision: ListBook? =
                 if revision == newest.revision { newest } else if let history { (try? history.book(at: revision)) ?? nil } else { nil }
+            if forgotten.contains(revision) {
+                var base = closest(to: reading, history: history, versions: versions, newest: newest, mayBeNewest: false)
+                base.named = atRevision
+                return base
+            }
             if let atRevision {
                 let copy = text ?? Array(reading.document.lines.map(\.raw).joined(separator: "\n").utf8)
                 let (book, _, others, asWritten) = madeFrom(copy, atRevision, revision: revision, versions: versions, tag: reading.document.noteTag)

@@ -427,4 +427,22 @@ import Testing
         // Nothing the other buffer added is taken off by a copy that did not show it.
         #expect((0..<CoreLimits.standard.keptFileVersions).allSatisfy { list.items.contains("item \($0)") })
     }
+
+    /// The soak's seed 2992101707: the same copy, read without its revision, types a new list
+    /// under a name a client gave a list since: not that list (given the copy's items as if the
+    /// person had typed them into it), but a new list, refused as the name is taken, and said.
+    @Test func aNewListTypedInACopyReadWithoutItsRevisionIsNotAListMadeSince() throws {
+        var (core, read) = Helpers.core(["rice", "bread"], historyLimit: 1_000)
+        #expect(Helpers.save(read.replacing("- [ ] bread", with: "- [ ] bread (1 l)"), &core).heard.isEmpty)
+        var other = read
+        for number in 0..<CoreLimits.standard.keptFileVersions {
+            other += "- [ ] item \(number)\n"
+            Helpers.save(other, &core)
+        }
+        Helpers.edit(.createList(name: "Hardware", items: ["nails"]), &core, id: 60)
+        let (heard, _) = Helpers.save(read + "\n# Hardware\n- [ ] glue\n", &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(try core.durable.list(.name("Hardware")).items == ["nails"])
+        #expect(messages.contains { $0.contains("There is already a list called “Hardware”") }, "\(messages)")
+    }
 }

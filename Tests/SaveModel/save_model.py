@@ -384,6 +384,14 @@ class Listd:
 # --- The run ---------------------------------------------------------------------------------
 
 
+def unsettled_by(intents):
+    """What a save made while listd was stopped asked for, as `check_save`'s `unsettled` reads it:
+    its items, new lists, renames and deletions."""
+    return {(i["id"], i["item"]) for i in intents if "item" in i and i["id"] is not None} | {
+        ("newlist", i["list"]) for i in intents if i["kind"] == "newlist"} | {
+        ("list", i["id"]) for i in intents if i["kind"] in ("rename", "deletelist") and i["id"] is not None}
+
+
 def by_id(lists):
     return {entry["id"]: entry for entry in lists["lists"]}
 
@@ -569,6 +577,8 @@ class Run:
         # While listd is stopped, the saves on disk that this copy already shows: a save from it
         # carries them (a save from an older buffer writes over them, as the person did).
         buffer.inherited = list(self.pending) if not self.running else []
+        # What those saves did is this buffer's too, and as unsettled: listd may never see them.
+        buffer.unsettled = set().union(*(unsettled_by(intents) for intents, _ in buffer.inherited))
         self.buffers.append(buffer)
         if len(self.buffers) > 4:
             self.buffers.pop(0)
@@ -714,10 +724,7 @@ class Run:
             buffer.inherited = list(self.pending)
             # listd may never see this save (another may be written over it before the start):
             # what it did stays unsettled for the buffer's next save, which still shows it.
-            buffer.unsettled = getattr(buffer, "unsettled", set()) | {
-                (i["id"], i["item"]) for i in intents if "item" in i and i["id"] is not None} | {
-                ("newlist", i["list"]) for i in intents if i["kind"] == "newlist"} | {
-                ("list", i["id"]) for i in intents if i["kind"] in ("rename", "deletelist") and i["id"] is not None}
+            buffer.unsettled = getattr(buffer, "unsettled", set()) | unsettled_by(intents)
             return
         deadline = time.time() + 15
         while [d for d, _ in self.listd.shown_saves()].count(digest) <= shown_before:
