@@ -721,6 +721,7 @@ class Run:
         buffer.baseline = buffer.state()
         if not self.running:
             self.pending = getattr(buffer, "inherited", []) + [(intents, buffer.reads_without_notes())]
+            self.pending_buffer = buffer  # whose text is on disk: what listd reads at its start
             buffer.inherited = list(self.pending)
             # listd may never see this save (another may be written over it before the start):
             # what it did stays unsettled for the buffer's next save, which still shows it.
@@ -807,7 +808,15 @@ class Run:
         after, file_text = self.listd.settle("the restart")
         self.log("listd started again")
         if self.pending:
-            self.check_save(before, after, file_text, self.pending)
+            # listd reads the text last saved: when that is a copy without notes, so is every
+            # save it carries (their headings are the lists of their names).
+            last = self.pending_buffer
+            if last.reads_without_notes():
+                shown_by_name = {name: {item["text"] for _, item in last.items(name)} for name in last.names()}
+                self.check_save(before, after, file_text, [(intents, True) for intents, _ in self.pending],
+                                shown_by_name=shown_by_name)
+            else:
+                self.check_save(before, after, file_text, self.pending)
         elif shown(before["lists"]) != shown(after["lists"]):
             raise Violation("a restart changed the lists:\n  before %s\n  after  %s" % (shown(before["lists"]), shown(after["lists"])))
         self.pending = []
