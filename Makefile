@@ -52,6 +52,22 @@ IDLE := chrt --idle 0 ionice -c 3
 IDLE_SESSION := echo 19 2>/dev/null > /proc/self/autogroup || true
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 DEBUG_BIN := .build/debug
+# What a package (make deb, make install) is made of: the release build. `PACKAGE=debug`
+# packages the debug build instead, its binaries linked again with the Swift runtime in
+# (Tests/e2e/link-static.py): make test's container test installs that one, so that make test
+# builds everything once — a release build of it all takes another 12 to 14 minutes here, and
+# a clean clone's make test must stay under 30. The same units, scripts, pages and completions;
+# only the optimizer differs, and make bench measures the release build.
+PACKAGE ?= release
+ifeq ($(PACKAGE),debug)
+PACKAGE_BIN := .build/debug-static
+MANUAL_BUILD := $(SWIFT) build --product generate-manual
+MANUAL_TOOL := $(DEBUG_BIN)/generate-manual
+else
+PACKAGE_BIN := $(RELEASE_BIN)
+MANUAL_BUILD := $(RELEASE_BUILD) --product generate-manual
+MANUAL_TOOL := $(RELEASE_BIN)/generate-manual
+endif
 
 # make fuzz: each libFuzzer target runs this long (seconds); crashes land in .build-fuzz/artifacts.
 FUZZ_SECONDS ?= 30
@@ -60,7 +76,7 @@ FUZZERS := FuzzRPCLine FuzzListFile FuzzPageMessage
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build run test save-model soak-saves e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
+.PHONY: all deps build run test binaries save-model soak-saves e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
 
 all: build
 
@@ -85,25 +101,24 @@ build: deps
 run: build
 	$(DEBUG_BIN)/listd
 
-# The fuzzers' build and the package for the container test (release build, manual pages, .deb)
-# are made in the background at idle priority (SCHED_IDLE, idle I/O) while the debug build and
-# the tests run: they use only what those leave, and no test waits on them. So is the container's
-# root (debootstrap, mostly the network's time; as root only), at the usual priority. Their output
-# is in .build/*.log, printed if they fail. (A clean clone's make test took 31 min here with all
-# of it in a row, 30 with this: the release build still takes 12 of them, mostly after the tests.)
+# The fuzzers' build is made in the background at idle priority (SCHED_IDLE, idle I/O) while the
+# debug build and the tests run: it uses only what those leave. So is the container's root
+# (debootstrap, mostly the network's time; as root only), at the usual priority. Their output is
+# in .build/*.log, printed if they fail. The container test installs the package of the debug
+# build (PACKAGE=debug, above), made once the tests passed.
 test: deps
 	@mkdir -p .build; \
 	setsid sh -c '$(IDLE_SESSION); exec $(IDLE) $(MAKE) --no-print-directory fuzz-build' > .build/fuzz-build.log 2>&1 & fuzzers=$$!; \
-	setsid sh -c '$(IDLE_SESSION); exec $(IDLE) $(MAKE) --no-print-directory deb' > .build/package.log 2>&1 & package=$$!; \
 	$(if $(SUDO),,setsid sh -c '$(MAKE) --no-print-directory e2e-root' > .build/e2e-root.log 2>&1 & root=$$!;) \
-	trap 'kill -- -$$fuzzers -$$package $(if $(SUDO),,-$$root) 2>/dev/null' EXIT; \
+	trap 'kill -- -$$fuzzers $(if $(SUDO),,-$$root) 2>/dev/null' EXIT; \
 	beside() { wait $$1 || { tail -60 $$2; echo "$$3 failed (its output: $$2)"; exit 1; }; }; \
 	began=$$(date +%s); phase() { echo "== make test: $$1 ($$(( $$(date +%s) - began )) s in)"; }; \
 	phase "debug build and swift test" && $(SWIFT) test && \
 	phase "save-model" && $(MAKE) --no-print-directory save-model && \
 	phase "waiting for the fuzzers' build" && beside $$fuzzers .build/fuzz-build.log "make fuzz-build" && \
 	phase "fuzz-run" && $(MAKE) --no-print-directory fuzz-run && \
-	phase "waiting for the package" && beside $$package .build/package.log "make deb" && \
+	phase "the package" && $(MAKE) --no-print-directory deb PACKAGE=debug > .build/package.log 2>&1 \
+		|| { tail -60 .build/package.log; echo "make deb failed (its output: .build/package.log)"; exit 1; } && \
 	$(if $(SUDO),,phase "waiting for the container's root" && beside $$root .build/e2e-root.log "make e2e-root" &&) \
 	phase "container test" && $(SUDO) Tests/e2e/nspawn-e2e.sh $(DEB) && phase "done"
 
@@ -194,15 +209,24 @@ bench: deps
 release: deps
 	@for product in $(SHIPPED); do $(RELEASE_BUILD) --product $$product || exit 1; done
 
+# The binaries a package is made of (PACKAGE, above).
+binaries: deps
+ifeq ($(PACKAGE),debug)
+	$(SWIFT) build
+	python3 Tests/e2e/link-static.py $(PACKAGE_BIN) $(SHIPPED)
+else
+	@$(MAKE) --no-print-directory release
+endif
+
 # listctl(1) and listd-web(8) are generated from the argument-parser definitions by its
 # generate-manual tool (the one its plugin runs), so they never drift from --help; listd(8) and
 # listd(5) are written by hand (a test holds listd(8) to listd --help: every option, with its
 # default).
-man: release
-	$(RELEASE_BUILD) --product generate-manual
+man: binaries
+	$(MANUAL_BUILD)
 	@mkdir -p $(GENERATED)/man
-	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listctl --section 1 --date $(MAN_DATE) --output-directory $(GENERATED)/man
-	$(RELEASE_BIN)/generate-manual $(RELEASE_BIN)/listd-web --section 8 --date $(MAN_DATE) --output-directory $(GENERATED)/man
+	$(MANUAL_TOOL) $(PACKAGE_BIN)/listctl --section 1 --date $(MAN_DATE) --output-directory $(GENERATED)/man
+	$(MANUAL_TOOL) $(PACKAGE_BIN)/listd-web --section 8 --date $(MAN_DATE) --output-directory $(GENERATED)/man
 	@# listd-web has no subcommands: the tool's `subcommand` in its synopsis, and the built-in
 	@# help subcommand's entry, would say it has.
 	sed -i -e '/^\.Ar subcommand$$/d' -e '/^\.It Em help$$/,/^\.El$$/d' $(GENERATED)/man/listd-web.8
@@ -214,22 +238,22 @@ man: release
 
 # Completion scripts as each shell names them (bash's without a #! line: it is sourced);
 # listctl's complete list names and items from the running listd.
-completions: release
+completions: binaries
 	@mkdir -p $(GENERATED)/completions
 	@for tool in listd listctl; do \
-		$(RELEASE_BIN)/$$tool --generate-completion-script bash | sed '1{/^#!/d}' > $(GENERATED)/completions/$$tool && \
-		$(RELEASE_BIN)/$$tool --generate-completion-script zsh > $(GENERATED)/completions/_$$tool && \
-		$(RELEASE_BIN)/$$tool --generate-completion-script fish > $(GENERATED)/completions/$$tool.fish || exit 1; \
+		$(PACKAGE_BIN)/$$tool --generate-completion-script bash | sed '1{/^#!/d}' > $(GENERATED)/completions/$$tool && \
+		$(PACKAGE_BIN)/$$tool --generate-completion-script zsh > $(GENERATED)/completions/_$$tool && \
+		$(PACKAGE_BIN)/$$tool --generate-completion-script fish > $(GENERATED)/completions/$$tool.fish || exit 1; \
 	done
 
-install: release man completions
+install: binaries man completions
 	@$(MAKE) --no-print-directory install-files
 
-# What install copies, from what release, man and completions made (make deb runs it twice).
+# What install copies, from what binaries, man and completions made (make deb runs it twice).
 install-files:
-	install -D -m 0755 $(RELEASE_BIN)/listd $(DESTDIR)$(BINDIR)/listd
-	install -D -m 0755 $(RELEASE_BIN)/listctl $(DESTDIR)$(BINDIR)/listctl
-	install -D -m 0755 $(RELEASE_BIN)/listd-web $(DESTDIR)$(BINDIR)/listd-web
+	install -D -m 0755 $(PACKAGE_BIN)/listd $(DESTDIR)$(BINDIR)/listd
+	install -D -m 0755 $(PACKAGE_BIN)/listctl $(DESTDIR)$(BINDIR)/listctl
+	install -D -m 0755 $(PACKAGE_BIN)/listd-web $(DESTDIR)$(BINDIR)/listd-web
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
 	@# web.md's pictures of the page, where its links look for them.
@@ -280,7 +304,7 @@ DEB := .build/deb/listd_$(DEB_VERSION)_$(DEB_ARCH).deb
 # Who answers for the package (make deb DEB_MAINTAINER="Name <address>"); none is named yet.
 DEB_MAINTAINER ?= listd developers <listd@example.invalid>
 
-deb: release man completions
+deb: binaries man completions
 	rm -rf $(DEB_ROOT) $(DEB)
 	$(MAKE) --no-print-directory install-files DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=system QUIET_INSTALL=1
 	$(MAKE) --no-print-directory install-files DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITS=user QUIET_INSTALL=1

@@ -66,13 +66,17 @@ public struct FileState: Sendable {
     mutating func markDirty() { dirty = true }
 
     /// A text of the file was on disk (listd wrote it, or a save was taken in).
-    /// Returns the oldest ones it no longer keeps.
+    /// Returns the ones it no longer keeps: listd's own older texts first (the history gives
+    /// their lists back, and a copy of one is read against them written anew: `SaveBase.madeFrom`),
+    /// then the oldest saves, which nothing else holds.
     @discardableResult
-    mutating func remember(_ version: FileVersion) -> ArraySlice<FileVersion> {
+    mutating func remember(_ version: FileVersion) -> [FileVersion] {
         versions.append(version)
-        guard versions.count > keptVersions else { return [] }
-        let dropped = versions.prefix(versions.count - keptVersions)
-        versions.removeFirst(dropped.count)
+        var dropped: [FileVersion] = []
+        while versions.count > keptVersions {
+            let written = versions.indices.filter { !versions[$0].isSave }
+            dropped.append(versions.remove(at: written.count > 1 ? written[0] : 0))
+        }
         return dropped
     }
 
