@@ -162,7 +162,8 @@ class Buffer:
         shows, by identity (a retyped line is the old text removed and the new one added)."""
         then, now = self.baseline, self.state()
         # A list's block deleted and a new list typed under its name, without a note, is the same
-        # text as every line of it changed in place. Without notes either reading is right; with
+        # text as every line of it changed in place. Without notes (stripped, or every noted
+        # heading taken out: `reads_without_notes`) either reading is right; with
         # them, a heading typed without a note is the list of that name in the version the copy
         # was read from when at least half its lines are that list's items, else a new list
         # (docs/file-format.md).
@@ -171,7 +172,7 @@ class Buffer:
             if typed in now:
                 texts = list(now[typed]["items"])
                 shared = sum(1 for text in texts if text in then[key]["items"])
-                if self.stripped or (texts and shared * 2 >= len(texts)):
+                if self.reads_without_notes() or (texts and shared * 2 >= len(texts)):
                     now[key] = now.pop(typed)
         found = []
         for key in list(then) + [k for k in now if k not in then]:
