@@ -308,10 +308,11 @@ extension ListCore {
                 return list
             }
             textBook = ListBook(lists: lists, revision: textBook.revision, nextID: book.nextID)
-            // With the ticks and amounts not taken, as the text shows them.
+            // With its lines' edits not taken, as the text shows them (not its lists' own: a
+            // list made or deleted here is tied to ids above).
             for (position, (_, fileEdit)) in work.enumerated() where notTakenEdits.contains(position) {
                 switch fileEdit.edit {
-                case .checkItem, .uncheckItem, .setQuantity:
+                case .checkItem, .uncheckItem, .setQuantity, .addItem, .removeItem, .replaceItem:
                     var written = asWritten ?? textBook
                     if (try? written.apply(fileEdit.edit, at: time, origin: fileOrigin)) != nil { asWritten = written }
                 default:

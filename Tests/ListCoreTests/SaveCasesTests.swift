@@ -59,6 +59,21 @@ import Testing
         #expect(messages.contains { $0.contains("“rice” stays off Groceries") }, "\(messages)")
     }
 
+    /// The soak's seed 250624946: the same for a retype. A buffer retyped plums, which a client
+    /// had taken off meanwhile (said); the person typed it back, and saved again: the line is
+    /// said, not dropped from the file without a word.
+    @Test func aRevertOfARetypeThatWasNotTakenIsSaid() throws {
+        var (core, read) = Helpers.core(["rice", "plums"], historyLimit: 1_000)
+        Helpers.edit(.removeItem("plums", from: .id(1)), &core, writing: false)
+        let first = Helpers.save(read.replacing("- [ ] plums", with: "- [ ] free-range plums") + "- [ ] honey\n", &core)
+        #expect(first.heard.flatMap(\.lines).map(\.message).contains { $0.contains("“plums”") })
+        let (heard, _) = Helpers.save(read + "- [ ] honey\n- [ ] soap\n", &core)
+        let list = try Helpers.groceries(core)
+        #expect(!list.items.contains("plums") && list.items.contains("soap"), "\(list.items)")
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(messages.contains { $0.contains("“plums”") }, "\(messages)")
+    }
+
     /// Case 3: A and B read the file at the same revision; both tick milk and eggs; A also takes
     /// aspirin off and adds soap, and saves. B's save (its ticks only) is read against A's save
     /// when the ticks make it closer: aspirin came back and soap went. Now neither happens, and
