@@ -445,4 +445,21 @@ import Testing
         #expect(try core.durable.list(.name("Hardware")).items == ["nails"])
         #expect(messages.contains { $0.contains("There is already a list called “Hardware”") }, "\(messages)")
     }
+
+    /// The kept texts of the file drop listd's own older ones before a person's save: the
+    /// history gives listd's lists back, and nothing else holds the save's text.
+    @Test func keptTextsDropListdsOwnBeforeAPersonsSave() {
+        var state = FileState()
+        state.keptVersions = 3
+        func version(_ revision: Int, save: Bool) -> FileVersion {
+            FileVersion(revision: Revision(revision), book: ListBook(), text: Array("\(revision)".utf8), isSave: save)
+        }
+        state.remember(version(1, save: true))
+        for revision in 2...4 { state.remember(version(revision, save: false)) }
+        #expect(state.versions.map { String(decoding: $0.text, as: UTF8.self) } == ["1", "3", "4"])
+        // With one text of listd's left, the oldest save goes.
+        state.remember(version(5, save: true))
+        let dropped = state.remember(version(6, save: true))
+        #expect(dropped.map { String(decoding: $0.text, as: UTF8.self) } == ["1"])
+    }
 }
