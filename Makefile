@@ -117,8 +117,8 @@ test: deps
 	phase "save-model" && $(MAKE) --no-print-directory save-model && \
 	phase "waiting for the fuzzers' build" && beside $$fuzzers .build/fuzz-build.log "make fuzz-build" && \
 	phase "fuzz-run" && $(MAKE) --no-print-directory fuzz-run && \
-	phase "the package" && $(MAKE) --no-print-directory deb PACKAGE=debug > .build/package.log 2>&1 \
-		|| { tail -60 .build/package.log; echo "make deb failed (its output: .build/package.log)"; exit 1; } && \
+	phase "the package" && { $(MAKE) --no-print-directory deb PACKAGE=debug > .build/package.log 2>&1 \
+		|| { tail -60 .build/package.log; echo "make deb failed (its output: .build/package.log)"; exit 1; }; } && \
 	$(if $(SUDO),,phase "waiting for the container's root" && beside $$root .build/e2e-root.log "make e2e-root" &&) \
 	phase "container test" && $(SUDO) Tests/e2e/nspawn-e2e.sh $(DEB) && phase "done"
 

@@ -52,6 +52,9 @@ public enum EditFailure: Error, Sendable, Equatable {
     case storageFailed(String)
     /// The shared lists' server cannot be reached (`--share`): the sentence names it and why.
     case unavailable(String)
+    /// Whether the change was made is not known (a shared store's COMMIT went unanswered, and the
+    /// server was not reached again within `inDoubtAnswerBound`, or listd stopped first).
+    case outcomeUnknown(String)
     case shuttingDown
 }
 

@@ -43,6 +43,9 @@ public enum CoreAction: Sendable {
     /// Shared lists: fetch what other machines committed after `revision`, then feed `fetched`
     /// (or `fetchFailed`). One at a time, never with an append.
     case fetchRemote(after: Revision)
+    /// Feed `inDoubtBoundPassed(revision)` after this long: the edits held while the append in
+    /// doubt that began at `revision` is checked are answered by then.
+    case boundDoubt(Revision, after: Duration)
     /// Compact the store's log (off the owner's loop), then feed `compacted`. Appends wait.
     case compact
     /// Journal shell: after this long, hand the journal's lines to its thread, then feed

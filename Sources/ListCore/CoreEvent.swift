@@ -45,6 +45,10 @@ public enum CoreEvent: Sendable {
     case appendBehind([RemoteChange])
     /// Whether the append in doubt that began at this revision was made.
     case inDoubtResolved(Revision, made: Bool)
+    /// The timer of `boundDoubt` fired: the edits still held for that append are answered.
+    case inDoubtBoundPassed(Revision)
+    /// The connections are ending (listd stops): every reply still held is given now.
+    case repliesDue
     /// The shared store's server was reached again (true) or lost (false).
     case storeStatusChanged(connected: Bool)
     /// Another machine may have committed changes (a notification, or LISTEN in place).
@@ -134,6 +138,11 @@ extension ListCore {
             // the outcome was unknown).
             if made { store.remoteDue = true }
             return inDoubtResolved(revision, made: made)
+        case .inDoubtBoundPassed(let revision):
+            return inDoubtUnanswered([revision], why: "the shared lists' server did not answer within \(limits.inDoubtAnswerBound) of its deadline")
+        case .repliesDue:
+            return inDoubtUnanswered(Array(heldInDoubt.keys), why: "listd stopped before the shared lists' server answered")
+                + confirmsAtStop()
         case .storeStatusChanged(let connected):
             return storeStatusChanged(connected: connected, now: now)
         case .remoteWoke:

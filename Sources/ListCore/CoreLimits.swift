@@ -62,6 +62,9 @@ public struct CoreLimits: Sendable, Equatable {
     public var shareConnectTimeout: Duration = .seconds(5)
     public var firstReconnectDelay: Duration = .milliseconds(100)
     public var longestReconnectDelay: Duration = .seconds(1)
+    /// How long an edit whose COMMIT went unanswered waits for listd to learn whether it was made
+    /// (after the operation's deadline); past it, its client is told the outcome is not known.
+    public var inDoubtAnswerBound: Duration = .seconds(10)
 
     /// What listd runs with.
     public static let standard = CoreLimits()

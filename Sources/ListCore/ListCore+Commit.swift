@@ -103,6 +103,7 @@ extension ListCore {
             }
             actions += failed.after.filter { if case .announceRejection = $0 { return false } else { return true } }
         }
+        if let inDoubt, heldInDoubt[inDoubt] != nil { actions.append(.boundDoubt(inDoubt, after: limits.inDoubtAnswerBound)) }
         working = durable
         if let before = batch.fileBefore ?? open.fileBefore {
             // A save taken in is not in the lists after all: read it again (once the shared

@@ -108,6 +108,21 @@ extension ListCore {
         return releaseConfirms()
     }
 
+    /// The edits still held for the appends in doubt that began at `revisions` are told their
+    /// outcome is not known (`why`); what the check finds later reaches them as the lists do.
+    mutating func inDoubtUnanswered(_ revisions: [Revision], why: String) -> [CoreAction] {
+        revisions.sorted().flatMap { revision in
+            (heldInDoubt.removeValue(forKey: revision) ?? []).map { CoreAction.reply($0.id, .failure(.outcomeUnknown(why))) }
+        }
+    }
+
+    /// At a stop, the confirms of appends found made that still wait for the lists here to
+    /// include them: they were made, so they are sent.
+    mutating func confirmsAtStop() -> [CoreAction] {
+        defer { confirmsAwaitingRevision = [] }
+        return confirmsAwaitingRevision.map { .reply($0.id, $0.outcome) }
+    }
+
     /// The confirms found made whose changes the durable lists now include.
     private mutating func releaseConfirms() -> [CoreAction] {
         let due = confirmsAwaitingRevision.filter { $0.revision <= durable.revision }

@@ -26,6 +26,7 @@ public enum DenialCode {
         "storageFailed": 1100,
         "unavailable": 1101,
         "busy": 1102,
+        "outcomeUnknown": 1103,
     ]
 
     public static func code(for reason: String) -> Int { byReason[reason] ?? 1000 }
@@ -66,6 +67,17 @@ extension RPCError {
             code: DenialCode.code(for: "unavailable"),
             message: "The change was not made: \(detail). Try again once it is back.",
             data: .object(["reason": .string("unavailable")])
+        )
+    }
+
+    /// The change was sent to the shared lists' server, which did not say whether it made it:
+    /// it may be on the lists or not. `detail` says why listd stopped waiting; the lists show it
+    /// once the server is back (a subscriber hears it then, if it was made).
+    public static func outcomeUnknown(_ detail: String) -> RPCError {
+        RPCError(
+            code: DenialCode.code(for: "outcomeUnknown"),
+            message: "Whether the change was made is not known: \(detail). The lists show it once the server is back.",
+            data: .object(["reason": .string("outcomeUnknown")])
         )
     }
 

@@ -104,9 +104,30 @@ final class PostgresServer: @unchecked Sendable {
     /// and exit; the next `start` recovers from the write-ahead log.
     func kill() {
         guard let postmaster else { return }
+        resume()
         postmaster.signal(SIGKILL)
         postmaster.wait()
         self.postmaster = nil
+    }
+
+    /// SIGSTOP (`hang`) or SIGCONT (`resume`) to the postmaster and every backend: a server that
+    /// keeps its sockets open and answers nothing, as a hung machine.
+    func hang() { signalAll(SIGSTOP) }
+    func resume() { signalAll(SIGCONT) }
+
+    private func signalAll(_ signal: Int32) {
+        guard let postmaster else { return }
+        var pids = [postmaster.pid]
+        // The backends are the postmaster's children: their parent is field 4 of /proc/pid/stat.
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster.pid { pids.append(pid) }
+        }
+        for pid in pids { Glibc.kill(pid, signal) }
     }
 
     /// A fast shutdown (SIGINT), waited for.

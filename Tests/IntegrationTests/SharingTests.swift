@@ -57,6 +57,61 @@ import Testing
         }
     }
 
+    /// An edit whose COMMIT was sent and never answered: the server waits for a synchronous
+    /// standby that does not exist (so the COMMIT hangs, its outcome unknown), then hangs
+    /// (SIGSTOP: its sockets open, nothing answered, no reconnection). Returns the connection
+    /// whose `addItem` (id 7) is held.
+    private static func editInDoubt(_ home: Household) throws -> LineConnection {
+        _ = try home.connect(0).result("createList", ["name": "Groceries", "items": ["milk"]])
+        // A fence: the file shows the list, so no append is under way (the file is replaced once
+        // an append it waits for is durable, or its note rides the next one).
+        _ = try home.machines[0].sandbox.read { $0.contains("# Groceries") }
+        try home.server.psql("ALTER SYSTEM SET synchronous_standby_names = 'nobody'")
+        try home.server.psql("SELECT pg_reload_conf()")
+        let client = try home.connect(0)
+        try client.send(#"{"jsonrpc":"2.0","id":7,"method":"addItem","params":{"list":"Groceries","item":"tea"}}"#)
+        // A fence: listd's COMMIT waits for the standby.
+        let deadline = Date().addingTimeInterval(20)
+        while try home.server.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'") != "1\n" {
+            guard Date() < deadline else { throw TestFailure("listd's COMMIT never waited for the standby: \(home.machines[0].logOutput)") }
+            usleep(20_000)
+        }
+        home.server.hang()
+        return client
+    }
+
+    /// An edit in doubt is answered within its bound (the append's deadline, then
+    /// `inDoubtAnswerBound`) though the server never comes back: its outcome is not known.
+    @Test func anEditInDoubtIsAnsweredWithinItsBound() async throws {
+        try await offThePool {
+            let home = try Household(machines: 1)
+            defer { home.server.kill() }
+            let client = try Self.editInDoubt(home)
+            let reply = try client.readObject(timeout: 40)
+            let error = reply["error"] as? [String: Any]
+            #expect((error?["data"] as? [String: Any])?["reason"] as? String == "outcomeUnknown", "\(reply)")
+            #expect((error?["message"] as? String)?.contains("did not answer within") == true, "\(reply)")
+        }
+    }
+
+    /// An edit in doubt with the server hung; a SIGTERM meanwhile still stops listd at once, with
+    /// status 0, and the held client is told the outcome is not known rather than nothing. (The
+    /// connections end before the owner stops: a held reply kept listd from stopping at all.)
+    @Test func aListdStopsWhileAnEditIsInDoubt() async throws {
+        try await offThePool {
+            let home = try Household(machines: 1)
+            defer { home.server.kill() }
+            let client = try Self.editInDoubt(home)
+            // Past the append's deadline (5 s): the edit is held in doubt, listd reconnecting.
+            #expect(home.machines[0].logShows("edit(s) not applied", within: 20))
+            #expect(try home.machines[0].stop(within: 20) == 0)
+            let reply = try client.readObject(timeout: 30)
+            let error = reply["error"] as? [String: Any]
+            #expect((error?["data"] as? [String: Any])?["reason"] as? String == "outcomeUnknown", "\(reply)")
+            #expect((error?["message"] as? String)?.contains("listd stopped") == true, "\(reply)")
+        }
+    }
+
     private static func changeSummary(_ note: [String: Any]) -> String {
         let params = note["params"] as? [String: Any] ?? [:]
         let list = params["list"] as? [String: Any] ?? [:]

@@ -205,4 +205,27 @@ import Testing
         #expect(Core.replies(notMade).count == 1 && Core.replies(notMade).values.allSatisfy { $0.hasPrefix("unavailable") })
         #expect(core.durable.lists[0].items == ["milk", "bread"])
     }
+
+    /// A doubt is bounded: the held edit is answered when the bound's timer fires (its outcome
+    /// not known), and a check that ends later answers nothing twice. At a stop, what is still
+    /// held is answered at once.
+    @Test func aCommitInDoubtIsAnsweredWhenItsBoundPassesOrListdStops() {
+        var core = Self.core()
+        let failure = DaemonError.shareUnavailable(server: "listd@db:5432/lists", detail: "gone")
+        _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Core.client, at: Core.time)
+        #expect(Core.appends(core.feed(.passEnded)).count == 1)
+        let failed = core.feed(.appendFailed(failure, inDoubt: 2))
+        let bounds = failed.compactMap { if case .boundDoubt(let revision, let after) = $0 { "\(revision) \(after)" } else { nil } }
+        #expect(bounds == ["2 \(CoreLimits.standard.inDoubtAnswerBound)"])
+        let passed = core.feed(.inDoubtBoundPassed(2))
+        #expect(Core.replies(passed).count == 1 && Core.replies(passed)[1]?.hasPrefix("outcomeUnknown") == true)
+        #expect(Core.replies(core.feed(.inDoubtResolved(2, made: false))).isEmpty, "answered once")
+
+        _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Core.client, at: Core.time)
+        #expect(Core.appends(core.feed(.passEnded)).count == 1)
+        _ = core.feed(.appendFailed(failure, inDoubt: 2))
+        let stopping = core.feed(.repliesDue)
+        #expect(Core.replies(stopping)[2]?.contains("listd stopped") == true, "\(Core.replies(stopping))")
+        #expect(Core.replies(core.feed(.inDoubtBoundPassed(2))).isEmpty)
+    }
 }

@@ -263,6 +263,7 @@ extension ListOwner {
                         .fileInvalid(path: path, line: line, byteOffset: offset)
                     case .storageFailed(let detail): .storageFailed(detail)
                     case .unavailable(let detail): .unavailable(detail)
+                    case .outcomeUnknown(let detail): .outcomeUnknown(detail)
                     case .shuttingDown: .internalError("listd is shutting down; the change was not applied.")
                     }
                 }

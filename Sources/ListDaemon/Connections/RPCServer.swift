@@ -157,6 +157,11 @@ public final class RPCServer: Service, Sendable {
         listener.close(promise: nil)
         let channels = openChannels.withLock { Array($0.values) }
         for channel in channels { channel.close(mode: .input, promise: nil) }
+        // A reply held until the shared lists' server says whether an edit was made is given
+        // now (its outcome is not known): the connection waiting for it ends, and the owner,
+        // which stops after the server, is not waited for.
+        let owner = services.owner
+        owner.loop.execute { owner.handle(.repliesDue) }
         for channel in channels { try? await channel.closeFuture.get() }
         // A socket the service manager owns stays for the next activation.
         if configuration.listeningSocket == nil { unlink(path) }

@@ -83,6 +83,8 @@ extension ListOwner {
             if statusObserver.isSet { statusObserver(published.current.summary) }
         case .scheduleStatus(let delay):
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.statusTimerFired) }
+        case .boundDoubt(let revision, let delay):
+            loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.inDoubtBoundPassed(revision)) }
         case .fetchRemote(let revision):
             fetchRemote(after: revision)
         case .compact:

@@ -263,8 +263,10 @@ async function flush() {
           retryTimer = setTimeout(flush, (error.data && error.data.retryAfterMs) || 1000);
           break;
         }
-        // 1100 storageFailed, 1101 unavailable: nothing was decided; try again a little later.
-        if (error.code === 1100 || error.code === 1101) {
+        // 1100 storageFailed, 1101 unavailable: nothing was decided; 1103 outcomeUnknown: it may
+        // have been made. Either way it is sent again a little later, with its editId: listd
+        // answers a resend of an edit it made from its record, and makes one it did not.
+        if (error.code === 1100 || error.code === 1101 || error.code === 1103) {
           clearTimeout(retryTimer);
           retryTimer = setTimeout(flush, 5000);
           showStatus(error.message);

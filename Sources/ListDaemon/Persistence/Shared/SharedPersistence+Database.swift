@@ -9,7 +9,9 @@ import PostgresNIO
 extension SharedPersistence {
     /// Writes `entries` in one transaction that locks the revision counter; throws (wrapped in
     /// the transaction's error) `Behind` when another machine committed first (nothing written).
-    func write(_ entries: [LogEntry], on connection: PostgresConnection) async throws {
+    /// `committing` is raised as the statements are done and the COMMIT is to be sent: before it,
+    /// a lost connection means nothing was made.
+    func write(_ entries: [LogEntry], on connection: PostgresConnection, committing: Flag) async throws {
         var records: [ChangeRecord] = []
         var lines: [String] = []
         var note: (digest: String, revision: Revision)?
@@ -61,6 +63,7 @@ extension SharedPersistence {
                     logger: self.logger
                 )
             }
+            committing.raise()
         }
     }
 

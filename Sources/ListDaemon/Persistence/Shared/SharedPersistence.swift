@@ -161,7 +161,8 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
     var serverDescription: String { server.description }
 
     /// Closes the connection and returns once the store's work has ended (an operation under way
-    /// fails with the connection); nothing reconnects after this.
+    /// fails with the connection), or after `operationDeadline` if some of it does not: it is
+    /// left, and said. Nothing reconnects after this.
     func stop() async {
         let (connection, waiters) = state.withLock { state in
             state.stopped = true
@@ -173,7 +174,11 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         }
         for waiter in waiters { waiter.resume(returning: nil) }
         try? await connection?.close()
-        await tasks.finish()
+        if !(await tasks.finish(within: Self.operationDeadline)) {
+            logger.warning(
+                "the work on the shared lists at \(server.description) did not end within \(Self.operationDeadline) of the stop: listd stops without waiting for it"
+            )
+        }
     }
 
     /// The connection: at once when there is one, else once one is made again — nil when listd
@@ -239,14 +244,16 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
             return promise.futureResult
         }
         let once = Once(promise)
+        let committing = Flag()
         deadline(once, connection) { error in
-            // Past the deadline the COMMIT may have been sent.
-            guard case .change(let record)? = entries.first(where: \.isChange) else { return error }
+            // Past the deadline, the COMMIT may have been made if it was sent; if not, nothing
+            // was (the transaction can only be rolled back).
+            guard committing.isRaised, case .change(let record)? = entries.first(where: \.isChange) else { return error }
             return InDoubt(revision: record.revision, line: String(decoding: LogEntry.change(record).line, as: UTF8.self), failure: error)
         }
         let started = tasks.run {
             do {
-                try await self.write(entries, on: connection)
+                try await self.write(entries, on: connection, committing: committing)
                 // Before the confirms: the next append's changes follow these in the copy.
                 self.remember(
                     entries.compactMap { if case .change(let record) = $0 { record } else { nil } },
@@ -352,6 +359,13 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         }
         once.ended { timer.cancel() }
     }
+}
+
+/// A flag raised once, read from any thread.
+final class Flag: Sendable {
+    private let raised = Atomic<Bool>(false)
+    var isRaised: Bool { raised.load(ordering: .acquiring) }
+    func raise() { raised.store(true, ordering: .releasing) }
 }
 
 /// A promise completed once, by whichever of an operation and its deadline ends first.

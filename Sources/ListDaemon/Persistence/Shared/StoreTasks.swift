@@ -2,6 +2,9 @@
 // a doubt's check — as child tasks of one task the store owns from `open` to `stop`: nothing it
 // starts outlives it, and its stop waits for all of it. (PostgresNIO's API is async and the owner's
 // is futures: each operation is a child here, its result handed to the owner's promise.)
+import NIOCore
+import NIOPosix
+import Synchronization
 
 /// Runs work as children of one task, until `finish`.
 final class StoreTasks: Sendable {
@@ -27,9 +30,24 @@ final class StoreTasks: Sendable {
         return true
     }
 
-    /// Takes no more work and returns once what runs has ended.
-    func finish() async {
+    /// Takes no more work and returns once what runs has ended, or once `bound` has passed
+    /// (false): the rest is cancelled and not waited for. A query PostgresNIO took just as its
+    /// connection closed has been seen to wait forever, and a stop must not wait with it.
+    func finish(within bound: Duration) async -> Bool {
         work.finish()
-        await root.value
+        let ended = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+        let end: @Sendable (Bool) -> Void = { result in ended.withLock { $0.take() }?.resume(returning: result) }
+        return await withCheckedContinuation { continuation in
+            ended.withLock { $0 = continuation }
+            let root = self.root
+            Task {
+                await root.value
+                end(true)
+            }
+            MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(bound)) {
+                root.cancel()
+                end(false)
+            }
+        }
     }
 }
