@@ -36,9 +36,10 @@ public enum ListFileText {
         if base.book.lists.contains(where: { !ids.contains($0.id) }) { reading = tied(adding: base.book.lists) }
         if base.takesEveryEdit {
             // A typed heading whose name is no list's, over the items of a list the copy lacks:
-            // that list, renamed in this buffer before listd wrote its note in.
+            // that list, renamed in this buffer before listd wrote its note in — not a list whose
+            // heading the copy's text showed with its note (deleted with it: a new list).
             tieTypedHeadings(&reading, to: base.book)
-            tieByContent(&reading, to: base.book, retyingNamed: false)
+            tieByContent(&reading, to: base.book, retyingNamed: false, excluding: base.noted)
         } else {
             if let named = base.named { tieTypedHeadings(&reading, to: named) }
             tieByContent(&reading, to: known, retyingNamed: true)
@@ -71,7 +72,7 @@ public enum ListFileText {
     /// are now, which such a copy is read against) whose items it mostly shows (at least half of its lines), when no heading is that list
     /// already — the person renamed it, or it was renamed since. Never a new list of copies of
     /// another's items: the rename is then said, not made (such a copy takes no renames).
-    static func tieByContent(_ reading: inout ListFileReading, to base: ListBook, retyingNamed: Bool) {
+    static func tieByContent(_ reading: inout ListFileReading, to base: ListBook, retyingNamed: Bool, excluding noted: Set<ListID> = []) {
         // A heading tied by its name to a list that has hardly any of its items (the list was
         // renamed since, and another made under its old name) is tied by its items instead.
         func shared(_ texts: [String], _ list: ShoppingList) -> Int { texts.filter { list.index(ofItem: $0) != nil }.count }
@@ -95,7 +96,7 @@ public enum ListFileText {
                 reading.sections[index].id = nil
             }
         }
-        var taken = Set(reading.sections.compactMap(\.id))
+        var taken = Set(reading.sections.compactMap(\.id)).union(noted)
         for index in reading.sections.indices where reading.sections[index].id == nil {
             let texts = reading.sections[index].items.map(\.text)
             guard !texts.isEmpty else { continue }

@@ -88,6 +88,11 @@ public struct SaveBase: Sendable {
     /// it is forgotten): a heading typed without a note is tied as in a copy read from it
     /// (`ListFileText.tieTypedHeadings`), never taken for a list made since under its name.
     public var named: ListBook?
+    /// The lists whose headings the chosen text showed with listd's note (every list of listd's
+    /// own text; in a save, those the person did not type). A copy without such a heading did
+    /// not rename that list by typing another: the person deleted the heading, note and all,
+    /// and a heading typed there is a new list (`ListFileText.tieByContent`).
+    public var noted: Set<ListID> = []
 
     public init(
         book: ListBook,
@@ -142,12 +147,15 @@ public struct SaveBase: Sendable {
             }
             if let atRevision {
                 let copy = text ?? Array(reading.document.lines.map(\.raw).joined(separator: "\n").utf8)
-                let (book, _, others, asWritten) = madeFrom(copy, atRevision, revision: revision, versions: versions, tag: reading.document.noteTag)
+                let tag = reading.document.noteTag
+                let (book, _, others, asWritten, text) = madeFrom(copy, atRevision, revision: revision, versions: versions, tag: tag)
                 // Everything after the revision the copy names, also when it is read against a
                 // save from it: that save's own text may show an item taken off before it was
                 // taken in (a line not taken), and a copy of it must not bring that back.
                 let since = history.map { ChangesSince($0, from: revision) } ?? ChangesSince()
-                return SaveBase(book: book, kind: .revision, since: since, others: others, asWritten: asWritten)
+                var base = SaveBase(book: book, kind: .revision, since: since, others: others, asWritten: asWritten)
+                base.noted = text.map { Self.notedLists(in: $0, tag: tag) } ?? Set(book.lists.map(\.id))
+                return base
             }
             // Without a history, the saves filed under its revision are all there is to go by.
             if history == nil, let own = versions.last(where: { $0.revision == revision }) {
@@ -163,18 +171,19 @@ public struct SaveBase: Sendable {
     /// `- [ ] milk` was made from `- [x] milk`, not from `- milk`). A tie goes to listd's text
     /// (a copy read before another person's save is never read against it), then to the later
     /// save. Without listd's text to compare with, the revision.
-    /// Returns the lists of that text, the revision whose changes it shows, and the lists of
-    /// the other texts it may have been made from (what they disagree on is said, not guessed).
+    /// Returns the lists of that text, the revision whose changes it shows, the lists of the
+    /// other texts it may have been made from (what they disagree on is said, not guessed), and
+    /// the chosen text when it is a save (nil: listd's own).
     static func madeFrom(
         _ copy: [UInt8],
         _ atRevision: ListBook,
         revision: Revision,
         versions: [FileVersion],
         tag: String? = nil
-    ) -> (book: ListBook, through: Revision, others: [ListBook], asWritten: ListBook?) {
+    ) -> (book: ListBook, through: Revision, others: [ListBook], asWritten: ListBook?, text: [UInt8]?) {
         let candidates = versions.filter { $0.revision == revision }
         let saves = candidates.filter(\.isSave)
-        guard !saves.isEmpty else { return (atRevision, revision, [], nil) }
+        guard !saves.isEmpty else { return (atRevision, revision, [], nil, nil) }
         // listd's text of that revision, or a save that showed exactly its lists (taken in at a
         // start, say): the text a copy of the revision itself was read from. After a restart
         // (the saves are kept in the change log, listd's texts are not), that revision's lists
@@ -185,7 +194,7 @@ public struct SaveBase: Sendable {
             // Without listd's text of that revision to compare with, the revision: read against
             // it, another's save is never undone (what it did is already done); what the saves
             // from it read differently is said.
-            return (atRevision, revision, saves.map { $0.asWritten ?? $0.book }, nil)
+            return (atRevision, revision, saves.map { $0.asWritten ?? $0.book }, nil, nil)
         }
         let lines = TextLines(copy)
         var best = (book: atRevision, through: revision, distance: TextDistance.between(lines, TextLines(written.text)), index: -1)
@@ -198,8 +207,14 @@ public struct SaveBase: Sendable {
         let others = (best.index >= 0 ? [atRevision] : []) + saves.enumerated().filter { $0.offset != best.index }.map { $0.element.asWritten ?? $0.element.book }
         // The chosen save as its text shows it, too: the person may have changed what was not
         // taken of it (put a tick back off), which its lists alone do not tell.
-        let asWritten = best.index >= 0 ? saves[saves.index(saves.startIndex, offsetBy: best.index)].asWritten : nil
-        return (best.book, best.through, others, asWritten)
+        let chosen = best.index >= 0 ? saves[saves.index(saves.startIndex, offsetBy: best.index)] : nil
+        return (best.book, best.through, others, chosen?.asWritten, chosen?.text)
+    }
+
+    /// The lists whose headings `text` shows with listd's note.
+    static func notedLists(in text: [UInt8], tag: String?) -> Set<ListID> {
+        let document = ListDocument(parsing: String(decoding: text, as: UTF8.self), notesOf: tag)
+        return Set(document.lines.compactMap { if case .heading(let heading) = $0 { heading.id } else { nil } })
     }
 
     /// Whether two books show the same lists: names, items, ticks, amounts and sections (not the

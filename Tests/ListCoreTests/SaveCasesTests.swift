@@ -292,4 +292,27 @@ extension SoakSaveCasesTests {
         let messages = heard.flatMap(\.lines).map(\.message)
         #expect(messages.contains { $0.contains("“milk” went with the list Groceries, deleted") }, "\(messages)")
     }
+
+    /// The soak's seed 2876165164: from a copy of listd's text, the person deleted Groceries
+    /// (heading, note and all) and typed a new list Bakery over two of its items and a new one,
+    /// while a client took butter off. Tied to Groceries by its items, it was read as that list
+    /// renamed with butter retyped as flour: flour was refused (butter was gone) and rice went
+    /// without a word. A list whose heading the copy's text showed with its note is not renamed
+    /// by a heading typed in its place: Bakery is a new list, and Groceries is deleted (here it
+    /// was changed since, so that is said instead).
+    @Test func aListDeletedWithItsNoteAndAnotherTypedOverItsItemsIsANewList() throws {
+        var (core, _) = Helpers.core(["milk", "beans", "butter", "rice"], historyLimit: 1_000)
+        let read = try #require(Helpers.edit(.createList(name: "Party", items: ["tea"]), &core))
+        Helpers.edit(.removeItem("butter", from: .id(1)), &core, writing: false)
+        let groceries = try #require(read.range(of: "# Party"))
+        let copy = "# Bakery\n- [ ] milk\n- [ ] beans\n- [ ] flour\n\n" + read[groceries.lowerBound...]
+        #expect(read.hasPrefix("# Groceries <!-- listd id=1") && copy.contains("# Party <!-- listd id=2 rev="), "\(copy)")
+        let (heard, _) = Helpers.save(copy, &core)
+        let bakery = try core.durable.list(.name("Bakery"))
+        #expect(bakery.id != 1 && Array(bakery.items) == ["milk", "beans", "flour"], "\(bakery.items)")
+        // Groceries was changed since the copy was read: its deletion is said, not made.
+        #expect(try Array(Helpers.groceries(core).items) == ["milk", "beans", "rice"])
+        let said = heard.flatMap(\.lines).map(\.message)
+        #expect(said == ["Groceries was changed after your copy of the file was read, so it was not deleted: delete it again if you still want it gone."], "\(said)")
+    }
 }
