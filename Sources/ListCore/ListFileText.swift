@@ -88,7 +88,16 @@ public enum ListFileText {
         }
         for index in reading.sections.indices where retyingNamed {
             let texts = reading.sections[index].items.map(\.text)
-            guard let id = reading.sections[index].id, let list = try? base.list(.id(id)), !texts.isEmpty else { continue }
+            guard let id = reading.sections[index].id, !texts.isEmpty else { continue }
+            guard let list = try? base.list(.id(id)) else {
+                // Tied by its name to a list deleted since (a kept text showed it), without a note
+                // of its own: over mostly another list's items, it is that list renamed to a
+                // deleted list's name, which is said as any rename in such a copy — not a
+                // deleted list brought back.
+                let typed = if case .heading(let heading) = reading.document.lines[reading.sections[index].headingLine] { heading.id == nil } else { false }
+                if typed, base.lists.contains(where: { shared(texts, $0) * 2 >= texts.count }) { reading.sections[index].id = nil }
+                continue
+            }
             let own = shared(texts, list)
             if own * 2 < texts.count && base.lists.contains(where: { $0.id != id && shared(texts, $0) * 2 >= texts.count })
                 || reading.sections.contains(where: { showsMore($0, list, than: own) })

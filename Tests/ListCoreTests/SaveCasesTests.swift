@@ -315,4 +315,21 @@ extension SoakSaveCasesTests {
         let said = heard.flatMap(\.lines).map(\.message)
         #expect(said == ["Groceries was changed after your copy of the file was read, so it was not deleted: delete it again if you still want it gone."], "\(said)")
     }
+
+    /// The soak's seed 832687967: a copy without notes renames Bakery to Groceries, the name of
+    /// a list deleted since (a text listd kept still showed it). Tied by that name to the
+    /// deleted list, the heading was refused as a deleted list brought back, and every line
+    /// under it with it; the rename was never said. Over another list's items it is that list,
+    /// and the rename is said, not done, as any rename in such a copy.
+    @Test func aCopyWithoutNotesRenamingAListToADeletedListsNameIsThatListsRenameSaid() throws {
+        var (core, _) = Helpers.core(["milk"], historyLimit: 1_000)
+        Helpers.edit(.createList(name: "Bakery", items: ["sugar", "apples", "pepper"]), &core)
+        Helpers.edit(.deleteList(.id(1)), &core)
+        let (heard, _) = Helpers.save("# Groceries\n- [ ] sugar\n- [ ] apples\n- [ ] pepper\n- [ ] honey\n", &core)
+        let said = heard.flatMap(\.lines).map(\.message)
+        #expect(said.contains { $0.hasPrefix("“Bakery” was not renamed “Groceries”") }, "\(said)")
+        #expect(!said.contains { $0.contains("not brought back") }, "\(said)")
+        #expect(core.durable.lists.map(\.name) == ["Bakery"])
+        #expect(try Array(core.durable.list(.name("Bakery")).items) == ["sugar", "apples", "pepper", "honey"])
+    }
 }

@@ -936,9 +936,17 @@ class Run:
                     done = (entry is None) if kind == "deletelist" else (entry is not None and entry["name"] == intent["to"])
                     mention = intent["list"]
                     changed = list_id in b and (entry is None or entry["name"] != b[list_id]["name"])
+                    # A copy without notes that deleted a list's block and typed another under
+                    # the name listd knows it by (the buffer's own name for it was a rename listd
+                    # said, not did) is read as that list's lines all changed in place: its
+                    # removals are said, item by item.
+                    retyped = (stripped and not done and kind == "deletelist" and name_now is not None
+                               and (name_now in (shown_by_name or {})
+                                    or any(i["kind"] == "newlist" and i["list"] == name_now for i in intents))
+                               and all(said(item) for item in entry["items"] if item in b.get(list_id, {}).get("items", {})))
                     if stripped and done and changed:
                         problems.append("a copy without notes %s list %s: it must be said, not done" % (kind, mention))
-                    elif not done and not said(mention) and not said(name_now):
+                    elif not done and not retyped and not said(mention) and not said(name_now):
                         problems.append("the person's %s of %s was neither done nor said" % (kind, mention))
                     if not done and list_id is not None:
                         self.said_not_done.add(("list", list_id))
