@@ -342,9 +342,16 @@ public struct SaveMerge {
         case .checkItem(let item, let reference), .uncheckItem(let item, let reference):
             let wanted: Bool
             if case .checkItem = edit { wanted = true } else { wanted = false }
-            guard let list = try? now.list(reference), let index = list.index(ofItem: item),
-                let tick = since.tick(of: item, on: list.id), tick.checked != wanted, list.isChecked(list.items[index]) != wanted
-            else { return nil }
+            guard let list = try? now.list(reference), let index = list.index(ofItem: item) else { return nil }
+            guard let tick = since.tick(of: item, on: list.id), tick.checked != wanted, list.isChecked(list.items[index]) != wanted else {
+                // A copy not tied to a version whose heading is the name of a list deleted since,
+                // over an item that went with it: its tick is that deleted list's (a copy older
+                // than the deletion), not one of the list made since under its name.
+                guard wanted, !baseKnown, madeOn == .fileCopy, !list.isChecked(list.items[index]),
+                    let gone = since.itemsOfDeletedLists[ListText.key(item)], ListText.key(gone.list) == ListText.key(list.name)
+                else { return nil }
+                return "“\(list.items[index])” went with the list \(gone.list), deleted \(gone.change.byWhomAndWhen); a copy of the file without listd's notes does not tick it on the \(list.name) made since — tick it again in the file as it is now if you want it."
+            }
             let what = tick.checked ? "ticked off" : "unticked"
             return "“\(list.items[index])” was \(what) on \(list.name) \(tick.change.byWhomAndWhen), \(madeOn.since), so that stays."
         default:

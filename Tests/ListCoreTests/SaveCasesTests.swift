@@ -332,4 +332,20 @@ extension SoakSaveCasesTests {
         #expect(core.durable.lists.map(\.name) == ["Bakery"])
         #expect(try Array(core.durable.list(.name("Bakery")).items) == ["sugar", "apples", "pepper", "honey"])
     }
+
+    /// The soak's seeds 2461679017 and 1263786256: a copy without notes older than the deletion
+    /// of Groceries shows bread ticked on it; a new Groceries was made since with bread on it,
+    /// not ticked. The copy's tick was taken onto the new list's bread. It is that deleted
+    /// list's tick: said, not taken (the copy's new line is still added).
+    @Test func aCopyWithoutNotesDoesNotTickANewListsItemThatWentWithTheDeletedListOfItsName() throws {
+        var (core, _) = Helpers.core(["bread", "cheese", "onions"], historyLimit: 1_000)
+        Helpers.edit(.deleteList(.id(1)), &core)
+        Helpers.edit(.createList(name: "Groceries", items: ["bread", "rice"]), &core)
+        let (heard, _) = Helpers.save("# Groceries\n- [x] bread\n- [ ] cheese\n- [ ] onions\n- [ ] rice\n- [ ] tea\n", &core)
+        let list = try core.durable.list(.name("Groceries"))
+        #expect(list.checkedItems.isEmpty, "\(list.checkedItems)")
+        #expect(list.items.contains("tea"))
+        let said = heard.flatMap(\.lines).map(\.message)
+        #expect(said.contains { $0.hasPrefix("“bread” went with the list Groceries, deleted") && $0.contains("does not tick it") }, "\(said)")
+    }
 }

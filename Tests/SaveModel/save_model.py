@@ -387,8 +387,9 @@ class Listd:
 
 def unsettled_by(intents):
     """What a save made while listd was stopped asked for, as `check_save`'s `unsettled` reads it:
-    its items, new lists, renames and deletions."""
-    return {(i["id"], i["item"]) for i in intents if "item" in i and i["id"] is not None} | {
+    its items (on a list it typed, by the list's name: listd may make it from another save), new
+    lists, renames and deletions."""
+    return {(i["id"] if i["id"] is not None else ("name", i["list"]), i["item"]) for i in intents if "item" in i} | {
         ("newlist", i["list"]) for i in intents if i["kind"] == "newlist"} | {
         ("list", i["id"]) for i in intents if i["kind"] in ("rename", "deletelist") and i["id"] is not None}
 
@@ -853,6 +854,10 @@ class Run:
                 unsettled_lists.add(item)
             elif list_id == "list":
                 unsettled_ids.add(item)
+            elif isinstance(list_id, tuple):  # an item on a list the buffer typed: by its name
+                for entry in before["lists"] + after["lists"]:
+                    if entry["name"] == list_id[1]:
+                        touched_items.setdefault(entry["id"], set()).add(item)
             else:
                 touched_items.setdefault(list_id, set()).add(item)
         self.said_not_done = set()
