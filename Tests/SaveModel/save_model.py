@@ -724,6 +724,9 @@ class Run:
         if not self.running:
             self.pending = getattr(buffer, "inherited", []) + [(intents, buffer.reads_without_notes())]
             self.pending_buffer = buffer  # whose text is on disk: what listd reads at its start
+            # What listd said and did not do of this buffer's earlier saves, which its text still
+            # shows: listd's start may take it now (a new list whose name was taken then).
+            self.pending_unsettled = set(getattr(buffer, "unsettled", set()))
             buffer.inherited = list(self.pending)
             # listd may never see this save (another may be written over it before the start):
             # what it did stays unsettled for the buffer's next save, which still shows it.
@@ -816,9 +819,9 @@ class Run:
             if last.reads_without_notes():
                 shown_by_name = {name: {item["text"] for _, item in last.items(name)} for name in last.names()}
                 self.check_save(before, after, file_text, [(intents, True) for intents, _ in self.pending],
-                                shown_by_name=shown_by_name)
+                                self.pending_unsettled, shown_by_name=shown_by_name)
             else:
-                self.check_save(before, after, file_text, self.pending)
+                self.check_save(before, after, file_text, self.pending, self.pending_unsettled)
         elif shown(before["lists"]) != shown(after["lists"]):
             raise Violation("a restart changed the lists:\n  before %s\n  after  %s" % (shown(before["lists"]), shown(after["lists"])))
         self.pending = []
