@@ -825,6 +825,10 @@ class Run:
         elif shown(before["lists"]) != shown(after["lists"]):
             raise Violation("a restart changed the lists:\n  before %s\n  after  %s" % (shown(before["lists"]), shown(after["lists"])))
         self.pending = []
+        # What the buffers carried of the saves made while listd was stopped is judged now: a
+        # later save of theirs carries only what they did since.
+        for buffer in self.buffers:
+            buffer.inherited = []
         self.model = after
 
     def restart_now(self, rng):
