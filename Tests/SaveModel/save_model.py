@@ -933,7 +933,14 @@ class Run:
                 kind, list_id = intent["kind"], intent["id"]
                 name_now = (a.get(list_id) or {}).get("name")
                 if kind == "newlist":
-                    created[intent["list"]] = intent
+                    # A list typed in a save listd never saw alone (it was stopped): what a later
+                    # save of them did to it (took a line off, deleted it) is in the text read.
+                    name = intent["list"]
+                    later_saves = [i for laters, _ in saves[number + 1:] for i in laters if i["id"] is None and i["list"] == name]
+                    if any(i["kind"] == "deletelist" for i in later_saves):
+                        continue
+                    gone = {i["item"] for i in later_saves if i["kind"] == "remove"}
+                    created[name] = dict(intent, items=[item for item in intent["items"] if item not in gone])
                     continue
                 if list_id is None and kind in ("rename", "deletelist"):
                     continue  # a list this buffer typed and listd never made (a made one has its id)
