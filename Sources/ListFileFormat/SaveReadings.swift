@@ -62,8 +62,8 @@ public struct SaveReadings {
         if let renamed = listRenamedInAnotherReading(edit) {
             return "“\(renamed.new)” is not made: it may be \(renamed.old) renamed (a save made from the same version shows \(renamed.old) with these items); rename \(renamed.old) in the file as it is now if you meant to, or type the new list again."
         }
-        for aspect in aspects(of: edit) where value(aspect, in: now) != value(aspect, in: copy) {
-            if others.contains(where: { value(aspect, in: $0) == value(aspect, in: copy) }) {
+        for aspect in aspects(of: edit) where value(aspect, in: now) != copyValue(aspect) {
+            if others.contains(where: { value(aspect, in: $0) == copyValue(aspect) }) {
                 return sentence(aspect)
             }
         }
@@ -95,7 +95,7 @@ public struct SaveReadings {
         for other in others + (asWritten.map { [$0] } ?? []) {
             for fileEdit in reading.edits(from: other) {
                 for aspect in aspects(of: fileEdit.edit) where !covered.contains(aspect) {
-                    guard value(aspect, in: now) != value(aspect, in: copy) else { continue }
+                    guard value(aspect, in: now) != copyValue(aspect) else { continue }
                     covered.insert(aspect)
                     found.append((fileEdit, sentence(aspect)))
                 }
@@ -126,6 +126,18 @@ public struct SaveReadings {
         switch reference {
         case .id(let id): id
         case .name: (try? copy.list(reference).id) ?? (try? now.list(reference).id)
+        }
+    }
+
+    /// What the copy shows of `aspect`. A list the copy made takes the next id of the chosen base,
+    /// which may be another reading's list's (the list the buffer typed in its first save, whose
+    /// block the copy took out): by that id the copy shows nothing of that list.
+    func copyValue(_ aspect: Aspect) -> String? {
+        switch aspect {
+        case .list(let id), .name(let id), .section(let id, _), .itemSection(let id, _), .item(let id, _), .tick(let id, _), .amount(let id, _):
+            return chosenIDs.contains(id) ? value(aspect, in: copy) : nil
+        case .listNamed:
+            return value(aspect, in: copy)
         }
     }
 

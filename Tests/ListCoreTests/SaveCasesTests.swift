@@ -348,4 +348,17 @@ extension SoakSaveCasesTests {
         let said = heard.flatMap(\.lines).map(\.message)
         #expect(said.contains { $0.hasPrefix("“bread” went with the list Groceries, deleted") && $0.contains("does not tick it") }, "\(said)")
     }
+
+    /// The soak's seed 332470279: one buffer typed Garden and saved (listd made it), then took
+    /// its Garden block out again and typed Bakery, and saved. Closer to listd's text of the
+    /// revision its notes name (which never had Garden) than to its own first save, the copy was
+    /// read against that text, and Garden stayed without a word. Garden is deleted, or said.
+    @Test func aBufferThatTakesOutTheListItTypedIsHeard() throws {
+        var (core, read) = Helpers.core(["milk", "eggs", "bread", "butter"], historyLimit: 1_000)
+        #expect(Helpers.save(read + "\n# Garden\n- [ ] beans\n- [ ] nuts\n- [ ] leeks\n", &core).heard.isEmpty)
+        #expect(core.durable.lists.map(\.name) == ["Groceries", "Garden"])
+        let (heard, _) = Helpers.save(read + "\n# Bakery\n- [ ] tea\n- [ ] pasta\n- [ ] wine\n", &core)
+        let said = heard.flatMap(\.lines).map(\.message)
+        #expect(!core.durable.lists.map(\.name).contains("Garden") || said.contains { $0.contains("Garden") }, "\(said)")
+    }
 }
