@@ -70,6 +70,11 @@ public enum JournalEntry: Sendable {
     case fileRejected(FileRejectionParams)
     case fileEmptied(path: String, deleted: Bool)
     case storageFailed(DaemonError, edits: Int)
+    /// A shared store's COMMIT went unanswered (`error`): these edits may have been made; their
+    /// clients wait until listd knows, or `inDoubtAnswerBound`.
+    case inDoubt(DaemonError, edits: Int)
+    /// Edits held in doubt answered `outcomeUnknown`, and why.
+    case outcomeUnknown(edits: Int, why: String)
     case fileWriteFailed(DaemonError)
     case fileWrittenAgain(path: String)
     /// A person's save settled (at debug level: how long it took, for the quiet period).

@@ -85,7 +85,8 @@ extension ListCore {
     mutating func appendFailed(_ error: DaemonError, inDoubt: Revision? = nil) -> [CoreAction] {
         guard let batch = inFlight else { return [] }
         inFlight = nil
-        var actions: [CoreAction] = [.journal(.storageFailed(error, edits: batch.changes.count + open.changes.count))]
+        // The journal's entry comes first, once it is known how many edits are held in doubt.
+        var actions: [CoreAction] = []
         let failure: EditFailure
         if case .shareUnavailable = error { failure = .unavailable("\(error)") } else { failure = .storageFailed("\(error)") }
         for (index, failed) in [batch, open].enumerated() {
@@ -103,7 +104,12 @@ extension ListCore {
             }
             actions += failed.after.filter { if case .announceRejection = $0 { return false } else { return true } }
         }
-        if let inDoubt, heldInDoubt[inDoubt] != nil { actions.append(.boundDoubt(inDoubt, after: limits.inDoubtAnswerBound)) }
+        let held = inDoubt.map { heldInDoubt[$0]?.count ?? 0 } ?? 0
+        actions.insert(.journal(.storageFailed(error, edits: max(0, batch.changes.count + open.changes.count - held))), at: 0)
+        if let inDoubt, held > 0 {
+            actions.insert(.journal(.inDoubt(error, edits: held)), at: 1)
+            actions.append(.boundDoubt(inDoubt, after: limits.inDoubtAnswerBound))
+        }
         working = durable
         if let before = batch.fileBefore ?? open.fileBefore {
             // A save taken in is not in the lists after all: read it again (once the shared

@@ -111,9 +111,10 @@ extension ListCore {
     /// The edits still held for the appends in doubt that began at `revisions` are told their
     /// outcome is not known (`why`); what the check finds later reaches them as the lists do.
     mutating func inDoubtUnanswered(_ revisions: [Revision], why: String) -> [CoreAction] {
-        revisions.sorted().flatMap { revision in
+        let replies = revisions.sorted().flatMap { revision in
             (heldInDoubt.removeValue(forKey: revision) ?? []).map { CoreAction.reply($0.id, .failure(.outcomeUnknown(why))) }
         }
+        return replies.isEmpty ? [] : [.journal(.outcomeUnknown(edits: replies.count, why: why))] + replies
     }
 
     /// At a stop, the confirms of appends found made that still wait for the lists here to

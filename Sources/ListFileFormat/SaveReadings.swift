@@ -131,13 +131,12 @@ public struct SaveReadings {
 
     /// What the copy shows of `aspect`. A list the copy made takes the next id of the chosen base,
     /// which may be another reading's list's (the list the buffer typed in its first save, whose
-    /// block the copy took out): by that id the copy shows nothing of that list.
+    /// block the copy took out): that list, deleted or renamed by id, is not the copy's new one.
+    /// (An item's aspect names the list by the copy's own reference: it stays the copy's.)
     func copyValue(_ aspect: Aspect) -> String? {
         switch aspect {
-        case .list(let id), .name(let id), .section(let id, _), .itemSection(let id, _), .item(let id, _), .tick(let id, _), .amount(let id, _):
-            return chosenIDs.contains(id) ? value(aspect, in: copy) : nil
-        case .listNamed:
-            return value(aspect, in: copy)
+        case .list(let id), .name(let id): chosenIDs.contains(id) ? value(aspect, in: copy) : nil
+        default: value(aspect, in: copy)
         }
     }
 

@@ -215,10 +215,20 @@ import Testing
         _ = core.propose(1, .addItem("bread", to: .id(1)), origin: Core.client, at: Core.time)
         #expect(Core.appends(core.feed(.passEnded)).count == 1)
         let failed = core.feed(.appendFailed(failure, inDoubt: 2))
+        // The journal says it may have been made, not that it was not applied.
+        let journal = failed.compactMap { action -> String? in
+            switch action {
+            case .journal(.inDoubt(_, let edits)): "in doubt \(edits)"
+            case .journal(.storageFailed(_, let edits)): "failed \(edits)"
+            default: nil
+            }
+        }
+        #expect(journal == ["failed 0", "in doubt 1"])
         let bounds = failed.compactMap { if case .boundDoubt(let revision, let after) = $0 { "\(revision) \(after)" } else { nil } }
         #expect(bounds == ["2 \(CoreLimits.standard.inDoubtAnswerBound)"])
         let passed = core.feed(.inDoubtBoundPassed(2))
         #expect(Core.replies(passed).count == 1 && Core.replies(passed)[1]?.hasPrefix("outcomeUnknown") == true)
+        #expect(passed.contains { if case .journal(.outcomeUnknown(1, _)) = $0 { true } else { false } })
         #expect(Core.replies(core.feed(.inDoubtResolved(2, made: false))).isEmpty, "answered once")
 
         _ = core.propose(2, .addItem("eggs", to: .id(1)), origin: Core.client, at: Core.time)

@@ -360,5 +360,9 @@ extension SoakSaveCasesTests {
         let (heard, _) = Helpers.save(read + "\n# Bakery\n- [ ] tea\n- [ ] pasta\n- [ ] wine\n", &core)
         let said = heard.flatMap(\.lines).map(\.message)
         #expect(!core.durable.lists.map(\.name).contains("Garden") || said.contains { $0.contains("Garden") }, "\(said)")
+        // A list it types next is made with its tick (the readings' doubt is about Garden only).
+        let (again, _) = Helpers.save(read + "\n# Bakery\n- [x] tea\n- [ ] pasta\n- [ ] wine\n# Party\n- [x] beer\n", &core)
+        let party = try core.durable.list(.name("Party"))
+        #expect(party.checkedItems == ["beer"], "\(again.flatMap(\.lines).map(\.message))")
     }
 }

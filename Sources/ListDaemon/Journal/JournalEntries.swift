@@ -61,6 +61,14 @@ struct JournalEntries: Sendable {
             log(.warning, "\(edits) edit(s) not applied: the shared lists at \(server) cannot be reached")
         case .storageFailed(let error, let edits):
             log(.error, "could not save the lists; \(edits) edit(s) not applied", Self.fields(error: error))
+        case .inDoubt(let error, let edits):
+            let server = if case .shareUnavailable(let server, _) = error { server } else { "the shared lists' server" }
+            log(
+                .warning,
+                "\(edits) edit(s) may have been made: the shared lists at \(server) did not answer their COMMIT; their clients are answered once listd can ask it"
+            )
+        case .outcomeUnknown(let edits, let why):
+            log(.warning, "\(edits) edit(s) answered “outcome unknown”: \(why)")
         case .fileWriteFailed(let error):
             log(
                 .error,

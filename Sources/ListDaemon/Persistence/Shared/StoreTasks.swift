@@ -4,7 +4,6 @@
 // is futures: each operation is a child here, its result handed to the owner's promise.)
 import NIOCore
 import NIOPosix
-import Synchronization
 
 /// Runs work as children of one task, until `finish`.
 final class StoreTasks: Sendable {
@@ -35,19 +34,20 @@ final class StoreTasks: Sendable {
     /// connection closed has been seen to wait forever, and a stop must not wait with it.
     func finish(within bound: Duration) async -> Bool {
         work.finish()
-        let ended = Mutex<CheckedContinuation<Bool, Never>?>(nil)
-        let end: @Sendable (Bool) -> Void = { result in ended.withLock { $0.take() }?.resume(returning: result) }
-        return await withCheckedContinuation { continuation in
-            ended.withLock { $0 = continuation }
-            let root = self.root
-            Task {
-                await root.value
-                end(true)
-            }
-            MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(bound)) {
-                root.cancel()
-                end(false)
-            }
+        // Whichever ends first, the work or the bound (`Once`, as an operation and its deadline).
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        let promise = loop.makePromise(of: Bool.self)
+        let once = Once(promise)
+        let root = self.root
+        let timer = loop.scheduleTask(in: TimeAmount(bound)) {
+            root.cancel()
+            once.succeed(false)
         }
+        once.ended { timer.cancel() }
+        Task {
+            await root.value
+            once.succeed(true)
+        }
+        return (try? await promise.futureResult.get()) ?? false
     }
 }
