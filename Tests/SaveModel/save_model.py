@@ -433,6 +433,7 @@ class Run:
         self.listd = Listd(self.binary, self.directory)
         self.running = True
         self.pending = []
+        self.pending_unsettled = set()
         self.listd.start()
         lists, _ = self.listd.settle("the start")
         self.model = lists
