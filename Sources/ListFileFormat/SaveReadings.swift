@@ -19,6 +19,8 @@ public struct SaveReadings {
     /// The lists of the chosen base (a list the copy makes takes the next id there, which may be
     /// another reading's list's).
     let chosenIDs: Set<ListID>
+    /// The lists of the chosen base.
+    let chosen: ListBook
 
     /// `chosen`: the base the save's `edits` were computed from; `others`: the lists of the
     /// other texts the copy may have been read from (`SaveBase.others`).
@@ -31,6 +33,7 @@ public struct SaveReadings {
         }
         self.copy = copy
         chosenIDs = Set(chosen.lists.map(\.id))
+        self.chosen = chosen
         self.now = now
         self.others = others
         self.asWritten = asWritten
@@ -70,19 +73,25 @@ public struct SaveReadings {
         return nil
     }
 
-    /// A new list the chosen reading makes whose items are mostly those of a list another
-    /// reading shows and the lists still have, under another name, and which the copy shows
-    /// nowhere else: in that reading the heading is that list, renamed (the buffer that made it
-    /// renaming it in a later save). Its name then and the new one.
+    /// A new list the chosen reading makes over any of the items of a list the buffer typed in
+    /// an earlier save (one reading shows it, another lacks it) that the lists still have under
+    /// another name and the copy shows nowhere else: in the reading that shows it, the heading
+    /// may be that list renamed, its lines retyped (the buffer that made it renaming it in a
+    /// later save) — or that list taken out and another typed. Neither is certain: said. Its
+    /// name then and the new one.
     func listRenamedInAnotherReading(_ edit: ListEdit) -> (old: String, new: String)? {
         guard case .createList(let name, let items, _) = edit, !items.isEmpty else { return nil }
         let keys = Set(items.map(ListText.key))
+        func shared(_ list: ShoppingList) -> Int { list.items.filter { keys.contains(ListText.key($0)) }.count }
         for other in others {
             for list in other.lists where !chosenIDs.contains(list.id) && ListText.key(list.name) != ListText.key(name) {
                 guard let standing = try? now.list(.id(list.id)) else { continue }
-                let shared = list.items.filter { keys.contains(ListText.key($0)) }.count
-                if shared > 0, shared * 2 >= items.count { return (standing.name, name) }
+                if shared(list) > 0 { return (standing.name, name) }
             }
+        }
+        for list in chosen.lists where (try? copy.list(.id(list.id))) == nil && ListText.key(list.name) != ListText.key(name) {
+            guard others.contains(where: { (try? $0.list(.id(list.id))) == nil }), let standing = try? now.list(.id(list.id)) else { continue }
+            if shared(list) > 0 { return (standing.name, name) }
         }
         return nil
     }
