@@ -162,7 +162,9 @@ public struct ListCore {
             else { continue }
             var reading = ListFileReading(ListDocument(parsing: text, notesOf: noteTag), known: after)
             // A heading typed without a note is the list whose items it shows (one the same
-            // buffer made, renamed since by someone else), as when the save was taken in.
+            // buffer made, renamed since by someone else), as when the save was taken in — never
+            // a list of its name whose items it does not show (that heading was refused).
+            ListFileText.tieTypedHeadings(&reading, to: after)
             ListFileText.tieByContent(&reading, to: after, retyingNamed: false)
             let tied = Set(reading.sections.compactMap { section in section.id.map { "\($0) \(ListText.key(section.name))" } })
             let shown = reading.book(at: after.lists.first?.edited ?? Timestamp(millisecondsSinceEpoch: 0))

@@ -387,3 +387,33 @@ extension SoakSaveCasesTests {
         #expect(renamed || (lists == ["Groceries", "Pharmacy"] && messages.contains { $0.contains("Pharmacy") }), "\(lists) \(messages) \(written ?? "")")
     }
 }
+
+extension SoakSaveCasesTests {
+    /// The soak's seed 4020817349: a buffer typed a heading under the name of a list it did not
+    /// show (refused: the name is taken), and after a restart renamed that heading. The save
+    /// kept across the restart was read with its typed heading tied to the list of its name by
+    /// name alone, so the rename renamed that list, whose items the buffer never showed. A typed
+    /// heading is that list only when it shows its items, as when the save was taken in.
+    @Test func aRefusedTypedHeadingRenamedAfterARestartRenamesNoOtherList() throws {
+        var (core, read) = Helpers.core(["milk", "eggs"], historyLimit: 1_000)
+        let file0 = try #require(Helpers.edit(.createList(name: "Hardware", items: ["flour", "yogurt", "oats"]), &core, id: 6))
+        var saves: [SavedText] = []
+        var file = file0
+        func save(_ text: String) -> [String] {
+            let (heard, written) = Helpers.save(text, &core)
+            saves.append(SavedText(text: Array(text.utf8), revision: core.durable.revision))
+            if let written { file = written }
+            return heard.flatMap(\.lines).map(\.message)
+        }
+        // Read before Hardware was made.
+        let typed = read + "\n# Hardware\n- [ ] wine\n- [ ] bread\n- [ ] kale\n"
+        let first = save(typed)
+        let hardware = try core.durable.list(.name("Hardware"))
+        #expect(Array(hardware.items) == ["flour", "yogurt", "oats"], "\(first)")
+        core = Self.restarted(core, saves: saves, file: file)
+        let (heard, written) = Helpers.save(typed.replacing("# Hardware", with: "# Party"), &core)
+        let after = try core.durable.list(.id(hardware.id))
+        #expect(after.name == "Hardware", "\(heard.flatMap(\.lines).map(\.message)) \(written ?? "")")
+        #expect(Array(after.items) == ["flour", "yogurt", "oats"])
+    }
+}
