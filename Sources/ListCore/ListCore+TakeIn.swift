@@ -308,11 +308,12 @@ extension ListCore {
                 return list
             }
             textBook = ListBook(lists: lists, revision: textBook.revision, nextID: book.nextID)
-            // With its lines' edits not taken, as the text shows them (not its lists' own: a
-            // list made or deleted here is tied to ids above).
+            // With its lines' edits not taken, as the text shows them (a list's name too: a
+            // rename put back later is the person's; not a list made or deleted here, which is
+            // tied to ids above).
             for (position, (_, fileEdit)) in work.enumerated() where notTakenEdits.contains(position) {
                 switch fileEdit.edit {
-                case .checkItem, .uncheckItem, .setQuantity, .addItem, .removeItem, .replaceItem:
+                case .checkItem, .uncheckItem, .setQuantity, .addItem, .removeItem, .replaceItem, .renameList:
                     var written = asWritten ?? textBook
                     if (try? written.apply(fileEdit.edit, at: time, origin: fileOrigin)) != nil { asWritten = written }
                 default:

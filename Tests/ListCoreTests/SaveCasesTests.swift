@@ -417,3 +417,23 @@ extension SoakSaveCasesTests {
         #expect(Array(after.items) == ["flour", "yogurt", "oats"])
     }
 }
+
+extension SoakSaveCasesTests {
+    /// The soak's seed 400255945: a buffer renamed Garden to Pantry while a client renamed it
+    /// Party (said: the client's name stays), then put its heading back to Garden. Read against
+    /// listd's text (as close as the save, and a tie goes to listd's text) that was no change,
+    /// and the person's rename went without a word. Said now, naming the list.
+    @Test func aRenamePutBackAfterItWasRefusedIsSaid() throws {
+        var (core, _) = Helpers.core(["milk", "eggs"], historyLimit: 1_000)
+        let read = try #require(Helpers.edit(.createList(name: "Garden", items: ["rice", "oats", "apples"]), &core, id: 6))
+        Helpers.edit(.renameList(.name("Garden"), to: "Party"), &core, id: 7, writing: false)
+        let ticked = read.replacing("- [ ] apples", with: "- [x] apples")
+        let first = Helpers.save(ticked.replacing("# Garden", with: "# Pantry"), &core).heard.flatMap(\.lines).map(\.message)
+        #expect(first.contains { $0.contains("Party") }, "\(first)")
+        let (heard, written) = Helpers.save(ticked, &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        let named = try core.durable.list(.name("Party"))
+        #expect(named.checkedItems == ["apples"])
+        #expect(messages.contains { $0.contains("Party") }, "\(messages) \(written ?? "")")
+    }
+}
