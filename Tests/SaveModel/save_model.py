@@ -892,21 +892,29 @@ class Run:
         # it was renamed since): its rename is said, not done, and its lines are adds to it.
         # So is one typed under a list's name over hardly any of that list's items but mostly
         # another's (that list renamed since, and another made under its old name).
-        tied = {}
+        # (A heading an earlier save of the buffer typed and listd did not make counts too: the
+        # copy still shows it.) Its items are the lines under it as the copy was saved (a later
+        # edit of the same buffer may have taken one off), as listd reads them.
+        typed = {}
         for intents, stripped in saves:
             for intent in intents if stripped else []:
-                if intent["kind"] != "newlist":
-                    continue
-                items = intent["items"]
-                named = next((l for l in before["lists"] if l["name"] == intent["list"]), None)
-                if named is not None and len([i for i in items if i in named["items"]]) * 2 >= len(items):
-                    continue
-                shared = [(len([i for i in items if i in l["items"]]), l) for l in before["lists"]
-                          if l["name"] not in intent.get("headings", ()) and l not in tied.values()]
-                count, found = max(shared, key=lambda pair: pair[0], default=(0, None))
-                if found is not None and count > 0 and count * 2 >= len(items):
-                    tied[intent["list"]] = found
-                    by_name.setdefault(found["name"], set()).update(items)
+                if intent["kind"] == "newlist":
+                    typed[intent["list"]] = (intent["items"], intent.get("headings", ()))
+        for name in unsettled_lists if shown_by_name else ():
+            if name not in typed and name in shown_by_name:
+                typed[name] = ((), [other for other in shown_by_name if other != name])
+        tied = {}
+        for name, (items, headings) in typed.items():
+            items = list((shown_by_name or {}).get(name, items))
+            named = next((l for l in before["lists"] if l["name"] == name), None)
+            if named is not None and len([i for i in items if i in named["items"]]) * 2 >= len(items):
+                continue
+            shared = [(len([i for i in items if i in l["items"]]), l) for l in before["lists"]
+                      if l["name"] not in headings and l not in tied.values()]
+            count, found = max(shared, key=lambda pair: pair[0], default=(0, None))
+            if found is not None and count > 0 and count * 2 >= len(items):
+                tied[name] = found
+                by_name.setdefault(found["name"], set()).update(items)
         # The buffer's heading is that list from now on (its next save is read so).
         self.tied_by_content = {name: entry["id"] for name, entry in tied.items()}
 
