@@ -65,6 +65,9 @@ public struct SaveReadings {
         if let renamed = listRenamedInAnotherReading(edit) {
             return "“\(renamed.new)” is not made: it may be \(renamed.old) renamed (a save made from the same version shows \(renamed.old) with these items); rename \(renamed.old) in the file as it is now if you meant to, or type the new list again."
         }
+        if let tied = listNewInAnotherReading(edit) {
+            return "“\(tied.heading)” is not taken: your copy of the file may have been read before or after a save made from the same version; read after it, this heading is \(tied.list) renamed, read before it, a new list. Rename \(tied.list) in the file as it is now, or type the new list again, if you meant to."
+        }
         for aspect in aspects(of: edit) where value(aspect, in: now) != copyValue(aspect) {
             if others.contains(where: { value(aspect, in: $0) == copyValue(aspect) }) {
                 return sentence(aspect)
@@ -94,6 +97,19 @@ public struct SaveReadings {
             if shared(list) > 0 { return (standing.name, name) }
         }
         return nil
+    }
+
+    /// An edit of a list the chosen reading ties a heading to under another name (a list
+    /// another save from the same version made, tied by its items), which another reading lacks:
+    /// read so, the heading is a new list, and neither its rename nor what is under it follows
+    /// from every reading. The copy's heading and the list's name now.
+    func listNewInAnotherReading(_ edit: ListEdit) -> (heading: String, list: String)? {
+        guard let reference = edit.target, let id = listID(reference), chosenIDs.contains(id),
+            let heading = try? copy.list(.id(id)).name, let standing = try? now.list(.id(id)).name,
+            ListText.key(heading) != ListText.key(standing),
+            others.contains(where: { (try? $0.list(.id(id))) == nil })
+        else { return nil }
+        return (heading, standing)
     }
 
     /// The edits another reading would make that the chosen one does not, on things the lists

@@ -437,3 +437,22 @@ extension SoakSaveCasesTests {
         #expect(messages.contains { $0.contains("Party") }, "\(messages) \(written ?? "")")
     }
 }
+
+extension SoakSaveCasesTests {
+    /// The soak's seed 1466160841: two people read the same version; one typed Party (made),
+    /// the other typed Hardware over two of Party's three items and a new one. Closest to the
+    /// first person's save, the second copy was read against it, Hardware tied to Party by its
+    /// items: Party was renamed Hardware and given flour, while listd's text of the version (in
+    /// which Hardware is a new list) said "not made". What follows from one reading only is
+    /// not done: Party stays as it is, and that is said.
+    @Test func aHeadingTiedToAListAnotherSaveMadeIsNotItsRenameUnlessEveryReadingSaysSo() throws {
+        var (core, read) = Helpers.core(["milk", "eggs"], historyLimit: 1_000)
+        #expect(Helpers.save(read + "\n# Party\n- [ ] apples\n- [ ] dates\n- [ ] jam\n", &core).heard.isEmpty)
+        let party = try core.durable.list(.name("Party"))
+        let (heard, written) = Helpers.save(read + "\n# Hardware\n- [ ] apples\n- [ ] jam\n- [ ] flour\n", &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        let after = try core.durable.list(.id(party.id))
+        #expect(after.name == "Party" && Array(after.items) == ["apples", "dates", "jam"], "\(after) \(messages) \(written ?? "")")
+        #expect(messages.contains { $0.contains("Hardware") }, "\(messages)")
+    }
+}
