@@ -66,7 +66,8 @@ public struct SaveReadings {
             return "“\(renamed.new)” is not made: it may be \(renamed.old) renamed (a save made from the same version shows \(renamed.old) with these items); rename \(renamed.old) in the file as it is now if you meant to, or type the new list again."
         }
         if let tied = listNewInAnotherReading(edit) {
-            return "“\(tied.heading)” is not taken: your copy of the file may have been read before or after a save made from the same version; read after it, this heading is \(tied.list) renamed, read before it, a new list. Rename \(tied.list) in the file as it is now, or type the new list again, if you meant to."
+            let after = ListText.key(tied.heading) == ListText.key(tied.list) ? "these lines change that list" : "this heading is \(tied.list) renamed"
+            return "“\(tied.heading)” is not taken: your copy of the file may have been read before or after a save made from the same version that typed \(tied.list); read after it, \(after), read before it, they are a new list. Change \(tied.list) in the file as it is now, or type the new list again under a name of its own, if you meant to."
         }
         for aspect in aspects(of: edit) where value(aspect, in: now) != copyValue(aspect) {
             if others.contains(where: { value(aspect, in: $0) == copyValue(aspect) }) {
@@ -99,17 +100,25 @@ public struct SaveReadings {
         return nil
     }
 
-    /// An edit of a list the chosen reading ties a heading to under another name (a list
-    /// another save from the same version made, tied by its items), which another reading lacks:
-    /// read so, the heading is a new list, and neither its rename nor what is under it follows
-    /// from every reading. The copy's heading and the list's name now.
+    /// An edit of a list a save from the same version made (the chosen reading shows it,
+    /// another lacks it: read so, the copy's heading is a new list) when the copy's heading is
+    /// not plainly that save's: under another name (tied by its items), or showing fewer than
+    /// half of its lines as that save's text does (another person who typed a list of the same
+    /// name; a buffer saving its own list again keeps most of it). Neither reading is certain:
+    /// nothing under the heading is done. The copy's heading and the list's name now.
     func listNewInAnotherReading(_ edit: ListEdit) -> (heading: String, list: String)? {
         guard let reference = edit.target, let id = listID(reference), chosenIDs.contains(id),
-            let heading = try? copy.list(.id(id)).name, let standing = try? now.list(.id(id)).name,
-            ListText.key(heading) != ListText.key(standing),
+            let shown = try? copy.list(.id(id)), let standing = try? now.list(.id(id)).name,
+            let made = try? chosen.list(.id(id)),
             others.contains(where: { (try? $0.list(.id(id))) == nil })
         else { return nil }
-        return (heading, standing)
+        if ListText.key(shown.name) != ListText.key(standing) { return (shown.name, standing) }
+        // A line is as the save showed it when its item is there, in the same section.
+        let kept = shown.items.indices.filter { index in
+            guard let was = made.index(ofItem: shown.items[index]) else { return false }
+            return made.sectionName(made.section(ofItemAt: was)) == shown.sectionName(shown.section(ofItemAt: index))
+        }
+        return kept.count * 2 < shown.items.count ? (shown.name, standing) : nil
     }
 
     /// The edits another reading would make that the chosen one does not, on things the lists

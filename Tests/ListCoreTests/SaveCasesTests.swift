@@ -456,3 +456,34 @@ extension SoakSaveCasesTests {
         #expect(messages.contains { $0.contains("Hardware") }, "\(messages)")
     }
 }
+
+extension SoakSaveCasesTests {
+    /// The soak's seed 1567746265: two people read the same version and each typed a list
+    /// Office; the first save made it (soap, juice, glue under Snacks). The second copy, with
+    /// pepper, soap and glue under Produce and juice under Dairy, was read against the first
+    /// save (its Office block was closer than nothing), so it moved Office's items and added
+    /// pepper — read against listd's text of the version, it is a new list whose name is
+    /// taken. Readings that disagree about what the heading is: said, Office kept as it is. (A
+    /// buffer's own typed list saved again with an item added is that list: see
+    /// `aBuffersOwnTypedListSavedAgainTakesItsAdds`.)
+    @Test func aListTypedUnderTheNameAnotherSaveTypedIsNotThatList() throws {
+        var (core, read) = Helpers.core(["milk", "eggs"], historyLimit: 1_000)
+        #expect(Helpers.save(read + "\n# Office\n## Snacks\n- [ ] soap\n- [ ] juice\n- [ ] glue\n", &core).heard.isEmpty)
+        let office = try core.durable.list(.name("Office"))
+        let (heard, written) = Helpers.save(read + "\n# Office\n## Produce\n- [ ] pepper\n- [ ] soap\n- [ ] glue\n## Dairy\n- [ ] juice\n", &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        let after = try core.durable.list(.id(office.id))
+        #expect(after == office, "\(after) \(messages) \(written ?? "")")
+        #expect(messages.contains { $0.contains("Office") }, "\(messages)")
+    }
+
+    @Test func aBuffersOwnTypedListSavedAgainTakesItsAdds() throws {
+        var (core, read) = Helpers.core(["milk", "eggs"], historyLimit: 1_000)
+        let typed = read + "\n# Office\n## Snacks\n- [ ] soap\n- [ ] juice\n- [ ] glue\n"
+        #expect(Helpers.save(typed, &core).heard.isEmpty)
+        let (heard, _) = Helpers.save(typed + "- [ ] pepper\n- [x] tea\n", &core)
+        let office = try core.durable.list(.name("Office"))
+        #expect(Array(office.items) == ["soap", "juice", "glue", "pepper", "tea"], "\(heard.flatMap(\.lines).map(\.message))")
+        #expect(office.checkedItems == ["tea"])
+    }
+}
