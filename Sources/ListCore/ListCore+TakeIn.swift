@@ -100,7 +100,7 @@ extension ListCore {
         var merge = SaveMerge(base, now: working)
         // The other texts the copy may have been read from: what they read differently is kept
         // as the lists show it, and said (never guessed).
-        let readings = SaveReadings(chosen: base.book, edits: current.edits, others: base.others, asWritten: base.asWritten, now: working, at: time)
+        let readings = SaveReadings(chosen: base.book, edits: current.edits, others: base.others, asWritten: base.asWritten, revisionLists: base.revisionLists, now: working, at: time)
         let staying = current.itemsRefusedElsewhere
         // The headings whose list was not created (a name the lists have already, a delegate's
         // no): a line not taken changes nothing, so the ticks, sections and amounts under them

@@ -93,6 +93,9 @@ public struct SaveBase: Sendable {
     /// not rename that list by typing another: the person deleted the heading, note and all,
     /// and a heading typed there is a new list (`ListFileText.tieByContent`).
     public var noted: Set<ListID> = []
+    /// The lists of listd's text of the revision the copy names (a list of a reading not among
+    /// them was typed by a save from it; nil: not read by revision).
+    public var revisionLists: Set<ListID>?
 
     public init(
         book: ListBook,
@@ -155,6 +158,7 @@ public struct SaveBase: Sendable {
                 let since = history.map { ChangesSince($0, from: revision) } ?? ChangesSince()
                 var base = SaveBase(book: book, kind: .revision, since: since, others: others, asWritten: asWritten)
                 base.noted = text.map { Self.notedLists(in: $0, tag: tag) } ?? Set(book.lists.map(\.id))
+                base.revisionLists = Set(atRevision.lists.map(\.id))
                 return base
             }
             // Without a history, the saves filed under its revision are all there is to go by.

@@ -24,7 +24,19 @@ public struct SaveReadings {
 
     /// `chosen`: the base the save's `edits` were computed from; `others`: the lists of the
     /// other texts the copy may have been read from (`SaveBase.others`).
-    public init(chosen: ListBook, edits: [FileEdit], others: [ListBook], asWritten: ListBook? = nil, now: ListBook, at time: Timestamp) {
+    /// The lists of listd's text of the copy's revision, when known: a list of a reading not
+    /// among them was typed by a save from that revision.
+    let revisionLists: Set<ListID>?
+
+    public init(
+        chosen: ListBook,
+        edits: [FileEdit],
+        others: [ListBook],
+        asWritten: ListBook? = nil,
+        revisionLists: Set<ListID>? = nil,
+        now: ListBook,
+        at time: Timestamp
+    ) {
         var copy = chosen
         // Only when there is something to weigh it against: a long save's edits are not applied
         // twice for nothing.
@@ -34,6 +46,7 @@ public struct SaveReadings {
         self.copy = copy
         chosenIDs = Set(chosen.lists.map(\.id))
         self.chosen = chosen
+        self.revisionLists = revisionLists
         self.now = now
         self.others = others
         self.asWritten = asWritten
@@ -93,15 +106,15 @@ public struct SaveReadings {
                 if shared(list) > 0 { return (standing.name, name) }
             }
         }
-        for list in chosen.lists where (try? copy.list(.id(list.id))) == nil && ListText.key(list.name) != ListText.key(name) {
+        for list in chosen.lists where (try? copy.list(.id(list.id))) == nil && ListText.key(list.name) != ListText.key(name) && revisionLists?.contains(list.id) != true {
             guard others.contains(where: { (try? $0.list(.id(list.id))) == nil }), let standing = try? now.list(.id(list.id)) else { continue }
             if shared(list) > 0 { return (standing.name, name) }
         }
         return nil
     }
 
-    /// An edit of a list a save from the same version made (the chosen reading shows it,
-    /// another lacks it: read so, the copy's heading is a new list) when the copy's heading is
+    /// An edit of a list a save from the same version made (listd's text of the version lacks
+    /// it, so does another reading: read so, the copy's heading is a new list) when the copy's heading is
     /// not plainly that save's: under another name (tied by its items), or showing fewer than
     /// half of its lines as that save's text does (another person who typed a list of the same
     /// name; a buffer saving its own list again keeps most of it). Neither reading is certain:
@@ -109,7 +122,7 @@ public struct SaveReadings {
     func listNewInAnotherReading(_ edit: ListEdit) -> (heading: String, list: String)? {
         guard let reference = edit.target, let id = listID(reference), chosenIDs.contains(id),
             let shown = try? copy.list(.id(id)), let standing = try? now.list(.id(id)).name,
-            let made = try? chosen.list(.id(id)),
+            let made = try? chosen.list(.id(id)), revisionLists?.contains(id) != true,
             others.contains(where: { (try? $0.list(.id(id))) == nil })
         else { return nil }
         if ListText.key(shown.name) != ListText.key(standing) { return (shown.name, standing) }
