@@ -904,6 +904,7 @@ class Run:
             if name not in typed and name in shown_by_name:
                 typed[name] = ((), [other for other in shown_by_name if other != name])
         tied = {}
+        ticked_by_tie = {}  # list id -> items a heading tied to it shows
         for name, (items, headings) in typed.items():
             items = list((shown_by_name or {}).get(name, items))
             named = next((l for l in before["lists"] if l["name"] == name), None)
@@ -915,6 +916,9 @@ class Run:
             if found is not None and count > 0 and count * 2 >= len(items):
                 tied[name] = found
                 by_name.setdefault(found["name"], set()).update(items)
+                # Its lines are that list's lines: a tick the copy shows is taken there
+                # (docs/file-format.md: such a copy adds and ticks).
+                ticked_by_tie.setdefault(found["id"], set()).update(items)
         # The buffer's heading is that list from now on (its next save is read so).
         self.tied_by_content = {name: entry["id"] for name, entry in tied.items()}
 
@@ -1049,6 +1053,9 @@ class Run:
                 if text in touched:
                     continue
                 was, now = item_state(old, text), item_state(new, text)
+                if was is not None and now is not None and text in ticked_by_tie.get(list_id, ()) \
+                        and not was[0] and now[0] and was[1:] == now[1:]:
+                    continue  # ticked by a heading tied to this list by its items
                 if was != now:
                     if was is None:
                         if text in by_name.get(new["name"], ()):
