@@ -892,16 +892,16 @@ class Run:
         # it was renamed since): its rename is said, not done, and its lines are adds to it.
         # So is one typed under a list's name over hardly any of that list's items but mostly
         # another's (that list renamed since, and another made under its old name).
-        # (A heading an earlier save of the buffer typed and listd did not make counts too: the
-        # copy still shows it.) Its items are the lines under it as the copy was saved (a later
-        # edit of the same buffer may have taken one off), as listd reads them.
+        # Its items are the lines under it as the copy was saved (a later edit of the same
+        # buffer may have taken one off), as listd reads them.
         typed = {}
         for intents, stripped in saves:
             for intent in intents if stripped else []:
                 if intent["kind"] == "newlist":
                     typed[intent["list"]] = (intent["items"], intent.get("headings", ()))
-        for name in unsettled_lists if shown_by_name else ():
-            if name not in typed and name in shown_by_name:
+        # In a copy read without notes every heading is tied so (docs/file-format.md).
+        for name in shown_by_name or ():
+            if name not in typed:
                 typed[name] = ((), [other for other in shown_by_name if other != name])
         tied = {}
         ticked_by_tie = {}  # list id -> items a heading tied to it shows
