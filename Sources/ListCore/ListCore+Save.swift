@@ -27,7 +27,7 @@ extension ListCore {
         // adds and ticks is taken (what was taken off within the history is not brought back,
         // `SaveMerge.broughtBack`), and every removal, untick, rename or deletion it implies is
         // said, never done.
-        let edits = saveEdits.base.takesEveryEdit ? saveEdits.edits : SaveMerge.additionsOnly(reading.edits(from: working), of: reading)
+        let edits = saveEdits.base.takesEveryEdit ? saveEdits.edits : SaveMerge.additionsOnly(reading.edits(from: working), of: reading, now: working)
         var new = Save(id: nextSaveID, bytes: bytes, reading: reading, base: saveEdits.base, edits: edits, parts: [:])
         new.restarted = restarted
         nextSaveID += 1

@@ -3,9 +3,24 @@ import ListModel
 
 extension SaveMerge {
     /// A save's edits as a copy too old to tell may make them: a line retyped in place is taken as
-    /// the line added (what stood there may be something it never saw, and stays).
-    public static func additionsOnly(_ edits: [FileEdit], of reading: ListFileReading) -> [FileEdit] {
-        edits.flatMap { fileEdit in retypeSplit(fileEdit, of: reading) ?? [fileEdit] }
+    /// the line added (what stood there may be something it never saw, and stays); a new `##` of a
+    /// list that is there (`now`) is added empty: the lines under it that the list has are moves,
+    /// which such a copy does not make (said, naming each), and those it lacks are added under it.
+    public static func additionsOnly(_ edits: [FileEdit], of reading: ListFileReading, now: ListBook) -> [FileEdit] {
+        edits.flatMap { fileEdit -> [FileEdit] in
+            if case .restoreSection(let name, .id(let id), let before, let items) = fileEdit.edit, let list = try? now.list(.id(id)) {
+                let lines = fileEdit.section.map { reading.sections[$0].items } ?? []
+                let moves = items.filter { list.index(ofItem: $0) != nil }.map { item in
+                    FileEdit(
+                        edit: .moveItemInto(item, on: .id(id), section: name, before: nil),
+                        line: lines.first { ListText.key($0.text) == ListText.key(item) }?.line ?? fileEdit.line,
+                        section: fileEdit.section
+                    )
+                }
+                return [FileEdit(edit: .addSection(name, on: .id(id), before: before), line: fileEdit.line, section: fileEdit.section)] + moves
+            }
+            return retypeSplit(fileEdit, of: reading) ?? [fileEdit]
+        }
     }
 
     /// A retyped line (`replaceItem`) as its two halves, each decided on its own: the old text

@@ -511,3 +511,21 @@ extension SoakSaveCasesTests {
         #expect(!messages.contains { $0.contains("typed Pharmacy") }, "\(messages)")
     }
 }
+
+extension SoakSaveCasesTests {
+    /// The soak's seed 3247973043: a copy without notes shows a new `##` over an item the list
+    /// has outside any section (and items the list lacks). The section was made taking that
+    /// item with it — a move, which such a copy does not make (the item may have been moved
+    /// since the copy was read). The section is made; the item stays where it is, and that is
+    /// said naming it.
+    @Test func aCopyWithoutNotesAddsASectionWithoutMovingItemsIntoIt() throws {
+        var (core, _) = Helpers.core(["milk", "eggs", "leeks"], historyLimit: 1_000)
+        let (heard, written) = Helpers.save("# Groceries\n- [ ] milk\n- [ ] eggs\n## Drinks\n- [ ] leeks\n- [ ] rice\n", &core)
+        let list = try Helpers.groceries(core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        let leeks = try #require(list.index(ofItem: "leeks"))
+        #expect(list.section(ofItemAt: leeks) == nil, "\(list) \(messages) \(written ?? "")")
+        #expect(messages.contains { $0.contains("“leeks”") }, "\(messages)")
+        #expect(list.items.contains("rice") && list.sections.map(\.name) == ["Drinks"], "\(list)")
+    }
+}
