@@ -1019,9 +1019,11 @@ class Run:
                 if not any(l["name"] == name for l in after["lists"] + before["lists"]) and not said(name) and not said(tied[name]["name"]):
                     problems.append("the new list %s (%s's items) was neither made nor said" % (name, tied[name]["name"]))
                 continue
-            if name in by_name and any(l["name"] == name for l in before["lists"]):
+            named = next((l for l in before["lists"] if l["name"] == name), None)
+            if named is not None and (name in by_name or len([i for i in intent["items"] if i in named["items"]]) * 2 >= len(intent["items"])):
                 # Without notes, a list typed under a name a list has is that list: its lines are
-                # adds to it, each made or said.
+                # adds to it, each made or said. So is a heading typed under a list's name over at
+                # least half of its items (docs/file-format.md).
                 for item in intent["items"]:
                     if not on_list_named(name, item) and not said(item):
                         problems.append("the person's add of “%s” on %s (a list typed without notes) was neither done nor said" % (item, name))
