@@ -1007,7 +1007,9 @@ class Run:
                     done = item_state(entry, intent["to"]) is not None and state is None
                 if not done:
                     self.said_not_done.add((list_id, intent["item"]))
-                if not done and not said(intent["item"]) and not (kind == "retype" and said(intent["to"])) \
+                # A move under a `##` the copy renamed: the rename not taken is said naming it.
+                moved_by_rename = kind == "move" and intent["section"] and said("renamed “%s”" % intent["section"])
+                if not done and not said(intent["item"]) and not (kind == "retype" and said(intent["to"])) and not moved_by_rename \
                         and not heading_refused(intent["list"]) and not said("“%s” was not deleted" % entry["name"]):
                     problems.append("the person's %s of “%s” on %s was neither done nor said" % (kind, intent["item"], entry["name"]))
         for name, intent in created.items():
