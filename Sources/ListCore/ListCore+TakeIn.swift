@@ -244,8 +244,11 @@ extension ListCore {
             return
         }
         // A `##` block the person moved is the section moved: what was added to it meanwhile
-        // goes with it.
-        for edit in merge.itemsFollowingMovedSections(current.edits.map(\.edit), before: working, after: book) {
+        // goes with it. A new `##` holds every line the copy shows under it.
+        let sectionMoves =
+            merge.itemsFollowingMovedSections(current.edits.map(\.edit), before: working, after: book)
+            + merge.itemsLeftOutOfNewSections(current.edits.map(\.edit), after: book)
+        for edit in sectionMoves {
             guard let (change, record) = try? book.applyRecorded(edit, at: time, origin: fileOrigin) else { continue }
             changes.append(change.withoutItems)
             entries.append(.change(record))

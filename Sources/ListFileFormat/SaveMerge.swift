@@ -290,6 +290,36 @@ public struct SaveMerge {
         return moves
     }
 
+    /// A new `##` of a list takes the items that end the part above it as the lists now stand;
+    /// when someone added an item there meanwhile (or the copy put its lines in another order),
+    /// some lines the copy shows under it are left out. Each goes in, at its place among them,
+    /// unless it was moved since the copy was read (that move stands). Only for a copy read
+    /// against a known base (a copy without notes makes no moves).
+    public func itemsLeftOutOfNewSections(_ edits: [ListEdit], after: ListBook) -> [ListEdit] {
+        guard baseKnown else { return [] }
+        var moves: [ListEdit] = []
+        for edit in edits {
+            guard case .restoreSection(let name, .id(let id), _, let items) = edit, let list = try? after.list(.id(id)),
+                let section = list.section(named: name)
+            else { continue }
+            let inside = Set(list.items[list.range(ofSection: section)].map(ListText.key))
+            for (position, item) in items.enumerated() where !inside.contains(ListText.key(item)) {
+                guard list.index(ofItem: item) != nil, !movedSince(item, on: id) else { continue }
+                let next = items[(position + 1)...].first { inside.contains(ListText.key($0)) }
+                moves.append(.moveItemInto(item, on: .id(id), section: name, before: next))
+            }
+        }
+        return moves
+    }
+
+    /// The item's section now differs from the copy's base: someone moved it since.
+    private func movedSince(_ item: String, on id: ListID) -> Bool {
+        guard let then = try? base.list(.id(id)), let was = then.index(ofItem: item), let list = try? now.list(.id(id)),
+            let index = list.index(ofItem: item)
+        else { return false }
+        return ListText.key(then.sectionName(then.section(ofItemAt: was))) != ListText.key(list.sectionName(list.section(ofItemAt: index)))
+    }
+
     /// `edit` as made on the base: a clear takes off what was ticked then and still is, and
     /// keeps what was ticked since (the page showed "Clear 1 ticked"; eggs, ticked at home
     /// meanwhile, stays).

@@ -529,3 +529,25 @@ extension SoakSaveCasesTests {
         #expect(list.items.contains("rice") && list.sections.map(\.name) == ["Drinks"], "\(list)")
     }
 }
+
+extension SoakSaveCasesTests {
+    /// The soak's seed 2322216531: a person retyped Pharmacy's block under a new `## Aisle`,
+    /// every item in it in another order, while a client added an item at its end. Aisle took
+    /// the two items that ended the list in the copy's reading, and pears — now under Aisle in
+    /// the file — stayed out of it without a word. Every line the copy shows under a new `##`
+    /// is in it, or that is said.
+    @Test func everyLineUnderANewSectionGoesIntoItOrIsSaid() throws {
+        var (core, _) = Helpers.core(["milk"], historyLimit: 1_000)
+        let read = try #require(Helpers.edit(.createList(name: "Pharmacy", items: ["pears", "foil", "leeks"]), &core, id: 6))
+        Helpers.edit(.addItem("free-range leeks", to: .name("Pharmacy")), &core, id: 7, writing: false)
+        let block = try #require(read.range(of: "# Pharmacy")).lowerBound
+        let copy = String(read[..<block]) + "# Pharmacy\n## Aisle\n- [ ] leeks\n- [ ] foil\n- [ ] pears\n"
+        let (heard, written) = Helpers.save(copy, &core)
+        let list = try core.durable.list(.name("Pharmacy"))
+        let messages = heard.flatMap(\.lines).map(\.message)
+        for item in ["leeks", "foil", "pears"] {
+            let index = try #require(list.index(ofItem: item))
+            #expect(list.sectionName(list.section(ofItemAt: index)) == "Aisle" || messages.contains { $0.contains("“\(item)”") }, "\(item): \(list) \(messages) \(written ?? "")")
+        }
+    }
+}
