@@ -41,7 +41,13 @@ public struct SaveReadings {
         // Only when there is something to weigh it against: a long save's edits are not applied
         // twice for nothing.
         if !others.isEmpty || asWritten != nil {
-            for fileEdit in edits { _ = try? copy.apply(fileEdit.edit, at: time, origin: .file(host: nil)) }
+            // An edit that fails in file order may pass once a later one is made (a list renamed
+            // to the name of one the copy deleted further down): tried again once.
+            var failed: [ListEdit] = []
+            for fileEdit in edits where (try? copy.apply(fileEdit.edit, at: time, origin: .file(host: nil))) == nil {
+                failed.append(fileEdit.edit)
+            }
+            for edit in failed { _ = try? copy.apply(edit, at: time, origin: .file(host: nil)) }
         }
         self.copy = copy
         chosenIDs = Set(chosen.lists.map(\.id))

@@ -3,6 +3,9 @@
 import ListModel
 
 /// A text's lines as byte ranges, each with its hash: compared without making a string of each.
+/// listd's own notes (`<!-- listd: not taken: … -->`) are not among them: they are not the
+/// person's, and a text listd wrote before a restart is stood in for by the lists written anew,
+/// without the notes the file had (a copy of it, and every save from it, still shows them).
 struct TextLines {
     let bytes: [UInt8]
     var ranges: [Range<Int>] = []
@@ -15,11 +18,12 @@ struct TextLines {
         bytes.withUnsafeBufferPointer { buffer in
             var start = 0
             for index in 0...buffer.count where index == buffer.count || buffer[index] == UInt8(ascii: "\n") {
+                defer { start = index + 1 }
+                guard !Self.isNote(buffer[start..<index]) else { continue }
                 ranges.append(start..<index)
                 var hasher = Hasher()
                 hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[start..<index])))
                 hashes.append(hasher.finalize())
-                start = index + 1
             }
         }
         self.ranges = ranges
@@ -27,6 +31,13 @@ struct TextLines {
     }
 
     func line(_ index: Int) -> ArraySlice<UInt8> { bytes[ranges[index]] }
+
+    /// A line that is one of listd's notes, however indented.
+    static func isNote(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        let marker = Array("<!-- listd:".utf8)
+        guard let first = line.firstIndex(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return false }
+        return line[first...].starts(with: marker)
+    }
 }
 
 /// How far a copy's text is from a text it may have been made from: first how many lines differ

@@ -551,3 +551,47 @@ extension SoakSaveCasesTests {
         }
     }
 }
+
+extension SoakSaveCasesTests {
+    /// The soak's seed 2679780325: listd wrote its notes into the file (five removals not
+    /// taken); one buffer of that text renamed Pantry to Pharmacy (and typed a new Pantry); after
+    /// a restart, another buffer of the same text retyped an item. listd's own text of that
+    /// revision is not kept across a restart, and the lists written anew stood in for it
+    /// without the five notes the copy still showed: the copy looked closer to the other
+    /// buffer's save, and Pharmacy was renamed back to Pantry by no one (its typed Pantry
+    /// deleted meanwhile; in that save's reading the rename came before the deletion that freed
+    /// the name, so the readings were not seen to disagree). listd's notes are not the person's
+    /// lines and do not count in which text a copy came from; and a reading's edits are all
+    /// made, whatever their order, before it is weighed.
+    @Test func listdsNotesDoNotMakeACopyLookReadFromAnotherSaveAfterARestart() throws {
+        let items = ["milk", "eggs", "bread", "butter", "cheese", "jam"]
+        var (core, _) = Helpers.core(items, historyLimit: 1_000)
+        let read = try #require(Helpers.edit(.createList(name: "Pantry", items: ["rice"]), &core, id: 6))
+        for (number, item) in items.dropLast().enumerated() {
+            Helpers.edit(.checkItem(item, on: .id(1)), &core, id: 10 + number, writing: false)
+        }
+        var saves: [SavedText] = []
+        var file = read
+        func save(_ text: String) -> [String] {
+            let (heard, written) = Helpers.save(text, &core)
+            saves.append(SavedText(text: Array(text.utf8), revision: core.durable.revision))
+            if let written { file = written }
+            return heard.flatMap(\.lines).map(\.message)
+        }
+        var removing = read
+        for item in items.dropLast() { removing = removing.replacing("- [ ] \(item)\n", with: "") }
+        #expect(save(removing).count == 5)
+        if let forced = Helpers.write(&core) { file = forced }
+        let noted = file
+        #expect(noted.components(separatedBy: "<!-- listd: not taken").count == 6, "\(noted)")
+        _ = save(noted.replacing("# Pantry", with: "# Pharmacy") + "# Pantry\n- [ ] tea\n")
+        let pharmacy = try core.durable.list(.name("Pharmacy"))
+        // A third person deleted the typed Pantry: the name is free again.
+        Helpers.edit(.deleteList(.name("Pantry")), &core, id: 30, writing: false)
+        core = Self.restarted(core, saves: saves, file: file)
+        let (heard, written) = Helpers.save(noted.replacing("- [ ] jam", with: "- [ ] jam bio"), &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(try core.durable.list(.id(pharmacy.id)).name == "Pharmacy", "\(messages) \(written ?? "")")
+        #expect(try Helpers.groceries(core).items.contains("jam bio"), "\(messages)")
+    }
+}
