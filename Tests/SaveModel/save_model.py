@@ -958,7 +958,10 @@ class Run:
                 if list_id is None and kind in ("rename", "deletelist"):
                     continue  # a list this buffer typed and listd never made (a made one has its id)
                 if list_id is None:  # a list made by this same buffer earlier: found by name
-                    list_id = next((l["id"] for l in before["lists"] + after["lists"] if l["name"] == intent["list"]), None)
+                    # (one this save made, when an earlier save's heading was refused: a list of
+                    # that name before is another's)
+                    made_now = [l for l in after["lists"] if l["id"] not in b]
+                    list_id = next((l["id"] for l in made_now + before["lists"] + after["lists"] if l["name"] == intent["list"]), None)
                     if list_id is None:
                         continue
                     name_now = (a.get(list_id) or {}).get("name")
