@@ -670,6 +670,7 @@ class Run:
                 inverse = {"kind": "rename", "list": intent["to"], "to": name}
             elif kind == "deletelist":
                 del buffer.lines[start:end]
+                buffer.ids.pop(name, None)  # a heading typed later under its name is a new one
             elif kind in ("add", "section"):
                 at = end
                 while at > start + 1 and buffer.lines[at - 1].strip() == "":
