@@ -66,7 +66,16 @@ extension ListCore {
         /// What was not taken of an edit of no line of the save (line 0 in the rejection: a
         /// note about the whole list), also written under the list's heading.
         func note(_ fileEdit: FileEdit, _ problem: ListFileDiagnostic.Problem) {
-            guard let target = fileEdit.edit.target, let id = (try? working.list(target))?.id else { return }
+            guard let target = fileEdit.edit.target else { return }
+            guard let id = (try? working.list(target))?.id else {
+                // Its list is gone (deleted since the copy was read): said once on the copy's
+                // heading of it, which the file no longer shows as a list.
+                guard case .id(let gone) = target, let heading = reading.sections.first(where: { $0.id == gone })?.headingLine,
+                    !diagnostics.contains(where: { $0.line == heading + 1 })
+                else { return }
+                diagnostics.append(ListFileDiagnostic(line: heading + 1, text: lines[heading].raw, problem: problem))
+                return
+            }
             let heading = reading.sections.first { $0.id == id }?.headingLine
             let item: String? =
                 switch fileEdit.edit {

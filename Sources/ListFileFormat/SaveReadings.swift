@@ -239,6 +239,8 @@ public struct SaveReadings {
         case .amount(let id, let key):
             let amount = value(aspect, in: now).flatMap { $0.isEmpty ? nil : $0 }
             return "“\(item(id, key))” stays \(amount.map { "at \($0)" } ?? "without an amount"): \(why)"
+        case .name(let id) where value(.list(id), in: now) == nil:
+            return "“\(listName(id))” stays deleted: \(why)"
         case .name(let id):
             return "The list stays named “\(listName(id))”: \(why)"
         case .list(let id):

@@ -595,3 +595,24 @@ extension SoakSaveCasesTests {
         #expect(try Helpers.groceries(core).items.contains("jam bio"), "\(messages)")
     }
 }
+
+extension SoakSaveCasesTests {
+    /// The soak's seed 4226991924: one buffer renamed Groceries to Office (taken); the list was
+    /// then deleted; the buffer put its heading back to Groceries and saved. Its text was the
+    /// very text of another save from the same version, so it was read against that save as no
+    /// change, and the person's rename went without a word. A list deleted since that a
+    /// reading's edit renames is said: it stays deleted.
+    @Test func aRenameOfAListDeletedSinceIsSaidWhateverReadingIsChosen() throws {
+        var (core, read) = Helpers.core(["milk", "eggs"], historyLimit: 1_000)
+        let retyped = read.replacing("- [ ] eggs", with: "- [ ] eggs bio")
+        #expect(Helpers.save(retyped, &core).heard.isEmpty)
+        #expect(Helpers.save(retyped.replacing("# Groceries", with: "# Office"), &core).heard.isEmpty)
+        #expect(try Helpers.groceries(core).name == "Office")
+        Helpers.edit(.createList(name: "Pantry", items: ["rice"]), &core, id: 8, writing: false)
+        Helpers.edit(.deleteList(.id(1)), &core, id: 9, writing: false)
+        let (heard, written) = Helpers.save(retyped, &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect((try? Helpers.groceries(core)) == nil)
+        #expect(messages.contains { $0.contains("Office") || $0.contains("Groceries") }, "\(messages) \(written ?? "")")
+    }
+}
