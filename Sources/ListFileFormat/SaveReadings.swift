@@ -86,7 +86,9 @@ public struct SaveReadings {
         }
         if let tied = listNewInAnotherReading(edit) {
             let after = ListText.key(tied.heading) == ListText.key(tied.list) ? "these lines change that list" : "this heading is \(tied.list) renamed"
-            return "“\(tied.heading)” is not taken: your copy of the file may have been read before or after a save made from the same version that typed \(tied.list); read after it, \(after), read before it, they are a new list. Change \(tied.list) in the file as it is now, or type the new list again under a name of its own, if you meant to."
+            // An edit of an item under it names the item.
+            let subject = Self.item(of: edit).map { "“\($0)” under “\(tied.heading)”" } ?? "“\(tied.heading)”"
+            return "\(subject) is not taken: your copy of the file may have been read before or after a save made from the same version that typed \(tied.list); read after it, \(after), read before it, they are a new list. Change \(tied.list) in the file as it is now, or type the new list again under a name of its own, if you meant to."
         }
         for aspect in aspects(of: edit) where value(aspect, in: now) != copyValue(aspect) {
             if others.contains(where: { value(aspect, in: $0) == copyValue(aspect) }) {
@@ -138,6 +140,16 @@ public struct SaveReadings {
             return made.sectionName(made.section(ofItemAt: was)) == shown.sectionName(shown.section(ofItemAt: index))
         }
         return kept.count * 2 < shown.items.count ? (shown.name, standing) : nil
+    }
+
+    /// The item an edit is about, if it is about one.
+    static func item(of edit: ListEdit) -> String? {
+        switch edit {
+        case .addItem(let item, _, _, _, _), .removeItem(let item, _), .checkItem(let item, _), .uncheckItem(let item, _),
+            .setQuantity(let item, _, _), .moveItem(let item, _, _, _), .moveItemInto(let item, _, _, _), .replaceItem(let item, _, _):
+            item
+        default: nil
+        }
     }
 
     /// The edits another reading would make that the chosen one does not, on things the lists

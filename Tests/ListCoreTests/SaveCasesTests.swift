@@ -447,13 +447,16 @@ extension SoakSaveCasesTests {
     /// not done: Party stays as it is, and that is said.
     @Test func aHeadingTiedToAListAnotherSaveMadeIsNotItsRenameUnlessEveryReadingSaysSo() throws {
         var (core, read) = Helpers.core(["milk", "eggs"], historyLimit: 1_000)
-        #expect(Helpers.save(read + "\n# Party\n- [ ] apples\n- [ ] dates\n- [ ] jam\n", &core).heard.isEmpty)
+        #expect(Helpers.save(read + "\n# Party\n- [x] apples\n- [ ] dates\n- [ ] jam\n", &core).heard.isEmpty)
         let party = try core.durable.list(.name("Party"))
         let (heard, written) = Helpers.save(read + "\n# Hardware\n- [ ] apples\n- [ ] jam\n- [ ] flour\n", &core)
         let messages = heard.flatMap(\.lines).map(\.message)
         let after = try core.durable.list(.id(party.id))
         #expect(after.name == "Party" && Array(after.items) == ["apples", "dates", "jam"], "\(after) \(messages) \(written ?? "")")
+        #expect(after.checkedItems == ["apples"])
         #expect(messages.contains { $0.contains("Hardware") }, "\(messages)")
+        // Each thing not taken under the heading names its item (the untick of apples too).
+        #expect(messages.contains { $0.hasPrefix("“apples” under “Hardware”") }, "\(messages)")
     }
 }
 
