@@ -910,10 +910,15 @@ class Run:
             items = list((shown_by_name or {}).get(name, items))
             named = next((l for l in before["lists"] if l["name"] == name), None)
             if named is not None and len([i for i in items if i in named["items"]]) * 2 >= len(items):
+                ticked_by_tie.setdefault(named["id"], set()).update(items)  # tied by its name
                 continue
             shared = [(len([i for i in items if i in l["items"]]), l) for l in before["lists"]
                       if l["name"] not in headings and l not in tied.values()]
             count, found = max(shared, key=lambda pair: pair[0], default=(0, None))
+            if (found is None or count == 0 or count * 2 < len(items)) and named is not None and shown_by_name:
+                # No other list's items: the heading stays the list of its name (a copy read
+                # without notes ties by name first), and a tick it shows is taken there.
+                ticked_by_tie.setdefault(named["id"], set()).update(items)
             if found is not None and count > 0 and count * 2 >= len(items):
                 tied[name] = found
                 by_name.setdefault(found["name"], set()).update(items)
