@@ -394,6 +394,47 @@ def unsettled_by(intents):
         ("list", i["id"]) for i in intents if i["kind"] in ("rename", "deletelist") and i["id"] is not None}
 
 
+def tie_like_listd(headings, lists):
+    """The list each heading of a copy without notes is read as (docs/file-format.md, as
+    `ListFileText.tieByContent` does it): the list of its name, unless it shows fewer than half
+    of that list's items while another list has half of its lines, or another heading not yet
+    tied shows more of them; then, a heading with no list, the list not taken by another
+    heading that has the most of its lines, when that is at least half of them."""
+    key = lambda text: text.casefold()
+    by_name = {key(entry["name"]): entry for entry in lists}
+    ids = {name: (by_name[key(name)]["id"] if key(name) in by_name else None) for name, _ in headings}
+    lists_by_id = {entry["id"]: entry for entry in lists}
+
+    def shared(items, entry):
+        return len([item for item in items if item in entry["items"]])
+
+    for name, items in headings:
+        if ids[name] is None or not items:
+            continue
+        entry = lists_by_id[ids[name]]
+        own = shared(items, entry)
+        elsewhere = own * 2 < len(items) and any(o["id"] != entry["id"] and shared(items, o) * 2 >= len(items) for o in lists)
+        more = any(ids[other] is None and shared(other_items, entry) > own and shared(other_items, entry) * 2 >= len(other_items)
+                   for other, other_items in headings)
+        if elsewhere or more:
+            ids[name] = None
+    taken = {value for value in ids.values() if value is not None}
+    for name, items in headings:
+        if ids[name] is not None or not items:
+            continue
+        best = None
+        for entry in lists:
+            if entry["id"] in taken:
+                continue
+            count = shared(items, entry)
+            if best is None or count > best[0]:
+                best = (count, entry)
+        if best is not None and best[0] > 0 and best[0] * 2 >= len(items):
+            ids[name] = best[1]["id"]
+            taken.add(best[1]["id"])
+    return ids
+
+
 def by_id(lists):
     return {entry["id"]: entry for entry in lists["lists"]}
 
@@ -906,6 +947,19 @@ class Run:
                 typed[name] = ((), [other for other in shown_by_name if other != name])
         tied = {}
         ticked_by_tie = {}  # list id -> items a heading tied to it shows
+        if shown_by_name:
+            # A copy read without notes: its headings tied as listd ties them (by name, then by
+            # items), the whole copy at once (a heading can take another's list).
+            lists = {entry["id"]: entry for entry in before["lists"]}
+            for name, list_id in tie_like_listd(list(shown_by_name.items()), before["lists"]).items():
+                if list_id is None:
+                    continue
+                items = shown_by_name[name]
+                ticked_by_tie.setdefault(list_id, set()).update(items)
+                if lists[list_id]["name"] != name:
+                    tied[name] = lists[list_id]
+                    by_name.setdefault(lists[list_id]["name"], set()).update(items)
+            typed = {}
         for name, (items, headings) in typed.items():
             items = list((shown_by_name or {}).get(name, items))
             named = next((l for l in before["lists"] if l["name"] == name), None)
