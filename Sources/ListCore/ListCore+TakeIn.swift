@@ -176,7 +176,7 @@ extension ListCore {
                 notTakenHere()
                 continue
             }
-            var edit = merge.renamingSections(fileEdit.edit)
+            var edit = merge.takingOnlyKnownItems(merge.renamingSections(fileEdit.edit))
             let done = merge.alreadyDone(edit)
             if case .done? = done { continue }
             if !readings.isCertain, let why = readings.doubt(fileEdit.edit) {

@@ -293,8 +293,8 @@ public struct SaveMerge {
     /// A new `##` of a list takes the items that end the part above it as the lists now stand;
     /// when someone added an item there meanwhile (or the copy put its lines in another order),
     /// some lines the copy shows under it are left out. Each goes in, at its place among them,
-    /// unless it was moved since the copy was read (that move stands). Only for a copy read
-    /// against a known base (a copy without notes makes no moves).
+    /// unless it was moved or added since the copy was read (what was done stands). Only for a
+    /// copy read against a known base (a copy without notes makes no moves).
     public func itemsLeftOutOfNewSections(_ edits: [ListEdit], after: ListBook) -> [ListEdit] {
         guard baseKnown else { return [] }
         var moves: [ListEdit] = []
@@ -304,12 +304,24 @@ public struct SaveMerge {
             else { continue }
             let inside = Set(list.items[list.range(ofSection: section)].map(ListText.key))
             for (position, item) in items.enumerated() where !inside.contains(ListText.key(item)) {
-                guard list.index(ofItem: item) != nil, !movedSince(item, on: id) else { continue }
+                // Only an item the copy's base had: one added meanwhile elsewhere stays where
+                // it was added (that is said when its line is read).
+                guard list.index(ofItem: item) != nil, (try? base.list(.id(id)))?.index(ofItem: item) != nil, !movedSince(item, on: id)
+                else { continue }
                 let next = items[(position + 1)...].first { inside.contains(ListText.key($0)) }
                 moves.append(.moveItemInto(item, on: .id(id), section: name, before: next))
             }
         }
         return moves
+    }
+
+    /// A new `##` of a list that is there takes, of the lines under it, only the items the
+    /// copy's base had: one added meanwhile stays in the section it was added to (its line is
+    /// said when read).
+    public func takingOnlyKnownItems(_ edit: ListEdit) -> ListEdit {
+        guard baseKnown, case .restoreSection(let name, .id(let id), let before, let items) = edit, let then = try? base.list(.id(id))
+        else { return edit }
+        return .restoreSection(name, on: .id(id), before: before, items: items.filter { then.index(ofItem: $0) != nil })
     }
 
     /// The item's section now differs from the copy's base: someone moved it since.

@@ -636,3 +636,20 @@ extension SoakSaveCasesTests {
         #expect(messages.contains { $0.contains("“Garden”") }, "\(messages)")
     }
 }
+
+extension SoakSaveCasesTests {
+    /// The soak's seed 2077662031: a copy typed `## Frozen` over sugar, which someone had added
+    /// meanwhile under Dairy. The add was said ("stays there"), and then sugar was moved into
+    /// Frozen all the same by the pass that fills a new section with the lines left out of it.
+    /// An item the copy never saw is not the copy's to move.
+    @Test func anItemAddedMeanwhileStaysInItsSectionWhenACopyTypesItUnderANewOne() throws {
+        var (core, _) = Helpers.core(["milk"], historyLimit: 1_000)
+        let read = try #require(Helpers.edit(.createList(name: "Hardware", items: ["glue", "coffee"]), &core, id: 6))
+        Helpers.edit(.addSection("Dairy", on: .name("Hardware"), before: nil), &core, id: 7, writing: false)
+        Helpers.edit(.addItem("sugar", to: .name("Hardware"), section: "Dairy"), &core, id: 8, writing: false)
+        let (heard, written) = Helpers.save(read + "## Frozen\n- [ ] sugar\n", &core)
+        let list = try core.durable.list(.name("Hardware"))
+        let sugar = try #require(list.index(ofItem: "sugar"))
+        #expect(list.sectionName(list.section(ofItemAt: sugar)) == "Dairy", "\(list) \(heard.flatMap(\.lines).map(\.message)) \(written ?? "")")
+    }
+}
