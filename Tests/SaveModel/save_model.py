@@ -1076,7 +1076,12 @@ class Run:
                     self.said_not_done.add((list_id, intent["item"]))
                 # A move under a `##` the copy renamed: the rename not taken is said naming it.
                 moved_by_rename = kind == "move" and intent["section"] and said("renamed “%s”" % intent["section"])
+                # An item an earlier save of this buffer changed that listd may never have seen
+                # (written over while listd was stopped) or said and did not do: this edit undoes
+                # a state listd never had from the buffer, so either outcome is right.
+                settled_elsewhere = (list_id, intent["item"]) in unsettled
                 if not done and not said(intent["item"]) and not (kind == "retype" and said(intent["to"])) and not moved_by_rename \
+                        and not settled_elsewhere \
                         and not heading_refused(intent["list"]) and not said("“%s” was not deleted" % entry["name"]):
                     problems.append("the person's %s of “%s” on %s was neither done nor said" % (kind, intent["item"], entry["name"]))
         for name, intent in created.items():
