@@ -791,12 +791,13 @@ class Run:
         buffer.unsettled = getattr(buffer, "unsettled", set()) | self.said_not_done
         self.model = after
         # The lists this buffer made are listd's lists now, whatever they are called later.
-        # Not a list of that name that was there before, when the file says this heading was
-        # refused for it: the buffer's block stays its own, and a later rename of it is a new list.
+        # Not a list of that name that was there before, when the file says this heading was not
+        # taken: the buffer's block stays its own, and a later rename of it is a new list.
         made = {entry["name"]: entry["id"] for entry in after["lists"]}
         existed = by_id(before)
         for name in buffer.names():
-            refused = made.get(name) in existed and ("There is already a list called “%s”. You wrote: # %s -->" % (name, name)) in file_text
+            # (Any note on its heading line: the name was taken, or the readings disagreed.)
+            refused = made.get(name) in existed and ("You wrote: # %s -->" % name) in file_text
             if name not in buffer.ids and name in made and made[name] not in buffer.ids.values() and not refused:
                 buffer.ids[name] = made[name]
         for name, list_id in self.tied_by_content.items():
