@@ -1099,6 +1099,7 @@ class Run:
                 # Without notes, a list typed under a name a list has is that list: its lines are
                 # adds to it, each made or said. So is a heading typed under a list's name over at
                 # least half of its items (docs/file-format.md).
+                by_name.setdefault(name, set()).update(intent["items"])
                 for item in intent["items"]:
                     if not on_list_named(name, item) and not said(item):
                         problems.append("the person's add of “%s” on %s (a list typed without notes) was neither done nor said" % (item, name))
