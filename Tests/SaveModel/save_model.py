@@ -750,6 +750,18 @@ class Run:
         intents = buffer.intents()
         if not intents:
             return
+        # The `##` sections the person took out of a list (their lines gone with its block, or
+        # deleted): their items join the part above, listd's meanwhile too (docs/file-format.md).
+        then, now = buffer.baseline, buffer.state()
+        self.removed_sections = {}
+        for key, entry in then.items():
+            # (A block deleted and typed again under its name is read as that list: `intents`.)
+            shown = now.get(key) or now.get(("new", entry["name"]))
+            if isinstance(key, int) and shown is not None:
+                had = {item[2] for item in entry["items"].values() if item[2]}
+                has = {item[2] for item in shown["items"].values() if item[2]}
+                if had - has:
+                    self.removed_sections[key] = had - has
         text = buffer.text()
         data = text.encode()
         if data == self.listd.file_bytes():
@@ -856,6 +868,7 @@ class Run:
 
     def restart(self):
         before = self.model
+        self.removed_sections = {}
         self.listd.start()
         self.running = True
         after, file_text = self.listd.settle("the restart")
@@ -1131,6 +1144,9 @@ class Run:
                 if text in touched:
                     continue
                 was, now = item_state(old, text), item_state(new, text)
+                if was is not None and now is not None and was[:2] == now[:2] and was[2] != now[2] \
+                        and was[2] in getattr(self, "removed_sections", {}).get(list_id, ()):
+                    continue  # its section was taken out by the person: it joined the part above
                 if was is not None and now is not None and text in ticked_by_tie.get(list_id, ()) \
                         and not was[0] and now[0] and was[1:] == now[1:]:
                     continue  # ticked by a heading tied to this list by its items
