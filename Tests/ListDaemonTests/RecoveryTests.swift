@@ -1,6 +1,7 @@
 // What a restart finds in listd's own files: the change log redone on the snapshot, and the
 // note that names the list file at its revision.
 import Foundation
+import ListFileFormat
 import ListModel
 import ListRPC
 import Testing
@@ -101,5 +102,35 @@ import Testing
                 logPath: "/log"
             )
         }
+    }
+}
+
+extension RecoveryTests {
+    /// The soak's seed 2633312658: while listd was stopped, a person saved a text byte for byte
+    /// like one listd had noted earlier (their own earlier save, a tick put back). listd's start
+    /// recognised it by that old note as its own and wrote the lists over it, taking nothing in:
+    /// the untick was lost without a word. A person's save back on disk is a save, unless it is
+    /// the text listd noted last.
+    @Test func aPersonsSaveBackOnDiskIsASaveAtAStart() throws {
+        var book = ListBook()
+        var entries: [LogEntry] = []
+        let change = try #require(try book.apply(.createList(name: "G", items: ["milk"]), at: Self.time, origin: Self.client))
+        entries.append(.change(ChangeRecord(change, before: nil)))
+        // listd's text, then a person's save taken in (it showed the lists), then listd's again.
+        entries.append(.fileShows(digest: "written", revision: book.revision))
+        let saved = Array("# G <!-- listd id=1 rev=1 -->\n- [ ] milk\n".utf8)
+        entries.append(.saveTaken(text: saved, revision: book.revision))
+        entries.append(.fileShows(digest: digest(saved), revision: book.revision))
+        let before = try book.list(.id(1))
+        let tick = try #require(try book.apply(.checkItem("milk", on: .id(1)), at: Self.time, origin: Self.client))
+        entries.append(.change(ChangeRecord(tick, before: before)))
+        entries.append(.fileShows(digest: "new", revision: book.revision))
+        func recovered(_ digest: String) throws -> RecoveredLists {
+            try LocalPersistence.recover(snapshot: nil, entries: entries, listFileDigest: digest, historyLimit: 10, logPath: "/log")
+        }
+        #expect(try recovered(digest(saved)).shownByFile == nil, "the person's save back on disk is a save")
+        #expect(try recovered("new").shownByFile == book)
+        // An older text listd wrote itself is its own still (a power cut lost the later write).
+        #expect(try recovered("written").shownByFile != nil)
     }
 }

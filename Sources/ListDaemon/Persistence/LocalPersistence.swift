@@ -1,6 +1,7 @@
 import DurableFiles
 import Foundation
 import ListCore
+import ListFileFormat
 import ListModel
 import ListRPC
 import NIOCore
@@ -94,10 +95,22 @@ final class LocalPersistence: ListPersistence {
         var lastNote: Revision?
         var noteOfFile: Revision?
         var savesTaken: [SavedText] = []
+        var lastDigest = snapshot?.listFileDigest
+        var savedDigests: Set<String> = []
         for entry in entries {
+            if case .saveTaken(let text, _) = entry, listFileDigest != nil { savedDigests.insert(digest(text)) }
             guard case .fileShows(let digest, let revision) = entry, revision >= snapshotRevision else { continue }
             lastNote = revision
+            lastDigest = digest
             if digest == listFileDigest { noteOfFile = revision }
+        }
+        // A person's save taken in earlier, back on disk byte for byte while listd was stopped
+        // (the same buffer put back as it was), is theirs again, not a text listd knows: read as
+        // a save. (An older text listd wrote itself is its own still: a power cut can lose the
+        // later write that its last note names.)
+        if let listFileDigest, lastDigest != listFileDigest, savedDigests.contains(listFileDigest) {
+            noteOfFile = nil
+            shownByFile = nil
         }
         func takeNotedLists() {
             if book.revision == lastNote { lastShown = book }
