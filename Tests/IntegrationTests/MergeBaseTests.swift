@@ -229,3 +229,26 @@ import Testing
         }
     }
 }
+
+extension MergeBaseTests {
+    /// The soak's seeds 752175798 and 2633312658: a person added pepper from a copy of listd's
+    /// text, and, listd stopped, took it out again — their buffer now byte for byte listd's text
+    /// from before. The start recognised that older text by its note as listd's own and wrote
+    /// the lists over it: pepper stayed, without a word. A text written after listd's last word
+    /// in its own files is a save, whatever listd wrote before.
+    @Test func aRevertToListdsOwnEarlierTextWhileStoppedIsASave() async throws {
+        try await offThePool {
+            let (sandbox, daemon, client) = try Older.start("# Pantry\n- rice\n- milk\n")
+            defer { withExtendedLifetime(daemon) {} }
+            try shell(in: sandbox, "cp lists.md copy.md && cp lists.md buffer.md && echo '- [ ] pepper' >> buffer.md && cp buffer.md lists.md")
+            try Older.waitUntil("pepper to be taken in") { try Older.list(client, "Pantry").items.contains("pepper") }
+            daemon.stop()
+            try shell(in: sandbox, "cp copy.md lists.md")
+            try daemon.start()
+            let after = try LineConnection(path: sandbox.socket)
+            let items = try Older.list(after, "Pantry").items
+            let file = try String(contentsOfFile: sandbox.file, encoding: .utf8)
+            #expect(!items.contains("pepper") || file.contains("“pepper”"), "\(items)\n\(file)")
+        }
+    }
+}

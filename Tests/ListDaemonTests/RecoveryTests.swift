@@ -125,12 +125,18 @@ extension RecoveryTests {
         let tick = try #require(try book.apply(.checkItem("milk", on: .id(1)), at: Self.time, origin: Self.client))
         entries.append(.change(ChangeRecord(tick, before: before)))
         entries.append(.fileShows(digest: "new", revision: book.revision))
-        func recovered(_ digest: String) throws -> RecoveredLists {
-            try LocalPersistence.recover(snapshot: nil, entries: entries, listFileDigest: digest, historyLimit: 10, logPath: "/log")
+        func recovered(_ digest: String, changedSince: Bool = false) throws -> RecoveredLists {
+            try LocalPersistence.recover(
+                snapshot: nil, entries: entries, listFileDigest: digest, fileChangedSince: changedSince, historyLimit: 10, logPath: "/log"
+            )
         }
         #expect(try recovered(digest(saved)).shownByFile == nil, "the person's save back on disk is a save")
         #expect(try recovered("new").shownByFile == book)
-        // An older text listd wrote itself is its own still (a power cut lost the later write).
+        // An older text listd wrote itself is its own still (a power cut lost the later write)…
         #expect(try recovered("written").shownByFile != nil)
+        // …unless it was written after listd's log (seeds 752175798, 2633312658: a person's
+        // revert to listd's own earlier text while it was stopped); the last one is always its.
+        #expect(try recovered("written", changedSince: true).shownByFile == nil)
+        #expect(try recovered("new", changedSince: true).shownByFile == book)
     }
 }

@@ -112,6 +112,10 @@ public final class ListOwner: Service, @unchecked Sendable {
             : recovered.shownByFile
                 ?? fileBytes.flatMap {
                     ListFileText.listsShownExactly(by: $0, history: recovered.history, newest: recovered.book, tag: core.noteTag)
+                }.flatMap {
+                    // The newest lists (a write whose note the stop cut off), never an older
+                    // revision's text: that is a person's save putting an earlier text back.
+                    $0.revision == recovered.book.revision ? $0 : nil
                 }
         // A file changed while listd was stopped is a save like any other: read against the
         // revision its headings name, rebuilt from the kept history, or a save taken in from it.

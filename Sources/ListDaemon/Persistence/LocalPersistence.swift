@@ -14,6 +14,7 @@ import Synchronization
 final class LocalPersistence: ListPersistence {
     let statePath: String
     let logPath: String
+    let listFilePath: String
     /// One lock for the log and the history it follows: appends come from the owner's loop, a
     /// compaction from the thread pool (the owner never runs both at once; the lock makes that
     /// checked, not assumed).
@@ -32,6 +33,7 @@ final class LocalPersistence: ListPersistence {
     init(listFilePath: String, historyLimit: Int) throws(DaemonError) {
         let directory = directoryName(of: listFilePath)
         let name = listFilePath.split(separator: "/").last.map(String.init) ?? "lists.md"
+        self.listFilePath = listFilePath
         statePath = directory + "/." + name + ".listd-state.json"
         logPath = directory + "/." + name + ".listd-log"
         self.historyLimit = max(historyLimit, 1)
@@ -61,6 +63,7 @@ final class LocalPersistence: ListPersistence {
             snapshot: snapshot,
             entries: entries,
             listFileDigest: listFileDigest,
+            fileChangedSince: Self.modified(listFilePath, after: [logPath, statePath]),
             historyLimit: historyLimit,
             logPath: logPath
         )
@@ -74,12 +77,28 @@ final class LocalPersistence: ListPersistence {
         return recovered
     }
 
+    /// `path` was modified after every one of `others` that exists (false when it is not there,
+    /// or none of them is): written after listd's last word in its own files.
+    static func modified(_ path: String, after others: [String]) -> Bool {
+        func modification(_ path: String) -> timespec? {
+            var status = stat()
+            return stat(path, &status) == 0 ? status.st_mtim : nil
+        }
+        guard let file = modification(path) else { return false }
+        let times = others.compactMap(modification)
+        return !times.isEmpty && times.allSatisfy { (file.tv_sec, file.tv_nsec) > ($0.tv_sec, $0.tv_nsec) }
+    }
+
     /// The lists the snapshot and the log after it give (pure: tested without files).
     /// - Parameter listFileDigest: the list file's digest as it is now, to find what it shows.
+    /// - Parameter fileChangedSince: the list file was modified after listd's log and snapshot
+    ///   last were: someone wrote it while listd was stopped, so a note of a text byte for byte
+    ///   like it (the person's revert to an earlier text) does not make it listd's own.
     static func recover(
         snapshot: PersistedState?,
         entries: [LogEntry],
         listFileDigest: String?,
+        fileChangedSince: Bool = false,
         historyLimit: Int,
         logPath: String
     ) throws(DaemonError) -> RecoveredLists {
@@ -106,9 +125,10 @@ final class LocalPersistence: ListPersistence {
         }
         // A person's save taken in earlier, back on disk byte for byte while listd was stopped
         // (the same buffer put back as it was), is theirs again, not a text listd knows: read as
-        // a save. (An older text listd wrote itself is its own still: a power cut can lose the
-        // later write that its last note names.)
-        if let listFileDigest, lastDigest != listFileDigest, savedDigests.contains(listFileDigest) {
+        // a save; so is any older text written after listd's last word in its own files (a
+        // revert to listd's own earlier text). An older text listd wrote itself, older than its
+        // log, is its own still: a power cut can lose the later write its last note names.
+        if let listFileDigest, lastDigest != listFileDigest, savedDigests.contains(listFileDigest) || fileChangedSince {
             noteOfFile = nil
             shownByFile = nil
         }
