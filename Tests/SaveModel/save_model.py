@@ -1113,6 +1113,16 @@ class Run:
                 # adds to it, each made or said. So is a heading typed under a list's name over at
                 # least half of its items (docs/file-format.md).
                 by_name.setdefault(name, set()).update(intent["items"])
+                # Its block shows that list's `##` sections as the person typed it: the others
+                # are taken out, their items joining the part above.
+                typed_sections = {intent.get("section")} - {None}
+                listed = {section["name"] for section in named.get("sections") or []}
+                if not hasattr(self, "removed_sections"):
+                    self.removed_sections = {}
+                self.removed_sections.setdefault(named["id"], set()).update(listed - typed_sections)
+                # A copy read by its revision: the block shows that list's lines, so what it
+                # lacks of them the person took off (said or done; a copy without notes only says).
+                touched_items.setdefault(named["id"], set()).update(set(named["items"]) - set(intent["items"]))
                 for item in intent["items"]:
                     if not on_list_named(name, item) and not said(item):
                         problems.append("the person's add of “%s” on %s (a list typed without notes) was neither done nor said" % (item, name))
