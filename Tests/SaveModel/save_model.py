@@ -1080,6 +1080,11 @@ class Run:
                         continue
                 elif kind == "tick":
                     done = state is not None and state[0] == intent["checked"]
+                    if not done and stripped:
+                        # Without notes the heading is the list of its name (docs/file-format.md).
+                        named_now = next((l for l in after["lists"] if l["name"] == intent["list"]), None)
+                        state_there = item_state(named_now, intent["item"])
+                        done = state_there is not None and state_there[0] == intent["checked"]
                 elif kind == "amount":
                     done = state is not None and state[1] == intent["amount"]
                 elif kind == "move":
