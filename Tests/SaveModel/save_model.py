@@ -1003,7 +1003,9 @@ class Run:
         # Saves while listd was stopped reach it as the last one's text only: an edit a later
         # save of them made again to the same item or list (the add taken back) is superseded.
         def subject(intent):
-            return (intent["id"], intent.get("item"), intent["kind"] in ("rename", "deletelist"))
+            # (A list the buffer typed has no id: by its name.)
+            owner = intent["id"] if intent["id"] is not None else ("name", intent["list"])
+            return (owner, intent.get("item"), intent["kind"] in ("rename", "deletelist"))
 
         later = {}
         deleted_later = {}  # list id -> the last save that deleted it
@@ -1017,7 +1019,9 @@ class Run:
                     typed_later[intent["list"]] = number  # without notes: the list of that name
         for number, (intents, stripped) in enumerate(saves):
             for intent in intents:
-                if intent["id"] is not None and (later[subject(intent)] > number or deleted_later.get(intent["id"], -1) > number):
+                if later[subject(intent)] > number and (intent["id"] is not None or "item" in intent):
+                    continue
+                if intent["id"] is not None and deleted_later.get(intent["id"], -1) > number:
                     continue
                 if intent["kind"] == "deletelist" and typed_later.get(intent["list"], -1) > number:
                     continue  # a later copy without notes shows a list of that name again
