@@ -189,7 +189,7 @@ let package = Package(
         .testTarget(
             name: "ListDaemonTests",
             dependencies: [
-                "ListDaemon", "ListCore", "ListModel", "ListRPC", "ListRPCTransport", "DurableFiles",
+                "ListDaemon", "ListCore", "ListModel", "ListRPC", "ListRPCTransport", "DurableFiles", "Inotify",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

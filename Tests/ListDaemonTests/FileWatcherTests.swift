@@ -1,6 +1,8 @@
 // The watcher tells listd's own rewrites of the list file from a person's saves.
 import DurableFiles
 import Foundation
+import Glibc
+import Inotify
 import Logging
 import NIOPosix
 import Synchronization
@@ -38,5 +40,35 @@ import Testing
         try handle.close()
         #expect(seen.withLock { $0.first } == .written, "\(seen.withLock { $0 })")
         try await group.shutdownGracefully()
+    }
+
+    /// An exchange's two halves read apart (the read fell between them, as on a loaded machine):
+    /// the second half, the list file moved to the temp file's name, is still listd's own. The
+    /// same event with no file left under the name is a person's `mv` of it, and is reported.
+    @Test func anExchangeReadInTwoPiecesIsStillNoChange() throws {
+        let directory = try ScratchDirectories.make("watch")
+        let path = directory + "/lists.md"
+        try FileIO.replace(path, with: Array("# Groceries\n".utf8))
+        let watcher = try FileWatcher(path: path, logger: Logger(label: "test"))
+        let watch = watcher.watchedDirectory
+        func event(_ mask: Int32, _ cookie: UInt32, _ name: String) -> InotifyEvent {
+            InotifyEvent(watch: watch, mask: UInt32(mask), cookie: cookie, name: name)
+        }
+        func read(_ events: [InotifyEvent]) -> [FileChange] {
+            watcher.take(events)
+            defer { watcher.reportSeen() }
+            return watcher.seen
+        }
+        // Read apart after the second half's first event…
+        #expect(read([event(IN_MOVED_FROM, 7, ".listd-1-1.tmp"), event(IN_MOVED_TO, 7, "lists.md"), event(IN_MOVED_FROM, 8, "lists.md")]) == [])
+        #expect(read([event(IN_MOVED_TO, 8, ".listd-1-1.tmp")]) == [])
+        // …and before it.
+        #expect(read([event(IN_MOVED_FROM, 9, ".listd-1-2.tmp"), event(IN_MOVED_TO, 9, "lists.md")]) == [])
+        #expect(read([event(IN_MOVED_FROM, 10, "lists.md")]) == [])
+        #expect(read([event(IN_MOVED_TO, 10, ".listd-1-2.tmp")]) == [])
+
+        #expect(read([event(IN_MOVED_FROM, 11, ".listd-1-3.tmp"), event(IN_MOVED_TO, 11, "lists.md")]) == [])
+        try FileManager.default.moveItem(atPath: path, toPath: directory + "/elsewhere.md")
+        #expect(read([event(IN_MOVED_FROM, 12, "lists.md")]) == [.completed])
     }
 }

@@ -24,7 +24,7 @@ public final class FileWatcher: Service, @unchecked Sendable {
     private let logger: Logger
     private let inotify: Inotify
     /// The directory's watch descriptor; events of any other watch are writes into the file.
-    private let watchedDirectory: Int32
+    let watchedDirectory: Int32
     /// When the list file is a symlink: the watch of its target's directory and the target's
     /// name, so a save made to the target by its own path (a rename beside it) is seen too.
     private let watchedTarget: (watch: Int32, name: String)?
@@ -32,9 +32,14 @@ public final class FileWatcher: Service, @unchecked Sendable {
     // On the owner's loop:
     /// Cookies of renames from listd's own temp files, to tell its writes from a person's.
     private var ownRenames: Set<UInt32> = []
+    /// Directory watches whose last event of the list file's name was listd's own temp file
+    /// arriving under it. An exchange's other half (the list file moved to the temp file's name)
+    /// is the name's next event, as the kernel holds the directory's rename lock across both; a
+    /// read can fall between the halves, and the half read later is known by this.
+    private var lastWasOwnArrival: Set<Int32> = []
     private var onChange: ([FileChange]) -> Void = { _ in }
     /// What the reads of this turn saw, reported at the end of the reads.
-    private var seen: [FileChange] = []
+    private(set) var seen: [FileChange] = []
     private var channel: (any Channel)?
 
     /// Makes the inotify instance and its watches (at start-up, before the file is first read,
@@ -104,18 +109,14 @@ public final class FileWatcher: Service, @unchecked Sendable {
     }
 
     /// What `events` say of the list file, added to `seen`; listd's own writes are left out.
-    private func take(_ events: [InotifyEvent]) {
+    func take(_ events: [InotifyEvent]) {
         var changes: [FileChange] = []
-        // listd swaps its text in by exchanging names with its temp file (`FileIO.replace`): the
-        // list file's move to the temp file's name is its half of the exchange, queued with it.
-        let movedToTemporary = Set(
-            events.filter { $0.mask & UInt32(IN_MOVED_TO) != 0 && FileIO.isTemporaryName($0.name) }.map(\.cookie)
-        )
         for event in events {
             // The list file's own name, in its directory or (a symlink's) its target's.
             let isListFile =
                 (event.watch == watchedDirectory && event.name == fileName)
                 || (event.watch == watchedTarget?.watch && event.name == watchedTarget?.name)
+            let followsOwnArrival = isListFile && lastWasOwnArrival.remove(event.watch) != nil
             if isListFile, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                 // A new file under the name (an editor's rename, or listd's): watch its writes.
                 watchFile()
@@ -129,8 +130,13 @@ public final class FileWatcher: Service, @unchecked Sendable {
                 // that carries the same cookie is not a person's save.
                 ownRenames.insert(event.cookie)
             } else if event.mask & UInt32(IN_MOVED_TO) != 0, ownRenames.remove(event.cookie) != nil {
+                if isListFile { lastWasOwnArrival.insert(event.watch) }
                 continue
-            } else if event.mask & UInt32(IN_MOVED_FROM) != 0, movedToTemporary.contains(event.cookie) {
+            } else if isListFile, event.mask & UInt32(IN_MOVED_FROM) != 0, followsOwnArrival, access(path, F_OK) == 0 {
+                // listd swaps its text in by exchanging names with its temp file (`FileIO.replace`):
+                // this is the exchange's other half, the list file moved to the temp file's name.
+                // (After a plain rename of listd's, a person's `mv` of the file elsewhere comes
+                // here too, but then no file is left under the name, and it is reported.)
                 continue
             } else if event.watch != watchedDirectory, event.watch != watchedTarget?.watch {
                 // The file's own watch: only IN_MODIFY is asked for (IN_IGNORED when it goes).
@@ -144,7 +150,7 @@ public final class FileWatcher: Service, @unchecked Sendable {
     }
 
     /// The reads of this turn are over: what they saw goes to the owner.
-    private func reportSeen() {
+    func reportSeen() {
         let changes = seen
         seen = []
         onChange(changes)
