@@ -557,6 +557,37 @@ import Testing
         }
     }
 
+    /// Issue 60, case 1: an edit whose COMMIT the server holds (here: a synchronous standby that
+    /// never answers, as a network holds the bytes of a partition) is in doubt at the deadline.
+    /// The old session may still commit it after listd asked on a new connection whether it was
+    /// made: listd ends that session first, so its answer is the truth. A "no" here used to be
+    /// followed by the edit appearing once the server let the COMMIT through.
+    @Test func anEditInDoubtIsAnsweredOnlyOnceItsSessionHasEnded() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            try home.createGroceries(["milk"])
+            try home.server.psql("ALTER SYSTEM SET synchronous_standby_names = 'nobody'")
+            try home.server.psql("SELECT pg_reload_conf()")
+            let reply = try home.connect(0).call("addItem", ["list": "Groceries", "item": "tea"], timeout: 40)
+            // The server lets every held COMMIT through: whatever was answered must now hold.
+            try home.server.psql("ALTER SYSTEM RESET synchronous_standby_names")
+            try home.server.psql("SELECT pg_reload_conf()")
+            let committed = try home.server.psql(
+                "SELECT count(*) FROM listd_changes WHERE entry LIKE '%tea%'",
+                database: "lists"
+            )
+            let confirmed = reply["result"] != nil
+            #expect(confirmed, "the COMMIT was sent: its session ended, it was made: \(reply)")
+            #expect(committed.trimmingCharacters(in: .whitespacesAndNewlines) == (confirmed ? "1" : "0"), "confirmed: \(confirmed), in the database: \(committed)")
+            // Both machines serve it, and the next edit goes through.
+            _ = try home.connect(1).result("addItem", ["list": "Groceries", "item": "eggs"])
+            for machine in 0..<2 {
+                let text = try home.machines[machine].sandbox.read { $0.contains("eggs") }
+                #expect(text.contains("tea") == confirmed, "machine \(machine): \(text)")
+            }
+        }
+    }
+
     /// Issue 35, case 10: a machine that starts while the server is down serves the lists as it
     /// last saw them (its copy beside the list file), says it is not connected, refuses edits
     /// `unavailable`, keeps a person's save made meanwhile, and once the server is back catches

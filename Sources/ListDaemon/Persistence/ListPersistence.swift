@@ -63,6 +63,15 @@ struct AppendInDoubt: Error, Sendable {
     /// Its first change's revision, and that change as it was written.
     var revision: Revision
     var line: String
+    /// The server session that sent the COMMIT (nil: not known).
+    var session: ServerSession?
     var failure: DaemonError
+}
+
+/// One of a database server's sessions, as the server names it: its process and when it began
+/// (a pid alone may be a later session's).
+struct ServerSession: Sendable, Equatable {
+    var pid: Int32
+    var started: String
 }
 

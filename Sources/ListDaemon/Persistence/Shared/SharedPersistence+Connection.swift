@@ -41,6 +41,7 @@ extension SharedPersistence {
             return .shareUnavailable(server: server.description, detail: detail)
         }
         let reconnect = state.withLock { state -> Bool in
+            state.sessions[connection.id] = nil
             guard state.connection === connection else { return false }
             state.connection = nil
             state.failure = detail
@@ -87,6 +88,7 @@ extension SharedPersistence {
                 return
             } catch {
                 try? await connection?.close()
+                if let connection { state.withLock { $0.sessions[connection.id] = nil } }
                 if let different = error as? NotTheListsServed {
                     // Taking them in would mix two histories: a person decides (a restart).
                     state.withLock { state in

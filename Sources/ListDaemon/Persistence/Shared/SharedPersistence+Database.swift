@@ -11,7 +11,7 @@ extension SharedPersistence {
     /// the transaction's error) `Behind` when another machine committed first (nothing written).
     /// `committing` is raised as the statements are done and the COMMIT is to be sent: before it,
     /// a lost connection means nothing was made.
-    func write(_ entries: [LogEntry], on connection: PostgresConnection, committing: Flag) async throws {
+    func write(_ entries: [LogEntry], on connection: PostgresConnection, gate: CommitGate) async throws {
         var records: [ChangeRecord] = []
         var lines: [String] = []
         var note: (digest: String, revision: Revision)?
@@ -63,7 +63,8 @@ extension SharedPersistence {
                     logger: self.logger
                 )
             }
-            committing.raise()
+            // Its deadline may have given up on it (and said "not made"): then it rolls back.
+            guard gate.commit() else { throw DeadlinePassed() }
         }
     }
 
@@ -91,7 +92,52 @@ extension SharedPersistence {
             defer { state.nextConnectionID += 1 }
             return state.nextConnectionID
         }
-        return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        do {
+            var session: ServerSession?
+            for try await (pid, started) in try await connection.query(
+                "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+                logger: logger
+            ).decode((Int32, String).self) {
+                session = ServerSession(pid: pid, started: started)
+            }
+            state.withLock { $0.sessions[id] = session }
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return connection
+    }
+
+    /// Ends `session` (one of this listd's, whose COMMIT is in doubt) and returns once the server
+    /// has no such session: its transaction has then committed or never will. Ending it is
+    /// allowed to the same role, as listd's sessions all are; should the server refuse (another
+    /// role), listd waits for the session to end by itself (the server's timeouts end it).
+    func end(_ session: ServerSession, on connection: PostgresConnection) async throws {
+        var said = false
+        while true {
+            do {
+                // Waits up to 5 s for the session to go.
+                try await connection.query(
+                    "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE pid = \(session.pid) AND backend_start::text = \(session.started)",
+                    logger: logger
+                )
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42501" && !said {
+                said = true
+                logger.warning(
+                    "cannot end the server session \(session.pid) that sent an uncertain COMMIT (\(Self.explain(error))); waiting for it to end before saying whether the edit was made"
+                )
+            }
+            var alive = false
+            for try await _ in try await connection.query(
+                "SELECT 1 FROM pg_stat_activity WHERE pid = \(session.pid) AND backend_start::text = \(session.started)",
+                logger: logger
+            ).decode(Int.self) {
+                alive = true
+            }
+            guard alive else { return }
+            try await MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .seconds(1)) {}.futureResult.get()
+        }
     }
 
     func migrate(_ connection: PostgresConnection) async throws {

@@ -46,6 +46,8 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         /// Who waits for a connection (`nextConnection`): told when one is made, or when listd
         /// stops (nil).
         var connectionWaiters: [CheckedContinuation<PostgresConnection?, Never>] = []
+        /// The server session of each connection made, by the connection's id, until it is lost.
+        var sessions: [Int: ServerSession] = [:]
     }
     let state = Mutex(State())
     /// Another machine may have committed changes, or the server is back: catch up.
@@ -244,16 +246,18 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
             return promise.futureResult
         }
         let once = Once(promise)
-        let committing = Flag()
+        let gate = CommitGate()
+        // The server session the transaction runs in: a doubt is settled by ending it.
+        let session = state.withLock { $0.sessions[connection.id] }
         deadline(once, connection) { error in
-            // Past the deadline, the COMMIT may have been made if it was sent; if not, nothing
-            // was (the transaction can only be rolled back).
-            guard committing.isRaised, case .change(let record)? = entries.first(where: \.isChange) else { return error }
-            return InDoubt(revision: record.revision, line: String(decoding: LogEntry.change(record).line, as: UTF8.self), failure: error)
+            // Past the deadline, the COMMIT may have been made if it was sent; if not, it never
+            // will be (the gate keeps it from going, and the transaction can only roll back).
+            guard !gate.abandon(), case .change(let record)? = entries.first(where: \.isChange) else { return error }
+            return InDoubt(revision: record.revision, line: String(decoding: LogEntry.change(record).line, as: UTF8.self), session: session, failure: error)
         }
         let started = tasks.run {
             do {
-                try await self.write(entries, on: connection, committing: committing)
+                try await self.write(entries, on: connection, gate: gate)
                 // Before the confirms: the next append's changes follow these in the copy.
                 self.remember(
                     entries.compactMap { if case .change(let record) = $0 { record } else { nil } },
@@ -271,7 +275,7 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
                 if transaction?.commitError != nil, case .change(let record)? = entries.first(where: \.isChange) {
                     // COMMIT was sent and no answer came: it may have been made.
                     let line = String(decoding: LogEntry.change(record).line, as: UTF8.self)
-                    once.fail(InDoubt(revision: record.revision, line: line, failure: failure))
+                    once.fail(InDoubt(revision: record.revision, line: line, session: session, failure: failure))
                 } else {
                     once.fail(failure)
                 }
@@ -282,13 +286,16 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
     }
 
 
-    /// Whether the append in doubt was made: its first change is there, as written. Waits for
-    /// the server as long as listd runs (false if it stops first).
+    /// Whether the append in doubt was made: its first change is there, as written. Asked once
+    /// the session that sent its COMMIT has ended (`end`): until then the COMMIT may still reach
+    /// the server (a network that held its bytes) and be made after a "no". Waits for the
+    /// server as long as listd runs (false if it stops first).
     func wasMade(_ doubt: InDoubt, on loop: any EventLoop) -> EventLoopFuture<Bool> {
         let promise = loop.makePromise(of: Bool.self)
         let started = tasks.run {
             while let connection = await self.nextConnection() {
                 do {
+                    if let session = doubt.session { try await self.end(session, on: connection) }
                     var stored: String?
                     for try await (machine, entry) in try await connection.query(
                         "SELECT machine, entry FROM listd_changes WHERE revision = \(doubt.revision)",
@@ -361,11 +368,24 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
     }
 }
 
-/// A flag raised once, read from any thread.
-final class Flag: Sendable {
-    private let raised = Atomic<Bool>(false)
-    var isRaised: Bool { raised.load(ordering: .acquiring) }
-    func raise() { raised.store(true, ordering: .releasing) }
+/// Whether an append's COMMIT goes out: decided once, by the append (about to send it) or by
+/// its deadline (giving up on it), whichever comes first. An append given up on before its
+/// COMMIT never sends it, so its "not made" is certain; one whose COMMIT went is in doubt.
+final class CommitGate: Sendable {
+    private static let open = 0, committing = 1, abandoned = 2
+    private let state = Atomic<Int>(CommitGate.open)
+
+    /// The append is about to send COMMIT: false if its deadline gave up on it first.
+    func commit() -> Bool {
+        state.compareExchange(expected: Self.open, desired: Self.committing, ordering: .acquiringAndReleasing).exchanged
+            || state.load(ordering: .acquiring) == Self.committing
+    }
+
+    /// The deadline gives up on the append: false if its COMMIT was already on its way.
+    func abandon() -> Bool {
+        state.compareExchange(expected: Self.open, desired: Self.abandoned, ordering: .acquiringAndReleasing).exchanged
+            || state.load(ordering: .acquiring) == Self.abandoned
+    }
 }
 
 /// A promise completed once, by whichever of an operation and its deadline ends first.
