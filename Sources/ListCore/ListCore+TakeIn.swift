@@ -166,12 +166,13 @@ extension ListCore {
                 notTakenEdits.insert(position)
                 continue  // cut from this list, refused where it was pasted: it stays here
             }
-            if base.takesEveryEdit, case .createList(let name, _, _) = fileEdit.edit, fileEdit.line >= 0,
+            if case .createList(let name, _, _) = fileEdit.edit, fileEdit.line >= 0,
                 case .heading(let heading) = lines[fileEdit.line], let id = heading.id, id < working.nextID,
                 (try? working.list(.id(id))) == nil
             {
                 // A heading that carries the note of a list deleted since the copy was read: that
-                // list stays deleted (its items are not brought back as a new list).
+                // list stays deleted (its items are not brought back as a new list), whether the
+                // copy is tied to a version or too old to tell (ids are never given twice).
                 reject(fileEdit, .conflict("“\(name)” was deleted after your copy of the file was read, so it is not made again: type its heading again without listd's note to make it anew."))
                 notTakenHere()
                 continue

@@ -189,10 +189,13 @@ public struct ListFileReading: Sendable {
             }
         }
 
-        // Tie sections to lists: ids first, then names, each list at most once.
+        // Tie sections to lists: ids first, then names, each list at most once. A heading that
+        // carries an id listd gave to a list deleted since (ids are never given twice) is that
+        // list, gone: it keeps the id, and is never tied to another list by its name or items.
         var claimed: Set<ListID> = []
         for index in sections.indices {
             guard let id = sections[index].id, knownIDs?.contains(id) ?? true, claimed.insert(id).inserted else {
+                if let id = sections[index].id, let known, id < known.nextID, knownIDs?.contains(id) == false { continue }
                 sections[index].id = nil
                 continue
             }

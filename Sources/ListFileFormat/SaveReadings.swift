@@ -84,8 +84,9 @@ public struct SaveReadings {
         if let renamed = listRenamedInAnotherReading(edit) {
             return "“\(renamed.new)” is not made: it may be \(renamed.old) renamed (a save made from the same version shows \(renamed.old) with these items); rename \(renamed.old) in the file as it is now if you meant to, or type the new list again."
         }
-        if case .createList(let name, _, _) = edit, let gone = listDeletedSinceInAReading(named: name) {
-            return "“\(name)” is not made: a save made from the same version made a list \(gone), deleted since, and your copy may have been read after that save; type the heading again, under this name or another, if you want it."
+        if case .createList(let name, let items, _) = edit, let gone = listDeletedSinceInAReading(named: name, items: items) {
+            let which = ListText.key(gone) == ListText.key(name) ? "a list \(gone)" : "a list \(gone) (this heading over its items may be it renamed)"
+            return "“\(name)” is not made: a save made from the same version made \(which), deleted since, and your copy may have been read after that save; type the heading again, under this name or another, if you want it."
         }
         if let tied = listNewInAnotherReading(edit) {
             let after = ListText.key(tied.heading) == ListText.key(tied.list) ? "these lines change that list" : "this heading is \(tied.list) renamed"
@@ -145,17 +146,21 @@ public struct SaveReadings {
         return kept.count * 2 < shown.items.count ? (shown.name, standing) : nil
     }
 
-    /// A list of `name` a save from the copy's version made (listd's text of the version lacks
-    /// it) that is deleted now, when the lists have none of that name: the copy's heading may
-    /// be it, typed in that save and never given listd's note — made again, it would bring back
-    /// what went with it. Its name as that save showed it.
-    func listDeletedSinceInAReading(named name: String) -> String? {
+    /// A list a save from the copy's version made (listd's text of the version lacks it) that is
+    /// deleted now, when the lists have none of the heading's name: the copy's heading may be it,
+    /// typed in that save and never given listd's note, under its name or renamed since in the
+    /// buffer (over at least half of its items) — made again, it would bring back a deleted list.
+    /// Its name.
+    func listDeletedSinceInAReading(named name: String, items: [String] = []) -> String? {
         guard (try? now.list(.name(name))) == nil else { return nil }
+        let keys = Set(items.map(ListText.key))
         for book in [chosen] + others {
-            guard let list = try? book.list(.name(name)), revisionLists?.contains(list.id) != true,
-                (try? now.list(.id(list.id))) == nil, list.id < now.nextID
-            else { continue }
-            return list.name
+            for list in book.lists where revisionLists?.contains(list.id) != true && (try? now.list(.id(list.id))) == nil && list.id < now.nextID {
+                let shared = list.items.filter { keys.contains(ListText.key($0)) }.count
+                // By its items only when listd's text of the version is known to lack it.
+                let renamed = revisionLists != nil && shared > 0 && shared * 2 >= items.count
+                if ListText.key(list.name) == ListText.key(name) || renamed { return list.name }
+            }
         }
         return nil
     }

@@ -653,3 +653,62 @@ extension SoakSaveCasesTests {
         #expect(list.sectionName(list.section(ofItemAt: sugar)) == "Dairy", "\(list) \(heard.flatMap(\.lines).map(\.message)) \(written ?? "")")
     }
 }
+
+extension SoakSaveCasesTests {
+    /// The soak's seed 3071140082 (kept shrunk in Tests/SaveModel/regressions): a
+    /// client deleted Groceries; another buffer made a list Bakery; a buffer read before the
+    /// deletion renamed its Groceries heading — still with listd's note, id 1 — to Bakery, saved
+    /// (not taken), and after a restart added coffee under it. The note of the deleted list was
+    /// dropped and the heading tied by its name to the other Bakery, which got the coffee. A
+    /// heading carrying the id of a list deleted since is that list, gone: neither tied to
+    /// another by its name nor made again.
+    @Test func aHeadingWithTheNoteOfADeletedListIsNeverAnotherListOrMadeAgain() throws {
+        var (core, read) = Helpers.core(["milk", "eggs", "bread"], historyLimit: 1_000)
+        var saves: [SavedText] = []
+        var file = read
+        func save(_ text: String) -> [String] {
+            let (heard, written) = Helpers.save(text, &core)
+            saves.append(SavedText(text: Array(text.utf8), revision: core.durable.revision))
+            if let written { file = written }
+            return heard.flatMap(\.lines).map(\.message)
+        }
+        Helpers.edit(.deleteList(.id(1)), &core, id: 8, writing: false)
+        Helpers.edit(.createList(name: "Bakery", items: ["apples", "leeks"]), &core, id: 9)
+        let renamed = save(read.replacing("# Groceries", with: "# Bakery"))
+        #expect(try core.durable.list(.name("Bakery")).items == ["apples", "leeks"], "\(renamed)")
+        core = Self.restarted(core, saves: saves, file: file)
+        let (heard, written) = Helpers.save(read.replacing("# Groceries", with: "# Bakery") + "- [ ] coffee\n", &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect(try core.durable.list(.name("Bakery")).items == ["apples", "leeks"], "\(messages) \(written ?? "")")
+        #expect(core.durable.lists.count == 1, "\(core.durable.lists.map(\.name))")
+        #expect(messages.contains { $0.contains("coffee") || $0.contains("Bakery") }, "\(messages)")
+    }
+
+    /// The soak's seed 2574590048 (kept shrunk in Tests/SaveModel/regressions): a buffer typed
+    /// Party (made); a client deleted it; the buffer saved it again (said: deleted since), then
+    /// renamed its heading — still without listd's note — to Pharmacy over the same items, after a
+    /// restart. Read as
+    /// a new list, the deleted list came back under its new name. Read after the buffer's own
+    /// save, the heading is the list deleted since, renamed: not made again, and said.
+    @Test func aBuffersOwnTypedListDeletedSinceAndRenamedInTheBufferIsNotMadeAgain() throws {
+        var (core, read) = Helpers.core(["milk"], historyLimit: 1_000)
+        var saves: [SavedText] = []
+        var file = read
+        func save(_ text: String) -> (heard: [FileRejectionParams], written: String?) {
+            let (heard, written) = Helpers.save(text, &core)
+            saves.append(SavedText(text: Array(text.utf8), revision: core.durable.revision))
+            if let written { file = written }
+            return (heard, written)
+        }
+        #expect(save(read + "\n# Party\n- [ ] bread\n- [ ] pasta\n- [ ] honey\n").heard.isEmpty)
+        Helpers.edit(.deleteList(.name("Party")), &core, id: 8, writing: false)
+        let garden = "\n# Garden\n## Tins\n- [ ] milk\n- [ ] foil\n- [ ] glue\n"
+        let again = save(read + "\n# Party\n- [ ] bread\n- [ ] pasta bio\n- [ ] honey\n" + garden)
+        #expect((try? core.durable.list(.name("Party"))) == nil, "\(again.heard.flatMap(\.lines).map(\.message))")
+        core = Self.restarted(core, saves: saves, file: file)
+        let (heard, written) = Helpers.save(read + "\n# Pharmacy\n- [ ] bread\n- [ ] pasta bio\n- [ ] honey\n" + garden.replacing("- [ ] foil\n", with: ""), &core)
+        let messages = heard.flatMap(\.lines).map(\.message)
+        #expect((try? core.durable.list(.name("Pharmacy"))) == nil, "\(messages) \(written ?? "")")
+        #expect(messages.contains { $0.contains("“Pharmacy”") && $0.contains("Party") }, "\(messages)")
+    }
+}

@@ -1135,6 +1135,11 @@ class Run:
                 for item in intent["items"]:
                     if not on_list_named(name, item) and not said(item):
                         problems.append("the person's add of “%s” on %s (a list typed without notes) was neither done nor said" % (item, name))
+                if said("There is already a list called “%s”" % name):
+                    # Read by a version in which that list had another name, the heading was a
+                    # new list, refused for its name: the buffer still shows it, and its next save
+                    # may make it once the name is free.
+                    self.said_not_done.add(("newlist", name))
                 continue
             made = next((l for l in after["lists"] if l["name"] == name and (l["id"] not in b or (
                 name in by_name and all(item in l["items"] for item in intent["items"])))), None)
