@@ -54,6 +54,11 @@ public struct FileState: Sendable {
     /// backoff, and STATUS says so meanwhile.
     public internal(set) var writeFailure: DaemonError?
     var writeFailures = 0
+    /// Writes refused in a row because the file was not as listd last saw it, or an editor
+    /// held it open to write into it, and when the next may be tried: a writer that keeps the
+    /// file open is not raced in a loop (a read finds nothing new while it writes nothing).
+    var writesRefused = 0
+    var refusedUntil: ContinuousClock.Instant?
     /// When a person's save is over (the watcher's reports, the quiet period).
     var settle = SettleTracker(quietPeriod: CoreLimits.standard.quietPeriod)
     /// A person's save was seen before an edit came, and is not read yet: edits wait for it.
@@ -104,6 +109,8 @@ public struct FileState: Sendable {
         heldForStore = now.heldForStore
         writeFailure = now.writeFailure
         writeFailures = now.writeFailures
+        writesRefused = now.writesRefused
+        refusedUntil = now.refusedUntil
         emptySince = now.emptySince
         bytes = nil
     }

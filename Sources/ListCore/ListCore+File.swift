@@ -264,7 +264,7 @@ extension ListCore {
         let since = file.dirtySince ?? now
         file.dirtySince = since
         let quietFrom = max(file.changedAt ?? since, since)
-        let due = min(quietFrom + limits.fileWriteDelay, since + limits.longestFileLag)
+        let due = max(min(quietFrom + limits.fileWriteDelay, since + limits.longestFileLag), file.refusedUntil ?? since)
         if force || now >= due {
             file.writeInFlight = true
             file.writeScheduled = false
@@ -341,6 +341,8 @@ extension ListCore {
                 statusChanged()
             }
             file.writeFailures = 0
+            file.writesRefused = 0
+            file.refusedUntil = nil
             file.bytes = rendered.bytes
             file.reading = rendered.reading
             file.rejected = [:]
@@ -353,6 +355,11 @@ extension ListCore {
             file.dirtySince = nil
         case .changedWhileWriting:
             file.readWanted = true  // the watcher brings that save in; still dirty
+            // The next try waits (100 ms, doubling up to 1 s): a save that landed is read first,
+            // and an editor holding the file open is not raced in a loop.
+            file.writesRefused += 1
+            let doublings = min(file.writesRefused - 1, 10)
+            file.refusedUntil = now + min(limits.firstWriteRetry * (1 << doublings), limits.longestWriteRetry)
         case .failed(let error):
             // The lists are safe in the change log; the write is tried again soon (and at the
             // next change), told once (each try's error names its own temp file).

@@ -379,6 +379,44 @@ import Testing
         #expect(statusChanged(written) && core.file.writeFailure == nil && !core.file.dirty)
     }
 
+    /// Issue 59: an editor that holds the file open to write into it makes listd's write refuse
+    /// (`changedWhileWriting`: its bytes would go to the file swapped out). listd reads the file
+    /// (a save that landed is taken in first) and tries again after a backoff — not at once, in
+    /// a loop of reads and refused writes for as long as the editor keeps the file open.
+    @Test func aWriteRefusedWhileAnEditorHoldsTheFileIsTriedAgainWithABackoff() throws {
+        var core = Self.core()
+        _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
+        _ = core.pass { $0.answered(.proposal(7), .allowed, at: Self.time) }
+        _ = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
+        func render(_ actions: [CoreAction]) -> RenderedFile? {
+            for case .renderFile(let book, let reading, let rejected, _) in actions {
+                return ListFileText.render(book, onto: reading, rejected: rejected)
+            }
+            return nil
+        }
+        let onDisk = try #require(core.file.bytes)
+        var rendered = try #require(render(core.feed(.fileWriteForced, now: Self.now)))
+        _ = core.pass { $0.feed(.fileRendered(rendered), now: Self.now) }
+        var now = Self.now
+        var delays: [Duration] = []
+        for attempt in 0..<5 {
+            var actions = core.feed(.fileReplaced(rendered, .changedWhileWriting), now: now)
+            for case .readFile(let request) in actions {
+                actions += core.pass { $0.feed(.fileRead(ListFileText.content(onDisk, request)), now: now, at: Self.time) }
+            }
+            #expect(render(actions) == nil, "attempt \(attempt): not written again at once")
+            var delay: Duration?
+            for case .scheduleWrite(let after) in actions { delay = after }
+            delays.append(try #require(delay, "attempt \(attempt): tried again, unasked"))
+            now += delays.last!
+            rendered = try #require(render(core.feed(.writeDue, now: now)), "attempt \(attempt): due after the backoff")
+            _ = core.pass { $0.feed(.fileRendered(rendered), now: now) }
+        }
+        #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1)])
+        _ = core.feed(.fileReplaced(rendered, .written), now: now)
+        #expect(!core.file.dirty && core.file.refusedUntil == nil)
+    }
+
     /// Found by UnwritableDirectoryTests under load: listd's write of the file finished while a
     /// client's change was applied and its append under way; the file was taken as up to date
     /// (it showed the durable lists), and once the change was durable nothing wrote it: the file
