@@ -650,6 +650,43 @@ import Testing
         }
     }
 
+    /// Issue 60, case 3: a listd stopped (SIGTERM, or killed), its list file edited meanwhile, and
+    /// started while the server is down used to never serve (no socket, a loop of one warning at
+    /// ~10,000 lines a second). It starts from its copy, keeps the person's save, and takes it in
+    /// once the server is back; no log line repeats faster than a few a second.
+    @Test(arguments: [SIGTERM, SIGKILL])
+    func aListdStartedWhileTheServerIsDownWithItsFileEditedServesAndKeepsTheSave(_ stop: Int32) async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            try home.createGroceries(["milk"])
+            _ = try home.machines[1].sandbox.read { $0.contains("- [ ] milk") }
+            if stop == SIGKILL { home.machines[1].kill() } else { #expect(home.machines[1].stop() == 0) }
+            try shell(in: home.machines[1].sandbox, "printf -- '- [ ] butter\\n' >> lists.md")
+            home.server.kill()
+
+            try home.machines[1].start(arguments: ["--share", home.server.url()])
+            let upstairs = try home.connect(1)
+            let share = (try upstairs.result("hello")["share"] as? [String: Any]) ?? [:]
+            #expect(share["connected"] as? Bool == false, "\(share)")
+            let atHello = home.machines[1].logOutput.split(separator: "\n").count
+            usleep(1_000_000)
+            let logged = home.machines[1].logOutput
+            let lines = logged.split(separator: "\n").count - atHello
+            #expect(lines < 20, "a second of a listd waiting for its server: \(lines) lines\n\(logged.suffix(2000))")
+            #expect(try home.machines[1].sandbox.read().contains("butter"), "the person's save is kept")
+
+            try home.server.start()
+            let deadline = Date().addingTimeInterval(20)
+            var items: [[String]] = []
+            repeat {
+                items = try (0..<2).map { try home.connect($0).result("getList", ["list": "Groceries"])["items"] as? [String] ?? [] }
+                if items.allSatisfy({ $0.contains("butter") }) { break }
+                usleep(50_000)
+            } while Date() < deadline
+            #expect(items == [["milk", "butter"], ["milk", "butter"]], "\(items)\n\(home.machines[1].logOutput.suffix(3000))")
+        }
+    }
+
     /// A machine that never reached the server has nothing to start from: it says so and exits.
     /// One that sees the database made anew while it runs does not mix the two: edits are
     /// refused, saying to restart it.

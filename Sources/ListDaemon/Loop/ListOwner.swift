@@ -138,6 +138,10 @@ public final class ListOwner: Service, @unchecked Sendable {
         // What the start takes in is durable before the file is written, and the file is
         // written (and its note made) before listd serves: through the same actions as ever.
         let view = try? await loop.flatSubmit {
+            // Whether the shared lists' server is reachable, before the start's save is taken
+            // in: a save that cannot be made durable now waits for the server (`heldForStore`),
+            // rather than be read and refused again and again before listd serves.
+            if let share = self.share { self.handle(.storeStatusChanged(connected: share.connected)) }
             self.handle(
                 .started(content, recognized: recognized, byNote: recovered.shownByFile != nil, firstStart: recovered.isFirstStart)
             )
