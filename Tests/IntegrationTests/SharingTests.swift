@@ -650,6 +650,61 @@ import Testing
         }
     }
 
+    /// Issue 60, case 2: a listd cut off (here: stopped by SIGSTOP, as a partition or a power
+    /// loss leaves it) while its append's transaction holds the revision row's lock left its
+    /// server session `idle in transaction` for good: every other machine's edits were denied at
+    /// their 5 s deadline for as long as it lasted. The server now ends a session idle in a
+    /// transaction after 3 s (listd never pauses inside one), so the other machines' edits go
+    /// through, within their deadline.
+    @Test func aMachineCutOffInsideItsTransactionDoesNotStopTheOthers() async throws {
+        try await offThePool {
+            let home = try Household(machines: 2)
+            try home.createGroceries(["milk"])
+            let stop = Atomic<Bool>(false)
+            let group = DispatchGroup()
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                guard let connection = try? home.connect(0) else { return }
+                var index = 0
+                while !stop.load(ordering: .relaxed) {
+                    index += 1
+                    _ = try? connection.call("addItem", ["list": "Groceries", "item": "k\(index)"], timeout: 60)
+                }
+            }
+            defer { stop.store(true, ordering: .relaxed) }
+            // Stopped until caught with its session idle inside a transaction.
+            let kitchen = try #require(home.machines[0].pid)
+            var caught = false
+            for _ in 0..<400 where !caught {
+                kill(kitchen, SIGSTOP)
+                let states = try home.server.psql("SELECT state FROM pg_stat_activity WHERE usename = 'listd'", database: "lists")
+                caught = states.contains("idle in transaction")
+                if !caught {
+                    kill(kitchen, SIGCONT)
+                    usleep(UInt32.random(in: 1_000...20_000))
+                }
+            }
+            try #require(caught, "the kitchen's listd was never caught inside its transaction")
+            defer { kill(kitchen, SIGCONT) }
+            let started = Date()
+            let reply = try home.connect(1).call("addItem", ["list": "Groceries", "item": "upstairs"], timeout: 30)
+            #expect(reply["result"] != nil, "the other machine's edit, \(Date().timeIntervalSince(started)) s later: \(reply)")
+            kill(kitchen, SIGCONT)
+            stop.store(true, ordering: .relaxed)
+            try wait(for: group, "the kitchen's editor")
+            // The kitchen's listd carries on once it has noticed its session ended and connected
+            // again: an edit is made within a few seconds.
+            var after: [String: Any] = [:]
+            let deadline = Date().addingTimeInterval(20)
+            repeat {
+                after = try home.connect(0).call("addItem", ["list": "Groceries", "item": "after"], timeout: 30)
+                if after["result"] == nil { usleep(200_000) }
+            } while after["result"] == nil && Date() < deadline
+            #expect(after["result"] != nil, "\(after)")
+        }
+    }
+
     /// Issue 60, case 3: a listd stopped (SIGTERM, or killed), its list file edited meanwhile, and
     /// started while the server is down used to never serve (no socket, a loop of one warning at
     /// ~10,000 lines a second). It starts from its copy, keeps the person's save, and takes it in

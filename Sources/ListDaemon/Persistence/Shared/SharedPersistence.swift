@@ -111,6 +111,7 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
             )
         }
         configuration.options.connectTimeout = .seconds(Int64(Self.connectTimeout.components.seconds))
+        configuration.options.additionalStartupParameters = Self.sessionSettings
         self.configuration = configuration
     }
 
@@ -343,6 +344,21 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         if !started { once.fail(DaemonError.shareUnavailable(server: server.description, detail: "listd is stopping")) }
         return promise.futureResult
     }
+
+    /// What each of listd's server sessions is set to, so that one machine cut off from the
+    /// server never holds the others up for long: listd never pauses inside a transaction, so a
+    /// session idle in one for 3 s is a listd gone (a partition, a power loss, a stopped
+    /// process), and the server ends it, rolling back and letting go of the revision row's lock
+    /// the other machines' appends wait for; over TCP, the server also drops a session whose
+    /// bytes go unacknowledged for 10 s, and one whose client stops answering keepalives (after
+    /// 10 s idle, every 5 s, 3 times). (PostgreSQL 12 or later.)
+    static let sessionSettings: [(String, String)] = [
+        ("idle_in_transaction_session_timeout", "3s"),
+        ("tcp_user_timeout", "10000"),
+        ("tcp_keepalives_idle", "10"),
+        ("tcp_keepalives_interval", "5"),
+        ("tcp_keepalives_count", "3"),
+    ]
 
     /// How long one operation may take before the connection is taken for lost: a server that
     /// vanished without closing the socket (a pulled plug) is noticed, and an operation that
