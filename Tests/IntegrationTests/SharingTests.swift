@@ -80,6 +80,31 @@ import Testing
         return client
     }
 
+    /// Issue 60, case 4: with the server hung (SIGSTOP: sockets open, nothing answered) before
+    /// an edit's COMMIT was sent, the edit is refused `unavailable` at its deadline — answered
+    /// while the server is still hung, not held for the whole outage — and never made after.
+    @Test func anEditWhoseCommitWasNeverSentIsRefusedAtItsDeadlineWhileTheServerHangs() async throws {
+        try await offThePool {
+            let home = try Household(machines: 1)
+            defer { home.server.kill() }
+            _ = try home.connect(0).result("createList", ["name": "Groceries", "items": ["milk"]])
+            _ = try home.machines[0].sandbox.read { $0.contains("# Groceries") }
+            home.server.hang()
+            let reply = try home.connect(0).call("addItem", ["list": "Groceries", "item": "tea"], timeout: 40)
+            let error = reply["error"] as? [String: Any]
+            #expect((error?["data"] as? [String: Any])?["reason"] as? String == "unavailable", "\(reply)")
+            home.server.resume()
+            // Once the server answers again, listd connects again; tea is in no one's lists.
+            let deadline = Date().addingTimeInterval(20)
+            while (try home.connect(0).result("hello")["share"] as? [String: Any])?["connected"] as? Bool != true, Date() < deadline {
+                usleep(50_000)
+            }
+            let stored = try home.server.psql("SELECT count(*) FROM listd_changes WHERE entry LIKE '%tea%'", database: "lists")
+            #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "a refused edit was made")
+            #expect(try home.connect(0).result("getList", ["list": "Groceries"])["items"] as? [String] == ["milk"])
+        }
+    }
+
     /// An edit in doubt is answered within its bound (the append's deadline, then
     /// `inDoubtAnswerBound`) though the server never comes back: its outcome is not known.
     @Test func anEditInDoubtIsAnsweredWithinItsBound() async throws {

@@ -270,7 +270,8 @@ class Listd:
 
     def start(self):
         self.process = subprocess.Popen(
-            [self.binary, "--socket", self.socket, "--file", self.file, "--settle-ms", "30"],
+            # At debug level: the file's events, reads and writes are in listd.out when a save goes astray.
+            [self.binary, "--socket", self.socket, "--file", self.file, "--settle-ms", "30", "--log-level", "debug"],
             stdout=self.output, stderr=subprocess.STDOUT)
         deadline = time.time() + 20
         while time.time() < deadline:

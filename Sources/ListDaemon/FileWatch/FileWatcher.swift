@@ -153,6 +153,7 @@ public final class FileWatcher: Service, @unchecked Sendable {
     func reportSeen() {
         let changes = seen
         seen = []
+        if !changes.isEmpty { logger.debug("list file events", metadata: ["changes": "\(changes)"]) }
         onChange(changes)
     }
 }
