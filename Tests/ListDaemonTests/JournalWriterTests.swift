@@ -115,4 +115,24 @@ private struct Pipe: ~Copyable {
         )
         #expect(written.last?.contains("notice listd: client_name=phone client_pid=42 client_uid=1000 item=milk list_id=3 list_name=Groceries origin=client reason=itemExists [ListDaemon] denied:") == true, "\(written.last ?? "")")
     }
+
+    /// Issue 60, case 6: a sharing listd's journal said its lists were "safe in the change log"
+    /// (it has none) when the list file could not be written; and one warning per edit refused
+    /// while the shared lists' server was away. It names where the lists are, and such lines
+    /// come at most once a second, the next saying how many were held back.
+    @Test func aSharingListdsJournalNamesWhereTheListsAreAndHoldsBackRepeats() async throws {
+        let pipe = try Pipe()
+        let lines = StderrLines(descriptor: pipe.write)
+        let journal = JournalWriter(
+            output: .stderr(label: "listd", lines: lines), level: .info, keptIn: "the shared lists at listd@kitchen/lists", lines: lines
+        )
+        let unwritable = DaemonError.cannotWriteListFile(path: "/lists.md", step: "create a temp file", errno: 28)
+        let away = DaemonError.shareUnavailable(server: "listd@kitchen/lists", detail: "the connection to the server closed")
+        journal.write([.fileWriteFailed(unwritable)] + Array(repeating: .storageFailed(away, edits: 1), count: 50))
+        try await journal.written(on: MultiThreadedEventLoopGroup.singleton.next()).get()
+
+        let written = pipe.readAll().split(separator: "\n")
+        #expect(written.first?.contains("the lists are safe in the shared lists at listd@kitchen/lists") == true, "\(written.first ?? "")")
+        #expect(written.count == 2, "one refusal line of fifty within a second: \(written)")
+    }
 }

@@ -23,6 +23,7 @@ private final class HeldPersistence: ListPersistence, @unchecked Sendable {
         var entries: [LogEntry]
         var promise: EventLoopPromise<Void>
     }
+    var keptIn: String { "the test's store" }
     private let holding = Mutex(false)
     private let (held, heldSink) = AsyncStream.makeStream(of: Append.self)
     /// Appends that carry a change (not only a note of the list file's write, which follows an

@@ -9,6 +9,10 @@ struct JournalEntries: Sendable {
     let output: JournalOutput
     /// Entries below this level are not made at all.
     let level: Logger.Level
+    /// Where the lists are safe while the list file cannot be written (`ListPersistence.keptIn`).
+    var keptIn = "the change log"
+    /// Lines that repeat as long as a fault lasts, written at most once a second each.
+    let repeats = RepeatedLinesGate()
 
     /// Writes `message` at `level` with `fields`, when the journal takes that level.
     private func log(_ level: Logger.Level, _ message: @autoclosure () -> String, _ fields: JournalLine? = nil) {
@@ -58,21 +62,25 @@ struct JournalEntries: Sendable {
             // when it went): it is made again once the server is back.
             break
         case .storageFailed(.shareUnavailable(let server, _), let edits):
-            log(.warning, "\(edits) edit(s) not applied: the shared lists at \(server) cannot be reached")
+            guard let more = repeats.admit("shareUnavailable", edits: edits) else { return }
+            log(.warning, "\(edits) edit(s) not applied: the shared lists at \(server) cannot be reached\(more)")
         case .storageFailed(let error, let edits):
-            log(.error, "could not save the lists; \(edits) edit(s) not applied", Self.fields(error: error))
+            guard let more = repeats.admit("storageFailed", edits: edits) else { return }
+            log(.error, "could not save the lists; \(edits) edit(s) not applied\(more)", Self.fields(error: error))
         case .inDoubt(let error, let edits):
+            guard let more = repeats.admit("inDoubt", edits: edits) else { return }
             let server = if case .shareUnavailable(let server, _) = error { server } else { "the shared lists' server" }
             log(
                 .warning,
-                "\(edits) edit(s) may have been made: the shared lists at \(server) did not answer their COMMIT; their clients are answered once listd can ask it"
+                "\(edits) edit(s) may have been made: the shared lists at \(server) did not answer their COMMIT; their clients are answered once listd can ask it\(more)"
             )
         case .outcomeUnknown(let edits, let why):
-            log(.warning, "\(edits) edit(s) answered “outcome unknown”: \(why)")
+            guard let more = repeats.admit("outcomeUnknown", edits: edits) else { return }
+            log(.warning, "\(edits) edit(s) answered “outcome unknown”: \(why)\(more)")
         case .fileWriteFailed(let error):
             log(
                 .error,
-                "could not write the list file; the lists are safe in the change log, and the write is tried again until it is made",
+                "could not write the list file; the lists are safe in \(keptIn), and the write is tried again until it is made",
                 Self.fields(error: error)
             )
         case .fileWrittenAgain(let path):

@@ -19,8 +19,9 @@ final class JournalWriter: Sendable {
     ///   - output: where the entries go (stderr's lines are batched per pass, with whatever else
     ///     listd logs to `lines` meanwhile).
     ///   - level: entries below it are not made.
-    init(output: JournalOutput, level: Logger.Level, lines: StderrLines = .shared) {
-        entries = JournalEntries(output: output, level: level)
+    ///   - keptIn: where the lists are safe while the list file cannot be written.
+    init(output: JournalOutput, level: Logger.Level, keptIn: String = "the change log", lines: StderrLines = .shared) {
+        entries = JournalEntries(output: output, level: level, keptIn: keptIn)
         self.lines = lines
         thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()

@@ -97,7 +97,7 @@ public struct ListdParts: Sendable {
                 return limits
             }(),
             delegates: DelegateRegistry(loop: loop, logger: logger),
-            journal: JournalWriter(output: journal, level: logger.logLevel),
+            journal: JournalWriter(output: journal, level: logger.logLevel, keptIn: persistence.keptIn),
             group: group,
             logger: logger
         )

@@ -6,6 +6,9 @@ import NIOCore
 /// files (`LocalPersistence`) are one such store; the core never knows which one it has, so
 /// another (a database shared by a household's machines) can take its place.
 protocol ListPersistence: Sendable {
+    /// Where the lists are safe while the list file cannot be written, as people read it
+    /// (`the change log`; a shared store: `the shared lists at listd@…`).
+    var keptIn: String { get }
     /// Everything kept, read back; called once, before listd serves. `listFileDigest` is the list
     /// file's as it is now (nil when there is none), to tell whether listd knows what it shows.
     func recover(listFileDigest: String?) throws(DaemonError) -> RecoveredLists

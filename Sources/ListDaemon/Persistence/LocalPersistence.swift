@@ -12,6 +12,7 @@ import Synchronization
 /// it; compaction writes a new snapshot at the oldest change worth keeping and rewrites the log
 /// with the changes after it, so a start reads a bounded amount whatever the lists' history.
 final class LocalPersistence: ListPersistence {
+    var keptIn: String { "the change log" }
     let statePath: String
     let logPath: String
     let listFilePath: String

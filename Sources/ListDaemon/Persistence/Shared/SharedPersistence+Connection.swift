@@ -183,6 +183,8 @@ extension SharedPersistence {
             if let underlying = error.underlying { return explain(underlying) }
             switch error.code {
             case .serverClosedConnection: return "the server closed the connection"
+            case .clientClosedConnection: return "the connection was closed (lost, or given up on)"
+            case .uncleanShutdown: return "the connection broke off"
             case .connectionError: return "the connection failed"
             default: return "\(error.code)"
             }

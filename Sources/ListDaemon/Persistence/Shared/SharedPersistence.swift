@@ -159,6 +159,8 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         return store
     }
 
+    var keptIn: String { "the shared lists at \(server.description)" }
+
     /// Whether listd is connected to the server now.
     var connected: Bool { state.withLock { $0.connection != nil } }
     var serverDescription: String { server.description }
