@@ -105,6 +105,32 @@ import Testing
         }
     }
 
+    /// Issue 60, case 5: the server shut down (fast, as `pg_ctl stop -m fast` does: it closes its
+    /// sessions) between edits. The next edit is refused for the closed connection — not held to
+    /// its 5 s deadline as if the server had stopped answering — and the server is found again
+    /// once it is back.
+    @Test(arguments: 0..<3)
+    func anEditOnAConnectionTheServerClosedIsRefusedForThat(_ run: Int) async throws {
+        try await offThePool {
+            let home = try Household(machines: 1)
+            _ = try home.connect(0).result("createList", ["name": "Groceries", "items": ["milk"]])
+            _ = try home.machines[0].sandbox.read { $0.contains("# Groceries") }
+            home.server.stop()
+            let reply = try home.connect(0).call("addItem", ["list": "Groceries", "item": "tea"], timeout: 40)
+            let error = reply["error"] as? [String: Any]
+            #expect((error?["data"] as? [String: Any])?["reason"] as? String == "unavailable", "\(reply)")
+            #expect((error?["message"] as? String)?.contains("did not answer within") == false, "\(reply)")
+            try home.server.start()
+            let deadline = Date().addingTimeInterval(20)
+            var made: [String: Any] = [:]
+            repeat {
+                made = try home.connect(0).call("addItem", ["list": "Groceries", "item": "tea"], timeout: 40)
+                if made["result"] == nil { usleep(100_000) }
+            } while made["result"] == nil && Date() < deadline
+            #expect(made["result"] != nil, "\(made)")
+        }
+    }
+
     /// An edit in doubt is answered within its bound (the append's deadline, then
     /// `inDoubtAnswerBound`) though the server never comes back: its outcome is not known.
     @Test func anEditInDoubtIsAnsweredWithinItsBound() async throws {
