@@ -803,9 +803,13 @@ class Run:
                         shown_by_name)
         buffer.unsettled = getattr(buffer, "unsettled", set()) | self.said_not_done
         self.model = after
-        # The lists this buffer made are listd's lists now, whatever they are called later.
-        # Not a list of that name that was there before, when the file says this heading was not
-        # taken: the buffer's block stays its own, and a later rename of it is a new list.
+        self.learn_ids(buffer, before, after, file_text)
+
+    def learn_ids(self, buffer, before, after, file_text):
+        """The lists this buffer made are listd's lists now, whatever they are called later.
+        Not a list of that name that was there before, when the file says this heading was not
+        taken: the buffer's block stays its own, and a later rename of it is a new list. The
+        buffer's baseline is its text as listd read it, keyed by those ids."""
         made = {entry["name"]: entry["id"] for entry in after["lists"]}
         existed = by_id(before)
         for name in buffer.names():
@@ -884,6 +888,9 @@ class Run:
                                 self.pending_unsettled, shown_by_name=shown_by_name)
             else:
                 self.check_save(before, after, file_text, self.pending, self.pending_unsettled)
+            # The text listd read is that buffer's (unchanged since it saved it): its typed
+            # headings are the lists listd took them for, for its next save too (seed 2699211551).
+            self.learn_ids(self.pending_buffer, before, after, file_text)
         elif shown(before["lists"]) != shown(after["lists"]):
             raise Violation("a restart changed the lists:\n  before %s\n  after  %s" % (shown(before["lists"]), shown(after["lists"])))
         self.pending = []
