@@ -843,9 +843,15 @@ class Run:
             if how == "sed":
                 command = ["sed", "-i", "-e", "1r %s" % source, "-e", "d", path]
             else:
+                # `r` into the emptied buffer replaces its one empty line.
                 command = ["vim", "-N", "-u", "NONE", "-i", "NONE", "-n", "-es", "-c", "%d", "-c", "r " + source,
-                           "-c", "wq", path]  # `r` into the emptied buffer replaces its one empty line
-            finished = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+                           "-c", "wq", path]
+            # Should listd write the file between vim's read of it and its write, vim asks "The
+            # file has been changed since reading it!!! Do you really want to write to it (y/n)?"
+            # (`:wq!` asks too). The person answers yes: a stale buffer's save, which listd must
+            # read right. (With no answer on its stdin, `vim -es` wrote nothing and exited 0, which
+            # looked like a save lost to listd's rewrite.) sed reads no stdin.
+            finished = subprocess.run(command, input=b"y\n", capture_output=True, timeout=30)
             if finished.returncode != 0:
                 raise RuntimeError("%s failed: %s" % (command[0], finished.stderr))
             deadline = time.time() + 15
