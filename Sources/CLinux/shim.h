@@ -1,7 +1,5 @@
 // Linux headers and calls that Swift's Glibc module leaves out: signalfd(2), for listd's
-// signals; renameat2(2) and file leases, for a replace of the list file that loses no editor's
-// racing write.
-#include <fcntl.h>
+// signals; renameat2(2), for a replace of the list file that loses no editor's racing write.
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -14,8 +12,3 @@ static inline int listd_renameat2(int olddirfd, const char *oldpath, int newdirf
     return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
 }
 
-/// fcntl(fd, F_SETLEASE, type) (F_SETLEASE is Linux's, declared only with _GNU_SOURCE): -1 with
-/// errno set on failure; EAGAIN for a read lease means the file is open for writing.
-static inline int listd_set_lease(int fd, int type) {
-    return fcntl(fd, 1024 /* F_SETLEASE */, type);
-}

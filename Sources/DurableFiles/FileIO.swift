@@ -164,13 +164,11 @@ public enum FileIO {
             unlink(temporary)
             throw Failure(step: "rename \(temporary) onto it", errno: code)
         }
-        if (try? read(temporary)) == expected, !isOpenForWriting(temporary) {
+        if (try? read(temporary)) == expected {
             unlink(temporary)
             return true
         }
-        // A save landed between the check and the exchange, or is landing (an editor has the
-        // file open to write into it, and its bytes would go to the file listd swapped out): it
-        // goes back. Should another have
+        // A save landed between the check and the exchange: it goes back. Should another have
         // landed on listd's bytes meanwhile (what comes back is neither listd's text nor
         // unreadable), that later one goes back instead (it was written last, as it would have
         // been without listd).
@@ -183,20 +181,6 @@ public enum FileIO {
             guard let back = try? read(temporary), back != ours else { break }
         }
         unlink(temporary)
-        return false
-    }
-
-    /// Whether some process has the file at `path` open for writing: the kernel grants a read
-    /// lease only when no one does (fcntl(2), F_SETLEASE), and it is let go at once. False where
-    /// it cannot tell (a file system without leases, a file of another owner without
-    /// CAP_LEASE): listd then writes as before, and a writer that opened the file before the swap
-    /// and writes after it writes into the file swapped out.
-    static func isOpenForWriting(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        guard listd_set_lease(fd, Int32(F_RDLCK)) == 0 else { return errno == EAGAIN }
-        _ = listd_set_lease(fd, Int32(F_UNLCK))
         return false
     }
 

@@ -54,9 +54,8 @@ public struct FileState: Sendable {
     /// backoff, and STATUS says so meanwhile.
     public internal(set) var writeFailure: DaemonError?
     var writeFailures = 0
-    /// Writes refused in a row because the file was not as listd last saw it, or an editor
-    /// held it open to write into it, and when the next may be tried: a writer that keeps the
-    /// file open is not raced in a loop (a read finds nothing new while it writes nothing).
+    /// Writes refused in a row because the file was not as listd last saw it, and when the next
+    /// may be tried: whatever keeps refusing them is not raced in a loop of reads and writes.
     var writesRefused = 0
     var refusedUntil: ContinuousClock.Instant?
     /// When a person's save is over (the watcher's reports, the quiet period).

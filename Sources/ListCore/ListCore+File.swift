@@ -356,7 +356,7 @@ extension ListCore {
         case .changedWhileWriting:
             file.readWanted = true  // the watcher brings that save in; still dirty
             // The next try waits (100 ms, doubling up to 1 s): a save that landed is read first,
-            // and an editor holding the file open is not raced in a loop.
+            // and saves that keep landing are not raced in a loop.
             file.writesRefused += 1
             let doublings = min(file.writesRefused - 1, 10)
             file.refusedUntil = now + min(limits.firstWriteRetry * (1 << doublings), limits.longestWriteRetry)

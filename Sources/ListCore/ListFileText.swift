@@ -42,7 +42,7 @@ public enum ListFileText {
             tieByContent(&reading, to: base.book, retyingNamed: false, excluding: base.noted)
         } else {
             if let named = base.named { tieTypedHeadings(&reading, to: named) }
-            tieByContent(&reading, to: known, retyingNamed: true)
+            tieByContent(&reading, to: known, retyingNamed: true, typedAreNew: carriesNotes(reading))
         }
         return .bytes(bytes, reading: reading, known: known, edits: SaveEdits(base: base, edits: reading.edits(from: base.book)))
     }
@@ -72,7 +72,17 @@ public enum ListFileText {
     /// are now, which such a copy is read against) whose items it mostly shows (at least half of its lines), when no heading is that list
     /// already — the person renamed it, or it was renamed since. Never a new list of copies of
     /// another's items: the rename is then said, not made (such a copy takes no renames).
-    static func tieByContent(_ reading: inout ListFileReading, to base: ListBook, retyingNamed: Bool, excluding noted: Set<ListID> = []) {
+    ///
+    /// - Parameter typedAreNew: the copy carries listd's notes on its other headings (one too old
+    ///   to tie to a version): a heading without a note was typed there (renaming a heading keeps
+    ///   its note), so it is a new list, or the list of its name — never another list renamed.
+    static func tieByContent(
+        _ reading: inout ListFileReading,
+        to base: ListBook,
+        retyingNamed: Bool,
+        excluding noted: Set<ListID> = [],
+        typedAreNew: Bool = false
+    ) {
         // A heading tied by its name to a list that has hardly any of its items (the list was
         // renamed since, and another made under its old name) is tied by its items instead.
         func shared(_ texts: [String], _ list: ShoppingList) -> Int { texts.filter { list.index(ofItem: $0) != nil }.count }
@@ -107,6 +117,7 @@ public enum ListFileText {
         }
         var taken = Set(reading.sections.compactMap(\.id)).union(noted)
         for index in reading.sections.indices where reading.sections[index].id == nil {
+            if typedAreNew, !hasNote(reading, index) { continue }
             let texts = reading.sections[index].items.map(\.text)
             guard !texts.isEmpty else { continue }
             let best = base.lists.filter { !taken.contains($0.id) }
@@ -116,6 +127,16 @@ public enum ListFileText {
             reading.sections[index].id = list.id
             taken.insert(list.id)
         }
+    }
+
+    /// Whether the heading of `reading`'s section `index` carries listd's note.
+    static func hasNote(_ reading: ListFileReading, _ index: Int) -> Bool {
+        if case .heading(let heading) = reading.document.lines[reading.sections[index].headingLine] { heading.id != nil } else { false }
+    }
+
+    /// Whether any heading of `reading` carries listd's note (of this listd: others' are read as none).
+    static func carriesNotes(_ reading: ListFileReading) -> Bool {
+        reading.sections.indices.contains { hasNote(reading, $0) }
     }
 
     /// The lists `bytes` show, when they show them exactly as listd writes them: rendering the

@@ -161,11 +161,6 @@ struct Listd: AsyncParsableCommand {
     func serve() async throws {
         // A closed stderr (or any pipe) must fail a write, not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
-        // The read lease listd takes for an instant on the file its write swapped out (to see
-        // that no editor holds it open: `FileIO.replace`) is broken by a process opening that
-        // file to write in the same instant (through another hard link): the kernel tells the
-        // lease holder with SIGIO, which must not kill the daemon.
-        signal(SIGIO, SIG_IGN)
         let environment = ProcessInfo.processInfo.environment
         let socketPath = ListdPaths.socket(option: socket, environment: environment)
         let filePath = ListdPaths.file(option: file, environment: environment)

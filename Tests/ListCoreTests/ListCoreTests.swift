@@ -379,11 +379,11 @@ import Testing
         #expect(statusChanged(written) && core.file.writeFailure == nil && !core.file.dirty)
     }
 
-    /// Issue 59: an editor that holds the file open to write into it makes listd's write refuse
-    /// (`changedWhileWriting`: its bytes would go to the file swapped out). listd reads the file
-    /// (a save that landed is taken in first) and tries again after a backoff — not at once, in
-    /// a loop of reads and refused writes for as long as the editor keeps the file open.
-    @Test func aWriteRefusedWhileAnEditorHoldsTheFileIsTriedAgainWithABackoff() throws {
+    /// Issue 59: a write of the file refused (`changedWhileWriting`: the file was not what listd
+    /// last saw) is followed by a read (a save that landed is taken in first) and tried again
+    /// after a backoff — not at once, in a loop of reads and refused writes for as long as
+    /// whatever refuses it lasts.
+    @Test func aRefusedWriteIsTriedAgainWithABackoff() throws {
         var core = Self.core()
         _ = core.propose(7, .addItem("eggs", to: .id(1)), origin: Self.client, at: Self.time)
         _ = core.pass { $0.answered(.proposal(7), .allowed, at: Self.time) }

@@ -76,31 +76,4 @@ import Testing
     }
 
     enum SaveInTheGap: CaseIterable, Sendable { case renamedOver, writtenInPlace }
-
-    /// An editor that opened the file to write into it before listd's check, and writes after
-    /// listd's swap (opened without truncating: the text is still what listd read): its bytes
-    /// would go into the file swapped out, which listd unlinked — a save lost without a word.
-    /// listd sees the file is open for writing (it cannot take a read lease on it) and leaves it.
-    @Test func aWriterHoldingTheFileOpenAcrossTheSwapKeepsItsSave() throws {
-        let directory = NSTemporaryDirectory() + "fileio-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let listFile = directory + "/lists.md"
-        let read = Array("# Groceries\n- [ ] milk\n".utf8)
-        try FileIO.replace(listFile, with: read)
-        let persons = "# Groceries\n- [x] milk\n- [ ] eggs\n"
-
-        let writer = open(listFile, O_WRONLY | O_CLOEXEC)
-        try #require(writer >= 0)
-        let replaced = try FileIO.replace(listFile, with: Array("# Groceries <!-- listd id=1 -->\n- [ ] milk\n".utf8), ifStill: read)
-        _ = persons.utf8CString.withUnsafeBufferPointer { write(writer, $0.baseAddress, $0.count - 1) }
-        close(writer)
-
-        #expect(!replaced)
-        #expect(try String(contentsOfFile: listFile, encoding: .utf8) == persons)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["lists.md"])
-        // Once no one holds it open for writing, listd writes.
-        #expect(try FileIO.replace(listFile, with: Array("mine\n".utf8), ifStill: Array(persons.utf8)))
-        #expect(try String(contentsOfFile: listFile, encoding: .utf8) == "mine\n")
-    }
 }
