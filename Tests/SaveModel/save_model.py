@@ -851,9 +851,14 @@ class Run:
             # (`:wq!` asks too). The person answers yes: a stale buffer's save, which listd must
             # read right. (With no answer on its stdin, `vim -es` wrote nothing and exited 0, which
             # looked like a save lost to listd's rewrite.) sed reads no stdin.
-            finished = subprocess.run(command, input=b"y\n", capture_output=True, timeout=30)
-            if finished.returncode != 0:
-                raise RuntimeError("%s failed: %s" % (command[0], finished.stderr))
+            # A failed write (vim's E949 "File changed while writing", when listd's swap lands in
+            # the middle of it) is saved again, as a person would after the error: up to 3 times.
+            for _ in range(3):
+                finished = subprocess.run(command, input=b"y\n", capture_output=True, timeout=30)
+                if finished.returncode == 0:
+                    break
+            else:
+                raise RuntimeError("%s failed: %s %s" % (command[0], finished.stdout, finished.stderr))
             deadline = time.time() + 15
             while self.listd_bytes_of(path) != text.encode() and \
                     (digest is None or [d for d, _ in self.listd.shown_saves()].count(digest) <= shown_before):
