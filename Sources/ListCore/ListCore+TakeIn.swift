@@ -126,12 +126,15 @@ extension ListCore {
         // cannot be made as one change (the old text is still there but was changed meanwhile,
         // or a reading doubts it), it is the old text taken off and the new one added, each
         // decided on its own: a line removed beside a new one is not taken for one retype, and
-        // the new line is never lost with the old one's conflict.
+        // the new line is never lost with the old one's conflict. So is a retype to a text the
+        // list has already (the old line removed beside one the person left alone): refused as
+        // one change, the removal would go unsaid.
         var work: [(index: Int, fileEdit: FileEdit)] = []
         for (index, fileEdit) in current.edits.enumerated() {
-            if case .replaceItem(let old, _, let reference) = fileEdit.edit,
+            if case .replaceItem(let old, let new, let reference) = fileEdit.edit,
                 (!readings.isCertain && readings.doubt(fileEdit.edit) != nil)
-                    || (merge.conflict(merge.renamingSections(fileEdit.edit)) != nil && (try? working.list(reference))?.index(ofItem: old) != nil),
+                    || (merge.conflict(merge.renamingSections(fileEdit.edit)) != nil && (try? working.list(reference))?.index(ofItem: old) != nil)
+                    || (ListText.key(old) != ListText.key(new) && (try? working.list(reference))?.index(ofItem: new) != nil),
                 let halves = SaveMerge.retypeSplit(fileEdit, of: current.reading)
             {
                 work += halves.map { (index, $0) }

@@ -162,6 +162,22 @@ import Testing
         #expect(after.contains("<!-- listd: not taken: “milk” was taken off Groceries") && after.contains("You wrote: - [ ] oat milk"), "\(after)")
     }
 
+    /// Seed 50360385 of the save model: a copy read before a client retyped leeks as "leeks
+    /// bio", saved with flour's line taken out and leeks retyped the same way. The diff pairs the
+    /// gone flour with the new line (a retype to a text the list has already): refused as one
+    /// change, flour's removal went unsaid. Split, flour comes off and the rest is as it was.
+    @Test func aLineRemovedBesideARetypeMadeMeanwhileIsTakenOff() throws {
+        var (core, read) = Self.core(["rice", "oats", "flour", "leeks", "onions", "wine"])
+        Self.edit(.replaceItem("leeks", with: "leeks bio", on: .id(1)), &core)
+        let copy = read.replacing("- [ ] flour\n", with: "").replacing("- [ ] leeks\n", with: "- [x] leeks bio\n")
+        let (heard, _) = Self.save(copy, &core)
+        let list = try Self.groceries(core)
+        let said = heard.flatMap(\.lines).map(\.message)
+        #expect(!list.items.contains("flour") || said.contains { $0.contains("flour") }, "flour's removal neither done nor said: \(list.items), \(said)")
+        #expect(!list.items.contains("flour"), "\(list.items), \(said)")
+        #expect(Array(list.items) == ["rice", "oats", "leeks bio", "onions", "wine"] && list.checked == ["leeks bio"], "\(list.items) \(list.checked)")
+    }
+
     /// Older than the kept history (limit 10 here: 30 changes ago), and far from anything kept.
     @Test func aCopyOlderThanTheHistoryAndFarFromItOnlyAddsAndTicks() throws {
         var (core, read) = Self.core(["rice", "milk"])
