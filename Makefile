@@ -76,7 +76,7 @@ FUZZERS := FuzzRPCLine FuzzListFile FuzzPageMessage
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build run test binaries save-model soak-saves e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
+.PHONY: all deps build run test binaries save-model soak-saves shared-faults soak-shared e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
 
 all: build
 
@@ -115,6 +115,7 @@ test: deps
 	began=$$(date +%s); phase() { echo "== make test: $$1 ($$(( $$(date +%s) - began )) s in)"; }; \
 	phase "debug build and swift test" && $(SWIFT) test && \
 	phase "save-model" && $(MAKE) --no-print-directory save-model && \
+	phase "shared-faults" && $(MAKE) --no-print-directory shared-faults && \
 	phase "waiting for the fuzzers' build" && beside $$fuzzers .build/fuzz-build.log "make fuzz-build" && \
 	phase "fuzz-run" && $(MAKE) --no-print-directory fuzz-run && \
 	phase "the package" && { $(MAKE) --no-print-directory deb PACKAGE=debug > .build/package.log 2>&1 \
@@ -157,6 +158,19 @@ SAVE_MODEL_STEPS ?= 100
 save-model: deps
 	@test -x $(DEBUG_BIN)/listd || $(SWIFT) build --product listd
 	python3 Tests/SaveModel/save_model.py --listd $(DEBUG_BIN)/listd --seeds $(SAVE_MODEL_SEEDS) --steps $(SAVE_MODEL_STEPS)
+
+# Shared lists under faults, Jepsen-style (issue 60): three listd on a real PostgreSQL, each
+# through the test's fault proxy, kill -9, the server stopped / crashed / hung, a full disk; a
+# recorded history and a checker (Tests/SharedFaults). A short run here; as long as asked with
+# make soak-shared EACH=100 (that many faults of every kind).
+SHARED_FAULTS ?= 20
+shared-faults: deps
+	@test -x $(DEBUG_BIN)/listd || $(SWIFT) build --product listd
+	python3 Tests/SharedFaults/shared_faults.py --listd $(DEBUG_BIN)/listd --faults $(SHARED_FAULTS) --seed 60
+EACH ?= 100
+soak-shared: deps
+	$(SWIFT) build --product listd
+	python3 Tests/SharedFaults/shared_faults.py --listd $(DEBUG_BIN)/listd --each $(EACH)
 
 # The same for as long as asked, on fresh seeds: make soak-saves STEPS=20000 (in runs of 250).
 STEPS ?= 20000
