@@ -108,12 +108,18 @@ public enum FileIO {
     /// file system without the exchange (some FUSE ones), the check is made just before a plain
     /// rename, and a save landing in that instant is lost, as before.
     ///
+    /// An editor that opened the file before the swap and writes into it after the look (open,
+    /// then truncate and write) writes into the file swapped out: with `keepingReplacedAt`, that
+    /// file is not removed but renamed there, where such a late write can be found and put back
+    /// (`ListFileStorage.reclaimLateWrite`); without it, it is removed and such a write is lost.
+    ///
     /// - Parameter beforeSwap: runs between the check and the swap (tests race a save there).
     /// - Returns: false when the file no longer held `expected`; nothing of it was changed.
     public static func replace(
         _ path: String,
         with bytes: [UInt8],
         ifStill expected: [UInt8]?,
+        keepingReplacedAt kept: String? = nil,
         beforeSwap: () -> Void = {}
     ) throws(Failure) -> Bool {
         let temporary = try writeTemporary(bytes, beside: path)
@@ -129,7 +135,7 @@ public enum FileIO {
             return false
         }
         beforeSwap()
-        guard let swapped = try swap(temporary, into: path, expecting: expected, ours: bytes) else {
+        guard let swapped = try swap(temporary, into: path, expecting: expected, ours: bytes, keeping: kept) else {
             try rename(temporary, over: path)
             return true
         }
@@ -145,7 +151,8 @@ public enum FileIO {
         _ temporary: String,
         into path: String,
         expecting expected: [UInt8]?,
-        ours: [UInt8]
+        ours: [UInt8],
+        keeping kept: String?
     ) throws(Failure) -> Bool? {
         func renameat2(_ flags: Int32) -> Int32 {
             listd_renameat2(AT_FDCWD, temporary, AT_FDCWD, path, UInt32(flags)) == 0 ? 0 : errno
@@ -165,7 +172,7 @@ public enum FileIO {
             throw Failure(step: "rename \(temporary) onto it", errno: code)
         }
         if (try? read(temporary)) == expected {
-            unlink(temporary)
+            if kept == nil || Glibc.rename(temporary, kept!) != 0 { unlink(temporary) }
             return true
         }
         // A save landed between the check and the exchange: it goes back. Should another have
@@ -182,6 +189,11 @@ public enum FileIO {
         }
         unlink(temporary)
         return false
+    }
+
+    /// Exchanges the two names in one step (renameat2's exchange): whether it was done.
+    public static func exchange(_ first: String, _ second: String) -> Bool {
+        listd_renameat2(AT_FDCWD, first, AT_FDCWD, second, UInt32(LISTD_RENAME_EXCHANGE)) == 0
     }
 
     /// `bytes` durable in a new temp file beside `path` (its mode, or 0600 for a new file).

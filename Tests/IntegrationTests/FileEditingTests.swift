@@ -90,6 +90,40 @@ import Testing
             "\(note["method"]!) #\(params["revision"]!) \(list["name"]!) \(changes.joined(separator: ";")) by \(origin)"
     }
 
+    /// An in-place save racing listd's rewrite (issue 59): the editor opened the file, listd then
+    /// swapped its text in for a client's edit, and the editor truncates and writes through what
+    /// it opened. The save lands in the file swapped out: listd puts it back and takes it in,
+    /// keeping the client's edit the copy never showed. (Before, it was lost without a word.)
+    @Test func anInPlaceSaveThroughAFileOpenedBeforeListdsRewriteIsTakenIn() throws {
+        let setup = try Setup()
+        let editor = open(setup.sandbox.file, O_RDWR)
+        #expect(editor >= 0)
+        defer { close(editor) }
+        _ = try LineConnection(path: setup.sandbox.socket).result("addItem", ["list": 1, "item": "bread"])
+        // The rewrite is made (the file shows bread) while the editor still holds the old file.
+        let deadline = Date().addingTimeInterval(10)
+        while try !setup.sandbox.readLines().contains("- [ ] bread"), Date() < deadline { usleep(10_000) }
+        #expect(try setup.sandbox.readLines().contains("- [ ] bread"))
+        let save = Array(Self.base.replacingOccurrences(of: "- nails", with: "- nails\n- glue").utf8)
+        #expect(ftruncate(editor, 0) == 0 && pwrite(editor, save, save.count, 0) == save.count)
+        close(editor)
+        var items: [String: [String]] = [:]
+        while Date() < deadline.addingTimeInterval(5) {
+            items = Dictionary(uniqueKeysWithValues: try setup.lists().map { ($0["name"] as! String, $0["items"] as? [String] ?? []) })
+            if items["Hardware"]?.contains("glue") == true { break }
+            usleep(20_000)
+        }
+        #expect(items["Hardware"] == ["nails", "glue"], "the save through the old file was lost: \(items)")
+        #expect(items["Groceries"] == ["milk", "eggs", "bread"], "\(items)")
+        // The file is written again to show the lists: bread back beside the person's glue.
+        var shown = try setup.sandbox.readLines()
+        while !(shown.contains("- glue") && shown.contains("bread")), Date() < deadline.addingTimeInterval(10) {
+            usleep(20_000)
+            shown = try setup.sandbox.readLines()
+        }
+        #expect(shown.contains("- glue") && shown.contains("bread"), "\(shown)")
+    }
+
     @Test func vimWithBackupcopyYesReplacesAnItemInPlace() throws {
         let setup = try Setup()
         try setup.shell("vim -Nu NONE -n -es -c 'set backupcopy=yes' -c '%s/^- eggs$/- duck eggs/' -c 'wq' lists.md")

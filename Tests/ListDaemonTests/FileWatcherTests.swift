@@ -71,4 +71,23 @@ import Testing
         try FileManager.default.moveItem(atPath: path, toPath: directory + "/elsewhere.md")
         #expect(read([event(IN_MOVED_FROM, 12, "lists.md")]) == [.completed])
     }
+
+    /// The file listd's swap replaced is kept beside the list file: a write closed into it may be
+    /// an editor's save that raced the swap, so it is a save's end (the read puts it back,
+    /// `ListFileStorage.reclaimLateWrite`); listd's own rename of it there is not.
+    @Test func aWriteClosedIntoTheReplacedFileIsASavesEnd() throws {
+        let directory = try ScratchDirectories.make("watch")
+        let path = directory + "/lists.md"
+        try FileIO.replace(path, with: Array("# Groceries\n".utf8))
+        let watcher = try FileWatcher(path: path, logger: Logger(label: "test"))
+        let watch = watcher.watchedDirectory
+        func read(_ events: [(Int32, UInt32, String)]) -> [FileChange] {
+            watcher.take(events.map { InotifyEvent(watch: watch, mask: UInt32($0.0), cookie: $0.1, name: $0.2) })
+            defer { watcher.reportSeen() }
+            return watcher.seen
+        }
+        #expect(read([(IN_MOVED_FROM, 3, ".listd-1-1.tmp"), (IN_MOVED_TO, 3, ".lists.md.listd-replaced")]) == [])
+        #expect(read([(IN_CLOSE_WRITE, 0, ".lists.md.listd-replaced")]) == [.completed])
+        #expect(read([(IN_CLOSE_WRITE, 0, ".other.md.listd-replaced")]) == [])
+    }
 }

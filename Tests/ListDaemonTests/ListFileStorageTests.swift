@@ -18,7 +18,8 @@ import Testing
         try storage.write(Array("one\n".utf8))
         try storage.write(Array("two\n".utf8), expecting: .some(Array("one\n".utf8)))
         #expect(try storage.read() == Array("two\n".utf8))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["lists.md"])
+        // The file the swap replaced is kept, hidden, for a write that raced it (below).
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["lists.md", ".lists.md.listd-replaced"])
         let mode = try FileManager.default.attributesOfItem(atPath: storage.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
@@ -58,6 +59,46 @@ import Testing
                     ".listd-\(getpid())-7.tmp", ".listd-\(getpid()).tmp", ".listd-notapid.tmp",
                 ]
         )
+    }
+
+    /// An editor opens the file, listd swaps its text in, and the editor then truncates and
+    /// writes through what it opened (an in-place save racing the rewrite): its save lands in the
+    /// file swapped out. It is put back in place, to be read as a save; listd's text goes. Once
+    /// back, nothing further is done (a second call finds nothing to reclaim).
+    @Test func aSaveWrittenIntoTheSwappedOutFileIsPutBack() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = ListFileStorage(path: directory + "/lists.md")
+        try storage.write(Array("what listd read\n".utf8))
+        let editor = open(storage.path, O_RDWR)
+        #expect(editor >= 0)
+        defer { close(editor) }
+        try storage.write(Array("listd's version\n".utf8), expecting: .some(Array("what listd read\n".utf8)))
+        #expect(!storage.reclaimLateWrite(), "nothing written into it yet")
+        let save = Array("the person's save\n".utf8)
+        #expect(ftruncate(editor, 0) == 0 && pwrite(editor, save, save.count, 0) == save.count)
+        #expect(try storage.read() == Array("listd's version\n".utf8))
+        #expect(storage.reclaimLateWrite())
+        #expect(try storage.read() == save)
+        #expect(!storage.reclaimLateWrite())
+        #expect(try storage.read() == save)
+    }
+
+    /// The same race, when the list file has changed again since listd's swap (another save):
+    /// that one stays, and is what is read.
+    @Test func aLateWriteNeverReplacesALaterSave() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = ListFileStorage(path: directory + "/lists.md")
+        try storage.write(Array("what listd read\n".utf8))
+        let editor = open(storage.path, O_RDWR)
+        defer { close(editor) }
+        try storage.write(Array("listd's version\n".utf8), expecting: .some(Array("what listd read\n".utf8)))
+        let save = Array("a late save\n".utf8)
+        #expect(ftruncate(editor, 0) == 0 && pwrite(editor, save, save.count, 0) == save.count)
+        try "a later save\n".write(toFile: storage.path, atomically: true, encoding: .utf8)
+        #expect(!storage.reclaimLateWrite())
+        #expect(try storage.read() == Array("a later save\n".utf8))
     }
 
     @Test func aFileChangedSinceItWasReadIsNotReplaced() throws {

@@ -117,11 +117,19 @@ public final class FileWatcher: Service, @unchecked Sendable {
                 (event.watch == watchedDirectory && event.name == fileName)
                 || (event.watch == watchedTarget?.watch && event.name == watchedTarget?.name)
             let followsOwnArrival = isListFile && lastWasOwnArrival.remove(event.watch) != nil
+            // The file listd's last swap replaced, kept beside it: closed after a write, it may
+            // hold an editor's save that raced the swap (`ListFileStorage.reclaimLateWrite`).
+            let intoReplaced =
+                event.mask & UInt32(IN_CLOSE_WRITE) != 0
+                && ((event.watch == watchedDirectory && event.name == ListFileStorage.replacedName(of: fileName))
+                    || (event.watch == watchedTarget?.watch && event.name == watchedTarget.map { ListFileStorage.replacedName(of: $0.name) }))
             if isListFile, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                 // A new file under the name (an editor's rename, or listd's): watch its writes.
                 watchFile()
             }
-            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            if intoReplaced {
+                changes.append(.completed)
+            } else if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
                 // Events were lost; listd always reads the whole file, so reading it is enough.
                 logger.warning("the inotify queue overflowed; re-reading the list file in full")
                 changes.append(.overflowed)

@@ -14,6 +14,8 @@ struct ListFileShell: Sendable {
 
     /// Reads the file now (blocking) and checks it against `request`.
     private func readNow(_ request: FileReadRequest) throws(DaemonError) -> FileContent {
+        // A save written into the file listd's last swap replaced is put back first, and read.
+        storage.reclaimLateWrite()
         guard let bytes = try storage.read() else { return .missing }
         return ListFileText.content(bytes, request)
     }

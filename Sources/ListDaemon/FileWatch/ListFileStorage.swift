@@ -2,6 +2,7 @@ import DurableFiles
 import Foundation
 import Glibc
 import ListCore
+import NIOConcurrencyHelpers
 
 /// The person's list file on disk: read it, replace it without ever overwriting a save listd has
 /// not seen, and clear away temp files a killed listd left. Blocking: callers pick the thread.
@@ -14,6 +15,19 @@ struct ListFileStorage: Sendable {
     /// Where listd's own files (change log, snapshot, lock) live: beside the file the name led to
     /// at start, as they always have.
     let statePath: String
+    /// What the last swap put where (`reclaimLateWrite`); shared by every copy of the storage.
+    private let lastSwap = NIOLockedValueBox<LastSwap?>(nil)
+
+    /// listd's text swapped into place, and the person's it swapped out (kept under
+    /// `replacedPath`) as listd had read it.
+    private struct LastSwap {
+        var replaced: String
+        var swappedOut: [UInt8]
+        var ours: [UInt8]
+    }
+
+    /// Where the file a swap replaced is kept (hidden, beside it): `.lists.md.listd-replaced`.
+    static func replacedName(of name: String) -> String { ".\(name).listd-replaced" }
 
     init(path: String) {
         self.path = path
@@ -59,17 +73,43 @@ struct ListFileStorage: Sendable {
     ///   in the instant of the swap, is never overwritten (`FileIO.replace(_:with:ifStill:)`).
     func write(_ bytes: [UInt8], expecting expected: [UInt8]?? = .none) throws(DaemonError) {
         let destination = destination()
+        let kept = directoryName(of: destination) + "/" + Self.replacedName(of: String(destination.split(separator: "/").last ?? ""))
         let replaced: Bool
         do throws(FileIO.Failure) {
             if case .some(let expected) = expected {
-                replaced = try FileIO.replace(destination, with: bytes, ifStill: expected)
+                replaced = try FileIO.replace(destination, with: bytes, ifStill: expected, keepingReplacedAt: kept)
+                if replaced, let expected {
+                    lastSwap.withLockedValue { $0 = LastSwap(replaced: kept, swappedOut: expected, ours: bytes) }
+                }
             } else {
                 replaced = try FileIO.replace(destination, with: bytes)
             }
         } catch {
             throw .cannotWriteListFile(path: destination, step: error.step, errno: error.errno)
         }
-        if !replaced { throw .changedWhileWriting(path: path) }
+        // A write into the swapped-out file that landed after the swap's look: the person's save
+        // goes back in place, and listd's text did not stay.
+        if !replaced || reclaimLateWrite() { throw .changedWhileWriting(path: path) }
+    }
+
+    /// An editor that opened the list file before listd's last swap and wrote into it after
+    /// (open, then truncate and write: an in-place save racing listd's rewrite) wrote into the
+    /// file swapped out, now kept beside it. When that file no longer holds what listd swapped
+    /// out, and the list file still holds listd's text, the two are exchanged back: the person's
+    /// save is in place, to be read as any save (the watcher sees the exchange). Returns whether
+    /// it did. Called before every read of the file and after every write.
+    @discardableResult
+    func reclaimLateWrite() -> Bool {
+        lastSwap.withLockedValue { last in
+            guard let swap = last, let kept = try? FileIO.read(swap.replaced), kept != swap.swappedOut else { return false }
+            guard (try? FileIO.read(destination())) == swap.ours, FileIO.exchange(swap.replaced, destination()) else {
+                last = nil  // the file changed since (a save of its own): that one is read instead
+                return false
+            }
+            // The kept file now holds listd's text: a write into it later is no one's save.
+            last = LastSwap(replaced: swap.replaced, swappedOut: swap.ours, ours: kept)
+            return true
+        }
     }
 
     /// Removes temp files listd processes that are gone left beside the list file (a listd killed
