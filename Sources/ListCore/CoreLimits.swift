@@ -60,6 +60,9 @@ public struct CoreLimits: Sendable, Equatable {
     /// `longestReconnectDelay`).
     public var shareOperationDeadline: Duration = .seconds(5)
     public var shareConnectTimeout: Duration = .seconds(5)
+    /// How often a sharing listd asks its server whether it still answers, so that `connected`
+    /// turns false within this and the operation deadline of a server gone silent.
+    public var shareLivenessInterval: Duration = .seconds(5)
     public var firstReconnectDelay: Duration = .milliseconds(100)
     public var longestReconnectDelay: Duration = .seconds(1)
     /// How long an edit whose COMMIT went unanswered waits for listd to learn whether it was made

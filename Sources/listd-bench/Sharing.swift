@@ -86,8 +86,8 @@ func changeToOtherMachine(writer: LineSocket, reader: LineSocket, index: Int) ->
 /// first): how long a change others can already rely on takes to reach them.
 func heardAfterConfirm(writer: LineSocket, reader: LineSocket, index: Int) -> Double {
     writer.send(addOrRemove(index))
-    var confirmed: Double?
-    var heard: Double?
+    var confirmed: UInt64?
+    var heard: UInt64?
     var pollers = [pollfd(fd: writer.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: reader.fd, events: Int16(POLLIN), revents: 0)]
     while confirmed == nil || heard == nil {
         guard poll(&pollers, 2, 5_000) > 0 else { break }
@@ -101,7 +101,7 @@ func heardAfterConfirm(writer: LineSocket, reader: LineSocket, index: Int) -> Do
         }
     }
     guard let confirmed, let heard else { return 5_000_000 }
-    return max(0, us(heard - confirmed))
+    return heard > confirmed ? us(heard - confirmed) : 0
 }
 
 func measureSharing() throws {

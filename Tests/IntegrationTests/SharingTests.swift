@@ -105,6 +105,31 @@ import Testing
         }
     }
 
+    /// Issue 60: `hello`'s `connected` tells the truth while listd is idle. The server hangs
+    /// (SIGSTOP: its sockets stay open, nothing is answered) and no one edits: listd finds out by
+    /// asking (every 5 s, under the 5 s deadline) and says `connected: false` — before, it said
+    /// true until the next edit met its deadline — then `true` again once the server answers.
+    @Test func anIdleListdSaysItIsNotConnectedOnceItsServerStopsAnswering() async throws {
+        try await offThePool {
+            let home = try Household(machines: 1)
+            defer { home.server.kill() }
+            _ = try home.connect(0).result("createList", ["name": "Groceries", "items": ["milk"]])
+            func connected() throws -> Bool? {
+                (try home.connect(0).result("hello")["share"] as? [String: Any])?["connected"] as? Bool
+            }
+            #expect(try connected() == true)
+            home.server.hang()
+            var deadline = Date().addingTimeInterval(20)
+            while try connected() != false, Date() < deadline { usleep(100_000) }
+            #expect(try connected() == false, "an idle listd still says it is connected to a server that answers nothing")
+            home.server.resume()
+            deadline = Date().addingTimeInterval(20)
+            while try connected() != true, Date() < deadline { usleep(100_000) }
+            #expect(try connected() == true)
+            #expect(try home.connect(0).result("addItem", ["list": "Groceries", "item": "tea"])["items"] as? [String] == ["milk", "tea"])
+        }
+    }
+
     /// Issue 60, case 5: the server shut down (fast, as `pg_ctl stop -m fast` does: it closes its
     /// sessions) between edits. The next edit is refused for the closed connection — not held to
     /// its 5 s deadline as if the server had stopped answering — and the server is found again
@@ -790,6 +815,56 @@ import Testing
                 usleep(50_000)
             } while Date() < deadline
             #expect(items == [["milk", "butter"], ["milk", "butter"]], "\(items)\n\(home.machines[1].logOutput.suffix(3000))")
+        }
+    }
+
+    /// Issue 60, case 3 after a full disk: the disk under a machine's files fills while another
+    /// machine edits (tea reaches the lists, not its file), it is stopped, the disk is freed, the
+    /// person adds butter to the file it left behind, and it starts again while the server is
+    /// down. It serves from its copy, keeps the person's save, and once the server is back every
+    /// machine has milk, tea and butter.
+    @Test func aListdStartedWhileTheServerIsDownAfterAFullDiskServesAndKeepsTheSave() async throws {
+        try Requirement.check(PowerCutFileSystem.isAvailable, needing: PowerCutFileSystem.need)
+        try await offThePool {
+            let home = try Household(machines: 1)
+            defer { home.server.kill() }
+            let sandbox = try Sandbox()
+            let disk = try PowerCutFileSystem(holdingListFileOf: sandbox)
+            defer { try? disk.unmount() }
+            try disk.mount()
+            home.machines.append(try Daemon.start(in: sandbox, arguments: ["--share", home.server.url()]))
+            try home.createGroceries(["milk"])
+            _ = try home.machines[1].sandbox.read { $0.contains("- [ ] milk") }
+
+            disk.fillDisk()
+            _ = try home.connect(0).result("addItem", ["list": "Groceries", "item": "tea"])
+            let deadline = Date().addingTimeInterval(20)
+            while try !(home.connect(1).result("getList", ["list": "Groceries"])["items"] as? [String] ?? []).contains("tea"), Date() < deadline {
+                usleep(50_000)
+            }
+            #expect(try !home.machines[1].sandbox.read().contains("tea"), "the full disk kept tea out of the file")
+            #expect(home.machines[1].stop() == 0)
+            disk.freeDisk()
+            try shell(in: home.machines[1].sandbox, "printf -- '- [ ] butter\\n' >> lists.md")
+            home.server.kill()
+
+            try home.machines[1].start(arguments: ["--share", home.server.url()])
+            let share = (try home.connect(1).result("hello")["share"] as? [String: Any]) ?? [:]
+            #expect(share["connected"] as? Bool == false, "\(share)")
+            #expect(try home.connect(1).result("getList", ["list": "Groceries"])["items"] as? [String] == ["milk", "tea"], "it serves its copy")
+            #expect(try home.machines[1].sandbox.read().contains("butter"), "the person's save is kept")
+
+            try home.server.start()
+            var items: [[String]] = []
+            let back = Date().addingTimeInterval(20)
+            repeat {
+                items = try (0..<2).map { try home.connect($0).result("getList", ["list": "Groceries"])["items"] as? [String] ?? [] }
+                if items.allSatisfy({ Set($0) == ["milk", "tea", "butter"] }) { break }
+                usleep(50_000)
+            } while Date() < back
+            #expect(items.allSatisfy { Set($0) == ["milk", "tea", "butter"] }, "\(items)\n\(home.machines[1].logOutput.suffix(3000))")
+            let file = try home.machines[1].sandbox.read { $0.contains("tea") && $0.contains("butter") }
+            #expect(file.contains("tea") && file.contains("butter"), "\(file)")
         }
     }
 

@@ -20,6 +20,7 @@ extension SharedPersistence {
         connection.closeFuture.whenComplete { _ in
             _ = self.lost(connection, ConnectionClosed())
         }
+        checkAlive(connection)
         tasks.run {
             do {
                 try await connection.listen(on: SharedSchema.channel) { notifications in
@@ -29,6 +30,34 @@ extension SharedPersistence {
             } catch {
                 _ = self.lost(connection, error)
             }
+        }
+    }
+
+    /// While listd is idle, nothing else would notice a server that went silent without closing
+    /// the connection (a pulled plug, a network that holds every byte, a hung server): `hello`
+    /// would say `connected: true` until the next edit met its deadline. Every
+    /// `livenessInterval`, a query under the operation deadline asks; one that gets no answer in
+    /// time takes the connection for lost, as an append would. A timer on a loop, not a task:
+    /// nothing waits on it at a stop.
+    private func checkAlive(_ connection: PostgresConnection) {
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        loop.scheduleRepeatedTask(initialDelay: TimeAmount(Self.livenessInterval), delay: TimeAmount(Self.livenessInterval)) { timer in
+            guard self.state.withLock({ $0.connection === connection && !$0.stopped }) else {
+                timer.cancel()
+                return
+            }
+            let deadline = loop.scheduleTask(in: TimeAmount(Self.operationDeadline)) {
+                _ = self.lost(connection, DeadlinePassed())
+            }
+            let started = self.tasks.run {
+                do {
+                    _ = try await connection.query("SELECT 1", logger: self.logger).collect()
+                } catch {
+                    _ = self.lost(connection, error)
+                }
+                deadline.cancel()
+            }
+            if !started { deadline.cancel() }
         }
     }
 

@@ -366,6 +366,8 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
     /// vanished without closing the socket (a pulled plug) is noticed, and an operation that
     /// met a closed channel does not wait forever.
     static let operationDeadline = CoreLimits.standard.shareOperationDeadline
+    /// How often an idle connection is asked whether the server still answers (`checkAlive`).
+    static let livenessInterval = CoreLimits.standard.shareLivenessInterval
     /// How long a connection may take to be made.
     static let connectTimeout = CoreLimits.standard.shareConnectTimeout
 
