@@ -1123,6 +1123,11 @@ class Run:
                     self.said_not_done.add((list_id, intent["item"]))
                 # A move under a `##` the copy renamed: the rename not taken is said naming it.
                 moved_by_rename = kind == "move" and intent["section"] and said("renamed “%s”" % intent["section"])
+                # A move out of a `##` the copy took out: the removal not taken is said naming it
+                # (the item stays in it, as the lists show).
+                was = item_state(b.get(list_id), intent["item"])
+                moved_by_rename = moved_by_rename or (kind == "move" and was is not None and was[2]
+                                                      and said("The section “%s” was not removed" % was[2]))
                 # An item an earlier save of this buffer changed that listd may never have seen
                 # (written over while listd was stopped) or said and did not do: this edit undoes
                 # a state listd never had from the buffer, so either outcome is right.
