@@ -9,8 +9,9 @@ import PostgresNIO
 extension SharedPersistence {
     /// Writes `entries` in one transaction that locks the revision counter; throws (wrapped in
     /// the transaction's error) `Behind` when another machine committed first (nothing written).
-    /// `committing` is raised as the statements are done and the COMMIT is to be sent: before it,
-    /// a lost connection means nothing was made.
+    /// Three round trips: BEGIN, the append (`SharedSchema.appendFunction`: every statement in
+    /// one call), COMMIT. The gate is passed as the statements are done and the COMMIT is to be
+    /// sent: before it, a lost connection means nothing was made.
     func write(_ entries: [LogEntry], on connection: PostgresConnection, gate: CommitGate) async throws {
         var records: [ChangeRecord] = []
         var lines: [String] = []
@@ -27,41 +28,19 @@ extension SharedPersistence {
             }
         }
         let machine = self.machine
+        let revisions = records.map(\.revision)
         try await connection.withTransaction(logger: logger) { connection in
-            if let first = records.first, let last = records.last {
-                var committed = 0
-                for try await revision in try await connection.query(
-                    "SELECT revision FROM listd_state FOR UPDATE",
+            if !records.isEmpty || note != nil {
+                var committed: Int?
+                for try await found in try await connection.query(
+                    "SELECT \(unescaped: SharedSchema.appendFunctionName)(\(revisions)::bigint[], \(lines)::text[], \(machine), \(note?.digest), \(note?.revision))",
                     logger: self.logger
-                ).decode(Int.self) {
-                    committed = revision
+                ).decode(Int?.self) {
+                    committed = found
                 }
-                guard committed == first.revision - 1 else {
+                if committed != nil, let first = records.first {
                     throw Behind(remote: try await Self.changes(after: first.revision - 1, on: connection, logger: self.logger))
                 }
-                let revisions = records.map(\.revision)
-                try await connection.query(
-                    """
-                    INSERT INTO listd_changes (revision, machine, entry)
-                    SELECT r, \(machine), e FROM unnest(\(revisions)::bigint[], \(lines)::text[]) AS t(r, e)
-                    """,
-                    logger: self.logger
-                )
-                try await connection.query("UPDATE listd_state SET revision = \(last.revision)", logger: self.logger)
-                try await connection.query(
-                    "SELECT pg_notify(\(SharedSchema.channel), \(String(last.revision)))",
-                    logger: self.logger
-                )
-            }
-            if let note {
-                try await connection.query(
-                    """
-                    INSERT INTO listd_machines (machine, file_digest, file_revision)
-                    VALUES (\(machine), \(note.digest), \(note.revision))
-                    ON CONFLICT (machine) DO UPDATE SET file_digest = EXCLUDED.file_digest, file_revision = EXCLUDED.file_revision
-                    """,
-                    logger: self.logger
-                )
             }
             // Its deadline may have given up on it (and said "not made"): then it rolls back.
             guard gate.commit() else { throw DeadlinePassed() }
@@ -159,6 +138,18 @@ extension SharedPersistence {
                     detail:
                         "its tables are of version \(version), made by a newer listd; this one knows up to \(SharedSchema.current). Upgrade listd on this machine"
                 )
+            }
+            // The append's function, made once per database (a start that finds it writes nothing:
+            // a write here would wait as any commit does, for a synchronous standby for one).
+            var hasAppend = false
+            for try await _ in try await connection.query(
+                "SELECT 1 FROM pg_proc WHERE proname = \(SharedSchema.appendFunctionName)",
+                logger: self.logger
+            ) {
+                hasAppend = true
+            }
+            if !hasAppend {
+                try await connection.query(PostgresQuery(unsafeSQL: SharedSchema.appendFunction), logger: self.logger)
             }
             guard version < SharedSchema.current else { return }
             for statements in SharedSchema.migrations[version...] {

@@ -45,4 +45,44 @@ enum SharedSchema {
 
     /// The channel `NOTIFY` wakes listd on: a change was committed (the payload is its revision).
     static let channel = "listd_changes"
+    /// What an append does, in one call (one round trip inside the append's transaction, where
+    /// the statements one by one took five): locks the revision row; when the committed revision
+    /// is not the one before `revisions`' first, returns it and writes nothing (the caller
+    /// fetches what came first); else writes the changes, moves the revision, notifies, notes
+    /// what the machine's file shows, and returns NULL. Each statement in it takes a fresh
+    /// snapshot, so a wait for another machine's lock reads what that machine committed. Made
+    /// at a start that does not find it, under the migration lock: code, not data, so the schema
+    /// version stays and a listd that predates it still shares the tables. Its body never
+    /// changes under this name: another body is another name.
+    static let appendFunctionName = "listd_append_1"
+    static let appendFunction = """
+        CREATE FUNCTION listd_append_1(
+            revisions bigint[], lines text[], machine_name text, digest text, digest_revision bigint
+        ) RETURNS bigint LANGUAGE plpgsql AS $append$
+        DECLARE
+            committed bigint;
+            newest bigint;
+        BEGIN
+            IF cardinality(revisions) > 0 THEN
+                SELECT revision INTO committed FROM listd_state FOR UPDATE;
+                IF committed <> revisions[1] - 1 THEN
+                    RETURN committed;
+                END IF;
+                newest := revisions[cardinality(revisions)];
+                INSERT INTO listd_changes (revision, machine, entry)
+                    SELECT r, machine_name, e FROM unnest(revisions, lines) AS t(r, e);
+                UPDATE listd_state SET revision = newest;
+                PERFORM pg_notify('listd_changes', newest::text);
+            END IF;
+            IF digest IS NOT NULL THEN
+                INSERT INTO listd_machines (machine, file_digest, file_revision)
+                    VALUES (machine_name, digest, digest_revision)
+                    ON CONFLICT (machine) DO UPDATE
+                    SET file_digest = EXCLUDED.file_digest, file_revision = EXCLUDED.file_revision;
+            END IF;
+            RETURN NULL;
+        END
+        $append$
+        """
 }
+
