@@ -460,6 +460,13 @@ class Run:
         self.saves = 0
         self.done_steps = 0
         self.step = -1  # the start
+        self.names_had = {}  # list id -> every name it has had
+
+    def note_names(self, lists):
+        """Every name each list has had: listd's file showed it under each, and a copy without
+        notes may name it by any of them (a heading typed under one is tied to that list)."""
+        for entry in lists["lists"]:
+            self.names_had.setdefault(entry["id"], set()).add(entry["name"])
 
     def log(self, text):
         if self.trace:
@@ -479,6 +486,7 @@ class Run:
         self.listd.start()
         lists, _ = self.listd.settle("the start")
         self.model = lists
+        self.note_names(lists)
         self.buffers = []
         try:
             for self.step in range(self.steps):
@@ -558,6 +566,7 @@ class Run:
         # The model: a confirmed edit changes what it names, a denied one nothing.
         self.expect_client_edit(method, params, status, self.model, after)
         self.model = after
+        self.note_names(after)
 
     def fresh_word(self, rng, entry):
         taken = {t.lower() for t in entry["items"]} if entry else set()
@@ -803,6 +812,7 @@ class Run:
                         shown_by_name)
         buffer.unsettled = getattr(buffer, "unsettled", set()) | self.said_not_done
         self.model = after
+        self.note_names(after)
         self.learn_ids(buffer, before, after, file_text)
 
     def learn_ids(self, buffer, before, after, file_text):
@@ -910,6 +920,7 @@ class Run:
         for buffer in self.buffers:
             buffer.inherited = []
         self.model = after
+        self.note_names(after)
 
     def restart_now(self, rng):
         self.stop(rng.choice([signal.SIGTERM, signal.SIGKILL]))
@@ -1205,8 +1216,8 @@ class Run:
                     continue  # ticked by a heading tied to this list by its items
                 if was != now:
                     if was is None:
-                        if text in by_name.get(new["name"], ()):
-                            continue  # shown under a heading of this name in a copy without notes
+                        if any(text in by_name.get(name, ()) for name in {new["name"]} | self.names_had.get(list_id, set())):
+                            continue  # shown under a heading of a name it has or had, in a copy without notes
                         problems.append("“%s” came onto %s, though no one's save added it" % (text, new["name"]))
                     elif now is None:
                         problems.append("“%s” was lost from %s" % (text, new["name"]))
