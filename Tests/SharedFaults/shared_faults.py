@@ -13,7 +13,7 @@ history and every machine's final state:
 - the same lists, revision and history on every machine;
 - every subscriber hears each change once, in revision order, across listd's restarts (it
   resumes with `since`);
-- every answer within its documented bound (docs/sharing.md: 15 s after the edit).
+- every answer within its documented bound (docs/sharing.md: 20 s after the edit).
 
     shared_faults.py --listd BIN [--faults N | --each N] [--seed S] [--keep]
 
@@ -36,7 +36,9 @@ import threading
 import time
 
 UNAVAILABLE, OUTCOME_UNKNOWN = 1101, 1103
-BOUND = 15.0  # docs/sharing.md: a doubt is answered 15 s after the edit at most
+# docs/sharing.md: an edit waits at most 5 s for the append before its own, whose doubt is
+# answered 15 s after that append began at most.
+BOUND = 20.0
 SLACK = 3.0  # a loaded machine's scheduling, not listd's bound
 KINDS = ["kill9", "pg-fast", "pg-immediate", "pg-crash", "pg-hang", "drop", "blackhole", "delay", "late", "disk-full"]
 
