@@ -84,6 +84,24 @@ import Testing
         #expect(try storage.read() == save)
     }
 
+    /// A late write not yet read when listd writes again: that write's swap would replace the
+    /// kept file, so the save goes back first, and the write finds it in place (not replaced).
+    @Test func aLateWriteIsPutBackBeforeTheNextSwap() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = ListFileStorage(path: directory + "/lists.md")
+        try storage.write(Array("what listd read\n".utf8))
+        let editor = open(storage.path, O_RDWR)
+        defer { close(editor) }
+        try storage.write(Array("listd's version\n".utf8), expecting: .some(Array("what listd read\n".utf8)))
+        let save = Array("the person's save\n".utf8)
+        #expect(ftruncate(editor, 0) == 0 && pwrite(editor, save, save.count, 0) == save.count)
+        #expect(throws: DaemonError.self) {
+            try storage.write(Array("listd's next version\n".utf8), expecting: .some(Array("listd's version\n".utf8)))
+        }
+        #expect(try storage.read() == save)
+    }
+
     /// The same race, when the list file has changed again since listd's swap (another save):
     /// that one stays, and is what is read.
     @Test func aLateWriteNeverReplacesALaterSave() throws {

@@ -72,6 +72,9 @@ struct ListFileStorage: Sendable {
     ///   `changedWhileWriting` is thrown, so a person's save that lands while listd writes, even
     ///   in the instant of the swap, is never overwritten (`FileIO.replace(_:with:ifStill:)`).
     func write(_ bytes: [UInt8], expecting expected: [UInt8]?? = .none) throws(DaemonError) {
+        // A late write into the file the last swap replaced goes back first: this swap would
+        // replace that file in turn (the check below then finds the person's save in place).
+        reclaimLateWrite()
         let destination = destination()
         let kept = directoryName(of: destination) + "/" + Self.replacedName(of: String(destination.split(separator: "/").last ?? ""))
         let replaced: Bool
