@@ -279,6 +279,8 @@ class Proxy:
         if chunk is None:
             self.reset(pipe)
             return
+        # (listd's append is BEGIN, one call of listd_append_1, COMMIT: should it ever become one
+        # statement, that statement is its COMMIT, and this must arm on it instead.)
         if self.mode == "arming" and side is pipe.client and b"COMMIT" in chunk:
             self.mode = "late"  # the partition falls with this COMMIT on its way
             self.cut = self.generation  # the connections opened until now are the old ones
