@@ -61,27 +61,35 @@ import Testing
         )
     }
 
-    /// An editor opens the file, listd swaps its text in, and the editor then truncates and
-    /// writes through what it opened (an in-place save racing the rewrite): its save lands in the
-    /// file swapped out. It is put back in place, to be read as a save; listd's text goes. Once
-    /// back, nothing further is done (a second call finds nothing to reclaim).
-    @Test func aSaveWrittenIntoTheSwappedOutFileIsPutBack() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+    /// An in-place save racing listd's rewrite, in `directory`: an editor opens the file, listd
+    /// swaps its text in ("listd's version"), and the editor then truncates and writes `save`
+    /// through what it opened (`beforeTheWrite` looks in between). Returns the storage.
+    private func racedSave(_ save: String, in directory: String, beforeTheWrite: (ListFileStorage) -> Void = { _ in }) throws -> ListFileStorage {
         let storage = ListFileStorage(path: directory + "/lists.md")
         try storage.write(Array("what listd read\n".utf8))
         let editor = open(storage.path, O_RDWR)
         #expect(editor >= 0)
         defer { close(editor) }
         try storage.write(Array("listd's version\n".utf8), expecting: .some(Array("what listd read\n".utf8)))
-        #expect(!storage.reclaimLateWrite(), "nothing written into it yet")
-        let save = Array("the person's save\n".utf8)
-        #expect(ftruncate(editor, 0) == 0 && pwrite(editor, save, save.count, 0) == save.count)
+        beforeTheWrite(storage)
+        let bytes = Array(save.utf8)
+        #expect(ftruncate(editor, 0) == 0 && pwrite(editor, bytes, bytes.count, 0) == bytes.count)
+        return storage
+    }
+
+    /// The save lands in the file swapped out. It is put back in place, to be read as a save;
+    /// listd's text goes. Once back, nothing further is done (a second call finds nothing).
+    @Test func aSaveWrittenIntoTheSwappedOutFileIsPutBack() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = try racedSave("the person's save\n", in: directory) { storage in
+            #expect(!storage.reclaimLateWrite(), "nothing written into it yet")
+        }
         #expect(try storage.read() == Array("listd's version\n".utf8))
         #expect(storage.reclaimLateWrite())
-        #expect(try storage.read() == save)
+        #expect(try storage.read() == Array("the person's save\n".utf8))
         #expect(!storage.reclaimLateWrite())
-        #expect(try storage.read() == save)
+        #expect(try storage.read() == Array("the person's save\n".utf8))
     }
 
     /// A late write not yet read when listd writes again: that write's swap would replace the
@@ -89,17 +97,11 @@ import Testing
     @Test func aLateWriteIsPutBackBeforeTheNextSwap() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let storage = ListFileStorage(path: directory + "/lists.md")
-        try storage.write(Array("what listd read\n".utf8))
-        let editor = open(storage.path, O_RDWR)
-        defer { close(editor) }
-        try storage.write(Array("listd's version\n".utf8), expecting: .some(Array("what listd read\n".utf8)))
-        let save = Array("the person's save\n".utf8)
-        #expect(ftruncate(editor, 0) == 0 && pwrite(editor, save, save.count, 0) == save.count)
+        let storage = try racedSave("the person's save\n", in: directory)
         #expect(throws: DaemonError.self) {
             try storage.write(Array("listd's next version\n".utf8), expecting: .some(Array("listd's version\n".utf8)))
         }
-        #expect(try storage.read() == save)
+        #expect(try storage.read() == Array("the person's save\n".utf8))
     }
 
     /// The same race, when the list file has changed again since listd's swap (another save):
@@ -107,13 +109,7 @@ import Testing
     @Test func aLateWriteNeverReplacesALaterSave() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let storage = ListFileStorage(path: directory + "/lists.md")
-        try storage.write(Array("what listd read\n".utf8))
-        let editor = open(storage.path, O_RDWR)
-        defer { close(editor) }
-        try storage.write(Array("listd's version\n".utf8), expecting: .some(Array("what listd read\n".utf8)))
-        let save = Array("a late save\n".utf8)
-        #expect(ftruncate(editor, 0) == 0 && pwrite(editor, save, save.count, 0) == save.count)
+        let storage = try racedSave("a late save\n", in: directory)
         try "a later save\n".write(toFile: storage.path, atomically: true, encoding: .utf8)
         #expect(!storage.reclaimLateWrite())
         #expect(try storage.read() == Array("a later save\n".utf8))
