@@ -96,9 +96,12 @@ import Testing
     /// keeping the client's edit the copy never showed. (Before, it was lost without a word.)
     @Test func anInPlaceSaveThroughAFileOpenedBeforeListdsRewriteIsTakenIn() throws {
         let setup = try Setup()
-        let editor = open(setup.sandbox.file, O_RDWR)
-        #expect(editor >= 0)
-        defer { close(editor) }
+        // Closed once, by the save or by the defer on a throw: a second close(2) could close a
+        // descriptor another test running alongside has just opened (it did, in CI).
+        let editor = open(setup.sandbox.file, O_RDWR | O_CLOEXEC)
+        try #require(editor >= 0)
+        var editorOpen = true
+        defer { if editorOpen { close(editor) } }
         _ = try LineConnection(path: setup.sandbox.socket).result("addItem", ["list": 1, "item": "bread"])
         // The rewrite is made (the file shows bread) while the editor still holds the old file.
         let deadline = Date().addingTimeInterval(10)
@@ -107,6 +110,7 @@ import Testing
         let save = Array(Self.base.replacingOccurrences(of: "- nails", with: "- nails\n- glue").utf8)
         #expect(ftruncate(editor, 0) == 0 && pwrite(editor, save, save.count, 0) == save.count)
         close(editor)
+        editorOpen = false
         var items: [String: [String]] = [:]
         while Date() < deadline.addingTimeInterval(5) {
             items = Dictionary(uniqueKeysWithValues: try setup.lists().map { ($0["name"] as! String, $0["items"] as? [String] ?? []) })
