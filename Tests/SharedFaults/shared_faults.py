@@ -6,8 +6,9 @@ connection's bytes late; clients on every machine edit while faults come one aft
 machine's files); every request and answer is recorded with its times, and a checker reads the
 history and every machine's final state:
 
-- every confirmed edit is on every machine (an add's item there, a tick ticked, an amount the
-  last one confirmed unless a later unanswered one may have been made);
+- every confirmed edit is on every machine, in the history at the revision its answer gave (an
+  add's item there, a removed or renamed one gone, a tick ticked, an amount the last one
+  confirmed unless a later unanswered one may have been made, the list's name its last rename);
 - no edit answered `unavailable` (code 1101, "not made") is ever made;
 - nothing invented or made twice (every item on the lists was asked for, once in the history);
 - the same lists, revision and history on every machine;
@@ -401,15 +402,20 @@ class Connection:
 
 
 class Worker(threading.Thread):
-    """A client on one machine: adds items of its own, ticks and sets amounts of those it added
-    (an add never repeats an item: an add of an item there ticked would untick it),
-    one request at a time, each recorded as it was asked and answered."""
+    """A client on one machine: adds items of its own, ticks and sets amounts of them, renames
+    (`replaceItem`) and removes them, and now and then renames the list; one request at a time,
+    each recorded as it was asked and answered. A name is never used twice: an add never repeats
+    an item (an add of an item there ticked would untick it), and a name removed or renamed away
+    is never touched again, so the checker can tell what each name's final state must be. Only
+    an item whose add (or rename to it) was confirmed is renamed or removed: one in doubt may be
+    missing, and the denial would say nothing about listd."""
 
     def __init__(self, run, machine, number):
         super().__init__(daemon=True)
         self.run_, self.machine, self.number = run, machine, number
         self.rng = random.Random(run.seed * 1000 + machine.number * 10 + number)
-        self.added = []
+        self.added = []      # names to tick and give amounts: their add or rename was not refused
+        self.confirmed = []  # names surely there: their add or rename to them was confirmed
         self.count = 0
 
     def run(self):
@@ -435,19 +441,43 @@ class Worker(threading.Thread):
             except (OSError, ConnectionError, ValueError) as error:
                 record["end"], record["outcome"], record["message"] = time.time(), "info", str(error)
                 connection = None
-            if op["method"] == "addItem" and record["outcome"] != "fail":
-                self.added.append(op["params"]["item"])
+            self.follow(op, record["outcome"])
             self.run_.record(record)
             time.sleep(self.rng.uniform(0.0, 0.02))
 
+    def follow(self, op, outcome):
+        """What the worker may do next with the names the op touched."""
+        method, params = op["method"], op["params"]
+        refused = outcome == "fail"
+        if method == "addItem" and not refused:
+            self.added.append(params["item"])
+            if outcome == "ok":
+                self.confirmed.append(params["item"])
+        elif method in ("replaceItem", "removeItem"):
+            # Refused: still there, and tried again later. Made or in doubt: never touched again.
+            if not refused:
+                self.added.remove(params["item"])
+                self.confirmed.remove(params["item"])
+            if method == "replaceItem" and outcome == "ok":
+                self.added.append(params["with"])
+                self.confirmed.append(params["with"])
+
     def next_op(self):
         roll = self.rng.random()
-        if self.added and roll < 0.25:
+        if self.added and roll < 0.22:
             return {"method": "checkItem", "params": {"list": 1, "item": self.rng.choice(self.added)}}
-        if self.added and roll < 0.4:
+        if self.added and roll < 0.35:
             return {"method": "setQuantity", "params": {"list": 1, "item": self.rng.choice(self.added),
                                                         "quantity": "%d" % self.rng.randint(1, 9)}, "amount": True}
+        if self.confirmed and roll < 0.43:
+            self.count += 1
+            item = self.rng.choice(self.confirmed)
+            return {"method": "replaceItem", "params": {"list": 1, "item": item, "with": "%s-r%d" % (item, self.count)}}
+        if self.confirmed and roll < 0.50:
+            return {"method": "removeItem", "params": {"list": 1, "item": self.rng.choice(self.confirmed)}}
         self.count += 1
+        if roll > 0.985:
+            return {"method": "renameList", "params": {"list": 1, "name": "Groceries m%d-w%d-%d" % (self.machine.number, self.number, self.count)}}
         return {"method": "addItem", "params": {"list": 1, "item": "m%d-w%d-%d" % (self.machine.number, self.number, self.count)}}
 
 
@@ -675,47 +705,93 @@ class Run:
         items = {text: index for index, text in enumerate(groceries["items"])}
         checked = set(groceries.get("checked", []))
         amounts = groceries.get("quantities") or {}
-        asked = {}
-        for entry in self.history:
-            if entry["method"] == "addItem":
-                asked.setdefault(entry["params"]["item"], []).append(entry)
         late = [e for e in self.history if e["outcome"] != "info" and e["end"] - e["start"] > BOUND + SLACK]
         for entry in late:
             problems.append("answered after %.1f s (bound %d s): %s" % (entry["end"] - entry["start"], BOUND, entry))
+
+        def refused(entry):  # answered `unavailable`: not made, and never will be
+            return entry["outcome"] == "fail" and entry.get("code") == UNAVAILABLE
+
+        # What could put each name on the list (its add, a rename to it), and take it off (its
+        # removal, a rename from it). No name is used twice (see Worker).
+        makers, takers = {}, {}
+        for entry in self.history:
+            method, params = entry["method"], entry["params"]
+            if method == "addItem":
+                makers.setdefault(params["item"], []).append(entry)
+            elif method == "replaceItem":
+                makers.setdefault(params["with"], []).append(entry)
+                takers.setdefault(params["item"], []).append(entry)
+            elif method == "removeItem":
+                takers.setdefault(params["item"], []).append(entry)
+            if method in ("addItem", "replaceItem", "removeItem", "renameList") and entry["outcome"] == "fail" \
+                    and entry.get("code") not in (UNAVAILABLE, OUTCOME_UNKNOWN):
+                problems.append("%s denied otherwise: %s" % (method, entry))
         for item in items:
-            if item not in asked:
+            if item not in makers:
                 problems.append("“%s” is on the list, and no client added it" % item)
-        for item, entries in asked.items():
-            outcomes = [e["outcome"] for e in entries]
-            if "ok" in outcomes and item not in items:
-                problems.append("confirmed add of “%s” lost" % item)
-            if all(e["outcome"] == "fail" and e.get("code") == UNAVAILABLE for e in entries) and item in items:
-                problems.append("add of “%s” answered unavailable (not made), yet made: %s" % (item, entries))
-            if any(e["outcome"] == "fail" and e.get("code") not in (UNAVAILABLE, OUTCOME_UNKNOWN) for e in entries):
-                problems.append("add of “%s” denied otherwise: %s" % (item, entries))
+            elif all(refused(e) for e in makers[item]):
+                problems.append("“%s” answered unavailable (not made), yet made: %s" % (item, makers[item]))
+            elif any(e["outcome"] == "ok" for e in takers.get(item, [])):
+                problems.append("“%s” confirmed removed or renamed, yet still there: %s" % (item, takers[item]))
+        for item, entries in makers.items():
+            if any(e["outcome"] == "ok" for e in entries) and item not in items:
+                if not takers.get(item):
+                    problems.append("confirmed add (or rename to) “%s” lost" % item)
+                elif all(refused(e) for e in takers[item]):
+                    problems.append("“%s” taken off though every removal or rename was answered unavailable: %s" % (item, takers[item]))
+
         by_item = {}
         for entry in self.history:
             if entry["method"] == "checkItem" or entry.get("amount"):
                 by_item.setdefault(entry["params"]["item"], []).append(entry)
         for item, entries in by_item.items():
+            if not all(refused(e) for e in takers.get(item, [])):
+                continue  # removed or renamed away, or maybe: its box and amount are not checked
             ticks = [e for e in entries if e["method"] == "checkItem"]
             if any(e["outcome"] == "ok" for e in ticks) and item not in checked:
                 problems.append("confirmed tick of “%s” lost" % item)
-            if item in checked and ticks and all(e["outcome"] == "fail" and e.get("code") == UNAVAILABLE for e in ticks):
+            renamed_to = any(e["method"] == "replaceItem" for e in makers.get(item, []))  # its tick goes with it
+            if item in checked and ticks and not renamed_to and all(refused(e) for e in ticks):
                 problems.append("tick of “%s” answered unavailable, yet made" % item)
             sets = [e for e in entries if e.get("amount")]
             last_ok = max((i for i, e in enumerate(sets) if e["outcome"] == "ok"), default=None)
             if last_ok is not None:
                 # An add of an item there already: its amount set (docs/protocol.md), or re-ticked off.
                 possible = {sets[last_ok]["params"]["quantity"]} | {
-                    e["params"]["quantity"] for e in sets[last_ok + 1:] if not (e["outcome"] == "fail" and e.get("code") == UNAVAILABLE)}
+                    e["params"]["quantity"] for e in sets[last_ok + 1:] if not refused(e)}
                 if amounts.get(item) not in possible:
                     problems.append("“%s” shows amount %s; confirmed or possible: %s" % (item, amounts.get(item), sorted(possible)))
+
+        # The list's name: the last confirmed rename's (by revision), or one whose answer never came.
+        renames = [e for e in self.history if e["method"] == "renameList"]
+        confirmed_renames = sorted((e for e in renames if e["outcome"] == "ok"), key=lambda e: e["revision"])
+        possible = {confirmed_renames[-1]["params"]["name"] if confirmed_renames else "Groceries"} | {
+            e["params"]["name"] for e in renames if e["outcome"] != "ok" and not refused(e)}
+        if groceries["name"] not in possible:
+            problems.append("the list is called “%s”; confirmed or possible: %s" % (groceries["name"], sorted(possible)))
+
         changes = (states[0][2] or {}).get("changes", [])
         added = [step.get("item") for change in changes for step in change.get("changes") or [] if step.get("op") == "add"]
         duplicates = {i for i in added if added.count(i) > 1}
         if duplicates:
             problems.append("added twice in the history: %s" % sorted(duplicates))
+        at = {change["revision"]: change for change in changes}
+        oldest = min(at, default=None)
+        expected = {
+            "addItem": lambda p: {"op": "add", "item": p["item"]},
+            "replaceItem": lambda p: {"op": "replace", "item": p["item"], "with": p["with"]},
+            "removeItem": lambda p: {"op": "remove", "item": p["item"]},
+            "renameList": lambda p: {"op": "rename", "to": p["name"]},
+        }
+        for entry in self.history:
+            if entry["outcome"] != "ok" or entry["method"] not in expected or oldest is None or entry["revision"] < oldest:
+                continue  # a tick or an amount may change nothing (no revision of its own); older ones compacted
+            step = expected[entry["method"]](entry["params"])
+            steps = (at.get(entry["revision"]) or {}).get("changes") or []
+            if not any(all(s.get(k) == v for k, v in step.items()) for s in steps):
+                problems.append("confirmed %s %s at revision %d, which is %s" % (
+                    entry["method"], entry["params"], entry["revision"], at.get(entry["revision"])))
         final = lists[0]["revision"]
         for subscriber in self.subscribers:
             problems += subscriber.problems
@@ -728,6 +804,8 @@ class Run:
             "outcome unknown": sum(e.get("code") == OUTCOME_UNKNOWN for e in self.history),
             "cut off by a kill": sum(e["outcome"] == "info" for e in self.history),
             "revision": final, "items": len(items),
+            "confirmed by kind": {m: sum(e["outcome"] == "ok" and e["method"] == m for e in self.history)
+                                  for m in ("addItem", "checkItem", "setQuantity", "replaceItem", "removeItem", "renameList")},
             "slowest answer s": round(max((e["end"] - e["start"] for e in self.history if e["outcome"] != "info"), default=0), 2),
         }
         if problems:
