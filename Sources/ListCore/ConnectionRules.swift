@@ -41,7 +41,14 @@ public struct ConnectionRules: Sendable, Equatable {
         owed <= outboundLimit / 4
     }
 
-    /// What a look at a lagging subscriber finds, every `limits.stallGrace`.
+    /// A subscriber is behind, and watched for a stall, while it lags or owes any bytes its
+    /// socket has not taken: one that never reads is let go whatever it owes, not only past
+    /// half the limit (a brief subscriber's lines may never add up to that).
+    public func isBehind(owed: Int, lagging: Bool) -> Bool {
+        lagging || owed > 0
+    }
+
+    /// What a look at a subscriber that is behind finds, every `limits.stallGrace`.
     public enum StallCheck: Sendable, Equatable {
         /// Its socket took bytes since the last look: look again after `after`.
         case lookAgain(after: Duration)
@@ -49,7 +56,7 @@ public struct ConnectionRules: Sendable, Equatable {
         case disconnect
     }
 
-    /// A lagging subscriber whose socket had taken `writtenBefore` bytes at the last look and
+    /// A subscriber behind whose socket had taken `writtenBefore` bytes at the last look and
     /// `writtenNow` now.
     public func stallCheck(writtenBefore: Int, writtenNow: Int) -> StallCheck {
         writtenNow == writtenBefore ? .disconnect : .lookAgain(after: limits.stallGrace)

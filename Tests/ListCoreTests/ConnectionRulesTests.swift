@@ -23,7 +23,13 @@ import Testing
         #expect(!rules.hasDrained(owed: 251))
     }
 
-    @Test func aLaggingSubscriberWhoseSocketTookNothingIsDisconnected() {
+    @Test func aSubscriberIsBehindWhileItOwesAnythingNotOnlyPastHalfTheLimit() {
+        #expect(!rules.isBehind(owed: 0, lagging: false))
+        #expect(rules.isBehind(owed: 1, lagging: false), "a few unread lines are enough")
+        #expect(rules.isBehind(owed: 0, lagging: true))
+    }
+
+    @Test func aSubscriberBehindWhoseSocketTookNothingIsDisconnected() {
         #expect(rules.stallCheck(writtenBefore: 10, writtenNow: 10) == .disconnect)
         #expect(rules.stallCheck(writtenBefore: 10, writtenNow: 11) == .lookAgain(after: CoreLimits.standard.stallGrace))
     }

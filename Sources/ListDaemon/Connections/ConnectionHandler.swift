@@ -61,11 +61,20 @@ final class ConnectionHandler: ChannelDuplexHandler {
         let limit = rules.outboundLimit
         let (logger, peer, metadata) = (services.logger, credentials, peerMetadata)
         let channel = context.channel
-        let outbox = Outbox(channel: channel, rules: rules) { waiting in
-            logger.warning(
-                "disconnecting a client that stopped reading: \(waiting) bytes wait for it, the limit is \(limit) (pid \(peer.pid), uid \(peer.uid))",
-                metadata: metadata.merging(["reason": "outboundLimit"]) { $1 }
-            )
+        let grace = rules.limits.stallGrace
+        let outbox = Outbox(channel: channel, rules: rules) { waiting, why in
+            switch why {
+            case .overLimit:
+                logger.warning(
+                    "disconnecting a client that stopped reading: \(waiting) bytes wait for it, the limit is \(limit) (pid \(peer.pid), uid \(peer.uid))",
+                    metadata: metadata.merging(["reason": "outboundLimit"]) { $1 }
+                )
+            case .stalled:
+                logger.warning(
+                    "disconnecting a client that stopped reading: it took nothing for \(grace) while notifications waited for it (pid \(peer.pid), uid \(peer.uid))",
+                    metadata: metadata.merging(["reason": "stalled"]) { $1 }
+                )
+            }
             // Never closed right here: the hub is sending to every subscriber, and closing would
             // unsubscribe this one in the middle of it.
             channel.eventLoop.execute { channel.close(promise: nil) }

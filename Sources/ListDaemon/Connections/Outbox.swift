@@ -36,12 +36,21 @@ final class Outbox: @unchecked Sendable {
     /// What the client may owe (`ConnectionRules.overflows`, `lags`, `hasDrained`) and how long a
     /// closing connection waits.
     let rules: ConnectionRules
-    private let onOverflow: (Int) -> Void
+    private let onOverflow: (Int, GiveUp) -> Void
+
+    /// Why a client is no longer sent anything.
+    enum GiveUp: Sendable {
+        /// It owes more than `--max-outbound-bytes`.
+        case overLimit
+        /// It took nothing for a whole `stallGrace` while owing bytes (`SubscriptionHub`).
+        case stalled
+    }
 
     /// - Parameters:
     ///   - rules: when the client owes more than they allow, it is not reading: nothing more is
-    ///     queued, and `onOverflow` is called once (with the bytes waiting) to end the connection.
-    init(channel: any Channel, rules: ConnectionRules = ConnectionRules(), onOverflow: @escaping (Int) -> Void = { _ in }) {
+    ///     queued, and `onOverflow` is called once (with the bytes waiting and why) to end the
+    ///     connection.
+    init(channel: any Channel, rules: ConnectionRules = ConnectionRules(), onOverflow: @escaping (Int, GiveUp) -> Void = { _, _ in }) {
         self.channel = channel
         self.rules = rules
         self.onOverflow = onOverflow
@@ -66,7 +75,7 @@ final class Outbox: @unchecked Sendable {
             state.overflowed = true
             state.waiting = []
             state.held = nil
-            onOverflow(state.queued)
+            onOverflow(state.queued, .overLimit)
             return
         }
         state.queued += size
@@ -98,24 +107,41 @@ final class Outbox: @unchecked Sendable {
         if closing { state.closed = true }
         // A closing connection gets an empty write too, to know when everything before it is out.
         guard let last = buffers.last ?? (closing ? ByteBuffer() : nil) else { return }
+        // Counted as the socket takes them, every `progressStep` bytes and at the end: a client
+        // working through a big batch is seen to read (the stall check), at one promise per
+        // 64 KiB rather than per line. Writes complete in order.
         var bytes = 0
         for buffer in buffers.dropLast() {
             bytes += buffer.readableBytes
-            channel.write(buffer, promise: nil)
+            guard bytes >= Self.progressStep else {
+                channel.write(buffer, promise: nil)
+                continue
+            }
+            let taken = channel.eventLoop.makePromise(of: Void.self)
+            taken.futureResult.whenComplete { [bytes] _ in self.account(bytes) }
+            channel.write(buffer, promise: taken)
+            bytes = 0
         }
         bytes += last.readableBytes
-        // Writes complete in order: when the last is written, all of them are.
         let written = channel.eventLoop.makePromise(of: Void.self)
         written.futureResult.whenComplete { [bytes, channel] _ in
-            self.state.queued -= bytes
-            self.state.written += bytes
-            if self.rules.hasDrained(owed: self.state.queued), let drained = self.state.whenDrained {
-                self.state.whenDrained = nil
-                drained()
-            }
+            self.account(bytes)
             if closing { channel.close(promise: nil) }
         }
         channel.writeAndFlush(last, promise: written)
+    }
+
+    /// How often, in bytes, a batch's progress is counted.
+    static let progressStep = 64 * 1024
+
+    /// `bytes` more were taken by the socket.
+    private func account(_ bytes: Int) {
+        state.queued -= bytes
+        state.written += bytes
+        if rules.hasDrained(owed: state.queued), let drained = state.whenDrained {
+            state.whenDrained = nil
+            drained()
+        }
     }
 
     /// Bytes sent and not yet taken by the socket.
@@ -144,7 +170,7 @@ final class Outbox: @unchecked Sendable {
         state.overflowed = true
         state.waiting = []
         state.held = nil
-        onOverflow(state.queued)
+        onOverflow(state.queued, .stalled)
     }
 
     /// Ends the connection once everything sent so far is written (or after `closeGrace`, for a

@@ -17,8 +17,9 @@ import NIOCore
 /// drains, until it catches up (sent the lines already made for the latest changes,
 /// `RecentLines`, so pages that reconnect together do not each cost a redo and an encoding);
 /// so a big save (10,000 changes, each with the whole list) neither buffers gigabytes nor
-/// disconnects a subscriber that reads. One that reads nothing for
-/// `stallGrace` is disconnected. When each of these happens is `ConnectionRules`' to say.
+/// disconnects a subscriber that reads. One that owes bytes (lagging or not) and whose socket
+/// takes nothing for `stallGrace` is disconnected. When each of these happens is
+/// `ConnectionRules`' to say.
 final class SubscriptionHub: @unchecked Sendable {
     /// Where a lagging subscriber is: the last revision it was sent, the lists at that revision,
     /// and the announcements made since (sent once it reaches the revision they followed).
@@ -28,8 +29,13 @@ final class SubscriptionHub: @unchecked Sendable {
         /// history when one is not.
         var book: ListBook?
         var announcements: [(after: Revision, line: ByteBuffer, name: ListEventName, listID: ListID?)] = []
-        /// The bytes its socket had taken when the stall check last looked.
+    }
+
+    /// A look due at a subscriber that owes bytes: the bytes its socket had taken when it was
+    /// scheduled, and which look it is (a subscription replaced meanwhile has its own).
+    struct StallWatch {
         var written: Int
+        var look: UInt64
     }
 
     /// What a subscriber wants to hear.
@@ -42,6 +48,8 @@ final class SubscriptionHub: @unchecked Sendable {
         var lists: Set<ListID>?
         /// Set while it is served from the history.
         var lag: Lag?
+        /// Set while a stall check is due.
+        var stallWatch: StallWatch?
 
         func wants(_ event: ListEventName, _ listID: ListID?) -> Bool {
             guard events.contains(event) else { return false }
@@ -69,6 +77,8 @@ final class SubscriptionHub: @unchecked Sendable {
     private var subscribers: [Int: Subscription] = [:]
     /// The latest changes' lines, made once for the live and the lagging alike.
     private var recentLines = RecentLines()
+    /// Numbers each stall check scheduled.
+    private var looks: UInt64 = 0
     /// What other threads read (`PublishedLists`), stored before any confirm is handed out.
     let published: PublishedLists
     var instance: String { published.instance }
@@ -115,14 +125,12 @@ final class SubscriptionHub: @unchecked Sendable {
                 throw .historyCompacted(since: since, revision: revision, oldestKept: history.oldest, instance: instance)
             }
             // Replayed from the history by the cursor, as a lagging subscriber is.
-            if since < revision { subscription.lag = Lag(cursor: since, book: start, written: outbox.writtenBytes) }
+            if since < revision { subscription.lag = Lag(cursor: since, book: start) }
         }
         subscribers[connection] = subscription
         countSubscribers()
-        if subscription.lag != nil {
-            scheduleStallCheck(connection)
-            catchUp(connection)
-        }
+        if subscription.lag != nil { catchUp(connection) }
+        watchForStall(connection)
         return ListsSnapshot(revision: book.revision, lists: book.lists, instance: instance)
     }
 
@@ -195,6 +203,7 @@ final class SubscriptionHub: @unchecked Sendable {
             view.book = book
             if let lastChange { view.lastChange = lastChange }
         }
+        defer { watchEveryoneForStall() }
         for (change, record) in zip(changes, records) {
             guard subscribers.values.contains(where: { $0.lag == nil }) else { return }
             let event = ListEventName(change.kind)
@@ -232,14 +241,15 @@ final class SubscriptionHub: @unchecked Sendable {
                 subscription.outbox.sendNotification(line)
             }
         }
+        watchEveryoneForStall()
     }
 
     // MARK: Lagging subscribers
 
     private func startLagging(_ connection: Int, at cursor: Revision, book: ListBook) {
-        guard let outbox = subscribers[connection]?.outbox else { return }
-        subscribers[connection]?.lag = Lag(cursor: cursor, book: book, written: outbox.writtenBytes)
-        scheduleStallCheck(connection)
+        guard subscribers[connection] != nil else { return }
+        subscribers[connection]?.lag = Lag(cursor: cursor, book: book)
+        watchForStall(connection)
         resumeWhenDrained(connection)
     }
 
@@ -248,19 +258,38 @@ final class SubscriptionHub: @unchecked Sendable {
         outbox.whenDrained { [weak self] in self?.catchUp(connection) }
     }
 
-    /// A lagging subscriber whose socket took nothing since the last look is not reading
+    private func watchEveryoneForStall() {
+        for connection in subscribers.keys { watchForStall(connection) }
+    }
+
+    /// Schedules a look at a subscriber that owes bytes (`ConnectionRules.isBehind`), unless one
+    /// is due already: one whose socket took nothing since is not reading
     /// (`ConnectionRules.stallCheck`).
-    private func scheduleStallCheck(_ connection: Int, after grace: Duration? = nil) {
-        guard let outbox = subscribers[connection]?.outbox else { return }
-        loop.scheduleTask(in: TimeAmount(grace ?? outbox.rules.limits.stallGrace)) { [weak self] in
-            guard let self, let subscription = subscribers[connection], let lag = subscription.lag else { return }
-            let written = subscription.outbox.writtenBytes
-            switch subscription.outbox.rules.stallCheck(writtenBefore: lag.written, writtenNow: written) {
+    private func watchForStall(_ connection: Int) {
+        guard let subscription = subscribers[connection], subscription.stallWatch == nil else { return }
+        let outbox = subscription.outbox
+        guard outbox.rules.isBehind(owed: outbox.queuedBytes, lagging: subscription.lag != nil) else { return }
+        looks &+= 1
+        subscribers[connection]?.stallWatch = StallWatch(written: outbox.writtenBytes, look: looks)
+        scheduleStallCheck(connection, look: looks, after: outbox.rules.limits.stallGrace)
+    }
+
+    private func scheduleStallCheck(_ connection: Int, look: UInt64, after grace: Duration) {
+        loop.scheduleTask(in: TimeAmount(grace)) { [weak self] in
+            guard let self, let subscription = subscribers[connection], let watch = subscription.stallWatch,
+                watch.look == look
+            else { return }
+            let outbox = subscription.outbox
+            guard outbox.rules.isBehind(owed: outbox.queuedBytes, lagging: subscription.lag != nil) else {
+                subscribers[connection]?.stallWatch = nil  // caught up: watched again once it owes
+                return
+            }
+            switch outbox.rules.stallCheck(writtenBefore: watch.written, writtenNow: outbox.writtenBytes) {
             case .disconnect:
-                subscription.outbox.giveUp()
+                outbox.giveUp()
             case .lookAgain(let grace):
-                subscribers[connection]?.lag?.written = written
-                scheduleStallCheck(connection, after: grace)
+                subscribers[connection]?.stallWatch?.written = outbox.writtenBytes
+                scheduleStallCheck(connection, look: look, after: grace)
             }
         }
     }
@@ -328,6 +357,7 @@ final class SubscriptionHub: @unchecked Sendable {
         } else if outcome.waiting {
             resumeWhenDrained(connection)
         }
+        watchForStall(connection)
     }
 
     /// A change as the notification line brief subscribers get.
