@@ -59,7 +59,8 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // Owns an inotify descriptor and reads its events; its owner registers it with a loop.
         .target(name: "Inotify", swiftSettings: swiftSettings),
-        // Where listd's socket and list file are when not named (XDG), for listd and listctl.
+        // Where listd's socket and list file are when not named (XDG), for listd, listctl and
+        // listd-web, and whether a runtime directory there is the user's own.
         .target(name: "ListdLocations", swiftSettings: swiftSettings),
         // Newline framing with a length cap, shared by daemon and client; the connection to
         // listd's socket that ListClient and listd-web open.
@@ -116,7 +117,7 @@ let package = Package(
         .target(
             name: "ListWeb",
             dependencies: [
-                "ListWebProtocol", "ListRPC", "ListRPCTransport", "DurableFiles",
+                "ListWebProtocol", "ListRPC", "ListRPCTransport", "DurableFiles", "ListdLocations",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -23,6 +23,11 @@ public struct WebSettings: Sendable {
     public var privateKeyPath: String?
     public var deviceFile: String
     public var controlSocket: String
+    /// The user's own runtime directories the sockets above are in, when they are the defaults
+    /// (`ListdPaths.privateRuntimeDirectory`): listd's is checked before each connection to it,
+    /// the control socket's made or checked before it is bound (`RuntimeDirectory`).
+    public var listdSocketDirectory: String?
+    public var controlSocketDirectory: String?
     /// How much anyone may take (see `WebLimits`).
     public var limits = WebLimits()
 
@@ -52,7 +57,10 @@ public enum ListWebServer {
         let limits = settings.limits
         let registry = try DeviceRegistry(path: settings.deviceFile, limits: limits)
         let connections = GuardedConnections(limits: limits, logger: logger)
-        let relay = PageRelay(listdSocket: settings.listdSocket, registry: registry, rate: RequestRates(limits: limits))
+        let relay = PageRelay(
+            listdSocket: settings.listdSocket, listdSocketDirectory: settings.listdSocketDirectory, registry: registry,
+            rate: RequestRates(limits: limits)
+        )
         let expectedOrigin = settings.publicAddress.map(origin(of:))
         let secure = settings.certificatePath != nil
         let names = ServedNames(listenHost: settings.host, publicAddress: settings.publicAddress, machineName: machineName())

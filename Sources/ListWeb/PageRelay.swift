@@ -3,6 +3,7 @@
 // page's vetted requests passed to listd and everything listd says passed back unchanged.
 // listd-web keeps no lists: the page and listd do all the deciding.
 import HummingbirdWebSocket
+import ListdLocations
 import ListRPC
 import ListRPCTransport
 import ListWebProtocol
@@ -12,6 +13,9 @@ import NIOCore
 struct PageRelay: Sendable {
     /// listd's socket.
     let listdSocket: String
+    /// Its directory, when it is the user's own runtime directory: checked before each
+    /// connection (another user may take /tmp/listd-UID while listd is stopped).
+    let listdSocketDirectory: String?
     let registry: DeviceRegistry
     /// How fast each device's pages may send requests.
     let rate: RequestRates
@@ -53,6 +57,7 @@ struct PageRelay: Sendable {
 
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
+            if let listdSocketDirectory { try RuntimeDirectory.check(listdSocketDirectory) }
             channel = try await ListdConnection.open(socketPath: listdSocket)
         } catch {
             // Every open page tries again every few seconds while listd is stopped: said once a

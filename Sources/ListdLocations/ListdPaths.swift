@@ -73,11 +73,42 @@ public enum ListdPaths {
     /// `/run/listd-web/control.sock` for root without XDG variables, else
     /// `/tmp/listd-web-UID/control.sock`.
     public static func defaultWebControlSocket(environment: [String: String]) -> String {
-        if let runtime = nonEmpty(environment["XDG_RUNTIME_DIR"]) {
+        defaultWebControlSocket { environment[$0] }
+    }
+
+    public static func defaultWebControlSocket(variable: (String) -> String?) -> String {
+        if let runtime = nonEmpty(variable("XDG_RUNTIME_DIR")) {
             return runtime + "/listd-web/control.sock"
         }
-        if getuid() == 0 { return "/run/listd-web/control.sock" }
+        if getuid() == 0 { return systemWebControlSocket }
         return "/tmp/listd-web-\(getuid())/control.sock"
+    }
+
+    /// The household's listd-web control socket (the system unit's).
+    public static let systemWebControlSocket = "/run/listd-web/control.sock"
+
+    /// The directory of `socket` when it is the user's own runtime directory, chosen by default
+    /// (`$XDG_RUNTIME_DIR/listd`, `/tmp/listd-UID`, and listd-web's): the one listd and listd-web
+    /// make or check, and clients check, with `RuntimeDirectory` before they use it. nil for the
+    /// household's sockets (`/run/…`, made by systemd for a group) and for any path a person
+    /// chose elsewhere.
+    public static func privateRuntimeDirectory(ofSocket socket: String, variable: (String) -> String?) -> String? {
+        guard socket != systemSocket, socket != systemWebControlSocket,
+            socket == defaultSocket(variable: variable) || socket == defaultWebControlSocket(variable: variable),
+            let slash = socket.lastIndex(of: "/")
+        else { return nil }
+        return String(socket[..<slash])
+    }
+
+    public static func privateRuntimeDirectory(ofSocket socket: String, environment: [String: String]) -> String? {
+        privateRuntimeDirectory(ofSocket: socket) { environment[$0] }
+    }
+
+    /// A client's check before it connects to `socket`: when it is in the user's own runtime
+    /// directory, that directory is the user's and closed to others (or not there yet).
+    public static func checkBeforeConnecting(to socket: String, variable: (String) -> String?) throws(UnsafeRuntimeDirectory) {
+        guard let directory = privateRuntimeDirectory(ofSocket: socket, variable: variable) else { return }
+        try RuntimeDirectory.check(directory)
     }
 
     /// The control socket from `--control-socket`, else `LISTD_WEB_CONTROL`, else the default.

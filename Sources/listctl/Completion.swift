@@ -46,7 +46,9 @@ enum ListCompletion {
             option: option("--socket", in: words),
             environment: ProcessInfo.processInfo.environment
         )
-        guard let client = try? BlockingListClient(socketPath: path, timeLimit: .milliseconds(500)) else { return nil }
+        guard (try? ListdPaths.checkBeforeConnecting(to: path, variable: { ProcessInfo.processInfo.environment[$0] })) != nil,
+            let client = try? BlockingListClient(socketPath: path, timeLimit: .milliseconds(500))
+        else { return nil }
         return try? body(client)
     }
 

@@ -82,10 +82,23 @@ struct Connection {
     /// statuses with a message on stderr.
     /// - Parameter brief: a brief connection (confirms without the list's items).
     func withClient(brief: Bool = false, _ body: (BlockingListClient) throws -> Void) throws {
+        let socketPath = self.socketPath
+        try Self.checkRuntimeDirectory(of: socketPath)
         do {
             try body(try BlockingListClient(socketPath: socketPath, name: "listctl", brief: brief))
         } catch let error as ListClientError {
             throw exit(for: error)
+        }
+    }
+
+    /// Connects to nothing in a runtime directory of the user's that another user made or can
+    /// enter (/tmp/listd-UID without XDG_RUNTIME_DIR): says why, exit status 3 (unreachable).
+    static func checkRuntimeDirectory(of socketPath: String) throws {
+        do {
+            try ListdPaths.checkBeforeConnecting(to: socketPath) { name in getenv(name).map { String(cString: $0) } }
+        } catch {
+            writeError("listctl: \(error)")
+            throw ExitCode(ListctlExit.unreachable.rawValue)
         }
     }
 

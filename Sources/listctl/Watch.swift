@@ -182,6 +182,8 @@ extension Listctl {
         private func reconnect() -> BlockingListClient {
             var delay = Duration.milliseconds(50)
             while true {
+                // Checked each time: the directory may have been taken while listd was away.
+                if (try? Connection.checkRuntimeDirectory(of: options.socketPath)) == nil { Glibc.exit(ListctlExit.unreachable.rawValue) }
                 if let client = try? BlockingListClient(socketPath: options.socketPath, name: "listctl", brief: true) {
                     return client
                 }

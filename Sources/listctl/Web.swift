@@ -142,6 +142,7 @@ struct WebOptions: ParsableArguments {
 
     func withControl(_ body: (BlockingListClient) throws -> Void) throws {
         let path = ListdPaths.webControlSocket(option: controlSocket, environment: ProcessInfo.processInfo.environment)
+        try Connection.checkRuntimeDirectory(of: path)
         do {
             try body(try BlockingListClient(socketPath: path))
         } catch let error as ListClientError {

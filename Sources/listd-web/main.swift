@@ -91,7 +91,7 @@ struct ListdWeb: AsyncParsableCommand {
         var logger = Logger(label: "listd-web")
         logger.logLevel = logLevel
         let (host, port) = Self.split(listen)!
-        let settings = WebSettings(
+        var settings = WebSettings(
             listdSocket: ListdPaths.clientSocket(option: socket, environment: environment),
             host: host,
             port: port,
@@ -101,7 +101,12 @@ struct ListdWeb: AsyncParsableCommand {
             deviceFile: devices ?? ListdPaths.defaultWebDeviceFile(environment: environment),
             controlSocket: ListdPaths.webControlSocket(option: controlSocket, environment: environment)
         )
+        settings.listdSocketDirectory = ListdPaths.privateRuntimeDirectory(ofSocket: settings.listdSocket, environment: environment)
+        settings.controlSocketDirectory = ListdPaths.privateRuntimeDirectory(ofSocket: settings.controlSocket, environment: environment)
         do {
+            // Before anything is served: a control socket in a directory someone else made would
+            // hand them `listctl web pair`'s link and code.
+            if let directory = settings.controlSocketDirectory { try RuntimeDirectory.make(directory) }
             let services = try ListWebServer.services(settings, logger: logger) { address, port in
                 // One line on stdout for whoever started listd-web (a test, a person); the port
                 // too when the address does not say it (behind a proxy).
@@ -117,6 +122,9 @@ struct ListdWeb: AsyncParsableCommand {
             }
             try await group.run()
         } catch let error as WebError {
+            logger.critical("\(error)")
+            throw ExitCode.failure
+        } catch let error as UnsafeRuntimeDirectory {
             logger.critical("\(error)")
             throw ExitCode.failure
         } catch {

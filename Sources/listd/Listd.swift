@@ -204,7 +204,14 @@ struct Listd: AsyncParsableCommand {
                 throw ValidationError("the socket passed by the service manager is not a listening Unix stream socket.")
             }
             // Whatever can fail is checked before anything is written.
-            if passed.isEmpty { try RPCServer.checkSocketPath(socketPath) }
+            if passed.isEmpty {
+                // The user's own runtime directory (/tmp/listd-UID without XDG_RUNTIME_DIR):
+                // made 0700 here, or one already there is this user's and closed to others.
+                if let directory = ListdPaths.privateRuntimeDirectory(ofSocket: socketPath, environment: environment) {
+                    try RuntimeDirectory.make(directory)
+                }
+                try RPCServer.checkSocketPath(socketPath)
+            }
             let shareURL = share ?? environment["LISTD_SHARE"].flatMap { $0.isEmpty ? nil : $0 }
             let shareServer: ShareServer?
             do {
@@ -257,6 +264,9 @@ struct Listd: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitCode.failure
         } catch let error as DaemonError {
+            logger.critical("\(error)")
+            throw ExitCode.failure
+        } catch let error as UnsafeRuntimeDirectory {
             logger.critical("\(error)")
             throw ExitCode.failure
         } catch let error as ServiceGroupError {
