@@ -13,6 +13,10 @@ struct DeviceRecord: Codable, Sendable, Hashable {
     var tokenSHA256: String
     var paired: String
     var lastSeen: String?
+    /// Where the device keeps its token: `"page"` (its origin's storage, sent by the page
+    /// itself). Absent for a device paired when the token was a cookie, which the browser sent
+    /// to every port of the host: such a token may have leaked, and is refused.
+    var keptIn: String?
 
     var paired_: PairedDevice { PairedDevice(id: id, name: name, paired: paired, lastSeen: lastSeen) }
 }
@@ -41,7 +45,12 @@ public final class DeviceRegistry: Sendable {
     /// Pages per device and in all.
     let limits: WebLimits
 
-    /// Reads the device file at `path` (none yet: no devices).
+    /// The devices paired while tokens were cookies, forgotten when the file was read: each must
+    /// be paired again (listd-web logs their names).
+    public let pairAgain: [String]
+
+    /// Reads the device file at `path` (none yet: no devices). Devices paired while the token was
+    /// a cookie are dropped, and the file written without them.
     public init(path: String, limits: WebLimits = WebLimits()) throws(WebError) {
         self.path = path
         self.limits = limits
@@ -54,8 +63,13 @@ public final class DeviceRegistry: Sendable {
                 throw .deviceFileUnreadable(path: path, detail: "\(error)")
             }
         }
-        state = Mutex(State(devices: devices))
+        let kept = devices.filter { $0.keptIn == Self.keptInPage }
+        pairAgain = devices.filter { $0.keptIn != Self.keptInPage }.map(\.name)
+        if !pairAgain.isEmpty { try Self.write(kept, to: path) }
+        state = Mutex(State(devices: kept))
     }
+
+    static let keptInPage = "page"
 
     // MARK: Pairing
 
@@ -77,7 +91,7 @@ public final class DeviceRegistry: Sendable {
 
     /// What a pairing attempt came to.
     public enum Pairing: Sendable {
-        /// The device, and its token (to be set as its cookie). The code cannot be used again.
+        /// The device, and its token (for the page to keep). The code cannot be used again.
         case paired(token: String, device: Device)
         /// `lockedOut`: this refusal was the client's last allowed wrong code.
         case refused(WebError, lockedOut: Bool)
@@ -103,7 +117,8 @@ public final class DeviceRegistry: Sendable {
                 while ids.contains(id) { id = DeviceTokens.random(byteCount: 6) }
                 ids.insert(id)
                 let record = DeviceRecord(
-                    id: id, name: name, tokenSHA256: DeviceTokens.hash(token), paired: Date.now.ISO8601Format()
+                    id: id, name: name, tokenSHA256: DeviceTokens.hash(token), paired: Date.now.ISO8601Format(),
+                    keptIn: Self.keptInPage
                 )
                 var devices = state.devices
                 devices.append(record)

@@ -56,6 +56,12 @@ public enum ListWebServer {
     ) throws -> [any Service] {
         let limits = settings.limits
         let registry = try DeviceRegistry(path: settings.deviceFile, limits: limits)
+        if !registry.pairAgain.isEmpty {
+            logger.notice(
+                "devices paired while the token was a cookie (sent to every port of this host) must be paired again: \(registry.pairAgain.joined(separator: ", "))",
+                metadata: ["devices": "\(registry.pairAgain.count)"]
+            )
+        }
         let connections = GuardedConnections(limits: limits, logger: logger)
         let relay = PageRelay(
             listdSocket: settings.listdSocket, listdSocketDirectory: settings.listdSocketDirectory, registry: registry,

@@ -32,7 +32,4 @@ enum PageAssets {
         PageAsset(path: "/pair", bytes: PackageResources.pair_html, contentType: "text/html; charset=utf-8"),
         PageAsset(path: "/pair.js", bytes: PackageResources.pair_js, contentType: "text/javascript; charset=utf-8"),
     ]
-
-    /// Shown (401) to a browser that opens the page unpaired.
-    static let notPaired = PackageResources.not_paired_html
 }

@@ -1,5 +1,6 @@
-// listd-web's HTTP side: which paths exist, who may open them (a paired device's cookie, but
-// for the pairing page), the headers every response carries, and the live connection.
+// listd-web's HTTP side: which paths exist, who may open them (a paired device's token for the
+// live connection and /whoami; the page's files are anyone's), the headers every response
+// carries, and the live connection.
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -7,7 +8,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 
-/// Each request's context: the device its cookie names, once checked.
+/// Each request's context: the device its token names, once checked.
 public struct WebRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let webSocket: WebSocketHandlerReference<Self>
@@ -38,10 +39,39 @@ public struct WebRequestContext: RequestContext, WebSocketRequestContext {
 }
 
 enum WebRoutes {
-    /// The cookie that carries a device's token.
-    static let cookieName = "listd_device"
-    /// Browsers keep a cookie at most 400 days; a device used in that time stays paired.
-    static let cookieMaxAge = 400 * 24 * 3600
+    /// The cookie that carried a device's token before the page kept it: a browser sends a cookie
+    /// to every port of a host, so to any other user's server on this machine too. Its tokens are
+    /// refused now (`DeviceRegistry` drops those devices), and a browser that still sends one is
+    /// told to forget it.
+    static let oldCookieName = "listd_device"
+    /// The live connection's subprotocol, and the prefix of the one that carries the token: a
+    /// browser's WebSocket can send no other header of its own (`Sec-WebSocket-Protocol`).
+    static let subprotocol = "listd-web"
+    static let tokenSubprotocolPrefix = "listd-web.token."
+
+    /// The device token a request carries: `Authorization: Bearer TOKEN` (the page's fetches), or
+    /// the live connection's `listd-web.token.TOKEN` subprotocol. Never a cookie: the page keeps
+    /// its token in its own origin's storage, which no other port or process can read.
+    static func token(of request: Request) -> String? {
+        if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
+            return String(authorization.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        }
+        for protocols in request.headers[values: .secWebSocketProtocol] {
+            for offered in protocols.split(separator: ",") {
+                let name = offered.trimmingCharacters(in: .whitespaces)
+                if name.hasPrefix(tokenSubprotocolPrefix) { return String(name.dropFirst(tokenSubprotocolPrefix.count)) }
+            }
+        }
+        return nil
+    }
+
+    /// Whether the client offered the `listd-web` subprotocol (a browser then needs it named in
+    /// the answer, or it fails the connection).
+    static func offersSubprotocol(_ request: Request) -> Bool {
+        request.headers[values: .secWebSocketProtocol].contains { protocols in
+            protocols.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == subprotocol }
+        }
+    }
 
     /// Nothing but the page itself: no inline script or style, no other host, not framed.
     static let contentSecurityPolicy =
@@ -74,9 +104,8 @@ enum WebRoutes {
             switch registry.pair(code: params.code, client: client) {
             case .paired(let token, let device):
                 context.logger.notice("device paired", metadata: ["device": "\(device.name)", "deviceID": "\(device.id)", "client": "\(client)"])
-                var response = Response.json(["device": device.name], status: .ok)
-                response.headers[.setCookie] = deviceCookie(token)
-                return response
+                // The page keeps the token (its origin's storage) and sends it itself: no cookie.
+                return .json(["device": device.name, "token": token], status: .ok)
             case .refused(let error, let lockedOut):
                 if error != .tooManyPairingAttempts {
                     context.logger.warning("a wrong pairing code", metadata: ["client": "\(client)", "error": "\(error == .pairingCodeExpired ? "expired" : "unknown")"])
@@ -103,7 +132,7 @@ enum WebRoutes {
             guard OriginCheck.sameOrigin(request, expected: expectedOrigin) else {
                 throw HTTPError(.forbidden, message: "The live connection was asked for from another site.")
             }
-            return .upgrade([:])
+            return .upgrade(offersSubprotocol(request) ? [.secWebSocketProtocol: subprotocol] : [:])
         } onUpgrade: { inbound, outbound, context in
             guard let device = context.requestContext.device else { return }
             try await relay.run(device: device, inbound: inbound, outbound: outbound, logger: context.logger)
@@ -111,35 +140,32 @@ enum WebRoutes {
         return router
     }
 
-    /// The device's cookie: sent only to this server, never to a script, never over plain HTTP
-    /// (but to localhost), never with a request another site started.
-    static func deviceCookie(_ token: String) -> String {
-        "\(cookieName)=\(token); Path=/; Max-Age=\(cookieMaxAge); HttpOnly; Secure; SameSite=Strict"
-    }
-
     struct PairRequest: Decodable {
         var code: String
     }
 }
 
-/// Refuses every request without a paired device's cookie (401), but the pairing page's own.
+/// Refuses the live connection and /whoami without a paired device's token (401). The page's
+/// files and pairing are anyone's: they hold nothing of the lists, which come only over the live
+/// connection.
 struct DeviceCheck: RouterMiddleware {
     typealias Context = WebRequestContext
     let registry: DeviceRegistry
     let connections: GuardedConnections
 
-    static let openPaths: Set<String> = ["/pair", "/pair.js", "/app.css", "/icon.svg", "/favicon.ico"]
+    static let guardedPaths: Set<String> = ["/live", "/whoami"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if Self.openPaths.contains(request.uri.path) { return try await next(request, context) }
-        guard let token = request.cookies[WebRoutes.cookieName]?.value, let device = registry.device(token: token) else {
-            if request.method == .get, request.headers[.accept]?.contains("text/html") == true {
-                return Response(
-                    status: .unauthorized,
-                    headers: [.contentType: "text/html; charset=utf-8"],
-                    body: .init(byteBuffer: ByteBuffer(bytes: PageAssets.notPaired))
-                )
+        guard Self.guardedPaths.contains(request.uri.path) else {
+            var response = try await next(request, context)
+            // A browser paired before still sends the old cookie, to every port of this host:
+            // told to forget it (its token is refused anyway).
+            if request.cookies[WebRoutes.oldCookieName] != nil {
+                response.headers[.setCookie] = "\(WebRoutes.oldCookieName)=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict"
             }
+            return response
+        }
+        guard let token = WebRoutes.token(of: request), let device = registry.device(token: token) else {
             return .text("This device is not paired with listd-web.", status: .unauthorized)
         }
         // This connection is a paired device's: kept when listd-web is full, and past the
@@ -147,13 +173,7 @@ struct DeviceCheck: RouterMiddleware {
         connections.proven(context.connection, device: device.id)
         var context = context
         context.device = device
-        var response = try await next(request, context)
-        // The page itself renews the cookie: a device in use stays paired (browsers keep a
-        // cookie at most 400 days from when it was last set).
-        if request.uri.path == "/", response.status == .ok {
-            response.headers[.setCookie] = WebRoutes.deviceCookie(token)
-        }
-        return response
+        return try await next(request, context)
     }
 }
 

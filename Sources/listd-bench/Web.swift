@@ -5,7 +5,8 @@
 import Foundation
 import Glibc
 
-/// A page's live connection as a browser opens it: a WebSocket with the device's cookie.
+/// A page's live connection as a browser opens it: a WebSocket with the device's token as its
+/// subprotocol.
 final class WebPage {
     let fd: Int32
     private var buffer: [UInt8] = []
@@ -16,7 +17,7 @@ final class WebPage {
             Array(
                 ("GET /live HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                     + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-                    + "Origin: http://127.0.0.1:\(port)\r\nCookie: listd_device=\(token)\r\n\r\n").utf8
+                    + "Origin: http://127.0.0.1:\(port)\r\nSec-WebSocket-Protocol: listd-web, listd-web.token.\(token)\r\n\r\n").utf8
             )
         )
         let separator = Array("\r\n\r\n".utf8)
@@ -155,15 +156,15 @@ func pairDevice(port: UInt16, control: String, name: String) throws -> String {
         "POST /pair HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
         + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
     _ = Array(request.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    // The reply's head is enough (the cookie is in it); the connection may stay open.
+    // Read until the body's token has come (Connection: close ends it anyway).
     var received: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
-    while !received.isEmpty ? received.indices.first(where: { received[$0...].starts(with: Array("\r\n\r\n".utf8)) }) == nil : true {
+    while String(decoding: received, as: UTF8.self).firstMatch(of: #/"token":"[^"]+"/#) == nil {
         let count = read(fd, &chunk, chunk.count)
         if count <= 0 { break }
         received += chunk[..<count]
     }
-    guard let token = String(decoding: received, as: UTF8.self).firstMatch(of: #/listd_device=([^;]+);/#)?.output.1 else {
+    guard let token = String(decoding: received, as: UTF8.self).firstMatch(of: #/"token":"([^"]+)"/#)?.output.1 else {
         throw BenchError("listd-web did not pair the bench's device")
     }
     return String(token)

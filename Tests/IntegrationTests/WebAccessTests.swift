@@ -1,4 +1,5 @@
-// Who may use listd-web: nothing without a paired device's token (the live connection too), a
+// Who may use listd-web: nothing of the lists without a paired device's token (the live
+// connection, /whoami; the page's files are anyone's and hold none), a
 // pairing link works once, a revoked device is cut off at once, another site's page is refused,
 // and what a page may ask listd is limited. Over real HTTP and a real WebSocket.
 import Foundation
@@ -6,24 +7,28 @@ import Glibc
 import Testing
 
 @Suite struct WebAccessTests {
-    static let paths = ["/", "/app.js", "/sw.js", "/manifest.webmanifest", "/whoami", "/live", "/nothing-here"]
+    static let files = ["/", "/app.js", "/sw.js", "/manifest.webmanifest"]
+    static let guarded = ["/whoami", "/live"]
 
     @Test(.timeLimit(.minutes(2)))
-    func withoutATokenEveryEndpointRefuses() async throws {
+    func withoutATokenNothingOfTheListsIsServed() async throws {
         let daemon = try Daemon.start()
         _ = try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket)
         let web = try WebServer(daemon.sandbox)
-        for path in Self.paths {
+        for path in Self.guarded {
             let bare = try HTTP.request(port: web.port, "GET", path)
             #expect(bare.status == 401, "GET \(path) without a token: \(bare.status)")
-            let forged = try HTTP.request(port: web.port, "GET", path, headers: ["Cookie": "listd_device=forged"])
+            let forged = try HTTP.request(port: web.port, "GET", path, headers: ["Authorization": "Bearer forged"])
             #expect(forged.status == 401, "GET \(path) with a made-up token: \(forged.status)")
         }
-        // A browser that opens the page unpaired is told how to pair.
-        let page = try HTTP.request(port: web.port, "GET", "/", headers: ["Accept": "text/html"])
-        #expect(page.status == 401 && page.text.contains("listctl web pair"))
-        // … and, for a household's server, who pairs phones there (issue 50).
-        #expect(page.text.contains("as root") && page.text.contains("/run/listd-web/control.sock"), "\(page.text)")
+        // The page's files are anyone's, and hold nothing of the lists; a browser that opens
+        // the page unpaired is told how to pair (by the page: it has no token).
+        for path in Self.files {
+            let file = try HTTP.request(port: web.port, "GET", path)
+            #expect(file.status == 200 && !file.text.contains("milk"), "GET \(path): \(file.status)")
+        }
+        let script = try HTTP.request(port: web.port, "GET", "/app.js").text
+        #expect(script.contains("listctl web pair") && script.contains("/run/listd-web/control.sock"))
         // The live connection too: its upgrade is refused before any WebSocket exists (with 400:
         // hummingbird-websocket answers every refused upgrade so).
         for token in [nil, "forged"] {
@@ -34,16 +39,14 @@ import Testing
 
         // Paired: the page, with headers that allow nothing from elsewhere.
         let token = try web.pair("Kitchen phone")
-        for path in Self.paths where path != "/live" && path != "/nothing-here" {
-            let reply = try HTTP.request(port: web.port, "GET", path, headers: ["Cookie": "listd_device=\(token)"])
+        for path in Self.files + ["/whoami"] {
+            let reply = try HTTP.request(port: web.port, "GET", path, headers: ["Authorization": "Bearer \(token)"])
             #expect(reply.status == 200, "GET \(path) with the token: \(reply.status)")
             #expect(reply.headers["content-security-policy"]?.hasPrefix("default-src 'none'") == true)
             #expect(reply.headers["x-content-type-options"] == "nosniff")
+            #expect(reply.headers["set-cookie"] == nil, "no cookie: \(reply.headers)")
         }
-        // The page renews the device's cookie: a phone in use stays paired.
-        let page2 = try HTTP.request(port: web.port, "GET", "/", headers: ["Cookie": "listd_device=\(token)"])
-        #expect(page2.headers["set-cookie"]?.hasPrefix("listd_device=\(token);") == true)
-        let whoami = try HTTP.request(port: web.port, "GET", "/whoami", headers: ["Cookie": "listd_device=\(token)"])
+        let whoami = try HTTP.request(port: web.port, "GET", "/whoami", headers: ["Authorization": "Bearer \(token)"])
         #expect(whoami.text.contains("Kitchen phone"))
         // The file keeps the token's hash, never the token.
         let devices = try String(contentsOfFile: daemon.sandbox.path + "/web/devices.json", encoding: .utf8)
@@ -68,10 +71,11 @@ import Testing
         #expect(crossSite.status == 403)
         let first = try HTTP.request(port: web.port, "POST", "/pair", headers: json.merging(["Origin": web.address]) { $1 }, body: body)
         #expect(first.status == 200)
-        let cookie = first.headers["set-cookie"] ?? ""
-        for attribute in ["HttpOnly", "Secure", "SameSite=Strict", "Path=/"] {
-            #expect(cookie.contains(attribute), "the device cookie lacks \(attribute): \(cookie)")
-        }
+        // The token goes to the page alone, in the reply's body, never cached: no cookie, which
+        // the browser would send to every port of this host (issue 61).
+        #expect(first.headers["set-cookie"] == nil && first.headers["cache-control"] == "no-store", "\(first.headers)")
+        let paired = try JSONSerialization.jsonObject(with: Data(first.text.utf8)) as? [String: String]
+        #expect(paired?["device"] == "Kitchen phone" && (paired?["token"]?.count ?? 0) >= 43, "\(first.text)")
         let again = try HTTP.request(port: web.port, "POST", "/pair", headers: json.merging(["Origin": web.address]) { $1 }, body: body)
         #expect(again.status == 400 && again.text.contains("used already"), "\(again.status) \(again.text)")
 
@@ -113,7 +117,7 @@ import Testing
         #expect(revoke.status == 0, "\(revoke.stderr)")
         try await until("the revoked device's page to be closed", timeout: 5) { page.closeCode != nil }
         #expect(page.closeCode == .some(1008))
-        let after = try HTTP.request(port: web.port, "GET", "/", headers: ["Cookie": "listd_device=\(token)"])
+        let after = try HTTP.request(port: web.port, "GET", "/whoami", headers: ["Authorization": "Bearer \(token)"])
         #expect(after.status == 401)
         let unknown = try web.listctlWeb(["revoke", "Kitchen phone"])
         #expect(unknown.status == 1 && unknown.stderr.contains("No paired device"), "\(unknown.stderr)")
@@ -175,11 +179,11 @@ import Testing
                 "-H", "Content-Type: application/json", "--data", #"{"code":"\#(code)"}"#, web.address + "/pair",
             ]
         )
-        let token = pairing.stdout.firstMatch(of: /listd_device=([^;]+);/).map { String($0.output.1) }
+        let token = pairing.stdout.firstMatch(of: /"token":"([^"]+)"/).map { String($0.output.1) }
         #expect(token != nil, "\(pairing.stdout)\(pairing.stderr)")
         let page = try ChildProcess.run(
             "/usr/bin/curl",
-            ["-s", "--max-time", "10", "--cacert", certificate, "-H", "Cookie: listd_device=\(token ?? "")", web.address + "/whoami"]
+            ["-s", "--max-time", "10", "--cacert", certificate, "-H", "Authorization: Bearer \(token ?? "")", web.address + "/whoami"]
         )
         #expect(page.stdout.contains("Kitchen phone"), "\(page.stdout)\(page.stderr)")
         // Plain HTTP to the HTTPS port is not served.

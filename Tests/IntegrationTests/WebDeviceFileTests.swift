@@ -38,7 +38,7 @@ import Testing
         web = try WebServer(daemon.sandbox, devices: devices)
         defer { _ = web.stop() }
         func paired(_ token: String) throws -> Bool {
-            try HTTP.request(port: web.port, "GET", "/whoami", headers: ["Cookie": "listd_device=\(token)"]).status == 200
+            try HTTP.request(port: web.port, "GET", "/whoami", headers: ["Authorization": "Bearer \(token)"]).status == 200
         }
         #expect(try paired(first), "the phone paired before the cut")
         if let told {

@@ -90,7 +90,7 @@ final class WebServer: @unchecked Sendable {
     }
 
     /// What a person does: `listctl web pair NAME`, and the link opened on the device. Returns
-    /// the device's token (its cookie).
+    /// the device's token (the page keeps it in its origin's storage).
     func pair(_ name: String) throws -> String {
         let link = try pairingLink(name)
         let code = String(link.split(separator: "#").last!)
@@ -98,12 +98,13 @@ final class WebServer: @unchecked Sendable {
             port: port, "POST", "/pair", headers: ["Origin": address, "Content-Type": "application/json"],
             body: Array(#"{"code":"\#(code)"}"#.utf8)
         )
-        guard reply.status == 200, let cookie = reply.headers["set-cookie"],
-            let token = cookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last
+        guard reply.status == 200,
+            let paired = try? JSONSerialization.jsonObject(with: Data(reply.text.utf8)) as? [String: String],
+            let token = paired["token"]
         else {
             throw TestFailure("pairing answered \(reply.status): \(reply.text)")
         }
-        return String(token)
+        return token
     }
 
     func pairingLink(_ name: String) throws -> String {
@@ -299,7 +300,7 @@ enum HTTP {
 }
 
 /// A page's live connection, as a browser opens it: a WebSocket to /live with the device's
-/// cookie and the page's Origin (RFC 6455, written here: a client library sets an Origin of its
+/// token as a subprotocol and the page's Origin (RFC 6455, written here: a client library sets an Origin of its
 /// own). Messages are read on a thread of their own and kept, in order, for the test.
 final class PageConnection: @unchecked Sendable {
     private let fd: Int32
@@ -333,7 +334,7 @@ final class PageConnection: @unchecked Sendable {
         var head = "GET /live HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(server.port)")\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         head += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
         head += "Origin: \(origin ?? server.address)\r\n"
-        if let token { head += "Cookie: listd_device=\(token)\r\n" }
+        if let token { head += "Sec-WebSocket-Protocol: listd-web, listd-web.token.\(token)\r\n" }
         write(Array((head + "\r\n").utf8))
         Thread.detachNewThread { [self] in readLoop() }
     }

@@ -165,11 +165,11 @@ import Testing
     }
 
     /// Issue 47, case 6: the pairing page opened over plain HTTP by a name (not this computer's
-    /// loopback), where the browser cannot keep the device's Secure cookie, says why and leaves
+    /// loopback), where the device's token would travel in clear, says why and leaves
     /// the code unused — no phone that never was is listed, and the link still pairs over a
     /// secure address. listctl says when its link names this computer only, without a QR code.
     @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
-    func aPairingPageWhereTheCookieCannotBeKeptSaysWhyAndKeepsTheCode() async throws {
+    func aPairingPageOverPlainHTTPSaysWhyAndKeepsTheCode() async throws {
         try Requirement.check(Browser.available, needing: Self.needs)
         try await offThePool {
             let daemon = try Daemon.start()

@@ -14,7 +14,7 @@ const state = {
   problems: [],        // what listd did not apply, with its reason
   recent: [],          // recent changes, newest first: {revision, list, who, text, time}
   names: {},           // list id -> item names seen in its history (for completion)
-  connection: 'connecting', // connecting | live | offline | unpaired | listdDown | busy
+  connection: 'connecting', // connecting | live | offline | notPaired | unpaired | listdDown | busy
   editing: null,       // the item whose amount and section are being changed (its key)
   device: null,        // the paired device's id, as listd-web said (/whoami)
   held: false,         // the queue was made before this phone was unpaired: sent only if the person says
@@ -61,6 +61,25 @@ async function loadState() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// This device's token: kept by the page in its own origin's storage, which no other port or
+// program of this machine can read (a cookie went to every port of the host), and sent by the
+// page itself: in the live connection's subprotocol, and as a bearer token to /whoami.
+
+const TOKEN_KEY = 'listd-web-token';
+
+function deviceToken() {
+  try { return localStorage.getItem(TOKEN_KEY); } catch { return null; }
+}
+
+function forgetToken() {
+  try { localStorage.removeItem(TOKEN_KEY); } catch { /* nothing kept */ }
+}
+
+function whoami() {
+  return fetch('/whoami', { cache: 'no-store', headers: { Authorization: 'Bearer ' + deviceToken() } });
+}
+
+// ---------------------------------------------------------------------------------------------
 // The live connection.
 
 let socket = null;
@@ -72,10 +91,13 @@ let reconnectTimer = null;
 function connect() {
   if (socket && socket.readyState <= WebSocket.OPEN) return;
   if (!navigator.onLine) { setConnection('offline'); return; }
-  if (state.connection === 'unpaired') return;
+  if (state.connection === 'unpaired' || state.connection === 'notPaired') return;
+  const token = deviceToken();
+  if (!token) { setConnection('notPaired'); return; }
   clearTimeout(reconnectTimer);
   setConnection(state.connection === 'live' ? 'connecting' : state.connection);
-  socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/live');
+  socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/live',
+    ['listd-web', 'listd-web.token.' + token]);
   socket.onopen = async () => { reconnectDelay = 1000; await knowDevice(); subscribe(); };
   socket.onmessage = (event) => receive(event.data);
   socket.onclose = (event) => closed(event);
@@ -85,7 +107,7 @@ function connect() {
 /// paired again since) is held: shown, and sent only if the person says so.
 async function knowDevice() {
   try {
-    const response = await fetch('/whoami', { cache: 'no-store' });
+    const response = await whoami();
     if (!response.ok) return;
     const { id } = await response.json();
     if (state.device && id && id !== state.device && state.queue.length) state.held = true;
@@ -96,6 +118,7 @@ async function knowDevice() {
 
 /// This phone was unpaired: nothing of the lists stays, edits stop, and its queue is held.
 function unpaired() {
+  forgetToken();
   forgetLists();
   if (state.queue.length) state.held = true;
   saveState();
@@ -110,7 +133,7 @@ function closed(event) {
   // Refused before it opened: offline, or unpaired while away (listd-web refuses the upgrade
   // of an unpaired device like any request, and the page cannot see why): asked.
   if (event.code === 1006 && navigator.onLine) {
-    fetch('/whoami', { cache: 'no-store' }).then((response) => { if (response.status === 401) unpaired(); }, () => {});
+    whoami().then((response) => { if (response.status === 401) unpaired(); }, () => {});
   }
   // 1013 "try again later": listd is not running, or listd-web is full ("busy: …").
   if (event.code === 1013) setConnection(event.reason.startsWith('busy') ? 'busy' : 'listdDown');
@@ -400,7 +423,9 @@ function render() {
   renderHeld();
   renderStatus();
   // Unpaired, nothing can be sent: the add form says so by being off.
-  for (const field of document.querySelectorAll('form[data-add] input, form[data-add] button')) field.disabled = state.connection === 'unpaired';
+  for (const field of document.querySelectorAll('form[data-add] input, form[data-add] button')) {
+    field.disabled = state.connection === 'unpaired' || state.connection === 'notPaired';
+  }
   if (focused) {
     const again = document.querySelector('[data-key="' + CSS.escape(focused) + '"]');
     if (again) again.focus();
@@ -595,6 +620,9 @@ function renderStatus() {
     listdDown: 'listd is not running: the lists as last seen' + waitingText,
     busy: 'Busy: trying again shortly' + waitingText,
     unpaired: 'This device is no longer paired. Pair it again with “listctl web pair NAME” (on a household’s server, as root).',
+    notPaired: 'This device is not paired. On the computer that runs listd, run “listctl web pair NAME” (any name for ' +
+      'this device) and open the link it prints, or scan its QR code, here. On a household’s server, as root: ' +
+      '“sudo listctl web pair NAME --control-socket /run/listd-web/control.sock”.',
   }[state.connection];
   const status = document.getElementById('status');
   if (!status.dataset.message) status.textContent = text;
