@@ -245,13 +245,13 @@ check "listctl web pair prints a one-time link: ${link:-$pairing}" test -n "$lin
 web() { nsenter -t "$CONTAINER_PID" -n -- curl -s --max-time 10 "$@"; }
 reply=$(web -i -X POST -H "Origin: http://127.0.0.1:8733" -H "Content-Type: application/json" \
     --data "{\"code\":\"${link#*#}\"}" http://127.0.0.1:8733/pair | tr -d '\r' || true)
-token=$(sed -n 's/^[Ss]et-[Cc]ookie: listd_device=\([^;]*\);.*/\1/p' <<<"$reply")
-check "… which pairs the device (its cookie is set)" test -n "$token"
-check "… and the page knows it: $(web -H "Cookie: listd_device=$token" http://127.0.0.1:8733/whoami)" \
-    bash -c "nsenter -t $CONTAINER_PID -n -- curl -s -H 'Cookie: listd_device=$token' http://127.0.0.1:8733/whoami | grep -q '\"device\":\"e2e phone\"'"
+token=$(sed -n 's/.*"token":"\([^"]*\)".*/\1/p' <<<"$reply")
+check "… which pairs the device (the page is given its token)" test -n "$token"
+check "… and the page knows it: $(web -H "Authorization: Bearer $token" http://127.0.0.1:8733/whoami)" \
+    bash -c "nsenter -t $CONTAINER_PID -n -- curl -s -H 'Authorization: Bearer $token' http://127.0.0.1:8733/whoami | grep -q '\"device\":\"e2e phone\"'"
 out=$(nsenter -t "$CONTAINER_PID" -n -- python3 "$(dirname "$0")/page-call.py" 8733 "$token" getList '{"list":"Groceries"}' 2>&1 || true)
 check "… and its live connection reaches listd (allowed by --allow-group): $out" grep -q '"name": *"Groceries"' <<<"$out"
-check "without the cookie, 401" test "$(web -o /dev/null -w '%{http_code}' http://127.0.0.1:8733/)" = 401
+check "without the token, 401" test "$(web -o /dev/null -w '%{http_code}' http://127.0.0.1:8733/whoami)" = 401
 check "the device is kept in the state directory, as a hash" bash -c "grep -q 'e2e phone' '$ROOT/var/lib/private/listd-web/devices.json' && ! grep -q '$token' '$ROOT/var/lib/private/listd-web/devices.json'"
 noise=$(inside journalctl -b -u listd-web.service --no-pager 2>/dev/null | grep -c "thread priority" || true)
 check "no thread-priority noise from listd-web: $noise line(s)" test "$noise" = 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """One request over listd-web's live connection, as the page sends it: a WebSocket to /live with
-the device's cookie and the page's Origin, one JSON-RPC request, its reply printed.
+the device's token as its subprotocol and the page's Origin, one JSON-RPC request, its reply printed.
 Usage: page-call.py PORT TOKEN METHOD [PARAMS-JSON]"""
 import json, socket, struct, sys
 
@@ -9,7 +9,7 @@ params = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
 s = socket.create_connection(("127.0.0.1", port), timeout=10)
 s.sendall((f"GET /live HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
            f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-           f"Origin: http://127.0.0.1:{port}\r\nCookie: listd_device={token}\r\n\r\n").encode())
+           f"Origin: http://127.0.0.1:{port}\r\nSec-WebSocket-Protocol: listd-web, listd-web.token.{token}\r\n\r\n").encode())
 data = b""
 while b"\r\n\r\n" not in data:
     chunk = s.recv(4096)
