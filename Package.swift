@@ -59,6 +59,8 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // Owns an inotify descriptor and reads its events; its owner registers it with a loop.
         .target(name: "Inotify", swiftSettings: swiftSettings),
+        // How many log lines a flood may cost (pure): for listd-web's log and listd's refusals.
+        .target(name: "LogFlood", swiftSettings: swiftSettings),
         // Where listd's socket and list file are when not named (XDG), for listd, listctl and
         // listd-web, and whether a runtime directory there is the user's own.
         .target(name: "ListdLocations", swiftSettings: swiftSettings),
@@ -86,6 +88,7 @@ let package = Package(
             name: "ListDaemon",
             dependencies: [
                 "ListCore", "ErrnoText", "ListModel", "ListFileFormat", "ListRPC", "ListRPCTransport", "Inotify", "CLinux", "DurableFiles", "Systemd",
+                "LogFlood",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -117,7 +120,7 @@ let package = Package(
         .target(
             name: "ListWeb",
             dependencies: [
-                "ListWebProtocol", "ListRPC", "ListRPCTransport", "DurableFiles", "ListdLocations",
+                "ListWebProtocol", "ListRPC", "ListRPCTransport", "DurableFiles", "ListdLocations", "LogFlood",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -176,7 +179,11 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
         ),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel"], swiftSettings: swiftSettings),
-        .testTarget(name: "ListWebTests", dependencies: ["ListWeb", "ListWebProtocol", "ListRPC"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ListWebTests",
+            dependencies: ["ListWeb", "ListWebProtocol", "ListRPC", "LogFlood", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SystemdTests",

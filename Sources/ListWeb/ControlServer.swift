@@ -62,7 +62,7 @@ public struct ControlServer: Service {
     private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, peer: PeerCredentials) async {
         guard Self.admits(peer) else {
             let refusal = RPCError.notAllowed(uid: peer.uid, detail: "listd-web's control socket serves root and its own user (uid \(getuid())) only")
-            logger.warning("refused a control connection", metadata: ["client_uid": "\(peer.uid)", "client_pid": "\(peer.pid)"])
+            logger.warning("refused a control connection", metadata: ["client_uid": "\(peer.uid)", "client_pid": "\(peer.pid)", auditMetadataKey: "control"])
             try? await connection.executeThenClose { _, outbound in
                 var reply = Array(RPCEncoding.error(id: nil, refusal))
                 if reply.last != UInt8(ascii: "\n") { reply.append(UInt8(ascii: "\n")) }
@@ -103,7 +103,7 @@ public struct ControlServer: Service {
                 } catch {
                     return RPCEncoding.error(id: id, error.rpcError)
                 }
-                logger.notice("pairing link made", metadata: ["device": "\(name)"])
+                logger.notice("pairing link made", metadata: ["device": "\(name)", auditMetadataKey: "pairing"])
                 let result = PairDevice.Result(
                     link: pageAddress() + "/pair#" + code,
                     validForSeconds: Int(PairingCodes.validity.components.seconds)
@@ -119,7 +119,7 @@ public struct ControlServer: Service {
                 } catch {
                     return RPCEncoding.error(id: id, error.rpcError)
                 }
-                logger.notice("device revoked", metadata: ["device": "\(revoked.name)", "deviceID": "\(revoked.id)"])
+                logger.notice("device revoked", metadata: ["device": "\(revoked.name)", "deviceID": "\(revoked.id)", auditMetadataKey: "pairing"])
                 return try RPCEncoding.result(id: id, revoked)
             default:
                 return RPCEncoding.error(

@@ -132,7 +132,7 @@ struct PageRelay: Sendable {
             logger.info("listd closed a page's connection", metadata: ["device": "\(device.name)"])
             try? await outbound.close(.unknown(1013), reason: "listd stopped.")
         case .revoked:
-            logger.notice("device revoked: its page is closed", metadata: ["device": "\(device.name)"])
+            logger.notice("device revoked: its page is closed", metadata: ["device": "\(device.name)", auditMetadataKey: "pairing"])
             try? await outbound.close(.policyViolation, reason: "This device is no longer paired.")
         case .helloRefused(let error):
             // listd full (its connection limit) or not serving listd-web's user: the page is

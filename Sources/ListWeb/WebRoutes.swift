@@ -103,17 +103,20 @@ enum WebRoutes {
             let client = context.client(trustingForwardedFor: expectedOrigin != nil, request)
             switch registry.pair(code: params.code, client: client) {
             case .paired(let token, let device):
-                context.logger.notice("device paired", metadata: ["device": "\(device.name)", "deviceID": "\(device.id)", "client": "\(client)"])
+                context.logger.notice(
+                    "device paired",
+                    metadata: ["device": "\(device.name)", "deviceID": "\(device.id)", "client": "\(client)", auditMetadataKey: "pairing"]
+                )
                 // The page keeps the token (its origin's storage) and sends it itself: no cookie.
                 return .json(["device": device.name, "token": token], status: .ok)
             case .refused(let error, let lockedOut):
                 if error != .tooManyPairingAttempts {
-                    context.logger.warning("a wrong pairing code", metadata: ["client": "\(client)", "error": "\(error == .pairingCodeExpired ? "expired" : "unknown")"])
+                    context.logger.warning("a wrong pairing code", metadata: [auditMetadataKey: "pairing", "client": "\(client)", "error": "\(error == .pairingCodeExpired ? "expired" : "unknown")"])
                 }
                 if lockedOut {
                     context.logger.warning(
                         "pairing locked for a client: \(PairingCodes.failuresAllowed) wrong codes within \(PairingCodes.failureWindow)",
-                        metadata: ["client": "\(client)"]
+                        metadata: ["client": "\(client)", auditMetadataKey: "pairing"]
                     )
                 }
                 switch error {

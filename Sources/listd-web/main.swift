@@ -62,8 +62,8 @@ struct ListdWeb: AsyncParsableCommand {
         if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
             throw ValidationError("--url takes an http:// or https:// address, not “\(url)”.")
         }
-        // Over plain HTTP a pairing's cookie crosses the network in clear (and a phone's browser
-        // drops it, as it is Secure): beyond this machine, HTTPS only.
+        // Over plain HTTP a pairing's token crosses the network in clear: beyond this machine,
+        // HTTPS only.
         let host = Self.split(listen)!.host
         if tlsCert == nil, !ServedNames.isLoopback(host), url?.hasPrefix("https://") != true {
             throw ValidationError(
@@ -88,7 +88,11 @@ struct ListdWeb: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        var logger = Logger(label: "listd-web")
+        // Anyone who reaches the port can make listd-web log: a flood is let through as
+        // FloodGatedLogHandler says, and summarised; pairing lines always pass.
+        var logger = Logger(label: "listd-web") { label in
+            FloodGatedLogHandler(wrapping: StreamLogHandler.standardError(label: label))
+        }
         logger.logLevel = logLevel
         let (host, port) = Self.split(listen)!
         var settings = WebSettings(

@@ -39,6 +39,24 @@ import Testing
         _ = try served(daemon, connections: 1)
     }
 
+    /// Issue 61, case 4: every refused client was a log line (2,000 in 0.94 s). The first ten of
+    /// each reason a minute are; the rest are counted, and said in one line once the minute ends.
+    @Test func aFloodOfRefusedClientsCostsAFewLogLines() throws {
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--max-connections", "3"])
+        let open = try served(daemon, connections: 3)
+        for _ in 0..<2_000 {
+            let extra = try LineConnection(path: daemon.sandbox.socket)
+            extra.hangUp()
+        }
+        // The fence: one more refused client, read to its end, after all of them.
+        let last = try LineConnection(path: daemon.sandbox.socket)
+        #expect((try last.readObject()["error"] as? [String: Any]) != nil)
+        #expect(try last.readLine() == nil)
+        let lines = daemon.logOutput.components(separatedBy: "refused a client: 3 connections are open already").count - 1
+        #expect(lines == 10, "\(lines) lines for 2,001 refused clients")
+        _ = open
+    }
+
     /// `count` new connections that listd serves, trying again (for 10 s) while one is refused
     /// because a connection that was closed is still counted.
     private func served(_ daemon: Daemon, connections count: Int) throws -> [LineConnection] {

@@ -143,6 +143,31 @@ import Testing
         #expect(!log.contains(code) && !log.contains(token) && !log.contains("guess-"), "a code or token was logged")
     }
 
+    /// Issue 61, case 4: every reset, junk or evicted connection to listd-web's port was an error
+    /// line (270,453 in one run): under journald's rate limit the pairing and lockout lines would
+    /// be the ones dropped. 2,000 of them cost 20 lines now, and a pairing's lines all appear.
+    @Test(.timeLimit(.minutes(2)))
+    func aFloodOfJunkAndResetsCostsAFewLogLinesAndPairingLinesStay() async throws {
+        let daemon = try Daemon.start()
+        let web = try WebServer(daemon.sandbox)
+        for index in 0..<2_000 {
+            let junk: [UInt8] = index % 2 == 0 ? Array("\u{16}\u{03}\u{01}junk\r\n\r\n".utf8) : Array("GET / HTTP/1.1\r\nHost: x\r\n".utf8)
+            guard let fd = halfSentRequest(port: web.port, String(decoding: junk, as: UTF8.self)) else { continue }
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+            close(fd)
+        }
+        let json = ["Origin": web.address, "Content-Type": "application/json"]
+        let wrong = try HTTP.request(port: web.port, "POST", "/pair", headers: json, body: Array(#"{"code":"guess"}"#.utf8))
+        #expect(wrong.status == 400)
+        _ = try web.pair("Kitchen phone")
+        #expect(web.logShows("device paired"))
+        let log = web.log
+        #expect(log.contains("a wrong pairing code") && log.contains("pairing link made"), "\(log.suffix(2_000))")
+        let errors = log.components(separatedBy: "\n").count(where: { $0.contains(" error listd-web:") })
+        #expect(errors <= 20, "\(errors) error lines for 2,000 junk connections")
+    }
+
     /// DNS rebinding: a page at rebind.evil.example whose name now resolves to listd-web sends
     /// its own name as Host and Origin. Neither pairing nor the live connection is answered.
     @Test(.timeLimit(.minutes(2)))

@@ -5,6 +5,7 @@ import ListCore
 import ListModel
 import ListRPC
 import ListRPCTransport
+import LogFlood
 import Logging
 import NIOCore
 import NIOPosix
@@ -70,6 +71,9 @@ public final class RPCServer: Service, Sendable {
     private let onReady: @Sendable () -> Void
     private let nextConnectionID = Atomic<Int>(1)
     private let openChannels = Mutex<[Int: any Channel]>([:])
+    /// Which refusals are logged (`LogFloodRule`), and whether a summary of those held back is due.
+    private let refusalLog = Mutex(LogFloodRule(window: .seconds(60), perMessage: 10, total: 20))
+    private let refusalSummaryDue = Mutex(false)
 
     /// `ListdParts.server` builds it.
     init(
@@ -181,14 +185,35 @@ public final class RPCServer: Service, Sendable {
         let refusal = configuration.rules.admission(allowed: allowed, policy: access.refusal(of: peer), uid: peer.uid, open: open)
         if refusal != nil {
             let why = allowed ? "\(configuration.maximumConnections) connections are open already" : access.refusal(of: peer)
-            logger.warning(
-                "refused a client: \(why) (pid \(peer.pid), uid \(peer.uid))",
-                metadata: ["client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
-            )
+            // Anyone allowed to reach the socket can be refused thousands of times a second: the
+            // first lines of each kind a minute are logged, the rest counted and said once.
+            let (passes, ended) = refusalLog.withLock { $0.admit(why, audit: false, now: .now) }
+            sayRefusalsHeld(ended)
+            if !passes, refusalSummaryDue.withLock({ due in defer { due = true }; return !due }) {
+                channel.eventLoop.scheduleTask(in: .seconds(60)) {
+                    self.refusalSummaryDue.withLock { $0 = false }
+                    self.sayRefusalsHeld(self.refusalLog.withLock { $0.endWindowIfOver(now: .now) })
+                }
+            }
+            if passes {
+                logger.warning(
+                    "refused a client: \(why) (pid \(peer.pid), uid \(peer.uid))",
+                    metadata: ["client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
+                )
+            }
         }
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(LineFraming.lineDecoder(maximumLineLength: configuration.maximumLineLength))
         try pipeline.addHandler(ConnectionHandler(services: services, id: id, credentials: peer, refusal: refusal))
+    }
+
+    private func sayRefusalsHeld(_ ended: [LogFloodRule.Suppressed]) {
+        for held in ended {
+            logger.warning(
+                "refused \(held.count) more client(s) in the last minute, not logged one by one: \(held.message)",
+                metadata: ["suppressed": "\(held.count)"]
+            )
+        }
     }
 
     /// Every event loop marks itself alive twice per interval; the watchdog is pinged only once
