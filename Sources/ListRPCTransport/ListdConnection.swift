@@ -18,11 +18,16 @@ public enum ListdConnection {
 
     /// Connects to listd at `socketPath`; inbound elements are lines without their `\n`,
     /// outbound ones are written as given.
-    public static func open(socketPath: String) async throws(Unreachable) -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+    /// - Parameter maximumLineLength: the longest line taken from listd (a list, a history);
+    ///   longer, the connection fails.
+    public static func open(
+        socketPath: String,
+        maximumLineLength: Int = LineFraming.defaultMaximumLineLength
+    ) async throws(Unreachable) -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
         do {
             return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: socketPath) { channel in
-                    channel.eventLoop.makeCompletedFuture { try LineFraming.wrap(channel) }
+                    channel.eventLoop.makeCompletedFuture { try LineFraming.wrap(channel, maximumLineLength: maximumLineLength) }
                 }
         } catch let error as IOError {
             throw Unreachable(socketPath: socketPath, detail: errorText(error.errnoCode).lowercased())

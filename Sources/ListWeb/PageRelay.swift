@@ -23,13 +23,17 @@ struct PageRelay: Sendable {
     let unreachableWarnings = OncePer(.seconds(60))
     /// A page message larger than this closes the connection (an edit is a few hundred bytes).
     static let maximumMessage = 1 << 16
+    /// The longest line relayed from listd: a list of 20,000 items of 200 characters is 4.5 MB,
+    /// and each notification carries its list whole; a history of 10,000 changes is about 3 MB.
+    /// Past it, the page is closed with 1009 and told why, and it is logged.
+    static let maximumRelayedLine = 64 << 20
     /// The id of listd-web's own `hello`, whose reply the page does not see.
     static let helloID = "listd-web:hello"
     /// What a page may change, declared to listd in the hello (see `ClientRights`).
     static let pageRights = ["items"]
 
     private enum Ending {
-        case pageClosed, listdClosed, revoked, helloRefused(RPCError)
+        case pageClosed, listdClosed, revoked, helloRefused(RPCError), tooLarge
     }
 
     func run(
@@ -58,7 +62,7 @@ struct PageRelay: Sendable {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             if let listdSocketDirectory { try RuntimeDirectory.check(listdSocketDirectory) }
-            channel = try await ListdConnection.open(socketPath: listdSocket)
+            channel = try await ListdConnection.open(socketPath: listdSocket, maximumLineLength: Self.maximumRelayedLine)
         } catch {
             // Every open page tries again every few seconds while listd is stopped: said once a
             // minute, not once per page and try.
@@ -70,7 +74,46 @@ struct PageRelay: Sendable {
         }
         logger.info("page opened", metadata: ["device": "\(device.name)", "deviceID": "\(device.id)"])
 
-        let ending: Ending = try await channel.executeThenClose { fromListd, toListd in
+        let ending: Ending
+        do {
+            ending = try await relay(device: device, channel: channel, inbound: inbound, outbound: outbound, revoked: revoked)
+        } catch where LineFraming.isLineTooLong(error) {
+            ending = .tooLarge
+        }
+        switch ending {
+        case .pageClosed:
+            logger.info("page closed", metadata: ["device": "\(device.name)"])
+        case .listdClosed:
+            logger.info("listd closed a page's connection", metadata: ["device": "\(device.name)"])
+            try? await outbound.close(.unknown(1013), reason: "listd stopped.")
+        case .revoked:
+            logger.notice("device revoked: its page is closed", metadata: ["device": "\(device.name)", auditMetadataKey: "pairing"])
+            try? await outbound.close(.policyViolation, reason: "This device is no longer paired.")
+        case .tooLarge:
+            // 1009 "message too big": the page says so, rather than "offline", and tries again.
+            logger.error(
+                "a line from listd longer than \(Self.maximumRelayedLine >> 20) MiB (a list or a history) cannot be relayed: the page is closed",
+                metadata: ["device": "\(device.name)"]
+            )
+            try? await outbound.close(.messageTooLarge, reason: "tooLarge: a list or history too large for this page")
+        case .helloRefused(let error):
+            // listd full (its connection limit) or not serving listd-web's user: the page is
+            // told to try again later, never that it is not paired (1008).
+            logger.error("listd refused the page's connection: \(error.message)", metadata: ["device": "\(device.name)"])
+            try? await outbound.close(.unknown(1013), reason: "busy: listd refused the connection; trying again shortly.")
+        }
+    }
+
+    /// The page's connection and listd's, each way, until one of them ends or the device is
+    /// revoked.
+    private func relay(
+        device: Device,
+        channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
+        inbound: WebSocketInboundStream,
+        outbound: WebSocketOutboundWriter,
+        revoked: AsyncStream<Void>
+    ) async throws -> Ending {
+        try await channel.executeThenClose { fromListd, toListd in
             // A page changes items only: listd holds the connection to that whatever it is sent
             // (an undo of a list's creation is a list's deletion, and denied).
             try await toListd.write(
@@ -124,21 +167,6 @@ struct PageRelay: Sendable {
                 group.cancelAll()
                 return first
             }
-        }
-        switch ending {
-        case .pageClosed:
-            logger.info("page closed", metadata: ["device": "\(device.name)"])
-        case .listdClosed:
-            logger.info("listd closed a page's connection", metadata: ["device": "\(device.name)"])
-            try? await outbound.close(.unknown(1013), reason: "listd stopped.")
-        case .revoked:
-            logger.notice("device revoked: its page is closed", metadata: ["device": "\(device.name)", auditMetadataKey: "pairing"])
-            try? await outbound.close(.policyViolation, reason: "This device is no longer paired.")
-        case .helloRefused(let error):
-            // listd full (its connection limit) or not serving listd-web's user: the page is
-            // told to try again later, never that it is not paired (1008).
-            logger.error("listd refused the page's connection: \(error.message)", metadata: ["device": "\(device.name)"])
-            try? await outbound.close(.unknown(1013), reason: "busy: listd refused the connection; trying again shortly.")
-        }
+                }
     }
 }

@@ -14,7 +14,7 @@ const state = {
   problems: [],        // what listd did not apply, with its reason
   recent: [],          // recent changes, newest first: {revision, list, who, text, time}
   names: {},           // list id -> item names seen in its history (for completion)
-  connection: 'connecting', // connecting | live | offline | notPaired | unpaired | listdDown | busy
+  connection: 'connecting', // connecting | live | offline | notPaired | unpaired | listdDown | busy | tooLarge
   editing: null,       // the item whose amount and section are being changed (its key)
   device: null,        // the paired device's id, as listd-web said (/whoami)
   held: false,         // the queue was made before this phone was unpaired: sent only if the person says
@@ -137,6 +137,7 @@ function closed(event) {
   }
   // 1013 "try again later": listd is not running, or listd-web is full ("busy: …").
   if (event.code === 1013) setConnection(event.reason.startsWith('busy') ? 'busy' : 'listdDown');
+  else if (event.code === 1009) setConnection('tooLarge');
   else setConnection('offline');
   reconnectTimer = setTimeout(connect, reconnectDelay);
   reconnectDelay = Math.min(reconnectDelay * 2, 15000);
@@ -619,6 +620,7 @@ function renderStatus() {
     offline: 'Offline: the lists as last seen' + waitingText,
     listdDown: 'listd is not running: the lists as last seen' + waitingText,
     busy: 'Busy: trying again shortly' + waitingText,
+    tooLarge: 'A list or its history is too large for this page (over 64 MiB): the lists as last seen' + waitingText,
     unpaired: 'This device is no longer paired. Pair it again with “listctl web pair NAME” (on a household’s server, as root).',
     notPaired: 'This device is not paired. On the computer that runs listd, run “listctl web pair NAME” (any name for ' +
       'this device) and open the link it prints, or scan its QR code, here. On a household’s server, as root: ' +
