@@ -45,15 +45,25 @@ public enum LineFraming {
 struct CappedLineDecoder: ByteToMessageDecoder {
     typealias InboundOut = ByteBuffer
     let maximumLineLength: Int
+    /// How far the line waiting was searched for its newline already: a line of megabytes that
+    /// comes in 64 KiB reads is searched once, not again from its start at each read.
+    private var searched = 0
+
+    init(maximumLineLength: Int) {
+        self.maximumLineLength = maximumLineLength
+    }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         let bytes = buffer.readableBytesView
-        switch LineRule.cut(bytes, maximumLength: maximumLineLength) {
+        let from = bytes.index(bytes.startIndex, offsetBy: min(searched, bytes.count))
+        switch LineRule.cut(bytes, maximumLength: maximumLineLength, searchFrom: from) {
         case .needMoreData:
+            searched = bytes.count
             return .needMoreData
         case .tooLong:
             throw ByteToMessageDecoderError.PayloadTooLargeError()
         case .line(let text, let next):
+            searched = 0
             let line = buffer.getSlice(at: text.lowerBound, length: text.count)!
             buffer.moveReaderIndex(to: next)
             context.fireChannelRead(Self.wrapInboundOut(line))

@@ -9,6 +9,7 @@ import ListRPCTransport
 import ListWebProtocol
 import Logging
 import NIOCore
+import Synchronization
 
 struct PageRelay: Sendable {
     /// listd's socket.
@@ -27,13 +28,25 @@ struct PageRelay: Sendable {
     /// and each notification carries its list whole; a history of 10,000 changes is about 3 MB.
     /// Past it, the page is closed with 1009 and told why, and it is logged.
     static let maximumRelayedLine = 64 << 20
+    /// What listd has sent a page and the page has not yet taken, at most: listd's lines are read
+    /// as they come (a page digesting a big list for seconds must not look to listd like a
+    /// client that stopped reading), and held here; past this the page is closed with 1013 and
+    /// starts again from a snapshot.
+    static let pageBacklog = 32 << 20
+
+    /// Bytes read from listd for a page and not yet written to it.
+    final class Backlog: Sendable {
+        private let bytes = Mutex(0)
+        func add(_ count: Int) -> Int { bytes.withLock { $0 += count; return $0 } }
+        func taken(_ count: Int) { bytes.withLock { $0 -= count } }
+    }
     /// The id of listd-web's own `hello`, whose reply the page does not see.
     static let helloID = "listd-web:hello"
     /// What a page may change, declared to listd in the hello (see `ClientRights`).
     static let pageRights = ["items"]
 
     private enum Ending {
-        case pageClosed, listdClosed, revoked, helloRefused(RPCError), tooLarge
+        case pageClosed, listdClosed, revoked, helloRefused(RPCError), tooLarge, pageTooSlow
     }
 
     func run(
@@ -89,6 +102,12 @@ struct PageRelay: Sendable {
         case .revoked:
             logger.notice("device revoked: its page is closed", metadata: ["device": "\(device.name)", auditMetadataKey: "pairing"])
             try? await outbound.close(.policyViolation, reason: "This device is no longer paired.")
+        case .pageTooSlow:
+            logger.warning(
+                "a page fell behind by more than \(Self.pageBacklog >> 20) MiB of listd's lines: closed, it starts again from a snapshot",
+                metadata: ["device": "\(device.name)"]
+            )
+            try? await outbound.close(.unknown(1013), reason: "busy: this page fell behind; trying again shortly.")
         case .tooLarge:
             // 1009 "message too big": the page says so, rather than "offline", and tries again.
             logger.error(
@@ -119,7 +138,9 @@ struct PageRelay: Sendable {
             try await toListd.write(
                 try ListdConnection.helloLine(id: .string(Self.helloID), Hello.Params(name: device.name, rights: Self.pageRights))
             )
-            return try await withThrowingTaskGroup(of: Ending.self) { group in
+            return try await withThrowingTaskGroup(of: Ending?.self) { group in
+                let (lines, toPage) = AsyncStream<ByteBuffer>.makeStream()
+                let backlog = Backlog()
                 group.addTask {
                     var first = true
                     for try await line in fromListd {
@@ -133,7 +154,16 @@ struct PageRelay: Sendable {
                             }
                             continue
                         }
+                        if backlog.add(line.readableBytes) > Self.pageBacklog { return .pageTooSlow }
+                        toPage.yield(line)
+                    }
+                    toPage.finish()
+                    return nil  // listd closed: the page is sent what was read first
+                }
+                group.addTask {
+                    for await line in lines {
                         try await outbound.write(.text(String(buffer: line)))
+                        backlog.taken(line.readableBytes)
                     }
                     return .listdClosed
                 }
@@ -163,9 +193,12 @@ struct PageRelay: Sendable {
                     for await _ in revoked {}
                     return .revoked
                 }
-                let first = try await group.next() ?? .pageClosed
-                group.cancelAll()
-                return first
+                while let result = try await group.next() {
+                    guard let ending = result else { continue }
+                    group.cancelAll()
+                    return ending
+                }
+                return .pageClosed
             }
                 }
     }

@@ -108,27 +108,37 @@ final class Outbox: @unchecked Sendable {
         // A closing connection gets an empty write too, to know when everything before it is out.
         guard let last = buffers.last ?? (closing ? ByteBuffer() : nil) else { return }
         // Counted as the socket takes them, every `progressStep` bytes and at the end: a client
-        // working through a big batch is seen to read (the stall check), at one promise per
-        // 64 KiB rather than per line. Writes complete in order.
+        // working through a big batch, or one big line (a whole list of 20,000 items), is seen to
+        // read (the stall check), at one promise per 64 KiB rather than per line; a big line is
+        // written as slices of its storage. Writes complete in order.
+        var pieces: [ByteBuffer] = []
+        for buffer in buffers {
+            var rest = buffer
+            while rest.readableBytes > Self.progressStep, let slice = rest.readSlice(length: Self.progressStep) {
+                pieces.append(slice)
+            }
+            pieces.append(rest)
+        }
+        if pieces.isEmpty { pieces = [last] }
         var bytes = 0
-        for buffer in buffers.dropLast() {
-            bytes += buffer.readableBytes
+        for piece in pieces.dropLast() {
+            bytes += piece.readableBytes
             guard bytes >= Self.progressStep else {
-                channel.write(buffer, promise: nil)
+                channel.write(piece, promise: nil)
                 continue
             }
             let taken = channel.eventLoop.makePromise(of: Void.self)
             taken.futureResult.whenComplete { [bytes] _ in self.account(bytes) }
-            channel.write(buffer, promise: taken)
+            channel.write(piece, promise: taken)
             bytes = 0
         }
-        bytes += last.readableBytes
+        bytes += pieces.last!.readableBytes
         let written = channel.eventLoop.makePromise(of: Void.self)
         written.futureResult.whenComplete { [bytes, channel] _ in
             self.account(bytes)
             if closing { channel.close(promise: nil) }
         }
-        channel.writeAndFlush(last, promise: written)
+        channel.writeAndFlush(pieces.last!, promise: written)
     }
 
     /// How often, in bytes, a batch's progress is counted.
