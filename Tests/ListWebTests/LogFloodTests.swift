@@ -51,16 +51,25 @@ import Testing
 
     @Test func aFloodIsHeldBackPairingLinesPassAndWhatWasHeldIsSaid() async throws {
         let keeper = Keeper(lines: Lines())
-        let handler = FloodGatedLogHandler(wrapping: keeper, window: .milliseconds(300), perMessage: 20, total: 200)
+        let handler = FloodGatedLogHandler(wrapping: keeper, window: .milliseconds(500), perMessage: 20, total: 200)
         let logger = Logger(label: "test") { _ in handler }
         for _ in 0..<1_000 { logger.error("Error handling upgrade result") }
         logger.warning("a wrong pairing code", metadata: [auditMetadataKey: "pairing"])
-        #expect(keeper.lines.withLock { $0.count } == 21)
-        #expect(keeper.lines.withLock { $0.last } == "a wrong pairing code")
-        // Nothing else is logged: the summary comes once the window is over, unasked.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while keeper.lines.withLock({ $0.count }) < 22, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(keeper.lines.withLock { $0.last }?.hasPrefix("980 more line(s) like “Error handling upgrade result” were not logged") == true,
-                "\(keeper.lines.withLock { $0.suffix(2) })")
+        // Nothing else is logged: what was held back is said once the window is over, unasked.
+        // (A loaded machine may end a window during the flood: then more pass, and are said so.)
+        func said() -> [String] { keeper.lines.withLock { $0 }.filter { $0.contains("were not logged") } }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while said().isEmpty || keeper.lines.withLock({ $0.last?.contains("were not logged") != true }),
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let lines = keeper.lines.withLock { $0 }
+        let passed = lines.count(where: { $0 == "Error handling upgrade result" })
+        let held = said().compactMap { Int($0.prefix(while: \.isNumber)) }.reduce(0, +)
+        #expect(lines.contains("a wrong pairing code"))
+        #expect(!said().isEmpty && said().allSatisfy { $0.contains("like “Error handling upgrade result”") }, "\(lines.suffix(3))")
+        #expect(passed + held == 1_000, "\(passed) logged, \(held) said to be held back")
+        #expect(passed < 100, "\(passed) of 1,000 logged")
     }
 }
