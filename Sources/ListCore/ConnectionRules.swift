@@ -41,11 +41,12 @@ public struct ConnectionRules: Sendable, Equatable {
         owed <= outboundLimit / 4
     }
 
-    /// A subscriber is behind, and watched for a stall, while it lags or owes any bytes its
-    /// socket has not taken: one that never reads is let go whatever it owes, not only past
-    /// half the limit (a brief subscriber's lines may never add up to that).
+    /// A subscriber is behind, and watched for a stall, while it lags or owes its socket more
+    /// than a quarter of the limit (2 MiB by default): one that never reads is let go before it
+    /// owes half, and a client that reads its notifications in bursts (a script working between
+    /// reads, a page digesting a big list) is not, while what waits for it stays small.
     public func isBehind(owed: Int, lagging: Bool) -> Bool {
-        lagging || owed > 0
+        lagging || owed > outboundLimit / 4
     }
 
     /// What a look at a subscriber that is behind finds, every `limits.stallGrace`.

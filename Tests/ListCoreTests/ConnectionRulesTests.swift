@@ -23,9 +23,9 @@ import Testing
         #expect(!rules.hasDrained(owed: 251))
     }
 
-    @Test func aSubscriberIsBehindWhileItOwesAnythingNotOnlyPastHalfTheLimit() {
-        #expect(!rules.isBehind(owed: 0, lagging: false))
-        #expect(rules.isBehind(owed: 1, lagging: false), "a few unread lines are enough")
+    @Test func aSubscriberIsBehindPastAQuarterOfTheLimitNotOnlyHalf() {
+        #expect(!rules.isBehind(owed: 250, lagging: false), "a few unread lines are not enough")
+        #expect(rules.isBehind(owed: 251, lagging: false))
         #expect(rules.isBehind(owed: 0, lagging: true))
     }
 
