@@ -84,7 +84,9 @@ private func revisionAndList(_ line: String) throws -> (revision: Int, list: Int
         _ = try live.nextLine("the live one's snapshot")
         let valve = Valve()
         let limit = 4_096
-        let behind = try await LoopConnection(parts, id: 3, outboundLimit: limit, before: valve)
+        // Its stall grace is long: it is watched once it owes a quarter of its limit, and the
+        // edits that take it from there to half took longer than 3 s in a loaded full run.
+        let behind = try await LoopConnection(parts, id: 3, outboundLimit: limit, stallGrace: .seconds(60), before: valve)
         behind.send(hello + request(2, "subscribe", #"{"lists":["Pantry"]}"#))
         _ = try behind.nextLine("the other's hello")
         _ = try behind.nextLine("the other's snapshot")

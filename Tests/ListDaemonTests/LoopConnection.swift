@@ -2,6 +2,7 @@
 // own pipeline (line decoder, ConnectionHandler) serves on the owner's loop, as RPCServer does.
 import Foundation
 import Glibc
+import ListCore
 import ListRPCTransport
 import Logging
 import NIOCore
@@ -25,6 +26,7 @@ final class LoopConnection: Sendable {
         id: Int = 1,
         maximumLineLength: Int = LineFraming.defaultMaximumLineLength,
         outboundLimit: Int = RPCServer.Configuration.defaultMaximumOutboundBytes,
+        stallGrace: Duration = CoreLimits.standard.stallGrace,
         before: (any ChannelHandler & Sendable)? = nil
     ) async throws {
         var fds: [Int32] = [-1, -1]
@@ -33,12 +35,13 @@ final class LoopConnection: Sendable {
         // (a stalled subscriber's disconnect was seen 10 s late in the full parallel run).
         try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         fd = fds[1]
-        let configuration = RPCServer.Configuration(
+        var configuration = RPCServer.Configuration(
             socketPath: "/unused",
             maximumLineLength: maximumLineLength,
             maximumOutboundBytes: outboundLimit,
             version: "test"
         )
+        configuration.limits.stallGrace = stallGrace
         let services = parts.connectionServices(configuration, logger: Logger(label: "test"))
         let credentials = PeerCredentials(pid: 4_000 + Int32(id), uid: getuid(), gid: getgid())
         _ = try await ClientBootstrap(group: parts.owner.group)

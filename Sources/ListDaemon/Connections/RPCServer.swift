@@ -34,9 +34,13 @@ public final class RPCServer: Service, Sendable {
         /// have (a service manager's watchdog).
         public var watchdog: (interval: Duration, ping: @Sendable () -> Void)?
 
+        /// The timers and counts the connection rules read (`stallGrace`, …): the standard ones
+        /// but in a test that changes one.
+        public var limits: CoreLimits = .standard
+
         /// What a client may owe, how long it may take, and who is let in, by these settings.
         public var rules: ConnectionRules {
-            ConnectionRules(limits: .standard, outboundLimit: maximumOutboundBytes, maximumConnections: maximumConnections)
+            ConnectionRules(limits: limits, outboundLimit: maximumOutboundBytes, maximumConnections: maximumConnections)
         }
 
         public static let defaultMaximumConnections = 1_024
