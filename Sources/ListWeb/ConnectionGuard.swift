@@ -1,6 +1,6 @@
 // Every connection listd-web accepts passes through here first: counted against the limit
 // (ConnectionSlots decides whom to close when full), closed if it shows no paired device's
-// cookie in time, and kept once it does. The guard sits first in each connection's pipeline,
+// token in time, and kept once it does. The guard sits first in each connection's pipeline,
 // before TLS and HTTP.
 import HummingbirdCore
 import Logging
@@ -52,7 +52,7 @@ final class GuardedConnections: Sendable {
         }
     }
 
-    /// A request on `channel` showed a paired device's cookie.
+    /// A request on `channel` showed a paired device's token.
     func proven(_ channel: ObjectIdentifier, device: String) {
         state.withLock { state in
             guard let id = state.channels[channel]?.id else { return }

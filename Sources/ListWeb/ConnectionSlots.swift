@@ -1,7 +1,7 @@
 // Which connections listd-web keeps when it is full: the rules alone, with time passed in, so
 // they are tested without a socket. The shell (ConnectionGuard) closes what they name.
 
-/// The open connections, each either unproven (no paired device's cookie seen on it yet) or a
+/// The open connections, each either unproven (no paired device's token seen on it yet) or a
 /// paired device's.
 struct ConnectionSlots {
     /// Numbered in the order accepted, never reused.
@@ -32,7 +32,7 @@ struct ConnectionSlots {
         return [victim]
     }
 
-    /// A request on `id` showed `device`'s cookie: kept from eviction and from the unpaired
+    /// A request on `id` showed `device`'s token: kept from eviction and from the unpaired
     /// timeout, unless the device already has its share of kept connections.
     mutating func proven(_ id: ID, device: String) {
         guard opened[id] != nil, devices[id] == nil, perDevice[device, default: 0] < limits.protectedPerDevice else { return }

@@ -8,7 +8,7 @@ public struct WebLimits: Sendable, Equatable {
     public var connections = 512
     /// Connections of one paired device kept from that eviction (its pages and page loads).
     public var protectedPerDevice = 32
-    /// A connection that has not shown a paired device's cookie within this time is closed
+    /// A connection that has not shown a paired device's token within this time is closed
     /// (half-sent requests, idle or slow clients, the pairing page's keep-alive).
     public var unpairedTimeout: Duration = .seconds(10)
     /// A paired device's HTTP connection idle this long is closed (its pages' live

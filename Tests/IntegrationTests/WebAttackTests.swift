@@ -198,7 +198,7 @@ import Testing
         }
     }
 
-    /// Plain HTTP on the household's network would carry the pairing cookie in clear: refused
+    /// Plain HTTP on the household's network would carry the pairing's token in clear: refused
     /// at start, saying what to do instead; behind an HTTPS proxy (`--url https://…`) it starts.
     @Test(.offThePool, .hangLimit(minutes: 2))
     func plainHTTPBeyondThisMachineIsRefusedAtStart() throws {
