@@ -200,6 +200,6 @@ struct PageRelay: Sendable {
                 }
                 return .pageClosed
             }
-                }
+        }
     }
 }

@@ -17,8 +17,8 @@ import NIOCore
 /// drains, until it catches up (sent the lines already made for the latest changes,
 /// `RecentLines`, so pages that reconnect together do not each cost a redo and an encoding);
 /// so a big save (10,000 changes, each with the whole list) neither buffers gigabytes nor
-/// disconnects a subscriber that reads. One that owes bytes (lagging or not) and whose socket
-/// takes nothing for `stallGrace` is disconnected. When each of these happens is
+/// disconnects a subscriber that reads. One that lags, or owes more than a quarter of its limit,
+/// and whose socket takes nothing for `stallGrace` is disconnected. When each of these happens is
 /// `ConnectionRules`' to say.
 final class SubscriptionHub: @unchecked Sendable {
     /// Where a lagging subscriber is: the last revision it was sent, the lists at that revision,
@@ -31,7 +31,7 @@ final class SubscriptionHub: @unchecked Sendable {
         var announcements: [(after: Revision, line: ByteBuffer, name: ListEventName, listID: ListID?)] = []
     }
 
-    /// A look due at a subscriber that owes bytes: the bytes its socket had taken when it was
+    /// A look due at a subscriber that is behind: the bytes its socket had taken when it was
     /// scheduled, and which look it is (a subscription replaced meanwhile has its own).
     struct StallWatch {
         var written: Int
@@ -262,7 +262,7 @@ final class SubscriptionHub: @unchecked Sendable {
         for connection in subscribers.keys { watchForStall(connection) }
     }
 
-    /// Schedules a look at a subscriber that owes bytes (`ConnectionRules.isBehind`), unless one
+    /// Schedules a look at a subscriber that is behind (`ConnectionRules.isBehind`), unless one
     /// is due already: one whose socket took nothing since is not reading
     /// (`ConnectionRules.stallCheck`).
     private func watchForStall(_ connection: Int) {
