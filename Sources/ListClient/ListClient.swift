@@ -49,7 +49,9 @@ public final class ListClient: Sendable {
         self.eventLoop = eventLoop
     }
 
-    /// Connects, runs `body` with the client, and closes the connection when `body` returns.
+    /// Connects, says `hello`, runs `body` with the client, and closes the connection when
+    /// `body` returns. The hello marks the connection as a client that stays: listd lets go of one
+    /// that never said it and sends nothing for a minute (`--idle-ms`), however long `body` runs.
     ///
     /// - Parameters:
     ///   - name: shown in the origin of every change this client makes.
@@ -73,9 +75,7 @@ public final class ListClient: Sendable {
             return try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.read(inbound) }
                 defer { group.cancelAll() }
-                if name != nil || brief {
-                    _ = try await client.call(Hello.self, .init(name: name, brief: brief ? true : nil))
-                }
+                _ = try await client.call(Hello.self, .init(name: name, brief: brief ? true : nil))
                 return try await body(client)
             }
         }

@@ -13,11 +13,26 @@ public struct ConnectionRules: Sendable, Equatable {
     public var outboundLimit: Int
     /// Connections served at once, at most (`--max-connections`).
     public var maximumConnections: Int
+    /// Connections one user other than listd's own and root may hold at once
+    /// (`--max-connections-per-user`; a quarter of `maximumConnections` unless set).
+    public var maximumConnectionsPerUser: Int
 
-    public init(limits: CoreLimits = .standard, outboundLimit: Int = .max, maximumConnections: Int = .max) {
+    public init(
+        limits: CoreLimits = .standard,
+        outboundLimit: Int = .max,
+        maximumConnections: Int = .max,
+        maximumConnectionsPerUser: Int? = nil
+    ) {
         self.limits = limits
         self.outboundLimit = outboundLimit
         self.maximumConnections = maximumConnections
+        self.maximumConnectionsPerUser = maximumConnectionsPerUser ?? Self.standardShare(of: maximumConnections)
+    }
+
+    /// A quarter of `maximumConnections`, at least one: four members holding all they may still
+    /// leave the owner's reserve.
+    public static func standardShare(of maximumConnections: Int) -> Int {
+        max(1, maximumConnections / 4)
     }
 
     // MARK: What a client may owe
@@ -74,12 +89,77 @@ public struct ConnectionRules: Sendable, Equatable {
 
     // MARK: Who is let in
 
-    /// A client that connected, as its shell found it: whether the access policy lets it in
-    /// (and, when not, what it says of who may), and how many connections are open with it.
-    public func admission(allowed: Bool, policy: @autoclosure () -> String, uid: UInt32, open: Int) -> RPCError? {
-        if !allowed { return .notAllowed(uid: uid, detail: policy()) }
-        if open > maximumConnections { return .tooManyConnections(maximumConnections) }
+    /// The last connections, kept for listd's own user and root: a sixteenth of the limit (64 of
+    /// 1,024), at least one, and never all of them.
+    public var ownersReserve: Int {
+        min(maximumConnections - 1, max(1, maximumConnections / 16))
+    }
+
+    /// Why a client that connected is not served: the error line it is sent, and the words the
+    /// log gives.
+    public struct Refusal: Sendable, Equatable {
+        public var error: RPCError
+        public var why: String
+    }
+
+    /// Who connected, as its shell found it: whether the access policy lets it in (and, when
+    /// not, what it says of who may), whether it is listd's own user or root, and how many
+    /// connections are open with it, in all and of its user.
+    public func admission(
+        allowed: Bool,
+        policy: @autoclosure () -> String,
+        uid: UInt32,
+        isOwner: Bool,
+        open: Int,
+        openOfUser: Int
+    ) -> Refusal? {
+        if !allowed {
+            let policy = policy()
+            return Refusal(error: .notAllowed(uid: uid, detail: policy), why: policy)
+        }
+        if open > maximumConnections {
+            return Refusal(
+                error: .tooManyConnections(maximumConnections),
+                why: "\(maximumConnections) connections are open already"
+            )
+        }
+        // listd's own user (its listctl, delegates, listd-web) and root are served up to the
+        // limit: no member can keep them out.
+        if isOwner { return nil }
+        if openOfUser > maximumConnectionsPerUser {
+            return Refusal(
+                error: .tooManyConnectionsOfUser(uid: uid, share: maximumConnectionsPerUser, limit: maximumConnections),
+                why: "uid \(uid) holds its share of \(maximumConnectionsPerUser) connections already"
+            )
+        }
+        if open > maximumConnections - ownersReserve {
+            return Refusal(
+                error: .tooManyConnections(maximumConnections, keptForOwner: ownersReserve),
+                why: "\(open - 1) connections are open, and the last \(ownersReserve) are kept for listd's own user and root"
+            )
+        }
         return nil
+    }
+
+    /// What a look at a connection that may be idle finds.
+    public enum IdleCheck: Sendable, Equatable {
+        /// It said `hello`, subscribed or became a delegate: a client that stays, never let go
+        /// for being quiet.
+        case stopWatching
+        /// Look again after `after`: it sent something (or waits for a reply) since.
+        case lookAgain(after: Duration)
+        /// It sent nothing for `limits.idleLimit`, waits for nothing, and never said who it
+        /// is: let go, so forgotten or hoarded connections do not fill listd.
+        case letGo
+    }
+
+    /// A connection that has `introduced` itself (or not), has a request in hand (`busy`), and
+    /// last sent a line `quietFor` ago.
+    public func idleCheck(introduced: Bool, busy: Bool, quietFor: Duration) -> IdleCheck {
+        if introduced { return .stopWatching }
+        if busy { return .lookAgain(after: limits.idleLimit) }
+        if quietFor >= limits.idleLimit { return .letGo }
+        return .lookAgain(after: limits.idleLimit - quietFor)
     }
 
     // MARK: A lost shared store

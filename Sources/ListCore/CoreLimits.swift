@@ -52,6 +52,9 @@ public struct CoreLimits: Sendable, Equatable {
     public var closeGrace: Duration = .seconds(5)
     /// How long a lagging subscriber may take nothing from its socket before it is disconnected.
     public var stallGrace: Duration = .seconds(3)
+    /// How long a connection that never said `hello`, subscribed or became a delegate may send
+    /// nothing (with no request in hand) before it is let go (`--idle-ms`).
+    public var idleLimit: Duration = .seconds(60)
     /// How many lines of one connection are read ahead of the request being handled.
     public var requestsReadAhead = 16
     /// The shared store (`--share`): how long one operation may take before the connection is

@@ -54,13 +54,45 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
         RPCError(code: -32603, message: "Internal error: \(detail)")
     }
 
-    /// listd is at its limit of connections (an implementation-defined server error).
-    public static func tooManyConnections(_ limit: Int) -> RPCError {
+    /// listd is at its limit of connections (an implementation-defined server error), or at the
+    /// point where the rest are kept for its own user and root (`keptForOwner`).
+    public static func tooManyConnections(_ limit: Int, keptForOwner reserve: Int = 0) -> RPCError {
+        let kept = reserve > 0 ? ", and keeps the last \(reserve) for its own user and root" : ""
+        var data: [String: JSONValue] = ["reason": .string("tooManyConnections"), "limit": .integer(Int64(limit))]
+        if reserve > 0 { data["keptForOwner"] = .integer(Int64(reserve)) }
+        return RPCError(
+            code: -32000,
+            message: "listd serves at most \(limit) connections at once\(kept); this one is closed. Try again later.",
+            data: .object(data)
+        )
+    }
+
+    /// The client's user holds its share of listd's connections already.
+    public static func tooManyConnectionsOfUser(uid: UInt32, share: Int, limit: Int) -> RPCError {
         RPCError(
             code: -32000,
-            message: "listd serves at most \(limit) connections at once; this one is closed. Try again later.",
-            data: .object(["reason": .string("tooManyConnections"), "limit": .integer(Int64(limit))])
+            message:
+                "uid \(uid) has \(share) connections to listd open already, as many as one user may (of \(limit) in all; listd's own user and root are not limited); this one is closed. Close one of them, or try again later.",
+            data: .object([
+                "reason": .string("tooManyConnectionsOfUser"), "uid": .integer(Int64(uid)), "limit": .integer(Int64(share)),
+            ])
         )
+    }
+
+    /// The client sent nothing for `milliseconds`, and never said `hello`, subscribed or became
+    /// a delegate: its connection is let go.
+    public static func idle(milliseconds: Int) -> RPCError {
+        RPCError(
+            code: -32002,
+            message:
+                "This connection sent nothing for \(idleTime(milliseconds)) and never said hello, subscribed or became a delegate; it is closed. A client that stays connected says hello.",
+            data: .object(["reason": .string("idle"), "ms": .integer(Int64(milliseconds))])
+        )
+    }
+
+    /// "60 s", or "300 ms" for a time short of whole seconds.
+    public static func idleTime(_ milliseconds: Int) -> String {
+        milliseconds % 1_000 == 0 ? "\(milliseconds / 1_000) s" : "\(milliseconds) ms"
     }
 
     /// The client's connection is not served: its user may not use this listd.

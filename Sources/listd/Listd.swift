@@ -79,6 +79,24 @@ struct Listd: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
+            "Connections one user other than listd's own and root may hold at once (default: a quarter of --max-connections); the last sixteenth of --max-connections is kept for listd's own user and root.",
+            valueName: "count"
+        )
+    )
+    var maxConnectionsPerUser: Int?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "A connection that never said hello, subscribed or became a delegate is closed after sending nothing for this long.",
+            valueName: "ms"
+        )
+    )
+    var idleMs: Int = 60_000
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
             "Bytes that may wait for a client that does not read; beyond that it is disconnected.",
             valueName: "bytes"
         )
@@ -238,17 +256,19 @@ struct Listd: AsyncParsableCommand {
             let watchdog = try Watchdog.interval()
             if let watchdog { logger.info("watchdog: a keep-alive at least every \(watchdog / 2)") }
             let ping: @Sendable () -> Void = { systemd.watchdog() }
-            let configuration = RPCServer.Configuration(
+            var configuration = RPCServer.Configuration(
                 socketPath: socketPath,
                 listeningSocket: passed.first,
                 maximumLineLength: maxLineBytes,
                 lineLimits: RPCLine.Limits(maximumDepth: maxJsonDepth, maximumBatch: maxBatch),
                 maximumConnections: maxConnections,
+                maximumConnectionsPerUser: maxConnectionsPerUser,
                 maximumOutboundBytes: maxOutboundBytes,
                 access: AccessPolicy(group: allowGroup.flatMap(AccessPolicy.Group.init(named:))),
                 version: Self.version,
                 watchdog: watchdog.map { (interval: $0, ping: ping) }
             )
+            configuration.limits.idleLimit = .milliseconds(idleMs)
             let server = parts.server(configuration: configuration, logger: logger, onReady: { systemd.ready() })
             // Shut down in reverse: systemd hears STOPPING first, then the server stops taking
             // requests, the watcher stops, and the owner finishes what it accepted.

@@ -68,6 +68,37 @@ import Testing
         }
     }
 
+    /// Issue 61, case 5: a connection that never says who it is and sends nothing is let go
+    /// once idle past `--idle-ms`, told why; one that said hello, a subscriber and a delegate
+    /// stay however quiet they are.
+    @Test func aQuietConnectionThatNeverSaidHelloIsLetGo() throws {
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--idle-ms", "300"])
+        let socket = daemon.sandbox.socket
+        let greeted = try LineConnection(path: socket)
+        _ = try greeted.result("hello", ["name": "quiet but known"])
+        let subscriber = try LineConnection(path: socket)
+        _ = try subscriber.result("subscribe")
+        let delegate = try LineConnection(path: socket)
+        _ = try delegate.result("registerDelegate", ["name": "keeper", "questions": ["shouldRemove"]])
+        let asked = try LineConnection(path: socket)
+        _ = try asked.result("getLists")  // a request, but no hello
+        let silent = try LineConnection(path: socket)
+        // The fence: each unknown connection is told, then closed.
+        for connection in [silent, asked] {
+            let error = try #require(try connection.readObject(timeout: 10)["error"] as? [String: Any])
+            #expect(error["code"] as? Int == -32002)
+            #expect((error["message"] as? String)?.contains("sent nothing for 300 ms and never said hello") == true, "\(error)")
+            #expect(try connection.readLine(timeout: 10) == nil, "closed")
+        }
+        #expect(daemon.logShows("let a client go: it sent nothing for 300 ms"))
+        // The known ones stay: an edit reaches the subscriber, and the delegate is still asked.
+        _ = try greeted.result("createList", ["name": "Groceries", "items": ["milk"]])
+        #expect((try subscriber.readObject()["method"] as? String) == "didCreateShoppingList")
+        try greeted.send(#"{"jsonrpc":"2.0","id":9,"method":"removeItem","params":{"list":1,"item":"milk"}}"#)
+        let question = try delegate.readObject()
+        #expect(question["method"] as? String == "shouldRemove", "\(question)")
+    }
+
     @Test func aSubscriberThatStopsReadingIsDisconnectedAndNobodyElseWaits() throws {
         let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--max-outbound-bytes", "65536"])
         let socket = daemon.sandbox.socket
@@ -371,6 +402,92 @@ struct AccessTests {
             run.stderr.contains("listd's socket \(daemon.sandbox.socket) is there, but only root and the group \(group) may use it, and you (nobody) are not in \(group)."),
             "\(run.stderr)"
         )
+    }
+
+    /// Members (uids in the allowed group, as `setpriv` makes them) that connect `count` times
+    /// each, say hello on every connection and hold them all: what each connection was told.
+    private final class Hoarder {
+        let process: ChildProcess
+        let answers: [String]
+
+        init(uid: Int, connections count: Int, socket: String) throws {
+            let script = """
+                import json, socket, sys, time
+                held = []
+                for _ in range(int(sys.argv[2])):
+                    s = socket.socket(socket.AF_UNIX)
+                    s.connect(sys.argv[1])
+                    try:  # a refused connection may be closed already: its error line waits
+                        s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"hello","params":{"name":"hoarder"}}\\n')
+                    except OSError:
+                        pass
+                    reply = json.loads(s.makefile().readline() or "{}")
+                    error = reply.get("error")
+                    print("served" if "result" in reply else (error or {}).get("data", {}).get("reason", "closed"), flush=True)
+                    held.append(s)
+                print("holding", flush=True)
+                time.sleep(600)
+                """
+            process = try ChildProcess(
+                "/usr/bin/setpriv",
+                ["--reuid=\(uid)", "--regid=65534", "--clear-groups", "--", "/usr/bin/python3", "-c", script, socket, "\(count)"],
+                mergeOutput: true
+            )
+            let reader = LineReader(process.stdout)
+            var answers: [String] = []
+            while true {
+                guard let line = try? reader.line().trimmingCharacters(in: .whitespaces) else {
+                    throw TestFailure("the member's client ended before holding its connections: \(answers)")
+                }
+                if line == "holding" { break }
+                answers.append(line)
+            }
+            self.answers = answers
+        }
+
+        func count(_ answer: String) -> Int { answers.filter { $0 == answer }.count }
+
+        func stop() {
+            process.signal(SIGKILL)
+            process.wait()
+        }
+    }
+
+    /// Issue 61, case 5: one member could hold all of listd's connections, and the owner's
+    /// listctl then exited 4. Now each member holds a quarter at most, and the last sixteenth
+    /// stays for listd's own user and root: with four members holding all they may, the owner's
+    /// delegate and listctl are still served.
+    @Test func membersHoldingConnectionsLeaveRoomForTheOwner() throws {
+        try Requirement.check(Self.canSwitchUsers, needing: Self.need)
+        let daemon = try Daemon.start(in: try Sandbox(), arguments: ["--allow-group", "nogroup", "--max-connections", "32"])
+        #expect(daemon.logShows("listening on"), "listd said it listens once the socket's mode is set")
+        openUp(daemon.sandbox)
+        #expect(try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket).status == 0)
+        // A quarter of 32 is 8: the ninth and tenth of one member are refused.
+        let first = try Hoarder(uid: 200_001, connections: 10, socket: daemon.sandbox.socket)
+        defer { first.stop() }
+        #expect(first.count("served") == 8 && first.count("tooManyConnectionsOfUser") == 2, "\(first.answers)")
+        #expect(daemon.logShows("refused a client: uid 200001 holds its share of 8 connections already"))
+        // Another member is served meanwhile, then two more take theirs up to the reserve:
+        // 32 less 2 kept for the owner.
+        let others = try (200_002...200_004).map { try Hoarder(uid: $0, connections: 8, socket: daemon.sandbox.socket) }
+        defer { others.forEach { $0.stop() } }
+        #expect(others[0].count("served") == 8, "\(others[0].answers)")
+        #expect(others[1].count("served") == 8, "\(others[1].answers)")
+        let last = others[2]
+        #expect(last.count("served") >= 5 && last.count("tooManyConnections") >= 2, "\(last.answers)")
+        #expect(last.answers.prefix(while: { $0 == "served" }).count == last.count("served"), "refused only once full")
+        // The owner (root here) is served in the reserve: its delegate, and listctl beside it.
+        let delegate = try LineConnection(path: daemon.sandbox.socket)
+        _ = try delegate.result("registerDelegate", ["name": "keeper", "questions": ["shouldRemove"]])
+        let added = try listctl(["add", "Groceries", "bread"], socket: daemon.sandbox.socket)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("bread"), "\(added.stdout)")
+        // A fifth member gets nothing of the reserve.
+        let fifth = try Hoarder(uid: 200_005, connections: 1, socket: daemon.sandbox.socket)
+        defer { fifth.stop() }
+        #expect(fifth.answers == ["tooManyConnections"], "\(fifth.answers)")
+        #expect(daemon.logShows("are kept for listd's own user and root"))
     }
 
     /// A user whose membership of the allowed group is a supplementary one (in the group

@@ -35,10 +35,58 @@ import Testing
     }
 
     @Test func theRefusalsSayWhy() {
-        #expect(rules.admission(allowed: true, policy: "", uid: 1000, open: 3) == nil)
-        #expect(rules.admission(allowed: true, policy: "", uid: 1000, open: 4) == .tooManyConnections(3))
-        let refused = rules.admission(allowed: false, policy: "only its own user", uid: 1001, open: 1)
+        func admission(allowed: Bool = true, uid: UInt32 = 1000, owner: Bool = true, open: Int, ofUser: Int = 1) -> RPCError? {
+            rules.admission(allowed: allowed, policy: "only its own user", uid: uid, isOwner: owner, open: open, openOfUser: ofUser)?
+                .error
+        }
+        #expect(admission(open: 3) == nil)
+        #expect(admission(open: 4) == .tooManyConnections(3))
+        let refused = admission(allowed: false, uid: 1001, owner: false, open: 1)
         #expect(refused == .notAllowed(uid: 1001, detail: "only its own user"), "who is not allowed is told so first")
+        #expect(
+            rules.admission(allowed: true, policy: "", uid: 0, isOwner: true, open: 4, openOfUser: 4)?.why
+                == "3 connections are open already"
+        )
+    }
+
+    /// Issue 61, case 5: one member held all 1,024 connections, and the owner's listctl was
+    /// refused. A member may hold a quarter; the last sixteenth is the owner's and root's.
+    @Test func aMemberHoldsItsShareAndTheOwnersReserveStaysFree() {
+        let rules = ConnectionRules(maximumConnections: 1_024)
+        #expect(rules.maximumConnectionsPerUser == 256)
+        #expect(rules.ownersReserve == 64)
+        func admitted(owner: Bool, open: Int, ofUser: Int) -> Bool {
+            rules.admission(allowed: true, policy: "", uid: 1001, isOwner: owner, open: open, openOfUser: ofUser) == nil
+        }
+        #expect(admitted(owner: false, open: 256, ofUser: 256))
+        #expect(!admitted(owner: false, open: 257, ofUser: 257), "a 257th of one member's")
+        #expect(
+            rules.admission(allowed: true, policy: "", uid: 1001, isOwner: false, open: 300, openOfUser: 257)?.error
+                == .tooManyConnectionsOfUser(uid: 1001, share: 256, limit: 1_024)
+        )
+        // Four members at their share leave the reserve, but a fifth cannot take it.
+        #expect(admitted(owner: false, open: 960, ofUser: 1))
+        #expect(!admitted(owner: false, open: 961, ofUser: 1))
+        #expect(
+            rules.admission(allowed: true, policy: "", uid: 1001, isOwner: false, open: 961, openOfUser: 1)?.error
+                == .tooManyConnections(1_024, keptForOwner: 64)
+        )
+        // The owner and root use the reserve, up to the limit.
+        #expect(admitted(owner: true, open: 1_024, ofUser: 1_000))
+        #expect(!admitted(owner: true, open: 1_025, ofUser: 1_000))
+        // A share set by hand; tiny limits keep one connection for anyone.
+        #expect(ConnectionRules(maximumConnections: 1_024, maximumConnectionsPerUser: 300).maximumConnectionsPerUser == 300)
+        #expect(ConnectionRules(maximumConnections: 1).ownersReserve == 0)
+        #expect(ConnectionRules(maximumConnections: 1).maximumConnectionsPerUser == 1)
+        #expect(ConnectionRules(maximumConnections: 2).ownersReserve == 1)
+    }
+
+    @Test func aQuietClientThatNeverSaidWhoItIsIsLetGo() {
+        let limit = CoreLimits.standard.idleLimit
+        #expect(rules.idleCheck(introduced: false, busy: false, quietFor: limit) == .letGo)
+        #expect(rules.idleCheck(introduced: false, busy: false, quietFor: limit - .seconds(20)) == .lookAgain(after: .seconds(20)))
+        #expect(rules.idleCheck(introduced: false, busy: true, quietFor: limit * 3) == .lookAgain(after: limit), "waits for a reply")
+        #expect(rules.idleCheck(introduced: true, busy: false, quietFor: limit * 3) == .stopWatching, "said hello")
     }
 
     @Test func aLostStoreIsTriedAgainSoonThenLessOften() {
@@ -59,6 +107,7 @@ import Testing
         limits.firstReconnectDelay = .seconds(2)
         limits.longestReconnectDelay = .seconds(3)
         limits.closeGrace = .seconds(7)
+        limits.idleLimit = .seconds(5)
         let changed = ConnectionRules(limits: limits, outboundLimit: 1_000)
         #expect(changed.readsMore(waiting: 1) && !changed.readsMore(waiting: 2))
         #expect(ConnectionRules().readsMore(waiting: 2), "the standard reads further")
@@ -66,5 +115,6 @@ import Testing
         #expect(changed.reconnectDelay(after: nil) == .seconds(2))
         #expect(changed.reconnectDelay(after: .seconds(2)) == .seconds(3))
         #expect(changed.closeGrace == .seconds(7))
+        #expect(changed.idleCheck(introduced: false, busy: false, quietFor: .seconds(5)) == .letGo)
     }
 }

@@ -29,9 +29,15 @@ public struct AccessPolicy: Sendable, Hashable {
 
     /// Whether `peer` is served; `groupsOf` gives a user's groups (looked up only when needed).
     func allows(_ peer: PeerCredentials, groupsOf: (UInt32, UInt32) -> [UInt32] = userGroups) -> Bool {
-        if peer.uid == ownerUID || peer.uid == 0 { return true }
+        if isOwner(peer) { return true }
         guard let group else { return false }
         return peer.gid == group.gid || groupsOf(peer.uid, peer.gid).contains(group.gid)
+    }
+
+    /// Whether `peer` is listd's own user or root: served up to the connection limit, with the
+    /// last connections kept for them (`ConnectionRules.admission`).
+    func isOwner(_ peer: PeerCredentials) -> Bool {
+        peer.uid == ownerUID || peer.uid == 0
     }
 
     /// Why `peer` is not served, for the peer and the log.

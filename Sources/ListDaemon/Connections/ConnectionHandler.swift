@@ -11,6 +11,8 @@ struct ConnectionServices: Sendable {
     let owner: ListOwner
     let configuration: RPCServer.Configuration
     let logger: Logger
+    /// Where clients turned away or let go are logged, a flood of them costing a few lines.
+    let refusals: RefusalLog
 }
 
 /// Serves one client on its event loop: lines come in decoded by `LineFraming.lineDecoder`,
@@ -43,6 +45,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// The client will send nothing more (it shut its side down, or listd is stopping).
     private var inputClosed = false
     private var context: ChannelHandlerContext?
+    /// When the client last sent a line or was answered, and the next look at whether it is idle.
+    private var lastActive = ContinuousClock.now
+    private var idleWatch: Scheduled<Void>?
 
     init(services: ConnectionServices, id: Int, credentials: PeerCredentials, refusal: RPCError?) {
         self.services = services
@@ -101,6 +106,43 @@ final class ConnectionHandler: ChannelDuplexHandler {
             inputClosed = true
         } else {
             services.logger.debug("client connected", metadata: peerMetadata)
+            watchIdleness(after: rules.limits.idleLimit)
+        }
+    }
+
+    private func watchIdleness(after delay: Duration) {
+        guard let context else { return }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        idleWatch = context.eventLoop.scheduleTask(in: TimeAmount(delay)) { handler.value.lookAtIdleness() }
+    }
+
+    /// A client that never said who it is and sends nothing is let go (told why first), so
+    /// connections forgotten or hoarded do not hold listd's room.
+    private func lookAtIdleness() {
+        idleWatch = nil
+        guard let context, let session, !inputClosed else { return }
+        let check = rules.idleCheck(
+            introduced: session.introduced,
+            busy: busy || !waiting.isEmpty,
+            quietFor: .now - lastActive
+        )
+        switch check {
+        case .stopWatching:
+            break
+        case .lookAgain(let delay):
+            watchIdleness(after: delay)
+        case .letGo:
+            let (seconds, attoseconds) = rules.limits.idleLimit.components
+            let milliseconds = Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000)
+            services.refusals.log(
+                "let a client go",
+                why: "it sent nothing for \(RPCError.idleTime(milliseconds)) and never said hello, subscribed or became a delegate",
+                peer: credentials,
+                on: context.eventLoop
+            )
+            session.outbox.sendNow(RPCOutgoing.error(id: nil, .idle(milliseconds: milliseconds)))
+            session.outbox.closeWhenWritten()
+            inputClosed = true
         }
     }
 
@@ -109,6 +151,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        idleWatch?.cancel()
+        idleWatch = nil
         session?.outbox.close()
         if refusal == nil {
             let owner = services.owner
@@ -123,6 +167,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !inputClosed else { return }
+        lastActive = .now
         let buffer = unwrapInboundIn(data)
         let parsed = RPCLine.parse(buffer.readableBytesView, limits: services.configuration.lineLimits)
         guard let rest = Self.takingAnswers(parsed, owner: services.owner) else { return }
@@ -196,6 +241,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     private func requestAnswered() {
         busy = false
+        lastActive = .now
         handleWaiting()
     }
 

@@ -12,6 +12,7 @@ extension MethodTable {
         var table = MethodTable()
 
         table.register(Hello.self, requires: []) { params, session throws(RPCError) in
+            session.introduced = true
             if let name = params.name {
                 guard case .success(let valid) = ListText.validated(name) else {
                     throw .invalidParams("“name” must be one line of text.")
@@ -160,6 +161,7 @@ extension MethodTable {
             }
             // Notifications wait until the server has sent this reply (see Outbox).
             session.outbox.hold()
+            session.introduced = true
             do throws(SubscriptionHub.SubscribeFailure) {
                 return try hub.subscribe(
                     connection: session.id,
@@ -188,6 +190,7 @@ extension MethodTable {
             )
             switch registered {
             case .success(let (seat, granted)):
+                session.introduced = true
                 owner.delegateRegistered(seat, outbox: session.outbox)
                 return granted
             case .failure(let error):

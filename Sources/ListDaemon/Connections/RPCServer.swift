@@ -5,7 +5,6 @@ import ListCore
 import ListModel
 import ListRPC
 import ListRPCTransport
-import LogFlood
 import Logging
 import NIOCore
 import NIOPosix
@@ -25,6 +24,9 @@ public final class RPCServer: Service, Sendable {
         public var lineLimits: RPCLine.Limits
         /// Connections served at once; one more gets an error line and is closed.
         public var maximumConnections: Int
+        /// Connections one user other than listd's own and root may hold; nil: a quarter of
+        /// `maximumConnections`.
+        public var maximumConnectionsPerUser: Int?
         /// Bytes that may wait for a client that does not read; beyond, it is disconnected.
         public var maximumOutboundBytes: Int
         /// Who is served (checked with SO_PEERCRED on accept).
@@ -40,7 +42,12 @@ public final class RPCServer: Service, Sendable {
 
         /// What a client may owe, how long it may take, and who is let in, by these settings.
         public var rules: ConnectionRules {
-            ConnectionRules(limits: limits, outboundLimit: maximumOutboundBytes, maximumConnections: maximumConnections)
+            ConnectionRules(
+                limits: limits,
+                outboundLimit: maximumOutboundBytes,
+                maximumConnections: maximumConnections,
+                maximumConnectionsPerUser: maximumConnectionsPerUser
+            )
         }
 
         public static let defaultMaximumConnections = 1_024
@@ -52,6 +59,7 @@ public final class RPCServer: Service, Sendable {
             maximumLineLength: Int = LineFraming.defaultMaximumLineLength,
             lineLimits: RPCLine.Limits = .default,
             maximumConnections: Int = defaultMaximumConnections,
+            maximumConnectionsPerUser: Int? = nil,
             maximumOutboundBytes: Int = defaultMaximumOutboundBytes,
             access: AccessPolicy = AccessPolicy(),
             version: String,
@@ -62,6 +70,7 @@ public final class RPCServer: Service, Sendable {
             self.maximumLineLength = maximumLineLength
             self.lineLimits = lineLimits
             self.maximumConnections = maximumConnections
+            self.maximumConnectionsPerUser = maximumConnectionsPerUser
             self.maximumOutboundBytes = maximumOutboundBytes
             self.access = access
             self.version = version
@@ -74,10 +83,26 @@ public final class RPCServer: Service, Sendable {
     private let logger: Logger
     private let onReady: @Sendable () -> Void
     private let nextConnectionID = Atomic<Int>(1)
-    private let openChannels = Mutex<[Int: any Channel]>([:])
-    /// Which refusals are logged (`LogFloodRule`), and whether a summary of those held back is due.
-    private let refusalLog = Mutex(LogFloodRule(window: .seconds(60), perMessage: 10, total: 20))
-    private let refusalSummaryDue = Mutex(false)
+    private let openConnections = Mutex(OpenConnections())
+
+    /// The connections open, and how many each user holds.
+    private struct OpenConnections {
+        var channels: [Int: any Channel] = [:]
+        var ofUser: [UInt32: Int] = [:]
+
+        /// Counts `channel` in: how many are open now, in all and of its user.
+        mutating func add(_ channel: any Channel, id: Int, uid: UInt32) -> (open: Int, ofUser: Int) {
+            channels[id] = channel
+            ofUser[uid, default: 0] += 1
+            return (channels.count, ofUser[uid]!)
+        }
+
+        mutating func remove(id: Int, uid: UInt32) {
+            guard channels.removeValue(forKey: id) != nil else { return }
+            let left = ofUser[uid, default: 1] - 1
+            ofUser[uid] = left > 0 ? left : nil
+        }
+    }
 
     /// `ListdParts.server` builds it.
     init(
@@ -163,7 +188,7 @@ public final class RPCServer: Service, Sendable {
         }
         // Stop accepting, then end every connection once its current request is answered.
         listener.close(promise: nil)
-        let channels = openChannels.withLock { Array($0.values) }
+        let channels = openConnections.withLock { Array($0.channels.values) }
         for channel in channels { channel.close(mode: .input, promise: nil) }
         // A reply held until the shared lists' server says whether an edit was made is given
         // now (its outcome is not known): the connection waiting for it ends, and the owner,
@@ -176,48 +201,26 @@ public final class RPCServer: Service, Sendable {
     }
 
     /// Sets up an accepted connection's pipeline (on its event loop). A client refused by the
-    /// access policy or the connection limit is told why, then the connection ends.
+    /// access policy or a connection limit is told why, then the connection ends.
     private func accept(_ channel: any Channel, credentials peer: PeerCredentials) throws {
         let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let open = openChannels.withLock { channels in
-            channels[id] = channel
-            return channels.count
-        }
-        channel.closeFuture.whenComplete { _ in self.openChannels.withLock { _ = $0.removeValue(forKey: id) } }
+        let (open, openOfUser) = openConnections.withLock { $0.add(channel, id: id, uid: peer.uid) }
+        channel.closeFuture.whenComplete { _ in self.openConnections.withLock { $0.remove(id: id, uid: peer.uid) } }
         let access = configuration.access
-        let allowed = access.allows(peer)
-        let refusal = configuration.rules.admission(allowed: allowed, policy: access.refusal(of: peer), uid: peer.uid, open: open)
-        if refusal != nil {
-            let why = allowed ? "\(configuration.maximumConnections) connections are open already" : access.refusal(of: peer)
-            // Anyone allowed to reach the socket can be refused thousands of times a second: the
-            // first lines of each kind a minute are logged, the rest counted and said once.
-            let (passes, ended) = refusalLog.withLock { $0.admit(why, audit: false, now: .now) }
-            sayRefusalsHeld(ended)
-            if !passes, refusalSummaryDue.withLock({ due in defer { due = true }; return !due }) {
-                channel.eventLoop.scheduleTask(in: .seconds(60)) {
-                    self.refusalSummaryDue.withLock { $0 = false }
-                    self.sayRefusalsHeld(self.refusalLog.withLock { $0.endWindowIfOver(now: .now) })
-                }
-            }
-            if passes {
-                logger.warning(
-                    "refused a client: \(why) (pid \(peer.pid), uid \(peer.uid))",
-                    metadata: ["client_pid": "\(peer.pid)", "client_uid": "\(peer.uid)"]
-                )
-            }
+        let refusal = configuration.rules.admission(
+            allowed: access.allows(peer),
+            policy: access.refusal(of: peer),
+            uid: peer.uid,
+            isOwner: access.isOwner(peer),
+            open: open,
+            openOfUser: openOfUser
+        )
+        if let refusal {
+            services.refusals.log("refused a client", why: refusal.why, peer: peer, on: channel.eventLoop)
         }
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(LineFraming.lineDecoder(maximumLineLength: configuration.maximumLineLength))
-        try pipeline.addHandler(ConnectionHandler(services: services, id: id, credentials: peer, refusal: refusal))
-    }
-
-    private func sayRefusalsHeld(_ ended: [LogFloodRule.Suppressed]) {
-        for held in ended {
-            logger.warning(
-                "refused \(held.count) more client(s) in the last minute, not logged one by one: \(held.message)",
-                metadata: ["suppressed": "\(held.count)"]
-            )
-        }
+        try pipeline.addHandler(ConnectionHandler(services: services, id: id, credentials: peer, refusal: refusal?.error))
     }
 
     /// Every event loop marks itself alive twice per interval; the watchdog is pinged only once

@@ -15,6 +15,9 @@ final class Session: @unchecked Sendable {
     var brief = false
     /// What this client may change: all, until its `hello` declares less (never more again).
     var rights: ClientRights = .all
+    /// It said `hello`, subscribed or became a delegate: a client that stays, never let go for
+    /// being quiet (`ConnectionRules.idleCheck`).
+    var introduced = false
 
     init(id: Int, credentials: PeerCredentials, outbox: Outbox) {
         self.id = id

@@ -124,7 +124,8 @@ public struct ListdParts: Sendable {
             methods: .listd(owner: owner, version: configuration.version),
             owner: owner,
             configuration: configuration,
-            logger: logger
+            logger: logger,
+            refusals: RefusalLog(logger: logger)
         )
     }
 }
