@@ -26,6 +26,9 @@ import Testing
         let daemon = try Daemon.start()
         let socket = daemon.sandbox.socket
         let setup = try LineConnection(path: socket)
+        // It is used again at the end, after the load: a connection quiet that long says hello,
+        // or listd lets it go (`--idle-ms`).
+        _ = try setup.result("hello", ["name": "setup"])
         let lists = 10
         for index in 0..<lists { _ = try setup.result("createList", ["name": "List \(index)"]) }
         let start = 10

@@ -63,10 +63,15 @@ say "the package into the container's root"
 rm -rf "$ROOT"/usr/local/bin/listd "$ROOT"/usr/local/bin/listctl "$ROOT"/usr/local/lib/systemd/system/listd.* \
     "$ROOT"/usr/local/bin/listd-web "$ROOT"/usr/local/lib/sysusers.d/listd.conf "$ROOT"/usr/local/share/doc/listd \
     "$ROOT"/etc/systemd/system/*.wants/listd.*
+find "$ROOT/etc/systemd/system" -maxdepth 1 -name '*.wants' -type d -empty -delete
 cp "$DEB" "$ROOT/var/tmp/listd.deb"
 # A short watchdog, so that the freeze below is noticed within the test.
 mkdir -p "$ROOT/etc/systemd/system/listd.service.d"
 printf '[Service]\nWatchdogSec=2s\n' > "$ROOT/etc/systemd/system/listd.service.d/e2e.conf"
+# A user's systemd (user@.service) as logind would start it: the container has no pam_systemd
+# to set its runtime directory.
+mkdir -p "$ROOT/etc/systemd/system/user@.service.d"
+printf '[Service]\nEnvironment=XDG_RUNTIME_DIR=/run/user/%%i\n' > "$ROOT/etc/systemd/system/user@.service.d/e2e.conf"
 rm -rf "$ROOT/var/lib/private/listd" "$ROOT/var/lib/listd" "$ROOT/var/lib/private/listd-web" "$ROOT/var/lib/listd-web"
 
 say "boot"
@@ -105,6 +110,7 @@ files() {
 
 say "install the package"
 inside dpkg --purge listd >/dev/null 2>&1 || true  # left by an interrupted run
+inside userdel --remove e2e-user >/dev/null 2>&1 || true  # left by an interrupted run
 files > /tmp/listd-e2e-files-before
 check "dpkg -i installs it" inside dpkg -i /var/tmp/listd.deb
 enabled=$(inside systemctl is-enabled listd.socket listd.service 2>&1 | tr '\n' ' ' || true)
@@ -195,7 +201,6 @@ check "runs as a dynamic user, not root" test "$(awk '/^Uid:/ {print $2}' <<<"$s
 check "no capabilities" grep -q '^CapEff:[[:space:]]*0000000000000000' <<<"$status"
 check "no new privileges" grep -q '^NoNewPrivs:[[:space:]]*1' <<<"$status"
 check "a system call filter" grep -q '^Seccomp:[[:space:]]*2' <<<"$status"
-check "… which lets libdispatch set its threads' nice value (no 'Failed to set thread priority … errno=1')" bash -c "! nsenter -t $CONTAINER_PID -m -u -i -n -p -C --wd=/ -- env -i PATH=/usr/bin:/bin journalctl -b -u listd.service --no-pager | grep -q 'Failed to set thread priority.*errno=1$'"
 check "no network but loopback" test "$(inside cat /proc/$MAIN/net/dev | tail -n +3 | awk -F: '{gsub(/ /, "", $1); print $1}' | tr '\n' ' ')" = "lo "
 check "the list file is in the state directory" test -f "$ROOT/var/lib/private/listd/lists.md"
 
@@ -274,6 +279,59 @@ check "… leaves it idle" test "$(inside systemctl is-active listd.service || t
 
 inside systemctl stop listd-web.service
 check "listd-web stops cleanly" test "$(inside systemctl show -p Result --value listd-web.service)" = success
+
+say "the user units, under a user's own systemd"
+# Issue 61: the user units' hardening, applied by a user's service manager (user@.service, as
+# logind starts it at login) with no privilege of its own.
+inside useradd --create-home --shell /bin/bash e2e-user >/dev/null 2>&1 || true
+user_id=$(inside id -u e2e-user)
+inside systemctl start "user@$user_id.service" || inside journalctl -b --no-pager -u "user@$user_id.service" | tail -20
+as_user() { inside runuser -u e2e-user -- env "XDG_RUNTIME_DIR=/run/user/$user_id" HOME=/home/e2e-user "$@"; }
+check "the user's systemd runs" test "$(inside systemctl is-active "user@$user_id.service")" = active
+as_user systemctl --user start listd.socket
+out=$(as_user listctl create Pantry rice 2>&1 || true)
+check "the user's listd, started by its socket, confirms an edit: $out" grep -q "Created Pantry" <<<"$out"
+grep -q "Created Pantry" <<<"$out" || inside journalctl -b --no-pager "_UID=$user_id" | tail -30
+USER_MAIN=$(as_user systemctl --user show -p MainPID --value listd.service)
+user_status=$(inside cat "/proc/$USER_MAIN/status" 2>&1 || true)
+check "… as the user" grep -Eq "^Uid:[[:space:]]+$user_id[[:space:]]" <<<"$user_status"
+check "… with no new privileges" grep -q '^NoNewPrivs:[[:space:]]*1' <<<"$user_status"
+check "… a system call filter" grep -q '^Seccomp:[[:space:]]*2' <<<"$user_status"
+check "… and its own mount namespace (PrivateTmp, ProtectSystem)" test "$(inside readlink /proc/$USER_MAIN/ns/mnt)" != "$(inside readlink /proc/1/ns/mnt)"
+check "… and keeps its lists in the home directory" test -f "$ROOT/home/e2e-user/.local/share/listd/lists.md"
+as_user sed -i 's/rice/rice and beans/' /home/e2e-user/.local/share/listd/lists.md
+out=
+for _ in $(seq 1 100); do
+    out=$(as_user listctl show Pantry 2>&1 || true)
+    grep -q "rice and beans" <<<"$out" && break
+    sleep 0.1
+done
+check "… and takes in the user's edit of the list file (sed -i): $(tr '\n' ' ' <<<"$out")" grep -q "rice and beans" <<<"$out"
+as_user systemctl --user start listd-web.service
+for _ in $(seq 1 100); do
+    inside test -S "/run/user/$user_id/listd-web/control.sock" && break
+    sleep 0.1
+done
+check "the user's listd-web runs" test "$(as_user systemctl --user is-active listd-web.service)" = active
+as_user systemctl --user is-active --quiet listd-web.service || inside journalctl -b --no-pager "_UID=$user_id" | grep -i web | tail -20
+pairing=$(as_user listctl web pair "user phone" --json 2>&1 || true)
+link=$(sed -n 's/.*"link":"\([^"]*\)".*/\1/p' <<<"$pairing")
+reply=$(web -X POST -H "Origin: http://127.0.0.1:8733" -H "Content-Type: application/json" \
+    --data "{\"code\":\"${link#*#}\"}" http://127.0.0.1:8733/pair || true)
+token=$(sed -n 's/.*"token":"\([^"]*\)".*/\1/p' <<<"$reply")
+check "… pairs a device from the user's listctl" test -n "$token"
+check "… and keeps it in the user's state directory: $(cd "$ROOT/home/e2e-user" && find . -name devices.json)" test -f "$ROOT/home/e2e-user/.local/state/listd-web/devices.json"
+out=$(nsenter -t "$CONTAINER_PID" -n -- python3 "$(dirname "$0")/page-call.py" 8733 "$token" getList '{"list":"Pantry"}' 2>&1 || true)
+check "… whose page reaches the user's listd: $out" grep -q '"name": *"Pantry"' <<<"$out"
+for unit in listd listd-web; do
+    score=$(as_user systemd-analyze --user security "$unit.service" 2>&1 | sed -n 's/.*exposure level for .*: \([0-9.]*\).*/\1/p')
+    check "systemd-analyze --user security $unit.service: ${score:-?} (at most 5.0)" awk -v s="${score:-99}" 'BEGIN { exit !(s <= 5.0) }'
+done
+noise=$(inside journalctl -b --no-pager "_UID=$user_id" 2>/dev/null | grep -c "thread priority" || true)
+check "no thread-priority noise from the user's listd and listd-web: $noise line(s)" test "$noise" = 0
+as_user systemctl --user stop listd-web.service listd.service listd.socket
+inside systemctl stop "user@$user_id.service"
+inside userdel --remove e2e-user >/dev/null 2>&1 || true
 
 say "completion from the running listd, in the container's bash"
 # What bash-completion does on Tab: the script sourced, COMP_* set, _listctl asked.
