@@ -79,7 +79,9 @@ public enum ListWebServer {
             http1: .init(idleTimeout: .init(limits.idleTimeout)),
             // A frame larger than a page's largest message is refused as it arrives (the
             // message limit alone holds only for fragmented messages).
-            ws: .init(maxFrameSize: PageRelay.maximumMessage, autoPing: .enabled(timePeriod: .seconds(20)))
+            // Text that is not UTF-8 closes the page's connection with 1007, as RFC 6455 asks
+            // (before, it was taken with U+FFFD in its place).
+            ws: .init(maxFrameSize: PageRelay.maximumMessage, autoPing: .enabled(timePeriod: .seconds(20)), validateUTF8: true)
         )
         var configuredTLS: TLSConfiguration?
         if let certificatePath = settings.certificatePath, let keyPath = settings.privateKeyPath {
@@ -91,7 +93,9 @@ public enum ListWebServer {
         // Each connection: the guard first, then TLS when served over HTTPS, then HTTP with the
         // live connection's upgrade.
         let server = HTTPServerBuilder { responder in
-            let http = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: upgrade)
+            let http = AnsweringMalformedRequests(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: upgrade)
+            )
             if let tls { return GuardedChannel(base: try TLSChannel(http, tlsConfiguration: tls), connections: connections) }
             return GuardedChannel(base: http, connections: connections)
         }

@@ -198,6 +198,48 @@ import Testing
         }
     }
 
+    /// Issue 61, case 7: a text message that is not UTF-8 was taken, its bad bytes made U+FFFD
+    /// (an item “te�a” added). RFC 6455 says to close with 1007: the page's connection is
+    /// closed so, and listd never sees the message.
+    @Test(.timeLimit(.minutes(2)))
+    func aTextMessageThatIsNotUTF8ClosesThePageWith1007() async throws {
+        let daemon = try Daemon.start()
+        _ = try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket)
+        let web = try WebServer(daemon.sandbox)
+        let page = PageConnection(server: web, token: try web.pair("Phone"))
+        try await page.opened()
+        let request = #"{"jsonrpc":"2.0","id":1,"method":"addItem","params":{"list":"Groceries","item":"te"#
+        page.sendText(bytes: Array(request.utf8) + [0xFF, 0xFE] + Array(#"a"}}"#.utf8))
+        try await until("the page to be closed", timeout: 10) { page.closeCode != nil }
+        #expect(page.closeCode == .some(1007), "\(String(describing: page.closeCode))")
+        let items = try LineConnection(path: daemon.sandbox.socket).result("getList", ["list": "Groceries"])["items"] as? [String]
+        #expect(items == ["milk"], "\(String(describing: items))")
+        // A well-formed page goes on.
+        let next = PageConnection(server: web, token: try web.pair("Phone 2"))
+        try await next.opened()
+        #expect(try await next.call("addItem", ["list": "Groceries", "item": "tea"])["result"] != nil)
+    }
+
+    /// Issue 61, case 7: a request the HTTP parser cannot read got no answer, only a close when
+    /// the guard's 10 s were up. Headers too large are answered 431, both Content-Length and
+    /// Transfer-Encoding (a smuggling attempt) and junk 400, and the connection is closed.
+    @Test(.timeLimit(.minutes(2)))
+    func unreadableRequestsAreAnswered400Or431() throws {
+        let daemon = try Daemon.start()
+        let web = try WebServer(daemon.sandbox)
+        let host = "Host: 127.0.0.1:\(web.port)\r\n"
+        let huge = rawExchange(port: web.port, Array("GET / HTTP/1.1\r\n\(host)X-Filler: \(String(repeating: "a", count: 100_000))\r\n\r\n".utf8))
+        #expect(huge.hasPrefix("HTTP/1.1 431 "), "\(huge.prefix(200))")
+        let smuggled = rawExchange(
+            port: web.port,
+            Array("POST /pair HTTP/1.1\r\n\(host)Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n".utf8)
+        )
+        #expect(smuggled.hasPrefix("HTTP/1.1 400 "), "\(smuggled.prefix(200))")
+        let junk = rawExchange(port: web.port, Array("NOT HTTP AT ALL\r\n\r\n".utf8))
+        #expect(junk.hasPrefix("HTTP/1.1 400 "), "\(junk.prefix(200))")
+        #expect(rawExchange(port: web.port, Array("GET / HTTP/1.1\r\n\(host)Connection: close\r\n\r\n".utf8)).hasPrefix("HTTP/1.1 200 "))
+    }
+
     /// Plain HTTP on the household's network would carry the pairing's token in clear: refused
     /// at start, saying what to do instead; behind an HTTPS proxy (`--url https://…`) it starts.
     @Test(.offThePool, .hangLimit(minutes: 2))

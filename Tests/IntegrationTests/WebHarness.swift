@@ -174,6 +174,25 @@ func halfSentRequest(port: UInt16, _ bytes: String) -> Int32? {
     return fd
 }
 
+/// Everything listd-web answers to `bytes` sent on a new connection, until it closes it (at most
+/// `seconds`).
+func rawExchange(port: UInt16, _ bytes: [UInt8], seconds: Double = 15) -> String {
+    guard let fd = halfSentRequest(port: port, "") else { return "" }
+    defer { close(fd) }
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var received: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    let deadline = Date().addingTimeInterval(seconds)
+    while deadline.timeIntervalSinceNow > 0 {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, Int32(deadline.timeIntervalSinceNow * 1000)) > 0 else { break }
+        let count = recv(fd, &chunk, chunk.count, 0)
+        if count <= 0 { break }
+        received += chunk[..<count]
+    }
+    return String(decoding: received, as: UTF8.self)
+}
+
 /// Whether the peer closed `fd` (a read that returns 0 or fails), waiting at most `seconds`.
 func peerClosed(_ fd: Int32, within seconds: Double) -> Bool {
     var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -365,6 +384,11 @@ final class PageConnection: @unchecked Sendable {
     func send(_ object: [String: Any]) async throws {
         let text = try JSONSerialization.data(withJSONObject: object)
         write(Self.frame(opcode: 1, Array(text)))
+    }
+
+    /// Sends `bytes` as one text frame, whatever they are (a page that sends invalid UTF-8).
+    func sendText(bytes: [UInt8]) {
+        write(Self.frame(opcode: 1, bytes))
     }
 
     /// Sends a request and waits for its reply (the whole reply object).
