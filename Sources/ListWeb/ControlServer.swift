@@ -91,10 +91,7 @@ public struct ControlServer: Service {
                 return try RPCEncoding.result(id: id, ["server": "listd-web"])
             case PairDevice.name:
                 let params = try RPCEncoding.decode(PairDevice.Params.self, from: request.params)
-                let name = params.name.trimmingCharacters(in: .whitespaces)
-                guard !name.isEmpty, name.count <= 100, !name.contains(where: \.isNewline),
-                    !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-                else {
+                guard case .success(let name) = DeviceNames.validated(params.name) else {
                     return RPCEncoding.error(id: id, WebError.invalidDeviceName(params.name).rpcError)
                 }
                 let code: String

@@ -84,9 +84,10 @@ public final class DeviceRegistry: Sendable {
         return code
     }
 
-    /// The paired device with this name, in any case.
+    /// The paired device with this name, in any case or compatibility form (`DeviceNames.key`).
     private static func device(named name: String, in devices: [DeviceRecord]) -> DeviceRecord? {
-        devices.first { $0.name.lowercased() == name.lowercased() }
+        let key = DeviceNames.key(name)
+        return devices.first { DeviceNames.key($0.name) == key }
     }
 
     /// What a pairing attempt came to.

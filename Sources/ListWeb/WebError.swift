@@ -30,7 +30,7 @@ public enum WebError: Error, Sendable, Equatable, CustomStringConvertible {
         case .ambiguousDevice(let name, let ids):
             "Several devices are called “\(name)”; name one by its id: \(ids.joined(separator: ", "))."
         case .invalidDeviceName(let name):
-            "“\(name)” cannot name a device: give one line of 1 to 100 characters."
+            "“\(name)” cannot name a device: give one line of 1 to 100 characters that are all printed (no zero-width, direction or control characters)."
         case .deviceNameTaken(let name):
             "A device called “\(name)” is paired already: give this one another name, or unpair that one first (listctl web revoke “\(name)”)."
         }

@@ -95,6 +95,24 @@ import Testing
         #expect(limited.status == 429, "\(limited.status) \(limited.text)")
     }
 
+    /// Issue 61, case 7: a device could be named with invisible or direction characters, and so
+    /// look like another in `listctl web devices` and the journal. Such a name is refused, saying
+    /// why; one that differs from a paired device's only in case or width is taken.
+    @Test(.timeLimit(.minutes(2)))
+    func aDeviceNameMustLookLikeWhatItIs() throws {
+        let daemon = try Daemon.start()
+        let web = try WebServer(daemon.sandbox)
+        _ = try web.pair("Kitchen phone")
+        for name in ["Kitchen\u{200B}phone", "\u{202E}enohp nehctiK"] {
+            let run = try web.listctlWeb(["pair", name])
+            #expect(run.status != 0 && run.stderr.contains("no zero-width, direction or control characters"), "\(run.stderr)")
+        }
+        let same = try web.listctlWeb(["pair", "ＫＩＴＣＨＥＮ  Phone"])
+        #expect(same.status != 0 && same.stderr.contains("is paired already"), "\(same.stderr)")
+        let devices = try web.listctlWeb(["devices"]).stdout
+        #expect(devices.contains("Kitchen phone") && !devices.contains("\u{200B}") && !devices.contains("\u{202E}"), "\(devices)")
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aRevokedDeviceIsCutOffAtOnceAndAnotherSitesPageIsRefused() async throws {
         let daemon = try Daemon.start()
