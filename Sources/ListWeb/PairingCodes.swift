@@ -6,9 +6,12 @@
 public struct PairingCodes: Sendable {
     /// How long a pairing link stays valid.
     public static let validity: Duration = .seconds(300)
-    /// Wrong or expired codes a client may send within `failureWindow` before its attempts are
-    /// refused for the rest of it: a code is 128 random bits, so this only stops a peer on the
-    /// network from hammering — and, counted per client, it cannot lock anyone else out.
+    /// Wrong or expired codes a client may send within `failureWindow` before its wrong codes
+    /// are refused unchecked for the rest of it: a code is 128 random bits, so this only stops a
+    /// peer on the network from hammering. A right code still pairs: counted per client address,
+    /// and an address is only what a request says it is (behind a proxy, `X-Forwarded-For`,
+    /// which a local process reaching listd-web directly may forge), a lockout keeps no phone
+    /// with its link from pairing.
     public static let failuresAllowed = 10
     public static let failureWindow: Duration = .seconds(60)
     /// Clients whose failures are remembered at most (beyond, the longest quiet are forgotten).
@@ -32,7 +35,7 @@ public struct PairingCodes: Sendable {
         case unknown
         /// The code was valid once; its minutes are over.
         case expired
-        /// Too many wrong codes from this client lately; nothing was checked.
+        /// Too many wrong codes from this client lately, and this one is not right either.
         case tooManyAttempts
     }
 
@@ -52,13 +55,12 @@ public struct PairingCodes: Sendable {
     /// Uses `code` once, sent by `client`. A wrong or expired code counts against that client.
     public mutating func redeem(_ code: String, client: String, now: ContinuousClock.Instant) -> Outcome {
         forgetFailures(before: now - Self.failureWindow)
-        guard (failures[client]?.count ?? 0) < Self.failuresAllowed else { return Outcome(redemption: .tooManyAttempts) }
-        let redemption: Redemption
-        switch pending.removeValue(forKey: code) {
-        case let found? where found.expires > now: return Outcome(redemption: .pair(deviceName: found.deviceName))
-        case .some: redemption = .expired
-        case nil: redemption = .unknown
+        if let found = pending[code], found.expires > now {
+            pending[code] = nil
+            return Outcome(redemption: .pair(deviceName: found.deviceName))
         }
+        guard (failures[client]?.count ?? 0) < Self.failuresAllowed else { return Outcome(redemption: .tooManyAttempts) }
+        let redemption: Redemption = pending.removeValue(forKey: code) == nil ? .unknown : .expired
         failures[client, default: []].append(now)
         if failures.count > Self.clientsRemembered { forgetQuietestClients() }
         return Outcome(redemption: redemption, lockedOut: failures[client]?.count == Self.failuresAllowed)

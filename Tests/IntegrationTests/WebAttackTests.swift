@@ -129,10 +129,12 @@ import Testing
             )
             #expect(wrong.status == 400)
         }
+        let locked = try HTTP.request(
+            port: web.port, "POST", "/pair", headers: json, body: Array(#"{"code":"guess-11"}"#.utf8), from: "127.0.0.66"
+        )
+        #expect(locked.status == 429, "\(locked.status) \(locked.text)")
         let code = String(try web.pairingLink("Kitchen phone").split(separator: "#").last!)
         let body = Array(#"{"code":"\#(code)"}"#.utf8)
-        let locked = try HTTP.request(port: web.port, "POST", "/pair", headers: json, body: body, from: "127.0.0.66")
-        #expect(locked.status == 429, "\(locked.status) \(locked.text)")
         let other = try HTTP.request(port: web.port, "POST", "/pair", headers: json, body: body, from: "127.0.0.7")
         #expect(other.status == 200, "another client was locked out too: \(other.status) \(other.text)")
         #expect(web.logShows("device paired"))
@@ -141,6 +143,30 @@ import Testing
         #expect(log.contains("pairing locked for a client") && log.contains("127.0.0.66") && log.contains("127.0.0.7"), "\(log)")
         let token = other.text.firstMatch(of: /"token":"([^"]+)"/).map { String($0.output.1) } ?? "?"
         #expect(!log.contains(code) && !log.contains(token) && !log.contains("guess-"), "a code or token was logged")
+    }
+
+    /// Issue 61, case 7: behind a proxy on this machine (`--url`), the client is the last
+    /// `X-Forwarded-For` address, which a local process reaching listd-web directly may forge:
+    /// ten wrong codes "from" the phone's address locked the phone out of pairing. The lockout
+    /// now refuses wrong codes only; the phone with its link pairs.
+    @Test(.offThePool, .hangLimit(minutes: 2))
+    func aForgedForwardedForLocksNoPhoneOutOfPairing() throws {
+        let daemon = try Daemon.start()
+        let web = try WebServer(daemon.sandbox, arguments: ["--url", "https://lists.example.org"], listen: "0.0.0.0:0")
+        let headers = ["Content-Type": "application/json", "Origin": "https://lists.example.org", "Host": "lists.example.org"]
+        let phone = ["X-Forwarded-For": "192.0.2.44"]
+        for attempt in 1...11 {
+            let forged = try HTTP.request(
+                port: web.port, "POST", "/pair", headers: headers.merging(phone) { $1 }, body: Array(#"{"code":"forged-\#(attempt)"}"#.utf8)
+            )
+            #expect(forged.status == (attempt <= 10 ? 400 : 429), "\(attempt): \(forged.status) \(forged.text)")
+        }
+        #expect(web.logShows("pairing locked for a client"))
+        let code = String(try web.pairingLink("Kitchen phone").split(separator: "#").last!)
+        let paired = try HTTP.request(
+            port: web.port, "POST", "/pair", headers: headers.merging(phone) { $1 }, body: Array(#"{"code":"\#(code)"}"#.utf8)
+        )
+        #expect(paired.status == 200, "the phone was locked out: \(paired.status) \(paired.text)")
     }
 
     /// Issue 61, case 4: every reset, junk or evicted connection to listd-web's port was an error
