@@ -27,6 +27,7 @@ public enum DenialCode {
         "unavailable": 1101,
         "busy": 1102,
         "outcomeUnknown": 1103,
+        "replyTooLarge": 1104,
     ]
 
     public static func code(for reason: String) -> Int { byReason[reason] ?? 1000 }
@@ -89,6 +90,24 @@ extension RPCError {
             message: "Too many requests from this device; try again in \(retryAfterMs) ms.",
             data: .object(["reason": .string("busy"), "retryAfterMs": .integer(Int64(retryAfterMs))])
         )
+    }
+
+    /// listd-web only: listd's reply to this request is longer than listd-web relays to a page;
+    /// nothing else of the connection is affected (ask for less: a history's `limit`).
+    public static func replyTooLarge(bytes: Int, limit: Int) -> RPCError {
+        RPCError(
+            code: DenialCode.code(for: "replyTooLarge"),
+            message:
+                "The reply is \(sizeText(bytes)), more than the \(sizeText(limit)) listd-web passes to a page: a list or its history too large for this page. Ask for less (a shorter history).",
+            data: .object(["reason": .string("replyTooLarge"), "bytes": .integer(Int64(bytes)), "limit": .integer(Int64(limit))])
+        )
+    }
+
+    /// "64 MiB", "300 KiB", "512 bytes".
+    static func sizeText(_ bytes: Int) -> String {
+        if bytes >= 1 << 20 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
     }
 
     /// Edits wait while the list file cannot be read, so that the person's file is never

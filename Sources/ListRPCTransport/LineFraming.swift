@@ -33,6 +33,22 @@ public enum LineFraming {
         )
     }
 
+    /// Adds a decoder that passes lines on as `RelayedLine`s: one longer than the cap is read
+    /// to its end and dropped, and only its first bytes and length passed on, so a relay can
+    /// refuse that one message and go on. Call on the channel's event loop.
+    public static func wrapSkippingOversized(
+        _ channel: any Channel,
+        maximumLineLength: Int
+    ) throws -> NIOAsyncChannel<RelayedLine, ByteBuffer> {
+        try channel.pipeline.syncOperations.addHandler(
+            ByteToMessageHandler(SkippingLineDecoder(maximumLineLength: maximumLineLength), maximumBufferSize: maximumLineLength + 1)
+        )
+        return try NIOAsyncChannel(
+            wrappingChannelSynchronously: channel,
+            configuration: .init(inboundType: RelayedLine.self, outboundType: ByteBuffer.self)
+        )
+    }
+
     /// True when `error` means the peer sent a line longer than the cap.
     public static func isLineTooLong(_ error: any Error) -> Bool {
         error is ByteToMessageDecoderError.PayloadTooLargeError
@@ -77,6 +93,71 @@ struct CappedLineDecoder: ByteToMessageDecoder {
         seenEOF: Bool
     ) throws -> DecodingState {
         // A partial line at the end of the stream is dropped: it was never a whole message.
+        .needMoreData
+    }
+}
+
+/// A line as a relay reads it: whole, or too long to pass on.
+public enum RelayedLine: Sendable {
+    case line(ByteBuffer)
+    /// A line longer than the cap, dropped: its first bytes (up to `SkippingLineDecoder.keptPrefix`,
+    /// enough for a reply's id) and its whole length.
+    case oversized(prefix: ByteBuffer, length: Int)
+}
+
+/// Cuts lines as `CappedLineDecoder` does, but one past the cap is skipped to its newline
+/// instead of ending the stream: memory stays bounded by the cap, and the lines after it go on.
+struct SkippingLineDecoder: ByteToMessageDecoder {
+    typealias InboundOut = RelayedLine
+    static let keptPrefix = 256
+    let maximumLineLength: Int
+    private var searched = 0
+    /// The line being skipped: its first bytes, and how much of it was read so far.
+    private var skipping: (prefix: ByteBuffer, length: Int)?
+
+    init(maximumLineLength: Int) {
+        self.maximumLineLength = maximumLineLength
+    }
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        if var skipped = skipping {
+            let bytes = buffer.readableBytesView
+            guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
+                skipped.length += bytes.count
+                skipping = skipped
+                buffer.moveReaderIndex(forwardBy: bytes.count)
+                return .needMoreData
+            }
+            skipped.length += bytes.distance(from: bytes.startIndex, to: newline)
+            buffer.moveReaderIndex(to: newline + 1)
+            skipping = nil
+            context.fireChannelRead(Self.wrapInboundOut(.oversized(prefix: skipped.prefix, length: skipped.length)))
+            return .continue
+        }
+        let bytes = buffer.readableBytesView
+        let from = bytes.index(bytes.startIndex, offsetBy: min(searched, bytes.count))
+        switch LineRule.cut(bytes, maximumLength: maximumLineLength, searchFrom: from) {
+        case .needMoreData:
+            searched = bytes.count
+            return .needMoreData
+        case .tooLong:
+            searched = 0
+            skipping = (buffer.getSlice(at: buffer.readerIndex, length: min(Self.keptPrefix, bytes.count))!, 0)
+            return .continue
+        case .line(let text, let next):
+            searched = 0
+            let line = buffer.getSlice(at: text.lowerBound, length: text.count)!
+            buffer.moveReaderIndex(to: next)
+            context.fireChannelRead(Self.wrapInboundOut(.line(line)))
+            return .continue
+        }
+    }
+
+    mutating func decodeLast(
+        context: ChannelHandlerContext,
+        buffer: inout ByteBuffer,
+        seenEOF: Bool
+    ) throws -> DecodingState {
         .needMoreData
     }
 }

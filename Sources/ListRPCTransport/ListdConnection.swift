@@ -36,6 +36,26 @@ public enum ListdConnection {
         }
     }
 
+    /// Connects as `open` does, for a relay: a line from listd longer than `maximumLineLength`
+    /// comes as `.oversized` (its start and length) and the lines after it go on.
+    public static func openForRelay(
+        socketPath: String,
+        maximumLineLength: Int
+    ) async throws(Unreachable) -> NIOAsyncChannel<RelayedLine, ByteBuffer> {
+        do {
+            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: socketPath) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try LineFraming.wrapSkippingOversized(channel, maximumLineLength: maximumLineLength)
+                    }
+                }
+        } catch let error as IOError {
+            throw Unreachable(socketPath: socketPath, detail: errorText(error.errnoCode).lowercased())
+        } catch {
+            throw Unreachable(socketPath: socketPath, detail: "\(error)")
+        }
+    }
+
     /// The `hello` request a client opens with, as a line: its name (shown in the origin of every
     /// change it makes) and what it declares of itself (brief replies, fewer rights).
     public static func helloLine(id: RPCRequestID, _ params: Hello.Params) throws -> ByteBuffer {

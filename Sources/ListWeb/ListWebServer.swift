@@ -65,7 +65,7 @@ public enum ListWebServer {
         let connections = GuardedConnections(limits: limits, logger: logger)
         let relay = PageRelay(
             listdSocket: settings.listdSocket, listdSocketDirectory: settings.listdSocketDirectory, registry: registry,
-            rate: RequestRates(limits: limits)
+            rate: RequestRates(limits: limits), maximumRelayedLine: limits.relayedLine
         )
         let expectedOrigin = settings.publicAddress.map(origin(of:))
         let secure = settings.certificatePath != nil

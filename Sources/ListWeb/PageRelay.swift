@@ -20,14 +20,12 @@ struct PageRelay: Sendable {
     let registry: DeviceRegistry
     /// How fast each device's pages may send requests.
     let rate: RequestRates
+    /// The longest line relayed from listd (`WebLimits.relayedLine`).
+    let maximumRelayedLine: Int
     /// When listd's absence was last warned of.
     let unreachableWarnings = OncePer(.seconds(60))
     /// A page message larger than this closes the connection (an edit is a few hundred bytes).
     static let maximumMessage = 1 << 16
-    /// The longest line relayed from listd: a list of 20,000 items of 200 characters is 4.5 MB,
-    /// and each notification carries its list whole; a history of 10,000 changes is about 3 MB.
-    /// Past it, the page is closed with 1009 and told why, and it is logged.
-    static let maximumRelayedLine = 64 << 20
     /// What listd has sent a page and the page has not yet taken, at most: listd's lines are read
     /// as they come (a page digesting a big list for seconds must not look to listd like a
     /// client that stopped reading), and held here; past this the page is closed with 1013 and
@@ -72,10 +70,10 @@ struct PageRelay: Sendable {
         defer { registry.closed(page) }
         registry.seen(device)
 
-        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        let channel: NIOAsyncChannel<RelayedLine, ByteBuffer>
         do {
             if let listdSocketDirectory { try RuntimeDirectory.check(listdSocketDirectory) }
-            channel = try await ListdConnection.open(socketPath: listdSocket, maximumLineLength: Self.maximumRelayedLine)
+            channel = try await ListdConnection.openForRelay(socketPath: listdSocket, maximumLineLength: maximumRelayedLine)
         } catch {
             // Every open page tries again every few seconds while listd is stopped: said once a
             // minute, not once per page and try.
@@ -87,12 +85,9 @@ struct PageRelay: Sendable {
         }
         logger.info("page opened", metadata: ["device": "\(device.name)", "deviceID": "\(device.id)"])
 
-        let ending: Ending
-        do {
-            ending = try await relay(device: device, channel: channel, inbound: inbound, outbound: outbound, revoked: revoked)
-        } catch where LineFraming.isLineTooLong(error) {
-            ending = .tooLarge
-        }
+        let ending = try await relay(
+            device: device, channel: channel, inbound: inbound, outbound: outbound, revoked: revoked, logger: logger
+        )
         switch ending {
         case .pageClosed:
             logger.info("page closed", metadata: ["device": "\(device.name)"])
@@ -111,7 +106,7 @@ struct PageRelay: Sendable {
         case .tooLarge:
             // 1009 "message too big": the page says so, rather than "offline", and tries again.
             logger.error(
-                "a line from listd longer than \(Self.maximumRelayedLine >> 20) MiB (a list or a history) cannot be relayed: the page is closed",
+                "a notification from listd longer than \(maximumRelayedLine >> 20) MiB (a list) cannot be relayed: the page is closed",
                 metadata: ["device": "\(device.name)"]
             )
             try? await outbound.close(.messageTooLarge, reason: "tooLarge: a list or history too large for this page")
@@ -127,10 +122,11 @@ struct PageRelay: Sendable {
     /// revoked.
     private func relay(
         device: Device,
-        channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
+        channel: NIOAsyncChannel<RelayedLine, ByteBuffer>,
         inbound: WebSocketInboundStream,
         outbound: WebSocketOutboundWriter,
-        revoked: AsyncStream<Void>
+        revoked: AsyncStream<Void>,
+        logger: Logger
     ) async throws -> Ending {
         try await channel.executeThenClose { fromListd, toListd in
             // A page changes items only: listd holds the connection to that whatever it is sent
@@ -143,7 +139,21 @@ struct PageRelay: Sendable {
                 let backlog = Backlog()
                 group.addTask {
                     var first = true
-                    for try await line in fromListd {
+                    for try await relayed in fromListd {
+                        let line: ByteBuffer
+                        switch relayed {
+                        case .line(let whole):
+                            line = whole
+                        case .oversized(let prefix, let length):
+                            // A reply is refused for its request alone, and the page goes on; a
+                            // notification cannot be, and the page starts again (1009).
+                            guard let id = PageMessages.replyID(startingLine: prefix.readableBytesView) else { return .tooLarge }
+                            logger.warning(
+                                "a reply from listd of \(length) bytes is longer than the \(maximumRelayedLine) a page is sent: refused for that request",
+                                metadata: ["device": "\(device.name)"]
+                            )
+                            line = ByteBuffer(bytes: RPCEncoding.errorBytes(id: id, .replyTooLarge(bytes: length, limit: maximumRelayedLine)))
+                        }
                         // The first line is the reply to hello: nothing else was asked yet.
                         if first {
                             first = false

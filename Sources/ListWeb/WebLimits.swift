@@ -15,13 +15,19 @@ public struct WebLimits: Sendable, Equatable {
     /// connections are kept alive by pings instead).
     public var idleTimeout: Duration = .seconds(60)
     /// Live connections (open pages) of one device, and in all: each holds a connection to
-    /// listd, whose own limit (1,024) must keep room for listctl and delegates.
+    /// listd, which serves 1,024 and keeps the last 64 for its own user and root (the system
+    /// listd-web, a member, holds at most 256).
     public var pagesPerDevice = 10
     public var pages = 200
     /// Requests a device's pages may send in a burst, and per second after it; beyond, a
     /// request is answered `busy` with the time to wait.
     public var requestBurst = 60
     public var requestsPerSecond = 20
+    /// The longest line relayed from listd to a page (`--max-relayed-line-bytes`): a list of
+    /// 20,000 items of 200 characters is 4.5 MB, and each notification carries its list whole;
+    /// a history of 10,000 changes is about 3 MB. A reply past it is refused for its request
+    /// alone (`replyTooLarge`); a notification past it closes the page with 1009.
+    public var relayedLine = 64 << 20
 
     public init() {}
 }

@@ -20,6 +20,32 @@ public enum PageMessages {
         case refuse([UInt8])
     }
 
+    /// The id of the reply a line from listd starts with (listd writes `{"jsonrpc":"2.0","id":`
+    /// first), read from its first bytes alone; nil for a notification or anything else. A reply
+    /// too long to relay is refused for that id.
+    public static func replyID(startingLine bytes: some Collection<UInt8>) -> RPCRequestID? {
+        let opening = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
+        guard bytes.starts(with: opening) else { return nil }
+        let rest = Array(bytes.dropFirst(opening.count))
+        // The id's token: a string to its closing quote (escapes skipped), else a number.
+        var end = 0
+        if rest.first == UInt8(ascii: "\"") {
+            end = 1
+            while end < rest.count, rest[end] != UInt8(ascii: "\"") {
+                end += rest[end] == UInt8(ascii: "\\") ? 2 : 1
+            }
+            guard end < rest.count else { return nil }
+            end += 1
+        } else {
+            while end < rest.count, rest[end] == UInt8(ascii: "-") || (48...57).contains(rest[end]) { end += 1 }
+        }
+        guard end > 0, end < rest.count, rest[end] == UInt8(ascii: ",") else { return nil }
+        // Read by the protocol's own parser, as the reply it starts.
+        let reply = opening + rest[..<end] + Array(#","result":null}"#.utf8)
+        guard case .single(.success(.response(let response))) = RPCLine.parse(reply) else { return nil }
+        return response.id
+    }
+
     /// Vets one WebSocket text message from a page. The line sent on is the request written
     /// anew, so it is one line whatever white space the page used.
     public static func vet(_ text: String, limits: RPCLine.Limits = .init(maximumDepth: 16, maximumBatch: 1)) -> Verdict {

@@ -49,6 +49,14 @@ struct ListdWeb: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The control socket listctl web uses (default: $XDG_RUNTIME_DIR/listd-web/control.sock).", valueName: "path"))
     var controlSocket: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The longest line from listd passed to a page (a list, a history; default 64 MiB): a longer reply is refused for its request alone, a longer notification restarts the page.",
+            valueName: "bytes"
+        )
+    )
+    var maxRelayedLineBytes: Int = WebLimits().relayedLine
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
@@ -58,6 +66,9 @@ struct ListdWeb: AsyncParsableCommand {
         }
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together.")
+        }
+        guard (4_096...1 << 30).contains(maxRelayedLineBytes) else {
+            throw ValidationError("--max-relayed-line-bytes must be between 4096 and \(1 << 30).")
         }
         if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
             throw ValidationError("--url takes an http:// or https:// address, not “\(url)”.")
@@ -105,6 +116,7 @@ struct ListdWeb: AsyncParsableCommand {
             deviceFile: devices ?? ListdPaths.defaultWebDeviceFile(environment: environment),
             controlSocket: ListdPaths.webControlSocket(option: controlSocket, environment: environment)
         )
+        settings.limits.relayedLine = maxRelayedLineBytes
         settings.listdSocketDirectory = ListdPaths.privateRuntimeDirectory(ofSocket: settings.listdSocket, environment: environment)
         settings.controlSocketDirectory = ListdPaths.privateRuntimeDirectory(ofSocket: settings.controlSocket, environment: environment)
         do {

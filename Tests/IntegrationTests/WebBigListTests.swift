@@ -56,3 +56,46 @@ extension WebPageTests {
         }
     }
 }
+
+/// Issue 61, case 3: a reply too long to relay closed the page (1009) whatever asked for it.
+/// Now it is refused for its request alone (`replyTooLarge`, logged) and the page goes on; a
+/// notification too long to relay still closes the page with 1009, whose page says why. The cap
+/// is lowered (`--max-relayed-line-bytes`) so that lines of kilobytes stand for lines of 64 MiB.
+@Suite struct WebRelayedLineTests {
+    @Test(.timeLimit(.minutes(2)))
+    func aReplyTooLongToRelayIsRefusedForItsRequestAlone() async throws {
+        let daemon = try Daemon.start()
+        let socket = daemon.sandbox.socket
+        #expect(try listctl(["create", "Small", "milk"], socket: socket).status == 0)
+        let web = try WebServer(daemon.sandbox, arguments: ["--max-relayed-line-bytes", "4096"])
+        let watching = PageConnection(server: web, token: try web.pair("Phone"))
+        try await watching.opened()
+        #expect(try await watching.call("subscribe")["result"] != nil)
+
+        // Each addition is a change with its item, and its notification carries the list whole:
+        // past 4 KiB, the watching page cannot be sent it, and starts again (1009).
+        let long = (0..<50).map { "item \($0) " + String(repeating: "x", count: 100) }
+        #expect(try listctl(["create", "Pantry"], socket: socket).status == 0)
+        #expect(try listctl(["add", "Pantry"] + long, socket: socket).status == 0)
+        try await until("the watching page to be closed", timeout: 10) { watching.closeCode != nil }
+        #expect(watching.closeCode == .some(1009), "\(String(describing: watching.closeCode))")
+        #expect(web.logShows("cannot be relayed: the page is closed"))
+
+        // A reply past it is refused for its request alone, and the page goes on.
+        let page = PageConnection(server: web, token: try web.pair("Tablet"))
+        try await page.opened()
+        let history = try await page.call("getHistory", ["list": "Pantry", "limit": 1_000])
+        let error = try #require(history["error"] as? [String: Any], "\(history)")
+        #expect(error["code"] as? Int == 1104, "\(error)")
+        #expect((error["data"] as? [String: Any])?["reason"] as? String == "replyTooLarge")
+        #expect((error["message"] as? String)?.contains("more than the 4 KiB listd-web passes to a page") == true, "\(error)")
+        #expect(web.logShows("refused for that request"))
+        let small = try await page.call("getList", ["list": "Small"])
+        #expect((small["result"] as? [String: Any])?["items"] as? [String] == ["milk"], "\(small)")
+        // The lists whole are past it too: subscribing is refused so (the page shows why).
+        let subscribed = try await page.call("subscribe")
+        #expect((subscribed["error"] as? [String: Any])?["code"] as? Int == 1104, "\(subscribed)")
+        #expect(try await page.call("getHistory", ["list": "Small", "limit": 10])["result"] != nil)
+        #expect(page.closeCode == nil, "the page was closed")
+    }
+}

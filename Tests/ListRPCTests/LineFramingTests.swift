@@ -49,4 +49,31 @@ import Testing
         }
         _ = try? whole.finish()
     }
+
+    /// Issue 61, case 3: a relay skips a line over its cap and goes on, keeping its start (for
+    /// the reply's id) and its length; the lines around it arrive whole, in whichever reads.
+    @Test func aRelaySkipsALineOverTheCapAndGoesOn() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(
+            ByteToMessageHandler(SkippingLineDecoder(maximumLineLength: 300), maximumBufferSize: 301)
+        )
+        let long = #"{"jsonrpc":"2.0","id":7,"result":""# + String(repeating: "x", count: 5_000) + #""}"#
+        let bytes = Array("{\"a\":1}\n\(long)\n{\"b\":2}\n".utf8)
+        var at = 0
+        for size in [5, 200, 1_000, 64, 3_000, 10_000] where at < bytes.count {
+            try channel.writeInbound(ByteBuffer(bytes: bytes[at..<min(at + size, bytes.count)]))
+            at += size
+        }
+        var seen: [String] = []
+        while let relayed = try channel.readInbound(as: RelayedLine.self) {
+            switch relayed {
+            case .line(let line): seen.append(String(buffer: line))
+            case .oversized(let prefix, let length):
+                seen.append("oversized \(length) from \(String(buffer: prefix).prefix(23))")
+                #expect(prefix.readableBytes <= SkippingLineDecoder.keptPrefix)
+            }
+        }
+        #expect(seen == [#"{"a":1}"#, #"oversized \#(long.utf8.count) from {"jsonrpc":"2.0","id":7"#, #"{"b":2}"#])
+        #expect(try channel.finish().isClean)
+    }
 }

@@ -227,3 +227,19 @@ import Testing
         #expect(rate.take(device: "phone", now: start + .seconds(10)) != nil)
     }
 }
+
+/// Issue 61, case 3: a reply too long to relay is refused for its request, read from its start.
+@Suite struct ReplyIDTests {
+    @Test func aReplysIDIsReadFromItsFirstBytes() {
+        #expect(PageMessages.replyID(startingLine: Array(#"{"jsonrpc":"2.0","id":42,"result":{"lists":[{"#.utf8)) == .number(42))
+        #expect(PageMessages.replyID(startingLine: Array(#"{"jsonrpc":"2.0","id":-3,"error":{"#.utf8)) == .number(-3))
+        #expect(PageMessages.replyID(startingLine: Array(#"{"jsonrpc":"2.0","id":"a\"b,c","result":1"#.utf8)) == .string("a\"b,c"))
+    }
+
+    @Test func aNotificationOrACutIDHasNone() {
+        #expect(PageMessages.replyID(startingLine: Array(#"{"jsonrpc":"2.0","method":"didUpdateShoppingList","params":{"#.utf8)) == nil)
+        #expect(PageMessages.replyID(startingLine: Array(#"{"jsonrpc":"2.0","id":12"#.utf8)) == nil, "the id may go on")
+        #expect(PageMessages.replyID(startingLine: Array(#"{"jsonrpc":"2.0","id":"abc"#.utf8)) == nil)
+        #expect(PageMessages.replyID(startingLine: Array(#"[{"jsonrpc":"2.0","id":1,"result":1}"#.utf8)) == nil, "a batch")
+    }
+}

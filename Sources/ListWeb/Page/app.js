@@ -178,10 +178,15 @@ async function subscribe() {
       : await call('subscribe', {});
   } catch (error) {
     if (error.transport) return;
+    // 1104 replyTooLarge: the lists are more than listd-web passes to a page.
+    if (error.code === 1104) { setConnection('tooLarge'); return; }
     // 1010 historyCompacted, 1011 instanceChanged: the changes since are not all kept, or
     // listd serves other lists now. Take the lists as they are.
     state.instance = null;
-    try { snapshot = await call('subscribe', {}); } catch { return; }
+    try { snapshot = await call('subscribe', {}); } catch (again) {
+      if (again.code === 1104) setConnection('tooLarge');
+      return;
+    }
   }
   adopt(snapshot);
   setConnection('live');
@@ -620,7 +625,7 @@ function renderStatus() {
     offline: 'Offline: the lists as last seen' + waitingText,
     listdDown: 'listd is not running: the lists as last seen' + waitingText,
     busy: 'Busy: trying again shortly' + waitingText,
-    tooLarge: 'A list or its history is too large for this page (over 64 MiB): the lists as last seen' + waitingText,
+    tooLarge: 'A list or its history is too large for this page: the lists as last seen' + waitingText,
     unpaired: 'This device is no longer paired. Pair it again with “listctl web pair NAME” (on a household’s server, as root).',
     notPaired: 'This device is not paired. On the computer that runs listd, run “listctl web pair NAME” (any name for ' +
       'this device) and open the link it prints, or scan its QR code, here. On a household’s server, as root: ' +
