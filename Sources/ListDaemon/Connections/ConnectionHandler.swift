@@ -233,6 +233,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
         if inputClosed, !busy, waiting.isEmpty {
             session.outbox.closeWhenWritten()
         }
+        // A client that said who it is is never let go for being quiet: its timer goes now, so
+        // a thousand idle subscribers hold no timers and wake nothing.
+        if session.introduced, let watch = idleWatch {
+            watch.cancel()
+            idleWatch = nil
+        }
         if readDeferred, rules.readsMore(waiting: waiting.count) {
             readDeferred = false
             context.read()
