@@ -289,7 +289,7 @@ install-files:
 		if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers listd.conf 2>/dev/null || systemd-sysusers; fi;; \
 	*) echo "UNITS must be user or system"; exit 2;; \
 	esac; \
-	for unit in listd.socket listd.service listd-web.service; do \
+	for unit in $$(cd systemd/$(UNITS) && ls *.socket *.service); do \
 		install -d $(DESTDIR)$$dir; \
 		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/$(UNITS)/$$unit > $(DESTDIR)$$dir/$$unit; \
 		chmod 0644 $(DESTDIR)$$dir/$$unit; \
@@ -299,7 +299,7 @@ install-files:
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/listd $(DESTDIR)$(BINDIR)/listctl $(DESTDIR)$(BINDIR)/listd-web
 	rm -rf $(DESTDIR)$(DOCDIR)
-	rm -f $(DESTDIR)$(USER_UNITDIR)/listd.socket $(DESTDIR)$(USER_UNITDIR)/listd.service $(DESTDIR)$(USER_UNITDIR)/listd-web.service
+	rm -f $(DESTDIR)$(USER_UNITDIR)/listd.socket $(DESTDIR)$(USER_UNITDIR)/listd.service $(DESTDIR)$(USER_UNITDIR)/listd-web.service $(DESTDIR)$(USER_UNITDIR)/listd-rule@.service
 	rm -f $(DESTDIR)$(SYSTEM_UNITDIR)/listd.socket $(DESTDIR)$(SYSTEM_UNITDIR)/listd.service $(DESTDIR)$(SYSTEM_UNITDIR)/listd-web.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/listd.conf
 	rm -f $(DESTDIR)$(MANDIR)/man1/listctl.1 $(DESTDIR)$(MANDIR)/man5/listd.5 $(DESTDIR)$(MANDIR)/man8/listd.8 $(DESTDIR)$(MANDIR)/man8/listd-web.8

@@ -23,8 +23,11 @@ public struct DelegatePanel: Sendable {
         public var interest: DelegateInterest
         public var timeout: Duration
         public var onTimeout: TimeoutVerdict
-        /// Timeouts in a row.
+        /// Timeouts in a row, a burst of them counting once.
         public internal(set) var strikes = 0
+        /// The last question sent (by `sends`) when the last strike was counted: a question sent
+        /// by then was out during that timeout, and timing out too it is the same burst.
+        var strikeFence = 0
 
         public init(connection: Int, name: String, pid: Int32, brief: Bool = false, interest: DelegateInterest, timeout: Duration, onTimeout: TimeoutVerdict) {
             self.connection = connection
@@ -83,6 +86,9 @@ public struct DelegatePanel: Sendable {
     private var waiting: [Int: [Put]] = [:]
     /// Questions out, by id: to whom, for which consultation.
     private var questions: [String: (connection: Int, name: String, onTimeout: TimeoutVerdict, consultation: Int)] = [:]
+    /// Questions sent, counted; and when each question out was sent (its number).
+    private var sends = 0
+    private var sentAs: [String: Int] = [:]
     private var consultations: [Int: Consultation] = [:]
     private var nextQuestion = 1
     private var nextConsultation = 1
@@ -164,6 +170,7 @@ public struct DelegatePanel: Sendable {
                 return nil
             }
             outCount[seat.connection, default: 0] += 1
+            sent(put.id)
             return put
         }
         return (puts, puts.count < asked.count)
@@ -175,6 +182,7 @@ public struct DelegatePanel: Sendable {
             let put = queue.removeFirst()
             waiting[connection] = queue.isEmpty ? nil : queue
             outCount[connection, default: 0] += 1
+            sent(put.id)
             outcome.puts.append(put)
         }
     }
@@ -186,6 +194,11 @@ public struct DelegatePanel: Sendable {
             guard let question = questions.removeValue(forKey: put.id) else { continue }
             tally(question, .unanswered, into: &outcome)
         }
+    }
+
+    private mutating func sent(_ id: String) {
+        sends += 1
+        sentAs[id] = sends
     }
 
     /// Whether `id` names a question out (a response with another id is no answer of ours).
@@ -201,11 +214,19 @@ public struct DelegatePanel: Sendable {
 
     private mutating func reply(_ id: String, _ reply: Reply, into outcome: inout Outcome) {
         guard let question = questions.removeValue(forKey: id) else { return }
+        let sentAs = self.sentAs.removeValue(forKey: id) ?? 0
         let connection = question.connection
         outCount[connection, default: 1] -= 1
         if outCount[connection] == 0 { outCount[connection] = nil }
         if var seat = seats[connection] {
-            seat.strikes = reply == .timedOut ? seat.strikes + 1 : 0
+            // Questions out together that time out together (a clear's, when the delegate was
+            // busy) are one strike: a burst is one failure to keep up, not three.
+            if reply != .timedOut {
+                seat.strikes = 0
+            } else if sentAs > seat.strikeFence {
+                seat.strikes += 1
+                seat.strikeFence = sends
+            }
             seats[connection] = seat
             if seat.strikes >= limits.delegateStrikeLimit {
                 seats[connection] = nil

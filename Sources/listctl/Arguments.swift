@@ -10,7 +10,7 @@ enum Arguments {
     /// Options of any subcommand that take a value: the word after them is not checked.
     static let valueOptions: Set<String> = [
         "--socket", "--list", "--event", "--question", "--timeout", "--on-timeout", "--name", "--since", "--limit",
-        "--section", "--amount", "--before", "--control-socket",
+        "--section", "--amount", "--before", "--control-socket", "--jobs",
     ]
 
     /// With `valueOptions`, every long option of listctl and its subcommands, and argument-parser's

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Glibc
 import ListClientCore
 import ListModel
 import ListRPC
@@ -20,11 +21,14 @@ extension Listctl {
                 question as JSON on stdin: {"question": "shouldAdd", "list": …, "item": …, "origin": …}. \
                 Exit status 0 allows; any other status denies, with what COMMAND printed as the reason \
                 (COMMAND need not read its question). Each question is reported as it is answered: \
-                allowed, denied, or timed out (listd then applied --on-timeout). When listd stops \
-                consulting this delegate (three timeouts in a row) listctl says so on stderr and \
-                exits with status 4, so a service manager can restart it. With --json, one object \
-                per question: {question, list, item, name, with, vote, reason, counted, \
-                appliedOnTimeout, elapsedMs}.
+                allowed, denied, or timed out (listd then applied --on-timeout). At most --jobs \
+                commands run at once (one per CPU by default); more questions wait their turn. \
+                When listd goes away (a restart), listctl connects again and registers again, \
+                unless --no-reconnect. When listd stops consulting this delegate (it timed out \
+                three times, each a burst of questions out together counting once) listctl says \
+                so on stderr and exits with status 4, so a service manager can restart it \
+                (listd-rule@NAME.service does). With --json, one object per question: {question, \
+                list, item, name, with, vote, reason, counted, appliedOnTimeout, elapsedMs}.
                 """
         )
         @OptionGroup var options: ConnectionOptions
@@ -60,6 +64,17 @@ extension Listctl {
         @Option(help: "The name shown in denials (default: the command's name).")
         var name: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "Commands run at once, at most (default: the number of CPUs); more questions wait their turn.",
+                valueName: "count"
+            )
+        )
+        var jobs: Int?
+
+        @Flag(help: "Exit with status 4 when listd goes away, instead of connecting and registering again.")
+        var noReconnect = false
+
         @Argument(
             parsing: .postTerminator,
             help: ArgumentHelp("The command and its arguments, after --.", valueName: "command")
@@ -81,67 +96,91 @@ extension Listctl {
             if let onTimeout, TimeoutVerdict(rawValue: onTimeout) == nil {
                 throw ValidationError("--on-timeout must be allow or deny.")
             }
+            if let jobs, !(1...256).contains(jobs) {
+                throw ValidationError("--jobs must be between 1 and 256.")
+            }
         }
 
         func run() throws {
             ignoreBrokenPipes()
             endCommandsWithListctl()
+            // A clear of 30 ticked items asks 30 questions at once: run all 30 commands together
+            // and each takes as long as all of them (a script starting python twice per question
+            // missed listd's 2 s together). A few at a time, the rest waiting, each finishes soon.
+            let slots = DispatchSemaphore(value: jobs ?? max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+            try options.withClient { first in
+                var client = first
+                var again = false
+                while true {
+                    try serve(client, slots: slots, again: again)
+                    guard !noReconnect else {
+                        writeError("listctl: listd closed the connection.")
+                        throw ExitCode(ListctlExit.failed.rawValue)
+                    }
+                    writeError("listctl: listd closed the connection; connecting again to register again.")
+                    client = options.connection.reconnect(brief: false)
+                    again = true
+                }
+            }
+        }
+
+        /// Registers on `client` and answers its questions until listd closes the connection.
+        private func serve(_ client: BlockingListClient, slots: DispatchSemaphore, again: Bool) throws {
             let command = self.command
             let json = options.json
             let name = self.name ?? command[0].split(separator: "/").last.map(String.init) ?? command[0]
-            try options.withClient { client in
-                let registered = try client.call(
-                    RegisterDelegate.self,
-                    .init(
-                        name: name,
-                        questions: questions.isEmpty ? nil : questions.compactMap(DelegateQuestion.init(rawValue:)),
-                        lists: lists.isEmpty ? nil : lists.map(reference),
-                        timeoutMs: timeout,
-                        onTimeout: onTimeout.flatMap(TimeoutVerdict.init(rawValue:))
-                    )
+            let registered = try client.call(
+                RegisterDelegate.self,
+                .init(
+                    name: name,
+                    questions: questions.isEmpty ? nil : questions.compactMap(DelegateQuestion.init(rawValue:)),
+                    lists: lists.isEmpty ? nil : lists.map(reference),
+                    timeoutMs: timeout,
+                    onTimeout: onTimeout.flatMap(TimeoutVerdict.init(rawValue:))
                 )
-                if !json {
-                    print(
-                        "Registered as delegate “\(registered.name)” for \(registered.questions.map(\.rawValue).joined(separator: ", ")); Ctrl-C to stop."
-                    )
-                }
-                let answers = client.answers
-                let limit = Duration.milliseconds(registered.timeoutMs)
-                while let message = client.next() {
-                    switch message {
-                    case .question(let question, let params, let id):
-                        // Each question on a thread of its own: listd asks several at once (a
-                        // clear asks one per item), each with its own time limit, and a slow
-                        // command must not hold up the others. Not Dispatch's pool: it has a
-                        // thread per core, and a command blocks one until it exits (a clear's
-                        // questions then waited for the pool to grow, past listd's limit).
-                        let asked = ContinuousClock.now
-                        startThread {
-                            guard let params else {
-                                _ = answers.send(DelegateAnswer(allow: true), to: id)
-                                return
-                            }
-                            let answer = vet(question, params, with: command, name: name)
-                            _ = answers.send(answer, to: id)
-                            let vote = Vote(
-                                question: question,
-                                params: params,
-                                answer: answer,
-                                elapsed: ContinuousClock.now - asked,
-                                limit: limit,
-                                onTimeout: registered.onTimeout
-                            )
-                            if json { printJSON(vote) } else { print(vote.sentence) }
+            )
+            if again {
+                writeError("listctl: registered again as delegate “\(registered.name)”.")
+            } else if !json {
+                print(
+                    "Registered as delegate “\(registered.name)” for \(registered.questions.map(\.rawValue).joined(separator: ", ")); Ctrl-C to stop."
+                )
+            }
+            let answers = client.answers
+            let limit = Duration.milliseconds(registered.timeoutMs)
+            while let message = client.next() {
+                switch message {
+                case .question(let question, let params, let id):
+                    // Each question on a thread of its own, waiting for one of the slots: listd
+                    // asks several at once (a clear asks one per item), and a slow command must
+                    // not hold up reading. Not Dispatch's pool: a command blocks its thread
+                    // until it exits.
+                    let asked = ContinuousClock.now
+                    startThread {
+                        guard let params else {
+                            _ = answers.send(DelegateAnswer(allow: true), to: id)
+                            return
                         }
-                    case .delegateDropped(let dropped):
-                        writeError("listctl: listd no longer consults delegate “\(dropped.name)”: \(dropped.reason)")
-                        throw ExitCode(ListctlExit.failed.rawValue)
-                    case .event, .briefEvent, .fileRejection, .denial:
-                        continue
+                        slots.wait()
+                        let answer = vet(question, params, with: command, name: name)
+                        slots.signal()
+                        _ = answers.send(answer, to: id)
+                        let vote = Vote(
+                            question: question,
+                            params: params,
+                            answer: answer,
+                            elapsed: ContinuousClock.now - asked,
+                            limit: limit,
+                            onTimeout: registered.onTimeout
+                        )
+                        if json { printJSON(vote) } else { print(vote.sentence) }
                     }
+                case .delegateDropped(let dropped):
+                    writeError("listctl: listd no longer consults delegate “\(dropped.name)”: \(dropped.reason)")
+                    throw ExitCode(ListctlExit.failed.rawValue)
+                case .event, .briefEvent, .fileRejection, .denial:
+                    continue
                 }
-                writeError("listctl: listd closed the connection.")
-                throw ExitCode(ListctlExit.failed.rawValue)
             }
         }
     }

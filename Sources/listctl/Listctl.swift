@@ -91,6 +91,23 @@ struct Connection {
         }
     }
 
+    /// Connects again after listd went away, waiting 50 ms after the first try and doubling up
+    /// to a second: listd restarting (or its socket unit) takes that long. Exits with status 3
+    /// when the runtime directory is no longer safe (checked each time: another user may have
+    /// taken it while listd was away).
+    func reconnect(brief: Bool) -> BlockingListClient {
+        var delay = Duration.milliseconds(50)
+        while true {
+            if (try? Self.checkRuntimeDirectory(of: socketPath)) == nil { Glibc.exit(ListctlExit.unreachable.rawValue) }
+            if let client = try? BlockingListClient(socketPath: socketPath, name: "listctl", brief: brief) {
+                return client
+            }
+            let (seconds, attoseconds) = delay.components
+            usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+            delay = min(delay * 2, .seconds(1))
+        }
+    }
+
     /// Connects to nothing in a runtime directory of the user's that another user made or can
     /// enter (/tmp/listd-UID without XDG_RUNTIME_DIR): says why, exit status 3 (unreachable).
     static func checkRuntimeDirectory(of socketPath: String) throws {

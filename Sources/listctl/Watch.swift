@@ -98,7 +98,7 @@ extension Listctl {
                     writeError(
                         "listctl: listd closed the connection; reconnecting to resume after revision \(resume.since ?? 0)."
                     )
-                    client = reconnect()
+                    client = options.connection.reconnect(brief: true)
                 }
             }
         }
@@ -174,22 +174,6 @@ extension Listctl {
                 print("Watching from revision \(since) (now \(snapshot.revision)); Ctrl-C to stop.")
             } else {
                 print("Watching \(plural(snapshot.lists.count, "list")) from revision \(snapshot.revision); Ctrl-C to stop.")
-            }
-        }
-
-        /// Connects again, waiting 50 ms after the first try and doubling up to a second: listd
-        /// restarting (or its socket unit) takes that long.
-        private func reconnect() -> BlockingListClient {
-            var delay = Duration.milliseconds(50)
-            while true {
-                // Checked each time: the directory may have been taken while listd was away.
-                if (try? Connection.checkRuntimeDirectory(of: options.socketPath)) == nil { Glibc.exit(ListctlExit.unreachable.rawValue) }
-                if let client = try? BlockingListClient(socketPath: options.socketPath, name: "listctl", brief: true) {
-                    return client
-                }
-                let (seconds, attoseconds) = delay.components
-                usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
-                delay = min(delay * 2, .seconds(1))
             }
         }
     }

@@ -76,6 +76,44 @@ import Testing
         #expect(!panel.wants(.shouldAdd, list: 1, name: nil), "no longer asked")
     }
 
+    /// Issue 63, case 5: a clear of 30 ticked items asked 30 questions at once; a delegate busy
+    /// with them let several time out together, and was dropped as "three timeouts in a row".
+    /// Questions out together that time out together are one strike.
+    @Test func aBurstOfTimeoutsIsOneStrike() {
+        var panel = DelegatePanel()
+        panel.seat(Self.seat(1, "no-sweets"))
+        let burst = (1...30).map { panel.ask(.proposal($0), .shouldAdd, Self.params, list: 1, name: nil)[0].id }
+        // Answered in part, the rest out of time together; then some answered again, timed out.
+        for id in burst.prefix(20) { _ = panel.replied(id, .answered(DelegateAnswer(allow: true))) }
+        for id in burst.suffix(10) {
+            #expect(panel.replied(id, .timedOut).dropped == nil, "one burst, one strike")
+        }
+        #expect(panel.wants(.shouldAdd, list: 1, name: nil), "still asked")
+        // Two more failures, each with questions sent after the last: three strikes.
+        func askAndTimeOut(_ asker: Int) -> DelegatePanel.Outcome {
+            panel.replied(panel.ask(.proposal(asker), .shouldAdd, Self.params, list: 1, name: nil)[0].id, .timedOut)
+        }
+        #expect(askAndTimeOut(31).dropped == nil)
+        #expect(askAndTimeOut(32).dropped?.name == "no-sweets", "three failures to keep up")
+    }
+
+    /// Questions past `questionsOutPerDelegate` wait their turn and are sent as others end: one
+    /// sent after a strike, timing out, is a new strike.
+    @Test func aQuestionSentAfterAStrikeIsANewOne() {
+        var limits = CoreLimits.standard
+        limits.questionsOutPerDelegate = 2
+        var panel = DelegatePanel(limits: limits)
+        panel.seat(Self.seat(1, "slow"))
+        let first = (1...3).flatMap { panel.ask(.proposal($0), .shouldAdd, Self.params, list: 1, name: nil) }.map(\.id)
+        #expect(first.count == 2, "the third waits")
+        let afterFirst = panel.replied(first[0], .timedOut)  // strike 1; the third is sent now
+        #expect(afterFirst.puts.count == 1)
+        #expect(panel.replied(first[1], .timedOut).dropped == nil, "out with the first: same burst")
+        #expect(panel.replied(afterFirst.puts[0].id, .timedOut).dropped == nil, "sent after strike 1: strike 2")
+        let last = panel.ask(.proposal(4), .shouldAdd, Self.params, list: 1, name: nil)[0].id
+        #expect(panel.replied(last, .timedOut).dropped?.name == "slow", "strike 3")
+    }
+
     @Test func aDelegateThatLeavesSettlesItsQuestionsAtOnce() {
         var panel = DelegatePanel()
         panel.seat(Self.seat(1, "strict", onTimeout: .deny))

@@ -329,6 +329,23 @@ for unit in listd listd-web; do
 done
 noise=$(inside journalctl -b --no-pager "_UID=$user_id" 2>/dev/null | grep -c "thread priority" || true)
 check "no thread-priority noise from the user's listd and listd-web: $noise line(s)" test "$noise" = 0
+# Issue 63: a household's rule kept running by listd-rule@NAME, across a restart of listd.
+as_user mkdir -p /home/e2e-user/.config/listd/rules
+as_user sh -c 'printf "#!/bin/sh\ngrep -qi cake && { echo no sweets; exit 1; }\nexit 0\n" > ~/.config/listd/rules/no-sweets && chmod +x ~/.config/listd/rules/no-sweets'
+as_user systemctl --user start listd-rule@no-sweets.service
+rule_says() { inside journalctl -b --no-pager "_UID=$user_id" 2>/dev/null | grep -c "$1" || true; }
+for _ in $(seq 1 100); do [ "$(rule_says 'Registered as delegate “no-sweets”')" -ge 1 ] && break; sleep 0.1; done
+out=$(as_user listctl add Pantry "birthday cake" 2>&1 || true)
+check "listd-rule@no-sweets refuses a cake: $out" grep -q "no sweets" <<<"$out"
+as_user systemctl --user restart listd.service
+for _ in $(seq 1 100); do [ "$(rule_says 'registered again as delegate “no-sweets”')" -ge 1 ] && break; sleep 0.1; done
+out=$(as_user listctl add Pantry "chocolate cake" 2>&1 || true)
+check "… and again once listd restarted (it registered again): $out" grep -q "no sweets" <<<"$out"
+as_user systemctl --user kill --signal=SIGKILL listd-rule@no-sweets.service
+for _ in $(seq 1 50); do [ "$(rule_says 'Registered as delegate “no-sweets”')" -ge 2 ] && break; sleep 0.1; done
+out=$(as_user listctl add Pantry "cheesecake" 2>&1 || true)
+check "… and once it was killed (restarted by its unit): $out" grep -q "no sweets" <<<"$out"
+as_user systemctl --user stop listd-rule@no-sweets.service
 as_user systemctl --user stop listd-web.service listd.service listd.socket
 inside systemctl stop "user@$user_id.service"
 inside userdel --remove e2e-user >/dev/null 2>&1 || true

@@ -1,0 +1,65 @@
+// Issue 63, case 5: a household's rule silently stopped — `listctl delegate` ended when listd
+// restarted, and a clear's burst of questions, all answered at once and late, dropped it as
+// "three timeouts in a row". These run the real listctl delegate against the real listd.
+import Foundation
+import Glibc
+import Testing
+
+@Suite(.offThePool) struct RuleTests {
+    /// The rule of the issue: no sweets.
+    private static let noSweets = "grep -qi cake && { echo no sweets; exit 1; }\nexit 0\n"
+
+    /// listd restarts: the delegate says so, connects again and registers again, and the rule
+    /// holds for the edits after.
+    @Test func aDelegateRegistersAgainWhenListdRestarts() throws {
+        let sandbox = try Sandbox()
+        let daemon = try Daemon.start(in: sandbox)
+        #expect(try listctl(["create", "Groceries", "milk"], socket: sandbox.socket).status == 0)
+        let script = try sandbox.script("no-sweets.sh", Self.noSweets)
+        let rule = try ChildProcess(Binaries.listctl.path, ["--socket", sandbox.socket, "delegate", "--name", "no-sweets", "--", script])
+        defer { rule.signal(SIGTERM) }
+        #expect(try LineReader(rule.stdout).line().hasPrefix("Registered as delegate “no-sweets”"))
+        var added = try listctl(["add", "Groceries", "birthday cake"], socket: sandbox.socket)
+        #expect(added.status == 1 && added.stderr.contains("no sweets"), "\(added.stderr)")
+
+        #expect(daemon.stop() == 0)
+        try daemon.start()
+        let errors = LineReader(rule.stderr)
+        #expect(try errors.line().contains("listd closed the connection; connecting again"))
+        #expect(try errors.line().contains("registered again as delegate “no-sweets”"))
+        added = try listctl(["add", "Groceries", "chocolate cake"], socket: sandbox.socket)
+        #expect(added.status == 1 && added.stderr.contains("no sweets"), "\(added.stderr)")
+        #expect(try listctl(["add", "Groceries", "bread"], socket: sandbox.socket).status == 0)
+        #expect(rule.exitStatus == nil, "the rule runs on")
+    }
+
+    /// A clear of 30 ticked items asks 30 questions at once. A rule that takes 0.2 s per
+    /// question cannot answer them all within a 1 s limit: those it misses time out together,
+    /// one strike, and it is still asked after — not dropped as three timeouts in a row.
+    @Test func aBurstOfLateAnswersIsOneStrikeAndTheRuleIsStillAsked() throws {
+        let sandbox = try Sandbox()
+        let daemon = try Daemon.start(in: sandbox)
+        defer { withExtendedLifetime(daemon) {} }
+        let items = (1...30).map { "item \($0)" }
+        #expect(try listctl(["create", "Groceries"] + items, socket: sandbox.socket).status == 0)
+        #expect(try listctl(["check", "Groceries"] + items, socket: sandbox.socket).status == 0)
+        let script = try sandbox.script("slow.sh", "sleep 0.2\n" + Self.noSweets)
+        let rule = try ChildProcess(
+            Binaries.listctl.path,
+            ["--socket", sandbox.socket, "delegate", "--name", "slow", "--timeout", "1000", "--jobs", "2", "--", script],
+            mergeOutput: true
+        )
+        defer { rule.signal(SIGTERM) }
+        let output = LineReader(rule.stdout)
+        #expect(try output.line().hasPrefix("Registered as delegate “slow”"))
+        #expect(try listctl(["clear", "Groceries"], socket: sandbox.socket).status == 0)
+        // Every question is reported once its command ran, late ones too: the fence.
+        var lines: [String] = []
+        while lines.count < 30 { lines.append(try output.line()) }
+        #expect(lines.contains { $0.contains("timed out") }, "the burst was late: \(lines)")
+        #expect(!lines.contains { $0.contains("no longer consults") }, "\(lines)")
+        let added = try listctl(["add", "Groceries", "birthday cake"], socket: sandbox.socket)
+        #expect(added.status == 1 && added.stderr.contains("no sweets"), "still asked: \(added.stderr)")
+        #expect(rule.exitStatus == nil, "the rule runs on")
+    }
+}
