@@ -139,11 +139,14 @@ public struct SaveMerge {
             switch (quantityToSet, sectionToSet) {
             case (nil, nil): return .done
             case (let quantity?, nil): return .doneBut(.setQuantity(text, on: .id(list.id), quantity: quantity))
-            case (nil, let section?): return .doneBut(.moveItemInto(text, on: .id(list.id), section: section, before: nil))
-            case (let quantity?, let section?):
-                // Both, as one change: the item restated with them.
+            case (nil, let section?) where list.section(named: section) != nil:
+                return .doneBut(.moveItemInto(text, on: .id(list.id), section: section, before: nil))
+            case (let quantity, let section?):
+                // Both, or a section the list does not have yet (an add makes it; a move into
+                // it would be refused `sectionNotFound`): as one change, the item restated with
+                // them.
                 var placed = list.placed(at: index)
-                placed.quantity = quantity
+                if let quantity { placed.quantity = quantity }
                 placed.section = section
                 return .doneBut(.restoreItem(placed, on: .id(list.id)))
             }

@@ -36,6 +36,15 @@ import Testing
         let list = try client.result("getList", ["list": "Groceries"])
         #expect(list["items"] as? [String] == ["milk", "cheese", "eggs", "bread"], "one copy of each, bread under Bakery: \(list)")
         #expect((list["quantities"] as? [String: String])?["eggs"] == "6")
+        // Issue 63, case 6: an add in a section the list does not have yet, of what was added
+        // meanwhile without one: the section is made and the item put in it, its amount kept.
+        _ = try listctl(["add", "Groceries", "lemons (3)"], socket: socket)
+        let lemons = try phone.result(
+            "addItem", ["list": "Groceries", "item": "lemons", "section": "Produce", "basedOn": 1, "editId": "p4"]
+        )
+        let produce = (lemons["sections"] as? [[String: Any]] ?? []).first { $0["name"] as? String == "Produce" }
+        #expect(produce?["items"] as? [String] == ["lemons"], "in the phone's section: \(lemons)")
+        #expect((lemons["quantities"] as? [String: String])?["lemons"] == "3", "\(lemons)")
         // Without `basedOn` an add of what is there is denied, as ever.
         #expect(reason(try phone.error("addItem", ["list": "Groceries", "item": "cheese"])) == "itemExists")
     }
