@@ -221,7 +221,12 @@ function changed(event, params) {
     const index = state.lists.findIndex((l) => l.id === list.id);
     if (event === 'didDeleteShoppingList') {
       if (index >= 0) state.lists.splice(index, 1);
-      if (state.current === list.id) state.current = state.lists.length ? state.lists[0].id : null;
+      if (state.current === list.id) {
+        state.current = state.lists.length ? state.lists[0].id : null;
+        // Said where the person looks, and kept until read: the list did not just jump.
+        state.problems.push({ id: 'deleted' + params.revision, list: null, listName: list.name, item: null,
+          message: '“' + list.name + '” was deleted' + (params.origin ? ' by ' + whoMade(params.origin) : '') + ' while you had it open.' });
+      }
     } else if (index >= 0) {
       state.lists[index] = list;
     } else {
@@ -254,10 +259,13 @@ let flushing = false;
 let retryTimer = null;
 
 function edit(method, params) {
+  const list = state.lists.find((l) => l.id === params.list);
   const entry = {
     editId: editId(),
     method,
     params,
+    // Its list's name, to say which list a refusal was for when that list is gone by then.
+    listName: list ? list.name : null,
     basedOn: state.revision,
     instance: state.instance,
     made: Date.now(),
@@ -327,7 +335,11 @@ function refusal(entry, error) {
   } else if (item && !message.includes(item)) {
     message = item + ': ' + message;
   }
-  const problem = { id: entry.editId, list: entry.params.list, item, message };
+  if (data.reason === 'listNotFound') {
+    const name = entry.listName ? '“' + entry.listName + '”' : 'Its list';
+    message = (item ? item + ': ' : '') + name + ' was deleted meanwhile; this change was not made.';
+  }
+  const problem = { id: entry.editId, list: entry.params.list, listName: entry.listName || null, item, message };
   if (entry.method === 'addItem') {
     problem.typed = { item: entry.params.item, quantity: entry.params.quantity || '', section: entry.params.section || '' };
     if (data.reason === 'itemExists' && data.quantity) {
@@ -517,7 +529,10 @@ function renderList() {
   if (!list) {
     drawn.list = null;
     setHTML(document.getElementById('actions'), '');
-    main.innerHTML = '<p class="empty">' + (state.lists.length ? '' : 'No lists yet. Make one with <code>listctl create Groceries</code>.') + '</p>';
+    // What was not made, and why, is shown even with no list to show it on.
+    const notices = state.problems.map((p) => '<li>' + problemHTML(p) + '</li>').join('');
+    main.innerHTML = (notices ? '<ul class="problems">' + notices + '</ul>' : '') +
+      '<p class="empty">' + (state.lists.length ? '' : 'No lists yet. Make one with <code>listctl create Groceries</code>.') + '</p>';
     return;
   }
   document.getElementById('title').textContent = list.name;
@@ -529,6 +544,15 @@ function renderList() {
     main.innerHTML = '<div id="loose"></div><div id="groups"></div><p class="empty" id="nothing" hidden>Nothing on this list.</p>';
   }
   const problems = state.problems.filter((p) => p.list === list.id || p.list === list.name);
+  // Refusals of edits for another list are counted here, with a way there; those for a list
+  // that is gone (and notices that belong to no list) are shown whole: nowhere else shows them.
+  const elsewhere = new Map();
+  const orphans = [];
+  for (const p of state.problems) {
+    if (p.list === list.id || p.list === list.name) continue;
+    const other = state.lists.find((l) => l.id === p.list || l.name === p.list);
+    if (other) elsewhere.set(other, (elsewhere.get(other) || 0) + 1); else orphans.push(p);
+  }
   const groups = shown(list).filter((g) => g.rows.length);  // empty sections are folded away
   // What the person sees ticked, their own waiting ticks included.
   const checkedCount = groups.reduce((n, g) => n + g.rows.filter((r) => r.checked && !r.removing).length, 0);
@@ -541,8 +565,13 @@ function renderList() {
   setHTML(document.getElementById('actions'),
     '<button type="button" data-key="clear" data-clear' + (checkedCount ? '' : ' disabled') + '>Clear ' + checkedCount + ' ticked</button>' +
     '<button type="button" data-key="undo" data-undo' + (state.connection === 'live' ? '' : ' disabled') + '>Undo mine</button>');
-  setHTML(document.getElementById('loose'), loose.length
-    ? '<h2 class="visually-hidden">Not applied</h2><ul class="problems">' + loose.map((p) => '<li>' + problemHTML(p) + '</li>').join('') + '</ul>'
+  const notices = orphans.map((p) => '<li>' + problemHTML(p) + '</li>').concat(
+    Array.from(elsewhere, ([other, count]) => '<li><p class="problem elsewhere" role="alert"><span>⚠ ' +
+      (count === 1 ? 'A change' : count + ' changes') + ' on “' + escape(other.name) + '” not made</span><span class="choices">' +
+      '<button type="button" data-key="elsewhere-' + other.id + '" data-list="' + other.id + '">Show</button></span></p></li>'),
+    loose.map((p) => '<li>' + problemHTML(p) + '</li>'));
+  setHTML(document.getElementById('loose'), notices.length
+    ? '<h2 class="visually-hidden">Not applied</h2><ul class="problems">' + notices.join('') + '</ul>'
     : '');
   const sectionEntries = groups.map((group) => ({
     key: group.name,
@@ -657,10 +686,15 @@ function setConnection(connection) {
 // ---------------------------------------------------------------------------------------------
 // Who changed what, in words.
 
+/// Who made a change, in words: a device's or a client's name, the list file, or a process.
+function whoMade(origin) {
+  origin = origin || {};
+  return origin.name || (origin.kind === 'file' ? 'The list file' + (origin.host ? ' on ' + origin.host : '') : origin.pid ? 'pid ' + origin.pid : 'Someone');
+}
+
 function note(entry) {
   if (state.recent.some((r) => r.revision === entry.revision)) return;
-  const origin = entry.origin || {};
-  const who = origin.name || (origin.kind === 'file' ? 'The list file' + (origin.host ? ' on ' + origin.host : '') : origin.pid ? 'pid ' + origin.pid : 'Someone');
+  const who = whoMade(entry.origin);
   let text = describe(entry.changes, entry.event);
   if (entry.undoes) {
     // In words, not numbers: whose change of what was undone, when this page saw it.
