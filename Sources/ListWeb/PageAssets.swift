@@ -27,6 +27,9 @@ enum PageAssets {
         PageAsset(path: "/sw.js", bytes: PackageResources.sw_js, contentType: "text/javascript; charset=utf-8"),
         PageAsset(path: "/manifest.webmanifest", bytes: PackageResources.manifest_webmanifest, contentType: "application/manifest+json"),
         PageAsset(path: "/icon.svg", bytes: PackageResources.icon_svg, contentType: "image/svg+xml"),
+        // iOS puts a PNG on the home screen, 180 px, opaque (icon.svg drawn by Chromium on the
+        // icon's green: its rounded corners are the phone's to cut).
+        PageAsset(path: "/apple-touch-icon.png", bytes: PackageResources.apple_touch_icon_png, contentType: "image/png"),
         // Browsers ask for it whatever the page names.
         PageAsset(path: "/favicon.ico", bytes: PackageResources.icon_svg, contentType: "image/svg+xml"),
         PageAsset(path: "/pair", bytes: PackageResources.pair_html, contentType: "text/html; charset=utf-8"),

@@ -113,6 +113,8 @@ import Testing
                 "the page saying it is not paired, and showing no list",
                 "return document.getElementById('status').textContent.includes('no longer paired') && !document.querySelector('[data-tick]') && !document.querySelector('[data-list]') && !document.body.textContent.includes('Clear')"
             )
+            // Issue 63, case 7: not "No lists yet. Make one with listctl create…".
+            #expect(try browser.run("return document.body.textContent.includes('No lists yet')") as? Bool == false)
         }
     }
 

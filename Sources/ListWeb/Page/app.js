@@ -17,6 +17,9 @@ const state = {
   connection: 'connecting', // connecting | live | offline | notPaired | unpaired | listdDown | busy | tooLarge
   editing: null,       // the item whose amount and section are being changed (its key)
   device: null,        // the paired device's id, as listd-web said (/whoami)
+  deviceName: null,    // and its name: changes made under it are this phone's own
+  seen: {},            // list id -> the revision it had when the person last left it
+  fresh: {},           // list id -> {item key: revision}: added by others since it was last left
   held: false,         // the queue was made before this phone was unpaired: sent only if the person says
 };
 
@@ -49,8 +52,8 @@ function store(name, mode, work) {
 
 function saveState() {
   if (!database) return Promise.resolve();
-  const { instance, revision, lists, current, problems, recent, names, device, held } = state;
-  return store('state', 'readwrite', (s) => s.put({ instance, revision, lists, current, problems, recent, names, device, held }, 'page'));
+  const { instance, revision, lists, current, problems, recent, names, device, deviceName, seen, fresh, held } = state;
+  return store('state', 'readwrite', (s) => s.put({ instance, revision, lists, current, problems, recent, names, device, deviceName, seen, fresh, held }, 'page'));
 }
 
 async function loadState() {
@@ -109,9 +112,10 @@ async function knowDevice() {
   try {
     const response = await whoami();
     if (!response.ok) return;
-    const { id } = await response.json();
+    const { id, device } = await response.json();
     if (state.device && id && id !== state.device && state.queue.length) state.held = true;
     if (id) state.device = id;
+    if (device) state.deviceName = device;
     saveState();
   } catch { /* known next time */ }
 }
@@ -234,11 +238,33 @@ function changed(event, params) {
       if (state.current === null) state.current = list.id;
     }
   }
+  markFresh(list.id, params);
   // Replayed changes (after `since`) are older than the snapshot: only told, not applied.
   note({ revision: params.revision, event, list: { id: list.id, name: list.name }, changes: params.changes, origin: params.origin, undoes: params.undoes, time: new Date().toISOString() });
   learnNames(list.id, params.changes);
   saveState();
   render();
+}
+
+/// Items someone else added to a list since the person last left it are marked until they
+/// leave it again (a replayed change, made while the page was closed, is marked too).
+function markFresh(listId, params) {
+  const origin = params.origin || {};
+  const mine = state.deviceName && origin.name === state.deviceName;
+  if (mine || state.seen[listId] === undefined || params.revision <= state.seen[listId]) return;
+  for (const change of params.changes || []) {
+    const item = change.op === 'add' ? change.item : change.op === 'replace' ? change.with : null;
+    if (!item) continue;
+    state.fresh[listId] = Object.assign(state.fresh[listId] || {}, { [item.toLocaleLowerCase()]: params.revision });
+  }
+}
+
+/// The person leaves a list (another list shown, or the page put away): what was new there is
+/// seen.
+function leave(listId) {
+  if (listId === null || listId === undefined) return;
+  state.seen[listId] = state.revision;
+  delete state.fresh[listId];
 }
 
 async function loadHistory() {
@@ -495,6 +521,11 @@ function reconcile(parent, entries, cache) {
   while (cursor) { const next = cursor.nextElementSibling; cursor.remove(); cursor = next; }
 }
 
+function isFresh(item) {
+  const fresh = state.fresh[state.current];
+  return !!fresh && fresh[item.toLocaleLowerCase()] !== undefined;
+}
+
 function rowHTML(row, problems) {
   const key = row.item.toLocaleLowerCase();
   const classes = ['item', row.checked ? 'checked' : '', row.pending ? 'pending' : '', row.removing ? 'removing' : ''].join(' ');
@@ -504,6 +535,7 @@ function rowHTML(row, problems) {
     '<button type="button" class="tick" role="checkbox" aria-checked="' + row.checked + '" data-key="tick-' + escape(row.item) + '" data-tick="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>' +
     '<span class="box" aria-hidden="true">' + (row.checked ? '✓' : '') + '</span>' +
     '<span class="name">' + escape(row.item) + (row.removing ? ' (being removed)' : '') + '</span>' +
+    (isFresh(row.item) ? '<span class="fresh">new</span>' : '') +
     (row.amount ? '<span class="amount">' + escape(row.amount) + '</span>' : '') +
     '</button>' +
     '<button type="button" class="edit" aria-label="Amount or section of ' + escape(row.item) + '" aria-expanded="' + editing + '" data-key="edit-' + escape(row.item) + '" data-edit="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>✎</button>' +
@@ -532,7 +564,8 @@ function renderList() {
     // What was not made, and why, is shown even with no list to show it on.
     const notices = state.problems.map((p) => '<li>' + problemHTML(p) + '</li>').join('');
     main.innerHTML = (notices ? '<ul class="problems">' + notices + '</ul>' : '') +
-      '<p class="empty">' + (state.lists.length ? '' : 'No lists yet. Make one with <code>listctl create Groceries</code>.') + '</p>';
+      '<p class="empty">' + (state.lists.length || state.connection === 'unpaired' || state.connection === 'notPaired'
+        ? '' : 'No lists yet. Make one with <code>listctl create Groceries</code>.') + '</p>';
     return;
   }
   document.getElementById('title').textContent = list.name;
@@ -674,7 +707,7 @@ function showStatus(message) {
 /// A revoked device keeps nothing of the household's lists: not on the screen, not on the phone.
 /// (Its queue of unsent edits is kept, unsent.)
 function forgetLists() {
-  Object.assign(state, { instance: null, revision: 0, lists: [], current: null, problems: [], recent: [], names: {} });
+  Object.assign(state, { instance: null, revision: 0, lists: [], current: null, problems: [], recent: [], names: {}, seen: {}, fresh: {} });
   saveState();
 }
 
@@ -744,9 +777,18 @@ function learnNames(listId, changes) {
   if (names.length > 500) names.splice(0, names.length - 500);
 }
 
+/// When a change was seen: the time today, "yesterday 18:04", the weekday within a week, else
+/// the date.
 function clock(time) {
   const date = new Date(time);
-  return isNaN(date) ? '' : date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  if (isNaN(date)) return '';
+  const hours = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const day = (d) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const days = Math.round((day(new Date()) - day(date)) / 86400000);
+  if (days === 0) return hours;
+  if (days === 1) return 'yesterday ' + hours;
+  if (days > 1 && days < 7) return date.toLocaleDateString([], { weekday: 'short' }) + ' ' + hours;
+  return date.toLocaleDateString([], { day: 'numeric', month: 'short' }) + ' ' + hours;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -757,6 +799,7 @@ document.addEventListener('click', (event) => {
   if (!target) return;
   const list = currentList();
   if (target.dataset.list) {
+    if (Number(target.dataset.list) !== state.current) leave(state.current);
     state.current = Number(target.dataset.list);
     saveState();
     render();
@@ -876,7 +919,11 @@ function changeItem(editor) {
 
 // Back from sleep, or on another network: make sure the connection is alive, and catch up.
 document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState !== 'visible') return;
+  if (document.visibilityState !== 'visible') {
+    leave(state.current);
+    saveState();
+    return;
+  }
   if (socket && socket.readyState === WebSocket.OPEN) subscribe(); else { reconnectDelay = 1000; connect(); }
 });
 window.addEventListener('online', () => { reconnectDelay = 1000; connect(); });
