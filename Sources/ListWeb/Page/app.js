@@ -20,6 +20,8 @@ const state = {
   deviceName: null,    // and its name: changes made under it are this phone's own
   seen: {},            // list id -> the revision it had when the person last left it
   fresh: {},           // list id -> {item key: revision}: added by others since it was last left
+  tickOrder: {},       // list id -> {item key: revision}: when each item was ticked, as this page saw it
+  hideTicked: false,   // the ticked items, below the rest, folded away
   held: false,         // the queue was made before this phone was unpaired: sent only if the person says
 };
 
@@ -52,8 +54,8 @@ function store(name, mode, work) {
 
 function saveState() {
   if (!database) return Promise.resolve();
-  const { instance, revision, lists, current, problems, recent, names, device, deviceName, seen, fresh, held } = state;
-  return store('state', 'readwrite', (s) => s.put({ instance, revision, lists, current, problems, recent, names, device, deviceName, seen, fresh, held }, 'page'));
+  const { instance, revision, lists, current, problems, recent, names, device, deviceName, seen, fresh, tickOrder, hideTicked, held } = state;
+  return store('state', 'readwrite', (s) => s.put({ instance, revision, lists, current, problems, recent, names, device, deviceName, seen, fresh, tickOrder, hideTicked, held }, 'page'));
 }
 
 async function loadState() {
@@ -239,6 +241,7 @@ function changed(event, params) {
     }
   }
   markFresh(list.id, params);
+  noteTicks(list.id, params);
   // Replayed changes (after `since`) are older than the snapshot: only told, not applied.
   note({ revision: params.revision, event, list: { id: list.id, name: list.name }, changes: params.changes, origin: params.origin, undoes: params.undoes, time: new Date().toISOString() });
   learnNames(list.id, params.changes);
@@ -257,6 +260,30 @@ function markFresh(listId, params) {
     if (!item) continue;
     state.fresh[listId] = Object.assign(state.fresh[listId] || {}, { [item.toLocaleLowerCase()]: params.revision });
   }
+}
+
+/// When each item was ticked, for the shop order: ticked items sink in the order they were ticked.
+function noteTicks(listId, params) {
+  for (const change of params.changes || []) {
+    if (change.op !== 'check' && change.op !== 'uncheck') continue;
+    const order = state.tickOrder[listId] || (state.tickOrder[listId] = {});
+    if (change.op === 'check') order[change.item.toLocaleLowerCase()] = params.revision;
+    else delete order[change.item.toLocaleLowerCase()];
+  }
+}
+
+/// The shop order of `groups` (`shown`): what is left to buy first, by aisle (section) as the list
+/// has them; the ticked items below in one group, in the order they were ticked (those ticked
+/// before this page knew first, in the list's order; this phone's own waiting ticks last), or
+/// folded away. The file and other clients keep the list's own order.
+const TICKED = '\u0000ticked';
+function shopOrder(groups, listId) {
+  const ticked = [];
+  const open = groups.map((g) => ({ name: g.name, rows: g.rows.filter((r) => (r.checked ? (ticked.push(r), false) : true)) }));
+  const order = state.tickOrder[listId] || {};
+  const when = (r) => (r.pending ? Number.MAX_SAFE_INTEGER : order[r.item.toLocaleLowerCase()] ?? -1);
+  ticked.sort((a, b) => when(a) - when(b));
+  return open.concat([{ name: TICKED, rows: state.hideTicked ? [] : ticked, count: ticked.length }]);
 }
 
 /// The person leaves a list (another list shown, or the page put away): what was new there is
@@ -586,9 +613,11 @@ function renderList() {
     const other = state.lists.find((l) => l.id === p.list || l.name === p.list);
     if (other) elsewhere.set(other, (elsewhere.get(other) || 0) + 1); else orphans.push(p);
   }
-  const groups = shown(list).filter((g) => g.rows.length);  // empty sections are folded away
-  // What the person sees ticked, their own waiting ticks included.
-  const checkedCount = groups.reduce((n, g) => n + g.rows.filter((r) => r.checked && !r.removing).length, 0);
+  const all = shown(list);
+  // What the person sees ticked, their own waiting ticks included (folded away or not).
+  const checkedCount = all.reduce((n, g) => n + g.rows.filter((r) => r.checked && !r.removing).length, 0);
+  // Empty sections are folded away; the ticked group stays while anything is ticked.
+  const groups = shopOrder(all, list.id).filter((g) => g.rows.length || (g.name === TICKED && g.count));
   const onList = new Set(groups.flatMap((g) => g.rows.map((r) => r.item.toLocaleLowerCase())));
   const loose = problems.filter((p) => !p.item || !onList.has(p.item.toLocaleLowerCase()));
   const sections = (list.sections || []).map((s) => s.name);
@@ -608,8 +637,14 @@ function renderList() {
     : '');
   const sectionEntries = groups.map((group) => ({
     key: group.name,
-    html: '<section data-section="' + escape(group.name) + '">' + (group.name ? '<h3>' + escape(group.name) + '</h3>' : '') +
-      '<ul class="items" aria-label="' + escape(group.name || 'Items') + '"></ul></section>',
+    // The ticked group takes no header's height above its rows (what is left to buy keeps the
+    // screen): its toggle comes after them, a row's width.
+    html: group.name === TICKED
+      ? '<section class="ticked-group" data-ticked-group aria-label="Ticked (' + group.count + ')"><ul class="items" aria-label="Ticked"></ul>' +
+        '<button type="button" class="toggle-ticked" data-key="toggle-ticked" data-toggle-ticked aria-expanded="' + !state.hideTicked + '">' +
+        (state.hideTicked ? 'Show ' : 'Hide ') + group.count + ' ticked</button></section>'
+      : '<section data-section="' + escape(group.name) + '">' + (group.name ? '<h3>' + escape(group.name) + '</h3>' : '') +
+        '<ul class="items" aria-label="' + escape(group.name || 'Items') + '"></ul></section>',
   }));
   const container = document.getElementById('groups');
   reconcile(container, sectionEntries, drawn.sections);
@@ -707,7 +742,7 @@ function showStatus(message) {
 /// A revoked device keeps nothing of the household's lists: not on the screen, not on the phone.
 /// (Its queue of unsent edits is kept, unsent.)
 function forgetLists() {
-  Object.assign(state, { instance: null, revision: 0, lists: [], current: null, problems: [], recent: [], names: {}, seen: {}, fresh: {} });
+  Object.assign(state, { instance: null, revision: 0, lists: [], current: null, problems: [], recent: [], names: {}, seen: {}, fresh: {}, tickOrder: {} });
   saveState();
 }
 
@@ -816,6 +851,10 @@ document.addEventListener('click', (event) => {
     edit('clearChecked', { list: list.id, items: ticked });
   } else if (target.dataset.undo !== undefined) {
     undoMine();
+  } else if (target.dataset.toggleTicked !== undefined) {
+    state.hideTicked = !state.hideTicked;
+    saveState();
+    render();
   } else if (target.dataset.held !== undefined) {
     settleHeld(target.dataset.held);
   } else if (target.dataset.recent !== undefined) {
