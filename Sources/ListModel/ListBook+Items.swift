@@ -56,7 +56,12 @@ extension ListBook {
         // Decided on the list passed borrowed, so that no copy of it outlives the decision: one
         // held across the insertion below would make it copy every item (a 10,000-line paste
         // became quadratic).
-        let (section, newSection, at) = try placement(of: item, in: lists[index], at: insertionIndex, section: rawSection)
+        // An add that names no section and no place, of an item this list does not remember: the
+        // aisle the household gave it on another list.
+        let learned =
+            rawSection == nil && insertionIndex == nil && lists[index].rememberedSection(of: item) == nil
+            ? householdSection(of: item, besides: index) : nil
+        let (section, newSection, at) = try placement(of: item, in: lists[index], at: insertionIndex, section: rawSection ?? learned)
         let before = lists[index].revision
         defer { updateItemKeys(at: index, from: before, removing: nil, adding: item) }
         let steps: [ListChange.Step] =

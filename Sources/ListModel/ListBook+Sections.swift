@@ -198,6 +198,22 @@ extension ListBook {
 }
 
 extension ListBook {
+    /// The section `item` has on another list than the one at `index` — or had, when it was
+    /// taken off it — by name, from the most recently changed list that says: aisles are learned
+    /// per household, so "milk" under Dairy on Groceries goes under Dairy on Weekend too.
+    mutating func householdSection(of item: String, besides index: Int) -> String? {
+        let key = ListText.key(item)
+        let others = lists.indices.filter { $0 != index && !lists[$0].sections.isEmpty }
+        for other in others.sorted(by: { lists[$0].revision > lists[$1].revision }) {
+            if hasItem(withKey: key, at: other), let at = lists[other].index(ofItem: item) {
+                if let section = lists[other].section(ofItemAt: at) { return lists[other].sections[section].name }
+                continue
+            }
+            if let remembered = lists[other].rememberedSection(of: item) { return remembered }
+        }
+        return nil
+    }
+
     /// The item at `position` of the list at `index`, as one change: into `rawSection` (nil: the
     /// one it is in; "": none; one the list lacks is made at its end), at `wanted` kept within it
     /// (nil: where it is when it stays in its section, else the section's end), ticked or not,

@@ -438,7 +438,7 @@ import Testing
             try browser.open(try web.pairingLink("Kitchen phone"))
             try browser.waitUntil("the page", Self.live(showing: "peas"))
             try browser.run("document.activeElement.blur(); return true")
-            let names = ["web-light.png", "web-dark.png", "web-offline.png"]
+            let names = ["web-light.png", "web-dark.png", "web-offline.png", "web-aisle.png"]
             var shots: [String] = []
             func shoot(_ name: String) throws {
                 let path = TestArtefacts.path(name)
@@ -456,6 +456,19 @@ import Testing
             try browser.click("[data-tick='eggs']")
             try browser.waitUntil("two waiting", "return document.getElementById('status').textContent.includes('2 changes waiting')")
             try shoot(names[2])
+            // Issue 63: an aisle learned on Groceries, said as milk is typed on Hardware.
+            try browser.network(online: true)
+            try browser.waitUntil("live again", timeout: 20, "return document.getElementById('status').textContent === 'Live'")
+            try browser.click("[data-list='2']")
+            try browser.waitUntil("Hardware", "return !!document.querySelector('[data-tick=\"screws\"]')")
+            try browser.run(
+                """
+                const f = document.querySelector('form[data-add]'); f.item.focus(); f.item.value = 'milk';
+                f.item.dispatchEvent(new Event('input', { bubbles: true })); return true
+                """
+            )
+            try browser.waitUntil("the aisle said", "return document.querySelector('form[data-add]').section.placeholder === 'Dairy (as on Groceries)'")
+            try shoot(names[3])
             if let directory = ProcessInfo.processInfo.environment["LISTD_DOC_SCREENSHOTS"] {
                 for (shot, name) in zip(shots, names) {
                     _ = try? FileManager.default.removeItem(atPath: directory + "/" + name)

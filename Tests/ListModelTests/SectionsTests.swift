@@ -55,6 +55,31 @@ private func shape(_ book: ListBook, _ id: ListID = 1) throws -> [String] {
         #expect(try book.list(.id(1)).items == ["batteries", "tape", "glue", "milk", "butter", "bread"], "items stay in file order")
     }
 
+    /// Issue 63, case 3: aisles were typed per item, per list. An item's section, given on one
+    /// list, is used on another when an add names none — from the list changed most recently —
+    /// and never over what the add says or what this list remembers.
+    @Test func anAisleGivenOnOneListIsUsedOnAnother() throws {
+        var book = try sectioned()  // Groceries: milk and butter in Dairy, bread in Bakery
+        try apply(.createList(name: "Weekend", items: ["wine"]), to: &book)
+        let change = try apply(.addItem("MILK", to: .id(2)), to: &book)
+        #expect(change.steps == [.addSection(section: "Dairy"), .add(item: "MILK", section: "Dairy")])
+        #expect(try shape(book, 2) == ["-: wine", "Dairy: MILK"])
+        try apply(.addItem("bread", to: .id(2), section: ""), to: &book)
+        try apply(.addItem("butter", to: .id(2), section: "Fridge"), to: &book)
+        #expect(try shape(book, 2) == ["-: wine,bread", "Dairy: MILK", "Fridge: butter"], "what the add says wins")
+        try apply(.addItem("tape", to: .id(2)), to: &book)
+        #expect(try shape(book, 2) == ["-: wine,bread,tape", "Dairy: MILK", "Fridge: butter"], "nothing learned: none")
+        // A third list learns from the list changed last: butter is under Fridge on Weekend now.
+        try apply(.createList(name: "Party", items: []), to: &book)
+        try apply(.addItem("butter", to: .id(3)), to: &book)
+        #expect(try shape(book, 3) == ["-: ", "Fridge: butter"])
+        // What a list remembers of its own item comes first.
+        try apply(.removeItem("butter", from: .id(3)), to: &book)
+        try apply(.moveItemInto("butter", on: .id(2), section: "Dairy", before: nil), to: &book)
+        try apply(.addItem("butter", to: .id(3)), to: &book)
+        #expect(try shape(book, 3) == ["-: ", "Fridge: butter"])
+    }
+
     @Test func anItemAddedAgainGoesBackToTheSectionItWasLastIn() throws {
         var book = try sectioned()
         try apply(.removeItem("milk", from: .id(1)), to: &book)

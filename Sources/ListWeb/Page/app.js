@@ -463,7 +463,8 @@ function shown(list) {
     switch (entry.method) {
       case 'addItem':
         if (row && !row.checked) break;
-        rows.set(key, Object.assign(row || {}, { item: entry.params.item, section: entry.params.section !== undefined ? entry.params.section : (row ? row.section : ''), amount: entry.params.quantity || (row ? row.amount : ''), checked: false, pending: true, removing: false }));
+        // An add naming no section waits in the aisle listd will give it (learned on another list).
+        rows.set(key, Object.assign(row || {}, { item: entry.params.item, section: entry.params.section !== undefined ? entry.params.section : (row ? row.section : ((learnedAisle(entry.params.item, list) || {}).section || '')), amount: entry.params.quantity || (row ? row.amount : ''), checked: false, pending: true, removing: false }));
         break;
       case 'checkItem': if (row) Object.assign(row, { checked: true, pending: true }); break;
       case 'uncheckItem': if (row) Object.assign(row, { checked: false, pending: true }); break;
@@ -622,7 +623,8 @@ function renderList() {
   const loose = problems.filter((p) => !p.item || !onList.has(p.item.toLocaleLowerCase()));
   const sections = (list.sections || []).map((s) => s.name);
   // The add form stays where it is (fixed at the bottom): only its completions follow the list.
-  setHTML(document.getElementById('names'), (state.names[list.id] || []).map((n) => '<option value="' + escape(n) + '">').join(''));
+  setHTML(document.getElementById('names'), householdNames(list).map(([name, amount]) =>
+    '<option value="' + escape(name) + '"' + (amount ? ' label="' + escape(amount) + '"' : '') + '>').join(''));
   setHTML(document.getElementById('sections'), sections.map((n) => '<option value="' + escape(n) + '">').join(''));
   setHTML(document.getElementById('actions'),
     '<button type="button" data-key="clear" data-clear' + (checkedCount ? '' : ' disabled') + '>Clear ' + checkedCount + ' ticked</button>' +
@@ -802,6 +804,49 @@ function describe(changes, event) {
   });
   return words.join(', ') || 'changed the list';
 }
+
+/// What the household has bought, to complete the add form on any list: the names seen on every
+/// list (this one's first), each with its last amount when a list has one.
+function householdNames(list) {
+  const amounts = new Map();
+  for (const other of [...state.lists].sort((a, b) => a.revision - b.revision)) {
+    for (const [item, amount] of Object.entries(other.quantities || {})) amounts.set(item.toLocaleLowerCase(), amount);
+  }
+  const seen = new Set(list.items.map((i) => i.toLocaleLowerCase()));
+  const names = [];
+  for (const id of [list.id].concat(state.lists.map((l) => l.id).filter((id) => id !== list.id))) {
+    for (const name of state.names[id] || []) {
+      const key = name.toLocaleLowerCase();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      names.push([name, amounts.get(key) || '']);
+    }
+  }
+  return names.slice(0, 500);
+}
+
+/// The aisle (section) the household gave `item` on another list, with that list's name — as
+/// listd will use it when the add names none: the list changed last that has it in a section.
+function learnedAisle(item, list) {
+  const key = item.trim().toLocaleLowerCase();
+  if (!key) return null;
+  for (const other of [...state.lists].filter((l) => l.id !== list.id).sort((a, b) => b.revision - a.revision)) {
+    for (const section of other.sections || []) {
+      if (section.items.some((i) => i.toLocaleLowerCase() === key)) return { section: section.name, list: other.name };
+    }
+  }
+  return null;
+}
+
+/// As an item is typed: its aisle from another list, said in the Section field.
+document.addEventListener('input', (event) => {
+  const form = event.target.form;
+  if (!form || form.dataset.add === undefined || event.target.name !== 'item') return;
+  const list = currentList();
+  const here = list && (list.sections || []).find((s) => s.items.some((i) => same(i, event.target.value)));
+  const aisle = list && !here ? learnedAisle(event.target.value, list) : null;
+  form.section.placeholder = aisle ? aisle.section + ' (as on ' + aisle.list + ')' : 'Section (optional)';
+});
 
 function learnNames(listId, changes) {
   const names = state.names[listId] || (state.names[listId] = []);
