@@ -487,6 +487,29 @@ function shown(list) {
 
 const escape = (text) => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 
+/// A warning read — on screen for `READ_AFTER` while the page is seen — or older than a day
+/// fades out of the list and folds into Recent ("not made: …"): warnings no longer stay for days
+/// and push the list down.
+let READ_AFTER = 20000;  // a test may shorten it
+const DAY = 86400000;
+function foldWarnings() {
+  const now = Date.now();
+  const shown = new Set([...document.querySelectorAll('.problem[data-problem]')].map((p) => p.dataset.problem));
+  let folded = false;
+  for (const problem of [...state.problems]) {
+    problem.made = problem.made || now;
+    if (shown.has(problem.id) && document.visibilityState === 'visible' && !problem.seenAt) problem.seenAt = now;
+    if ((problem.seenAt && now - problem.seenAt >= READ_AFTER) || now - problem.made >= DAY) {
+      state.problems = state.problems.filter((p) => p !== problem);
+      const list = state.lists.find((l) => l.id === problem.list) || { id: problem.list, name: problem.listName || '' };
+      state.recent.unshift({ revision: state.revision + 0.5, list: { id: list.id, name: list.name }, who: 'Not made:', text: problem.message, time: new Date(problem.made).toISOString() });
+      folded = true;
+    }
+  }
+  if (folded) { state.recent.length = Math.min(state.recent.length, 200); saveState(); render(); }
+}
+setInterval(foldWarnings, 2000);
+
 function render() {
   const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
   renderLists();
@@ -513,7 +536,7 @@ function renderLists() {
 
 function problemHTML(problem) {
   const typed = problem.typed && !formHolds(problem.typed);
-  return '<p class="problem" role="alert"><span>⚠ ' + escape(problem.message) + '</span><span class="choices">' +
+  return '<p class="problem" role="alert" data-problem="' + escape(problem.id) + '"><span class="why">⚠ ' + escape(problem.message) + '</span><span class="choices">' +
     (problem.offer ? '<button type="button" data-key="offer-' + escape(problem.id) + '" data-offer="' + escape(problem.id) + '">' + escape(problem.offer.label) + '</button>' : '') +
     (typed ? '<button type="button" data-key="refill-' + escape(problem.id) + '" data-refill="' + escape(problem.id) + '">Edit and add again</button>' : '') +
     '<button type="button" data-key="dismiss-' + escape(problem.id) + '" data-dismiss="' + escape(problem.id) + '">Dismiss</button></span></p>';
@@ -562,14 +585,14 @@ function rowHTML(row, problems) {
   let html = '<li class="' + classes + '" data-row="' + escape(key) + '"><div class="line">' +
     '<button type="button" class="tick" role="checkbox" aria-checked="' + row.checked + '" data-key="tick-' + escape(row.item) + '" data-tick="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>' +
     '<span class="box" aria-hidden="true">' + (row.checked ? '✓' : '') + '</span>' +
-    '<span class="name">' + escape(row.item) + (row.removing ? ' (being removed)' : '') + '</span>' +
+    '<span class="label"><span class="name">' + escape(row.item) + (row.removing ? ' (being removed)' : '') + '</span>' +
+    (row.pending ? '<span class="waiting">waiting to be sent</span>' : '') + '</span>' +
     (isFresh(row.item) ? '<span class="fresh">new</span>' : '') +
     (row.amount ? '<span class="amount">' + escape(row.amount) + '</span>' : '') +
     '</button>' +
     '<button type="button" class="edit" aria-label="Amount or section of ' + escape(row.item) + '" aria-expanded="' + editing + '" data-key="edit-' + escape(row.item) + '" data-edit="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>✎</button>' +
     '<button type="button" class="remove" aria-label="Remove ' + escape(row.item) + '" data-key="remove-' + escape(row.item) + '" data-remove="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>✕</button>' +
     '</div>';
-  if (row.pending) html += '<span class="waiting">waiting to be sent</span>';
   if (editing) {
     const sections = (currentList().sections || []).map((s) => s.name);
     html += '<form class="editor" data-editor="' + escape(row.item) + '" aria-label="Change ' + escape(row.item) + '">' +
@@ -604,7 +627,12 @@ function renderList() {
     drawn.sections.clear();
     main.innerHTML = '<div id="loose"></div><div id="groups"></div><p class="empty" id="nothing" hidden>Nothing on this list.</p>';
   }
-  const problems = state.problems.filter((p) => p.list === list.id || p.list === list.name);
+  // A refusal of an add made with the form is shown by the form, where the person is (a
+  // duplicate typed at the bottom of a long list was refused by its row, a screen's height up).
+  const byForm = (p) => !!p.typed;
+  setHTML(document.getElementById('form-notices'),
+    state.problems.filter((p) => byForm(p) && (p.list === list.id || p.list === list.name)).map((p) => '<li>' + problemHTML(p) + '</li>').join(''));
+  const problems = state.problems.filter((p) => !byForm(p) && (p.list === list.id || p.list === list.name));
   // Refusals of edits for another list are counted here, with a way there; those for a list
   // that is gone (and notices that belong to no list) are shown whole: nowhere else shows them.
   const elsewhere = new Map();
@@ -870,6 +898,12 @@ function clock(time) {
   if (days > 1 && days < 7) return date.toLocaleDateString([], { weekday: 'short' }) + ' ' + hours;
   return date.toLocaleDateString([], { day: 'numeric', month: 'short' }) + ' ' + hours;
 }
+
+// The list keeps room below it for the footer, whatever the footer holds (the form's notices, the
+// Section field while the form is used): the last row is never under it.
+new ResizeObserver(() => {
+  document.body.style.paddingBottom = (document.querySelector('footer').offsetHeight + 16) + 'px';
+}).observe(document.querySelector('footer'));
 
 // ---------------------------------------------------------------------------------------------
 // Taps.
