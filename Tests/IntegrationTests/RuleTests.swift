@@ -59,7 +59,15 @@ import Testing
         #expect(lines.contains { $0.contains("timed out") }, "the burst was late: \(lines)")
         #expect(!lines.contains { $0.contains("no longer consults") }, "\(lines)")
         let added = try listctl(["add", "Groceries", "birthday cake"], socket: sandbox.socket)
-        #expect(added.status == 1 && added.stderr.contains("no sweets"), "still asked: \(added.stderr)")
+        // Still asked: its vote is reported. (On a machine loaded enough for even this one
+        // question to take over a second, listd applied --on-timeout, and the vote says so.)
+        let vote = try output.line()
+        #expect(vote.hasPrefix("shouldAdd “birthday cake”"), "\(vote)")
+        if vote.contains("timed out") {
+            #expect(added.status == 0, "allowed at the timeout: \(added.stderr)")
+        } else {
+            #expect(added.status == 1 && added.stderr.contains("no sweets"), "\(added.stderr)")
+        }
         #expect(rule.exitStatus == nil, "the rule runs on")
     }
 }
