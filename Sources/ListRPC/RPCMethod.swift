@@ -28,12 +28,29 @@ public struct ListsSnapshot: Codable, Sendable, Hashable {
     /// Where the lists are shared, when they are (`listd --share`), and whether listd reaches
     /// it now (while it does not, these are the lists as last seen, and edits are denied).
     public var share: ShareStatus?
+    /// Delegates (a household's rules) that were registered and are not now: their connection
+    /// closed, or listd stopped asking them. Absent when there are none; one that unregistered
+    /// is not missed.
+    public var missingDelegates: [MissingDelegate]?
 
     public init(revision: Revision, lists: [ShoppingList], instance: String? = nil, share: ShareStatus? = nil) {
         self.revision = revision
         self.lists = lists
         self.instance = instance
         self.share = share
+    }
+}
+
+/// A delegate registered before and not now: its name, since when, and why.
+public struct MissingDelegate: Codable, Sendable, Hashable {
+    public var name: String
+    public var since: Timestamp
+    public var reason: String
+
+    public init(name: String, since: Timestamp, reason: String) {
+        self.name = name
+        self.since = since
+        self.reason = reason
     }
 }
 

@@ -23,6 +23,12 @@ extension Listctl {
                 for list in snapshot.lists {
                     print("\(Columns.fitted(list.name, to: width))  \(plural(list.items.count, "item"))  (id \(list.id))")
                 }
+                // A household's rule that stopped: what it would refuse is not refused now.
+                for missing in snapshot.missingDelegates ?? [] {
+                    print(
+                        "Delegate “\(missing.name)” is not running since \(localTime(missing.since)) (\(missing.reason)): what it vets is not vetted."
+                    )
+                }
             }
         }
     }

@@ -70,4 +70,46 @@ import Testing
         }
         #expect(rule.exitStatus == nil, "the rule runs on")
     }
+
+    /// A rule that stopped is said by `listctl lists` (and `getLists`, `subscribe`) until it is
+    /// back; one that unregistered on purpose is not missed.
+    @Test func aRuleThatStoppedIsSaidUntilItIsBack() throws {
+        let sandbox = try Sandbox()
+        let daemon = try Daemon.start(in: sandbox)
+        defer { withExtendedLifetime(daemon) {} }
+        #expect(try listctl(["create", "Groceries", "milk"], socket: sandbox.socket).status == 0)
+        let script = try sandbox.script("no-sweets.sh", Self.noSweets)
+        func startRule() throws -> ChildProcess {
+            let rule = try ChildProcess(Binaries.listctl.path, ["--socket", sandbox.socket, "delegate", "--name", "no-sweets", "--", script])
+            #expect(try LineReader(rule.stdout).line().hasPrefix("Registered as delegate “no-sweets”"))
+            return rule
+        }
+        let rule = try startRule()
+        #expect(!(try listctl(["lists"], socket: sandbox.socket).stdout.contains("not running")))
+        // One that unregisters is not missed.
+        let passing = try LineConnection(path: sandbox.socket)
+        _ = try passing.result("registerDelegate", ["name": "passing"])
+        _ = try passing.result("unregisterDelegate")
+
+        rule.signal(SIGKILL)
+        rule.wait()
+        let deadline = Date().addingTimeInterval(10)
+        var missing: [[String: Any]] = []
+        while missing.isEmpty, Date() < deadline {  // the fence: listd saw the connection close
+            missing = try LineConnection(path: sandbox.socket).result("getLists")["missingDelegates"] as? [[String: Any]] ?? []
+            if missing.isEmpty { usleep(20_000) }
+        }
+        #expect(missing.map { $0["name"] as? String } == ["no-sweets"], "\(missing)")
+        #expect(missing.first?["reason"] as? String == "its connection closed")
+        let lists = try listctl(["lists"], socket: sandbox.socket)
+        #expect(lists.stdout.contains("Delegate “no-sweets” is not running since "), "\(lists.stdout)")
+        #expect(lists.stdout.contains("(its connection closed): what it vets is not vetted."), "\(lists.stdout)")
+        let subscribed = try LineConnection(path: sandbox.socket).result("subscribe")
+        #expect((subscribed["missingDelegates"] as? [[String: Any]])?.count == 1)
+
+        let back = try startRule()
+        defer { back.signal(SIGTERM) }
+        #expect(try LineConnection(path: sandbox.socket).result("getLists")["missingDelegates"] == nil, "back")
+        #expect(!(try listctl(["lists"], socket: sandbox.socket).stdout.contains("not running")))
+    }
 }

@@ -68,4 +68,36 @@ extension WebPageTests {
             #expect(try browser.run("return document.getElementById('title').textContent") as? String == "Groceries")
         }
     }
+
+    /// Issue 63, case 5: a household's rule that stopped went unnoticed ("birthday cake" was
+    /// accepted from the phones, and no phone was told). The page says so once it hears the
+    /// lists again (it subscribes at each load and each return to the screen).
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func aStoppedRuleIsSaidOnThePage() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let socket = daemon.sandbox.socket
+            #expect(try listctl(["create", "Groceries", "milk"], socket: socket).status == 0)
+            let script = try daemon.sandbox.script("no-sweets.sh", "grep -qi cake && { echo no sweets; exit 1; }\nexit 0\n")
+            let rule = try ChildProcess(Binaries.listctl.path, ["--socket", socket, "delegate", "--name", "no-sweets", "--", script])
+            #expect(try LineReader(rule.stdout).line().hasPrefix("Registered as delegate"))
+            let web = try WebServer(daemon.sandbox)
+            let browser = try Browser()
+            defer { browser.quit() }
+            try browser.open(try web.pairingLink("Kitchen phone"))
+            try browser.waitUntil("the paired page", Self.live(showing: "milk"))
+            #expect(try browser.run("return !!document.querySelector('.problem.rule')") as? Bool == false)
+
+            rule.signal(SIGKILL)
+            rule.wait()
+            let deadline = Date().addingTimeInterval(10)
+            while try LineConnection(path: socket).result("getLists")["missingDelegates"] == nil, Date() < deadline { usleep(20_000) }
+            try browser.reload()
+            try browser.waitUntil(
+                "the stopped rule said",
+                "const p = document.querySelector('.problem.rule'); return !!p && p.textContent.includes('The rule “no-sweets” is not running') && p.textContent.includes('its connection closed')"
+            )
+        }
+    }
 }

@@ -22,6 +22,20 @@ final class DelegateRegistry: @unchecked Sendable {
     private let logger: Logger
     private var connections: [Int: Connection] = [:]
     private var timers: [String: Scheduled<Void>] = [:]
+    /// Delegates registered before and gone, by name, until one of that name registers again.
+    private var missing: [String: MissingDelegate] = [:]
+
+    /// The delegates missed now, by name (`getLists` and `subscribe` say them).
+    var missingDelegates: [MissingDelegate] {
+        loop.assertInEventLoop()
+        return missing.values.sorted { $0.name < $1.name }
+    }
+
+    /// `name` is missed from now, unless another connection is a delegate of that name.
+    private func miss(_ name: String, because reason: String) {
+        guard !connections.values.contains(where: { $0.name == name }) else { return }
+        missing[name] = MissingDelegate(name: name, since: .now(), reason: reason)
+    }
 
     init(loop: any EventLoop, logger: Logger) {
         self.loop = loop
@@ -31,13 +45,16 @@ final class DelegateRegistry: @unchecked Sendable {
     func register(connection: Int, name: String, pid: Int32, outbox: Outbox) {
         loop.assertInEventLoop()
         connections[connection] = Connection(name: name, pid: pid, outbox: outbox)
+        missing[name] = nil
         logger.info("delegate “\(name)” registered (pid \(pid))", metadata: ["client_pid": "\(pid)"])
     }
 
-    /// `connection` is no delegate any more (it unregistered, or closed).
-    func remove(connection: Int) {
+    /// `connection` is no delegate any more: it unregistered (not missed), or its connection
+    /// closed (missed until it registers again).
+    func remove(connection: Int, unregistered: Bool) {
         loop.assertInEventLoop()
         guard let removed = connections.removeValue(forKey: connection) else { return }
+        if !unregistered { miss(removed.name, because: "its connection closed") }
         logger.info("delegate “\(removed.name)” gone (pid \(removed.pid))")
     }
 
@@ -88,6 +105,7 @@ final class DelegateRegistry: @unchecked Sendable {
             metadata: ["client_pid": "\(seat.pid)", "reason": "delegateTimedOut"]
         )
         guard let connection = connections.removeValue(forKey: seat.connection) else { return }
+        miss(seat.name, because: "it did not answer \(limit) questions in a row in time")
         let params = DelegateDroppedParams(
             name: seat.name,
             reason: "You did not answer \(limit) questions in a row in time; listd no longer asks you. Register again to resume."

@@ -42,6 +42,7 @@ extension MethodTable {
         table.registerRead(GetLists.self) { _ in
             var snapshot = published.snapshot
             snapshot.share = owner.shareStatus
+            snapshot.missingDelegates = owner.missingDelegates
             return snapshot
         }
         table.registerRead(GetList.self) { params throws(RPCError) in
@@ -163,7 +164,7 @@ extension MethodTable {
             session.outbox.hold()
             session.introduced = true
             do throws(SubscriptionHub.SubscribeFailure) {
-                return try hub.subscribe(
+                var snapshot = try hub.subscribe(
                     connection: session.id,
                     outbox: session.outbox,
                     brief: session.brief,
@@ -172,6 +173,8 @@ extension MethodTable {
                     since: params.since,
                     expectedInstance: params.instance
                 )
+                snapshot.missingDelegates = owner.missingDelegates
+                return snapshot
             } catch {
                 throw RPCError(error)
             }
@@ -198,7 +201,7 @@ extension MethodTable {
             }
         }
         table.register(UnregisterDelegate.self, requires: []) { _, session in
-            owner.delegateGone(session.id)
+            owner.delegateGone(session.id, unregistered: true)
             return EmptyResult()
         }
         return table

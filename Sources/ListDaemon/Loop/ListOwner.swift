@@ -193,6 +193,12 @@ public final class ListOwner: Service, @unchecked Sendable {
 
     public var snapshot: ListsSnapshot { published.snapshot }
 
+    /// Delegates registered before and not now; nil when none is missed. Read on the loop.
+    var missingDelegates: [MissingDelegate]? {
+        let missing = delegates.missingDelegates
+        return missing.isEmpty ? nil : missing
+    }
+
     /// Where the lists are shared and whether listd reaches it now; nil when they are not.
     public var shareStatus: ShareStatus? {
         share.map { ShareStatus(server: $0.serverDescription, connected: $0.connected) }
@@ -244,10 +250,11 @@ public final class ListOwner: Service, @unchecked Sendable {
         handle(.delegateSeated(seat))
     }
 
-    /// `connection` unregistered as a delegate, or closed.
-    func delegateGone(_ connection: Int) {
+    /// `connection` unregistered as a delegate, or closed (then it is missed until it registers
+    /// again).
+    func delegateGone(_ connection: Int, unregistered: Bool = false) {
         loop.assertInEventLoop()
-        delegates.remove(connection: connection)
+        delegates.remove(connection: connection, unregistered: unregistered)
         handle(.delegateLeft(connection: connection))
     }
 

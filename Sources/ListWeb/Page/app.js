@@ -202,6 +202,8 @@ async function subscribe() {
 
 function adopt(snapshot) {
   state.instance = snapshot.instance || null;
+  // A household's rule (a delegate) that stopped: said on every list until it is back.
+  state.missingDelegates = snapshot.missingDelegates || [];
   state.revision = Math.max(snapshot.revision, 0);
   state.lists = snapshot.lists;
   if (!state.lists.some((list) => list.id === state.current)) state.current = state.lists.length ? state.lists[0].id : null;
@@ -657,7 +659,9 @@ function renderList() {
   setHTML(document.getElementById('actions'),
     '<button type="button" data-key="clear" data-clear' + (checkedCount ? '' : ' disabled') + '>Clear ' + checkedCount + ' ticked</button>' +
     '<button type="button" data-key="undo" data-undo' + (state.connection === 'live' ? '' : ' disabled') + '>Undo mine</button>');
-  const notices = orphans.map((p) => '<li>' + problemHTML(p) + '</li>').concat(
+  const notices = (state.missingDelegates || []).map((m) => '<li><p class="problem rule" role="alert"><span class="why">⚠ The rule “' +
+      escape(m.name) + '” is not running (since ' + escape(clock(m.since)) + ': ' + escape(m.reason) + '): what it vets is not vetted.</span></p></li>')
+    .concat(orphans.map((p) => '<li>' + problemHTML(p) + '</li>')).concat(
     Array.from(elsewhere, ([other, count]) => '<li><p class="problem elsewhere" role="alert"><span>⚠ ' +
       (count === 1 ? 'A change' : count + ' changes') + ' on “' + escape(other.name) + '” not made</span><span class="choices">' +
       '<button type="button" data-key="elsewhere-' + other.id + '" data-list="' + other.id + '">Show</button></span></p></li>'),
