@@ -145,7 +145,12 @@ final class Daemon: @unchecked Sendable {
     private func launch(arguments: [String]) throws -> ChildProcess {
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
-        let command = launcher + [Binaries.listd.path, "--socket", sandbox.socket, "--file", sandbox.file] + arguments
+        // A test's own connections are fixtures, often quiet while a browser starts or a load
+        // runs: listd lets go of a quiet one that never said hello after a minute, and on a
+        // loaded machine that minute has passed in a test about something else. Ten minutes
+        // here, unless the test sets it (LimitsTests sets 300 ms to test the rule itself).
+        let idle = arguments.contains("--idle-ms") ? [] : ["--idle-ms", "600000"]
+        let command = launcher + [Binaries.listd.path, "--socket", sandbox.socket, "--file", sandbox.file] + idle + arguments
         let child = try ChildProcess(
             command[0],
             Array(command.dropFirst()),

@@ -159,6 +159,7 @@ import Testing
             #expect(try browser.run("return document.querySelector('form[data-add] input[name=item]').disabled") as? Bool == true, "no edits")
             #expect(try browser.run("return !!document.querySelector('[data-tick]')") as? Bool == false)
             let reader = try LineConnection(path: socket)
+            _ = try reader.result("hello", ["name": "reader"])  // quiet between the browser's steps
             #expect(try reader.result("getList", ["list": "Groceries"])["checked"] as? [String] == [], "nothing sent")
 
             // Paired again: live, the queue held until the person chooses.
@@ -366,6 +367,7 @@ import Testing
             try browser.open(try web.pairingLink("Kitchen phone"))
             try browser.waitUntil("the page", Self.live(showing: "milk"))
             let reader = try LineConnection(path: socket)
+            _ = try reader.result("hello", ["name": "reader"])  // quiet between the browser's steps
             func add(_ item: String, amount: String = "") throws {
                 try browser.run(
                     "const f = document.querySelector('form[data-add]'); f.item.value = arguments[0]; f.quantity.value = arguments[1]; f.requestSubmit(); return true",
