@@ -55,11 +55,17 @@ public enum LineFraming {
     }
 }
 
-/// Cuts lines by `LineRule` (at `\n`, dropping a `\r` before it), and refuses a line longer than
-/// the cap whether it came in one read or many: `maximumBufferSize` alone only bounds what waits
-/// for a newline.
-struct CappedLineDecoder: ByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
+/// The cutting both decoders share: lines by `LineRule` (at `\n`, dropping a `\r` before it),
+/// measured whether they came in one read or many (`maximumBufferSize` alone only bounds what
+/// waits for a newline), each waiting line searched for its newline once.
+struct LineCutter {
+    enum Cut {
+        case line(ByteBuffer)
+        case needMoreData
+        /// The line at the reader index is longer than the cap (nothing was taken).
+        case tooLong
+    }
+
     let maximumLineLength: Int
     /// How far the line waiting was searched for its newline already: a line of megabytes that
     /// comes in 64 KiB reads is searched once, not again from its start at each read.
@@ -69,7 +75,8 @@ struct CappedLineDecoder: ByteToMessageDecoder {
         self.maximumLineLength = maximumLineLength
     }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    /// The next whole line of `buffer`, taken from it; or why there is none.
+    mutating func next(_ buffer: inout ByteBuffer) -> Cut {
         let bytes = buffer.readableBytesView
         let from = bytes.index(bytes.startIndex, offsetBy: min(searched, bytes.count))
         switch LineRule.cut(bytes, maximumLength: maximumLineLength, searchFrom: from) {
@@ -77,11 +84,31 @@ struct CappedLineDecoder: ByteToMessageDecoder {
             searched = bytes.count
             return .needMoreData
         case .tooLong:
-            throw ByteToMessageDecoderError.PayloadTooLargeError()
+            searched = 0
+            return .tooLong
         case .line(let text, let next):
             searched = 0
             let line = buffer.getSlice(at: text.lowerBound, length: text.count)!
             buffer.moveReaderIndex(to: next)
+            return .line(line)
+        }
+    }
+}
+
+/// Cuts lines (`LineCutter`), and refuses a line longer than the cap: the stream ends.
+struct CappedLineDecoder: ByteToMessageDecoder {
+    typealias InboundOut = ByteBuffer
+    private var cutter: LineCutter
+
+    init(maximumLineLength: Int) {
+        cutter = LineCutter(maximumLineLength: maximumLineLength)
+    }
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        switch cutter.next(&buffer) {
+        case .needMoreData: return .needMoreData
+        case .tooLong: throw ByteToMessageDecoderError.PayloadTooLargeError()
+        case .line(let line):
             context.fireChannelRead(Self.wrapInboundOut(line))
             return .continue
         }
@@ -110,13 +137,12 @@ public enum RelayedLine: Sendable {
 struct SkippingLineDecoder: ByteToMessageDecoder {
     typealias InboundOut = RelayedLine
     static let keptPrefix = 256
-    let maximumLineLength: Int
-    private var searched = 0
+    private var cutter: LineCutter
     /// The line being skipped: its first bytes, and how much of it was read so far.
     private var skipping: (prefix: ByteBuffer, length: Int)?
 
     init(maximumLineLength: Int) {
-        self.maximumLineLength = maximumLineLength
+        cutter = LineCutter(maximumLineLength: maximumLineLength)
     }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
@@ -134,20 +160,13 @@ struct SkippingLineDecoder: ByteToMessageDecoder {
             context.fireChannelRead(Self.wrapInboundOut(.oversized(prefix: skipped.prefix, length: skipped.length)))
             return .continue
         }
-        let bytes = buffer.readableBytesView
-        let from = bytes.index(bytes.startIndex, offsetBy: min(searched, bytes.count))
-        switch LineRule.cut(bytes, maximumLength: maximumLineLength, searchFrom: from) {
+        switch cutter.next(&buffer) {
         case .needMoreData:
-            searched = bytes.count
             return .needMoreData
         case .tooLong:
-            searched = 0
-            skipping = (buffer.getSlice(at: buffer.readerIndex, length: min(Self.keptPrefix, bytes.count))!, 0)
+            skipping = (buffer.getSlice(at: buffer.readerIndex, length: min(Self.keptPrefix, buffer.readableBytes))!, 0)
             return .continue
-        case .line(let text, let next):
-            searched = 0
-            let line = buffer.getSlice(at: text.lowerBound, length: text.count)!
-            buffer.moveReaderIndex(to: next)
+        case .line(let line):
             context.fireChannelRead(Self.wrapInboundOut(.line(line)))
             return .continue
         }
