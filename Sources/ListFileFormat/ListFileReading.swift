@@ -48,6 +48,12 @@ public struct ListFileReading: Sendable {
     /// - Parameter known: the lists listd holds. A heading is tied to a known list by the id in
     ///   its listd comment, else by its name; a heading that matches nothing is a new list.
     ///   Without `known` (first start), the ids in the comments are taken as they are.
+    /// An item of a known list, by key.
+    private struct KeptName: Hashable {
+        var list: ListID
+        var key: String
+    }
+
     public init(_ document: ListDocument, known: ListBook?) {
         self.document = document
         var diagnostics: [ListFileDiagnostic] = []
@@ -74,6 +80,15 @@ public struct ListFileReading: Sendable {
                 case .success(let name) = ListText.validated(heading.name)
             else { continue }
             if carriers[ListText.key(name)] == nil { carriers[ListText.key(name)] = (index, name) }
+        }
+        // Items listd keeps under a text that now reads as having an amount (named before amounts
+        // were read before or after an item: `6 eggs`, `milk (organic)`): a line showing that
+        // whole text is that item, so that a file written then reads as the lists it showed.
+        var keptWhole: Set<KeptName> = []
+        for list in known?.lists ?? [] {
+            for item in list.items where ItemAmount.read(item).text != item {
+                keptWhole.insert(KeptName(list: list.id, key: ListText.key(item)))
+            }
         }
         var shownRevision: Revision?
 
@@ -153,7 +168,12 @@ public struct ListFileReading: Sendable {
                     continue
                 }
                 let listName = sections[sections.count - 1].name
-                let (itemText, quantity) = ItemAmount.split(item.text)
+                var (itemText, quantity) = ItemAmount.split(item.text)
+                if !keptWhole.isEmpty, let id = sections[sections.count - 1].id,
+                    keptWhole.contains(KeptName(list: id, key: ListText.key(item.text)))
+                {
+                    (itemText, quantity) = (ListText.trimmed(item.text), nil)
+                }
                 switch ListText.validated(itemText) {
                 case .failure(let violation):
                     diagnostics.append(

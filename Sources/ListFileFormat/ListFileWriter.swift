@@ -166,9 +166,19 @@ public enum ListFileWriter {
             case .item(let item):
                 guard let replacement = itemText[index] else { continue }
                 if let (text, checked, quantity) = replacement {
-                    let read = ItemAmount.split(item.text)
-                    let unchanged = read.text == text && read.quantity == quantity && item.checked == checked
-                    out.append(unchanged ? item.raw : itemLine(bullet: item.bullet, text: text, checked: checked, quantity: quantity))
+                    let read = ItemAmount.read(item.text)
+                    // An item named before amounts were read so (`6 eggs`) shows its whole text.
+                    let shown = read.text == text && read.quantity == quantity || quantity == nil && ListText.trimmed(item.text) == text
+                    let unchanged = shown && item.checked == checked
+                    out.append(
+                        unchanged
+                            ? item.raw
+                            : ListDocument.Item.written(
+                                bullet: item.bullet,
+                                text: ItemAmount.join(text, quantity, like: read),
+                                checked: checked
+                            )
+                    )
                     bullet = item.bullet
                 }
                 emitInsertions(after: index)

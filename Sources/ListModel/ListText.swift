@@ -8,8 +8,6 @@ public enum ListText {
         case empty
         case tooLong(length: Int)
         case controlCharacter(scalar: UInt32)
-        /// An amount must start with a digit (`2`, `500 g`, `½ l`).
-        case notAQuantity
         case quantityTooLong(length: Int)
         /// An amount is written in parentheses after its item: its own must pair up, or it could
         /// not be read back (`12 (large` would end early).
@@ -24,8 +22,6 @@ public enum ListText {
                 "it is \(length) characters long, and at most \(ListText.maximumLength) are allowed"
             case .controlCharacter(let scalar):
                 "it contains the control character U+\(hex(scalar)); it must be one line of text"
-            case .notAQuantity:
-                "an amount starts with a number (2, 2 l, 500 g)"
             case .quantityTooLong(let length):
                 "it is \(length) characters long, and an amount has at most \(ListText.maximumQuantityLength)"
             case .unbalancedParentheses:
@@ -122,13 +118,13 @@ public enum ListText {
     /// Longest amount (`2 l`), in characters, after trimming.
     public static let maximumQuantityLength = 100
 
-    /// The trimmed amount, or the rule it breaks: one line, starting with a number.
+    /// The trimmed amount, or the rule it breaks: one line, its parentheses paired. Any text is
+    /// kept (`a few bags`): what is not a count or a measure is a note.
     public static func validatedQuantity(_ text: String) -> Result<String, Violation> {
         switch validated(text) {
         case .failure(.tooLong(let length)): return .failure(.quantityTooLong(length: length))
         case .failure(let violation): return .failure(violation)
         case .success(let amount):
-            guard isQuantity(amount) else { return .failure(.notAQuantity) }
             guard parenthesesPairUp(amount) else { return .failure(.unbalancedParentheses) }
             let length = amount.count
             if length > maximumQuantityLength { return .failure(.quantityTooLong(length: length)) }
@@ -137,9 +133,11 @@ public enum ListText {
     }
 
     /// Whether every `(` in `text` is closed by a `)` after it, and every `)` closes one.
+    /// Counted by Unicode scalar, as the amount reader reads them: `(` with an accent on it is
+    /// still a parenthesis.
     public static func parenthesesPairUp(_ text: some StringProtocol) -> Bool {
         var depth = 0
-        for character in text {
+        for character in text.unicodeScalars {
             if character == "(" { depth += 1 }
             if character == ")" {
                 depth -= 1
@@ -147,12 +145,6 @@ public enum ListText {
             }
         }
         return depth == 0
-    }
-
-    /// Whether `text` reads as an amount: it starts with a number (`2 l`, `½ kg`), so that
-    /// `milk (2 l)` has one and `milk (organic)` does not.
-    public static func isQuantity(_ text: some StringProtocol) -> Bool {
-        text.first?.isNumber == true
     }
 
     private static func isVisibleASCII(_ byte: UInt8) -> Bool {

@@ -43,11 +43,11 @@ private let groceries = """
 
 @Suite struct SectionsFileTests {
     @Test func headingsOfLevelTwoAreSectionsAndTrailingNumbersAreAmounts() throws {
-        let (book, reading) = firstStart(groceries + "### a note\n- milk (organic)\n")
+        let (book, reading) = firstStart(groceries + "### a note\n- oat milk (organic)\n")
         #expect(reading.diagnostics == [])
         let list = try book.list(.id(1))
-        #expect(shape(list) == ["-: batteries", "Dairy: milk,butter", "Bakery: bread,milk (organic)"], "### is a note")
-        #expect(list.quantities == ["batteries": "4", "milk": "2 l"])
+        #expect(shape(list) == ["-: batteries", "Dairy: milk,butter", "Bakery: bread,oat milk"], "### is a note")
+        #expect(list.quantities == ["batteries": "4", "milk": "2 l", "oat milk": "organic"])
         #expect(list.checked == ["butter"])
     }
 
@@ -73,7 +73,7 @@ private let groceries = """
 
     @Test(arguments: [
         ("milk (2 l)", "milk", "2 l"),
-        ("milk (organic)", "milk (organic)", nil),
+        ("milk (organic)", "milk", "organic"),
         ("batteries \\(4)", "batteries (4)", nil),
         ("batteries \\(4) (2)", "batteries (4)", "2"),
         ("(4)", "(4)", nil),
@@ -83,7 +83,7 @@ private let groceries = """
         ("eggs (12 (large))", "eggs", "12 (large)"),
         ("tape (2 (3)", "tape (2", "3"),
     ] as [(String, String, String?)])
-    func anAmountIsATrailingParenthesisStartingWithANumber(_ written: String, _ text: String, _ quantity: String?) {
+    func anAmountIsATrailingParenthesis(_ written: String, _ text: String, _ quantity: String?) {
         let read = ItemAmount.split(written)
         #expect(read.text == text)
         #expect(read.quantity == quantity)
@@ -183,7 +183,7 @@ private let groceries = """
         #expect(text == """
             # Groceries <!-- listd id=1 rev=5 -->
             - [ ] batteries (4)
-            - [ ] batteries (AA)
+            - [ ] batteries \\(AA)
             - [ ] tape \\(2)
             ## Milk
             - [ ] milk (2 l)
@@ -232,4 +232,62 @@ private let groceries = """
     #expect(list.name == "Pharmacy")
     #expect(shape(list) == ["-: ", "Snacks: wine,salt"], "\(text)")
     #expect(list.checked == ["salt"], "\(text)")
+}
+
+/// Issue 63, case 1: amounts typed before or after an item in the file, as people write them.
+@Suite struct TypedAmountsFileTests {
+    private let typed = """
+        # Groceries <!-- listd id=1 rev=0 -->
+        - [ ] 2 l milk
+        - [ ] bread x2
+        - [ ] 6 free-range eggs
+        - [ ] flour 500 g
+        - [ ] rice (a few bags)
+
+        """
+
+    @Test func eachFormIsTheItemWithItsAmountAndTheLinesStayAsTyped() throws {
+        let (book, reading) = firstStart(typed)
+        #expect(reading.diagnostics == [])
+        let list = try book.list(.id(1))
+        #expect(Array(list.items) == ["milk", "bread", "free-range eggs", "flour", "rice"])
+        #expect(list.quantities == ["milk": "2 l", "bread": "x2", "free-range eggs": "6", "flour": "500 g", "rice": "a few bags"])
+        #expect(ListFileWriter.text(for: book, onto: reading) == typed, "the person's lines, unchanged")
+        var edited = book
+        _ = try edited.apply(.setQuantity("milk", on: .id(1), quantity: "1 l"), at: t0, origin: .file)
+        _ = try edited.apply(.setQuantity("bread", on: .id(1), quantity: "a loaf"), at: t0, origin: .file)
+        let text = ListFileWriter.text(for: edited, onto: reading)
+        #expect(text.contains("- [ ] 1 l milk\n"), "a changed amount keeps the place it was typed in: \(text)")
+        #expect(text.contains("- [ ] bread (a loaf)\n"), "a note cannot stand after the item bare: \(text)")
+    }
+
+    @Test func anAmountTypedOnAnItemIsTheSameItemNotASecondOne() throws {
+        let (book, _) = firstStart(typed)
+        let (edits, after) = try save(typed.replacing("- [ ] 2 l milk", with: "- [ ] milk (3 l)"), over: book)
+        #expect(edits == [.setQuantity("milk", on: .id(1), quantity: "3 l")])
+        #expect(try after.list(.id(1)).items.count == 5)
+        let (duplicate, _) = try save(typed + "- [ ] eggs x12\n- [ ] 12 free-range eggs\n", over: book)
+        #expect(!"\(duplicate)".contains("free-range"), "the same item typed again is not taken: \(duplicate)")
+    }
+
+    /// A list kept from before amounts were read so: `6 eggs` and `milk (organic)` were names,
+    /// and the file listd wrote then shows them whole. They stay those items, unchanged.
+    @Test func itemsNamedBeforeAmountsWereReadSoStayWhole() throws {
+        var book = ListBook()
+        _ = try book.apply(.createList(name: "Groceries", items: ["6 eggs", "milk (organic)", "milk"]), at: t0, origin: .file)
+        let old = """
+            # Groceries <!-- listd id=1 rev=1 -->
+            - [ ] 6 eggs
+            - [ ] milk (organic)
+            - [ ] milk
+
+            """
+        let reading = ListFileReading(ListDocument(parsing: old), known: book)
+        #expect(reading.diagnostics == [])
+        #expect(reading.edits(from: book).isEmpty)
+        #expect(ListFileWriter.text(for: book, onto: reading) == old)
+        let (ticked, after) = try save(old.replacing("- [ ] 6 eggs", with: "- [x] 6 eggs"), over: book)
+        #expect(ticked == [.checkItem("6 eggs", on: .id(1))])
+        #expect(try after.list(.id(1)).items.count == 3)
+    }
 }

@@ -173,19 +173,22 @@ private func shape(_ book: ListBook, _ id: ListID = 1) throws -> [String] {
         #expect(added.list.quantities == ["flour": "500 g"])
     }
 
-    @Test func anAmountStartsWithANumberAndIsOneShortLine() throws {
+    @Test func anAmountIsOneShortLineAndANoteIsKept() throws {
         var book = try groceries(["milk"])
         for (text, violation) in [
-            ("organic", ListText.Violation.notAQuantity), ("", .empty), ("2\nl", .controlCharacter(scalar: 10)),
+            ("", ListText.Violation.empty), ("2\nl", .controlCharacter(scalar: 10)),
             (String(repeating: "1", count: 101), .quantityTooLong(length: 101)),
         ] {
             let error = denial { () throws(ListError) in _ = try book.apply(.setQuantity("milk", on: .id(1), quantity: text), at: t1, origin: me) }
             #expect(error == .invalidQuantity(text, violation), "\(text)")
             #expect(error?.reason == "invalidQuantity")
         }
-        #expect(denial { () throws(ListError) in _ = try book.apply(.addItem("jam", to: .id(1), quantity: "a jar"), at: t1, origin: me) }?.reason
+        #expect(denial { () throws(ListError) in _ = try book.apply(.addItem("jam", to: .id(1), quantity: "12 (large"), at: t1, origin: me) }?.reason
             == "invalidQuantity")
         #expect(try book.list(.id(1)).items == ["milk"], "a denied add adds nothing")
+        // Issue 63: what is not a count or a measure is kept, as a note.
+        let noted = try apply(.addItem("rice", to: .id(1), quantity: "a few bags"), to: &book)
+        #expect(noted.list.quantities["rice"] == "a few bags")
     }
 
     @Test func anAmountFollowsItsItemAndGoesWithIt() throws {
