@@ -218,7 +218,7 @@ extension ListBook {
         origin: ChangeOrigin
     ) throws(ListError) -> Applied? {
         let index = try position(of: reference)
-        let position = try lists[index].position(ofItem: placed.text)
+        let position = try lists[index].position(ofItem: placed.text, withAmount: false)
         try check(ifRevision, against: lists[index])
         return try restateItem(
             at: position,

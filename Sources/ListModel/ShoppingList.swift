@@ -59,12 +59,16 @@ public struct ShoppingList: Hashable, Sendable {
         return items.firstIndex { ListText.hasKey($0, key) }
     }
 
-    /// Index of the item `rawItem` names (as `index(ofItem:)`), or `itemNotFound`.
-    public func position(ofItem rawItem: String) throws(ListError) -> Int {
-        guard let position = index(ofItem: rawItem) else {
-            throw .itemNotFound(item: ListText.trimmed(rawItem), list: name)
+    /// Index of the item `rawItem` names (as `index(ofItem:)`), or `itemNotFound`. A person
+    /// naming an item with its amount (`eggs (12)`, `6 eggs`) means the item, whatever its amount
+    /// now (`withAmount`); an undo names the exact item it gives back.
+    public func position(ofItem rawItem: String, withAmount: Bool = true) throws(ListError) -> Int {
+        if let position = index(ofItem: rawItem) { return position }
+        if withAmount {
+            let named = ItemAmount.split(rawItem)
+            if named.quantity != nil, let position = index(ofItem: named.text) { return position }
         }
-        return position
+        throw .itemNotFound(item: ListText.trimmed(rawItem), list: name)
     }
 
     /// The checked items in list order (what the protocol's `checked` says).

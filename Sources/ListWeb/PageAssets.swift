@@ -2,6 +2,7 @@
 // from elsewhere: the page works on a LAN without internet), and the path each is served at.
 import HTTPTypes
 import Hummingbird
+import ListModel
 import NIOCore
 
 struct PageAsset: Sendable {
@@ -22,6 +23,7 @@ enum PageAssets {
     static let all: [PageAsset] = [
         PageAsset(path: "/", bytes: PackageResources.index_html, contentType: "text/html; charset=utf-8"),
         PageAsset(path: "/app.js", bytes: PackageResources.app_js, contentType: "text/javascript; charset=utf-8"),
+        PageAsset(path: "/amounts.js", bytes: amountReader, contentType: "text/javascript; charset=utf-8"),
         PageAsset(path: "/app.css", bytes: PackageResources.app_css, contentType: "text/css; charset=utf-8"),
         // At the top, so that its scope is the whole page.
         PageAsset(path: "/sw.js", bytes: PackageResources.sw_js, contentType: "text/javascript; charset=utf-8"),
@@ -35,4 +37,14 @@ enum PageAssets {
         PageAsset(path: "/pair", bytes: PackageResources.pair_html, contentType: "text/html; charset=utf-8"),
         PageAsset(path: "/pair.js", bytes: PackageResources.pair_js, contentType: "text/javascript; charset=utf-8"),
     ]
+
+    /// The page's amount reader with `Measure`'s units and fractions written in: one table, here.
+    static let amountReader: [UInt8] = {
+        let placeholder = "/*MEASURE*/{ units: [], fractions: '' }"
+        let reader = String(decoding: PackageResources.amounts_js, as: UTF8.self)
+        precondition(reader.contains(placeholder), "amounts.js lost the place Measure's table goes")
+        let units = Measure.units.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        let fractions = String(String.UnicodeScalarView(Measure.fractions.sorted()))
+        return Array(reader.replacing(placeholder, with: "{ units: [\(units)], fractions: '\(fractions)' }").utf8)
+    }()
 }

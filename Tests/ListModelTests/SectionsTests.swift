@@ -173,6 +173,17 @@ private func shape(_ book: ListBook, _ id: ListID = 1) throws -> [String] {
         #expect(added.list.quantities == ["flour": "500 g"])
     }
 
+    /// Issue 63, case 1: an item named with an amount is the item, whatever its amount now.
+    @Test func anItemNamedWithItsAmountIsTheItem() throws {
+        var book = try groceries(["milk"])
+        _ = try apply(.addItem("eggs", to: .id(1), quantity: "6"), to: &book)
+        #expect(try apply(.checkItem("eggs (12)", on: .id(1)), to: &book).list.checked.contains("eggs"))
+        #expect(try apply(.setQuantity("12 eggs", on: .id(1), quantity: "12"), to: &book).list.quantities["eggs"] == "12")
+        #expect(try apply(.removeItem("2 l milk", from: .id(1)), to: &book).list.items == ["eggs"])
+        let error = denial { () throws(ListError) in _ = try book.apply(.checkItem("6 apples", on: .id(1)), at: t1, origin: me) }
+        #expect(error == .itemNotFound(item: "6 apples", list: "Groceries"))
+    }
+
     @Test func anAmountIsOneShortLineAndANoteIsKept() throws {
         var book = try groceries(["milk"])
         for (text, violation) in [

@@ -381,7 +381,9 @@ async function flush() {
 /// was typed (to put back in the form), and the change its sentence suggests, offered.
 function refusal(entry, error) {
   const data = error.data || {};
-  const item = entry.params.item || null;
+  // An add as typed (`6 eggs`) concerns the item it names (eggs).
+  const typedAdd = entry.method === 'addItem' && !entry.params.quantity && entry.params.item;
+  const item = (typedAdd ? readItem(entry.params.item).text : entry.params.item) || null;
   let message = error.message;
   if (data.reason === 'deniedByDelegate') {
     const why = (data.denials || []).map((d) => d.reason + ' (' + d.delegate + ')')
@@ -460,14 +462,23 @@ function shown(list) {
   }
   for (const entry of state.queue) {
     if (entry.params.list !== list.id) continue;
-    const key = (entry.params.item || '').toLocaleLowerCase();
+    // An add as typed (`6 eggs`) is the item with its amount, as listd-web will read it.
+    const added = entry.method === 'addItem' && !entry.params.quantity ? readItem(entry.params.item || '') : null;
+    const name = added ? added.text : (entry.params.item || '');
+    const key = name.toLocaleLowerCase();
     const row = rows.get(key);
     switch (entry.method) {
-      case 'addItem':
-        if (row && !row.checked) break;
+      case 'addItem': {
+        // On the list already: the same item, whatever the amount typed (listd says so when sent).
+        if (row && !row.checked) {
+          row.pending = true;
+          break;
+        }
+        const amount = added ? added.quantity : entry.params.quantity;
         // An add naming no section waits in the aisle listd will give it (learned on another list).
-        rows.set(key, Object.assign(row || {}, { item: entry.params.item, section: entry.params.section !== undefined ? entry.params.section : (row ? row.section : ((learnedAisle(entry.params.item, list) || {}).section || '')), amount: entry.params.quantity || (row ? row.amount : ''), checked: false, pending: true, removing: false }));
+        rows.set(key, Object.assign(row || {}, { item: name, section: entry.params.section !== undefined ? entry.params.section : (row ? row.section : ((learnedAisle(name, list) || {}).section || '')), amount: amount || (row ? row.amount : ''), checked: false, pending: true, removing: false }));
         break;
+      }
       case 'checkItem': if (row) Object.assign(row, { checked: true, pending: true }); break;
       case 'uncheckItem': if (row) Object.assign(row, { checked: false, pending: true }); break;
       case 'removeItem': if (row) Object.assign(row, { removing: true, pending: true }); break;
@@ -875,8 +886,9 @@ document.addEventListener('input', (event) => {
   const form = event.target.form;
   if (!form || form.dataset.add === undefined || event.target.name !== 'item') return;
   const list = currentList();
-  const here = list && (list.sections || []).find((s) => s.items.some((i) => same(i, event.target.value)));
-  const aisle = list && !here ? learnedAisle(event.target.value, list) : null;
+  const typed = readItem(event.target.value).text;
+  const here = list && (list.sections || []).find((s) => s.items.some((i) => same(i, typed)));
+  const aisle = list && !here ? learnedAisle(typed, list) : null;
   form.section.placeholder = aisle ? aisle.section + ' (as on ' + aisle.list + ')' : 'Section (optional)';
 });
 
