@@ -62,7 +62,7 @@ extension Listctl {
 
         func run() throws {
             try options.withClient { client in
-                // `milk (2 l)` is the item milk, 2 l: read as `add` and the list file read it.
+                // `milk (2 l)`, `2 l milk`: the item milk, 2 l, read as `add` and the list file read it.
                 let written = withStandardInput(self.items).map(ItemAmount.split)
                 var quantities: [String: String] = [:]
                 for (text, quantity) in written { if let quantity { quantities[text] = quantity } }
@@ -125,7 +125,7 @@ extension Listctl {
         @OptionGroup var options: ConnectionOptions
         @Option(help: "The section they go in (\"\" for none); one the list lacks is made. Default: where each was last.")
         var section: String?
-        @Option(help: "How much to buy (2 l, 500 g): starts with a number.") var amount: String?
+        @Option(help: "How much to buy (2 l, 500 g, or a note: a few); without it, an amount typed with the item is read (2 l milk, milk (2 l)).") var amount: String?
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
         @Argument(help: "The items to add; - reads one item per line from stdin.") var items: [String]
 
@@ -137,7 +137,7 @@ extension Listctl {
             Self.spoken(item, amount: amount)
         }
 
-        /// `milk (2 l)` is read as the list file reads it (the item milk, 2 l) unless --amount is given.
+        /// `milk (2 l)`, `2 l milk` is read as the list file reads it (the item milk, 2 l) unless --amount is given.
         static func params(_ list: ListReference, _ item: String, section: String?, amount: String?) -> AddItemParams {
             let written = written(item, amount: amount)
             return AddItemParams(list: list, item: written.text, section: section, quantity: written.quantity)

@@ -108,7 +108,7 @@ extension Listctl {
         @OptionGroup var options: ConnectionOptions
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
         @Argument(help: "The item.", completion: ListCompletion.items) var item: String
-        @Argument(help: "How much: starts with a number.") var quantity: String?
+        @Argument(help: "How much (2 l, 500 g, or a note: a few).") var quantity: String?
 
         func run() throws {
             try options.withClient { client in
