@@ -59,6 +59,10 @@ HEADING = re.compile(r"^# (?P<name>.*?)(?P<note>\s*<!-- listd id=(?P<id>\d+) rev
 FOREIGN_TAG = "0f0f0f0f"
 ITEM = re.compile(r"^(?P<bullet>[-*+]) (?:\[(?P<box>[ xX])\] )?(?P<rest>.*)$")
 AMOUNT = re.compile(r"^(?P<text>.*?) \((?P<amount>\d[^()]*)\)$")
+# Amounts as people type them (issue 63), for the words and amounts this model uses (words have
+# no digits): a count or measure before the item, a measure (with a unit) after it.
+LEADING_AMOUNT = re.compile(r"^(?P<amount>\d+(?: ?(?:l|g|kg))?) (?P<text>\S.*)$")
+TRAILING_AMOUNT = re.compile(r"^(?P<text>.*\S) (?P<amount>\d+ ?(?:l|g|kg))$")
 
 
 def fnv1a64(data):
@@ -70,8 +74,18 @@ def fnv1a64(data):
     return "fnv1a64:%x:%d" % (value, len(data))
 
 
-def item_line(text, checked, amount):
-    return "- [%s] %s%s" % ("x" if checked else " ", text, " (%s)" % amount if amount else "")
+def item_line(text, checked, amount, typed=False):
+    """An item's line; `typed`: the amount as a person may type it — before the item, after it
+    (a measure) or in parentheses, chosen by the text and amount (not the run's random numbers,
+    so that a kept seed replays the same steps)."""
+    box = "x" if checked else " "
+    if amount and typed:
+        form = zlib.crc32(("%s|%s" % (text, amount)).encode()) % 3
+        if form == 1:
+            return "- [%s] %s %s" % (box, amount, text)
+        if form == 2 and not amount.isdigit():
+            return "- [%s] %s %s" % (box, text, amount)
+    return "- [%s] %s%s" % (box, text, " (%s)" % amount if amount else "")
 
 
 def parse_item(line):
@@ -80,7 +94,7 @@ def parse_item(line):
         return None
     rest = match.group("rest").strip()
     amount = None
-    found = AMOUNT.match(rest)
+    found = AMOUNT.match(rest) or LEADING_AMOUNT.match(rest) or TRAILING_AMOUNT.match(rest)
     if found:
         rest, amount = found.group("text"), found.group("amount")
     return {"text": rest.replace("\\(", "("), "checked": match.group("box") in ("x", "X"), "amount": amount}
@@ -744,7 +758,7 @@ class Run:
                     buffer.lines[index] = item_line(intent["to"], item["checked"], item["amount"])
                     inverse = {"kind": "retype", "list": name, "item": intent["to"], "to": item["text"]}
                 elif kind == "amount":
-                    buffer.lines[index] = item_line(item["text"], item["checked"], intent["amount"])
+                    buffer.lines[index] = item_line(item["text"], item["checked"], intent["amount"], typed=True)
                     inverse = dict(intent, amount=item["amount"])
         if inverse:
             buffer.history.append(inverse)
