@@ -128,8 +128,19 @@ enum WebRoutes {
         }
         // The device's name and id: a page whose queue was made under another id (its phone
         // was unpaired, then paired again) holds that queue until the person says.
-        router.get("/whoami") { _, context -> Response in
-            .json(["device": context.device?.name ?? "", "id": context.device?.id ?? ""], status: .ok)
+        // With the names of the users the page asks about (`?uids=`), the paired devices' names
+        // (a change made under one is a phone's, named by it; listd-web runs as a user as
+        // listctl does) and who saves the list file (`PeopleNames`).
+        router.get("/whoami") { request, context -> Response in
+            let answer = WhoAmI(
+                device: context.device?.name ?? "",
+                id: context.device?.id ?? "",
+                devices: registry.devices().map(\.name),
+                fileAuthor: PeopleNames.fileAuthor(listdSocket: relay.listdSocket) ?? "",
+                people: PeopleNames.names(of: PeopleNames.asked(request.uri.queryParameters["uids"].map(String.init)))
+            )
+            let data = (try? JSONEncoder().encode(answer)) ?? Data("{}".utf8)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
         router.ws("/live") { request, _ in
             guard OriginCheck.sameOrigin(request, expected: expectedOrigin) else {
@@ -145,6 +156,15 @@ enum WebRoutes {
 
     struct PairRequest: Decodable {
         var code: String
+    }
+
+    /// What /whoami says.
+    struct WhoAmI: Encodable {
+        var device: String
+        var id: String
+        var devices: [String]
+        var fileAuthor: String
+        var people: [String: String]
     }
 }
 

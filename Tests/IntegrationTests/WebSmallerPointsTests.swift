@@ -38,6 +38,22 @@ extension WebPageTests {
             )
             try browser.run("const f = document.querySelector('form[data-add]'); f.item.value = 'tea'; f.requestSubmit(); return true")
             try browser.waitUntil("tea confirmed", "const row = document.querySelector('[data-row=\"tea\"]'); return !!row && !row.classList.contains('pending')")
+
+            // Recent names people, not programs: the user who ran listctl (by login name, with
+            // the program), a phone by its name, a save of the file as the file (listd runs as a
+            // system account here: root).
+            let person = String(cString: getpwuid(getuid()).pointee.pw_name)
+            let file = try daemon.sandbox.read(when: { $0.contains("tea") })
+            try file.replacing("- [ ] tea\n", with: "- [ ] tea\n- [ ] honey\n").write(toFile: daemon.sandbox.file, atomically: false, encoding: .utf8)
+            try browser.waitUntil(
+                "each change in Recent by its person",
+                """
+                const lines = [...document.querySelectorAll('#recent-changes li')].map(li => li.textContent);
+                return lines.some(l => l.startsWith('\(person) (listctl) added bread'))
+                  && lines.some(l => l.startsWith('Kitchen phone added tea'))
+                  && lines.some(l => l.startsWith('The list file added honey'))
+                """
+            )
             #expect(try browser.run("return !!document.querySelector('[data-row=\"tea\"] .fresh')") as? Bool == false, "its own add")
             #expect(try browser.run("return !!document.querySelector('[data-row=\"milk\"] .fresh')") as? Bool == false, "older")
             try browser.click("[data-list='2']")

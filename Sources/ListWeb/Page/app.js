@@ -23,6 +23,9 @@ const state = {
   tickOrder: {},       // list id -> {item key: revision}: when each item was ticked, as this page saw it
   hideTicked: false,   // the ticked items, below the rest, folded away
   held: false,         // the queue was made before this phone was unpaired: sent only if the person says
+  people: {},          // uid -> login name, as listd-web said: a change is named by its person
+  devices: [],         // the paired devices' names: a change made under one is a phone's
+  fileAuthor: '',      // who saves the list file (the person listd runs as), when a person
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -54,8 +57,8 @@ function store(name, mode, work) {
 
 function saveState() {
   if (!database) return Promise.resolve();
-  const { instance, revision, lists, current, problems, recent, names, device, deviceName, seen, fresh, tickOrder, hideTicked, held } = state;
-  return store('state', 'readwrite', (s) => s.put({ instance, revision, lists, current, problems, recent, names, device, deviceName, seen, fresh, tickOrder, hideTicked, held }, 'page'));
+  const { instance, revision, lists, current, problems, recent, names, device, deviceName, seen, fresh, tickOrder, hideTicked, held, people, devices, fileAuthor } = state;
+  return store('state', 'readwrite', (s) => s.put({ instance, revision, lists, current, problems, recent, names, device, deviceName, seen, fresh, tickOrder, hideTicked, held, people, devices, fileAuthor }, 'page'));
 }
 
 async function loadState() {
@@ -80,8 +83,43 @@ function forgetToken() {
   try { localStorage.removeItem(TOKEN_KEY); } catch { /* nothing kept */ }
 }
 
+/// With the uids of changes whose person the page does not know yet, to learn their names.
 function whoami() {
-  return fetch('/whoami', { cache: 'no-store', headers: { Authorization: 'Bearer ' + deviceToken() } });
+  const uids = [...unnamed].slice(0, 64);
+  return fetch('/whoami' + (uids.length ? '?uids=' + uids.join(',') : ''),
+    { cache: 'no-store', headers: { Authorization: 'Bearer ' + deviceToken() } });
+}
+
+/// The uids of changes seen whose person's name was not asked yet.
+const unnamed = new Set();
+let naming = null;
+
+/// Takes what /whoami said of people: their names, the phones', who saves the file.
+function learnPeople(answer) {
+  if (answer.devices !== undefined) state.devices = answer.devices;
+  if (answer.fileAuthor !== undefined) state.fileAuthor = answer.fileAuthor;
+  for (const [uid, name] of Object.entries(answer.people || {})) state.people[uid] = name;
+}
+
+/// A change by a user whose name the page lacks: asked for soon, one request for a burst.
+function wantName(origin) {
+  if (!origin || origin.kind !== 'client' || origin.uid === undefined || state.devices.includes(origin.name)) return;
+  if (state.people[origin.uid] !== undefined || unnamed.has(origin.uid)) return;
+  unnamed.add(origin.uid);
+  if (naming) return;
+  naming = setTimeout(async () => {
+    naming = null;
+    try {
+      const asked = [...unnamed];
+      const response = await whoami();
+      if (!response.ok) return;
+      learnPeople(await response.json());
+      // A uid the user database does not know is not asked again.
+      for (const uid of asked) { unnamed.delete(uid); if (state.people[uid] === undefined) state.people[uid] = ''; }
+      saveState();
+      render();
+    } catch { /* offline: asked again at the next change */ }
+  }, 50);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -114,7 +152,9 @@ async function knowDevice() {
   try {
     const response = await whoami();
     if (!response.ok) return;
-    const { id, device } = await response.json();
+    const answer = await response.json();
+    const { id, device } = answer;
+    learnPeople(answer);
     if (state.device && id && id !== state.device && state.queue.length) state.held = true;
     if (id) state.device = id;
     if (device) state.deviceName = device;
@@ -712,7 +752,7 @@ function renderRecent() {
   const list = document.getElementById('recent-changes');
   const entries = state.recent.filter((entry) => state.current === null || entry.list.id === state.current).slice(0, 15);
   list.innerHTML = entries.map((entry) =>
-    '<li>' + escape(entry.who) + ' ' + escape(entry.text) + ' <time datetime="' + escape(entry.time) + '">' + escape(clock(entry.time)) + '</time></li>'
+    '<li>' + escape(entry.origin ? whoMade(entry.origin) : entry.who) + ' ' + escape(entry.text) + ' <time datetime="' + escape(entry.time) + '">' + escape(clock(entry.time)) + '</time></li>'
   ).join('');
 }
 
@@ -799,10 +839,18 @@ function setConnection(connection) {
 // ---------------------------------------------------------------------------------------------
 // Who changed what, in words.
 
-/// Who made a change, in words: a device's or a client's name, the list file, or a process.
+/// Who made a change, in words: a phone by its name; a person by their login name, with the
+/// program they used ("alice (listctl)"); a save of the list file by the person who saves it
+/// ("alice (the list file)"); else the program's name or its process.
 function whoMade(origin) {
   origin = origin || {};
-  return origin.name || (origin.kind === 'file' ? 'The list file' + (origin.host ? ' on ' + origin.host : '') : origin.pid ? 'pid ' + origin.pid : 'Someone');
+  if (origin.kind === 'file') {
+    if (origin.host) return 'The list file on ' + origin.host;
+    return state.fileAuthor ? state.fileAuthor + ' (the list file)' : 'The list file';
+  }
+  const person = origin.uid !== undefined && !state.devices.includes(origin.name) ? state.people[origin.uid] : '';
+  if (person) return origin.name ? person + ' (' + origin.name + ')' : person;
+  return origin.name || (origin.pid ? 'pid ' + origin.pid : 'Someone');
 }
 
 function note(entry) {
@@ -815,7 +863,8 @@ function note(entry) {
     text = !undone ? 'undid an earlier change (' + text + ')'
       : 'undid ' + (undone.who === who ? 'its own “' : undone.who + '’s “') + undone.text + '”';
   }
-  state.recent.push({ revision: entry.revision, list: entry.list, who, text, time: entry.time });
+  wantName(entry.origin);
+  state.recent.push({ revision: entry.revision, list: entry.list, who, origin: entry.origin, text, time: entry.time });
   state.recent.sort((a, b) => b.revision - a.revision);
   state.recent.length = Math.min(state.recent.length, 200);
 }
