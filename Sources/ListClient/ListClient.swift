@@ -267,7 +267,7 @@ public final class ListClient: Sendable {
                 for stream in streams { stream.yield(event) }
             case .briefEvent(let name, let params):
                 for stream in state.withLock({ Array($0.briefStreams.values) }) { stream.yield((name, params)) }
-            case .delegateDropped, .denial, nil:
+            case .delegateDropped, .denial, .delegatesChanged, nil:
                 break
             }
         case .failure(let invalid):

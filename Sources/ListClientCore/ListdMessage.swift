@@ -18,6 +18,8 @@ public enum ListdMessage: Sendable {
     case denial(DeniedChangeParams)
     /// listd no longer consults this delegate (it did not answer in time, several times in a row).
     case delegateDropped(DelegateDroppedParams)
+    /// The delegates missed changed (`didChangeDelegates`, for subscribers that asked for it).
+    case delegatesChanged(MissingDelegatesParams)
 
     /// nil for anything a client does not act on (an unknown method, params that do not read).
     public init?(_ request: RPCRequest) {
@@ -38,6 +40,11 @@ public enum ListdMessage: Sendable {
                 return nil
             }
             self = .denial(params)
+        } else if request.method == ListEventName.didChangeDelegates.rawValue {
+            guard let params = try? RPCEncoding.decode(MissingDelegatesParams.self, from: request.params) else {
+                return nil
+            }
+            self = .delegatesChanged(params)
         } else if request.method == ListEventName.didRejectFileEdit.rawValue {
             guard let params = try? RPCEncoding.decode(FileRejectionParams.self, from: request.params) else {
                 return nil

@@ -373,7 +373,7 @@ extension ListChange.Kind {
         case .didUpdateShoppingList: self = .updated
         case .didRenameShoppingList: self = .renamed
         case .didDeleteShoppingList: self = .deleted
-        case .didRejectFileEdit, .didDenyChange: return nil
+        case .didRejectFileEdit, .didDenyChange, .didChangeDelegates: return nil
         }
     }
 }

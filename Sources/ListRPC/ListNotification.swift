@@ -10,9 +10,13 @@ public enum ListEventName: String, Codable, Sendable, CaseIterable, Hashable {
     case didRejectFileEdit
     /// An edit that delegates refused (only for subscribers that ask for it by name).
     case didDenyChange
+    /// The rules missed changed: a delegate went away or came back (only for subscribers that
+    /// ask for it by name). Its params are `MissingDelegatesParams`.
+    case didChangeDelegates
 
-    /// What a subscription without `events` hears: everything but `didDenyChange`.
-    public static let defaultEvents: Set<ListEventName> = Set(allCases).subtracting([.didDenyChange])
+    /// What a subscription without `events` hears: everything but `didDenyChange` and
+    /// `didChangeDelegates`.
+    public static let defaultEvents: Set<ListEventName> = Set(allCases).subtracting([.didDenyChange, .didChangeDelegates])
 
     public init(_ kind: ListChange.Kind) {
         switch kind {
@@ -92,5 +96,14 @@ public struct FileRejectionParams: Codable, Sendable, Hashable {
         self.message = message
         self.lines = lines
         self.byteOffset = byteOffset
+    }
+}
+
+/// The params of `didChangeDelegates`: every delegate missed now (none: all are back).
+public struct MissingDelegatesParams: Codable, Sendable, Hashable {
+    public var missingDelegates: [MissingDelegate]
+
+    public init(missingDelegates: [MissingDelegate]) {
+        self.missingDelegates = missingDelegates
     }
 }

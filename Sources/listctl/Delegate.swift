@@ -178,7 +178,7 @@ extension Listctl {
                 case .delegateDropped(let dropped):
                     writeError("listctl: listd no longer consults delegate “\(dropped.name)”: \(dropped.reason)")
                     throw ExitCode(ListctlExit.failed.rawValue)
-                case .event, .briefEvent, .fileRejection, .denial:
+                case .event, .briefEvent, .fileRejection, .denial, .delegatesChanged:
                     continue
                 }
             }

@@ -147,6 +147,8 @@ extension Listctl {
                     (line, sentence) = (RejectionLine(rejection), describe(rejection))
                 case .denial(let denial):
                     (line, sentence) = (DenialLine(denial), describe(denial))
+                case .delegatesChanged(let missing):
+                    (line, sentence) = (DelegatesLine(missing), describe(missing))
                 case .question, .delegateDropped, .event: continue  // a whole change: not sent on a brief connection
                 }
                 if !command.isEmpty {
@@ -219,7 +221,7 @@ func describe(_ name: ListEventName, _ change: BriefChangeParams, verbose: Bool 
         what = "created with \(plural(change.items?.count ?? 0, "item"))"
     case .didDeleteShoppingList:
         what = "deleted"
-    case .didRejectFileEdit, .didDenyChange:
+    case .didRejectFileEdit, .didDenyChange, .didChangeDelegates:
         what = "not taken"
     case .didRenameShoppingList, .didUpdateShoppingList:
         what = StepsText.text(change.changes.compactMap(\.step), verbose: verbose)
@@ -228,6 +230,20 @@ func describe(_ name: ListEventName, _ change: BriefChangeParams, verbose: Bool 
     return "#\(change.revision) \(change.list.name): \(what) (by \(change.origin)\(undoing))"
 }
 
+
+/// A `didChangeDelegates` as `watch --json` prints it.
+private struct DelegatesLine: Encodable {
+    var event = ListEventName.didChangeDelegates.rawValue
+    var missingDelegates: [MissingDelegate]
+
+    init(_ params: MissingDelegatesParams) { missingDelegates = params.missingDelegates }
+}
+
+/// `Not running: delegate “no-sweets” (its connection closed)`, or `Every delegate is running.`
+func describe(_ missing: MissingDelegatesParams) -> String {
+    guard !missing.missingDelegates.isEmpty else { return "Every delegate is running." }
+    return "Not running: " + missing.missingDelegates.map { "delegate “\($0.name)” (\($0.reason))" }.joined(separator: ", ")
+}
 
 /// A `didDenyChange` as `watch --json` prints it.
 private struct DenialLine: Encodable {

@@ -86,6 +86,13 @@ import Testing
         }
         let rule = try startRule()
         #expect(!(try listctl(["lists"], socket: sandbox.socket).stdout.contains("not running")))
+        // A subscriber that asks is told as a rule stops and comes back (the page says it live).
+        let told = try LineConnection(path: sandbox.socket)
+        _ = try told.result("subscribe", ["events": ["didChangeDelegates"]])
+        let watch = try ChildProcess(Binaries.listctl.path, ["watch", "--socket", sandbox.socket, "--event", "didChangeDelegates"])
+        defer { watch.signal(SIGTERM) }
+        let watched = LineReader(watch.stdout)
+        #expect(try watched.line().hasPrefix("Watching"))
         // One that unregisters is not missed.
         let passing = try LineConnection(path: sandbox.socket)
         _ = try passing.result("registerDelegate", ["name": "passing"])
@@ -101,6 +108,11 @@ import Testing
         }
         #expect(missing.map { $0["name"] as? String } == ["no-sweets"], "\(missing)")
         #expect(missing.first?["reason"] as? String == "its connection closed")
+        let stopped = try told.readObject()
+        #expect(stopped["method"] as? String == "didChangeDelegates", "\(stopped)")
+        let stoppedNames = ((stopped["params"] as? [String: Any])?["missingDelegates"] as? [[String: Any]])?.map { $0["name"] as? String }
+        #expect(stoppedNames == ["no-sweets"], "\(stopped)")
+        #expect(try watched.line() == "Not running: delegate “no-sweets” (its connection closed)")
         let lists = try listctl(["lists"], socket: sandbox.socket)
         #expect(lists.stdout.contains("Delegate “no-sweets” is not running since "), "\(lists.stdout)")
         #expect(lists.stdout.contains("(its connection closed): what it vets is not vetted."), "\(lists.stdout)")
@@ -109,6 +121,10 @@ import Testing
 
         let back = try startRule()
         defer { back.signal(SIGTERM) }
+        let resumed = try told.readObject()
+        #expect(resumed["method"] as? String == "didChangeDelegates", "\(resumed)")
+        #expect(((resumed["params"] as? [String: Any])?["missingDelegates"] as? [Any])?.isEmpty == true, "all back: \(resumed)")
+        #expect(try watched.line() == "Every delegate is running.")
         #expect(try LineConnection(path: sandbox.socket).result("getLists")["missingDelegates"] == nil, "back")
         #expect(!(try listctl(["lists"], socket: sandbox.socket).stdout.contains("not running")))
     }

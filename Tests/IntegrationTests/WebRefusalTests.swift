@@ -89,15 +89,17 @@ extension WebPageTests {
             try browser.waitUntil("the paired page", Self.live(showing: "milk"))
             #expect(try browser.run("return !!document.querySelector('.problem.rule')") as? Bool == false)
 
+            // Said as it stops, without a reload, and gone as it comes back.
             rule.signal(SIGKILL)
             rule.wait()
-            let deadline = Date().addingTimeInterval(10)
-            while try LineConnection(path: socket).result("getLists")["missingDelegates"] == nil, Date() < deadline { usleep(20_000) }
-            try browser.reload()
             try browser.waitUntil(
                 "the stopped rule said",
                 "const p = document.querySelector('.problem.rule'); return !!p && p.textContent.includes('The rule “no-sweets” is not running') && p.textContent.includes('its connection closed')"
             )
+            let back = try ChildProcess(Binaries.listctl.path, ["--socket", socket, "delegate", "--name", "no-sweets", "--", script])
+            defer { back.signal(SIGTERM) }
+            #expect(try LineReader(back.stdout).line().hasPrefix("Registered as delegate"))
+            try browser.waitUntil("the rule back, the notice gone", "return !document.querySelector('.problem.rule')")
         }
     }
 }

@@ -18,7 +18,7 @@ extension ListOwner {
         case .endQuestion(let id):
             delegates.end(id)
         case .dropDelegate(let seat):
-            delegates.drop(seat)
+            tellingMissedDelegates { delegates.drop(seat) }
         case .append(let entries):
             precondition(appendDue == nil, "the core sends one batch at a time")
             appendDue = entries

@@ -246,15 +246,25 @@ public final class ListOwner: Service, @unchecked Sendable {
     /// A client registers as a delegate (again: its last registration is replaced).
     func delegateRegistered(_ seat: DelegatePanel.Seat, outbox: Outbox) {
         loop.assertInEventLoop()
-        delegates.register(connection: seat.connection, name: seat.name, pid: seat.pid, outbox: outbox)
+        tellingMissedDelegates { delegates.register(connection: seat.connection, name: seat.name, pid: seat.pid, outbox: outbox) }
         handle(.delegateSeated(seat))
+    }
+
+    /// Runs `change` to the delegates, and tells the subscribers that asked (`didChangeDelegates`)
+    /// when the ones missed are others after it: a page says a rule stopped as it stops.
+    func tellingMissedDelegates(_ change: () -> Void) {
+        let before = delegates.missingDelegates.map(\.name)
+        change()
+        let after = delegates.missingDelegates
+        guard after.map(\.name) != before else { return }
+        hub.announce(.didChangeDelegates, MissingDelegatesParams(missingDelegates: after), listID: nil)
     }
 
     /// `connection` unregistered as a delegate, or closed (then it is missed until it registers
     /// again).
     func delegateGone(_ connection: Int, unregistered: Bool = false) {
         loop.assertInEventLoop()
-        delegates.remove(connection: connection, unregistered: unregistered)
+        tellingMissedDelegates { delegates.remove(connection: connection, unregistered: unregistered) }
         handle(.delegateLeft(connection: connection))
     }
 

@@ -213,15 +213,25 @@ function receive(text) {
     if (message.error) reject(message.error); else resolve(message.result);
     return;
   }
+  if (message.method === 'didChangeDelegates' && message.params) {
+    // A rule stopped or came back: said on every list as it happens.
+    state.missingDelegates = message.params.missingDelegates || [];
+    render();
+    return;
+  }
   if (message.method && message.method.startsWith('did') && message.params) changed(message.method, message.params);
 }
+
+/// What the page hears: every change, and a household's rule stopping or coming back.
+const EVENTS = ['didCreateShoppingList', 'didUpdateShoppingList', 'didRenameShoppingList', 'didDeleteShoppingList',
+  'didRejectFileEdit', 'didChangeDelegates'];
 
 async function subscribe() {
   let snapshot;
   try {
     snapshot = state.instance
-      ? await call('subscribe', { since: state.revision, instance: state.instance })
-      : await call('subscribe', {});
+      ? await call('subscribe', { since: state.revision, instance: state.instance, events: EVENTS })
+      : await call('subscribe', { events: EVENTS });
   } catch (error) {
     if (error.transport) return;
     // 1104 replyTooLarge: the lists are more than listd-web passes to a page.
@@ -229,7 +239,7 @@ async function subscribe() {
     // 1010 historyCompacted, 1011 instanceChanged: the changes since are not all kept, or
     // listd serves other lists now. Take the lists as they are.
     state.instance = null;
-    try { snapshot = await call('subscribe', {}); } catch (again) {
+    try { snapshot = await call('subscribe', { events: EVENTS }); } catch (again) {
       if (again.code === 1104) setConnection('tooLarge');
       return;
     }
