@@ -15,7 +15,8 @@ extension WebPageTests {
             let daemon = try Daemon.start()
             // Typed into the list file: a request line to listd is capped at 1 MiB, a save is not.
             let filler = String(repeating: "x", count: 190)
-            let items = (0..<20_000).map { String(format: "%05d %@", $0, filler) }
+            // (A number first would be a count: `00001 xxx` is xxx, once.)
+            let items = (0..<20_000).map { String(format: "item %05d %@", $0, filler) }
             try ("# Big\n" + items.map { "- [ ] \($0)\n" }.joined()).write(toFile: daemon.sandbox.file, atomically: true, encoding: .utf8)
             let reader = try LineConnection(path: daemon.sandbox.socket)
             // Used again after the browsers start, which takes a minute on a loaded machine: a

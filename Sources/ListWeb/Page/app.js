@@ -333,7 +333,7 @@ function shopOrder(groups, listId) {
   const ticked = [];
   const open = groups.map((g) => ({ name: g.name, rows: g.rows.filter((r) => (r.checked ? (ticked.push(r), false) : true)) }));
   const order = state.tickOrder[listId] || {};
-  const when = (r) => (r.pending ? Number.MAX_SAFE_INTEGER : order[r.item.toLocaleLowerCase()] ?? -1);
+  const when = (r) => (r.pending ? Number.MAX_SAFE_INTEGER : order[r.key] ?? -1);
   ticked.sort((a, b) => when(a) - when(b));
   return open.concat([{ name: TICKED, rows: state.hideTicked ? [] : ticked, count: ticked.length }]);
 }
@@ -507,8 +507,11 @@ function shown(list) {
   const rows = new Map();
   const sectionOf = new Map();
   for (const section of list.sections || []) for (const item of section.items) sectionOf.set(item, section.name);
+  const checked = new Set(list.checked);
+  const quantities = list.quantities || {};
   for (const item of list.items) {
-    rows.set(item.toLocaleLowerCase(), { item, section: sectionOf.get(item) || '', checked: list.checked.includes(item), amount: (list.quantities || {})[item] || '', pending: false, removing: false });
+    const key = item.toLocaleLowerCase();
+    rows.set(key, { key, item, section: sectionOf.get(item) || '', checked: checked.has(item), amount: quantities[item] || '', pending: false, removing: false });
   }
   for (const entry of state.queue) {
     if (entry.params.list !== list.id) continue;
@@ -526,7 +529,7 @@ function shown(list) {
         }
         const amount = added ? added.quantity : entry.params.quantity;
         // An add naming no section waits in the aisle listd will give it (learned on another list).
-        rows.set(key, Object.assign(row || {}, { item: name, section: entry.params.section !== undefined ? entry.params.section : (row ? row.section : ((learnedAisle(name, list) || {}).section || '')), amount: amount || (row ? row.amount : ''), checked: false, pending: true, removing: false }));
+        rows.set(key, Object.assign(row || {}, { key, item: name, section: entry.params.section !== undefined ? entry.params.section : (row ? row.section : ((learnedAisle(name, list) || {}).section || '')), amount: amount || (row ? row.amount : ''), checked: false, pending: true, removing: false }));
         break;
       }
       case 'checkItem': if (row) Object.assign(row, { checked: true, pending: true }); break;
@@ -592,9 +595,9 @@ function render() {
 
 function renderLists() {
   const nav = document.getElementById('lists');
-  nav.innerHTML = state.lists.map((list) =>
+  setHTML(nav, state.lists.map((list) =>
     '<button type="button" data-key="list-' + list.id + '" data-list="' + list.id + '" aria-current="' + (list.id === state.current) + '">' + escape(list.name) + '</button>'
-  ).join('');
+  ).join(''));
 }
 
 function problemHTML(problem) {
@@ -617,40 +620,67 @@ function element(html) {
 }
 
 /// Makes `parent`'s children the elements for `entries` ({key, html}), in order, reusing those
-/// whose markup is unchanged (`cache`: key -> {html, element}).
+/// whose markup is unchanged (`cache`: key -> {html, element}). An element no longer wanted
+/// here (a row ticked into another group, one taken off) is taken out where it stands: moving
+/// every row after it instead made a tick on a list of 2,000 move a thousand rows.
+///
+/// An entry may give `sig` (all its markup depends on) and `html` as a function: its markup is
+/// then made only when `sig` changed — a tick on a list of 2,000 makes one row's markup, not all.
 function reconcile(parent, entries, cache) {
+  const wanted = new Set();
+  for (const { key } of entries) wanted.add(key);
   let cursor = parent.firstElementChild;
-  for (const { key, html } of entries) {
+  const skipUnwanted = () => {
+    while (cursor && !wanted.has(cursor.listdKey)) { const next = cursor.nextElementSibling; cursor.remove(); cursor = next; }
+  };
+  skipUnwanted();
+  for (const entry of entries) {
+    const key = entry.key;
     let cached = cache.get(key);
+    if (cached && entry.sig !== undefined && cached.sig === entry.sig) {
+      if (cached.element === cursor) { cursor = cursor.nextElementSibling; skipUnwanted(); continue; }
+      parent.insertBefore(cached.element, cursor);
+      continue;
+    }
+    const html = typeof entry.html === 'function' ? entry.html() : entry.html;
+    if (cached && entry.sig !== undefined) cached.sig = entry.sig;
     if (!cached || cached.html !== html) {
       const fresh = element(html);
+      fresh.listdKey = key;
       if (cached && cached.element === cursor) { parent.replaceChild(fresh, cursor); cursor = fresh; }
       else if (cached) cached.element.remove();
-      cached = { html, element: fresh };
+      cached = { html, element: fresh, sig: entry.sig };
       cache.set(key, cached);
     }
-    if (cached.element === cursor) { cursor = cursor.nextElementSibling; continue; }
+    if (cached.element === cursor) { cursor = cursor.nextElementSibling; skipUnwanted(); continue; }
     parent.insertBefore(cached.element, cursor);
   }
   while (cursor) { const next = cursor.nextElementSibling; cursor.remove(); cursor = next; }
 }
 
-function isFresh(item) {
+/// Whether the item with this key (its text folded) is marked new.
+function isFresh(key) {
   const fresh = state.fresh[state.current];
-  return !!fresh && fresh[item.toLocaleLowerCase()] !== undefined;
+  return !!fresh && fresh[key] !== undefined;
 }
 
-function rowHTML(row, problems) {
+/// All a row's markup depends on, as one string: the row is drawn again only when it changes.
+function rowSignature(row, key, mine) {
+  const editing = state.editing === key ? (currentList().sections || []).map((s) => s.name).join('\u0001') : '';
+  const problems = mine.length ? mine.map((p) => p.id + '\u0001' + p.message + '\u0001' + !!p.offer + '\u0001' + !!(p.typed && !formHolds(p.typed))).join('\u0002') : '';
+  return row.item + '\u0000' + row.checked + row.pending + row.removing + isFresh(key) + '\u0000' + row.amount + '\u0000' + row.section + '\u0000' + editing + '\u0000' + problems;
+}
+
+function rowHTML(row, mine) {
   const key = row.item.toLocaleLowerCase();
   const classes = ['item', row.checked ? 'checked' : '', row.pending ? 'pending' : '', row.removing ? 'removing' : ''].join(' ');
-  const mine = problems.filter((p) => p.item && same(p.item, row.item));
   const editing = state.editing === key;
   let html = '<li class="' + classes + '" data-row="' + escape(key) + '"><div class="line">' +
     '<button type="button" class="tick" role="checkbox" aria-checked="' + row.checked + '" data-key="tick-' + escape(row.item) + '" data-tick="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>' +
     '<span class="box" aria-hidden="true">' + (row.checked ? '✓' : '') + '</span>' +
     '<span class="label"><span class="name">' + escape(row.item) + (row.removing ? ' (being removed)' : '') + '</span>' +
     (row.pending ? '<span class="waiting">waiting to be sent</span>' : '') + '</span>' +
-    (isFresh(row.item) ? '<span class="fresh">new</span>' : '') +
+    (isFresh(key) ? '<span class="fresh">new</span>' : '') +
     (row.amount ? '<span class="amount">' + escape(row.amount) + '</span>' : '') +
     '</button>' +
     '<button type="button" class="edit" aria-label="Amount or section of ' + escape(row.item) + '" aria-expanded="' + editing + '" data-key="edit-' + escape(row.item) + '" data-edit="' + escape(row.item) + '"' + (row.removing ? ' disabled' : '') + '>✎</button>' +
@@ -682,8 +712,8 @@ function renderList() {
         ? '' : 'No lists yet. Make one with <code>listctl create Groceries</code>.') + '</p>';
     return;
   }
-  document.getElementById('title').textContent = list.name;
-  document.title = list.name + ' — shopping lists';
+  setText(document.getElementById('title'), list.name);
+  if (document.title !== list.name + ' — shopping lists') document.title = list.name + ' — shopping lists';
   if (drawn.list !== list.id || !document.getElementById('groups')) {
     drawn.list = list.id;
     drawn.rows.clear();
@@ -710,11 +740,15 @@ function renderList() {
   const checkedCount = all.reduce((n, g) => n + g.rows.filter((r) => r.checked && !r.removing).length, 0);
   // Empty sections are folded away; the ticked group stays while anything is ticked.
   const groups = shopOrder(all, list.id).filter((g) => g.rows.length || (g.name === TICKED && g.count));
-  const onList = new Set(groups.flatMap((g) => g.rows.map((r) => r.item.toLocaleLowerCase())));
+  // The rows drawn (ticked ones folded away are not), and every item the list has.
+  const onList = new Set();
+  for (const g of groups) for (const r of g.rows) onList.add(r.key);
+  const listKeys = new Set();
+  for (const g of all) for (const r of g.rows) listKeys.add(r.key);
   const loose = problems.filter((p) => !p.item || !onList.has(p.item.toLocaleLowerCase()));
   const sections = (list.sections || []).map((s) => s.name);
   // The add form stays where it is (fixed at the bottom): only its completions follow the list.
-  setHTML(document.getElementById('names'), householdNames(list).map(([name, amount]) =>
+  setHTML(document.getElementById('names'), householdNames(list, listKeys).map(([name, amount]) =>
     '<option value="' + escape(name) + '"' + (amount ? ' label="' + escape(amount) + '"' : '') + '>').join(''));
   setHTML(document.getElementById('sections'), sections.map((n) => '<option value="' + escape(n) + '">').join(''));
   setHTML(document.getElementById('actions'),
@@ -743,9 +777,20 @@ function renderList() {
   }));
   const container = document.getElementById('groups');
   reconcile(container, sectionEntries, drawn.sections);
+  // Each row's refusals, found once (not by every row looking through them all).
+  const problemsOf = new Map();
+  for (const p of problems) {
+    if (!p.item) continue;
+    const key = p.item.trim().toLocaleLowerCase();
+    problemsOf.set(key, (problemsOf.get(key) || []).concat([p]));
+  }
   for (const group of groups) {
     const ul = drawn.sections.get(group.name).element.querySelector('ul');
-    reconcile(ul, group.rows.map((row) => ({ key: row.item.toLocaleLowerCase(), html: rowHTML(row, problems) })), drawn.rows);
+    reconcile(ul, group.rows.map((row) => {
+      const key = row.key;
+      const mine = problemsOf.get(key) || [];
+      return { key, sig: rowSignature(row, key, mine), html: () => rowHTML(row, mine) };
+    }), drawn.rows);
   }
   // Rows no longer on the list are let go.
   if (drawn.rows.size > onList.size) for (const key of drawn.rows.keys()) if (!onList.has(key)) drawn.rows.delete(key);
@@ -758,12 +803,17 @@ function setHTML(node, html) {
   if (node.dataset.html !== html) { node.innerHTML = html; node.dataset.html = html; }
 }
 
+/// Sets an element's text only when it differs: the same text set again is drawn again.
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 function renderRecent() {
   const list = document.getElementById('recent-changes');
   const entries = state.recent.filter((entry) => state.current === null || entry.list.id === state.current).slice(0, 15);
-  list.innerHTML = entries.map((entry) =>
+  setHTML(list, entries.map((entry) =>
     '<li>' + escape(entry.origin ? whoMade(entry.origin) : entry.who) + ' ' + escape(entry.text) + ' <time datetime="' + escape(entry.time) + '">' + escape(clock(entry.time)) + '</time></li>'
-  ).join('');
+  ).join(''));
 }
 
 /// A queue held from before this phone was unpaired: what it holds, and the person's choice
@@ -824,7 +874,7 @@ function renderStatus() {
       '“sudo listctl web pair NAME --control-socket /run/listd-web/control.sock”.',
   }[state.connection];
   const status = document.getElementById('status');
-  if (!status.dataset.message) status.textContent = text;
+  if (!status.dataset.message) setText(status, text);
 }
 
 function showStatus(message) {
@@ -909,12 +959,13 @@ function describe(changes, event) {
 
 /// What the household has bought, to complete the add form on any list: the names seen on every
 /// list (this one's first), each with its last amount when a list has one.
-function householdNames(list) {
+function householdNames(list, listKeys) {
   const amounts = new Map();
   for (const other of [...state.lists].sort((a, b) => a.revision - b.revision)) {
     for (const [item, amount] of Object.entries(other.quantities || {})) amounts.set(item.toLocaleLowerCase(), amount);
   }
-  const seen = new Set(list.items.map((i) => i.toLocaleLowerCase()));
+  // What the list has (the keys of its rows) is not offered.
+  const seen = new Set(listKeys);
   const names = [];
   for (const id of [list.id].concat(state.lists.map((l) => l.id).filter((id) => id !== list.id))) {
     for (const name of state.names[id] || []) {
