@@ -64,3 +64,39 @@ extension WebPageTests {
         }
     }
 }
+
+extension WebPageTests {
+    /// The list is drawn by key: a tick elsewhere moves its one row into the ticked group and
+    /// leaves every other row where it is (the redraw once moved every row after the ticked one:
+    /// a tick on a list of 2,000 moved a thousand rows, 88 ms a frame).
+    @Test(.enabled(if: Requirement.runs(Browser.available, needing: needs)), .timeLimit(.minutes(3)))
+    func aTickElsewhereMovesOneRowOnly() async throws {
+        try Requirement.check(Browser.available, needing: Self.needs)
+        try await offThePool {
+            let daemon = try Daemon.start()
+            let socket = daemon.sandbox.socket
+            let client = try LineConnection(path: socket)
+            _ = try client.result("hello", ["name": "at home"])
+            _ = try client.result("createList", ["name": "Groceries", "items": (1...300).map { "item \($0)" }])
+            let web = try WebServer(daemon.sandbox)
+            let browser = try Browser()
+            defer { browser.quit() }
+            try browser.open(try web.pairingLink("Kitchen phone"))
+            try browser.waitUntil("the paired page", Self.live(showing: "item 300"))
+            for (number, ticked) in [(100, 1), (250, 2), (7, 3)] {
+                try browser.run(
+                    """
+                    window.moved = [];
+                    window.watching = new MutationObserver((records) => { for (const r of records) for (const n of [...r.addedNodes, ...r.removedNodes]) if (n.matches && n.matches('li.item')) moved.push(n.dataset.row); });
+                    watching.observe(document.getElementById('groups'), { childList: true, subtree: true });
+                    return true
+                    """
+                )
+                _ = try client.result("checkItem", ["list": "Groceries", "item": "item \(number)"])
+                try browser.waitUntil("item \(number) ticked", "return document.querySelectorAll('[data-ticked-group] li.item').length === \(ticked)")
+                let moved = try browser.run("watching.disconnect(); return moved") as? [String] ?? []
+                #expect(Set(moved) == ["item \(number)"], "rows moved for one tick: \(moved.count) (\(Set(moved).sorted().prefix(5)))")
+            }
+        }
+    }
+}

@@ -55,6 +55,13 @@ function store(name, mode, work) {
   });
 }
 
+/// The page's copy saved after the frame that shows a change, once for a burst of them: a copy
+/// a moment older only means the changes since are heard again (`subscribe {since}`).
+let saveTimer = null;
+function saveSoon() {
+  if (saveTimer === null) saveTimer = setTimeout(() => { saveTimer = null; saveState(); }, 100);
+}
+
 function saveState() {
   if (!database) return Promise.resolve();
   const { instance, revision, lists, current, problems, recent, names, device, deviceName, seen, fresh, tickOrder, hideTicked, held, people, devices, fileAuthor } = state;
@@ -297,7 +304,7 @@ function changed(event, params) {
   // Replayed changes (after `since`) are older than the snapshot: only told, not applied.
   note({ revision: params.revision, event, list: { id: list.id, name: list.name }, changes: params.changes, origin: params.origin, undoes: params.undoes, time: new Date().toISOString() });
   learnNames(list.id, params.changes);
-  saveState();
+  saveSoon();
   render();
 }
 
@@ -548,7 +555,10 @@ function shown(list) {
   }
   const sections = [''].concat((list.sections || []).map((s) => s.name));
   for (const row of rows.values()) if (!sections.includes(row.section)) sections.push(row.section);
-  return sections.map((name) => ({ name, rows: Array.from(rows.values()).filter((r) => r.section === name) }));
+  const groups = sections.map((name) => ({ name, rows: Array.from(rows.values()).filter((r) => r.section === name) }));
+  // Every row by key (the list's items and the waiting adds), for the drawing to look up.
+  groups.rowsByKey = rows;
+  return groups;
 }
 
 const escape = (text) => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
@@ -626,12 +636,14 @@ function element(html) {
 ///
 /// An entry may give `sig` (all its markup depends on) and `html` as a function: its markup is
 /// then made only when `sig` changed — a tick on a list of 2,000 makes one row's markup, not all.
+let drawing = 0;
 function reconcile(parent, entries, cache) {
-  const wanted = new Set();
-  for (const { key } of entries) wanted.add(key);
+  // The elements wanted here are marked with this drawing's number (cheaper than a set of keys).
+  const now = ++drawing;
+  for (const { key } of entries) { const cached = cache.get(key); if (cached) cached.element.listdDrawing = now; }
   let cursor = parent.firstElementChild;
   const skipUnwanted = () => {
-    while (cursor && !wanted.has(cursor.listdKey)) { const next = cursor.nextElementSibling; cursor.remove(); cursor = next; }
+    while (cursor && cursor.listdDrawing !== now) { const next = cursor.nextElementSibling; cursor.remove(); cursor = next; }
   };
   skipUnwanted();
   for (const entry of entries) {
@@ -646,7 +658,7 @@ function reconcile(parent, entries, cache) {
     if (cached && entry.sig !== undefined) cached.sig = entry.sig;
     if (!cached || cached.html !== html) {
       const fresh = element(html);
-      fresh.listdKey = key;
+      fresh.listdDrawing = now;
       if (cached && cached.element === cursor) { parent.replaceChild(fresh, cursor); cursor = fresh; }
       else if (cached) cached.element.remove();
       cached = { html, element: fresh, sig: entry.sig };
@@ -740,11 +752,13 @@ function renderList() {
   const checkedCount = all.reduce((n, g) => n + g.rows.filter((r) => r.checked && !r.removing).length, 0);
   // Empty sections are folded away; the ticked group stays while anything is ticked.
   const groups = shopOrder(all, list.id).filter((g) => g.rows.length || (g.name === TICKED && g.count));
-  // The rows drawn (ticked ones folded away are not), and every item the list has.
-  const onList = new Set();
-  for (const g of groups) for (const r of g.rows) onList.add(r.key);
-  const listKeys = new Set();
-  for (const g of all) for (const r of g.rows) listKeys.add(r.key);
+  // Every item the list has, and the rows drawn (the same unless ticked ones are folded away).
+  const listKeys = all.rowsByKey;
+  let onList = listKeys;
+  if (state.hideTicked) {
+    onList = new Set();
+    for (const g of groups) for (const r of g.rows) onList.add(r.key);
+  }
   const loose = problems.filter((p) => !p.item || !onList.has(p.item.toLocaleLowerCase()));
   const sections = (list.sections || []).map((s) => s.name);
   // The add form stays where it is (fixed at the bottom): only its completions follow the list.
@@ -767,16 +781,25 @@ function renderList() {
   const sectionEntries = groups.map((group) => ({
     key: group.name,
     // The ticked group takes no header's height above its rows (what is left to buy keeps the
-    // screen): its toggle comes after them, a row's width.
+    // screen): its toggle comes after them, a row's width. Its count is set below, on the same
+    // elements: markup that changed with it was drawn anew, its rows put back one by one.
     html: group.name === TICKED
-      ? '<section class="ticked-group" data-ticked-group aria-label="Ticked (' + group.count + ')"><ul class="items" aria-label="Ticked"></ul>' +
-        '<button type="button" class="toggle-ticked" data-key="toggle-ticked" data-toggle-ticked aria-expanded="' + !state.hideTicked + '">' +
-        (state.hideTicked ? 'Show ' : 'Hide ') + group.count + ' ticked</button></section>'
+      ? '<section class="ticked-group" data-ticked-group><ul class="items" aria-label="Ticked"></ul>' +
+        '<button type="button" class="toggle-ticked" data-key="toggle-ticked" data-toggle-ticked></button></section>'
       : '<section data-section="' + escape(group.name) + '">' + (group.name ? '<h3>' + escape(group.name) + '</h3>' : '') +
         '<ul class="items" aria-label="' + escape(group.name || 'Items') + '"></ul></section>',
   }));
   const container = document.getElementById('groups');
   reconcile(container, sectionEntries, drawn.sections);
+  const tickedGroup = groups.find((g) => g.name === TICKED);
+  if (tickedGroup) {
+    const section = drawn.sections.get(TICKED).element;
+    const toggle = section.querySelector('[data-toggle-ticked]');
+    const label = 'Ticked (' + tickedGroup.count + ')';
+    if (section.getAttribute('aria-label') !== label) section.setAttribute('aria-label', label);
+    if (toggle.getAttribute('aria-expanded') !== String(!state.hideTicked)) toggle.setAttribute('aria-expanded', String(!state.hideTicked));
+    setText(toggle, (state.hideTicked ? 'Show ' : 'Hide ') + tickedGroup.count + ' ticked');
+  }
   // Each row's refusals, found once (not by every row looking through them all).
   const problemsOf = new Map();
   for (const p of problems) {
@@ -965,12 +988,12 @@ function householdNames(list, listKeys) {
     for (const [item, amount] of Object.entries(other.quantities || {})) amounts.set(item.toLocaleLowerCase(), amount);
   }
   // What the list has (the keys of its rows) is not offered.
-  const seen = new Set(listKeys);
+  const seen = new Set();
   const names = [];
   for (const id of [list.id].concat(state.lists.map((l) => l.id).filter((id) => id !== list.id))) {
     for (const name of state.names[id] || []) {
       const key = name.toLocaleLowerCase();
-      if (seen.has(key)) continue;
+      if (listKeys.has(key) || seen.has(key)) continue;
       seen.add(key);
       names.push([name, amounts.get(key) || '']);
     }
@@ -1013,16 +1036,21 @@ function learnNames(listId, changes) {
 
 /// When a change was seen: the time today, "yesterday 18:04", the weekday within a week, else
 /// the date.
+// Made once: a formatter made for every time drawn was most of the cost of drawing Recent.
+const hoursFormat = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
+const weekdayFormat = new Intl.DateTimeFormat([], { weekday: 'short' });
+const dateFormat = new Intl.DateTimeFormat([], { day: 'numeric', month: 'short' });
+
 function clock(time) {
   const date = new Date(time);
   if (isNaN(date)) return '';
-  const hours = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const hours = hoursFormat.format(date);
   const day = (d) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
   const days = Math.round((day(new Date()) - day(date)) / 86400000);
   if (days === 0) return hours;
   if (days === 1) return 'yesterday ' + hours;
-  if (days > 1 && days < 7) return date.toLocaleDateString([], { weekday: 'short' }) + ' ' + hours;
-  return date.toLocaleDateString([], { day: 'numeric', month: 'short' }) + ' ' + hours;
+  if (days > 1 && days < 7) return weekdayFormat.format(date) + ' ' + hours;
+  return dateFormat.format(date) + ' ' + hours;
 }
 
 // The list keeps room below it for the footer, whatever the footer holds (the form's notices, the
