@@ -50,7 +50,7 @@ private func sections(_ list: [String: Any]) -> [String] {
             ("addSection", ["list": 1, "section": "DAIRY"], "sectionExists", 1013),
             ("moveItem", ["list": 1, "item": "milk", "section": "Frozen"], "sectionNotFound", 1014),
             ("addSection", ["list": 1, "section": "  "], "invalidSection", 1015),
-            ("setQuantity", ["list": 1, "item": "milk", "quantity": "organic"], "invalidQuantity", 1016),
+            ("setQuantity", ["list": 1, "item": "milk", "quantity": "12 (large"], "invalidQuantity", 1016),
             ("addItem", ["list": 1, "item": "Milk", "quantity": "1 l"], "itemExists", 1001),
         ]
         for (method, params, expected, code) in denials {
@@ -268,7 +268,9 @@ private func sections(_ list: [String: Any]) -> [String] {
         list = try client.result("addItem", ["list": "Groceries", "item": "jam (1 jar)"])
         #expect(list["quantities"] as? [String: String] == [:], "an item given over the socket is its text")
         let text = try sandbox.read { $0.contains("jam") }
-        #expect(text.hasSuffix("- [ ] batteries \\(4)\n- [ ] milk (organic)\n- [x] bread\n- [ ] eggs \\(6)\n- [ ] tape\n- [ ] jam \\(1 jar)\n"), "\(text)")
+        // The lines of items named before amounts stay as they were (read whole, as the items
+        // listd keeps); a new one is written escaped.
+        #expect(text.hasSuffix("- [ ] batteries (4)\n- [ ] milk (organic)\n- [x] bread\n- [ ] eggs (6)\n- [ ] tape\n- [ ] jam \\(1 jar)\n"), "\(text)")
         // Read back after a restart: the same items.
         #expect(daemon.stop() == 0)
         try daemon.start()

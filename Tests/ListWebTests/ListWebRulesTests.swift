@@ -90,11 +90,14 @@ import Testing
     }
 
     /// Issue 47, case 2: "eggs (12)" typed on the page is eggs, 12 of them, as listctl and the
-    /// file read it; "milk (organic)" is an item; an amount given apart keeps the text as typed.
+    /// file read it; "milk (organic)" is milk with a note (issue 63); "2 l milk" is milk, 2 l; an
+    /// amount given apart keeps the text as typed.
     @Test(arguments: [
         (#"{"list": 1, "item": "eggs (12)"}"#, "eggs", "12"),
         (#"{"list": 1, "item": "oat milk (2 l)", "section": "Dairy"}"#, "oat milk", "2 l"),
-        (#"{"list": 1, "item": "milk (organic)"}"#, "milk (organic)", nil),
+        (#"{"list": 1, "item": "milk (organic)"}"#, "milk", "organic"),
+        (#"{"list": 1, "item": "2 l milk"}"#, "milk", "2 l"),
+        (#"{"list": 1, "item": "bread x2"}"#, "bread", "x2"),
         (#"{"list": 1, "item": "batteries \\(4)"}"#, "batteries (4)", nil),
         (#"{"list": 1, "item": "eggs (12)", "quantity": "6"}"#, "eggs (12)", "6"),
     ] as [(String, String, String?)])
