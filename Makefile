@@ -246,6 +246,8 @@ man: binaries
 	sed -i -e '/^\.Ar subcommand$$/d' -e '/^\.It Em help$$/,/^\.El$$/d' $(GENERATED)/man/listd-web.8
 	@# Its EXIT STATUS is boilerplate (.Ex -std): listctl's own, with ENVIRONMENT, EXAMPLES and SEE ALSO.
 	sed -i '/^\.Sh "*EXIT STATUS"*$$/,$$d' $(GENERATED)/man/listctl.1
+	@# A blank line of --help's discussion is a paragraph break in mdoc (an empty line warns).
+	sed -i 's/^$$/.Pp/' $(GENERATED)/man/listctl.1
 	sed '/^\.\\"/d' docs/man/listctl.1.sections >> $(GENERATED)/man/listctl.1
 	sed '/^\.\\"/d' docs/man/listd.8 > $(GENERATED)/man/listd.8
 	cp docs/man/listd.5 $(GENERATED)/man/listd.5

@@ -84,12 +84,16 @@ public struct ListFileReading: Sendable {
         // Items listd keeps under a text that now reads as having an amount (named before amounts
         // were read before or after an item: `6 eggs`, `milk (organic)`): a line showing that
         // whole text is that item, so that a file written then reads as the lists it showed.
-        var keptWhole: Set<KeptName> = []
-        for list in known?.lists ?? [] {
-            for item in list.items where ItemAmount.read(item).text != item {
-                keptWhole.insert(KeptName(list: list.id, key: ListText.key(item)))
+        // Found when a line first reads with an amount or an escape (most files have none).
+        lazy var keptWhole: Set<KeptName> = {
+            var kept: Set<KeptName> = []
+            for list in known?.lists ?? [] {
+                for item in list.items where ItemAmount.read(item).text != item {
+                    kept.insert(KeptName(list: list.id, key: ListText.key(item)))
+                }
             }
-        }
+            return kept
+        }()
         var shownRevision: Revision?
 
         for (index, line) in document.lines.enumerated() {
@@ -169,7 +173,7 @@ public struct ListFileReading: Sendable {
                 }
                 let listName = sections[sections.count - 1].name
                 var (itemText, quantity) = ItemAmount.split(item.text)
-                if !keptWhole.isEmpty, let id = sections[sections.count - 1].id,
+                if itemText != ListText.trimmed(item.text), known != nil, let id = sections[sections.count - 1].id,
                     keptWhole.contains(KeptName(list: id, key: ListText.key(item.text)))
                 {
                     (itemText, quantity) = (ListText.trimmed(item.text), nil)

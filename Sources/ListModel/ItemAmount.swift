@@ -52,8 +52,13 @@ public enum ItemAmount {
 
     /// How `written` (trimmed) reads: its text, its amount and the form it was written in.
     public static func read(_ written: String) -> Reading {
+        read(written, shortcut: true)
+    }
+
+    /// `shortcut`: texts `mayHaveAmount` rules out are not read further (a test reads them all).
+    static func read(_ written: String, shortcut: Bool) -> Reading {
         let trimmed = ListText.trimmed(written)
-        guard mayHaveAmount(trimmed) else { return .alone(trimmed) }
+        if shortcut, !mayHaveAmount(trimmed) { return .alone(trimmed) }
         let text = Array(trimmed.unicodeScalars)
         if let group = trailingGroup(of: text) {
             if group.escaped { return .alone(string(removing: group.open - 1, from: text)) }
@@ -117,12 +122,30 @@ public enum ItemAmount {
         return join(text, quantity)
     }
 
-    /// Whether `text` could hold an amount or an escape: a digit, a fraction character or a
-    /// final `)`. Most item names have none and are read without more work.
+    /// Whether `text` could hold an amount or an escape, told from a few of its bytes: a final
+    /// `)`; a first word that could start a count (a digit, `x`, a backslash, or any non-ASCII
+    /// character, such as `½` or `×`); a last word that could end a measure (it has a letter or a
+    /// non-ASCII character: a unit, `x2`) after a word that could start one. Most item names —
+    /// `item 12` too, whose last word is a bare number — are read without more work: the reading
+    /// of a file of 100,000 lines is not slowed by amounts no line has.
     static func mayHaveAmount(_ text: String) -> Bool {
-        if text.utf8.last == UInt8(ascii: ")") { return true }
-        if text.utf8.contains(where: { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) { return true }
-        return !text.utf8.allSatisfy { $0 < 0x80 } && text.unicodeScalars.contains { Measure.fractions.contains($0) }
+        let answer = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard let last = bytes.last, let first = bytes.first else { return false }
+            func startsCount(_ byte: UInt8) -> Bool {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "x")
+                    || byte == UInt8(ascii: "X") || byte >= 0x80
+            }
+            if last == UInt8(ascii: ")") || startsCount(first) { return true }
+            guard let lastSpace = bytes.lastIndex(of: UInt8(ascii: " ")) else { return false }
+            let lastWord = bytes[(lastSpace + 1)...]
+            let endsMeasure = lastWord.contains { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) || $0 >= 0x80 }
+            guard endsMeasure else { return false }
+            if let start = lastWord.first, startsCount(start) { return true }
+            // A number and its unit: `milk 2 l`.
+            let previousWordStart = bytes[..<lastSpace].lastIndex(of: UInt8(ascii: " ")).map { $0 + 1 } ?? 0
+            return previousWordStart < lastSpace && startsCount(bytes[previousWordStart])
+        }
+        return answer ?? true
     }
 
     /// A final `(…)` whose content is an amount (its own parentheses paired: `12 (large)`);

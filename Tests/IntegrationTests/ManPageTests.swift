@@ -35,4 +35,13 @@ import Testing
         }
         #expect(!run.stdout.contains("subcommand") && !run.stdout.contains("listd help"), "no generated boilerplate")
     }
+
+    /// listd(5), the list file's page, written by hand too.
+    @Test func theListFilesPageRendersCleanly() throws {
+        try Requirement.check(access("/usr/bin/man", X_OK) == 0, needing: "man (Debian: man-db)")
+        let page = DocExamplesTests.root + "/docs/man/listd.5"
+        let run = try ChildProcess.run("/usr/bin/man", ["--warnings", "-l", page], environment: ["MANWIDTH": "80", "PATH": "/usr/bin:/bin"])
+        #expect(run.status == 0 && run.stderr.isEmpty, "man --warnings: \(run.stderr)")
+        #expect(run.stdout.contains("2 l milk"), "amounts as people write them")
+    }
 }

@@ -1,7 +1,8 @@
 // Amounts as people write them (issue 63, case 1): the forms read, the escapes, and the two
 // promises checked on generated texts, each failure shrunk before it is reported.
-import ListModel
 import Testing
+
+@testable import ListModel
 
 struct ItemAmountTests {
     @Test(arguments: [
@@ -94,6 +95,24 @@ struct ItemAmountTests {
             checked += 1
         }
         #expect(checked > 10_000)
+    }
+
+    /// The shortcut that skips most names skips no text the full reading finds something in.
+    @Test func theShortcutSkipsNothingTheReadingFinds() {
+        var random = Generator(seed: 1_000)
+        for _ in 0..<30_000 {
+            let text = random.text()
+            let fast = ItemAmount.read(text, shortcut: true)
+            let full = ItemAmount.read(text, shortcut: false)
+            if fast != full {
+                let small = Self.shrunk(text, while: { ItemAmount.read($0, shortcut: true) != ItemAmount.read($0, shortcut: false) })
+                Issue.record("\(Self.scalars(small)): the shortcut reads \(ItemAmount.read(small, shortcut: true)), the reading \(ItemAmount.read(small, shortcut: false))")
+                return
+            }
+        }
+        for name in ["item 12", "Coke Zero", "free-range eggs", "milk"] {
+            #expect(!ItemAmount.mayHaveAmount(name), "\(name) is read without more work")
+        }
     }
 
     static func printBackFailure(_ text: String) -> String? {

@@ -130,6 +130,10 @@ done
 check "… and not the boilerplate one" bash -c "! zcat '$MAN/man1/listctl.1.gz' | grep -q '^.Ex'"
 check "… whose EXIT STATUS is listctl's (0 to 4, not boilerplate)" bash -c "MANWIDTH=80 man -l '$MAN/man1/listctl.1.gz' 2>/dev/null | grep -q 'listd cannot be reached'"
 check "listd-web(8), whose synopsis is its own (no subcommand)" bash -c "MANWIDTH=80 man -l '$MAN/man8/listd-web.8.gz' 2>/dev/null | grep -A2 '^SYNOPSIS' | grep -q 'listd-web \[--socket' && ! MANWIDTH=80 man -l '$MAN/man8/listd-web.8.gz' 2>/dev/null | grep -q subcommand"
+for page in man1/listctl.1 man5/listd.5 man8/listd.8 man8/listd-web.8; do
+	warnings=$(MANWIDTH=80 man --warnings -l "$MAN/$page.gz" 2>&1 >/dev/null)
+	check "$page renders without a warning${warnings:+: $warnings}" test -z "$warnings"
+done
 check "web.md with its pictures of the page" bash -c "test -s '$ROOT/usr/share/doc/listd/web.md' && test -s '$ROOT/usr/share/doc/listd/images/web-light.png'"
 check "bash: /usr/share/bash-completion/completions/listctl" test -s "$ROOT/usr/share/bash-completion/completions/listctl"
 check "zsh: /usr/share/zsh/vendor-completions/_listctl" grep -q '^#compdef listctl' "$ROOT/usr/share/zsh/vendor-completions/_listctl"
