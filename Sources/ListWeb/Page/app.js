@@ -125,7 +125,7 @@ function wantName(origin) {
       for (const uid of asked) { unnamed.delete(uid); if (state.people[uid] === undefined) state.people[uid] = ''; }
       saveState();
       render();
-    } catch { /* offline: asked again at the next change */ }
+    } catch { /* offline: asked again with the next /whoami, when the page connects again */ }
   }, 50);
 }
 
