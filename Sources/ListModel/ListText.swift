@@ -8,6 +8,10 @@ public enum ListText {
         case empty
         case tooLong(length: Int)
         case controlCharacter(scalar: UInt32)
+        /// It starts with a mark that joins the character before it (a combining accent, U+200D):
+        /// after `- ` or `# ` in the list file it would join the space, and the line would not
+        /// read back as an item or a heading.
+        case joinsTheSpaceBefore(scalar: UInt32)
         case quantityTooLong(length: Int)
         /// An amount is written in parentheses after its item: its own must pair up, or it could
         /// not be read back (`12 (large` would end early).
@@ -22,6 +26,8 @@ public enum ListText {
                 "it is \(length) characters long, and at most \(ListText.maximumLength) are allowed"
             case .controlCharacter(let scalar):
                 "it contains the control character U+\(hex(scalar)); it must be one line of text"
+            case .joinsTheSpaceBefore(let scalar):
+                "it starts with U+\(hex(scalar)), a mark that joins the character before it; start it with a letter or a digit"
             case .quantityTooLong(let length):
                 "it is \(length) characters long, and an amount has at most \(ListText.maximumQuantityLength)"
             case .unbalancedParentheses:
@@ -109,6 +115,10 @@ public enum ListText {
             default:
                 continue
             }
+        }
+        // A first character that joins the space written before it: `- ◌́x` is no item line.
+        if let first = text.unicodeScalars.first, (" " + text).first != " " {
+            return .failure(.joinsTheSpaceBefore(scalar: first.value))
         }
         let length = text.count
         if length > maximumLength { return .failure(.tooLong(length: length)) }

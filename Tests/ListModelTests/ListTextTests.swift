@@ -21,12 +21,26 @@ private enum Reference {
             default: continue
             }
         }
+        // Found by make fuzz: a first mark that joins the space of `- ` or `# ` before it.
+        if let first = text.unicodeScalars.first, (" " + text).count == text.count {
+            return .failure(.joinsTheSpaceBefore(scalar: first.value))
+        }
         if text.count > ListText.maximumLength { return .failure(.tooLong(length: text.count)) }
         return .success(text)
     }
 }
 
 @Suite struct ListTextTests {
+    /// make fuzz: a list named "\u{6ED}" (read from `# ⇥⇥ۭ`, where the tab does not join the
+    /// mark) was written `# ۭ`, where the space does, and the line was no heading any more.
+    @Test func aTextCannotStartWithAMarkThatJoinsTheSpaceBeforeIt() {
+        #expect(ListText.validated("\u{6ED}") == .failure(.joinsTheSpaceBefore(scalar: 0x6ED)))
+        #expect(ListText.validated("\u{301}milk") == .failure(.joinsTheSpaceBefore(scalar: 0x301)))
+        #expect(ListText.validated("\u{200D}x") == .failure(.joinsTheSpaceBefore(scalar: 0x200D)))
+        #expect(ListText.validated("mi\u{301}lk") == .success("mi\u{301}lk"), "a mark inside is part of its letter")
+        #expect(ListText.Violation.joinsTheSpaceBefore(scalar: 0x6ED).explanation.contains("U+06ED"))
+    }
+
     /// Pieces that stress each rule: ASCII of every kind, white space of other scripts, combining
     /// marks, case pairs that fold unusually, controls, and emoji.
     static let pieces = [

@@ -31,6 +31,8 @@ function trimmedText(text) {
 function validQuantity(text) {
   const trimmed = trimmedText(text);
   if (!trimmed || /[\p{Cc}\p{Zl}\p{Zp}]/u.test(trimmed)) return null;
+  // A first mark that joins the character before it (ListText: joinsTheSpaceBefore).
+  if (graphemes(' ' + trimmed)[0] !== ' ') return null;
   let depth = 0;
   for (const c of trimmed) {
     if (c === '(') depth++;
