@@ -48,12 +48,6 @@ public struct ListFileReading: Sendable {
     /// - Parameter known: the lists listd holds. A heading is tied to a known list by the id in
     ///   its listd comment, else by its name; a heading that matches nothing is a new list.
     ///   Without `known` (first start), the ids in the comments are taken as they are.
-    /// An item of a known list, by key.
-    private struct KeptName: Hashable {
-        var list: ListID
-        var key: String
-    }
-
     public init(_ document: ListDocument, known: ListBook?) {
         self.document = document
         var diagnostics: [ListFileDiagnostic] = []
@@ -81,19 +75,7 @@ public struct ListFileReading: Sendable {
             else { continue }
             if carriers[ListText.key(name)] == nil { carriers[ListText.key(name)] = (index, name) }
         }
-        // Items listd keeps under a text that now reads as having an amount (named before amounts
-        // were read before or after an item: `6 eggs`, `milk (organic)`): a line showing that
-        // whole text is that item, so that a file written then reads as the lists it showed.
-        // Found when a line first reads with an amount or an escape (most files have none).
-        lazy var keptWhole: Set<KeptName> = {
-            var kept: Set<KeptName> = []
-            for list in known?.lists ?? [] {
-                for item in list.items where ItemAmount.read(item).text != item {
-                    kept.insert(KeptName(list: list.id, key: ListText.key(item)))
-                }
-            }
-            return kept
-        }()
+        var namedBefore = NamedBeforeAmounts(known)
         var shownRevision: Revision?
 
         for (index, line) in document.lines.enumerated() {
@@ -173,8 +155,8 @@ public struct ListFileReading: Sendable {
                 }
                 let listName = sections[sections.count - 1].name
                 var (itemText, quantity) = ItemAmount.split(item.text)
-                if itemText != ListText.trimmed(item.text), known != nil, let id = sections[sections.count - 1].id,
-                    keptWhole.contains(KeptName(list: id, key: ListText.key(item.text)))
+                if itemText != ListText.trimmed(item.text), let id = sections[sections.count - 1].id,
+                    namedBefore.keeps(ListText.trimmed(item.text), on: id)
                 {
                     (itemText, quantity) = (ListText.trimmed(item.text), nil)
                 }
