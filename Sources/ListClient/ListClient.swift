@@ -99,11 +99,8 @@ public final class ListClient: Sendable {
         basedOn: Revision?
     ) async throws(ListClientError) -> M.Result {
         try await call(M.self) { id in
-            guard case .object(let fields) = try RPCEncoding.value(fromJSON: JSONWriter.encode(params)) else {
-                throw ListClientError.invalidReply("\(M.name) takes its params as an object")
-            }
-            let said = EditProvenance(editId: editId, basedOn: basedOn).adding(to: fields)
-            return try RPCOutgoing.request(id: id, method: M.name, params: JSONValue.object(said))
+            let said = try EditProvenance(editId: editId, basedOn: basedOn).params(params)
+            return try RPCOutgoing.request(id: id, method: M.name, params: said)
         }
     }
 

@@ -75,14 +75,27 @@ public final class BlockingListClient {
 
     /// Sends one request and waits for its reply.
     public func call<M: RPCMethod>(_ method: M.Type, _ params: M.Params) throws(ListClientError) -> M.Result {
+        try call(method, params, decoding: M.Result.self)
+    }
+
+    /// The same, its result decoded as `result` (`ConfirmedEdit`, to see what an edit did now),
+    /// with what the edit says besides its params (`editId`: sent again, it is applied once).
+    public func call<M: RPCMethod, R: Decodable>(
+        _ method: M.Type,
+        _ params: M.Params,
+        provenance: EditProvenance? = nil,
+        decoding result: R.Type
+    ) throws(ListClientError) -> R {
         let id = takeID()
         let line: [UInt8]
         do {
-            line = try RPCEncoding.requestBytes(id: id, method: M.name, params: params)
+            line =
+                try provenance.map { try RPCEncoding.requestBytes(id: id, method: M.name, params: $0.params(params)) }
+                ?? RPCEncoding.requestBytes(id: id, method: M.name, params: params)
         } catch {
             throw .invalidReply("\(error)")
         }
-        return try decodeReply(M.Result.self, exchange(line, awaiting: [id])[0])
+        return try decodeReply(R.self, exchange(line, awaiting: [id])[0])
     }
 
     /// Sends one JSON-RPC batch of the same method and returns each element's outcome, in order.
@@ -98,6 +111,7 @@ public final class BlockingListClient {
     public func batch<M: RPCMethod, R: Decodable>(
         _ method: M.Type,
         _ params: [M.Params],
+        provenance: [EditProvenance]? = nil,
         decoding result: R.Type
     ) throws(ListClientError) -> [Result<R, ListClientError>] {
         var results: [Result<R, ListClientError>] = []
@@ -106,7 +120,7 @@ public final class BlockingListClient {
         while start < params.count {
             let chunk = params[start..<min(start + batchSize, params.count)]
             do throws(ListClientError) {
-                results += try oneBatch(method, chunk, decoding: result)
+                results += try oneBatch(method, chunk, provenance: provenance.map { Array($0[chunk.indices]) }, decoding: result)
                 start = chunk.endIndex
             } catch .protocolError(let error) where error.maximumBatch.map({ $0 < chunk.count }) == true {
                 // A listd that takes fewer at once (`--max-batch`) refused it whole: nothing of it
@@ -123,6 +137,7 @@ public final class BlockingListClient {
     private func oneBatch<M: RPCMethod, R: Decodable>(
         _ method: M.Type,
         _ params: ArraySlice<M.Params>,
+        provenance: [EditProvenance]?,
         decoding result: R.Type
     ) throws(ListClientError) -> [Result<R, ListClientError>] {
         guard !params.isEmpty else { return [] }
@@ -131,7 +146,11 @@ public final class BlockingListClient {
         do {
             for (index, (id, element)) in zip(ids, params).enumerated() {
                 if index > 0 { line.append(UInt8(ascii: ",")) }
-                line += try RPCEncoding.requestBytes(id: id, method: M.name, params: element)
+                if let said = provenance?[index] {
+                    line += try RPCEncoding.requestBytes(id: id, method: M.name, params: said.params(element))
+                } else {
+                    line += try RPCEncoding.requestBytes(id: id, method: M.name, params: element)
+                }
             }
         } catch {
             throw .invalidReply("\(error)")

@@ -21,8 +21,11 @@ public struct ClientEdit: Sendable {
     /// What the client may change (`hello {rights}`): an edit that needs more is denied, however
     /// it was planned (an undo's reversal too).
     public var rights: ClientRights = .all
+    /// An add that is confirmed, changing nothing, when what it adds is there already (an item
+    /// on the list unticked, a list of that name): automation's "make sure milk is on it".
+    public var ifAbsent = false
 
-    public init(edit: ListEdit, ifRevision: Revision? = nil, origin: ChangeOrigin, undoes: Revision? = nil, editId: String? = nil, appliedAt: Revision? = nil, base: SaveBase? = nil, rights: ClientRights = .all) {
+    public init(edit: ListEdit, ifRevision: Revision? = nil, origin: ChangeOrigin, undoes: Revision? = nil, editId: String? = nil, appliedAt: Revision? = nil, base: SaveBase? = nil, rights: ClientRights = .all, ifAbsent: Bool = false) {
         self.edit = edit
         self.ifRevision = ifRevision
         self.origin = origin
@@ -31,6 +34,7 @@ public struct ClientEdit: Sendable {
         self.appliedAt = appliedAt
         self.base = base
         self.rights = rights
+        self.ifAbsent = ifAbsent
     }
 }
 
@@ -42,6 +46,8 @@ public struct EditOutcome: Sendable, Equatable {
     public var revision: Revision?
     /// What the change did (none when it changed nothing).
     public var steps: [ListChange.Step] = []
+    /// A resend of an `editId` applied before: `revision` is that change's, nothing was done now.
+    public var resent = false
 }
 
 /// Why an edit was not applied.

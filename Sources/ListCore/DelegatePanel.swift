@@ -46,8 +46,11 @@ public struct DelegatePanel: Sendable {
         /// An error saying the delegate has no such method: one written before the question
         /// existed, which has no say about it.
         case methodNotFound
-        /// The connection ended, or the answer was another error or unreadable.
+        /// The connection ended before an answer came.
         case unanswered
+        /// The delegate answered, but with an error or with what is not an answer (`why` says
+        /// which, in words): its `onTimeout` decides, and a deny names it so, not as a timeout.
+        case failed(why: String)
         case timedOut
     }
 
@@ -252,6 +255,13 @@ public struct DelegatePanel: Sendable {
             )
         case .answered, .methodNotFound:
             break
+        case .failed(let why):
+            if question.onTimeout == .deny {
+                consultation.verdict.denied = true
+                consultation.verdict.denials.append(
+                    DelegateDenial(delegate: question.name, reason: "\(why), so its onTimeout (deny) decided")
+                )
+            }
         case .timedOut, .unanswered:
             consultation.verdict.timedOut.append(question.name)
             if question.onTimeout == .deny { consultation.verdict.denied = true }
@@ -281,12 +291,12 @@ extension DelegatePanel.Seat {
         limits: CoreLimits = .standard
     ) -> Result<(seat: Self, granted: RegisterDelegate.Result), RPCError> {
         guard case .success(let name) = ListText.validated(params.name) else {
-            return .failure(.invalidParams("“name” must be one line of text: it names the delegate in every denial."))
+            return .failure(.invalidParams("“name” must be one line of text: it names the delegate in every denial.", param: "name"))
         }
         let longest = Int(limits.longestDelegateTimeout / .milliseconds(1))
         let timeoutMs = params.timeoutMs ?? Int(limits.defaultDelegateTimeout / .milliseconds(1))
         guard (1...longest).contains(timeoutMs) else {
-            return .failure(.invalidParams("“timeoutMs” must be between 1 and \(longest)."))
+            return .failure(.invalidParams("“timeoutMs” must be between 1 and \(longest).", param: "timeoutMs"))
         }
         // Lists named are kept by name too: one created later under that name is asked about.
         var ids: Set<ListID>?

@@ -21,7 +21,7 @@ extension ListCore {
             if let applied = request.appliedAt {
                 let target = request.edit.target ?? .name(request.edit.proposedName ?? "")
                 guard let list = try? working.list(target) else { return [.reply(id, .failure(.denied(.listNotFound(target))))] }
-                return [.reply(id, .success(EditOutcome(list: list, revision: applied)))]
+                return [.reply(id, .success(EditOutcome(list: list, revision: applied, resent: true)))]
             }
             if let first = editsUnderWay[editId], first != id {
                 resends[first, default: []].append(id)

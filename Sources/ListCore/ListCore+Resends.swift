@@ -18,6 +18,9 @@ extension ListCore {
     /// Static, given the lists: called on `self` from the core's mutating methods, it made Swift
     /// copy the whole core (every field retained and released) for each edit.
     static func merged(_ proposal: Proposal, on working: ListBook) -> Result<Void, ListError>? {
+        if proposal.request.ifAbsent, proposal.edit.holdsAlready(in: working, ifRevision: proposal.ifRevision) {
+            return .success(())
+        }
         guard let base = proposal.base else { return nil }
         var merge = SaveMerge(base: base.book, now: working, baseKnown: base.known, since: base.since, madeOn: .olderLists)
         switch merge.alreadyDone(proposal.edit) {
@@ -25,6 +28,25 @@ extension ListCore {
         case .doneDifferently(let why)?: return .failure(.changedMeanwhile(why: why))
         case .doneBut?: return nil  // `ListCore.advance` made it the rest already
         case nil: return merge.conflict(proposal.edit).map { .failure(.changedMeanwhile(why: $0)) }
+        }
+    }
+}
+
+extension ListEdit {
+    /// Whether this add's effect holds already in `book` (its item on the list unticked, or a
+    /// list of its name), so that an `ifAbsent` add is confirmed changing nothing. An item there
+    /// ticked is not: the add unticks it. A stale `ifRevision` is not passed over: the rules deny.
+    func holdsAlready(in book: ListBook, ifRevision: Revision?) -> Bool {
+        switch self {
+        case .addItem(let item, let reference, _, _, _):
+            guard let list = try? book.list(reference), ifRevision == nil || ifRevision == list.revision,
+                let position = try? list.position(ofItem: item)
+            else { return false }
+            return !list.isChecked(list.items[position])
+        case .createList(let name, _, _):
+            return ifRevision == nil && (try? book.list(.name(name))) != nil
+        default:
+            return false
         }
     }
 }

@@ -184,3 +184,26 @@ extension ListChange.Step: CustomStringConvertible {
         }
     }
 }
+
+extension ListChange.Step {
+    /// A step's kind, as the protocol names it (`op`), for a subscriber that wants some only.
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        case add, replace, remove, rename, move, check, uncheck, addSection, renameSection, removeSection, quantity
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .add: .add
+        case .replace: .replace
+        case .remove: .remove
+        case .rename: .rename
+        case .move: .move
+        case .check: .check
+        case .uncheck: .uncheck
+        case .addSection: .addSection
+        case .renameSection: .renameSection
+        case .removeSection: .removeSection
+        case .quantity: .quantity
+        }
+    }
+}

@@ -39,6 +39,14 @@ public struct EditProvenance: Sendable, Hashable {
         }
     }
 
+    /// An edit's `params` with these beside them, as one JSON object.
+    public func params(_ params: some Encodable) throws -> JSONValue {
+        guard case .object(let fields) = try RPCEncoding.value(fromJSON: JSONWriter.encode(params)) else {
+            throw RPCError.invalidParams("an edit's params must be an object", param: "params")
+        }
+        return .object(adding(to: fields))
+    }
+
     /// `fields` (an edit's params) with these beside them.
     public func adding(to fields: [String: JSONValue]) -> [String: JSONValue] {
         var fields = fields

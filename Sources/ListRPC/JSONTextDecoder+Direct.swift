@@ -78,6 +78,7 @@ private func itemEdit(
 extension AddItemParams: JSONTextDirectlyReadable {
     init?(directly text: JSONText) {
         var (section, quantity): (String?, String?) = (nil, nil)
+        var ifAbsent: Bool?
         let named = itemEdit(text) { key, scalar in
             switch key {
             case "section":
@@ -86,12 +87,18 @@ extension AddItemParams: JSONTextDirectlyReadable {
             case "quantity":
                 guard let said = optionalString(scalar) else { return false }
                 quantity = said
+            case "ifAbsent":
+                switch scalar {
+                case .null?: ifAbsent = nil
+                case .bool(let said)?: ifAbsent = said
+                default: return false
+                }
             default: break
             }
             return true
         }
         guard let named else { return nil }
-        self.init(list: named.list, item: named.item, section: section, quantity: quantity, ifRevision: named.ifRevision)
+        self.init(list: named.list, item: named.item, section: section, quantity: quantity, ifRevision: named.ifRevision, ifAbsent: ifAbsent)
     }
 }
 

@@ -34,13 +34,19 @@ private func field(_ name: StaticString, _ values: [String], into bytes: inout s
 
 extension ListSummary: JSONDirectlyWritable {
     func writeJSON(into bytes: inout some JSONOutput) {
+        writeJSONFields(into: &bytes)
+        bytes.writeByte(UInt8(ascii: "}"))
+    }
+
+    /// The object without its closing brace: an edit's reply may add fields (`EditReply`).
+    func writeJSONFields(into bytes: inout some JSONOutput) {
         bytes.write(#"{"id":"#)
         bytes.writeDecimal(id)
         field("name", name, into: &bytes)
         field("revision", revision, into: &bytes)
         bytes.write(#","edited":""#)
         bytes.writeRFC3339(edited)
-        bytes.write(#""}"#)
+        bytes.writeByte(UInt8(ascii: "\""))
     }
 }
 

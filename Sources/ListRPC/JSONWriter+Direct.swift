@@ -12,6 +12,12 @@ protocol JSONDirectlyWritable {
 
 extension ShoppingList: JSONDirectlyWritable {
     func writeJSON(into bytes: inout some JSONOutput) {
+        writeJSONFields(into: &bytes)
+        bytes.writeByte(UInt8(ascii: "}"))
+    }
+
+    /// The object without its closing brace: an edit's reply may add fields (`EditReply`).
+    func writeJSONFields(into bytes: inout some JSONOutput) {
         bytes.write(#"{"id":"#)
         bytes.writeDecimal(id)
         bytes.write(#","name":"#)
@@ -56,7 +62,7 @@ extension ShoppingList: JSONDirectlyWritable {
                 bytes.writeQuoted(quantity)
             }
         }
-        bytes.write("}}")
+        bytes.writeByte(UInt8(ascii: "}"))
     }
 }
 
@@ -175,12 +181,13 @@ extension JSONWriter {
     }
 }
 
-extension RPCRequestID {
+extension RPCRequestID: JSONDirectlyWritable {
     func writeJSON(into bytes: inout some JSONOutput) {
         switch self {
         case .number(let number): bytes.writeDecimal(Int(number))
         case .string(let string): bytes.writeQuoted(string)
         case .null: bytes.write("null")
+        case .numberText(var text): text.withUTF8 { bytes.writeRaw(UnsafeRawBufferPointer($0)) }
         }
     }
 }

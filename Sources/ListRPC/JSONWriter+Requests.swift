@@ -39,6 +39,7 @@ extension AddItemParams: JSONDirectlyWritable {
         object.field("section", section, into: &bytes)
         object.field("quantity", quantity, into: &bytes)
         object.field("ifRevision", ifRevision, into: &bytes)
+        object.field("ifAbsent", ifAbsent, into: &bytes)
         object.close(into: &bytes)
     }
 }

@@ -12,6 +12,10 @@ public enum RPCRequestID: Hashable, Sendable, Codable {
     case number(Int64)
     case string(String)
     case null
+    /// A number id that is not a plain 64-bit integer as written (`7.5`, `1e2`, `2^63`), kept as
+    /// its JSON text and echoed byte for byte: JSON-RPC allows any number, and a client matches
+    /// its reply by what it sent.
+    case numberText(String)
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -30,6 +34,7 @@ public enum RPCRequestID: Hashable, Sendable, Codable {
         case .number(let number): try container.encode(number)
         case .string(let string): try container.encode(string)
         case .null: try container.encodeNil()
+        case .numberText(let text): try container.encode(Double(text) ?? .nan)
         }
     }
 }
@@ -165,6 +170,12 @@ extension RPCLine {
         return deepest
     }
 
+    /// Whether a number's text is an integer as listd writes it back (`-0`, `1e2`, `1.0` are not).
+    private static func isPlainInteger(_ text: ArraySlice<UInt8>) -> Bool {
+        let digits = text.first == UInt8(ascii: "-") ? text.dropFirst() : text
+        return digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } && text != [UInt8(ascii: "-"), UInt8(ascii: "0")]
+    }
+
     /// The message at `range` of a checked line: its envelope read member by member, its params
     /// kept as text, a response's result or error read whole (a delegate's answer is small).
     private static func message(
@@ -188,7 +199,8 @@ extension RPCLine {
         if let idRange = member("id") {
             switch scalar(idRange) {
             case .null?: id = .null
-            case .integer(let number)?: id = .number(number)
+            case .integer(let number)? where Self.isPlainInteger(line[idRange]): id = .number(number)
+            case .integer?, .number?: id = .numberText(String(decoding: line[idRange], as: UTF8.self))
             case .string(let string)?: id = .string(string)
             default:
                 return .failure(.init(id: nil, error: .invalidRequest("“id” must be a string, an integer or null.")))

@@ -10,14 +10,14 @@ enum Arguments {
     /// Options of any subcommand that take a value: the word after them is not checked.
     static let valueOptions: Set<String> = [
         "--socket", "--list", "--event", "--question", "--timeout", "--on-timeout", "--name", "--since", "--limit",
-        "--section", "--amount", "--before", "--control-socket", "--jobs",
+        "--section", "--amount", "--before", "--control-socket", "--jobs", "--edit-id", "--origin", "--step",
     ]
 
     /// With `valueOptions`, every long option of listctl and its subcommands, and argument-parser's
     /// own: any other `--word` is a usage error with the hint (argument-parser took `add L --bogus`
     /// for a missing item). ListctlTrapsTests checks them against every subcommand's help.
     static let longOptions: Set<String> = valueOptions.union([
-        "--json", "--help", "--version", "--exec", "--no-reconnect", "--verbose", "--generate-completion-script",
+        "--json", "--help", "--version", "--exec", "--no-reconnect", "--verbose", "--if-absent", "--generate-completion-script",
         "--experimental-dump-help",
     ])
 

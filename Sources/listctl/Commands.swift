@@ -57,6 +57,8 @@ extension Listctl {
             abstract: "Create a list, optionally with items."
         )
         @OptionGroup var options: ConnectionOptions
+        @OptionGroup var edit: EditOptions
+        @Flag(help: "When a list of that name is there already, leave it as it is and succeed.") var ifAbsent = false
         @Argument(help: "The new list's name.") var name: String
         @Argument(help: "Items to start with; - reads one item per line from stdin.") var items: [String] = []
 
@@ -66,16 +68,24 @@ extension Listctl {
                 let written = withStandardInput(self.items).map(ItemAmount.split)
                 var quantities: [String: String] = [:]
                 for (text, quantity) in written { if let quantity { quantities[text] = quantity } }
-                let list = try client.call(
+                let confirmed = try client.call(
                     CreateList.self,
                     .init(
                         name: name,
                         items: written.isEmpty ? nil : written.map(\.text),
-                        quantities: quantities.isEmpty ? nil : quantities
-                    )
+                        quantities: quantities.isEmpty ? nil : quantities,
+                        ifAbsent: ifAbsent ? true : nil
+                    ),
+                    provenance: edit.editId.map { EditOptions.provenance($0, item: name, of: 1) },
+                    decoding: ConfirmedEdit<ShoppingList>.self
                 )
+                let list = confirmed.list
                 if options.json { return printJSON(list) }
-                print("Created \(list.name) (id \(list.id)) with \(plural(list.items.count, "item")).")
+                switch (confirmed.effect.resent, confirmed.effect.unchanged) {
+                case (true, _): print("Created \(list.name) before (revision \(confirmed.effect.appliedRevision ?? 0)): not done again.")
+                case (_, true): print("\(list.name) is there already (id \(list.id)); left as it is.")
+                default: print("Created \(list.name) (id \(list.id)) with \(plural(list.items.count, "item")).")
+                }
             }
         }
     }
@@ -126,11 +136,15 @@ extension Listctl {
         @Option(help: "The section they go in (\"\" for none); one the list lacks is made. Default: where each was last.")
         var section: String?
         @Option(help: "How much to buy (2 l, 500 g, or a note: a few); without it, an amount typed with the item is read (2 l milk, milk (2 l)).") var amount: String?
+        @Flag(help: "An item on the list already (not ticked) is left as it is, and the add succeeds.") var ifAbsent = false
+        @OptionGroup var edit: EditOptions
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
         @Argument(help: "The items to add; - reads one item per line from stdin.") var items: [String]
 
         func params(_ list: ListReference, _ item: String) -> AddItemParams {
-            Self.params(list, item, section: section, amount: amount)
+            var params = Self.params(list, item, section: section, amount: amount)
+            params.ifAbsent = ifAbsent ? true : nil
+            return params
         }
 
         func spoken(_ item: String) -> String {
@@ -164,6 +178,7 @@ extension Listctl {
             discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
         )
         @OptionGroup var options: ConnectionOptions
+        @OptionGroup var edit: EditOptions
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
         @Argument(help: "The items to remove; - reads one item per line from stdin.", completion: ListCompletion.items)
         var items: [String]
@@ -179,6 +194,7 @@ extension Listctl {
             discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
         )
         @OptionGroup var options: ConnectionOptions
+        @OptionGroup var edit: EditOptions
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
         @Argument(help: "The items to check; - reads one item per line from stdin.", completion: ListCompletion.items)
         var items: [String]
@@ -194,6 +210,7 @@ extension Listctl {
             discussion: "Several items go to listd as one batch; each is confirmed or denied on its own."
         )
         @OptionGroup var options: ConnectionOptions
+        @OptionGroup var edit: EditOptions
         @Argument(help: "The list's name or id.", completion: ListCompletion.listNames) var list: String
         @Argument(help: "The items to uncheck; - reads one item per line from stdin.", completion: ListCompletion.items)
         var items: [String]
@@ -215,9 +232,9 @@ extension Listctl {
                 anyKept = !result.kept.isEmpty
                 if options.json { return printJSON(result) }
                 if result.cleared.isEmpty && result.kept.isEmpty {
-                    print("Nothing is checked on \(result.name).")
+                    print("Nothing is checked on \(result.list.name).")
                 } else {
-                    print("Cleared \(plural(result.cleared.count, "checked item")) from \(result.name).")
+                    print("Cleared \(plural(result.cleared.count, "checked item")) from \(result.list.name).")
                 }
                 for kept in result.kept { writeError("listctl: kept: \(kept.message)") }
             }
@@ -251,6 +268,19 @@ private struct ItemOutcome: Encodable {
     var confirmed: Bool
     var list: ShoppingList?
     var denied: DenialOutput.Denied?
+    /// A resend of an `--edit-id` done before: the revision of the change it made then.
+    var resentFrom: Revision?
+    /// Nothing was done: it held already (`--if-absent`).
+    var unchanged: Bool?
+
+    init(item: String, confirmed: Bool, list: ShoppingList? = nil, denied: DenialOutput.Denied? = nil, effect: EditEffect? = nil) {
+        self.item = item
+        self.confirmed = confirmed
+        self.list = list
+        self.denied = denied
+        resentFrom = effect?.resent == true ? effect?.appliedRevision : nil
+        unchanged = effect?.unchanged == true ? true : nil
+    }
 }
 
 /// `add` and `remove`: one request per item, sent as a single batch, each outcome reported; exit
@@ -258,6 +288,7 @@ private struct ItemOutcome: Encodable {
 protocol ItemBatchCommand: ParsableCommand {
     associatedtype Method: RPCMethod where Method.Result == ShoppingList
     static var verb: String { get }
+    var edit: EditOptions { get }
     /// The request for one item.
     func params(_ list: ListReference, _ item: String) -> Method.Params
     static var preposition: String { get }
@@ -270,6 +301,16 @@ protocol ItemBatchCommand: ParsableCommand {
 
 extension ItemBatchCommand {
     func spoken(_ item: String) -> String { "“\(ListText.trimmed(item))”" }
+
+    /// What became of one item's confirmed edit, in words: done now, done before (a resend of
+    /// its `--edit-id`), or nothing to do (`--if-absent`).
+    static func sentence(_ item: String, on list: String, _ effect: EditEffect) -> String {
+        if effect.resent {
+            return "\(verb) \(item) \(preposition) \(list) before (revision \(effect.appliedRevision ?? 0)): not done again."
+        }
+        if effect.unchanged { return "\(item) is on \(list) already; left as it is." }
+        return "\(verb) \(item) \(preposition) \(list)."
+    }
 }
 
 extension ItemBatchCommand where Method.Params == ListItemParams {
@@ -280,7 +321,7 @@ extension ItemBatchCommand where Method.Params == ListItemParams {
 
 extension ItemBatchCommand {
     func run() throws {
-        try Self.runBatch(list: list, items: items, on: options.connection, params: params, spoken: spoken)
+        try Self.runBatch(list: list, items: items, on: options.connection, editId: edit.editId, params: params, spoken: spoken)
     }
 
     /// Sends one request per item, as one batch, and says what became of each.
@@ -288,6 +329,7 @@ extension ItemBatchCommand {
         list: String,
         items: [String],
         on options: Connection,
+        editId: String? = nil,
         params: (ListReference, String) -> Method.Params,
         spoken: (String) -> String
     ) throws {
@@ -299,17 +341,20 @@ extension ItemBatchCommand {
         // thousand times). The JSON output keeps each confirm's whole list.
         try options.withClient(brief: !options.json) { client in
             let params = items.map { params(target, $0) }
-            let results: [Result<(name: String, list: ShoppingList?), ListClientError>] =
+            let provenance = editId.map { id in items.map { EditOptions.provenance(id, item: $0, of: items.count) } }
+            let results: [Result<(name: String, list: ShoppingList?, effect: EditEffect), ListClientError>] =
                 options.json
-                ? try client.batch(Method.self, params).map { $0.map { ($0.name, $0) } }
-                : try client.batch(Method.self, params, decoding: ListSummary.self).map { $0.map { ($0.name, nil) } }
+                ? try client.batch(Method.self, params, provenance: provenance, decoding: ConfirmedEdit<ShoppingList>.self)
+                    .map { $0.map { ($0.list.name, $0.list, $0.effect) } }
+                : try client.batch(Method.self, params, provenance: provenance, decoding: ConfirmedEdit<ListSummary>.self)
+                    .map { $0.map { ($0.list.name, nil, $0.effect) } }
             var outcomes: [ItemOutcome] = []
             for (item, result) in zip(items, results) {
                 switch result {
                 case .success(let confirmed):
-                    outcomes.append(ItemOutcome(item: item, confirmed: true, list: confirmed.list))
+                    outcomes.append(ItemOutcome(item: item, confirmed: true, list: confirmed.list, effect: confirmed.effect))
                     if !options.json {
-                        print("\(Self.verb) \(spoken(item)) \(Self.preposition) \(confirmed.name).")
+                        print(Self.sentence(spoken(item), on: confirmed.name, confirmed.effect))
                     }
                 case .failure(.denied(let denial)):
                     anyDenied = true

@@ -66,6 +66,23 @@ struct ConnectionOptions: ParsableArguments {
     }
 }
 
+/// What an edit may say besides its params, for scripts that run again: `--edit-id`.
+struct EditOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Your own id for this edit (1 to 200 bytes, e.g. weekly-2026-48): run again with the same id, it is done once. With several items, each is sent as ID/ITEM.",
+            valueName: "id"
+        )
+    )
+    var editId: String?
+
+    /// What the edit of `item` (one of `count`) says with the id given: the id itself for one
+    /// item, `ID/item` for each of several.
+    static func provenance(_ editId: String, item: String, of count: Int) -> EditProvenance {
+        EditProvenance(editId: count == 1 ? editId : "\(editId)/\(ListText.key(item))")
+    }
+}
+
 /// Where listd is and how to print: `--socket` and `--json` as given, with what every command
 /// does with them (connect, report a failure with listctl's exit status).
 struct Connection {

@@ -36,6 +36,19 @@ extension Listctl {
         var events: [String] = []
 
         @Option(
+            help: ArgumentHelp("Only changes made by others, or by mine (your user's listctl); default: any.", valueName: "any|mine|others"),
+            completion: .list(OriginFilter.allCases.map(\.rawValue))
+        )
+        var origin: String?
+
+        @Option(
+            name: .customLong("step"),
+            help: ArgumentHelp("Only changes with a step of this kind, e.g. add or check; repeatable.", valueName: "kind"),
+            completion: .list(ListChange.Step.Kind.allCases.map(\.rawValue))
+        )
+        var steps: [String] = []
+
+        @Option(
             help: ArgumentHelp(
                 "First print every change after this revision (from an earlier watch), then go on live.",
                 valueName: "revision"
@@ -67,6 +80,13 @@ extension Listctl {
             if !exec, !command.isEmpty { throw ValidationError("A command after -- is run only with --exec.") }
             if exec, !canRun(command[0]) {
                 throw ValidationError("cannot run “\(command[0])”: no such program in PATH, or it is not executable.")
+            }
+            if let origin, OriginFilter(rawValue: origin) == nil {
+                throw ValidationError("“\(origin)” is not an origin; say any, mine or others.")
+            }
+            for step in steps where ListChange.Step.Kind(rawValue: step) == nil {
+                let known = ListChange.Step.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("“\(step)” is not a step kind; they are \(known).")
             }
             for event in events where ListEventName(rawValue: event) == nil {
                 let known = ListEventName.allCases.map(\.rawValue).joined(separator: ", ")
@@ -124,7 +144,9 @@ extension Listctl {
                     events: events.isEmpty ? nil : events,
                     lists: lists.isEmpty ? nil : lists.map(reference),
                     since: resume.since,
-                    instance: resume.instance
+                    instance: resume.instance,
+                    origin: origin,
+                    steps: steps.isEmpty ? nil : steps
                 )
             )
             if resume.first {

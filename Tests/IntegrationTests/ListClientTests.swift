@@ -257,10 +257,10 @@ private struct KeepMilk: ListDelegate {
                 }
                 let cleared = try await client.clearChecked(.id(1))
                 #expect(cleared.cleared == ["milk"])
-                #expect(cleared.items == ["flour", "salt", "eggs"])
-                #expect(cleared.checked == ["flour"])
+                #expect(cleared.list.items == ["flour", "salt", "eggs"])
+                #expect(cleared.list.checkedItems == ["flour"])
                 #expect(cleared.kept.map(\.message) == ["“flour” stays: baker: we bake."])
-                #expect(cleared.revision == 6)
+                #expect(cleared.list.revision == 6)
                 try await delegate.unregisterDelegate()
             }
             let history = try await client.history(of: .name("Groceries"), since: 4)

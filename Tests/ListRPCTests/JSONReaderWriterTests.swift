@@ -275,6 +275,35 @@ private struct SplitMix: RandomNumberGenerator {
         #expect(String(decoding: decimals, as: UTF8.self) == "0 7 -7 \(Int.min) \(Int.max) ")
     }
 
+    /// An edit's confirm and a clear's, whole and brief, with each effect: written by hand as
+    /// Codable writes them, and read back by a client as what they say.
+    @Test func editRepliesWrittenDirectlyAreWhatCodableWrite() throws {
+        let list = ShoppingList(
+            id: 42,
+            name: "“Weekly” \\ \"shop\"/",
+            edited: Timestamp(millisecondsSinceEpoch: 1_790_000_000_123),
+            revision: 99,
+            items: ["milk", "eggs"]
+        )
+        for brief in [false, true] {
+            for effect in [EditReply.Effect.applied, .unchanged, .resent(appliedRevision: 7)] {
+                let reply = EditReply(list: list, brief: brief, effect: effect)
+                let written = try writtenBothWays(reply)
+                #expect(written.direct == written.codable, "\(written.text)")
+                let said = try JSONDecoder().decode(EditEffect.self, from: Data(written.text.utf8))
+                #expect(said.unchanged == (effect == .unchanged))
+                #expect(said.resent == (effect != .applied && effect != .unchanged))
+                #expect(said.appliedRevision == (effect == .resent(appliedRevision: 7) ? 7 : nil))
+                #expect((written.direct as? [String: Any])?["items"] == nil || !brief, "a summary when brief")
+            }
+            let kept = [KeptItem(item: "milk", denials: [DelegateDenial(delegate: "diet", reason: "no")], timedOut: [])]
+            let cleared = ClearChecked.Result(list: list, cleared: ["tea"], kept: kept, brief: brief)
+            let written = try writtenBothWays(cleared)
+            #expect(written.direct == written.codable, "\(written.text)")
+            if !brief { #expect(try JSONDecoder().decode(ClearChecked.Result.self, from: Data(written.text.utf8)) == cleared) }
+        }
+    }
+
     /// The brief forms (a brief connection's confirms and notifications), written directly and
     /// through Codable: every optional field present and absent.
     @Test func briefFormsWrittenDirectlyAreWhatCodableWrite() throws {

@@ -87,12 +87,14 @@ final class DelegateRegistry: @unchecked Sendable {
         guard case .string(let id)? = response.id else { return nil }
         switch response.outcome {
         case .success(let value):
-            guard let answer = try? RPCEncoding.decode(DelegateAnswer.self, from: value) else { return (id, .unanswered) }
+            guard let answer = try? RPCEncoding.decode(DelegateAnswer.self, from: value) else {
+                return (id, .failed(why: "it answered with what is not an answer ({allow, reason?} was wanted)"))
+            }
             return (id, .answered(answer))
         case .failure(let error) where error.code == -32601:
             return (id, .methodNotFound)
-        case .failure:
-            return (id, .unanswered)
+        case .failure(let error):
+            return (id, .failed(why: "it answered with an error (\(error.code): \(error.message))"))
         }
     }
 

@@ -15,7 +15,7 @@ extension MethodTable {
             session.introduced = true
             if let name = params.name {
                 guard case .success(let valid) = ListText.validated(name) else {
-                    throw .invalidParams("“name” must be one line of text.")
+                    throw .invalidParams("“name” must be one line of text.", param: "name")
                 }
                 session.clientName = valid
             }
@@ -52,31 +52,33 @@ extension MethodTable {
                 throw RPCError(error)
             }
         }
-        table.registerDeciding(CreateList.self) { params, session, provenance, reply in
+        table.registerEdit(CreateList.self) { params, session, provenance, reply in
             owner.edit(
                 .createList(name: params.name, items: params.items ?? [], quantities: params.quantities ?? [:]),
                 params.ifRevision,
                 session,
                 provenance,
+                ifAbsent: params.ifAbsent == true,
                 then: reply
             )
         }
-        table.registerDeciding(RenameList.self) { params, session, provenance, reply in
+        table.registerEdit(RenameList.self) { params, session, provenance, reply in
             owner.edit(.renameList(params.list, to: params.name), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(DeleteList.self) { params, session, provenance, reply in
+        table.registerEdit(DeleteList.self) { params, session, provenance, reply in
             owner.edit(.deleteList(params.list), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(AddItem.self) { params, session, provenance, reply in
+        table.registerEdit(AddItem.self) { params, session, provenance, reply in
             owner.edit(
                 .addItem(params.item, to: params.list, section: params.section, quantity: params.quantity),
                 params.ifRevision,
                 session,
                 provenance,
+                ifAbsent: params.ifAbsent == true,
                 then: reply
             )
         }
-        table.registerDeciding(ReplaceItem.self) { params, session, provenance, reply in
+        table.registerEdit(ReplaceItem.self) { params, session, provenance, reply in
             owner.edit(
                 .replaceItem(params.item, with: params.with, on: params.list),
                 params.ifRevision,
@@ -85,10 +87,10 @@ extension MethodTable {
                 then: reply
             )
         }
-        table.registerDeciding(RemoveItem.self) { params, session, provenance, reply in
+        table.registerEdit(RemoveItem.self) { params, session, provenance, reply in
             owner.edit(.removeItem(params.item, from: params.list), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(MoveItem.self) { params, session, provenance, reply in
+        table.registerEdit(MoveItem.self) { params, session, provenance, reply in
             owner.edit(
                 .moveItemInto(params.item, on: params.list, section: params.section, before: params.before),
                 params.ifRevision,
@@ -97,22 +99,22 @@ extension MethodTable {
                 then: reply
             )
         }
-        table.registerDeciding(AddSection.self) { params, session, provenance, reply in
+        table.registerEdit(AddSection.self) { params, session, provenance, reply in
             owner.edit(.addSection(params.section, on: params.list, before: params.before), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(RenameSection.self) { params, session, provenance, reply in
+        table.registerEdit(RenameSection.self) { params, session, provenance, reply in
             owner.edit(.renameSection(params.section, on: params.list, to: params.to), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(RemoveSection.self) { params, session, provenance, reply in
+        table.registerEdit(RemoveSection.self) { params, session, provenance, reply in
             owner.edit(.removeSection(params.section, on: params.list), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(SetQuantity.self) { params, session, provenance, reply in
+        table.registerEdit(SetQuantity.self) { params, session, provenance, reply in
             owner.edit(.setQuantity(params.item, on: params.list, quantity: params.quantity), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(CheckItem.self) { params, session, provenance, reply in
+        table.registerEdit(CheckItem.self) { params, session, provenance, reply in
             owner.edit(.checkItem(params.item, on: params.list), params.ifRevision, session, provenance, then: reply)
         }
-        table.registerDeciding(UncheckItem.self) { params, session, provenance, reply in
+        table.registerEdit(UncheckItem.self) { params, session, provenance, reply in
             owner.edit(.uncheckItem(params.item, on: params.list), params.ifRevision, session, provenance, then: reply)
         }
         table.registerDeciding(ClearChecked.self) { params, session, provenance, reply in
@@ -123,7 +125,7 @@ extension MethodTable {
                         let cleared = outcome.steps.compactMap { step -> String? in
                             if case .remove(let item) = step { item } else { nil }
                         }
-                        return ClearChecked.Result(list: outcome.list, cleared: cleared, kept: outcome.kept)
+                        return ClearChecked.Result(list: outcome.list, cleared: cleared, kept: outcome.kept, brief: session.brief)
                     }
                 )
             }
@@ -131,6 +133,7 @@ extension MethodTable {
         table.register(GetHistory.self, requires: []) { params, _ throws(RPCError) in
             let limit = params.limit ?? GetHistory.defaultLimit
             guard limit >= 1 else { throw .invalidParams("“limit” must be 1 or more.", param: "limit") }
+            try Self.checkSince(params.since)
             do throws(SubscriptionHub.SubscribeFailure) {
                 return try hub.history(list: params.list, since: params.since, limit: limit)
             } catch {
@@ -145,7 +148,7 @@ extension MethodTable {
                 return reply(.failure(RPCError(error)))
             }
             owner.editWithOutcome(plan.edit, params.ifRevision, session, provenance, undoes: plan.change.revision) { outcome in
-                reply(outcome.map { Undo.Result(undone: HistoryEntry(plan.change), list: $0.list, revision: $0.revision) })
+                reply(outcome.map { Undo.Result(undone: HistoryEntry(plan.change), list: $0.list, revision: $0.revision, brief: session.brief) })
             }
         }
         table.register(Subscribe.self, requires: []) { params, session throws(RPCError) in
@@ -155,10 +158,16 @@ extension MethodTable {
                 for name in names {
                     guard let event = ListEventName(rawValue: name) else {
                         let known = ListEventName.allCases.map(\.rawValue).joined(separator: ", ")
-                        throw .invalidParams("“\(name)” is not an event listd sends; it sends \(known).")
+                        throw .invalidParams("“\(name)” is not an event listd sends; it sends \(known).", param: "events")
                     }
                     events.insert(event)
                 }
+            }
+            try Self.checkSince(params.since)
+            let filter: ChangeFilter
+            switch ChangeFilter.asked(origin: params.origin, steps: params.steps, author: session.origin) {
+            case .success(let asked): filter = asked
+            case .failure(let invalid): throw .invalidParams(invalid.message, param: invalid.param)
             }
             // Notifications wait until the server has sent this reply (see Outbox).
             session.outbox.hold()
@@ -169,6 +178,7 @@ extension MethodTable {
                     outbox: session.outbox,
                     brief: session.brief,
                     events: events,
+                    filter: filter,
                     lists: params.lists,
                     since: params.since,
                     expectedInstance: params.instance
@@ -208,6 +218,15 @@ extension MethodTable {
     }
 }
 
+extension MethodTable {
+    /// A revision to resume from is 0 (before the first change) or more.
+    fileprivate static func checkSince(_ since: Revision?) throws(RPCError) {
+        if let since, since < 0 {
+            throw .invalidParams("“since” must be a revision: 0 or more.", param: "since")
+        }
+    }
+}
+
 extension RPCError {
     fileprivate init(_ failure: SubscriptionHub.SubscribeFailure) {
         switch failure {
@@ -222,15 +241,19 @@ extension RPCError {
 
 extension ListOwner {
     /// An edit on behalf of a client's session, with what it said besides its params; `then`
-    /// gets the list it left (a confirm) or why not (a deny), once decided (on the owner's loop).
+    /// gets the list it left and what the request did now (a confirm) or why not (a deny), once
+    /// decided (on the owner's loop).
     fileprivate func edit(
         _ edit: ListEdit,
         _ ifRevision: Revision?,
         _ session: Session,
         _ provenance: EditProvenance,
-        then reply: @escaping (Result<ShoppingList, RPCError>) -> Void
+        ifAbsent: Bool = false,
+        then reply: @escaping (Result<EditReply, RPCError>) -> Void
     ) {
-        editWithOutcome(edit, ifRevision, session, provenance) { reply($0.map(\.list)) }
+        editWithOutcome(edit, ifRevision, session, provenance, ifAbsent: ifAbsent) { outcome in
+            reply(outcome.map { EditReply(list: $0.list, brief: session.brief, effect: $0.effect) })
+        }
     }
 
     /// `edit`, with the whole outcome (what delegates kept, the change's revision); an undo
@@ -243,6 +266,7 @@ extension ListOwner {
         _ session: Session,
         _ provenance: EditProvenance,
         undoes: Revision? = nil,
+        ifAbsent: Bool = false,
         then reply: @escaping (Result<EditOutcome, RPCError>) -> Void
     ) {
         let (appliedAt, base) = hub.provenance(provenance)
@@ -256,7 +280,8 @@ extension ListOwner {
             base: provenance.basedOn.map { revision in
                 base.map { SaveBase(book: $0, kind: .revision) } ?? SaveBase(book: ListBook(), kind: .unrelated)
             },
-            rights: session.rights
+            rights: session.rights,
+            ifAbsent: ifAbsent
         )
         propose(client) { outcome in
             reply(
@@ -275,5 +300,13 @@ extension ListOwner {
                 }
             )
         }
+    }
+}
+
+extension EditOutcome {
+    /// What the request did now, as its reply says it.
+    var effect: EditReply.Effect {
+        if resent, let revision { return .resent(appliedRevision: revision) }
+        return revision == nil ? .unchanged : .applied
     }
 }

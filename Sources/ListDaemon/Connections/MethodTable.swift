@@ -71,19 +71,35 @@ struct MethodTable: Sendable {
                 return reply(.failure(error))
             }
             body(decoded, session, provenance) { outcome in
-                switch outcome {
-                case .success(let list as ShoppingList) where session.brief:
-                    reply(Self.reply(id: id) { () throws(RPCError) in ListSummary(list) })
-                case .success(let result): reply(Self.reply(id: id) { () throws(RPCError) in result })
-                case .failure(let error): reply(.failure(error))
-                }
+                reply(outcome.flatMap { result in Self.reply(id: id) { () throws(RPCError) in result } })
+            }
+        }
+    }
+
+    /// An edit whose reply is the list it left (`EditReply`: whole, or its summary on a brief
+    /// connection, with what the request did now), started as `registerDeciding`'s are.
+    mutating func registerEdit<M: RPCMethod>(
+        _ method: M.Type,
+        _ body: @escaping @Sendable (M.Params, Session, EditProvenance, @escaping (Result<EditReply, RPCError>) -> Void) -> Void
+    ) where M.Result == ShoppingList {
+        handlers[M.name] = .owned { params, id, session, reply in
+            let decoded: M.Params
+            let provenance: EditProvenance
+            do throws(RPCError) {
+                decoded = try Self.decode(M.self, params)
+                provenance = try EditProvenance(params: params)
+            } catch {
+                return reply(.failure(error))
+            }
+            body(decoded, session, provenance) { outcome in
+                reply(outcome.flatMap { edited in Self.reply(id: id) { () throws(RPCError) in edited } })
             }
         }
     }
 
     private static func decode<M: RPCMethod>(_ method: M.Type, _ params: JSONText?) throws(RPCError) -> M.Params {
         if params?.isArray == true {
-            throw .invalidParams("\(M.name) takes its params by name, as a JSON object.")
+            throw .invalidParams("\(M.name) takes its params by name, as a JSON object.", param: "params")
         }
         do {
             return try RPCEncoding.decode(M.Params.self, from: params)
@@ -183,12 +199,12 @@ extension MethodTable {
 /// A params decoding error as one sentence in plain words, naming the parameter at fault (also
 /// as `data.param`) and what it must be: never a Swift type's name.
 private func invalidParams(_ method: String, _ error: any Error) -> RPCError {
-    guard let error = error as? DecodingError else { return .invalidParams("\(method): \(error)") }
+    guard let error = error as? DecodingError else { return .invalidParams("\(method): \(error)", param: "params") }
     func path(_ context: DecodingError.Context) -> [String] {
         context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
     }
     func expected(_ param: String) -> String {
-        ParamExpectation.table[param] ?? "of another kind (see docs/protocol.md)"
+        ParamExpectation.table[param] ?? "as docs/protocol.md says"
     }
     switch error {
     case .keyNotFound(let key, let context):
@@ -198,15 +214,15 @@ private func invalidParams(_ method: String, _ error: any Error) -> RPCError {
     case .typeMismatch(_, let context), .valueNotFound(_, let context):
         let keys = path(context)
         guard let param = keys.first else {
-            return .invalidParams("\(method) takes its params by name, as a JSON object.")
+            return .invalidParams("\(method) takes its params by name, as a JSON object.", param: "params")
         }
         return .invalidParams("\(param) must be \(expected(param)).", param: param)
     case .dataCorrupted(let context):
         let keys = path(context)
-        guard let param = keys.first else { return .invalidParams("\(method): \(context.debugDescription)") }
+        guard let param = keys.first else { return .invalidParams("\(method): \(context.debugDescription)", param: "params") }
         return .invalidParams("\(param): \(context.debugDescription).", param: param)
     @unknown default:
-        return .invalidParams("\(method): \(error)")
+        return .invalidParams("\(method): \(error)", param: "params")
     }
 }
 
@@ -230,5 +246,18 @@ enum ParamExpectation {
         "instance": "a string (the instance from hello or subscribe)",
         "allow": "true or false",
         "reason": "a string",
+        "section": "a string (a section's name; \"\" for none)",
+        "before": "a string (an item's or a section's name)",
+        "to": "a string (the new name)",
+        "quantity": "a string (an amount: “2”, “500 g”), or null for none",
+        "quantities": "an object of amounts by item ({\"milk\": \"2 l\"})",
+        "revision": "an integer (a revision)",
+        "mine": "true or false",
+        "limit": "an integer (how many at most)",
+        "brief": "true or false",
+        "rights": "an array of right names (\(ClientRights.names.map(\.name).joined(separator: ", ")))",
+        "ifAbsent": "true or false",
+        "origin": "“mine” or “others”",
+        "steps": "an array of step kinds",
     ]
 }

@@ -44,6 +44,8 @@ final class SubscriptionHub: @unchecked Sendable {
         /// Told changes as `BriefChangeParams` (no items, steps with places).
         var brief: Bool
         var events: Set<ListEventName>
+        /// Which changes, by whom and what they did (announcements are not filtered).
+        var filter: ChangeFilter?
         /// nil: every list.
         var lists: Set<ListID>?
         /// Set while it is served from the history.
@@ -55,6 +57,12 @@ final class SubscriptionHub: @unchecked Sendable {
             guard events.contains(event) else { return false }
             guard let listID, let lists else { return true }
             return lists.contains(listID)
+        }
+
+        /// Whether it is told `change` (whose list is `listID`).
+        func wants(_ event: ListEventName, _ listID: ListID, change: ListChange) -> Bool {
+            guard wants(event, listID) else { return false }
+            return filter?.admits(origin: change.origin, steps: change.steps) ?? true
         }
     }
 
@@ -102,6 +110,7 @@ final class SubscriptionHub: @unchecked Sendable {
         outbox: Outbox,
         brief: Bool = false,
         events: Set<ListEventName>,
+        filter: ChangeFilter? = nil,
         lists: [ListReference]?,
         since: Revision? = nil,
         expectedInstance: String? = nil
@@ -115,7 +124,8 @@ final class SubscriptionHub: @unchecked Sendable {
         } catch {
             throw .denied(error)
         }
-        var subscription = Subscription(outbox: outbox, brief: brief, events: events, lists: ids)
+        let filter = filter.flatMap { $0.passesEverything ? nil : $0 }
+        var subscription = Subscription(outbox: outbox, brief: brief, events: events, filter: filter, lists: ids)
         if let since {
             let revision = book.revision
             if let expectedInstance, expectedInstance != instance {
@@ -212,7 +222,7 @@ final class SubscriptionHub: @unchecked Sendable {
             where subscription.lag == nil && subscription.outbox.lags {
                 startLagging(connection, at: record.revision - 1, book: running)
             }
-            let listening = subscribers.values.filter { $0.lag == nil && $0.wants(event, change.list.id) }
+            let listening = subscribers.values.filter { $0.lag == nil && $0.wants(event, change.list.id, change: change) }
             // Brief lines need no list: made from the record.
             if listening.contains(where: \.brief), let line = try? Self.briefLine(change, record) {
                 for subscription in listening where subscription.brief { subscription.outbox.sendNotification(line) }
@@ -318,7 +328,9 @@ final class SubscriptionHub: @unchecked Sendable {
                 outcome.behind = true
                 break
             }
-            if let kept = recentLines.entry(record.revision, instance: instance),
+            // A filtered subscriber is told by the change itself (the lines kept do not say
+            // who made it or what it did).
+            if subscription.filter == nil, let kept = recentLines.entry(record.revision, instance: instance),
                 let line = subscription.brief ? kept.brief : kept.whole
             {
                 // Made already (live, or for another subscriber catching up): sent as it is,
@@ -334,7 +346,7 @@ final class SubscriptionHub: @unchecked Sendable {
                 }
                 lag.cursor = record.revision
                 let event = ListEventName(full.kind)
-                if subscription.wants(event, full.list.id),
+                if subscription.wants(event, full.list.id, change: full),
                     let line = try? subscription.brief ? Self.briefLine(full, record) : Self.notificationLine(full)
                 {
                     subscription.outbox.sendNotification(line)

@@ -8,20 +8,24 @@ public enum AddItem: RPCMethod {
     public typealias Result = ShoppingList
 }
 
-/// `{list, item, section?, quantity?, ifRevision?}`.
+/// `{list, item, section?, quantity?, ifRevision?, ifAbsent?}`.
 public struct AddItemParams: Codable, Sendable, Hashable {
     public var list: ListReference
     public var item: String
     public var section: String?
     public var quantity: String?
     public var ifRevision: Revision?
+    /// True: an item on the list unticked already is confirmed, `unchanged`, as it is (its
+    /// amount and section too), where a plain add is denied `itemExists`.
+    public var ifAbsent: Bool?
 
-    public init(list: ListReference, item: String, section: String? = nil, quantity: String? = nil, ifRevision: Revision? = nil) {
+    public init(list: ListReference, item: String, section: String? = nil, quantity: String? = nil, ifRevision: Revision? = nil, ifAbsent: Bool? = nil) {
         self.list = list
         self.item = item
         self.section = section
         self.quantity = quantity
         self.ifRevision = ifRevision
+        self.ifAbsent = ifAbsent
     }
 }
 

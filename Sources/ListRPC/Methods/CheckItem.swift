@@ -32,32 +32,59 @@ public enum ClearChecked: RPCMethod {
         }
     }
 
-    /// The list after the clear (its fields, as every edit's reply), the items the clear took
-    /// off, and the checked items that stayed on it because delegates refused, each with why.
-    public struct Result: Codable, Sendable, Hashable {
-        public var id: ListID
-        public var name: String
-        public var edited: Timestamp
-        public var revision: Revision
-        public var items: ItemList
-        public var checked: [String]
+    /// The list after the clear (its fields, as every edit's reply: a summary on a brief
+    /// connection), the items the clear took off, and the checked items that stayed on it
+    /// because delegates refused, each with why.
+    public struct Result: Sendable, Hashable {
+        public var list: ShoppingList
         /// The items this clear took off, in list order (none when nothing was checked).
         public var cleared: [String]
         public var kept: [KeptItem]
+        /// Written as a brief connection's confirms are: the list's summary only.
+        public var brief: Bool
 
-        public init(list: ShoppingList, cleared: [String], kept: [KeptItem]) {
-            id = list.id
-            name = list.name
-            edited = list.edited
-            revision = list.revision
-            items = list.items
-            checked = list.checkedItems
+        public init(list: ShoppingList, cleared: [String], kept: [KeptItem], brief: Bool = false) {
+            self.list = list
             self.cleared = cleared
             self.kept = kept
+            self.brief = brief
         }
+    }
+}
 
-        public var list: ShoppingList {
-            ShoppingList(id: id, name: name, edited: edited, revision: revision, items: items, checked: .init(checked))
+extension ClearChecked.Result: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case cleared, kept
+    }
+
+    public init(from decoder: any Decoder) throws {
+        list = try ShoppingList(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        cleared = try container.decode([String].self, forKey: .cleared)
+        kept = try container.decode([KeptItem].self, forKey: .kept)
+        brief = false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if brief { try ListSummary(list).encode(to: encoder) } else { try list.encode(to: encoder) }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(cleared, forKey: .cleared)
+        try container.encode(kept, forKey: .kept)
+    }
+}
+
+extension ClearChecked.Result: JSONDirectlyWritable {
+    func writeJSON(into bytes: inout some JSONOutput) {
+        if brief { ListSummary(list).writeJSONFields(into: &bytes) } else { list.writeJSONFields(into: &bytes) }
+        bytes.write(#","cleared":["#)
+        for (index, item) in cleared.enumerated() {
+            if index > 0 { bytes.writeByte(UInt8(ascii: ",")) }
+            bytes.writeQuoted(item)
         }
+        bytes.write(#"],"kept":"#)
+        // Rarely any: what delegates refused, each with their reasons.
+        let kept = (try? JSONWriter.encode(kept)) ?? Array("[]".utf8)
+        kept.withUnsafeBytes { bytes.writeRaw($0) }
+        bytes.writeByte(UInt8(ascii: "}"))
     }
 }

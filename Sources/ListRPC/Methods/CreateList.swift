@@ -10,11 +10,15 @@ public enum CreateList: RPCMethod {
         public var quantities: [String: String]?
         /// Compared with the daemon-wide revision.
         public var ifRevision: Revision?
-        public init(name: String, items: [String]? = nil, quantities: [String: String]? = nil, ifRevision: Revision? = nil) {
+        /// True: a list of this name already there is confirmed, `unchanged`, as it is (its
+        /// items are not added), where a plain create is denied `listExists`.
+        public var ifAbsent: Bool?
+        public init(name: String, items: [String]? = nil, quantities: [String: String]? = nil, ifRevision: Revision? = nil, ifAbsent: Bool? = nil) {
             self.name = name
             self.items = items
             self.quantities = quantities
             self.ifRevision = ifRevision
+            self.ifAbsent = ifAbsent
         }
     }
 

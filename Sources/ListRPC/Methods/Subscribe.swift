@@ -15,20 +15,36 @@ public enum Subscribe: RPCMethod {
         /// With `since`: the instance that revision belongs to (from an earlier reply); a
         /// different one is refused with `instanceChanged`.
         public var instance: String?
+        /// Only changes made by `mine` (this client's author: its user and `hello` name) or by
+        /// `others`; `any` (the default): everyone's.
+        public var origin: String?
+        /// Only changes with a step of one of these kinds (`add`, `check`, … as `op` names
+        /// them); all when absent.
+        public var steps: [String]?
         public init(
             events: [String]? = nil,
             lists: [ListReference]? = nil,
             since: Revision? = nil,
-            instance: String? = nil
+            instance: String? = nil,
+            origin: String? = nil,
+            steps: [String]? = nil
         ) {
             self.events = events
             self.lists = lists
             self.since = since
             self.instance = instance
+            self.origin = origin
+            self.steps = steps
         }
     }
 
     public typealias Result = ListsSnapshot
+}
+
+/// Whose changes a subscription hears (`subscribe {origin}`): everyone's, only its own author's
+/// (`mine`: the same user and `hello` name), or only others'.
+public enum OriginFilter: String, Sendable, CaseIterable {
+    case any, mine, others
 }
 
 public enum Unsubscribe: RPCMethod {

@@ -21,18 +21,42 @@ public enum Undo: RPCMethod {
         }
     }
 
-    public struct Result: Codable, Sendable, Hashable {
+    public struct Result: Sendable, Hashable {
         /// The change that was undone.
         public var undone: HistoryEntry
         /// The list after the undo (for an undone create: its last state, now deleted).
         public var list: ShoppingList
         /// The revision of the undoing change; absent when undoing changed nothing.
         public var revision: Revision?
+        /// Written as a brief connection's confirms are: the list's summary only.
+        public var brief: Bool
 
-        public init(undone: HistoryEntry, list: ShoppingList, revision: Revision?) {
+        public init(undone: HistoryEntry, list: ShoppingList, revision: Revision?, brief: Bool = false) {
             self.undone = undone
             self.list = list
             self.revision = revision
+            self.brief = brief
         }
+    }
+}
+
+extension Undo.Result: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case undone, list, revision
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        undone = try container.decode(HistoryEntry.self, forKey: .undone)
+        list = try container.decode(ShoppingList.self, forKey: .list)
+        revision = try container.decodeIfPresent(Revision.self, forKey: .revision)
+        brief = false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(undone, forKey: .undone)
+        if brief { try container.encode(ListSummary(list), forKey: .list) } else { try container.encode(list, forKey: .list) }
+        try container.encodeIfPresent(revision, forKey: .revision)
     }
 }

@@ -1,0 +1,15 @@
+// An edit's confirm as a client reads it: the list, and whether the request changed anything now.
+import ListModel
+import ListRPC
+
+/// An edit's confirm as a client reads it: the list (`ShoppingList`, or `ListSummary` on a brief
+/// connection) and what the request did now (a fresh change, a resend, or nothing: `EditEffect`).
+public struct ConfirmedEdit<List: Decodable & Sendable>: Decodable, Sendable {
+    public var list: List
+    public var effect: EditEffect
+
+    public init(from decoder: any Decoder) throws {
+        list = try List(from: decoder)
+        effect = try EditEffect(from: decoder)
+    }
+}
