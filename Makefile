@@ -15,7 +15,7 @@ SWIFT ?= swift
 # with a certificate openssl makes (WebTLSTests); dpkg-dev and lintian for the package make test
 # builds and boots (make deb).
 APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db postgresql tmux \
-	chromium chromium-driver qrencode curl openssl python3 dpkg-dev lintian
+	chromium chromium-driver qrencode curl openssl python3 python3-jsonschema dpkg-dev lintian
 
 # make install PREFIX=… DESTDIR=… UNITS=user|system
 PREFIX ?= /usr/local
