@@ -16,15 +16,27 @@ extension ListClient {
     ///     them all: fetch the lists again then.
     ///   - instance: with `since`, the `instance` of the reply that revision came from: a
     ///     different state is refused with `instanceChanged`.
+    ///   - origin: only changes made by others (`.others`), or by this client's author (`.mine`:
+    ///     the same user and `hello` name).
+    ///   - steps: only changes with a step of one of these kinds (`.add`, `.check`, …).
     public func subscribe(
         events: [ListEventName]? = nil,
         lists: [ListReference]? = nil,
         since: Revision? = nil,
-        instance: String? = nil
+        instance: String? = nil,
+        origin: OriginFilter? = nil,
+        steps: [ListChange.Step.Kind]? = nil
     ) async throws(ListClientError) -> ListsSnapshot {
         try await call(
             Subscribe.self,
-            .init(events: events?.map(\.rawValue), lists: lists, since: since, instance: instance)
+            .init(
+                events: events?.map(\.rawValue),
+                lists: lists,
+                since: since,
+                instance: instance,
+                origin: origin?.rawValue,
+                steps: steps?.map(\.rawValue)
+            )
         )
     }
 
@@ -32,7 +44,24 @@ extension ListClient {
         _ = try await call(Unsubscribe.self, NoParams())
     }
 
-    /// Every change notification received from now on, until the connection closes.
+    /// Every change notification received from now on: the sequence ends when the connection is
+    /// closed by this side (`close()`, or the end of `withConnection`), and throws the reason
+    /// (`ListClientError.connectionClosed`, or what listd said) when it ends otherwise. To
+    /// resume across disconnects by itself, use `ListClient.follow(socketPath:name:)`.
+    public func changes() -> AsyncThrowingStream<ListEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: ListEvent.self)
+        let closed = state.withLock { state in
+            if state.closed { return true }
+            state.changeStreams[state.nextStreamID] = continuation
+            state.nextStreamID += 1
+            return false
+        }
+        if closed { continuation.finish(throwing: ListClientError.connectionClosed) }
+        return stream
+    }
+
+    /// Every change notification received from now on, until the connection closes (however it
+    /// closes: `changes()` tells a disconnect from a close).
     public func events() -> AsyncStream<ListEvent> {
         makeStream { state, continuation in state.streams[state.nextStreamID] = continuation }
     }

@@ -1,24 +1,45 @@
+// One method per listd request: reads, edits of lists, items and sections, history and undo.
+// Each throws `ListClientError`: `.denied` with listd's reason and sentence, or why no answer came.
 import ListClientCore
 import ListModel
 import ListRPC
 
 extension ListClient {
+    /// Every list, at one revision, with the `instance` that revision belongs to.
     public func lists() async throws(ListClientError) -> ListsSnapshot {
         try await call(GetLists.self, NoParams())
     }
 
+    /// One list, named by id or name (`"Groceries"` and `3` both work: `ListReference` is
+    /// expressible by a string and an integer literal).
     public func list(_ list: ListReference) async throws(ListClientError) -> ShoppingList {
         try await call(GetList.self, .init(list: list))
     }
 
+    /// Creates a list with `items` and their amounts (`quantities`, by item) in one change.
+    ///
+    /// - Parameter ifAbsent: a list of this name there already is returned as it is (not
+    ///   `listExists`); its items are not added.
     public func createList(
         _ name: String,
         items: [String] = [],
-        ifRevision: Revision? = nil
+        quantities: [String: String] = [:],
+        ifRevision: Revision? = nil,
+        ifAbsent: Bool = false
     ) async throws(ListClientError) -> ShoppingList {
-        try await call(CreateList.self, .init(name: name, items: items.isEmpty ? nil : items, ifRevision: ifRevision))
+        try await call(
+            CreateList.self,
+            .init(
+                name: name,
+                items: items.isEmpty ? nil : items,
+                quantities: quantities.isEmpty ? nil : quantities,
+                ifRevision: ifRevision,
+                ifAbsent: ifAbsent ? true : nil
+            )
+        )
     }
 
+    /// Renames a list; `ifRevision`: only if the list is still at that revision (else `conflict`).
     public func renameList(
         _ list: ListReference,
         to name: String,
@@ -37,14 +58,21 @@ extension ListClient {
 
     /// Adds `item`: into `section` ("" for none; made when the list lacks it), else where it was
     /// last on this list; with its amount when `quantity` is given.
+    ///
+    /// - Parameter ifAbsent: an item on the list unticked already is left as it is and returned
+    ///   (not `itemExists`): "make sure milk is on it".
     public func addItem(
         _ item: String,
         to list: ListReference,
         section: String? = nil,
         quantity: String? = nil,
-        ifRevision: Revision? = nil
+        ifRevision: Revision? = nil,
+        ifAbsent: Bool = false
     ) async throws(ListClientError) -> ShoppingList {
-        try await call(AddItem.self, .init(list: list, item: item, section: section, quantity: quantity, ifRevision: ifRevision))
+        try await call(
+            AddItem.self,
+            .init(list: list, item: item, section: section, quantity: quantity, ifRevision: ifRevision, ifAbsent: ifAbsent ? true : nil)
+        )
     }
 
     /// Moves `item` into `section` ("" for none; nil: the one it is in, or `before`'s), right
@@ -131,12 +159,14 @@ extension ListClient {
         try await call(UncheckItem.self, .init(list: list, item: item, ifRevision: ifRevision))
     }
 
-    /// Removes every checked item as one change; the result says which stayed (delegates refused).
+    /// Removes every checked item as one change — or, with `items`, those of them still
+    /// checked (what the user saw ticked) — and says which stayed (delegates refused them).
     public func clearChecked(
         _ list: ListReference,
+        items: [String]? = nil,
         ifRevision: Revision? = nil
     ) async throws(ListClientError) -> ClearChecked.Result {
-        try await call(ClearChecked.self, .init(list: list, ifRevision: ifRevision))
+        try await call(ClearChecked.self, .init(list: list, ifRevision: ifRevision, items: items))
     }
 
     /// The kept changes, oldest first (of one list when `list` is given).
@@ -148,8 +178,7 @@ extension ListClient {
         try await call(GetHistory.self, .init(list: list, since: since, limit: limit))
     }
 
-    /// Undoes change `revision` as a new change.
-    /// Undoes change `revision`; without one, the latest change not yet undone that is not
+    /// Undoes change `revision` as a new change; without one, the latest change not yet undone that is not
     /// itself an undo (this client's author's own, with `mine`).
     public func undo(_ revision: Revision? = nil, mine: Bool = false, ifRevision: Revision? = nil) async throws(ListClientError) -> Undo.Result {
         try await call(Undo.self, .init(revision: revision, mine: mine ? true : nil, ifRevision: ifRevision))

@@ -1,6 +1,8 @@
+// The asynchronous client of listd on SwiftNIO: a connection, its calls and what it reads.
+// `import ListClient` is all a program needs: the model and the protocol's types come with it.
 @_exported import ListClientCore
-import ListModel
-import ListRPC
+@_exported import ListModel
+@_exported import ListRPC
 import ListRPCTransport
 import NIOCore
 import Synchronization
@@ -14,13 +16,18 @@ import Synchronization
 /// A connection to listd: one async method per request, change events as an `AsyncSequence`
 /// and through closure handlers.
 ///
+/// For a piece of work, scoped:
+///
 /// ```swift
 /// try await ListClient.withConnection(socketPath: path, name: "shopper") { client in
 ///     client.on(.didUpdateShoppingList) { event in print(event.list.items) }
 ///     _ = try await client.subscribe()
-///     _ = try await client.addItem("milk", to: .name("Groceries"))
+///     _ = try await client.addItem("milk", to: "Groceries")
 /// }
 /// ```
+///
+/// For an object that lives as long as a view model: `connect(socketPath:name:brief:)`, then
+/// `close()`. Both work from any actor, the main actor included.
 public final class ListClient: Sendable {
     public typealias EventHandler = @Sendable (ListEvent) -> Void
 
@@ -30,6 +37,9 @@ public final class ListClient: Sendable {
         var closed = false
         var handlers: [(name: ListEventName?, handler: EventHandler)] = []
         var streams: [Int: AsyncStream<ListEvent>.Continuation] = [:]
+        var changeStreams: [Int: AsyncThrowingStream<ListEvent, any Error>.Continuation] = [:]
+        /// This side is closing the connection: `changes()` ends without an error.
+        var closing = false
         var briefStreams: [Int: AsyncStream<(ListEventName, BriefChangeParams)>.Continuation] = [:]
         var rejectionHandlers: [@Sendable (FileRejectionParams) -> Void] = []
         var delegate: (any ListDelegate)?
@@ -43,6 +53,14 @@ public final class ListClient: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private let eventLoop: any EventLoop
     let state = Mutex(State())
+    /// For a connection made by `connect`: asked to close, and the task that holds it open.
+    let lifetime = Mutex(Lifetime())
+
+    struct Lifetime {
+        var closeAsked = false
+        var waiting: CheckedContinuation<Void, Never>?
+        var holder: Task<Void, Never>?
+    }
 
     private init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, eventLoop: any EventLoop) {
         self.outbound = outbound
@@ -58,26 +76,81 @@ public final class ListClient: Sendable {
     ///   - brief: nothing received grows with a list's length: edits are confirmed with a
     ///     `ListSummary` (decode them with `batch(_:_:decoding:)`), and changes come through
     ///     `briefEvents()` (the list without its items, each step with its place).
-    public static func withConnection<Result: Sendable>(
+    ///   - isolation: where `body` runs: the caller's actor (the main actor, say), so that it
+    ///     may touch that actor's state.
+    public static func withConnection<Result>(
         socketPath: String,
         name: String? = nil,
         brief: Bool = false,
-        _ body: (ListClient) async throws -> Result
-    ) async throws -> Result {
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (ListClient) async throws -> sending Result
+    ) async throws -> sending Result {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             channel = try await ListdConnection.open(socketPath: socketPath)
         } catch {
             throw ListClientError.cannotConnect(socketPath: socketPath, detail: error.detail)
         }
+        let eventLoop = channel.channel.eventLoop
         return try await channel.executeThenClose { inbound, outbound in
-            let client = ListClient(outbound: outbound, eventLoop: channel.channel.eventLoop)
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await client.read(inbound) }
-                defer { group.cancelAll() }
-                _ = try await client.call(Hello.self, .init(name: name, brief: brief ? true : nil))
-                return try await body(client)
+            let client = ListClient(outbound: outbound, eventLoop: eventLoop)
+            let reader = Task { await client.read(inbound) }
+            defer { reader.cancel() }
+            _ = try await client.call(Hello.self, .init(name: name, brief: brief ? true : nil))
+            defer { client.state.withLock { $0.closing = true } }
+            return try await body(client)
+        }
+    }
+
+    /// Connects and says `hello`; the connection stays open until `close()` (or until listd
+    /// goes: calls then fail with `connectionClosed`). For a client that lives as long as an
+    /// object does, a SwiftUI view model say; `withConnection` closes it for you.
+    public static func connect(socketPath: String, name: String? = nil, brief: Bool = false) async throws(ListClientError) -> ListClient {
+        let handed = HandedOut()
+        let outcome: Result<ListClient, ListClientError> = await withCheckedContinuation { ready in
+            handed.holder = Task {
+                do {
+                    try await withConnection(socketPath: socketPath, name: name, brief: brief, isolation: nil) { client in
+                        handed.mark()
+                        ready.resume(returning: .success(client))
+                        await client.untilCloseAsked()
+                    }
+                } catch {
+                    // Before the client was handed out: connecting or saying hello failed.
+                    if !handed.isMarked {
+                        ready.resume(returning: .failure(error as? ListClientError ?? .connectionClosed))
+                    }
+                }
             }
+        }
+        let client = try outcome.get()
+        client.lifetime.withLock { $0.holder = handed.holder }
+        return client
+    }
+
+    /// Closes a connection made by `connect`, once what was sent is written; calls waiting for a
+    /// reply then fail with `connectionClosed`. Closing twice does nothing.
+    public func close() async {
+        state.withLock { $0.closing = true }
+        let waiting = lifetime.withLock { lifetime in
+            lifetime.closeAsked = true
+            defer { lifetime.waiting = nil }
+            return lifetime.waiting
+        }
+        waiting?.resume()
+        // Closed once the task that holds it open has closed the channel.
+        await lifetime.withLock { $0.holder }?.value
+    }
+
+    /// Returns once `close()` is asked, or at once if it was.
+    private func untilCloseAsked() async {
+        await withCheckedContinuation { continuation in
+            let asked = lifetime.withLock { lifetime in
+                if lifetime.closeAsked { return true }
+                lifetime.waiting = continuation
+                return false
+            }
+            if asked { continuation.resume() }
         }
     }
 
@@ -259,9 +332,12 @@ public final class ListClient: Sendable {
                 for handler in handlers { handler(params) }
                 for stream in streams { stream.yield(params) }
             case .event(let event):
-                let (handlers, streams) = state.withLock { ($0.handlers, Array($0.streams.values)) }
+                let (handlers, streams, changeStreams) = state.withLock {
+                    ($0.handlers, Array($0.streams.values), Array($0.changeStreams.values))
+                }
                 for entry in handlers where entry.name == nil || entry.name == event.name { entry.handler(event) }
                 for stream in streams { stream.yield(event) }
+                for stream in changeStreams { stream.yield(event) }
             case .briefEvent(let name, let params):
                 for stream in state.withLock({ Array($0.briefStreams.values) }) { stream.yield((name, params)) }
             case .delegateDropped, .denial, .delegatesChanged, nil:
@@ -277,22 +353,39 @@ public final class ListClient: Sendable {
     }
 
     private func failAll(with error: ListClientError) {
-        let (waiting, streams) = state.withLock { state in
+        let (waiting, streams, changes, closing) = state.withLock { state in
             state.closed = true
             defer {
                 state.waiting = [:]
                 state.streams = [:]
                 state.rejectionStreams = [:]
                 state.briefStreams = [:]
+                state.changeStreams = [:]
             }
             return (
                 Array(state.waiting.values),
-                (Array(state.streams.values), Array(state.rejectionStreams.values), Array(state.briefStreams.values))
+                (Array(state.streams.values), Array(state.rejectionStreams.values), Array(state.briefStreams.values)),
+                Array(state.changeStreams.values),
+                state.closing
             )
         }
         for promise in waiting { promise.fail(error) }
+        for stream in changes { closing ? stream.finish() : stream.finish(throwing: error) }
         for stream in streams.0 { stream.finish() }
         for stream in streams.1 { stream.finish() }
         for stream in streams.2 { stream.finish() }
+    }
+}
+
+/// Whether `connect` handed its client out (after that, the holder's errors are the connection's
+/// end, not a failure to connect).
+private final class HandedOut: Sendable {
+    private let state = Mutex<(marked: Bool, holder: Task<Void, Never>?)>((false, nil))
+    func mark() { state.withLock { $0.marked = true } }
+    var isMarked: Bool { state.withLock { $0.marked } }
+    /// The task that holds the connection open.
+    var holder: Task<Void, Never>? {
+        get { state.withLock { $0.holder } }
+        set { state.withLock { $0.holder = newValue } }
     }
 }

@@ -1,20 +1,29 @@
 // The errors every listd client reports, whatever its I/O: a deny, a protocol error, no listd.
 import ListRPC
 
-/// listd's refusal of an edit: a stable reason word and a sentence for a person.
+/// listd's refusal of an edit: why, as a value to switch over, and a sentence for a person.
+///
+/// ```swift
+/// do { _ = try await client.addItem("milk", to: "Groceries") }
+/// catch .denied(let denial) where denial.reason == .itemExists { /* it is there */ }
+/// ```
 public struct ListDenial: Error, Hashable, Sendable, CustomStringConvertible {
-    /// `itemExists`, `itemNotFound`, `listExists`, `listNotFound`, `invalidName`, `invalidItem`,
-    /// `conflict`, `storageFailed`, …
-    public var reason: String
+    /// Why (`data.reason`): `.itemExists`, `.listNotFound`, `.conflict`, … (docs/protocol.md,
+    /// *Denials*).
+    public var reason: DenialReason
+    /// One sentence for a person (“milk” is already on Groceries.).
     public var message: String
+    /// The error's code (1001 for `itemExists`, …).
     public var code: Int
+    /// What else listd said: for `conflict`, the current `revision`; for `deniedByDelegate`, the
+    /// `denials` and `timedOut`; see the contract's errors (docs/listd.openrpc.json).
     public var data: JSONValue?
 
     public var description: String { message }
 
     package init?(_ error: RPCError) {
         guard error.isDenial, let reason = error.reason else { return nil }
-        self.reason = reason
+        self.reason = DenialReason(rawValue: reason)
         self.message = error.message
         self.code = error.code
         self.data = error.data

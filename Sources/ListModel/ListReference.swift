@@ -49,3 +49,14 @@ extension ListReference: Codable {
         }
     }
 }
+
+/// `"Groceries"` names a list by its name, `3` by its id, where a `ListReference` is wanted.
+extension ListReference: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    public init(stringLiteral name: String) {
+        self = .name(name)
+    }
+
+    public init(integerLiteral id: ListID) {
+        self = .id(id)
+    }
+}

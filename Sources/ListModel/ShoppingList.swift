@@ -19,16 +19,16 @@ public struct ShoppingList: Hashable, Sendable {
     public var items: ItemList
     /// The items ticked off, by their exact text (always some of `items`): a set, so that a
     /// check or a lookup never scans the list. `checkedItems` gives them in list order.
-    public var checked: TreeSet<String>
+    package var checked: TreeSet<String>
     /// The sections, in order; their items are the last ones of `items` (see `ListSection`).
     public var sections: [ListSection]
     /// How much of an item to buy (`2 l`), by the item's exact text; most items have none.
     public var quantities: TreeDictionary<String, String>
     /// The section each item taken off was last in, by name, keyed by `ListText.key`: an item
-    /// added again without a section goes back there.
-    public var lastSections: TreeDictionary<String, String>
+    /// added again without a section goes back there. listd's own, not the protocol's.
+    package var lastSections: TreeDictionary<String, String>
 
-    public init(
+    package init(
         id: ListID,
         name: String,
         edited: Timestamp,
@@ -48,6 +48,28 @@ public struct ShoppingList: Hashable, Sendable {
         self.sections = sections
         self.quantities = quantities
         self.lastSections = lastSections
+    }
+
+    /// A list as a client makes one (a preview, a test): its items, those of them ticked off,
+    /// and their amounts, by item.
+    public init(
+        id: ListID,
+        name: String,
+        edited: Timestamp,
+        revision: Revision,
+        items: [String],
+        checkedItems: [String],
+        quantities: [String: String] = [:]
+    ) {
+        self.init(
+            id: id,
+            name: name,
+            edited: edited,
+            revision: revision,
+            items: items,
+            checked: TreeSet(checkedItems),
+            quantities: TreeDictionary(uniqueKeysWithValues: quantities.map { ($0.key, $0.value) })
+        )
     }
 
     /// Index of the item equal to `text` under `ListText.key`.

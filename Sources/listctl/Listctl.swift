@@ -191,7 +191,7 @@ struct DenialOutput: Encodable {
     var denied: Denied
 
     init(_ denial: ListDenial) {
-        denied = Denied(reason: denial.reason, message: denial.message, code: denial.code)
+        denied = Denied(reason: denial.reason.rawValue, message: denial.message, code: denial.code)
     }
 }
 
