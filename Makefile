@@ -76,7 +76,7 @@ FUZZERS := FuzzRPCLine FuzzListFile FuzzPageMessage
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build run test binaries save-model soak-saves shared-faults soak-shared e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
+.PHONY: all deps build run test docs binaries save-model soak-saves shared-faults soak-shared e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
 
 all: build
 
@@ -114,6 +114,7 @@ test: deps
 	beside() { wait $$1 || { tail -60 $$2; echo "$$3 failed (its output: $$2)"; exit 1; }; }; \
 	began=$$(date +%s); phase() { echo "== make test: $$1 ($$(( $$(date +%s) - began )) s in)"; }; \
 	phase "debug build and swift test" && $(SWIFT) test && \
+	phase "the library's reference" && $(MAKE) --no-print-directory docs && \
 	phase "save-model" && $(MAKE) --no-print-directory save-model && \
 	phase "shared-faults" && $(MAKE) --no-print-directory shared-faults && \
 	phase "waiting for the fuzzers' build" && beside $$fuzzers .build/fuzz-build.log "make fuzz-build" && \
@@ -122,6 +123,21 @@ test: deps
 		|| { tail -60 .build/package.log; echo "make deb failed (its output: .build/package.log)"; exit 1; }; } && \
 	$(if $(SUDO),,phase "waiting for the container's root" && beside $$root .build/e2e-root.log "make e2e-root" &&) \
 	phase "container test" && $(SUDO) Tests/e2e/nspawn-e2e.sh $(DEB) && phase "done"
+
+# The ListClient library's reference, from its DocC catalogue and its symbol graph, into
+# .build-docs/ListClient.doccarchive (`docc preview` serves one). Fails on any DocC warning and on
+# a public declaration of ListClient or ListClientCore without a doc comment (make test runs it).
+# Its own scratch path: the symbol-graph flags would otherwise rebuild the debug build.
+DOCS_SCRATCH := .build-docs
+docs: deps
+	@rm -rf $(DOCS_SCRATCH)/graphs $(DOCS_SCRATCH)/ListClient-graphs && mkdir -p $(DOCS_SCRATCH)/graphs $(DOCS_SCRATCH)/ListClient-graphs
+	$(SWIFT) build --target ListClient --scratch-path $(DOCS_SCRATCH) \
+		-Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(DOCS_SCRATCH)/graphs
+	cp $(DOCS_SCRATCH)/graphs/ListClient.symbols.json $(DOCS_SCRATCH)/graphs/ListClient@*.symbols.json $(DOCS_SCRATCH)/ListClient-graphs/
+	python3 Tests/Docs/undocumented.py $(DOCS_SCRATCH)/ListClient-graphs ListClient ListClientCore
+	docc convert Sources/ListClient/ListClient.docc --warnings-as-errors \
+		--fallback-display-name ListClient --fallback-bundle-identifier org.listd.ListClient \
+		--additional-symbol-graph-dir $(DOCS_SCRATCH)/ListClient-graphs --output-path $(DOCS_SCRATCH)/ListClient.doccarchive
 
 # libFuzzer on the request-line decoder and the list-file parser, for a bounded time each. New
 # inputs go to a scratch corpus; the kept corpus and past crashes (Tests/Fuzz) are read first. A

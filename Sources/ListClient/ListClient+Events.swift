@@ -11,6 +11,8 @@ extension ListClient {
     /// Subscribes to change notifications; returns the snapshot they continue from.
     ///
     /// - Parameters:
+    ///   - events: only these notifications (nil: the changes and `didRejectFileEdit`).
+    ///   - lists: only changes to these lists (nil: every list).
     ///   - since: resume: listd first sends every change after this revision (as notifications,
     ///     in order), then the live ones. Denied with `historyCompacted` when it no longer keeps
     ///     them all: fetch the lists again then.
@@ -40,6 +42,7 @@ extension ListClient {
         )
     }
 
+    /// Stops the subscription: no more change notifications on this connection.
     public func unsubscribe() async throws(ListClientError) {
         _ = try await call(Unsubscribe.self, NoParams())
     }

@@ -16,10 +16,15 @@ extension ListClient {
         try await call(GetList.self, .init(list: list))
     }
 
-    /// Creates a list with `items` and their amounts (`quantities`, by item) in one change.
+    /// Creates a list with `items` and their amounts in one change.
     ///
-    /// - Parameter ifAbsent: a list of this name there already is returned as it is (not
-    ///   `listExists`); its items are not added.
+    /// - Parameters:
+    ///   - name: the new list's name (unique among lists, compared without case).
+    ///   - items: its first items, in order.
+    ///   - quantities: amounts of some of them, by item (`["milk": "2 l"]`).
+    ///   - ifRevision: only if listd's revision is still this one (else `conflict`).
+    ///   - ifAbsent: a list of this name there already is returned as it is (not
+    ///     `listExists`); its items are not added.
     public func createList(
         _ name: String,
         items: [String] = [],
@@ -56,11 +61,17 @@ extension ListClient {
         try await call(DeleteList.self, .init(list: list, ifRevision: ifRevision))
     }
 
-    /// Adds `item`: into `section` ("" for none; made when the list lacks it), else where it was
-    /// last on this list; with its amount when `quantity` is given.
+    /// Adds `item` to `list`; an item there ticked is unticked instead.
     ///
-    /// - Parameter ifAbsent: an item on the list unticked already is left as it is and returned
-    ///   (not `itemExists`): "make sure milk is on it".
+    /// - Parameters:
+    ///   - item: the item's text, as stored (no amount is read out of it: pass `quantity`).
+    ///   - list: the list, by name or id.
+    ///   - section: the section it goes in (`""` for none; made when the list lacks it); nil:
+    ///     where it was last on this list, or where the household keeps it on another.
+    ///   - quantity: how much to buy (`"2 l"`, `"6"`, or a note).
+    ///   - ifRevision: only if the list is still at this revision (else `conflict`).
+    ///   - ifAbsent: an item on the list unticked already is left as it is and returned (not
+    ///     `itemExists`): "make sure milk is on it".
     public func addItem(
         _ item: String,
         to list: ListReference,
@@ -97,6 +108,8 @@ extension ListClient {
         try await call(AddSection.self, .init(list: list, section: section, before: before, ifRevision: ifRevision))
     }
 
+    /// Renames `section` of `list` to `name` (denied `sectionExists` when the list has one so
+    /// called).
     public func renameSection(
         _ section: String,
         on list: ListReference,
@@ -125,6 +138,7 @@ extension ListClient {
         try await call(SetQuantity.self, .init(list: list, item: item, quantity: quantity, ifRevision: ifRevision))
     }
 
+    /// Replaces `item`'s text by `replacement`, in its place, with its tick and amount.
     public func replaceItem(
         _ item: String,
         with replacement: String,
@@ -134,6 +148,7 @@ extension ListClient {
         try await call(ReplaceItem.self, .init(list: list, item: item, with: replacement, ifRevision: ifRevision))
     }
 
+    /// Takes `item` off the list (denied `itemNotFound` when it is not on it).
     public func removeItem(
         _ item: String,
         from list: ListReference,
@@ -151,6 +166,7 @@ extension ListClient {
         try await call(CheckItem.self, .init(list: list, item: item, ifRevision: ifRevision))
     }
 
+    /// Unticks `item`: it is needed again.
     public func uncheckItem(
         _ item: String,
         on list: ListReference,

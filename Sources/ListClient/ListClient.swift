@@ -29,6 +29,7 @@ import Synchronization
 /// For an object that lives as long as a view model: `connect(socketPath:name:brief:)`, then
 /// `close()`. Both work from any actor, the main actor included.
 public final class ListClient: Sendable {
+    /// What `on(_:_:)` calls with each change notification.
     public typealias EventHandler = @Sendable (ListEvent) -> Void
 
     struct State {
@@ -72,12 +73,14 @@ public final class ListClient: Sendable {
     /// that never said it and sends nothing for a minute (`--idle-ms`), however long `body` runs.
     ///
     /// - Parameters:
+    ///   - socketPath: listd's socket (`$XDG_RUNTIME_DIR/listd/listd.sock` by default).
     ///   - name: shown in the origin of every change this client makes.
     ///   - brief: nothing received grows with a list's length: edits are confirmed with a
     ///     `ListSummary` (decode them with `batch(_:_:decoding:)`), and changes come through
     ///     `briefEvents()` (the list without its items, each step with its place).
     ///   - isolation: where `body` runs: the caller's actor (the main actor, say), so that it
     ///     may touch that actor's state.
+    ///   - body: the work to do with the connection; it is closed when `body` returns or throws.
     public static func withConnection<Result>(
         socketPath: String,
         name: String? = nil,

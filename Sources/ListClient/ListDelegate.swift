@@ -1,21 +1,39 @@
+// Delegates in Swift: a type that answers listd's questions before an edit is applied, one
+// method per question, and how a client registers one.
 import ListClientCore
 import ListModel
 import ListRPC
 
 /// What a program implements to vet edits before listd applies them. Every method allows by
-/// default, so a delegate implements only the questions it cares about.
+/// default, so a delegate implements only the questions it cares about. Each gets the proposed
+/// change (`question.list` as it is now, `question.origin` who proposes it) and answers
+/// `DelegateAnswer(allow: false, reason: "…")` to refuse: the reason is shown to whoever made the
+/// edit. An answer must come within the registration's `timeoutMs`, else its `onTimeout` counts.
 public protocol ListDelegate: Sendable {
+    /// A list named `question.name` is to be created with `question.items` (a deleted list
+    /// brought back by an undo too).
     func shouldCreate(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    /// `question.list` is to be renamed `question.name`.
     func shouldRename(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    /// `question.list` is to be deleted, with all its items.
     func shouldDelete(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    /// `question.item` is to be added to `question.list` (into `question.section`, with
+    /// `question.quantity`, when the edit gives them).
     func shouldAdd(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    /// `question.item` is to be replaced by `question.with`.
     func shouldReplace(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    /// `question.item` is to be taken off (also each item of a `clearChecked`).
     func shouldRemove(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    /// `question.item` is to be ticked off.
     func shouldCheck(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    /// `question.item` is to be unticked.
     func shouldUncheck(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    /// `question.item` is to move into `question.section`, before `question.with` (when given).
     func shouldMove(_ question: DelegateQuestionParams) async -> DelegateAnswer
+    /// `question.item`'s amount is to become `question.quantity` (nil: none).
     func shouldSetQuantity(_ question: DelegateQuestionParams) async -> DelegateAnswer
-    /// A section added, renamed or removed (`op`).
+    /// A section added, renamed (to `question.to`) or removed: `question.op` says which,
+    /// `question.section` names it.
     func shouldEditSection(_ question: DelegateQuestionParams) async -> DelegateAnswer
 }
 
@@ -61,6 +79,7 @@ extension ListDelegate {
 public struct ClosureDelegate: ListDelegate {
     let body: @Sendable (DelegateQuestion, DelegateQuestionParams) async -> DelegateAnswer
 
+    /// A delegate that asks `body` every question, with the question's name.
     public init(_ body: @escaping @Sendable (DelegateQuestion, DelegateQuestionParams) async -> DelegateAnswer) {
         self.body = body
     }
@@ -138,6 +157,8 @@ extension ListClient {
         )
     }
 
+    /// Stops being a delegate: listd no longer asks this connection (questions out now are
+    /// settled by its `onTimeout`). Closing the connection does the same.
     public func unregisterDelegate() async throws(ListClientError) {
         _ = try await call(UnregisterDelegate.self, NoParams())
         setDelegate(nil)

@@ -5,7 +5,9 @@ import ListRPC
 /// An edit's confirm as a client reads it: the list (`ShoppingList`, or `ListSummary` on a brief
 /// connection) and what the request did now (a fresh change, a resend, or nothing: `EditEffect`).
 public struct ConfirmedEdit<List: Decodable & Sendable>: Decodable, Sendable {
+    /// The list the edit left.
     public var list: List
+    /// What the request did now: a fresh change, a resend of one made before, or nothing.
     public var effect: EditEffect
 
     public init(from decoder: any Decoder) throws {

@@ -22,7 +22,7 @@ public enum ListdMessage: Sendable {
     case delegatesChanged(MissingDelegatesParams)
 
     /// nil for anything a client does not act on (an unknown method, params that do not read).
-    public init?(_ request: RPCRequest) {
+    package init?(_ request: RPCRequest) {
         if let id = request.id {
             guard let question = DelegateQuestion(rawValue: request.method) else { return nil }
             self = .question(

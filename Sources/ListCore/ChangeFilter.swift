@@ -5,27 +5,27 @@ import ListRPC
 
 /// A subscription's filter on the changes it is told: by who made them, and by what they did.
 /// Announcements that are no change (`didDenyChange`, `didRejectFileEdit`, …) are not filtered.
-public struct ChangeFilter: Sendable, Equatable {
-    public typealias Origin = OriginFilter
+package struct ChangeFilter: Sendable, Equatable {
+    package typealias Origin = OriginFilter
 
-    public var origin: Origin
+    package var origin: Origin
     /// The subscriber's own author (`ChangeOrigin.isSameAuthor`: the same user and `hello`
     /// name, or the same process for a client that gave none).
-    public var author: ChangeOrigin
+    package var author: ChangeOrigin
     /// Only changes with a step of one of these kinds; nil: any change.
-    public var steps: Set<ListChange.Step.Kind>?
+    package var steps: Set<ListChange.Step.Kind>?
 
-    public init(origin: Origin = .any, author: ChangeOrigin, steps: Set<ListChange.Step.Kind>? = nil) {
+    package init(origin: Origin = .any, author: ChangeOrigin, steps: Set<ListChange.Step.Kind>? = nil) {
         self.origin = origin
         self.author = author
         self.steps = steps
     }
 
     /// Whether it lets every change through (the subscriber is served from shared lines).
-    public var passesEverything: Bool { origin == .any && steps == nil }
+    package var passesEverything: Bool { origin == .any && steps == nil }
 
     /// Whether a change made by `origin` with these `steps` is told.
-    public func admits(origin changeOrigin: ChangeOrigin, steps changeSteps: [ListChange.Step]) -> Bool {
+    package func admits(origin changeOrigin: ChangeOrigin, steps changeSteps: [ListChange.Step]) -> Bool {
         switch origin {
         case .any: break
         case .mine: guard author.isSameAuthor(as: changeOrigin) else { return false }
@@ -36,7 +36,7 @@ public struct ChangeFilter: Sendable, Equatable {
     }
 
     /// The filter `subscribe` asks for, or the parameter at fault with what it must be.
-    public static func asked(origin: String?, steps: [String]?, author: ChangeOrigin) -> Result<ChangeFilter, InvalidFilter> {
+    package static func asked(origin: String?, steps: [String]?, author: ChangeOrigin) -> Result<ChangeFilter, InvalidFilter> {
         var filter = ChangeFilter(author: author)
         if let origin {
             guard let said = Origin(rawValue: origin) else {
@@ -59,8 +59,8 @@ public struct ChangeFilter: Sendable, Equatable {
     }
 
     /// A filter param that is not one.
-    public struct InvalidFilter: Error, Sendable, Equatable {
-        public var param: String
-        public var message: String
+    package struct InvalidFilter: Error, Sendable, Equatable {
+        package var param: String
+        package var message: String
     }
 }

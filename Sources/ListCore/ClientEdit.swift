@@ -6,26 +6,26 @@ import ListRPC
 
 /// A client's edit as the core is asked to decide it: what, on what condition, by whom; and, for
 /// an edit made away from listd (an offline phone's queue), its own id and the lists it was made on.
-public struct ClientEdit: Sendable {
-    public var edit: ListEdit
-    public var ifRevision: Revision? = nil
-    public var origin: ChangeOrigin
-    public var undoes: Revision? = nil
+package struct ClientEdit: Sendable {
+    package var edit: ListEdit
+    package var ifRevision: Revision? = nil
+    package var origin: ChangeOrigin
+    package var undoes: Revision? = nil
     /// The client's id for it: a resend is answered as the first was, and applied once.
-    public var editId: String? = nil
+    package var editId: String? = nil
     /// The change the kept history says carried `editId`: it was applied already.
-    public var appliedAt: Revision? = nil
+    package var appliedAt: Revision? = nil
     /// The lists it was made on (`basedOn`): it is merged as a save of an old copy is
     /// (`SaveMerge`): an edit of an item someone else changed or removed since is not taken.
-    public var base: SaveBase? = nil
+    package var base: SaveBase? = nil
     /// What the client may change (`hello {rights}`): an edit that needs more is denied, however
     /// it was planned (an undo's reversal too).
-    public var rights: ClientRights = .all
+    package var rights: ClientRights = .all
     /// An add that is confirmed, changing nothing, when what it adds is there already (an item
     /// on the list unticked, a list of that name): automation's "make sure milk is on it".
-    public var ifAbsent = false
+    package var ifAbsent = false
 
-    public init(edit: ListEdit, ifRevision: Revision? = nil, origin: ChangeOrigin, undoes: Revision? = nil, editId: String? = nil, appliedAt: Revision? = nil, base: SaveBase? = nil, rights: ClientRights = .all, ifAbsent: Bool = false) {
+    package init(edit: ListEdit, ifRevision: Revision? = nil, origin: ChangeOrigin, undoes: Revision? = nil, editId: String? = nil, appliedAt: Revision? = nil, base: SaveBase? = nil, rights: ClientRights = .all, ifAbsent: Bool = false) {
         self.edit = edit
         self.ifRevision = ifRevision
         self.origin = origin
@@ -39,19 +39,19 @@ public struct ClientEdit: Sendable {
 }
 
 /// A confirmed edit: the list it left, and the items delegates kept from an edit of several items.
-public struct EditOutcome: Sendable, Equatable {
-    public var list: ShoppingList
-    public var kept: [KeptItem] = []
+package struct EditOutcome: Sendable, Equatable {
+    package var list: ShoppingList
+    package var kept: [KeptItem] = []
     /// The revision of the change the edit made; nil when it changed nothing.
-    public var revision: Revision?
+    package var revision: Revision?
     /// What the change did (none when it changed nothing).
-    public var steps: [ListChange.Step] = []
+    package var steps: [ListChange.Step] = []
     /// A resend of an `editId` applied before: `revision` is that change's, nothing was done now.
-    public var resent = false
+    package var resent = false
 }
 
 /// Why an edit was not applied.
-public enum EditFailure: Error, Sendable, Equatable {
+package enum EditFailure: Error, Sendable, Equatable {
     case denied(ListError)
     case fileInvalid(path: String, line: Int, byteOffset: Int)
     case deniedByDelegate([DelegateDenial], timedOut: [String])

@@ -5,19 +5,19 @@
 // connections open, the peer's rights) and carry out what these say.
 import ListRPC
 
-public struct ConnectionRules: Sendable, Equatable {
+package struct ConnectionRules: Sendable, Equatable {
     /// The timers and counts (`closeGrace`, `stallGrace`, `requestsReadAhead`, the reconnect
     /// delays).
-    public var limits: CoreLimits
+    package var limits: CoreLimits
     /// Bytes that may wait for one client, at most (`--max-outbound-bytes`).
-    public var outboundLimit: Int
+    package var outboundLimit: Int
     /// Connections served at once, at most (`--max-connections`).
-    public var maximumConnections: Int
+    package var maximumConnections: Int
     /// Connections one user other than listd's own and root may hold at once
     /// (`--max-connections-per-user`; a quarter of `maximumConnections` unless set).
-    public var maximumConnectionsPerUser: Int
+    package var maximumConnectionsPerUser: Int
 
-    public init(
+    package init(
         limits: CoreLimits = .standard,
         outboundLimit: Int = .max,
         maximumConnections: Int = .max,
@@ -31,7 +31,7 @@ public struct ConnectionRules: Sendable, Equatable {
 
     /// A quarter of `maximumConnections`, at least one: four members holding all they may still
     /// leave the owner's reserve.
-    public static func standardShare(of maximumConnections: Int) -> Int {
+    package static func standardShare(of maximumConnections: Int) -> Int {
         max(1, maximumConnections / 4)
     }
 
@@ -41,18 +41,18 @@ public struct ConnectionRules: Sendable, Equatable {
     /// reading — nothing more is queued and the connection ends, so one slow reader never holds
     /// anyone else up or grows listd. A single line bigger than the limit still goes to a client
     /// that owes nothing (a big list to one that keeps up).
-    public func overflows(adding size: Int, owed: Int) -> Bool {
+    package func overflows(adding size: Int, owed: Int) -> Bool {
         owed > 0 && owed + size > outboundLimit
     }
 
     /// A live subscriber that owes more than half the limit lags from now on: it is served its
     /// changes from the kept history as it drains, not sent each one live.
-    public func lags(owed: Int) -> Bool {
+    package func lags(owed: Int) -> Bool {
         owed > outboundLimit / 2
     }
 
     /// A lagging subscriber's next changes are due once it owes a quarter of the limit or less.
-    public func hasDrained(owed: Int) -> Bool {
+    package func hasDrained(owed: Int) -> Bool {
         owed <= outboundLimit / 4
     }
 
@@ -60,12 +60,12 @@ public struct ConnectionRules: Sendable, Equatable {
     /// than a quarter of the limit (2 MiB by default): one that never reads is let go before it
     /// owes half, and a client that reads its notifications in bursts (a script working between
     /// reads, a page digesting a big list) is not, while what waits for it stays small.
-    public func isBehind(owed: Int, lagging: Bool) -> Bool {
+    package func isBehind(owed: Int, lagging: Bool) -> Bool {
         lagging || owed > outboundLimit / 4
     }
 
     /// What a look at a subscriber that is behind finds, every `limits.stallGrace`.
-    public enum StallCheck: Sendable, Equatable {
+    package enum StallCheck: Sendable, Equatable {
         /// Its socket took bytes since the last look: look again after `after`.
         case lookAgain(after: Duration)
         /// Its socket took nothing for a whole grace: it is not reading; disconnect it.
@@ -74,38 +74,38 @@ public struct ConnectionRules: Sendable, Equatable {
 
     /// A subscriber behind whose socket had taken `writtenBefore` bytes at the last look and
     /// `writtenNow` now.
-    public func stallCheck(writtenBefore: Int, writtenNow: Int) -> StallCheck {
+    package func stallCheck(writtenBefore: Int, writtenNow: Int) -> StallCheck {
         writtenNow == writtenBefore ? .disconnect : .lookAgain(after: limits.stallGrace)
     }
 
     /// Whether a connection with `waiting` lines read and not yet handled is read further (beyond
     /// that, the kernel's buffer, then the client's writes, hold the rest).
-    public func readsMore(waiting: Int) -> Bool {
+    package func readsMore(waiting: Int) -> Bool {
         waiting < limits.requestsReadAhead
     }
 
     /// How long a closing connection's last bytes may take to be read before it is closed anyway.
-    public var closeGrace: Duration { limits.closeGrace }
+    package var closeGrace: Duration { limits.closeGrace }
 
     // MARK: Who is let in
 
     /// The last connections, kept for listd's own user and root: a sixteenth of the limit (64 of
     /// 1,024), at least one, and never all of them.
-    public var ownersReserve: Int {
+    package var ownersReserve: Int {
         min(maximumConnections - 1, max(1, maximumConnections / 16))
     }
 
     /// Why a client that connected is not served: the error line it is sent, and the words the
     /// log gives.
-    public struct Refusal: Sendable, Equatable {
-        public var error: RPCError
-        public var why: String
+    package struct Refusal: Sendable, Equatable {
+        package var error: RPCError
+        package var why: String
     }
 
     /// Who connected, as its shell found it: whether the access policy lets it in (and, when
     /// not, what it says of who may), whether it is listd's own user or root, and how many
     /// connections are open with it, in all and of its user.
-    public func admission(
+    package func admission(
         allowed: Bool,
         policy: @autoclosure () -> String,
         uid: UInt32,
@@ -142,7 +142,7 @@ public struct ConnectionRules: Sendable, Equatable {
     }
 
     /// What a look at a connection that may be idle finds.
-    public enum IdleCheck: Sendable, Equatable {
+    package enum IdleCheck: Sendable, Equatable {
         /// It said `hello`, subscribed or became a delegate: a client that stays, never let go
         /// for being quiet.
         case stopWatching
@@ -155,7 +155,7 @@ public struct ConnectionRules: Sendable, Equatable {
 
     /// A connection that has `introduced` itself (or not), has a request in hand (`busy`), and
     /// last sent a line `quietFor` ago.
-    public func idleCheck(introduced: Bool, busy: Bool, quietFor: Duration) -> IdleCheck {
+    package func idleCheck(introduced: Bool, busy: Bool, quietFor: Duration) -> IdleCheck {
         if introduced { return .stopWatching }
         if busy { return .lookAgain(after: limits.idleLimit) }
         if quietFor >= limits.idleLimit { return .letGo }
@@ -166,7 +166,7 @@ public struct ConnectionRules: Sendable, Equatable {
 
     /// The wait before the next try to reach the shared store: `firstReconnectDelay` after the
     /// loss, then doubled after each failed try, up to `longestReconnectDelay`.
-    public func reconnectDelay(after previous: Duration?) -> Duration {
+    package func reconnectDelay(after previous: Duration?) -> Duration {
         guard let previous else { return limits.firstReconnectDelay }
         return min(previous * 2, limits.longestReconnectDelay)
     }

@@ -5,7 +5,7 @@ import ListRPC
 
 /// What the core asks its shells to do, in order (`ListCore.handle` returns them). "Feed" names
 /// the `CoreEvent` the shell delivers when it is done.
-public enum CoreAction: Sendable {
+package enum CoreAction: Sendable {
     /// Delegate shell: send the question to its delegate and start its timer (which feeds
     /// `delegateReplied(id, .timedOut)`); its answer feeds `delegateReplied`.
     case putQuestion(DelegatePanel.Put)
@@ -60,7 +60,7 @@ public enum CoreAction: Sendable {
 }
 
 /// What the journal is told (`JournalEntries` writes it).
-public enum JournalEntry: Sendable {
+package enum JournalEntry: Sendable {
     case applied(ListChange)
     /// Applied on another machine sharing the lists (`--share`), taken in here.
     case remote(ListChange, machine: String)

@@ -4,7 +4,7 @@ import ListModel
 
 /// Something that happened: a client's edit, a delegate's answer, an append done, the list file
 /// saved, a timer. Shells report facts only; what follows from them is the core's decision.
-public enum CoreEvent: Sendable {
+package enum CoreEvent: Sendable {
     // MARK: Start and stop
 
     /// The first look at the list file, before listd serves: `recognized` is the lists it shows
@@ -89,7 +89,7 @@ public enum CoreEvent: Sendable {
 extension ListCore {
     /// Feeds `event` to the core and returns what its shells are to do, in order. `now` and
     /// `time` are the monotonic clock and the wall clock as the event is delivered.
-    public mutating func handle(_ event: CoreEvent, now: ContinuousClock.Instant, at time: Timestamp) -> [CoreAction] {
+    package mutating func handle(_ event: CoreEvent, now: ContinuousClock.Instant, at time: Timestamp) -> [CoreAction] {
         var actions = decide(event, now: now, at: time)
         // Questions no delegate turned out to want are decided here as allowed, after what the
         // event brought (their verdicts may ask more, which end the same way).

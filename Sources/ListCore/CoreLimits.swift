@@ -4,76 +4,76 @@
 
 /// listd's timers and thresholds. `standard` is what listd runs with; `--quiet-period` sets
 /// `quietPeriod`.
-public struct CoreLimits: Sendable, Equatable {
+package struct CoreLimits: Sendable, Equatable {
     // MARK: The list file (the core)
 
     /// How long the list file must be left alone before a person's save is read.
-    public var quietPeriod: Duration = .milliseconds(30)
+    package var quietPeriod: Duration = .milliseconds(30)
     /// How long a save is waited for while an editor still has the file open for writing.
-    public var openWriterLimit: Duration = .seconds(2)
+    package var openWriterLimit: Duration = .seconds(2)
     /// How long an emptied list file is given to be filled before listd writes the lists back.
-    public var emptyFileGrace: Duration = .seconds(2)
+    package var emptyFileGrace: Duration = .seconds(2)
     /// How long the committed lists must be left alone before the list file is rewritten: edits
     /// within that time share one rewrite of the file.
-    public var fileWriteDelay: Duration = .milliseconds(25)
+    package var fileWriteDelay: Duration = .milliseconds(25)
     /// How long the list file may lag behind the committed lists while edits keep coming: under
     /// load the file is rewritten about four times a second, not after every pause (a rewrite
     /// renders and fsyncs the whole file, and would compete with the edits).
-    public var longestFileLag: Duration = .milliseconds(250)
+    package var longestFileLag: Duration = .milliseconds(250)
     /// A failed write of the list file is tried again after this, doubling up to
     /// `longestWriteRetry`: a directory made writable again gets the file within a second.
-    public var firstWriteRetry: Duration = .milliseconds(100)
-    public var longestWriteRetry: Duration = .seconds(1)
+    package var firstWriteRetry: Duration = .milliseconds(100)
+    package var longestWriteRetry: Duration = .seconds(1)
     /// Versions of the list file (listd's writes, the saves it took in) kept in memory to read a
     /// save against the one its editor read.
-    public var keptFileVersions = 16
+    package var keptFileVersions = 16
 
     // MARK: Delegates (the core)
 
     /// How long a delegate has to answer when it does not say (`registerDelegate {timeoutMs}`),
     /// and the longest it may ask for.
-    public var defaultDelegateTimeout: Duration = .seconds(2)
-    public var longestDelegateTimeout: Duration = .seconds(30)
+    package var defaultDelegateTimeout: Duration = .seconds(2)
+    package var longestDelegateTimeout: Duration = .seconds(30)
     /// Timeouts in a row after which a delegate is no longer asked.
-    public var delegateStrikeLimit = 3
+    package var delegateStrikeLimit = 3
     /// Questions out to one delegate at a time; more wait their turn, and each one's time starts
     /// when it is sent. A clear of 1,000 ticked items asks 1,000 questions, each with the list
     /// whole: all at once, they would fill the delegate's connection (and be cut off as a client
     /// that stopped reading) and make its answers wait behind each other past their time.
-    public var questionsOutPerDelegate = 32
+    package var questionsOutPerDelegate = 32
 
     // MARK: The shells' (decided by `ConnectionRules` and the shells; listed so every number is here)
 
     /// How long a journal line may wait for others to go to the journal's thread with it.
-    public var journalLag: Duration = .milliseconds(10)
+    package var journalLag: Duration = .milliseconds(10)
     /// The service manager's status line is told at most this often.
-    public var statusInterval: Duration = .seconds(1)
+    package var statusInterval: Duration = .seconds(1)
     /// How long a closing connection's last bytes may take to be read.
-    public var closeGrace: Duration = .seconds(5)
+    package var closeGrace: Duration = .seconds(5)
     /// How long a lagging subscriber may take nothing from its socket before it is disconnected.
-    public var stallGrace: Duration = .seconds(3)
+    package var stallGrace: Duration = .seconds(3)
     /// How long a connection that never said `hello`, subscribed or became a delegate may send
     /// nothing (with no request in hand) before it is let go (`--idle-ms`).
-    public var idleLimit: Duration = .seconds(60)
+    package var idleLimit: Duration = .seconds(60)
     /// How many lines of one connection are read ahead of the request being handled.
-    public var requestsReadAhead = 16
+    package var requestsReadAhead = 16
     /// The shared store (`--share`): how long one operation may take before the connection is
     /// taken for lost (a server that vanished without closing the socket is noticed), how long a
     /// connection may take to be made, and the wait before connecting again (doubling up to
     /// `longestReconnectDelay`).
-    public var shareOperationDeadline: Duration = .seconds(5)
-    public var shareConnectTimeout: Duration = .seconds(5)
+    package var shareOperationDeadline: Duration = .seconds(5)
+    package var shareConnectTimeout: Duration = .seconds(5)
     /// How often a sharing listd asks its server whether it still answers, so that `connected`
     /// turns false within this and the operation deadline of a server gone silent.
-    public var shareLivenessInterval: Duration = .seconds(5)
-    public var firstReconnectDelay: Duration = .milliseconds(100)
-    public var longestReconnectDelay: Duration = .seconds(1)
+    package var shareLivenessInterval: Duration = .seconds(5)
+    package var firstReconnectDelay: Duration = .milliseconds(100)
+    package var longestReconnectDelay: Duration = .seconds(1)
     /// How long an edit whose COMMIT went unanswered waits for listd to learn whether it was made
     /// (after the operation's deadline); past it, its client is told the outcome is not known.
-    public var inDoubtAnswerBound: Duration = .seconds(10)
+    package var inDoubtAnswerBound: Duration = .seconds(10)
 
     /// What listd runs with.
-    public static let standard = CoreLimits()
+    package static let standard = CoreLimits()
 
-    public init() {}
+    package init() {}
 }

@@ -2,7 +2,7 @@
 import ErrnoText
 
 /// Why listd cannot start or keep going, each with a sentence a person can act on.
-public enum DaemonError: Error, CustomStringConvertible, Sendable, Hashable {
+package enum DaemonError: Error, CustomStringConvertible, Sendable, Hashable {
     case alreadyRunning(socketPath: String)
     case socketPathOccupied(socketPath: String)
     case cannotCreateDirectory(path: String, errno: Int32)
@@ -40,7 +40,7 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable, Hashable {
     /// A change kept in the shared database cannot be read or does not follow the one before.
     case shareDamaged(server: String, revision: Int, detail: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .alreadyRunning(let path):
             "another listd is already serving \(path); stop it first, or give this one another --socket"

@@ -5,31 +5,31 @@
 import ListModel
 import ListRPC
 
-public struct DelegatePanel: Sendable {
+package struct DelegatePanel: Sendable {
     /// Its thresholds (`delegateStrikeLimit`, `questionsOutPerDelegate`).
     let limits: CoreLimits
 
-    public init(limits: CoreLimits = .standard) {
+    package init(limits: CoreLimits = .standard) {
         self.limits = limits
     }
 
     /// One registered delegate, by its connection.
-    public struct Seat: Sendable, Equatable {
-        public var connection: Int
-        public var name: String
-        public var pid: Int32
+    package struct Seat: Sendable, Equatable {
+        package var connection: Int
+        package var name: String
+        package var pid: Int32
         /// Its connection is brief: questions carry the list without its items.
-        public var brief = false
-        public var interest: DelegateInterest
-        public var timeout: Duration
-        public var onTimeout: TimeoutVerdict
+        package var brief = false
+        package var interest: DelegateInterest
+        package var timeout: Duration
+        package var onTimeout: TimeoutVerdict
         /// Timeouts in a row, a burst of them counting once.
-        public internal(set) var strikes = 0
+        package internal(set) var strikes = 0
         /// The last question sent (by `sends`) when the last strike was counted: a question sent
         /// by then was out during that timeout, and timing out too it is the same burst.
         var strikeFence = 0
 
-        public init(connection: Int, name: String, pid: Int32, brief: Bool = false, interest: DelegateInterest, timeout: Duration, onTimeout: TimeoutVerdict) {
+        package init(connection: Int, name: String, pid: Int32, brief: Bool = false, interest: DelegateInterest, timeout: Duration, onTimeout: TimeoutVerdict) {
             self.connection = connection
             self.name = name
             self.pid = pid
@@ -41,7 +41,7 @@ public struct DelegatePanel: Sendable {
     }
 
     /// How one delegate's question ended, as the shell saw it.
-    public enum Reply: Sendable, Equatable {
+    package enum Reply: Sendable, Equatable {
         case answered(DelegateAnswer)
         /// An error saying the delegate has no such method: one written before the question
         /// existed, which has no say about it.
@@ -55,13 +55,13 @@ public struct DelegatePanel: Sendable {
     }
 
     /// A question to put to one delegate (`CoreAction.putQuestion`).
-    public struct Put: Sendable {
-        public var id: String
+    package struct Put: Sendable {
+        package var id: String
         /// Who waits for the verdict.
         var asker: Asker
-        public var seat: Seat
-        public var question: DelegateQuestion
-        public var params: DelegateQuestionParams
+        package var seat: Seat
+        package var question: DelegateQuestion
+        package var params: DelegateQuestionParams
     }
 
     /// What a reply, or a delegate leaving, brings about.
@@ -113,7 +113,7 @@ public struct DelegatePanel: Sendable {
 
     /// `connection` is a delegate, or one it was asked is still out (else its end changes nothing
     /// here: a closed client connection costs the owner no pass).
-    public func involves(_ connection: Int) -> Bool {
+    package func involves(_ connection: Int) -> Bool {
         seats[connection] != nil || questions.values.contains { $0.connection == connection }
     }
 
@@ -205,7 +205,7 @@ public struct DelegatePanel: Sendable {
     }
 
     /// Whether `id` names a question out (a response with another id is no answer of ours).
-    public func isOut(_ id: String) -> Bool { questions[id] != nil }
+    package func isOut(_ id: String) -> Bool { questions[id] != nil }
 
     /// Question `id` ended as `reply` says.
     mutating func replied(_ id: String, _ reply: Reply) -> Outcome {
@@ -282,7 +282,7 @@ public struct DelegatePanel: Sendable {
 extension DelegatePanel.Seat {
     /// The seat a `registerDelegate` asks for, with the defaults and bounds of `limits`; or why
     /// it cannot be given. `book`: the lists as they are, for the lists it names.
-    public static func registering(
+    package static func registering(
         _ params: RegisterDelegate.Params,
         connection: Int,
         pid: Int32,

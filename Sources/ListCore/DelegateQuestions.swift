@@ -6,7 +6,7 @@ import ListRPC
 
 /// Who is waiting for a delegates' verdict: a client's proposal, one item of a proposal that edits
 /// several (`ListEdit.parts`), or one edit of a person's save.
-public enum Asker: Hashable, Sendable {
+package enum Asker: Hashable, Sendable {
     case proposal(Int)
     case proposalPart(Int, part: Int)
     case saveEdit(save: Int, index: Int)
@@ -91,12 +91,12 @@ extension DelegateQuestionParams {
 /// What one registered delegate wants to be asked: the core asks only questions some delegate
 /// wants (a quiet edit, or a save's every line, is decided without a round trip through the
 /// shells).
-public struct DelegateInterest: Sendable, Equatable {
-    public var questions: Set<DelegateQuestion>
+package struct DelegateInterest: Sendable, Equatable {
+    package var questions: Set<DelegateQuestion>
     /// nil: every list.
-    public var lists: Set<ListID>?
+    package var lists: Set<ListID>?
     /// Name keys (from name references) that also match creates.
-    public var listNames: Set<String>
+    package var listNames: Set<String>
 
     func wants(_ question: DelegateQuestion, list: ListID?, nameKey: String?) -> Bool {
         guard questions.contains(question) else { return false }
@@ -106,7 +106,7 @@ public struct DelegateInterest: Sendable, Equatable {
         return false
     }
 
-    public init(questions: Set<DelegateQuestion>, lists: Set<ListID>? = nil, listNames: Set<String>) {
+    package init(questions: Set<DelegateQuestion>, lists: Set<ListID>? = nil, listNames: Set<String>) {
         self.questions = questions
         self.lists = lists
         self.listNames = listNames
@@ -114,12 +114,12 @@ public struct DelegateInterest: Sendable, Equatable {
 }
 
 /// What the delegates said about one question.
-public struct DelegateVerdict: Sendable, Equatable {
-    public var denials: [DelegateDenial] = []
-    public var timedOut: [String] = []
+package struct DelegateVerdict: Sendable, Equatable {
+    package var denials: [DelegateDenial] = []
+    package var timedOut: [String] = []
     var denied = false
     /// Some delegate was asked (time passed, so a person may have saved again meanwhile).
     var consulted = false
 
-    public static let allowed = DelegateVerdict()
+    package static let allowed = DelegateVerdict()
 }

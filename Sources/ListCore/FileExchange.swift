@@ -7,17 +7,17 @@ import ListRPC
 /// What a read of the list file is checked against: the lists the file last showed (`known`),
 /// the kept history (the lists at any revision a save's headings name) and the texts of the file
 /// that were on disk lately (listd's and saves'), one of which a person's editor may hold.
-public struct FileReadRequest: Sendable {
-    public var known: ListBook
-    public var history: ChangeHistory? = nil
-    public var versions: [FileVersion] = []
+package struct FileReadRequest: Sendable {
+    package var known: ListBook
+    package var history: ChangeHistory? = nil
+    package var versions: [FileVersion] = []
     /// The name this listd gives itself in its notes (`ListDocument.noteTag`): a heading whose
     /// note another listd wrote is read as one without a note. nil: every note is taken.
-    public var tag: String? = nil
+    package var tag: String? = nil
     /// The revisions of saves taken in that are no longer among `versions` (`SaveBase.base`).
-    public var forgottenSaves: Set<Revision> = []
+    package var forgottenSaves: Set<Revision> = []
 
-    public init(
+    package init(
         known: ListBook,
         history: ChangeHistory? = nil,
         versions: [FileVersion] = [],
@@ -33,7 +33,7 @@ public struct FileReadRequest: Sendable {
 }
 
 /// The list file as the file shell read it.
-public enum FileContent: Sendable {
+package enum FileContent: Sendable {
     case missing
     /// Its bytes; `reading` is nil when they are not UTF-8 text. `known` is the lists the
     /// reading was tied to (the core asks again when its own view moved meanwhile); `edits`, the
@@ -51,24 +51,24 @@ extension FileContent {
 
 /// A person's save as the file shell read it: its edits from the version the person's editor
 /// read (`base`), computed off the owner's loop (a big save's diff never stalls it).
-public struct SaveEdits: Sendable {
-    public var base: SaveBase
-    public var edits: [FileEdit]
+package struct SaveEdits: Sendable {
+    package var base: SaveBase
+    package var edits: [FileEdit]
 
-    public init(base: SaveBase, edits: [FileEdit]) {
+    package init(base: SaveBase, edits: [FileEdit]) {
         self.base = base
         self.edits = edits
     }
 }
 
 /// A rewrite of the list file the core asked for, rendered by the file shell.
-public struct RenderedFile: Sendable {
-    public var bytes: [UInt8]
-    public var reading: ListFileReading
+package struct RenderedFile: Sendable {
+    package var bytes: [UInt8]
+    package var reading: ListFileReading
     /// The lists it shows.
-    public var book: ListBook
+    package var book: ListBook
 
-    public init(bytes: [UInt8], reading: ListFileReading, book: ListBook) {
+    package init(bytes: [UInt8], reading: ListFileReading, book: ListBook) {
         self.bytes = bytes
         self.reading = reading
         self.book = book
@@ -76,7 +76,7 @@ public struct RenderedFile: Sendable {
 }
 
 /// How a write of the list file ended.
-public enum FileReplaceOutcome: Sendable {
+package enum FileReplaceOutcome: Sendable {
     case written
     /// A person saved meanwhile: nothing was written; their save is read next.
     case changedWhileWriting

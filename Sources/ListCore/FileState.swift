@@ -4,13 +4,13 @@ import ListModel
 import ListRPC
 
 /// What the core knows of the list file.
-public struct FileState: Sendable {
+package struct FileState: Sendable {
     /// The file as listd last read or wrote it, tied to list ids.
     var reading: ListFileReading?
     /// Its exact bytes: a read that finds the same bytes is listd's own write (no echo).
-    public internal(set) var bytes: [UInt8]?
+    package internal(set) var bytes: [UInt8]?
     /// The lists the file at `bytes` shows. A save's edits are computed from these.
-    public internal(set) var shown = ListBook()
+    package internal(set) var shown = ListBook()
     /// Lines of `reading` not taken, marked when the file is next written.
     var rejected: [Int: String] = [:]
     /// What a save asked that was not done and has no line of its own (a removal), as comments
@@ -37,22 +37,22 @@ public struct FileState: Sendable {
     var dirtySince: ContinuousClock.Instant?
     var changedAt: ContinuousClock.Instant?
     /// Set while the file is not UTF-8: edits are denied so the file is not clobbered.
-    public internal(set) var invalidOffset: Int?
+    package internal(set) var invalidOffset: Int?
     /// The 1-based line that byte is on (what a person sees in an editor).
-    public internal(set) var invalidLine = 0
+    package internal(set) var invalidLine = 0
     /// The invalid content already reported, so it is reported once.
     var reportedInvalid: [UInt8]?
     /// When the file was first seen empty (a truncate whose write has not come yet).
     var emptySince: ContinuousClock.Instant?
     /// A read is under way.
-    public internal(set) var readInFlight = false
+    package internal(set) var readInFlight = false
     /// A read was asked for while something stood in its way (`requestRead`): read after it.
-    public internal(set) var readWanted = false
-    public internal(set) var writeInFlight = false
+    package internal(set) var readWanted = false
+    package internal(set) var writeInFlight = false
     var writeScheduled = false
     /// Why the last writes of the file failed, and how many failed in a row: retried with a
     /// backoff, and STATUS says so meanwhile.
-    public internal(set) var writeFailure: DaemonError?
+    package internal(set) var writeFailure: DaemonError?
     var writeFailures = 0
     /// Writes refused in a row because the file was not as listd last saw it, and when the next
     /// may be tried: whatever keeps refusing them is not raced in a loop of reads and writes.

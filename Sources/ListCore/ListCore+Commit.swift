@@ -6,7 +6,7 @@ import ListRPC
 
 extension ListCore {
     /// What one append makes durable, and what is due once it is.
-    public struct Batch {
+    package struct Batch {
         var entries: [LogEntry] = []
         /// Without their lists' items (`ListChange.withoutItems`): the full changes are rebuilt
         /// from the records by whoever needs them (the hub, for subscribers).
@@ -21,7 +21,7 @@ extension ListCore {
         var book = ListBook()
         /// The list file's state before this batch took a save in (restored when it fails).
         var fileBefore: FileState?
-        public var isEmpty: Bool { entries.isEmpty && replies.isEmpty && after.isEmpty }
+        package var isEmpty: Bool { entries.isEmpty && replies.isEmpty && after.isEmpty }
     }
 
     /// The pass is over: the open batch goes to the log (when no append is under way).

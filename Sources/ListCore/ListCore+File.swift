@@ -7,7 +7,7 @@ extension ListCore {
     /// Whether the list file is, durably, what `file` says: no write of listd's under way (its
     /// note may be in the log and the rename still to come, or done and not yet reported), and
     /// no save taken whose changes are not durable yet. Only then may a snapshot name it.
-    public var snapshotMayNameFile: Bool { !file.writeInFlight && file.shown.revision <= durable.revision }
+    package var snapshotMayNameFile: Bool { !file.writeInFlight && file.shown.revision <= durable.revision }
 
     /// What a read of the file is checked against.
     var readRequest: FileReadRequest { FileReadRequest(known: file.shown, history: history, versions: file.versions, tag: noteTag, forgottenSaves: file.forgottenSaves) }
@@ -15,7 +15,7 @@ extension ListCore {
     /// The texts a file found at start may have been made from besides the revision it names:
     /// the saves taken in before the stop (kept in the change log), so a buffer saved again
     /// while listd was stopped is read as it would have been while it ran.
-    public var versionsKept: [FileVersion] { file.versions }
+    package var versionsKept: [FileVersion] { file.versions }
 
     /// A text of the file was on disk: kept among the file's versions. A save that drops out of
     /// them is remembered by the revision it was made from (a copy of that revision may have

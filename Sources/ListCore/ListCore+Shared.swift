@@ -6,7 +6,7 @@ extension ListCore {
     /// Whether changes committed elsewhere can be taken in now: nothing of this listd's own is
     /// on its way to the store (it would be refused as behind, and bring them along), and no
     /// person's save is being taken in.
-    public var canTakeRemote: Bool {
+    package var canTakeRemote: Bool {
         mutating get { inFlight == nil && open.entries.isEmpty && save == nil }
     }
 

@@ -14,15 +14,15 @@ import ListRPC
 /// is denied or undecided), then put to the delegates, then applied. Applied changes go to the
 /// change log in batches, one append at a time (group commit, `ListCore+Commit.swift`); only
 /// once a batch is durable are its changes published and its edits confirmed.
-public struct ListCore {
+package struct ListCore {
     /// The lists as the change log has them: what reads and subscribers see.
-    public internal(set) var durable: ListBook
+    package internal(set) var durable: ListBook
     /// `durable` plus the changes applied and not yet durable: what the next edit is checked on.
     var working: ListBook
     var filePath: String
     /// The name this listd gives itself in the list file's notes (`ListDocument.noteTag`): a
     /// copy of another listd's file is read as a copy without notes.
-    public let noteTag: String?
+    package let noteTag: String?
     /// The timers and thresholds it decides by.
     let limits: CoreLimits
 
@@ -35,7 +35,7 @@ public struct ListCore {
     var queues: [String: [QueueEntry]] = [:]
     /// A client's edit in its list's queue: the request as it came (`ClientEdit`, the one type
     /// of an edit request in the core), with where it waits and what was decided of it so far.
-    public struct Proposal {
+    package struct Proposal {
         /// The request it came as (its edit narrowed as it is decided: parts refused, a clear
         /// made on older lists), to be proposed again when held for a save or for a fetch.
         var request: ClientEdit
@@ -69,10 +69,10 @@ public struct ListCore {
         var base: SaveBase? { request.base }
         var rights: ClientRights { request.rights }
     }
-    public internal(set) var proposals: [Int: Proposal] = [:]
+    package internal(set) var proposals: [Int: Proposal] = [:]
     /// Proposals that came while a person's save was under way, in order: they go into their
     /// queues once the save is read, behind its edits (the save came first).
-    public internal(set) var heldForSave: [(id: Int, request: ClientEdit)] = []
+    package internal(set) var heldForSave: [(id: Int, request: ClientEdit)] = []
     /// Edits with a client's id being decided (by that id), and resends of them that wait for
     /// the same answer (by the first one's proposal).
     var editsUnderWay: [String: Int] = [:]
@@ -89,23 +89,23 @@ public struct ListCore {
     /// (none registered: every edit is decided by the rules).
     var panel: DelegatePanel
 
-    public internal(set) var open: Batch
-    public internal(set) var inFlight: Batch?
+    package internal(set) var open: Batch
+    package internal(set) var inFlight: Batch?
     /// Confirms of an append whose COMMIT went unanswered (by its first revision), each with the
     /// failure it gets if the append was not made (`inDoubtResolved`).
     var heldInDoubt: [Revision: [(id: Int, outcome: Result<EditOutcome, EditFailure>, failure: EditFailure)]] = [:]
     /// Confirms of an append found made after all, sent once the lists here include it.
     var confirmsAwaitingRevision: [(revision: Revision, id: Int, outcome: Result<EditOutcome, EditFailure>)] = []
 
-    public internal(set) var file = FileState()
+    package internal(set) var file = FileState()
     /// Whether the shared lists' server is reachable, as its connection last said (always,
     /// without `--share`).
     var storeReachable = true
     /// The durable changes kept (as many as `--history` says, on disk across restarts): listd's
     /// one history. A save's base is the lists at the revision its author read, rebuilt from them
     /// (`SaveBase`); the hub reads it for `getHistory`, `subscribe {since}`, `undo` and `basedOn`.
-    public internal(set) var history: ChangeHistory
-    public internal(set) var save: Save?
+    package internal(set) var history: ChangeHistory
+    package internal(set) var save: Save?
     var nextSaveID = 1
     var accepting = true
     /// The origin of a person's save: with the machine's host name when the lists are shared.
@@ -115,7 +115,7 @@ public struct ListCore {
     /// decided again (a confirm waits for the database; a denial must not rest on older lists).
     var fetchesBeforeDenying = false
     /// Client edits the rules denied, waiting for the next fetch (`ListCore+Store`), in the order they came.
-    public internal(set) var heldDenials: [(id: Int, request: ClientEdit)] = []
+    package internal(set) var heldDenials: [(id: Int, request: ClientEdit)] = []
     /// How many of `heldDenials`, from the first, the fetch under way covers (they were held
     /// before it began).
     var coveredByFetch = 0
@@ -127,7 +127,7 @@ public struct ListCore {
     ///   - sharedFrom: the lists are shared with other machines (`--share`) from this host: a
     ///     person's save names it, and a denial waits for the database's changes.
     ///   - noteTag: the name it gives itself in the list file's notes; nil: none (every note taken).
-    public init(
+    package init(
         recovered: RecoveredLists,
         filePath: String,
         limits: CoreLimits = .standard,
@@ -190,21 +190,21 @@ public struct ListCore {
 
     /// A batch waits for the next commit (`passEnded`). A mutating getter: read on the owner's
     /// stored core at the end of every pass, a plain one made Swift copy the whole core first.
-    public var commitDue: Bool {
+    package var commitDue: Bool {
         mutating get { inFlight == nil && !open.isEmpty && (open.entries.isEmpty || !store.holdsAppends) }
     }
 
     /// Nothing is on its way to the log or the list file, or waits to be sent there.
-    public var idle: Bool {
+    package var idle: Bool {
         inFlight == nil && open.isEmpty && !file.readInFlight && !file.writeInFlight
     }
 
     /// A read of the list file that was asked for is done, and what it brought is decided.
-    public var fileTaken: Bool { !file.readInFlight && !file.readWanted && save == nil }
+    package var fileTaken: Bool { !file.readInFlight && !file.readWanted && save == nil }
 
     /// Every edit accepted is decided and durable, and the file is not being written (a stop
     /// waits for this after `stopping`).
-    public var editsFinished: Bool {
+    package var editsFinished: Bool {
         proposals.isEmpty && heldForSave.isEmpty && heldDenials.isEmpty && inFlight == nil && open.isEmpty
             && !file.writeInFlight
     }

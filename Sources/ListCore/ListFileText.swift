@@ -3,11 +3,11 @@
 import ListFileFormat
 import ListModel
 
-public enum ListFileText {
+package enum ListFileText {
     /// The file's bytes read and tied to the lists of `request`, with the save's edits from the
     /// version its editor read; `withEdits` false: without them (at start, where the file is
     /// usually listd's own).
-    public static func content(_ bytes: [UInt8], _ request: FileReadRequest, withEdits: Bool = true) -> FileContent {
+    package static func content(_ bytes: [UInt8], _ request: FileReadRequest, withEdits: Bool = true) -> FileContent {
         let known = request.known
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return .bytes(bytes, reading: nil, known: known, edits: nil)
@@ -144,7 +144,7 @@ public enum ListFileText {
     /// when they name none) onto them gives them back. How a start recognises the file listd
     /// wrote last when no append noted it yet (`ListCore.fileRendered`); a person's change to a
     /// list never passes (listd would write the list as it is over it).
-    public static func listsShownExactly(by bytes: [UInt8], history: ChangeHistory, newest: ListBook, tag: String? = nil) -> ListBook? {
+    package static func listsShownExactly(by bytes: [UInt8], history: ChangeHistory, newest: ListBook, tag: String? = nil) -> ListBook? {
         // A file listd wrote names its revision on every heading; one that names none (a
         // person's, or no lists at all) is not parsed twice at start for this.
         guard newest.lists.isEmpty || bytes.contains(" rev=".utf8),
@@ -159,13 +159,13 @@ public enum ListFileText {
     }
 
     /// `content` against `known` alone (a file with no earlier versions to tell apart).
-    public static func content(_ bytes: [UInt8], known: ListBook, withEdits: Bool = true) -> FileContent {
+    package static func content(_ bytes: [UInt8], known: ListBook, withEdits: Bool = true) -> FileContent {
         content(bytes, FileReadRequest(known: known), withEdits: withEdits)
     }
 
     /// The file's new text: `book` laid onto the person's `reading`, `rejected` lines marked,
     /// `notes` under their lists' headings, listd's notes naming it by `tag`.
-    public static func render(
+    package static func render(
         _ book: ListBook,
         onto reading: ListFileReading?,
         rejected: [Int: String],

@@ -3,7 +3,7 @@ import ListRPC
 
 /// One line of the change log, and its text: a change (what changed, never the whole list), or
 /// a note about the list file.
-public enum LogEntry: Sendable, Hashable {
+package enum LogEntry: Sendable, Hashable {
     case change(ChangeRecord)
     /// The list file with this digest shows the lists as of `revision` (listd wrote it, or took
     /// in a person's save of it): a start that finds that file knows what it shows.
@@ -19,14 +19,14 @@ public enum LogEntry: Sendable, Hashable {
     /// whole list. Read from an older log, never written.
     case fullChange(ListChange)
 
-    public var isChange: Bool {
+    package var isChange: Bool {
         if case .change = self { true } else { false }
     }
 
     /// The entry as one line of JSON, without its newline. Written field by field (a change is
     /// logged on every edit, and `Codable` took a sixth of an edit's own CPU time); short field names
     /// (there is one line per change), read back by `init(line:)`.
-    public var line: [UInt8] {
+    package var line: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128)
         switch self {
@@ -195,7 +195,7 @@ public enum LogEntry: Sendable, Hashable {
     }
 
     /// The entry a line holds, or nil when it is not one (torn or damaged).
-    public init?(line: some Collection<UInt8>) {
+    package init?(line: some Collection<UInt8>) {
         guard let value = try? RPCEncoding.value(fromJSON: line), case .object(let fields) = value else { return nil }
         guard let entry = Self.change(fields) ?? Self.note(fields) ?? Self.olderChange(value) else { return nil }
         self = entry

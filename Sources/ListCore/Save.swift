@@ -5,7 +5,7 @@ import ListRPC
 
 /// A person's save being decided: its edits (from the lists the file showed before), each
 /// waiting in its list's queue, and what was decided of each.
-public struct Save: Sendable {
+package struct Save: Sendable {
     enum Decision: Sendable {
         case allowed
         case refused(String)

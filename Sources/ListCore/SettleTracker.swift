@@ -1,5 +1,5 @@
 /// What the file watcher saw happen to the list file (listd's own writes left out).
-public enum FileChange: Equatable, Sendable {
+package enum FileChange: Equatable, Sendable {
     /// Written to (or created): a writer may still be at work.
     case written
     /// Closed after writing, renamed onto the name, or deleted: a save ended.
@@ -16,7 +16,7 @@ public enum FileChange: Equatable, Sendable {
 /// mark a save complete; a write without a close so far means a writer is mid-save (a script
 /// writing in pieces), and the read waits for the close, up to `openWriterLimit` after the last
 /// write for writers that never close.
-public struct SettleTracker: Sendable {
+package struct SettleTracker: Sendable {
     typealias Event = FileChange
 
     enum Action: Equatable {

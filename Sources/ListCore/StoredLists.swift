@@ -3,28 +3,28 @@
 import ListModel
 
 /// A change another machine (or this one, before a restart) committed.
-public struct RemoteChange: Sendable, Equatable {
-    public var record: ChangeRecord
+package struct RemoteChange: Sendable, Equatable {
+    package var record: ChangeRecord
     /// `host:/path/to/lists.md`: who made it.
-    public var machine: String
+    package var machine: String
 
-    public init(record: ChangeRecord, machine: String) {
+    package init(record: ChangeRecord, machine: String) {
         self.record = record
         self.machine = machine
     }
 }
 
 /// What a store holds besides the changes: enough to recognise the list file at the next start.
-public struct PersistedView: Sendable {
+package struct PersistedView: Sendable {
     /// The committed lists (as of the last append).
-    public var book: ListBook
+    package var book: ListBook
     /// Digest of the list file as listd last read or wrote it.
-    public var fileDigest: String
+    package var fileDigest: String
     /// The lists that file shows (older than `book` while a person's save waits for delegates).
-    public var shown: ListBook
-    public var instance: String
+    package var shown: ListBook
+    package var instance: String
 
-    public init(book: ListBook, fileDigest: String, shown: ListBook, instance: String) {
+    package init(book: ListBook, fileDigest: String, shown: ListBook, instance: String) {
         self.book = book
         self.fileDigest = fileDigest
         self.shown = shown
@@ -33,28 +33,28 @@ public struct PersistedView: Sendable {
 }
 
 /// The state a start begins from.
-public struct RecoveredLists: Sendable {
+package struct RecoveredLists: Sendable {
     /// Names this state; nil when none was saved yet (a first start, or an older state file).
-    public var instance: String?
+    package var instance: String?
     /// Every confirmed change applied.
-    public var book: ListBook
+    package var book: ListBook
     /// The last changes, for `subscribe {since}`.
-    public var history: ChangeHistory
+    package var history: ChangeHistory
     /// The lists the list file on disk shows, when listd wrote it or took it in (found by its
     /// digest); nil when a person changed it since.
-    public var shownByFile: ListBook?
+    package var shownByFile: ListBook?
     /// What the last such file shows.
-    public var lastShown: ListBook
+    package var lastShown: ListBook
     /// Nothing was kept at all: the list file is all there is.
-    public var isFirstStart: Bool
+    package var isFirstStart: Bool
     /// What was found wrong and worked around (an unreadable snapshot), for the journal.
-    public var problems: [DaemonError]
+    package var problems: [DaemonError]
     /// The saves taken in within the kept history, oldest first (`LogEntry.saveTaken`). A start
     /// keeps the last of them as a running listd does (`CoreLimits.keptFileVersions`), and
     /// remembers which revisions the others were made from (`FileState.forgottenSaves`).
-    public var savesTaken: [SavedText]
+    package var savesTaken: [SavedText]
 
-    public init(
+    package init(
         instance: String? = nil,
         book: ListBook,
         history: ChangeHistory,
@@ -76,11 +76,11 @@ public struct RecoveredLists: Sendable {
 }
 
 /// A person's save that listd took in: its text, and the revision right after it.
-public struct SavedText: Sendable, Equatable {
-    public var text: [UInt8]
-    public var revision: Revision
+package struct SavedText: Sendable, Equatable {
+    package var text: [UInt8]
+    package var revision: Revision
 
-    public init(text: [UInt8], revision: Revision) {
+    package init(text: [UInt8], revision: Revision) {
         self.text = text
         self.revision = revision
     }

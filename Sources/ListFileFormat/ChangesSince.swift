@@ -7,39 +7,39 @@ import ListModel
 /// did it and when: the diff3 "theirs" side, change by change, not only the net difference (an
 /// item added and taken off again since is not on either side, yet a copy that shows it must not
 /// bring it back; a tick made and taken back since is a change of the tick).
-public struct ChangesSince: Sendable {
-    public struct Change: Sendable, Hashable {
+package struct ChangesSince: Sendable {
+    package struct Change: Sendable, Hashable {
         /// The text as it was on the list.
-        public var text: String
+        package var text: String
         /// What it became, when it was renamed (nil: taken off).
-        public var renamedTo: String?
-        public var origin: ChangeOrigin
-        public var time: Timestamp
+        package var renamedTo: String?
+        package var origin: ChangeOrigin
+        package var time: Timestamp
     }
 
     /// Items taken off or renamed, per list, by item key.
-    public private(set) var removedItems: [ListID: [String: Change]] = [:]
+    package private(set) var removedItems: [ListID: [String: Change]] = [:]
     /// Lists deleted or renamed, by name key.
-    public private(set) var removedLists: [String: Change] = [:]
+    package private(set) var removedLists: [String: Change] = [:]
     /// The items that went with a deleted list, by item key: the list's name and its deletion.
-    public private(set) var itemsOfDeletedLists: [String: (list: String, change: Change)] = [:]
+    package private(set) var itemsOfDeletedLists: [String: (list: String, change: Change)] = [:]
     /// Ticks and unticks, per list, by item key: the last one.
-    public private(set) var ticks: [ListID: [String: (checked: Bool, change: Change)]] = [:]
+    package private(set) var ticks: [ListID: [String: (checked: Bool, change: Change)]] = [:]
     /// Sections renamed, per list, by the old name's key: the new name (a section's identity
     /// through its renames: an add under `## Dairy` goes to what Dairy is called now).
-    public private(set) var sectionRenames: [ListID: [String: String]] = [:]
+    package private(set) var sectionRenames: [ListID: [String: String]] = [:]
     /// Read from a history (else nothing is known of what happened since the base).
-    public private(set) var isKnown = false
+    package private(set) var isKnown = false
 
-    public init() {}
+    package init() {}
 
     /// The newest revision taken into account.
-    public private(set) var reaches: Revision = 0
+    package private(set) var reaches: Revision = 0
 
     /// Walks `history` from `revision` on (the base's; nil: all of it) once.
     /// What is on the lists again (put back, added again) is the merge's to see, on the lists as
     /// they are when the save is taken in (`SaveMerge.now`).
-    public init(_ history: ChangeHistory, from revision: Revision? = nil) {
+    package init(_ history: ChangeHistory, from revision: Revision? = nil) {
         isKnown = true
         reaches = revision ?? history.base.revision
         walk(history, from: reaches)
@@ -47,7 +47,7 @@ public struct ChangesSince: Sendable {
 
     /// Takes in what the history did after `reaches`: a save read off the owner's loop is taken
     /// in later, and what came meanwhile (another machine's change, a client's edit) counts too.
-    public mutating func catchUp(with history: ChangeHistory) {
+    package mutating func catchUp(with history: ChangeHistory) {
         guard isKnown, reaches < history.newest else { return }
         walk(history, from: reaches)
     }
@@ -87,13 +87,13 @@ public struct ChangesSince: Sendable {
         }
     }
 
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         removedItems.isEmpty && removedLists.isEmpty && itemsOfDeletedLists.isEmpty && ticks.isEmpty && sectionRenames.isEmpty
     }
 
     /// What the section `name` of list `id` is called now, through every rename since the base;
     /// nil when it was not renamed.
-    public func sectionName(_ name: String, on id: ListID) -> String? {
+    package func sectionName(_ name: String, on id: ListID) -> String? {
         var current = name
         var seen: Set<String> = []
         while let next = sectionRenames[id]?[ListText.key(current)], seen.insert(ListText.key(current)).inserted { current = next }
@@ -102,7 +102,7 @@ public struct ChangesSince: Sendable {
 
     /// What `item` on list `id` is called now when the history renamed it since the base (through
     /// every rename since), with the last rename; nil when it was not renamed.
-    public func renamed(_ item: String, on id: ListID) -> (now: String, change: Change)? {
+    package func renamed(_ item: String, on id: ListID) -> (now: String, change: Change)? {
         var name = item
         var last: Change?
         var seen: Set<String> = []
@@ -114,13 +114,13 @@ public struct ChangesSince: Sendable {
     }
 
     /// The removal of `item` from list `id` since the base, when it is one.
-    public func removal(of item: String, on id: ListID) -> Change? { removedItems[id]?[ListText.key(item)] }
+    package func removal(of item: String, on id: ListID) -> Change? { removedItems[id]?[ListText.key(item)] }
 
     /// Where `item` was taken off since the base on any list but `id` (nil: any list) — another
     /// list, or one deleted with it —: the list's id when it still stands (nil: deleted), its
     /// name then, and the change. What a copy not tied to a version may not bring into list `id`
     /// (its heading may be that other list's).
-    public func removalElsewhere(of item: String, besides id: ListID?) -> (list: ListID?, name: String?, change: Change)? {
+    package func removalElsewhere(of item: String, besides id: ListID?) -> (list: ListID?, name: String?, change: Change)? {
         let key = ListText.key(item)
         if let (other, removals) = removedItems.first(where: { $0.key != id && $0.value[key] != nil }), let change = removals[key] {
             return (other, nil, change)
@@ -129,15 +129,15 @@ public struct ChangesSince: Sendable {
     }
 
     /// The deletion or rename of the list named `name` since the base, when it is one.
-    public func removal(ofList name: String) -> Change? { removedLists[ListText.key(name)] }
+    package func removal(ofList name: String) -> Change? { removedLists[ListText.key(name)] }
 
     /// The last tick or untick of `item` on list `id` since the base, when there was one.
-    public func tick(of item: String, on id: ListID) -> (checked: Bool, change: Change)? { ticks[id]?[ListText.key(item)] }
+    package func tick(of item: String, on id: ListID) -> (checked: Bool, change: Change)? { ticks[id]?[ListText.key(item)] }
 }
 
 extension ChangesSince.Change {
     /// Who made it and when, as a sentence goes on: "by listctl on 2026-11-27 at 10:02 UTC".
-    public var byWhomAndWhen: String {
+    package var byWhomAndWhen: String {
         let who: String =
             switch origin {
             case .client(let pid, _, let name): name ?? "a client (pid \(pid))"

@@ -3,8 +3,8 @@ import ListModel
 /// The list file as lines, each classified but kept verbatim, so that listd can write the file
 /// back changing only the lines whose meaning changed. Notes, blank lines and a person's own
 /// comments are `text` lines and survive every rewrite.
-public struct ListDocument: Hashable, Sendable {
-    public enum Line: Hashable, Sendable {
+package struct ListDocument: Hashable, Sendable {
+    package enum Line: Hashable, Sendable {
         /// `# Name <!-- listd id=1 -->`: starts a list.
         case heading(Heading)
         /// `## Dairy`: starts a section of the list above (its name is its identity; no comment).
@@ -18,41 +18,41 @@ public struct ListDocument: Hashable, Sendable {
         case text(String)
     }
 
-    public struct Heading: Hashable, Sendable {
+    package struct Heading: Hashable, Sendable {
         /// The text after `# `, without listd's comment.
-        public var name: String
+        package var name: String
         /// The fields of listd's trailing `<!-- listd … -->` comment, when there is one.
-        public var metadata: [String: String]?
-        public var raw: String
+        package var metadata: [String: String]?
+        package var raw: String
 
-        public var id: ListID? { metadata?["id"].flatMap { Int($0) } }
+        package var id: ListID? { metadata?["id"].flatMap { Int($0) } }
         /// The revision of the lists when listd wrote this heading (`rev=N`): a copy of the file
         /// saved later is read against the lists at that revision, not against newer ones.
-        public var revision: Revision? { metadata?["rev"].flatMap { Int($0) } }
+        package var revision: Revision? { metadata?["rev"].flatMap { Int($0) } }
         /// Which listd wrote the note (`of=`, `ListDocument.noteTag`); nil in notes written
         /// before listd named itself in them.
-        public var noteTag: String? { metadata?["of"] }
+        package var noteTag: String? { metadata?["of"] }
     }
 
-    public struct SectionHeading: Hashable, Sendable {
+    package struct SectionHeading: Hashable, Sendable {
         /// The text after `## `.
-        public var name: String
-        public var raw: String
+        package var name: String
+        package var raw: String
 
         /// The line listd writes for a section.
-        public static func written(_ name: String) -> String { "## " + name }
+        package static func written(_ name: String) -> String { "## " + name }
     }
 
-    public struct Item: Hashable, Sendable {
+    package struct Item: Hashable, Sendable {
         /// Indentation and bullet: `"- "`, `"  * "`.
-        public var bullet: String
+        package var bullet: String
         /// The task box as written, with the space after it (`"[ ] "`, `"[x] "`, `"[X] "`); nil
         /// when the line has none (a plain `- milk` is unchecked). Not part of the item's text.
-        public var box: String?
-        public var text: String
+        package var box: String?
+        package var text: String
 
         /// `rest` is what follows the bullet: a task box, when it starts with one, then the text.
-        public init(bullet: String, rest: String) {
+        package init(bullet: String, rest: String) {
             self.bullet = bullet
             let utf8 = rest.utf8
             if utf8.count >= 4, utf8.first == UInt8(ascii: "["),
@@ -71,27 +71,27 @@ public struct ListDocument: Hashable, Sendable {
         }
 
         /// Bullet and box: everything before the text.
-        public var prefix: String { bullet + (box ?? "") }
-        public var raw: String { prefix + text }
+        package var prefix: String { bullet + (box ?? "") }
+        package var raw: String { prefix + text }
         /// `[x]` or `[X]`.
-        public var checked: Bool { box.map { $0.utf8.dropFirst().first != UInt8(ascii: " ") } ?? false }
+        package var checked: Bool { box.map { $0.utf8.dropFirst().first != UInt8(ascii: " ") } ?? false }
 
         /// The line listd writes for an item: the box form.
-        public static func written(bullet: String, text: String, checked: Bool) -> String {
+        package static func written(bullet: String, text: String, checked: Bool) -> String {
             bullet + (checked ? "[x] " : "[ ] ") + text
         }
     }
 
-    public var lines: [Line]
+    package var lines: [Line]
     /// Whether the text ended with a line break; kept so an untouched file is written identically.
-    public var endsWithNewline: Bool
+    package var endsWithNewline: Bool
 
-    public init() {
+    package init() {
         lines = []
         endsWithNewline = true
     }
 
-    public init(parsing text: String) {
+    package init(parsing text: String) {
         var rawLines = Self.lineTexts(of: text)
         endsWithNewline = text.isEmpty || rawLines.last?.isEmpty == true
         if endsWithNewline, !rawLines.isEmpty { rawLines.removeLast() }
@@ -106,7 +106,7 @@ public struct ListDocument: Hashable, Sendable {
     /// another machine, or kept from a state since wiped) and name nothing here. A note without
     /// `of=` (written before listd named itself) is taken as this listd's. `tag` nil: every note
     /// is taken.
-    public init(parsing text: String, notesOf tag: String?) {
+    package init(parsing text: String, notesOf tag: String?) {
         self.init(parsing: text)
         guard let tag else { return }
         for index in lines.indices {
@@ -118,13 +118,13 @@ public struct ListDocument: Hashable, Sendable {
 
     /// The name a listd gives itself in its notes (`of=`): the start of its instance's name
     /// (a random UUID made at its first start), enough to tell one machine's listd from another.
-    public static func noteTag(ofInstance instance: String) -> String {
+    package static func noteTag(ofInstance instance: String) -> String {
         String(instance.filter(\.isHexDigit).prefix(8))
     }
 
     /// The newest revision its headings' notes name (`rev=`), as `ListFileReading.shownRevision`
     /// reads it: the version of the lists a copy was made from.
-    public var revisionNamed: Revision? {
+    package var revisionNamed: Revision? {
         lines.reduce(nil) { newest, line in
             guard case .heading(let heading) = line, let revision = heading.revision else { return newest }
             return max(newest ?? revision, revision)
@@ -132,7 +132,7 @@ public struct ListDocument: Hashable, Sendable {
     }
 
     /// The tag the notes of the document carry (the first heading's that has one).
-    public var noteTag: String? {
+    package var noteTag: String? {
         for line in lines {
             if case .heading(let heading) = line, let tag = heading.noteTag { return tag }
         }
@@ -161,7 +161,7 @@ public struct ListDocument: Hashable, Sendable {
     }
 
     /// The document as text.
-    public var text: String {
+    package var text: String {
         Self.joining(lines.map(\.raw), endingWithNewline: endsWithNewline)
     }
 
@@ -283,7 +283,7 @@ public struct ListDocument: Hashable, Sendable {
 }
 
 extension ListDocument.Line {
-    public var raw: String {
+    package var raw: String {
         switch self {
         case .heading(let heading): heading.raw
         case .section(let section): section.raw

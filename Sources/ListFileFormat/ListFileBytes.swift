@@ -2,7 +2,7 @@
 // first byte that is not UTF-8 is.
 
 /// 64-bit FNV-1a of `bytes`, in hex: tells two files apart, not a security measure.
-public func digest(_ bytes: [UInt8]) -> String {
+package func digest(_ bytes: [UInt8]) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in bytes {
         hash ^= UInt64(byte)
@@ -12,7 +12,7 @@ public func digest(_ bytes: [UInt8]) -> String {
 }
 
 /// Offset of the first byte that is not part of valid UTF-8, for error messages.
-public func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int {
+package func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int {
     var parser = Unicode.UTF8.ForwardParser()
     var iterator = bytes.makeIterator()
     var offset = 0

@@ -1,15 +1,15 @@
 import ListModel
 
 /// One edit a person made by saving the file, with the line it came from.
-public struct FileEdit: Hashable, Sendable {
-    public var edit: ListEdit
+package struct FileEdit: Hashable, Sendable {
+    package var edit: ListEdit
     /// Index in the document of the line that asks for it (the heading for list edits); -1 for a
     /// removal or a deletion, whose line is gone.
-    public var line: Int
+    package var line: Int
     /// Index of the section in the reading (to tie a created list to its heading).
-    public var section: Int?
+    package var section: Int?
 
-    public init(edit: ListEdit, line: Int, section: Int?) {
+    package init(edit: ListEdit, line: Int, section: Int?) {
         self.edit = edit
         self.line = line
         self.section = section
@@ -22,7 +22,7 @@ extension ListFileReading {
     /// replaces and removes, each followed by the tick of its box when that changed (a box ticked
     /// or unticked is a check or an uncheck, never a replace); a list that is no longer in the
     /// file is deleted where it used to be.
-    public func edits(from known: ListBook) -> [FileEdit] {
+    package func edits(from known: ListBook) -> [FileEdit] {
         var edits: [FileEdit] = []
         let present = Set(sections.compactMap(\.id))
         let knownOrder = Dictionary(

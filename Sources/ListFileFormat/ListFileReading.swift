@@ -2,53 +2,53 @@ import ListModel
 
 /// What a list file says, checked against the list rules: the lists it holds (each tied to a
 /// list id where one can be found) and every line that could not be taken.
-public struct ListFileReading: Sendable {
-    public struct Section: Hashable, Sendable {
+package struct ListFileReading: Sendable {
+    package struct Section: Hashable, Sendable {
         /// Index of the heading in `document.lines`.
-        public var headingLine: Int
-        public var name: String
+        package var headingLine: Int
+        package var name: String
         /// The list this section is; nil for a list the file adds.
-        public var id: ListID?
+        package var id: ListID?
         /// The items taken, with their line indexes.
-        public var items: [ItemLine]
+        package var items: [ItemLine]
         /// Its `## ` sections taken, in file order.
-        public var sectionLines: [SectionLine] = []
+        package var sectionLines: [SectionLine] = []
         /// `##` lines repeating a section above them (`## Dairy` typed again): the same section,
         /// whose items join it; listd's next write drops them.
-        public var repeatedSectionLines: [SectionLine] = []
+        package var repeatedSectionLines: [SectionLine] = []
     }
 
     /// A `## Name` line of a list: a section of it.
-    public struct SectionLine: Hashable, Sendable {
-        public var line: Int
-        public var name: String
+    package struct SectionLine: Hashable, Sendable {
+        package var line: Int
+        package var name: String
     }
 
-    public struct ItemLine: Hashable, Sendable {
-        public var line: Int
-        public var text: String
+    package struct ItemLine: Hashable, Sendable {
+        package var line: Int
+        package var text: String
         /// Its box is ticked (`- [x] text`).
-        public var checked: Bool = false
+        package var checked: Bool = false
         /// The section it is under (an index into its list's `sectionLines`); nil: none.
-        public var section: Int? = nil
+        package var section: Int? = nil
         /// Its amount (`- milk (2 l)`).
-        public var quantity: String? = nil
+        package var quantity: String? = nil
     }
 
-    public var document: ListDocument
-    public var sections: [Section]
+    package var document: ListDocument
+    package var sections: [Section]
     /// Lines not taken, in line order.
-    public var diagnostics: [ListFileDiagnostic]
+    package var diagnostics: [ListFileDiagnostic]
     /// The revision of the lists when listd last wrote the file this text was made from (the
     /// `rev=` of its headings; the highest, should they differ); nil when no heading says.
-    public var shownRevision: Revision?
+    package var shownRevision: Revision?
 
     /// Reads `document`.
     ///
     /// - Parameter known: the lists listd holds. A heading is tied to a known list by the id in
     ///   its listd comment, else by its name; a heading that matches nothing is a new list.
     ///   Without `known` (first start), the ids in the comments are taken as they are.
-    public init(_ document: ListDocument, known: ListBook?) {
+    package init(_ document: ListDocument, known: ListBook?) {
         self.document = document
         var diagnostics: [ListFileDiagnostic] = []
         var sections: [Section] = []
@@ -268,7 +268,7 @@ public struct ListFileReading: Sendable {
 
     /// The lists of a file read on a first start (no state to compare with): sections without an
     /// id get fresh ones, and this reading's sections are updated to them.
-    public mutating func book(at time: Timestamp) -> ListBook {
+    package mutating func book(at time: Timestamp) -> ListBook {
         let header = legacyHeader
         let revision = header["revision"].flatMap { Int($0) } ?? 0
         var nextID = max(header["next-id"].flatMap { Int($0) } ?? 1, (sections.compactMap(\.id).max() ?? 0) + 1)
@@ -304,14 +304,14 @@ public struct ListFileReading: Sendable {
 
 extension ListFileReading.Section {
     /// Its sections as the model keeps them: each with how many of the items are in it.
-    public var listSections: [ListSection] {
+    package var listSections: [ListSection] {
         var sections = sectionLines.map { ListSection($0.name) }
         for item in items { if let section = item.section { sections[section].count += 1 } }
         return sections
     }
 
     /// The items' amounts, by item.
-    public var quantities: [String: String] {
+    package var quantities: [String: String] {
         var quantities: [String: String] = [:]
         for item in items { if let quantity = item.quantity { quantities[item.text] = quantity } }
         return quantities
@@ -324,8 +324,8 @@ extension ListFileReading.Section {
 }
 
 /// One line of the list file that was not taken, and why.
-public struct ListFileDiagnostic: Hashable, Sendable {
-    public enum Problem: Hashable, Sendable {
+package struct ListFileDiagnostic: Hashable, Sendable {
+    package enum Problem: Hashable, Sendable {
         /// The line breaks a list rule (duplicate, empty, too long, control character).
         case rule(ListError)
         /// An item line before the first `# heading`: it belongs to no list.
@@ -344,18 +344,18 @@ public struct ListFileDiagnostic: Hashable, Sendable {
     }
 
     /// 1-based line number.
-    public var line: Int
+    package var line: Int
     /// The line as the person wrote it.
-    public var text: String
-    public var problem: Problem
+    package var text: String
+    package var problem: Problem
 
-    public init(line: Int, text: String, problem: Problem) {
+    package init(line: Int, text: String, problem: Problem) {
         self.line = line
         self.text = text
         self.problem = problem
     }
 
-    public var reason: String {
+    package var reason: String {
         switch problem {
         case .rule(let error), .denied(let error): error.reason
         case .itemOutsideList: "itemOutsideList"
@@ -367,7 +367,7 @@ public struct ListFileDiagnostic: Hashable, Sendable {
     }
 
     /// Without the line number: what the file's annotation says.
-    public var explanation: String {
+    package var explanation: String {
         switch problem {
         case .rule(let error), .denied(let error): error.message
         case .itemOutsideList: "An item before the first # heading is on no list."
@@ -380,5 +380,5 @@ public struct ListFileDiagnostic: Hashable, Sendable {
     }
 
     /// `line 4: …`; a note about a whole list (line 0) names no line.
-    public var message: String { line > 0 ? "line \(line): \(explanation)" : explanation }
+    package var message: String { line > 0 ? "line \(line): \(explanation)" : explanation }
 }

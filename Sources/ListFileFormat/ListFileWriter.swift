@@ -1,7 +1,7 @@
 import ListModel
 
 /// Writes lists into the person's file, changing as few lines as possible.
-public enum ListFileWriter {
+package enum ListFileWriter {
     /// The file's new text: `book` laid onto `reading`'s document.
     ///
     /// - Lines that are not headings or items stay as they are, where they are.
@@ -18,7 +18,7 @@ public enum ListFileWriter {
     ///     for a new file.
     ///   - tag: the name this listd gives itself in its notes (`of=`, `ListDocument.noteTag`);
     ///     nil writes notes without it.
-    public static func text(
+    package static func text(
         for book: ListBook,
         onto reading: ListFileReading?,
         rejected: [Int: String] = [:],
@@ -264,11 +264,11 @@ public enum ListFileWriter {
     }
 
     /// The first line of a list file listd makes, saying what it is.
-    public static let introduction =
+    package static let introduction =
         "<!-- Shopping lists kept by listd. A list is a `# Name` line, its items `- [ ] item` lines below it; `- [x] item` is ticked off, `## Dairy` starts a section, `(2 l)` after an item says how much. -->"
 
     /// `<!-- listd: not taken: WHY -->`: what a save asked that has no line of its own.
-    public static func note(_ why: String) -> String {
+    package static func note(_ why: String) -> String {
         "\(ListDocument.marker): not taken: \(safeInComment(why)) -->"
     }
 
@@ -278,14 +278,14 @@ public enum ListFileWriter {
     }
 
     /// `<!-- listd: not taken: WHY You wrote: LINE -->`, safe to put in an HTML comment.
-    public static func annotation(_ why: String, _ line: String) -> String {
+    package static func annotation(_ why: String, _ line: String) -> String {
         "\(ListDocument.marker): not taken: \(safeInComment(why)) You wrote: \(safeInComment(line)) -->"
     }
 }
 
 extension ListFileReading {
     /// Every rejected line, by document index, with why: for `ListFileWriter`.
-    public var rejectedLines: [Int: String] {
+    package var rejectedLines: [Int: String] {
         Dictionary(diagnostics.map { ($0.line - 1, $0.explanation) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -6,25 +6,25 @@ import ListModel
 /// it changed), so its text stays on disk with the `rev=` it was made from: a copy read then, or
 /// the same person saving again from their buffer, is made from it, not from that revision.
 /// Kept in memory only: after a restart a save is read against the revision its headings name.
-public struct FileVersion: Sendable {
+package struct FileVersion: Sendable {
     /// The `rev=` its headings carry (nil: none do).
-    public var revision: Revision?
+    package var revision: Revision?
     /// The lists its text shows.
-    public var book: ListBook
+    package var book: ListBook
     /// Its bytes: which text a copy came from is told by its lines, their spelling included.
-    public var text: [UInt8]
+    package var text: [UInt8]
     /// A person's save (else listd wrote it).
-    public var isSave: Bool
+    package var isSave: Bool
     /// The revision of the lists right after it was written or taken in: the history after it
     /// is what a copy made from it did not see.
-    public var through: Revision
+    package var through: Revision
     /// A save's lists as its text shows them, the edits listd did not take included (`book` is
     /// without them, so that the same line saved again is reported again): a copy that may have
     /// been read from it and shows otherwise what was not taken (a tick put back off) was
     /// changed there by the person, which is said (`SaveReadings`).
-    public var asWritten: ListBook?
+    package var asWritten: ListBook?
 
-    public init(
+    package init(
         revision: Revision?,
         book: ListBook,
         text: [UInt8] = [],
@@ -55,8 +55,8 @@ public struct FileVersion: Sendable {
 ///   (`since`).
 /// - When no kept lists are close, it is read against the newest, and only what cannot undo
 ///   anything is taken from it.
-public struct SaveBase: Sendable {
-    public enum Kind: Sendable, Equatable {
+package struct SaveBase: Sendable {
+    package enum Kind: Sendable, Equatable {
         /// The lists at the revision its headings name, or the person's own save from it.
         case revision
         /// The kept lists closest to it by content, at `revision`.
@@ -70,34 +70,34 @@ public struct SaveBase: Sendable {
         case unrelated
     }
 
-    public var book: ListBook
-    public var kind: Kind
+    package var book: ListBook
+    package var kind: Kind
     /// What the history did since the base (all of it, for a base found by content, which may
     /// predate what the copy shows): what the save must not bring back or undo.
-    public var since: ChangesSince
+    package var since: ChangesSince
 
     /// The lists of the other texts the copy may have been read from (listd's text of its
     /// `rev=`, the saves taken in from it), besides `book`: what they read differently is not
     /// guessed (`SaveReadings`).
-    public var others: [ListBook] = []
+    package var others: [ListBook] = []
     /// The chosen text's lists as it shows them, when that is a save some of whose edits were not
     /// taken (`FileVersion.asWritten`): what the copy shows otherwise there the person changed
     /// (put a tick back off), which `book` alone does not tell (`SaveReadings.unmade`).
-    public var asWritten: ListBook?
+    package var asWritten: ListBook?
     /// The lists at the revision the copy names, when it is read without it (a save made from
     /// it is forgotten): a heading typed without a note is tied as in a copy read from it
     /// (`ListFileText.tieTypedHeadings`), never taken for a list made since under its name.
-    public var named: ListBook?
+    package var named: ListBook?
     /// The lists whose headings the chosen text showed with listd's note (every list of listd's
     /// own text; in a save, those the person did not type). A copy without such a heading did
     /// not rename that list by typing another: the person deleted the heading, note and all,
     /// and a heading typed there is a new list (`ListFileText.tieByContent`).
-    public var noted: Set<ListID> = []
+    package var noted: Set<ListID> = []
     /// The lists of listd's text of the revision the copy names (a list of a reading not among
     /// them was typed by a save from it; nil: not read by revision).
-    public var revisionLists: Set<ListID>?
+    package var revisionLists: Set<ListID>?
 
-    public init(
+    package init(
         book: ListBook,
         kind: Kind,
         since: ChangesSince = ChangesSince(),
@@ -112,13 +112,13 @@ public struct SaveBase: Sendable {
     }
 
     /// False: nothing kept is close to the copy (`unrelated`).
-    public var known: Bool { kind != .unrelated }
+    package var known: Bool { kind != .unrelated }
 
     /// A save whose headings name the revision it was made from may make every edit. A copy
     /// found by content (its notes stripped, a backup older than the history, another
     /// machine's file) is not sure of its base: what it shows differently may be what happened
     /// since, not what the person did, so it may only add and tick (the rest is said).
-    public var takesEveryEdit: Bool { kind == .revision || kind == .newest }
+    package var takesEveryEdit: Bool { kind == .revision || kind == .newest }
 
     /// How many lines a copy may differ from the closest kept lists and still be read against
     /// them: a quarter of its lines, at least three.
@@ -132,7 +132,7 @@ public struct SaveBase: Sendable {
     /// saves taken in that `versions` no longer holds: a copy naming one may have been read from
     /// such a save, which nothing kept can tell, so it is read as a copy with no usable revision
     /// (what it shows differently from the lists now is said, not done).
-    public static func base(
+    package static func base(
         for reading: ListFileReading,
         text: [UInt8]? = nil,
         history: ChangeHistory?,
@@ -223,7 +223,7 @@ public struct SaveBase: Sendable {
 
     /// Whether two books show the same lists: names, items, ticks, amounts and sections (not the
     /// revisions and times they carry).
-    public static func showSameLists(_ a: ListBook, _ b: ListBook) -> Bool {
+    package static func showSameLists(_ a: ListBook, _ b: ListBook) -> Bool {
         a.lists.count == b.lists.count
             && zip(a.lists, b.lists).allSatisfy { one, other in
                 one.id == other.id && one.name == other.name && one.items == other.items && one.checked == other.checked

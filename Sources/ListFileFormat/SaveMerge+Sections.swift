@@ -6,7 +6,7 @@ extension SaveMerge {
     /// elsewhere with the items the copy shows under it) is the same section moved: the items
     /// added to it meanwhile, which the copy never showed, go with it. `before`: the lists before
     /// the save; `after`: once its edits are applied. The moves that put them back in it.
-    public func itemsFollowingMovedSections(_ edits: [ListEdit], before: ListBook, after: ListBook) -> [ListEdit] {
+    package func itemsFollowingMovedSections(_ edits: [ListEdit], before: ListBook, after: ListBook) -> [ListEdit] {
         var removed: [ListID: Set<String>] = [:]
         var restored: [ListID: Set<String>] = [:]
         for edit in edits {
@@ -38,7 +38,7 @@ extension SaveMerge {
     /// some lines the copy shows under it are left out. Each goes in, at its place among them,
     /// unless it was moved or added since the copy was read (what was done stands). Only for a
     /// copy read against a known base (a copy without notes makes no moves).
-    public func itemsLeftOutOfNewSections(_ edits: [ListEdit], after: ListBook) -> [ListEdit] {
+    package func itemsLeftOutOfNewSections(_ edits: [ListEdit], after: ListBook) -> [ListEdit] {
         guard baseKnown else { return [] }
         var moves: [ListEdit] = []
         for edit in edits {
@@ -61,7 +61,7 @@ extension SaveMerge {
     /// A new `##` of a list that is there takes, of the lines under it, only the items the
     /// copy's base had: one added meanwhile stays in the section it was added to (its line is
     /// said when read).
-    public func takingOnlyKnownItems(_ edit: ListEdit) -> ListEdit {
+    package func takingOnlyKnownItems(_ edit: ListEdit) -> ListEdit {
         guard baseKnown, case .restoreSection(let name, .id(let id), let before, let items) = edit, let then = try? base.list(.id(id))
         else { return edit }
         return .restoreSection(name, on: .id(id), before: before, items: items.filter { then.index(ofItem: $0) != nil })

@@ -6,7 +6,7 @@ extension SaveMerge {
     /// the line added (what stood there may be something it never saw, and stays); a new `##` of a
     /// list that is there (`now`) is added empty: the lines under it that the list has are moves,
     /// which such a copy does not make (said, naming each), and those it lacks are added under it.
-    public static func additionsOnly(_ edits: [FileEdit], of reading: ListFileReading, now: ListBook) -> [FileEdit] {
+    package static func additionsOnly(_ edits: [FileEdit], of reading: ListFileReading, now: ListBook) -> [FileEdit] {
         edits.flatMap { fileEdit -> [FileEdit] in
             if case .restoreSection(let name, .id(let id), let before, let items) = fileEdit.edit, let list = try? now.list(.id(id)) {
                 let lines = fileEdit.section.map { reading.sections[$0].items } ?? []
@@ -26,7 +26,7 @@ extension SaveMerge {
     /// A retyped line (`replaceItem`) as its two halves, each decided on its own: the old text
     /// taken off (a removal: its line is gone), and the new text added with its box, amount and
     /// section as the line shows them (a retype kept them). Nil for any other edit.
-    public static func retypeSplit(_ fileEdit: FileEdit, of reading: ListFileReading) -> [FileEdit]? {
+    package static func retypeSplit(_ fileEdit: FileEdit, of reading: ListFileReading) -> [FileEdit]? {
         guard case .replaceItem(let item, let text, let reference) = fileEdit.edit else { return nil }
         let heading = fileEdit.section.map { reading.sections[$0] }
         let line = heading?.items.first { $0.line == fileEdit.line }
@@ -43,7 +43,7 @@ extension SaveMerge {
     }
 
     /// An edit that cannot undo anything done meanwhile, whatever the copy it came from.
-    public static func isAdditive(_ edit: ListEdit) -> Bool {
+    package static func isAdditive(_ edit: ListEdit) -> Bool {
         switch edit {
         case .createList, .addItem, .checkItem, .addSection, .restoreSection: true
         default: false

@@ -6,19 +6,19 @@ import ListModel
 /// since, the change already made stands, and the person's edit is not taken: `conflict` says why,
 /// in a sentence for the file and for `didRejectFileEdit`. Edits that only agree with what was done
 /// meanwhile (both removed it, both ticked it) are no conflict.
-public struct SaveMerge {
-    public let base: ListBook
-    public let now: ListBook
-    public let baseKnown: Bool
+package struct SaveMerge {
+    package let base: ListBook
+    package let now: ListBook
+    package let baseKnown: Bool
     /// What the history did after the base (`SaveBase.since`): what was taken off is not brought
     /// back, and a tick changed since stands.
-    public let since: ChangesSince
+    package let since: ChangesSince
     /// What the edits were made on, as the sentences name it.
-    public let madeOn: MadeOn
+    package let madeOn: MadeOn
 
     /// A person's save of an old copy of the file, or a client's edit made on older lists (an
     /// offline phone's queue, `basedOn`).
-    public enum MadeOn: Sendable {
+    package enum MadeOn: Sendable {
         case fileCopy, olderLists
 
         var since: String {
@@ -58,7 +58,7 @@ public struct SaveMerge {
         func indexInNew(_ item: String) -> Int? { new.index(ofItem: item) }
     }
 
-    public init(
+    package init(
         base: ListBook,
         now: ListBook,
         baseKnown: Bool,
@@ -73,7 +73,7 @@ public struct SaveMerge {
     }
 
     /// A save read against `base`.
-    public init(_ base: SaveBase, now: ListBook) {
+    package init(_ base: SaveBase, now: ListBook) {
         self.init(base: base.book, now: now, baseKnown: base.takesEveryEdit, since: base.since)
         headingsAreTheCopys = base.kind == .revision
     }
@@ -98,7 +98,7 @@ public struct SaveMerge {
     }
 
     /// What became of an edit someone else made meanwhile too.
-    public enum AlreadyDone: Sendable, Equatable {
+    package enum AlreadyDone: Sendable, Equatable {
         /// Nothing to do, and nothing to report.
         case done
         /// Done, but for what the edit also says that was not (the amount or section an add
@@ -111,7 +111,7 @@ public struct SaveMerge {
     /// Whether `edit` was made meanwhile by someone else too: an item the copy did not have and
     /// the lists now have (both added it), or one the copy had and the lists no longer have (both
     /// took it off; not renamed). Nil: not done.
-    public mutating func alreadyDone(_ edit: ListEdit) -> AlreadyDone? {
+    package mutating func alreadyDone(_ edit: ListEdit) -> AlreadyDone? {
         switch edit {
         case .addItem(let item, let reference, _, let section, let quantity):
             guard let pair = pair(reference), !pair.same, pair.indexInOld(item) == nil, let index = pair.indexInNew(item) else {
@@ -190,7 +190,7 @@ public struct SaveMerge {
     }
 
     /// Why `edit` is not taken, or nil when it may be applied (the rules still decide).
-    public mutating func conflict(_ edit: ListEdit) -> String? {
+    package mutating func conflict(_ edit: ListEdit) -> String? {
         if let why = broughtBack(edit) { return why }
         if !baseKnown, !Self.isAdditive(edit) { return madeOn.tooOld(what: notTaken(edit)) }
         if !baseKnown, let why = standsElsewhere(edit) { return why }
@@ -242,7 +242,7 @@ public struct SaveMerge {
     /// `edit` with the sections it names called what they are called now: a section renamed since
     /// the base is the same section (an add under `## Dairy` in a copy read before Dairy became
     /// Fridge goes into Fridge, not into a second Dairy).
-    public func renamingSections(_ edit: ListEdit) -> ListEdit {
+    package func renamingSections(_ edit: ListEdit) -> ListEdit {
         guard !since.sectionRenames.isEmpty, let reference = edit.target, let list = try? now.list(reference) else { return edit }
         func current(_ section: String?) -> String? {
             guard let section, list.section(named: section) == nil, let renamed = since.sectionName(section, on: list.id),
@@ -265,7 +265,7 @@ public struct SaveMerge {
     /// `edit` as made on the base: a clear takes off what was ticked then and still is, and
     /// keeps what was ticked since (the page showed "Clear 1 ticked"; eggs, ticked at home
     /// meanwhile, stays).
-    public func narrowed(_ edit: ListEdit) -> ListEdit {
+    package func narrowed(_ edit: ListEdit) -> ListEdit {
         // A clear that names what it clears (`only`) says it already.
         guard baseKnown, case .clearChecked(let reference, let keeping, nil) = edit, let list = try? now.list(reference) else {
             return edit

@@ -9,9 +9,9 @@ import ListModel
 /// itself as the copy does while the lists now differ, the copy may have changed nothing there —
 /// or the person may have put back what an earlier save did (their revert). That is not guessed:
 /// the lists keep what they have, and the person is told, naming the item.
-public struct SaveReadings {
+package struct SaveReadings {
     /// The lists the copy shows (the chosen base with the copy's edits), by list id.
-    public let copy: ListBook
+    package let copy: ListBook
     let now: ListBook
     let others: [ListBook]
     /// The chosen text as written, when some of its edits were not taken (`SaveBase.asWritten`).
@@ -28,7 +28,7 @@ public struct SaveReadings {
     /// among them was typed by a save from that revision.
     let revisionLists: Set<ListID>?
 
-    public init(
+    package init(
         chosen: ListBook,
         edits: [FileEdit],
         others: [ListBook],
@@ -59,7 +59,7 @@ public struct SaveReadings {
     }
 
     /// Nothing to weigh: the copy can have been read from one text only.
-    public var isCertain: Bool { others.isEmpty && asWritten == nil }
+    package var isCertain: Bool { others.isEmpty && asWritten == nil }
 
     /// What one edit is about: one thing a list shows.
     enum Aspect: Hashable {
@@ -80,7 +80,7 @@ public struct SaveReadings {
     /// may have been read from shows that thing as the copy does, so the person may not have
     /// changed it, and the lists now show it otherwise. Nil when it follows from every reading,
     /// or the lists show it as the copy does already.
-    public func doubt(_ edit: ListEdit) -> String? {
+    package func doubt(_ edit: ListEdit) -> String? {
         if let renamed = listRenamedInAnotherReading(edit) {
             return "“\(renamed.new)” is not made: it may be \(renamed.old) renamed (a save made from the same version shows \(renamed.old) with these items); rename \(renamed.old) in the file as it is now if you meant to, or type the new list again."
         }
@@ -177,7 +177,7 @@ public struct SaveReadings {
 
     /// The edits another reading would make that the chosen one does not, on things the lists
     /// now show otherwise than the copy: each with why it is not made (said, never done).
-    public func unmade(by reading: ListFileReading, besides edits: [FileEdit]) -> [(FileEdit, String)] {
+    package func unmade(by reading: ListFileReading, besides edits: [FileEdit]) -> [(FileEdit, String)] {
         var covered = Set(edits.flatMap { aspects(of: $0.edit) })
         var found: [(FileEdit, String)] = []
         for other in others + (asWritten.map { [$0] } ?? []) {

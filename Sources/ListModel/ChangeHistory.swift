@@ -8,32 +8,32 @@
 /// whole history, the lists are also kept every `checkpointSpacing` changes or so
 /// (`checkpoints`): copies of a `ListBook` share all but what changed, so a checkpoint costs
 /// what changed since the one before it.
-public struct ChangeHistory: Sendable {
+package struct ChangeHistory: Sendable {
     /// The lists before the first kept record.
-    public private(set) var base: ListBook
-    public private(set) var records: [ChangeRecord] = []
+    package private(set) var base: ListBook
+    package private(set) var records: [ChangeRecord] = []
     /// The lists at some kept revisions after the base, oldest first, at least
     /// `checkpointSpacing` changes apart.
-    public private(set) var checkpoints: [ListBook] = []
+    package private(set) var checkpoints: [ListBook] = []
     /// How many changes are always kept; up to twice as many are, so trimming is rare.
-    public let limit: Int
+    package let limit: Int
     /// How many changes apart checkpoints are (at least): `book(at:)` redoes fewer than about
     /// twice this many records.
-    public static let checkpointSpacing = 128
+    package static let checkpointSpacing = 128
 
-    public init(base: ListBook, limit: Int) {
+    package init(base: ListBook, limit: Int) {
         self.base = base
         self.limit = max(limit, 1)
     }
 
     /// The revision of the oldest change kept, nil when none is.
-    public var oldest: Revision? { records.first?.revision }
-    public var newest: Revision { records.last?.revision ?? base.revision }
+    package var oldest: Revision? { records.first?.revision }
+    package var newest: Revision { records.last?.revision ?? base.revision }
 
     /// Keeps `record` (the next change after the newest); trims the oldest once twice the limit
     /// are kept. `after`: the lists right after it, when the caller has them (kept as a
     /// checkpoint when one is due: no record is redone for it).
-    public mutating func append(_ record: ChangeRecord, after book: ListBook? = nil) throws(RedoError) {
+    package mutating func append(_ record: ChangeRecord, after book: ListBook? = nil) throws(RedoError) {
         records.append(record)
         if let book, book.revision == record.revision,
             record.revision - (checkpoints.last?.revision ?? base.revision) >= Self.checkpointSpacing
@@ -44,7 +44,7 @@ public struct ChangeHistory: Sendable {
     }
 
     /// Moves the base forward so that only the last `count` records stay.
-    public mutating func trim(keeping count: Int) throws(RedoError) {
+    package mutating func trim(keeping count: Int) throws(RedoError) {
         let dropped = max(records.count - count, 0)
         guard dropped > 0 else { return }
         let newBase = records[dropped - 1].revision
@@ -55,14 +55,14 @@ public struct ChangeHistory: Sendable {
     }
 
     /// Whether every change after `since` is kept (none is missing when nothing changed since).
-    public func covers(since: Revision) -> Bool {
+    package func covers(since: Revision) -> Bool {
         let newest = newest
         guard since <= newest else { return false }
         return since == newest || since >= base.revision
     }
 
     /// Every kept change after `since`, in full, oldest first.
-    public func changes(after since: Revision) throws(RedoError) -> [ListChange] {
+    package func changes(after since: Revision) throws(RedoError) -> [ListChange] {
         var changes: [ListChange] = []
         try forEachRevision(from: max(since, base.revision)) { _, _, change in
             if let change { changes.append(change) }
@@ -73,21 +73,21 @@ public struct ChangeHistory: Sendable {
 
     /// The kept record of the change right after `revision` (nil when it is not kept, or none
     /// came yet): a lagging subscriber's next change, found without a search.
-    public func record(after revision: Revision) -> ChangeRecord? {
+    package func record(after revision: Revision) -> ChangeRecord? {
         guard let first = records.first, revision + 1 >= first.revision else { return nil }
         let index = revision + 1 - first.revision
         return index < records.count ? records[index] : nil
     }
 
     /// The kept change that carried the client's edit id `editId`, if any: a resend of it.
-    public func revision(ofEdit editId: String) -> Revision? {
+    package func revision(ofEdit editId: String) -> Revision? {
         records.last { $0.editId == editId }?.revision
     }
 
     /// The lists at `revision` (nil when it is not kept): where a subscriber that resumes starts,
     /// and what a save or an edit made on that revision is merged against. Redone from the
     /// nearest checkpoint before it.
-    public func book(at revision: Revision) throws(RedoError) -> ListBook? {
+    package func book(at revision: Revision) throws(RedoError) -> ListBook? {
         guard covers(since: revision) else { return nil }
         var book = startingPoint(for: revision)
         guard book.revision < revision, let first = records.first else { return book }
@@ -112,7 +112,7 @@ public struct ChangeHistory: Sendable {
     /// Calls `body` with the lists at each kept revision from `from` on (the base's revision
     /// when nil), oldest first, with the change that made them (nil for the first); stops when
     /// `body` returns false. One pass of redos, for a walk through the whole history.
-    public func forEachRevision(
+    package func forEachRevision(
         from: Revision? = nil,
         _ body: (_ book: ListBook, _ record: ChangeRecord?, _ change: ListChange?) -> Bool
     ) throws(RedoError) {
@@ -127,7 +127,7 @@ public struct ChangeHistory: Sendable {
 
     /// Every kept change after `since`, oldest first, without the lists' items (what history
     /// lists: so no change holds a copy of its list while the next ones are redone).
-    public func summaries(after since: Revision) throws(RedoError) -> [ListChange] {
+    package func summaries(after since: Revision) throws(RedoError) -> [ListChange] {
         var changes: [ListChange] = []
         try forEachRevision(from: max(since, base.revision)) { _, _, change in
             if let change { changes.append(change.withoutItems) }
@@ -138,7 +138,7 @@ public struct ChangeHistory: Sendable {
 
     /// The id of the list a name means in the history: the list that has it now (in `current`),
     /// else the last one that had it in a kept change, or in the base.
-    public func listID(named name: String, current: ListBook) -> ListID? {
+    package func listID(named name: String, current: ListBook) -> ListID? {
         if let list = try? current.list(.name(name)) { return list.id }
         let key = ListText.key(name)
         var book = base
@@ -158,7 +158,7 @@ public struct ChangeHistory: Sendable {
     /// is not undone (an undo that was undone in turn undoes nothing), and was made by an author
     /// `madeBy` accepts. Undoing it and asking again so steps further back; an undo is undone by
     /// its revision. Nil when no kept change is left to undo.
-    public func latestToUndo(madeBy: (ChangeOrigin) -> Bool = { _ in true }) -> Revision? {
+    package func latestToUndo(madeBy: (ChangeOrigin) -> Bool = { _ in true }) -> Revision? {
         var undone: Set<Revision> = []
         for record in records.reversed() where !undone.contains(record.revision) {
             if let undoes = record.undoes {
@@ -170,7 +170,7 @@ public struct ChangeHistory: Sendable {
         return nil
     }
 
-    public func undo(_ revision: Revision) throws(ListError) -> (edit: ListEdit, change: ListChange) {
+    package func undo(_ revision: Revision) throws(ListError) -> (edit: ListEdit, change: ListChange) {
         guard revision >= 1, revision <= newest else { throw .changeNotFound(revision: revision, newest: newest) }
         guard let first = records.first, revision >= first.revision else {
             throw .historyCompacted(revision: revision, oldestKept: oldest)

@@ -3,9 +3,9 @@ import HashTreeCollections
 /// A change as listd keeps it in its history and its change log: what changed, not the whole
 /// list after it. Redone on the lists of the revision before it (`ListBook.redo`), it gives back
 /// the full `ListChange`, so its size depends on the change, never on the list's length.
-public struct ChangeRecord: Hashable, Sendable {
+package struct ChangeRecord: Hashable, Sendable {
     /// What the change did, with positions so that redoing it needs no search.
-    public enum Operation: Hashable, Sendable {
+    package enum Operation: Hashable, Sendable {
         /// A new list, or a deleted one back (`checked`: its checked items, in list order; its
         /// sections and amounts).
         case create(
@@ -45,7 +45,7 @@ public struct ChangeRecord: Hashable, Sendable {
         /// item added again into a section or with an amount, and the undo of that.
         case restate(id: ListID, from: Int, to: Int, section: Int?, newSection: String?, checked: Bool, quantity: String?)
 
-        public var listID: ListID {
+        package var listID: ListID {
             switch self {
             case .create(let id, _, _, _, _, _), .rename(let id, _), .delete(let id), .add(let id, _, _, _, _, _),
                 .remove(let id, _), .replace(let id, _, _), .move(let id, _, _, _), .check(let id, _),
@@ -70,18 +70,18 @@ public struct ChangeRecord: Hashable, Sendable {
     }
 
 
-    public var revision: Revision
+    package var revision: Revision
     /// When it was made (the list's `edited` after it).
-    public var time: Timestamp
-    public var origin: ChangeOrigin
-    public var operation: Operation
+    package var time: Timestamp
+    package var origin: ChangeOrigin
+    package var operation: Operation
     /// The change this one undoes, when it undoes one.
-    public var undoes: Revision?
+    package var undoes: Revision?
     /// The id its client gave the edit (an offline phone's queued edit): a resend of that id is
     /// recognised and not applied again.
-    public var editId: String?
+    package var editId: String?
 
-    public init(
+    package init(
         revision: Revision,
         time: Timestamp,
         origin: ChangeOrigin,
@@ -99,7 +99,7 @@ public struct ChangeRecord: Hashable, Sendable {
 
     /// The record of `change`, which `ListBook.apply` returned; `before` is the changed list as
     /// it was before the change (nil for a create).
-    public init(_ change: ListChange, before: ShoppingList?) {
+    package init(_ change: ListChange, before: ShoppingList?) {
         let list = change.list
         let operation: Operation
         switch (change.kind, change.steps.first) {
@@ -150,16 +150,16 @@ public struct ChangeRecord: Hashable, Sendable {
 }
 
 /// Why a record cannot be redone: the log does not follow from the lists it was applied to.
-public struct RedoError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var revision: Revision
-    public var reason: String
+package struct RedoError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var revision: Revision
+    package var reason: String
 
-    public init(revision: Revision, reason: String) {
+    package init(revision: Revision, reason: String) {
         self.revision = revision
         self.reason = reason
     }
 
-    public var description: String { "change \(revision) does not follow from the lists before it: \(reason)" }
+    package var description: String { "change \(revision) does not follow from the lists before it: \(reason)" }
 }
 
 extension ListBook {
@@ -167,7 +167,7 @@ extension ListBook {
     /// when the change was made), but a record that does not fit the lists is refused.
     /// - Returns: the change as `apply` returned it then.
     @discardableResult
-    public mutating func redo(_ record: ChangeRecord) throws(RedoError) -> ListChange {
+    package mutating func redo(_ record: ChangeRecord) throws(RedoError) -> ListChange {
         func fail(_ reason: String) -> RedoError { RedoError(revision: record.revision, reason: reason) }
         guard record.revision == revision + 1 else {
             throw fail("it follows revision \(record.revision - 1), the lists are at \(revision)")

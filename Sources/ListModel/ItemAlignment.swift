@@ -4,8 +4,8 @@
 ///
 /// Used both ways: to turn a person's edit of the file into list edits, and to write the lists
 /// back into the person's file while touching as few lines as possible.
-public enum ItemAlignment {
-    public enum Step: Hashable, Sendable {
+package enum ItemAlignment {
+    package enum Step: Hashable, Sendable {
         /// `old[oldIndex]` stays as `new[newIndex]` (the spelling may differ in case or spacing).
         case keep(oldIndex: Int, newIndex: Int)
         /// `old[oldIndex]` was edited in place into `new[newIndex]`.
@@ -15,7 +15,7 @@ public enum ItemAlignment {
     }
 
     /// Steps in order of position: walking them reproduces `new` from `old`.
-    public static func align(old: some Collection<String>, new: some Collection<String>) -> [Step] {
+    package static func align(old: some Collection<String>, new: some Collection<String>) -> [Step] {
         let oldKeys = old.map(ListText.key)
         let newKeys = new.map(ListText.key)
         let anchors = longestCommonSubsequence(oldKeys, newKeys)
@@ -43,12 +43,12 @@ public enum ItemAlignment {
 
     /// An item that changes place: `old[oldIndex]` goes right after `old[after]` (to the top when
     /// nil), as `ItemAlignment.move` does.
-    public struct Move: Hashable, Sendable {
-        public var oldIndex: Int
-        public var newIndex: Int
-        public var after: Int?
+    package struct Move: Hashable, Sendable {
+        package var oldIndex: Int
+        package var newIndex: Int
+        package var after: Int?
 
-        public init(oldIndex: Int, newIndex: Int, after: Int?) {
+        package init(oldIndex: Int, newIndex: Int, after: Int?) {
             self.oldIndex = oldIndex
             self.newIndex = newIndex
             self.after = after
@@ -63,7 +63,7 @@ public enum ItemAlignment {
     ///
     /// `mustMove`: indexes into `old` of items that move whatever their order (a line pasted under
     /// another section): the fewest moves are found among the others.
-    public static func moves(old: [String], new: [String], mustMove: Set<Int> = []) -> (moves: [Move], reordered: [String]) {
+    package static func moves(old: [String], new: [String], mustMove: Set<Int> = []) -> (moves: [Move], reordered: [String]) {
         var oldIndexByKey: [String: Int] = [:]
         for (index, text) in old.enumerated() where oldIndexByKey[ListText.key(text)] == nil {
             oldIndexByKey[ListText.key(text)] = index
@@ -92,7 +92,7 @@ public enum ItemAlignment {
     /// Moves `elements[index]` to right after `elements[anchor]` (to the front when nil).
     /// - Returns: where it is now.
     @discardableResult
-    public static func move<Elements: RangeReplaceableCollection>(
+    package static func move<Elements: RangeReplaceableCollection>(
         _ elements: inout Elements,
         from index: Int,
         toFollow anchor: Int?
@@ -122,7 +122,7 @@ public enum ItemAlignment {
     }
 
     /// Indexes into `values` of one longest strictly increasing subsequence (patience sorting).
-    public static func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
+    package static func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
         // tails[k]: index of the smallest last value of an increasing run of length k + 1.
         var tails: [Int] = []
         var previous = [Int](repeating: -1, count: values.count)

@@ -2,12 +2,12 @@
 ///
 /// `apply` is the single place where an edit is confirmed or denied: it either returns the change
 /// it made, or throws why not and leaves the book untouched.
-public struct ListBook: Hashable, Sendable {
-    public internal(set) var lists: [ShoppingList]
+package struct ListBook: Hashable, Sendable {
+    package internal(set) var lists: [ShoppingList]
     /// The revision of the last applied change; 0 when nothing ever changed.
-    public internal(set) var revision: Revision
+    package internal(set) var revision: Revision
     /// The id the next created list gets. Ids of deleted lists are never handed out again.
-    public internal(set) var nextID: ListID
+    package internal(set) var nextID: ListID
     /// Each list's item keys, as of the list's revision, built on the first add that needs them:
     /// an add checks for a duplicate with a lookup instead of a scan (a pasted 10,000-line list
     /// made that scan the whole cost of a save). Kept up by `apply`; any other change of a list
@@ -16,18 +16,18 @@ public struct ListBook: Hashable, Sendable {
     private var itemKeys: [ListID: ItemKeys] = [:]
 
     /// A change made, with its record (what `applyRecorded` returns).
-    public typealias Applied = (change: ListChange, record: ChangeRecord)
+    package typealias Applied = (change: ListChange, record: ChangeRecord)
 
     private struct ItemKeys: Sendable {
         var revision: Revision
         var keys: Set<String>
     }
 
-    public static func == (lhs: ListBook, rhs: ListBook) -> Bool {
+    package static func == (lhs: ListBook, rhs: ListBook) -> Bool {
         lhs.lists == rhs.lists && lhs.revision == rhs.revision && lhs.nextID == rhs.nextID
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(lists)
         hasher.combine(revision)
         hasher.combine(nextID)
@@ -35,7 +35,7 @@ public struct ListBook: Hashable, Sendable {
 
     /// The same lists without the item keys kept for `apply`: for a copy that is only read (a
     /// snapshot), so that the book that goes on being edited keeps its keys unshared.
-    public var withoutItemKeys: ListBook {
+    package var withoutItemKeys: ListBook {
         var copy = self
         copy.itemKeys = [:]
         return copy
@@ -59,14 +59,14 @@ public struct ListBook: Hashable, Sendable {
         if let new { itemKeys[list.id]!.keys.insert(ListText.key(new)) }
     }
 
-    public init() {
+    package init() {
         self.lists = []
         self.revision = 0
         self.nextID = 1
     }
 
     /// A book restored from storage. Callers (the file format) have validated the lists.
-    public init(lists: [ShoppingList], revision: Revision, nextID: ListID) {
+    package init(lists: [ShoppingList], revision: Revision, nextID: ListID) {
         self.lists = lists
         self.revision = max(revision, lists.map(\.revision).max() ?? 0)
         self.nextID = max(nextID, (lists.map(\.id).max() ?? 0) + 1)
@@ -75,7 +75,7 @@ public struct ListBook: Hashable, Sendable {
     /// Redoes a change that was applied before (read back from listd's change log): the list
     /// takes the state the change recorded, with no rule checked again. Changes must come in
     /// revision order; one the book already has (its revision is not newer) changes nothing.
-    public mutating func replay(_ change: ListChange) {
+    package mutating func replay(_ change: ListChange) {
         guard change.revision > revision else { return }
         revision = change.revision
         nextID = max(nextID, change.list.id + 1)
@@ -89,7 +89,7 @@ public struct ListBook: Hashable, Sendable {
     }
 
     /// The list a reference names, or `listNotFound`.
-    public func list(_ reference: ListReference) throws(ListError) -> ShoppingList {
+    package func list(_ reference: ListReference) throws(ListError) -> ShoppingList {
         try lists[position(of: reference)]
     }
 
@@ -118,7 +118,7 @@ public struct ListBook: Hashable, Sendable {
     ///   - time: the `edited` stamp the changed list gets.
     /// - Returns: the change, or `nil` when the edit is valid but changes nothing (replacing an item
     ///   with identical text, renaming a list to its own name): nothing to store or notify.
-    public mutating func apply(
+    package mutating func apply(
         _ edit: ListEdit,
         ifRevision: Revision? = nil,
         at time: Timestamp,
@@ -130,7 +130,7 @@ public struct ListBook: Hashable, Sendable {
     /// `apply`, also returning the change's record (`ChangeRecord`, with the positions the edit
     /// found): nothing is searched again to make it, and nothing holds the list before the change
     /// (which would make the next edit copy its items).
-    public mutating func applyRecorded(
+    package mutating func applyRecorded(
         _ edit: ListEdit,
         ifRevision: Revision? = nil,
         at time: Timestamp,
@@ -183,7 +183,7 @@ public struct ListBook: Hashable, Sendable {
     /// Puts the lists in the order of `ids` (the order a person gave them in the file); lists not
     /// named keep their relative order after the named ones. Order is presentation, not a change:
     /// no revision.
-    public mutating func reorder(by ids: [ListID]) {
+    package mutating func reorder(by ids: [ListID]) {
         let rank = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let ordered = lists.enumerated().sorted { lhs, rhs in
             (rank[lhs.element.id] ?? ids.count + lhs.offset, lhs.offset) < (

@@ -1,5 +1,5 @@
 /// A proposed change to the lists, from any source: a client, the list file, or an undo.
-public enum ListEdit: Hashable, Sendable {
+package enum ListEdit: Hashable, Sendable {
     /// `quantities`: amounts of some of the items, by their text as given.
     case createList(name: String, items: [String], quantities: [String: String] = [:])
     case renameList(ListReference, to: String)
@@ -51,7 +51,7 @@ public enum ListEdit: Hashable, Sendable {
     case restoreItem(PlacedItem, on: ListReference)
 
     /// The list the edit targets, when it targets an existing one.
-    public var target: ListReference? {
+    package var target: ListReference? {
         switch self {
         case .createList, .restoreList: nil
         case .renameList(let list, _), .deleteList(let list),

@@ -162,7 +162,7 @@ extension ShoppingList {
 
     /// The item at `index` as a change that takes it off records it: with its box, section and
     /// amount, so that an undo puts it back as it was.
-    public func placed(at index: Int) -> PlacedItem {
+    package func placed(at index: Int) -> PlacedItem {
         let item = items[index]
         return PlacedItem(
             item,

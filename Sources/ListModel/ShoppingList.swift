@@ -159,7 +159,7 @@ extension ShoppingList: Codable {
 
 /// An item with its place in a list and whether it is checked: what a change that takes several
 /// items off (or puts them back) records of each, so that it can be redone and undone.
-public struct PlacedItem: Hashable, Sendable {
+package struct PlacedItem: Hashable, Sendable {
     public var text: String
     /// Its index in the list (before a removal, after an insertion).
     public var at: Int

@@ -60,7 +60,7 @@ public struct BriefStep: Codable, Sendable, Hashable {
     }
 
     /// The step a change's record describes (its positions come from the record).
-    public init(_ record: ChangeRecord, step: ListChange.Step?) {
+    package init(_ record: ChangeRecord, step: ListChange.Step?) {
         switch (record.operation, step) {
         case (.add(_, let item, let at, _, _, let quantity), _):
             // Its section is named by `steps(_:_:in:)`, which has the list.
@@ -93,7 +93,7 @@ public struct BriefStep: Codable, Sendable, Hashable {
     /// Every step of a change as its record describes it, each with the place it has when the
     /// steps before it are done (so a brief subscriber follows them in order).
     /// `list`: the list after the change (its sections name the section an add went into).
-    public static func steps(_ record: ChangeRecord, _ steps: [ListChange.Step], in list: ShoppingList) -> [BriefStep] {
+    package static func steps(_ record: ChangeRecord, _ steps: [ListChange.Step], in list: ShoppingList) -> [BriefStep] {
         switch record.operation {
         case .removeItems(_, let placed):
             // Places before the change, ascending: each earlier removal moved the later ones up.
@@ -189,7 +189,7 @@ public struct BriefChangeParams: Codable, Sendable, Hashable {
     }
 
     /// `change` (its list's items are not needed) as its `record` describes it.
-    public init(_ change: ListChange, record: ChangeRecord) {
+    package init(_ change: ListChange, record: ChangeRecord) {
         var items: [String]?
         var checked: [String]?
         var sections: [BriefSection]?

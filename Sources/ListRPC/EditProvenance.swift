@@ -21,7 +21,7 @@ public struct EditProvenance: Sendable, Hashable {
     }
 
     /// Read from an edit's params (absent, or `null`, is none).
-    public init(params: JSONText?) throws(RPCError) {
+    package init(params: JSONText?) throws(RPCError) {
         // One look at the members (the last of a repeated key counts); most edits say neither.
         var said: (editId: JSONText?, basedOn: JSONText?) = (nil, nil)
         for (key, value) in params?.members ?? [] {
@@ -40,7 +40,7 @@ public struct EditProvenance: Sendable, Hashable {
     }
 
     /// An edit's `params` with these beside them, as one JSON object.
-    public func params(_ params: some Encodable) throws -> JSONValue {
+    package func params(_ params: some Encodable) throws -> JSONValue {
         guard case .object(let fields) = try RPCEncoding.value(fromJSON: JSONWriter.encode(params)) else {
             throw RPCError.invalidParams("an edit's params must be an object", param: "params")
         }
@@ -48,7 +48,7 @@ public struct EditProvenance: Sendable, Hashable {
     }
 
     /// `fields` (an edit's params) with these beside them.
-    public func adding(to fields: [String: JSONValue]) -> [String: JSONValue] {
+    package func adding(to fields: [String: JSONValue]) -> [String: JSONValue] {
         var fields = fields
         if let editId { fields["editId"] = .string(editId) }
         if let basedOn { fields["basedOn"] = .integer(Int64(basedOn)) }

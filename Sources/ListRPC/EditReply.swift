@@ -8,13 +8,13 @@ import ListModel
 /// the revision of the change it made then) or `unchanged` (it changed nothing: its effect held
 /// already, e.g. `addItem {ifAbsent: true}` of an item on the list). A fresh change has neither:
 /// its revision is the list's.
-public struct EditReply: Sendable, Hashable {
-    public var list: ShoppingList
-    public var brief: Bool
+package struct EditReply: Sendable, Hashable {
+    package var list: ShoppingList
+    package var brief: Bool
     /// What this request did now.
-    public var effect: Effect
+    package var effect: Effect
 
-    public enum Effect: Sendable, Hashable {
+    package enum Effect: Sendable, Hashable {
         /// It made a change: the list's revision is its.
         case applied
         /// It changed nothing: what it asked for held already.
@@ -23,7 +23,7 @@ public struct EditReply: Sendable, Hashable {
         case resent(appliedRevision: Revision)
     }
 
-    public init(list: ShoppingList, brief: Bool, effect: Effect) {
+    package init(list: ShoppingList, brief: Bool, effect: Effect) {
         self.list = list
         self.brief = brief
         self.effect = effect
@@ -35,7 +35,7 @@ extension EditReply: Encodable {
         case resent, appliedRevision, unchanged
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         if brief { try ListSummary(list).encode(to: encoder) } else { try list.encode(to: encoder) }
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch effect {

@@ -4,14 +4,14 @@
 import ListModel
 
 /// A growing run of bytes that JSON text is appended to.
-public protocol JSONOutput {
+package protocol JSONOutput {
     mutating func writeByte(_ byte: UInt8)
     mutating func writeRaw(_ bytes: UnsafeRawBufferPointer)
 }
 
 extension Array: JSONOutput where Element == UInt8 {
-    public mutating func writeByte(_ byte: UInt8) { append(byte) }
-    public mutating func writeRaw(_ bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
+    package mutating func writeByte(_ byte: UInt8) { append(byte) }
+    package mutating func writeRaw(_ bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
 }
 
 extension JSONOutput {

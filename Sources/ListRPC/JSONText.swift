@@ -4,7 +4,7 @@
 
 /// The text of one valid JSON value (an object or array, for params), in a line's copy shared by
 /// every value taken from that line.
-public struct JSONText: Sendable {
+package struct JSONText: Sendable {
     /// The line's bytes (checked whole) and where in them this value is, whitespace left out.
     let line: [UInt8]
     let range: Range<Int>
@@ -15,32 +15,32 @@ public struct JSONText: Sendable {
     }
 
     /// `{}`: what absent params read as.
-    public static let emptyObject = JSONText(line: Array("{}".utf8), range: 0..<2)
+    package static let emptyObject = JSONText(line: Array("{}".utf8), range: 0..<2)
 
     /// The bytes of the value.
-    public var bytes: ArraySlice<UInt8> { line[range] }
+    package var bytes: ArraySlice<UInt8> { line[range] }
 
     /// The value read whole, for a reader that wants the tree (listd's request path never does).
-    public var value: JSONValue {
+    package var value: JSONValue {
         line.withUnsafeBufferPointer { JSONReader.value(at: range, in: $0) }
     }
 
     /// True when the value is an array (params by position, which listd's methods refuse).
-    public var isArray: Bool { line[range.lowerBound] == UInt8(ascii: "[") }
+    package var isArray: Bool { line[range.lowerBound] == UInt8(ascii: "[") }
 
     /// True when the value is an object.
-    public var isObject: Bool { line[range.lowerBound] == UInt8(ascii: "{") }
+    package var isObject: Bool { line[range.lowerBound] == UInt8(ascii: "{") }
 
     /// An object's members in the order written, a repeated key each time (the last one counts);
     /// none when the value is not an object.
-    public var members: [(key: String, value: JSONText)] {
+    package var members: [(key: String, value: JSONText)] {
         guard isObject else { return [] }
         return line.withUnsafeBufferPointer { JSONReader.members(of: range, in: $0) }.map { ($0.key, JSONText(line: line, range: $0.value)) }
     }
 
     /// The value read, when it is not an object or an array (nil then): a string, a number, a
     /// boolean or null, with no tree to build.
-    public var scalar: JSONValue? {
+    package var scalar: JSONValue? {
         switch line[range.lowerBound] {
         case UInt8(ascii: "{"), UInt8(ascii: "["): nil
         default: value
@@ -50,22 +50,22 @@ public struct JSONText: Sendable {
 
 extension JSONText: Hashable {
     /// Equal when the values are, whatever white space or member order their texts have.
-    public static func == (lhs: JSONText, rhs: JSONText) -> Bool {
+    package static func == (lhs: JSONText, rhs: JSONText) -> Bool {
         lhs.bytes == rhs.bytes || lhs.value == rhs.value
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(value)
     }
 }
 
 extension JSONText: Encodable {
     /// Written as the value it holds (`JSONWriter` copies the text itself).
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try value.encode(to: encoder)
     }
 }
 
 extension JSONText: CustomStringConvertible {
-    public var description: String { String(decoding: bytes, as: UTF8.self) }
+    package var description: String { String(decoding: bytes, as: UTF8.self) }
 }

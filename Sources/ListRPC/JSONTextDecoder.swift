@@ -4,8 +4,8 @@
 // with the offending value's coding path), are `JSONValueDecoder`'s: a scalar is read and handed
 // to it, and FuzzChecks holds the two to the same answer for any line.
 
-public enum JSONTextDecoder {
-    public static func decode<T: Decodable>(_ type: T.Type, from text: JSONText) throws -> T {
+package enum JSONTextDecoder {
+    package static func decode<T: Decodable>(_ type: T.Type, from text: JSONText) throws -> T {
         if let direct = T.self as? any JSONTextDirectlyReadable.Type, let read = direct.init(directly: text) as? T {
             return read
         }

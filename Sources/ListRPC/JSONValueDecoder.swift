@@ -1,8 +1,8 @@
 /// Decodes `Decodable` values from a `JSONValue` already read (a request's params), without
 /// writing it back to text for Foundation's decoder first. Errors are `DecodingError`s with the
 /// coding path of the offending value, as Foundation's are, so they name the field.
-public enum JSONValueDecoder {
-    public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+package enum JSONValueDecoder {
+    package static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         if let direct = T.self as? any JSONDirectlyReadable.Type, let read = direct.init(directly: value) as? T {
             return read
         }

@@ -9,8 +9,8 @@ import ListModel
 /// `Codable`); `nil` optionals are left out; `/` is not escaped. A container is closed when its
 /// parent is written to again, or at the end, so a type must finish a nested container before
 /// going back to its parent, as synthesized code and listd's own types do.
-public enum JSONWriter {
-    public static func encode(_ value: some Encodable) throws -> [UInt8] {
+package enum JSONWriter {
+    package static func encode(_ value: some Encodable) throws -> [UInt8] {
         let sink = Sink()
         let encoder = StreamEncoder(sink: sink, codingPath: [])
         try value.encode(to: encoder)
@@ -20,7 +20,7 @@ public enum JSONWriter {
     }
 
     /// A JSON value as text (object keys sorted, so equal values give equal bytes).
-    public static func write(_ value: JSONValue, into output: inout some JSONOutput) {
+    package static func write(_ value: JSONValue, into output: inout some JSONOutput) {
         switch value {
         case .null: output.write("null")
         case .bool(let value): output.write(value ? "true" : "false")

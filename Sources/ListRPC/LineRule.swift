@@ -4,11 +4,11 @@
 
 /// One JSON-RPC message per `\n`-terminated line (a `\r` before the `\n` is dropped), with a cap
 /// so that a peer that never sends a newline cannot grow memory without bound.
-public enum LineRule {
+package enum LineRule {
     /// Default cap on one line: 1 MiB.
-    public static let defaultMaximumLineLength = 1 << 20
+    package static let defaultMaximumLineLength = 1 << 20
 
-    public enum Cut<Index: Comparable>: Equatable {
+    package enum Cut<Index: Comparable>: Equatable {
         /// A line (`text`, without its terminator); the next one starts at `next`.
         case line(text: Range<Index>, next: Index)
         /// No newline yet, and what waits is within the cap.
@@ -21,7 +21,7 @@ public enum LineRule {
     /// (a reader that appends to what it searched already need not search it again). Inlinable:
     /// specialized for each caller's bytes (unspecialized, every byte was a generic call).
     @inlinable
-    public static func cut<Bytes: BidirectionalCollection>(
+    package static func cut<Bytes: BidirectionalCollection>(
         _ bytes: Bytes,
         maximumLength: Int = defaultMaximumLineLength,
         searchFrom: Bytes.Index? = nil

@@ -9,19 +9,19 @@
 /// The bytes of messages: what listd and its clients write (results, errors, requests — a
 /// message without its line's newline; `RPCOutgoing` ends lines where it makes them) and the
 /// typed values read back from JSON text.
-public enum RPCEncoding {
-    public static func json(_ value: some Encodable) throws -> Data {
+package enum RPCEncoding {
+    package static func json(_ value: some Encodable) throws -> Data {
         Data(try JSONWriter.encode(value))
     }
 
     /// `T` decoded from JSON text (a stored line, a state file), without Foundation's decoder.
-    public static func decode<T: Decodable>(_ type: T.Type, fromJSON bytes: some Collection<UInt8>) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, fromJSON bytes: some Collection<UInt8>) throws -> T {
         try JSONValueDecoder.decode(T.self, from: value(fromJSON: bytes))
     }
 
     /// The value JSON text holds, for a reader that takes its fields itself (the change log reads
     /// a hundred thousand lines at a start; going through `Decodable` costs twice the parse).
-    public static func value(fromJSON bytes: some Collection<UInt8>) throws -> JSONValue {
+    package static func value(fromJSON bytes: some Collection<UInt8>) throws -> JSONValue {
         func value(_ buffer: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
             guard String(validating: buffer, as: UTF8.self) != nil, RPCLine.nestingDepth(buffer) <= 512 else {
                 throw DecodingError.dataCorrupted(
@@ -38,12 +38,12 @@ public enum RPCEncoding {
     }
 
     /// `value` decoded from a JSON value (a response's result).
-    public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue?) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue?) throws -> T {
         try JSONValueDecoder.decode(T.self, from: value ?? .object([:]))
     }
 
     /// A request's params decoded from their text (absent params read as `{}`).
-    public static func decode<T: Decodable>(_ type: T.Type, from params: JSONText?) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from params: JSONText?) throws -> T {
         try JSONTextDecoder.decode(T.self, from: params ?? JSONText.emptyObject)
     }
 
@@ -88,14 +88,14 @@ public enum RPCEncoding {
     }
 
     /// A result reply, without the trailing newline (so replies can be joined into a batch).
-    public static func result(id: RPCRequestID?, _ result: some Encodable) throws -> Data {
+    package static func result(id: RPCRequestID?, _ result: some Encodable) throws -> Data {
         var bytes: [UInt8] = []
         try writeResult(id: id, result, into: &bytes)
         return Data(bytes)
     }
 
     /// Writes the result reply to `output` (listd: the buffer its socket sends from).
-    public static func writeResult(id: RPCRequestID?, _ result: some Encodable, into output: inout some JSONOutput) throws {
+    package static func writeResult(id: RPCRequestID?, _ result: some Encodable, into output: inout some JSONOutput) throws {
         guard let direct = result as? any JSONDirectlyWritable else {
             let bytes = try JSONWriter.encode(ResultEnvelope(id: IDField(id: id), result: result))
             return bytes.withUnsafeBytes { output.writeRaw($0) }
@@ -108,12 +108,12 @@ public enum RPCEncoding {
         output.writeByte(UInt8(ascii: "}"))
     }
 
-    public static func error(id: RPCRequestID?, _ error: RPCError) -> Data {
+    package static func error(id: RPCRequestID?, _ error: RPCError) -> Data {
         Data(errorBytes(id: id, error))
     }
 
     /// `error` as bytes.
-    public static func errorBytes(id: RPCRequestID?, _ error: RPCError) -> [UInt8] {
+    package static func errorBytes(id: RPCRequestID?, _ error: RPCError) -> [UInt8] {
         var bytes: [UInt8] = []
         writeError(id: id, error, into: &bytes)
         return bytes
@@ -121,7 +121,7 @@ public enum RPCEncoding {
 
     /// Writes the error reply to `output`: what Codable would encode for it (`data` left out
     /// when there is none, its keys sorted), without Codable's containers (every denial).
-    public static func writeError(id: RPCRequestID?, _ error: RPCError, into output: inout some JSONOutput) {
+    package static func writeError(id: RPCRequestID?, _ error: RPCError, into output: inout some JSONOutput) {
         output.write(#"{"jsonrpc":"2.0","id":"#)
         (id ?? .null).writeJSON(into: &output)
         output.write(#","error":{"code":"#)
@@ -136,12 +136,12 @@ public enum RPCEncoding {
     }
 
     /// A request (with id) or notification (without).
-    public static func request(id: RPCRequestID?, method: String, params: some Encodable) throws -> Data {
+    package static func request(id: RPCRequestID?, method: String, params: some Encodable) throws -> Data {
         Data(try requestBytes(id: id, method: method, params: params))
     }
 
     /// A request or notification as bytes.
-    public static func requestBytes(id: RPCRequestID?, method: String, params: some Encodable) throws -> [UInt8] {
+    package static func requestBytes(id: RPCRequestID?, method: String, params: some Encodable) throws -> [UInt8] {
         var bytes: [UInt8] = []
         try writeRequest(id: id, method: method, params: params, into: &bytes)
         return bytes
@@ -149,7 +149,7 @@ public enum RPCEncoding {
 
     /// Writes a request or notification to `output` (a change notification is written once per
     /// change, for every subscriber).
-    public static func writeRequest(
+    package static func writeRequest(
         id: RPCRequestID?,
         method: String,
         params: some Encodable,

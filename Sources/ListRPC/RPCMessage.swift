@@ -41,39 +41,39 @@ public enum RPCRequestID: Hashable, Sendable, Codable {
 
 /// A request (with an id) or a notification (without). Its params are kept as their text: the
 /// method that knows their type decodes them from it (`RPCEncoding.decode(_:from:)`).
-public struct RPCRequest: Sendable, Hashable {
-    public var id: RPCRequestID?
-    public var method: String
-    public var params: JSONText?
+package struct RPCRequest: Sendable, Hashable {
+    package var id: RPCRequestID?
+    package var method: String
+    package var params: JSONText?
 
-    public init(id: RPCRequestID?, method: String, params: JSONText?) {
+    package init(id: RPCRequestID?, method: String, params: JSONText?) {
         self.id = id
         self.method = method
         self.params = params
     }
 
-    public var isNotification: Bool { id == nil }
+    package var isNotification: Bool { id == nil }
 }
 
 /// A reply to a request: its result or its error.
-public struct RPCResponse: Sendable, Hashable {
-    public var id: RPCRequestID?
-    public var outcome: Result<JSONValue, RPCError>
+package struct RPCResponse: Sendable, Hashable {
+    package var id: RPCRequestID?
+    package var outcome: Result<JSONValue, RPCError>
 
-    public init(id: RPCRequestID?, outcome: Result<JSONValue, RPCError>) {
+    package init(id: RPCRequestID?, outcome: Result<JSONValue, RPCError>) {
         self.id = id
         self.outcome = outcome
     }
 }
 
 /// One element of what arrived on a line.
-public enum RPCMessage: Sendable, Hashable {
+package enum RPCMessage: Sendable, Hashable {
     case request(RPCRequest)
     case response(RPCResponse)
 }
 
 /// Everything one line can hold, after validation against JSON-RPC 2.0.
-public enum RPCLine: Sendable {
+package enum RPCLine: Sendable {
     /// A single message, or why it is not a valid one (and the id to answer with, if readable).
     case single(Result<RPCMessage, InvalidMessage>)
     /// A batch: each element validated on its own, as the spec says.
@@ -81,30 +81,30 @@ public enum RPCLine: Sendable {
     /// Blank line: ignored.
     case empty
 
-    public struct InvalidMessage: Error, Sendable {
-        public var id: RPCRequestID?
-        public var error: RPCError
+    package struct InvalidMessage: Error, Sendable {
+        package var id: RPCRequestID?
+        package var error: RPCError
     }
 }
 
 extension RPCLine {
     /// What one line may hold.
-    public struct Limits: Sendable, Hashable {
+    package struct Limits: Sendable, Hashable {
         /// Arrays and objects inside one another, at most.
-        public var maximumDepth: Int
+        package var maximumDepth: Int
         /// Messages in one batch, at most.
-        public var maximumBatch: Int
+        package var maximumBatch: Int
 
-        public static let `default` = Limits(maximumDepth: 64, maximumBatch: 1_000)
+        package static let `default` = Limits(maximumDepth: 64, maximumBatch: 1_000)
 
-        public init(maximumDepth: Int, maximumBatch: Int) {
+        package init(maximumDepth: Int, maximumBatch: Int) {
             self.maximumDepth = maximumDepth
             self.maximumBatch = maximumBatch
         }
     }
 
     /// Reads one line (without its `\n`).
-    public static func parse(_ bytes: some Collection<UInt8>, limits: Limits = .default) -> RPCLine {
+    package static func parse(_ bytes: some Collection<UInt8>, limits: Limits = .default) -> RPCLine {
         if let line = bytes.withContiguousStorageIfAvailable({ parse(buffer: $0, limits: limits) }) { return line }
         return Array(bytes).withUnsafeBufferPointer { parse(buffer: $0, limits: limits) }
     }

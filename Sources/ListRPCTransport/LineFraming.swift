@@ -4,14 +4,14 @@ import NIOCore
 /// Newline-delimited framing, shared by the daemon and the client: one JSON-RPC message per
 /// `\n`-terminated line, with a cap so a peer that never sends a newline cannot grow memory
 /// without bound.
-public enum LineFraming {
+package enum LineFraming {
     /// Default cap on one line: 1 MiB (`LineRule`'s).
-    public static let defaultMaximumLineLength = LineRule.defaultMaximumLineLength
+    package static let defaultMaximumLineLength = LineRule.defaultMaximumLineLength
 
     /// Adds the line decoder to `channel`'s pipeline and wraps it for async use. Inbound
     /// elements are lines without their terminator; outbound elements are written as given (the
     /// writer includes the `\n`). Call on the channel's event loop.
-    public static func wrap(
+    package static func wrap(
         _ channel: any Channel,
         maximumLineLength: Int = defaultMaximumLineLength
     ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
@@ -24,7 +24,7 @@ public enum LineFraming {
 
     /// The handler that splits inbound bytes into lines (without their terminator), for a
     /// pipeline that handles lines itself.
-    public static func lineDecoder(
+    package static func lineDecoder(
         maximumLineLength: Int = defaultMaximumLineLength
     ) -> ByteToMessageHandler<some ByteToMessageDecoder> {
         ByteToMessageHandler(
@@ -36,7 +36,7 @@ public enum LineFraming {
     /// Adds a decoder that passes lines on as `RelayedLine`s: one longer than the cap is read
     /// to its end and dropped, and only its first bytes and length passed on, so a relay can
     /// refuse that one message and go on. Call on the channel's event loop.
-    public static func wrapSkippingOversized(
+    package static func wrapSkippingOversized(
         _ channel: any Channel,
         maximumLineLength: Int
     ) throws -> NIOAsyncChannel<RelayedLine, ByteBuffer> {
@@ -50,7 +50,7 @@ public enum LineFraming {
     }
 
     /// True when `error` means the peer sent a line longer than the cap.
-    public static func isLineTooLong(_ error: any Error) -> Bool {
+    package static func isLineTooLong(_ error: any Error) -> Bool {
         error is ByteToMessageDecoderError.PayloadTooLargeError
     }
 }
@@ -125,7 +125,7 @@ struct CappedLineDecoder: ByteToMessageDecoder {
 }
 
 /// A line as a relay reads it: whole, or too long to pass on.
-public enum RelayedLine: Sendable {
+package enum RelayedLine: Sendable {
     case line(ByteBuffer)
     /// A line longer than the cap, dropped: its first bytes (up to `SkippingLineDecoder.keptPrefix`,
     /// enough for a reply's id) and its whole length.

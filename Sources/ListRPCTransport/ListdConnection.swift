@@ -6,21 +6,21 @@ import ListRPC
 import NIOCore
 import NIOPosix
 
-public enum ListdConnection {
+package enum ListdConnection {
     /// listd's socket could not be connected to: where, and why in a short phrase ("no such file
     /// or directory", "connection refused").
-    public struct Unreachable: Error, Sendable, CustomStringConvertible {
-        public var socketPath: String
-        public var detail: String
+    package struct Unreachable: Error, Sendable, CustomStringConvertible {
+        package var socketPath: String
+        package var detail: String
 
-        public var description: String { "listd cannot be reached at \(socketPath): \(detail)" }
+        package var description: String { "listd cannot be reached at \(socketPath): \(detail)" }
     }
 
     /// Connects to listd at `socketPath`; inbound elements are lines without their `\n`,
     /// outbound ones are written as given.
     /// - Parameter maximumLineLength: the longest line taken from listd (a list, a history);
     ///   longer, the connection fails.
-    public static func open(
+    package static func open(
         socketPath: String,
         maximumLineLength: Int = LineFraming.defaultMaximumLineLength
     ) async throws(Unreachable) -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
@@ -38,7 +38,7 @@ public enum ListdConnection {
 
     /// Connects as `open` does, for a relay: a line from listd longer than `maximumLineLength`
     /// comes as `.oversized` (its start and length) and the lines after it go on.
-    public static func openForRelay(
+    package static func openForRelay(
         socketPath: String,
         maximumLineLength: Int
     ) async throws(Unreachable) -> NIOAsyncChannel<RelayedLine, ByteBuffer> {
@@ -58,7 +58,7 @@ public enum ListdConnection {
 
     /// The `hello` request a client opens with, as a line: its name (shown in the origin of every
     /// change it makes) and what it declares of itself (brief replies, fewer rights).
-    public static func helloLine(id: RPCRequestID, _ params: Hello.Params) throws -> ByteBuffer {
+    package static func helloLine(id: RPCRequestID, _ params: Hello.Params) throws -> ByteBuffer {
         try RPCOutgoing.request(id: id, method: Hello.name, params: params)
     }
 }

@@ -5,19 +5,19 @@ import NIOCore
 
 /// Who is on the other end of a Unix socket, as the kernel says (SO_PEERCRED): a client cannot
 /// claim to be someone else.
-public struct PeerCredentials: Sendable, Hashable {
-    public var pid: Int32
-    public var uid: UInt32
-    public var gid: UInt32
+package struct PeerCredentials: Sendable, Hashable {
+    package var pid: Int32
+    package var uid: UInt32
+    package var gid: UInt32
 
-    public init(pid: Int32, uid: UInt32, gid: UInt32) {
+    package init(pid: Int32, uid: UInt32, gid: UInt32) {
         self.pid = pid
         self.uid = uid
         self.gid = gid
     }
 
     /// Reads SO_PEERCRED of an accepted channel. Call on the channel's event loop.
-    public static func of(_ channel: any Channel) -> EventLoopFuture<PeerCredentials> {
+    package static func of(_ channel: any Channel) -> EventLoopFuture<PeerCredentials> {
         guard let provider = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeSucceededFuture(PeerCredentials(pid: 0, uid: UInt32.max, gid: UInt32.max))
         }

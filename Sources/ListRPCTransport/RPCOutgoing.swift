@@ -4,18 +4,18 @@ import ListRPC
 import NIOCore
 
 extension ByteBuffer: JSONOutput {
-    public mutating func writeByte(_ byte: UInt8) { writeInteger(byte) }
-    public mutating func writeRaw(_ bytes: UnsafeRawBufferPointer) { writeBytes(bytes) }
+    package mutating func writeByte(_ byte: UInt8) { writeInteger(byte) }
+    package mutating func writeRaw(_ bytes: UnsafeRawBufferPointer) { writeBytes(bytes) }
 }
 
 /// The lines listd and its clients send, each written into the buffer it is sent from with its
 /// newline, so no line is copied to end it; `batch(_:)` joins several into one line.
-public enum RPCOutgoing {
+package enum RPCOutgoing {
     /// Room for a typical line (a confirm, a notification, a question) without growing.
     static let typicalLength = 512
 
     /// A request (with id) or notification (without), as a line.
-    public static func request(id: RPCRequestID?, method: String, params: some Encodable) throws -> ByteBuffer {
+    package static func request(id: RPCRequestID?, method: String, params: some Encodable) throws -> ByteBuffer {
         var line = ByteBufferAllocator().buffer(capacity: typicalLength)
         try RPCEncoding.writeRequest(id: id, method: method, params: params, into: &line)
         line.writeByte(newline)
@@ -23,7 +23,7 @@ public enum RPCOutgoing {
     }
 
     /// A result reply, as a line.
-    public static func result(id: RPCRequestID?, _ result: some Encodable) throws -> ByteBuffer {
+    package static func result(id: RPCRequestID?, _ result: some Encodable) throws -> ByteBuffer {
         var line = ByteBufferAllocator().buffer(capacity: typicalLength)
         try RPCEncoding.writeResult(id: id, result, into: &line)
         line.writeByte(newline)
@@ -31,7 +31,7 @@ public enum RPCOutgoing {
     }
 
     /// An error reply, as a line.
-    public static func error(id: RPCRequestID?, _ error: RPCError) -> ByteBuffer {
+    package static func error(id: RPCRequestID?, _ error: RPCError) -> ByteBuffer {
         var line = ByteBufferAllocator().buffer(capacity: typicalLength)
         RPCEncoding.writeError(id: id, error, into: &line)
         line.writeByte(newline)
@@ -39,7 +39,7 @@ public enum RPCOutgoing {
     }
 
     /// Lines (requests, or replies) joined into one batch line: each one's newline left out.
-    public static func batch(_ lines: [ByteBuffer]) -> ByteBuffer {
+    package static func batch(_ lines: [ByteBuffer]) -> ByteBuffer {
         var batch = ByteBufferAllocator().buffer(capacity: lines.reduce(2) { $0 + $1.readableBytes })
         batch.writeByte(UInt8(ascii: "["))
         for (index, line) in lines.enumerated() {

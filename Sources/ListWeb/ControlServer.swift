@@ -11,21 +11,21 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
-public struct ControlServer: Service {
+package struct ControlServer: Service {
     let path: String
     let registry: DeviceRegistry
     /// What a paired device opens: the page's address as phones reach it.
     let pageAddress: @Sendable () -> String
     let logger: Logger
 
-    public init(path: String, registry: DeviceRegistry, pageAddress: @escaping @Sendable () -> String, logger: Logger) {
+    package init(path: String, registry: DeviceRegistry, pageAddress: @escaping @Sendable () -> String, logger: Logger) {
         self.path = path
         self.registry = registry
         self.pageAddress = pageAddress
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let directory = (path as NSString).deletingLastPathComponent
         if !FileManager.default.fileExists(atPath: directory) {
             try FileManager.default.createDirectory(

@@ -22,12 +22,12 @@ struct DeviceRecord: Codable, Sendable, Hashable {
 }
 
 /// A device a request was made from, once its token matched.
-public struct Device: Sendable, Hashable {
-    public let id: String
-    public let name: String
+package struct Device: Sendable, Hashable {
+    package let id: String
+    package let name: String
 }
 
-public final class DeviceRegistry: Sendable {
+package final class DeviceRegistry: Sendable {
     private struct State {
         var devices: [DeviceRecord]
         var codes = PairingCodes()
@@ -40,18 +40,18 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// The device file: `devices.json` in listd-web's state directory.
-    public let path: String
+    package let path: String
     private let state: Mutex<State>
     /// Pages per device and in all.
     let limits: WebLimits
 
     /// The devices paired while tokens were cookies, forgotten when the file was read: each must
     /// be paired again (listd-web logs their names).
-    public let pairAgain: [String]
+    package let pairAgain: [String]
 
     /// Reads the device file at `path` (none yet: no devices). Devices paired while the token was
     /// a cookie are dropped, and the file written without them.
-    public init(path: String, limits: WebLimits = WebLimits()) throws(WebError) {
+    package init(path: String, limits: WebLimits = WebLimits()) throws(WebError) {
         self.path = path
         self.limits = limits
         var devices: [DeviceRecord] = []
@@ -75,7 +75,7 @@ public final class DeviceRegistry: Sendable {
 
     /// A new one-time code for a device to be called `deviceName`. A name is one device's: its
     /// changes are told by it, and the page's Undo undoes the changes made under it.
-    public func issueCode(deviceName: String) throws(WebError) -> String {
+    package func issueCode(deviceName: String) throws(WebError) -> String {
         let code = DeviceTokens.random(byteCount: 16)
         try state.withLock { state throws(WebError) in
             if let taken = Self.device(named: deviceName, in: state.devices) { throw .deviceNameTaken(taken.name) }
@@ -91,7 +91,7 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// What a pairing attempt came to.
-    public enum Pairing: Sendable {
+    package enum Pairing: Sendable {
         /// The device, and its token (for the page to keep). The code cannot be used again.
         case paired(token: String, device: Device)
         /// `lockedOut`: this refusal was the client's last allowed wrong code.
@@ -100,7 +100,7 @@ public final class DeviceRegistry: Sendable {
 
     /// Pairs the device that opened a link with `code`, sent from `client` (its address: wrong
     /// codes are counted per client).
-    public func pair(code: String, client: String) -> Pairing {
+    package func pair(code: String, client: String) -> Pairing {
         let token = DeviceTokens.random()
         var lockedOut = false
         let result: Result<Device, WebError> = state.withLock { state in
@@ -141,20 +141,20 @@ public final class DeviceRegistry: Sendable {
     // MARK: Who is asking
 
     /// The device whose token this is, if it is paired.
-    public func device(token: String) -> Device? {
+    package func device(token: String) -> Device? {
         let hash = DeviceTokens.hash(token)
         return state.withLock { state in
             state.devices.first { $0.tokenSHA256 == hash }.map { Device(id: $0.id, name: $0.name) }
         }
     }
 
-    public func devices() -> [PairedDevice] {
+    package func devices() -> [PairedDevice] {
         state.withLock { $0.devices.map(\.paired_) }
     }
 
     /// Notes that `device` connected now (shown by `listctl web devices`). Written at most once
     /// a minute per device: a phone that reconnects often does not rewrite the file each time.
-    public func seen(_ device: Device) {
+    package func seen(_ device: Device) {
         let now = Date.now
         state.withLock { state in
             guard let index = state.devices.firstIndex(where: { $0.id == device.id }) else { return }
@@ -174,7 +174,7 @@ public final class DeviceRegistry: Sendable {
 
     /// Forgets the device `reference` names (its id, else its name if only one has it), and
     /// closes its open pages.
-    public func revoke(_ reference: String) throws(WebError) -> PairedDevice {
+    package func revoke(_ reference: String) throws(WebError) -> PairedDevice {
         let result: Result<(PairedDevice, [@Sendable () -> Void]), WebError> = state.withLock { state in
             let matches: [DeviceRecord]
             if let byID = state.devices.first(where: { $0.id == reference }) {
@@ -200,7 +200,7 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// Whether a page may open.
-    public enum PageOpening: Equatable, Sendable {
+    package enum PageOpening: Equatable, Sendable {
         /// Registered as this page.
         case opened(UInt64)
         /// The device was revoked meanwhile: the page must not go on.
@@ -210,7 +210,7 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// Registers a page `device` has open; `close` is called if the device is revoked.
-    public func opened(by device: Device, close: @escaping @Sendable () -> Void) -> PageOpening {
+    package func opened(by device: Device, close: @escaping @Sendable () -> Void) -> PageOpening {
         state.withLock { state in
             guard state.devices.contains(where: { $0.id == device.id }) else { return .revoked }
             guard state.openPages.count < limits.pages else {
@@ -225,11 +225,11 @@ public final class DeviceRegistry: Sendable {
         }
     }
 
-    public func closed(_ page: UInt64) {
+    package func closed(_ page: UInt64) {
         _ = state.withLock { $0.openPages.removeValue(forKey: page) }
     }
 
-    public var openPageCount: Int { state.withLock { $0.openPages.count } }
+    package var openPageCount: Int { state.withLock { $0.openPages.count } }
 
     /// Writes the device file anew, as listd writes its files (`FileIO.replace`: a temporary
     /// file, fsync, rename, fsync the directory — never half a file, and the rename survives a

@@ -2,17 +2,17 @@
 // has, and its SHA-256, which is all that is written to disk.
 import Crypto
 
-public enum DeviceTokens {
+package enum DeviceTokens {
     /// `byteCount` random bytes (the system's generator: getrandom(2)) as base64url without
     /// padding: fit for a cookie, a URL fragment, a file.
-    public static func random(byteCount: Int = 32) -> String {
+    package static func random(byteCount: Int = 32) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return base64URL(bytes)
     }
 
     /// The token's SHA-256 in hex: what the device file keeps, and how a request is matched.
-    public static func hash(_ token: String) -> String {
+    package static func hash(_ token: String) -> String {
         SHA256.hash(data: Array(token.utf8)).map { byte in
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex

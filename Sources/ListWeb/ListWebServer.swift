@@ -10,28 +10,28 @@ import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
-public struct WebSettings: Sendable {
+package struct WebSettings: Sendable {
     /// listd's socket.
-    public var listdSocket: String
-    public var host: String
+    package var listdSocket: String
+    package var host: String
     /// 0: any free port (the one taken is logged and given to `onListening`).
-    public var port: Int
+    package var port: Int
     /// What phones open, when not `http(s)://host:port` (behind a reverse proxy, say): pairing
     /// links start with it, and the live connection's `Origin` must be its origin.
-    public var publicAddress: String?
-    public var certificatePath: String?
-    public var privateKeyPath: String?
-    public var deviceFile: String
-    public var controlSocket: String
+    package var publicAddress: String?
+    package var certificatePath: String?
+    package var privateKeyPath: String?
+    package var deviceFile: String
+    package var controlSocket: String
     /// The user's own runtime directories the sockets above are in, when they are the defaults
     /// (`ListdPaths.privateRuntimeDirectory`): listd's is checked before each connection to it,
     /// the control socket's made or checked before it is bound (`RuntimeDirectory`).
-    public var listdSocketDirectory: String?
-    public var controlSocketDirectory: String?
+    package var listdSocketDirectory: String?
+    package var controlSocketDirectory: String?
     /// How much anyone may take (see `WebLimits`).
-    public var limits = WebLimits()
+    package var limits = WebLimits()
 
-    public init(
+    package init(
         listdSocket: String, host: String, port: Int, publicAddress: String?, certificatePath: String?,
         privateKeyPath: String?, deviceFile: String, controlSocket: String
     ) {
@@ -46,10 +46,10 @@ public struct WebSettings: Sendable {
     }
 }
 
-public enum ListWebServer {
+package enum ListWebServer {
     /// The services listd-web runs. `onListening` is told the page's address and the port
     /// taken once the port is bound.
-    public static func services(
+    package static func services(
         _ settings: WebSettings,
         logger: Logger,
         onListening: @escaping @Sendable (_ address: String, _ port: Int) -> Void = { _, _ in }

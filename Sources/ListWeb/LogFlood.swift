@@ -8,11 +8,11 @@ import Logging
 import Synchronization
 
 /// The metadata key that marks a line the gate always passes.
-public let auditMetadataKey = "audit"
+package let auditMetadataKey = "audit"
 
 /// A `LogHandler` in front of another that lets a flood through only as `LogFloodRule` says,
 /// and says what it held back: "N lines like “…” were not logged in the last 60 seconds".
-public struct FloodGatedLogHandler: LogHandler {
+package struct FloodGatedLogHandler: LogHandler {
     private var upstream: any LogHandler
     private let gate: Gate
 
@@ -24,12 +24,12 @@ public struct FloodGatedLogHandler: LogHandler {
         init(_ rule: LogFloodRule) { self.rule = Mutex(rule) }
     }
 
-    public init(wrapping upstream: any LogHandler, window: Duration = .seconds(60), perMessage: Int = 20, total: Int = 200) {
+    package init(wrapping upstream: any LogHandler, window: Duration = .seconds(60), perMessage: Int = 20, total: Int = 200) {
         self.upstream = upstream
         gate = Gate(LogFloodRule(window: window, perMessage: perMessage, total: total))
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         let audit = event.metadata?[auditMetadataKey] != nil || upstream.metadata[auditMetadataKey] != nil
         let (passes, ended) = gate.rule.withLock { $0.admit(event.message.description, audit: audit, now: .now) }
         say(ended)
@@ -66,22 +66,22 @@ public struct FloodGatedLogHandler: LogHandler {
         }
     }
 
-    public var metadataProvider: Logger.MetadataProvider? {
+    package var metadataProvider: Logger.MetadataProvider? {
         get { upstream.metadataProvider }
         set { upstream.metadataProvider = newValue }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { upstream[metadataKey: key] }
         set { upstream[metadataKey: key] = newValue }
     }
 
-    public var metadata: Logger.Metadata {
+    package var metadata: Logger.Metadata {
         get { upstream.metadata }
         set { upstream.metadata = newValue }
     }
 
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { upstream.logLevel }
         set { upstream.logLevel = newValue }
     }

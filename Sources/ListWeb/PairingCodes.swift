@@ -3,17 +3,17 @@
 
 /// The codes `listctl web pair` asked for and not yet used, and each client's recent failed
 /// attempts.
-public struct PairingCodes: Sendable {
+package struct PairingCodes: Sendable {
     /// How long a pairing link stays valid.
-    public static let validity: Duration = .seconds(300)
+    package static let validity: Duration = .seconds(300)
     /// Wrong or expired codes a client may send within `failureWindow` before its wrong codes
     /// are refused unchecked for the rest of it: a code is 128 random bits, so this only stops a
     /// peer on the network from hammering. A right code still pairs: counted per client address,
     /// and an address is only what a request says it is (behind a proxy, `X-Forwarded-For`,
     /// which a local process reaching listd-web directly may forge), a lockout keeps no phone
     /// with its link from pairing.
-    public static let failuresAllowed = 10
-    public static let failureWindow: Duration = .seconds(60)
+    package static let failuresAllowed = 10
+    package static let failureWindow: Duration = .seconds(60)
     /// Clients whose failures are remembered at most (beyond, the longest quiet are forgotten).
     static let clientsRemembered = 4096
 
@@ -26,9 +26,9 @@ public struct PairingCodes: Sendable {
     /// By client (its address): when its recent wrong codes came.
     private var failures: [String: [ContinuousClock.Instant]] = [:]
 
-    public init() {}
+    package init() {}
 
-    public enum Redemption: Equatable, Sendable {
+    package enum Redemption: Equatable, Sendable {
         /// The code was valid: pair a device of this name. The code is gone.
         case pair(deviceName: String)
         /// No such code, or one already used.
@@ -41,19 +41,19 @@ public struct PairingCodes: Sendable {
 
     /// What a redemption did besides: whether this client's failure was the one that locks it
     /// out (to be logged once, not at every refused attempt after).
-    public struct Outcome: Equatable, Sendable {
-        public var redemption: Redemption
-        public var lockedOut = false
+    package struct Outcome: Equatable, Sendable {
+        package var redemption: Redemption
+        package var lockedOut = false
     }
 
     /// Remembers `code` for a device called `deviceName`, valid from `now` for `validity`.
-    public mutating func issue(_ code: String, deviceName: String, now: ContinuousClock.Instant) {
+    package mutating func issue(_ code: String, deviceName: String, now: ContinuousClock.Instant) {
         pending = pending.filter { $0.value.expires > now }
         pending[code] = Pending(deviceName: deviceName, expires: now + Self.validity)
     }
 
     /// Uses `code` once, sent by `client`. A wrong or expired code counts against that client.
-    public mutating func redeem(_ code: String, client: String, now: ContinuousClock.Instant) -> Outcome {
+    package mutating func redeem(_ code: String, client: String, now: ContinuousClock.Instant) -> Outcome {
         forgetFailures(before: now - Self.failureWindow)
         if let found = pending[code], found.expires > now {
             pending[code] = nil

@@ -5,13 +5,13 @@
 /// rebinding page is at a name of its attacker's, never at an address); a name only when it is
 /// listd-web's: `--url`'s host, the address it listens on, this machine's name when it
 /// listens everywhere, and localhost.
-public struct ServedNames: Sendable, Equatable {
+package struct ServedNames: Sendable, Equatable {
     /// Lower-cased, without a port.
-    public private(set) var names: Set<String>
+    package private(set) var names: Set<String>
 
     /// `listenHost`: what `--listen` gave; `publicAddress`: `--url`; `machineName`: this
     /// machine's host name (used when listening everywhere).
-    public init(listenHost: String, publicAddress: String?, machineName: String?) {
+    package init(listenHost: String, publicAddress: String?, machineName: String?) {
         var names: Set<String> = ["localhost"]
         if let publicAddress, let host = Self.host(ofURL: publicAddress) { names.insert(host) }
         if !Self.isWildcard(listenHost) { names.insert(listenHost.lowercased()) }
@@ -24,7 +24,7 @@ public struct ServedNames: Sendable, Equatable {
 
     /// Whether a request with this `Host` (an authority: name or address, perhaps a port) is
     /// answered.
-    public func admits(authority: String) -> Bool {
+    package func admits(authority: String) -> Bool {
         guard let host = Self.host(ofAuthority: authority) else { return false }
         return Self.isAddress(host) || names.contains(host)
     }
@@ -62,10 +62,10 @@ public struct ServedNames: Sendable, Equatable {
         return parts.count == 4 && parts.allSatisfy { part in part.count <= 3 && !part.isEmpty && part.allSatisfy(\.isASCIIDigit) && Int(part)! <= 255 }
     }
 
-    public static func isWildcard(_ host: String) -> Bool { host == "0.0.0.0" || host == "::" }
+    package static func isWildcard(_ host: String) -> Bool { host == "0.0.0.0" || host == "::" }
 
     /// Whether listening on `host` reaches this machine only.
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         let lowered = host.lowercased()
         return lowered == "localhost" || lowered == "::1" || lowered.hasPrefix("127.")
     }

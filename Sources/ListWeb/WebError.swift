@@ -2,7 +2,7 @@
 import ListRPC
 import ListWebProtocol
 
-public enum WebError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum WebError: Error, Sendable, Equatable, CustomStringConvertible {
     case deviceFileUnreadable(path: String, detail: String)
     case deviceFileUnwritable(path: String, detail: String)
     case pairingCodeUnknown
@@ -13,7 +13,7 @@ public enum WebError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidDeviceName(String)
     case deviceNameTaken(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .deviceFileUnreadable(let path, let detail):
             "listd-web cannot read its device file \(path) (\(detail)). Fix or remove it; removing it unpairs every device."

@@ -9,17 +9,17 @@ import Logging
 import NIOCore
 
 /// Each request's context: the device its token names, once checked.
-public struct WebRequestContext: RequestContext, WebSocketRequestContext {
-    public var coreContext: CoreRequestContextStorage
-    public let webSocket: WebSocketHandlerReference<Self>
-    public var device: Device?
+package struct WebRequestContext: RequestContext, WebSocketRequestContext {
+    package var coreContext: CoreRequestContextStorage
+    package let webSocket: WebSocketHandlerReference<Self>
+    package var device: Device?
 
     /// The peer's address (a reverse proxy's, behind one).
-    public let remoteAddress: SocketAddress?
+    package let remoteAddress: SocketAddress?
     /// The connection the request came on (for `GuardedConnections`).
     let connection: ObjectIdentifier
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
         remoteAddress = source.channel.remoteAddress

@@ -5,15 +5,15 @@
 import ListModel
 import ListRPC
 
-public enum PageMessages {
+package enum PageMessages {
     /// The methods a page may call. `hello` is listd-web's own (it names the device).
-    public static let allowedMethods: Set<String> = [
+    package static let allowedMethods: Set<String> = [
         GetLists.name, GetList.name, GetHistory.name, Subscribe.name, Unsubscribe.name,
         AddItem.name, RemoveItem.name, ReplaceItem.name, CheckItem.name, UncheckItem.name, SetQuantity.name, MoveItem.name,
         ClearChecked.name, Undo.name,
     ]
 
-    public enum Verdict: Equatable, Sendable {
+    package enum Verdict: Equatable, Sendable {
         /// Send this line (ending in `\n`) to listd as it is; `id` is the request's.
         case forward([UInt8], id: RPCRequestID)
         /// Reply this line to the page; listd is not asked.
@@ -23,7 +23,7 @@ public enum PageMessages {
     /// The id of the reply a line from listd starts with (listd writes `{"jsonrpc":"2.0","id":`
     /// first), read from its first bytes alone; nil for a notification or anything else. A reply
     /// too long to relay is refused for that id.
-    public static func replyID(startingLine bytes: some Collection<UInt8>) -> RPCRequestID? {
+    package static func replyID(startingLine bytes: some Collection<UInt8>) -> RPCRequestID? {
         let opening = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
         guard bytes.starts(with: opening) else { return nil }
         let rest = Array(bytes.dropFirst(opening.count))
@@ -48,7 +48,7 @@ public enum PageMessages {
 
     /// Vets one WebSocket text message from a page. The line sent on is the request written
     /// anew, so it is one line whatever white space the page used.
-    public static func vet(_ text: String, limits: RPCLine.Limits = .init(maximumDepth: 16, maximumBatch: 1)) -> Verdict {
+    package static func vet(_ text: String, limits: RPCLine.Limits = .init(maximumDepth: 16, maximumBatch: 1)) -> Verdict {
         switch RPCLine.parse(Array(text.utf8), limits: limits) {
         case .empty:
             return .refuse(RPCEncoding.errorBytes(id: nil, .invalidRequest("an empty message.")))

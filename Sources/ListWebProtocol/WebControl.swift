@@ -5,22 +5,22 @@ import ListRPC
 // user's runtime directory (mode 0700), or /run/listd-web for the system unit.
 
 /// A one-time link that pairs one device: valid for a few minutes, used once.
-public enum PairDevice: RPCMethod {
-    public static let name = "pair"
+package enum PairDevice: RPCMethod {
+    package static let name = "pair"
 
-    public struct Params: Codable, Sendable, Hashable {
+    package struct Params: Codable, Sendable, Hashable {
         /// What the device is called in every change it makes ("Kitchen phone").
-        public var name: String
-        public init(name: String) { self.name = name }
+        package var name: String
+        package init(name: String) { self.name = name }
     }
 
-    public struct Result: Codable, Sendable, Hashable {
+    package struct Result: Codable, Sendable, Hashable {
         /// The address to open on the device; the code is after `#`, so it is never sent in a
         /// request line, a proxy's log or a link preview.
-        public var link: String
+        package var link: String
         /// Seconds the link stays valid.
-        public var validForSeconds: Int
-        public init(link: String, validForSeconds: Int) {
+        package var validForSeconds: Int
+        package init(link: String, validForSeconds: Int) {
             self.link = link
             self.validForSeconds = validForSeconds
         }
@@ -28,15 +28,15 @@ public enum PairDevice: RPCMethod {
 }
 
 /// A device paired with listd-web, as `listctl web devices` shows it.
-public struct PairedDevice: Codable, Sendable, Hashable {
+package struct PairedDevice: Codable, Sendable, Hashable {
     /// A short id that names the device for `revoke` (not its token).
-    public var id: String
-    public var name: String
+    package var id: String
+    package var name: String
     /// RFC 3339, UTC.
-    public var paired: String
+    package var paired: String
     /// RFC 3339, UTC; absent until the device first connects.
-    public var lastSeen: String?
-    public init(id: String, name: String, paired: String, lastSeen: String? = nil) {
+    package var lastSeen: String?
+    package init(id: String, name: String, paired: String, lastSeen: String? = nil) {
         self.id = id
         self.name = name
         self.paired = paired
@@ -44,33 +44,33 @@ public struct PairedDevice: Codable, Sendable, Hashable {
     }
 }
 
-public enum ListDevices: RPCMethod {
-    public static let name = "devices"
-    public typealias Params = NoParams
-    public struct Result: Codable, Sendable, Hashable {
-        public var devices: [PairedDevice]
-        public init(devices: [PairedDevice]) { self.devices = devices }
+package enum ListDevices: RPCMethod {
+    package static let name = "devices"
+    package typealias Params = NoParams
+    package struct Result: Codable, Sendable, Hashable {
+        package var devices: [PairedDevice]
+        package init(devices: [PairedDevice]) { self.devices = devices }
     }
 }
 
 /// Forgets a device: its token stops working at once, and its open pages are disconnected.
-public enum RevokeDevice: RPCMethod {
-    public static let name = "revoke"
-    public struct Params: Codable, Sendable, Hashable {
+package enum RevokeDevice: RPCMethod {
+    package static let name = "revoke"
+    package struct Params: Codable, Sendable, Hashable {
         /// The device's id, or its name when no id matches (names need not be unique: a name
         /// that names several devices is refused, listing their ids).
-        public var device: String
-        public init(device: String) { self.device = device }
+        package var device: String
+        package init(device: String) { self.device = device }
     }
-    public typealias Result = PairedDevice
+    package typealias Result = PairedDevice
 }
 
 /// The control socket's error codes (JSON-RPC server-defined range, apart from listd's).
-public enum WebControlError {
+package enum WebControlError {
     /// `revoke` named no paired device.
-    public static let noSuchDevice = 2001
+    package static let noSuchDevice = 2001
     /// `revoke` named several devices by a name they share.
-    public static let ambiguousDevice = 2002
+    package static let ambiguousDevice = 2002
     /// A name that is empty, longer than 100 characters or more than one line.
-    public static let invalidName = 2003
+    package static let invalidName = 2003
 }

@@ -4,14 +4,14 @@ import ListCore
 import ListRPCTransport
 
 /// Who may use this listd, decided from the peer's credentials on accept.
-public struct AccessPolicy: Sendable, Hashable {
+package struct AccessPolicy: Sendable, Hashable {
     /// The group whose members may connect too (the system service's), by name and id.
-    public struct Group: Sendable, Hashable {
-        public var name: String
-        public var gid: UInt32
+    package struct Group: Sendable, Hashable {
+        package var name: String
+        package var gid: UInt32
 
         /// Looks the group up by name; nil when there is no such group.
-        public init?(named name: String) {
+        package init?(named name: String) {
             guard let entry = getgrnam(name) else { return nil }
             self.name = name
             self.gid = entry.pointee.gr_gid
@@ -19,10 +19,10 @@ public struct AccessPolicy: Sendable, Hashable {
     }
 
     /// listd's own user: always served, as is root.
-    public var ownerUID: UInt32
-    public var group: Group?
+    package var ownerUID: UInt32
+    package var group: Group?
 
-    public init(ownerUID: UInt32 = getuid(), group: Group? = nil) {
+    package init(ownerUID: UInt32 = getuid(), group: Group? = nil) {
         self.ownerUID = ownerUID
         self.group = group
     }

@@ -12,36 +12,36 @@ import ServiceLifecycle
 import Synchronization
 
 /// Serves the JSON-RPC protocol on a Unix-domain stream socket.
-public final class RPCServer: Service, Sendable {
-    public struct Configuration: Sendable {
-        public var socketPath: String
+package final class RPCServer: Service, Sendable {
+    package struct Configuration: Sendable {
+        package var socketPath: String
         /// A listening socket passed in (socket activation); listd then neither binds nor
         /// removes `socketPath`.
-        public var listeningSocket: Int32?
+        package var listeningSocket: Int32?
         /// A longer line gets an error, then the connection is closed.
-        public var maximumLineLength: Int
+        package var maximumLineLength: Int
         /// Nesting depth and batch size one line may have.
-        public var lineLimits: RPCLine.Limits
+        package var lineLimits: RPCLine.Limits
         /// Connections served at once; one more gets an error line and is closed.
-        public var maximumConnections: Int
+        package var maximumConnections: Int
         /// Connections one user other than listd's own and root may hold; nil: a quarter of
         /// `maximumConnections`.
-        public var maximumConnectionsPerUser: Int?
+        package var maximumConnectionsPerUser: Int?
         /// Bytes that may wait for a client that does not read; beyond, it is disconnected.
-        public var maximumOutboundBytes: Int
+        package var maximumOutboundBytes: Int
         /// Who is served (checked with SO_PEERCRED on accept).
-        public var access: AccessPolicy
-        public var version: String
+        package var access: AccessPolicy
+        package var version: String
         /// How often the event loops must prove they are alive, and what to call when they all
         /// have (a service manager's watchdog).
-        public var watchdog: (interval: Duration, ping: @Sendable () -> Void)?
+        package var watchdog: (interval: Duration, ping: @Sendable () -> Void)?
 
         /// The timers and counts the connection rules read (`stallGrace`, …): the standard ones
         /// but in a test that changes one.
-        public var limits: CoreLimits = .standard
+        package var limits: CoreLimits = .standard
 
         /// What a client may owe, how long it may take, and who is let in, by these settings.
-        public var rules: ConnectionRules {
+        package var rules: ConnectionRules {
             ConnectionRules(
                 limits: limits,
                 outboundLimit: maximumOutboundBytes,
@@ -50,10 +50,10 @@ public final class RPCServer: Service, Sendable {
             )
         }
 
-        public static let defaultMaximumConnections = 1_024
-        public static let defaultMaximumOutboundBytes = 8 << 20
+        package static let defaultMaximumConnections = 1_024
+        package static let defaultMaximumOutboundBytes = 8 << 20
 
-        public init(
+        package init(
             socketPath: String,
             listeningSocket: Int32? = nil,
             maximumLineLength: Int = LineFraming.defaultMaximumLineLength,
@@ -127,7 +127,7 @@ public final class RPCServer: Service, Sendable {
         }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let path = configuration.socketPath
         // Served on the owner's loop: a request reaches the core with no hand-over.
         let group = services.owner.group
@@ -249,7 +249,7 @@ public final class RPCServer: Service, Sendable {
 
     /// Whether listd can serve `path`, found out before it writes anything anywhere: a failed
     /// start leaves the disk as it found it, and says what is wrong in words.
-    public static func checkSocketPath(_ path: String) throws(DaemonError) {
+    package static func checkSocketPath(_ path: String) throws(DaemonError) {
         let maximum = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
         if path.utf8.count > maximum {
             throw .socketPathTooLong(socketPath: path, bytes: path.utf8.count, maximum: maximum)

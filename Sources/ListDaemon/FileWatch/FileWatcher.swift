@@ -18,7 +18,7 @@ import ServiceLifecycle
 /// the name (editors save by rename).
 ///
 /// Confined to the owner's loop once `start` has run (`@unchecked Sendable`, as `ListOwner`).
-public final class FileWatcher: Service, @unchecked Sendable {
+package final class FileWatcher: Service, @unchecked Sendable {
     let path: String
     private let fileName: String
     private let logger: Logger
@@ -44,7 +44,7 @@ public final class FileWatcher: Service, @unchecked Sendable {
 
     /// Makes the inotify instance and its watches (at start-up, before the file is first read,
     /// so that no save is missed in between: the kernel keeps the events until they are read).
-    public init(path: String, logger: Logger) throws(DaemonError) {
+    package init(path: String, logger: Logger) throws(DaemonError) {
         self.path = path
         let directory = directoryName(of: path)
         self.fileName = String(path.split(separator: "/").last ?? "")
@@ -103,7 +103,7 @@ public final class FileWatcher: Service, @unchecked Sendable {
         .flatMapErrorThrowing { error in throw DaemonError.cannotWatch(path: self.path, detail: "\(error)") }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         try? await channel?.close()
     }

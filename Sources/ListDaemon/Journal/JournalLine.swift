@@ -32,7 +32,7 @@ struct JournalLine {
 }
 
 /// Where the journal's entries go: where listd's log goes, chosen once at start.
-public enum JournalOutput: Sendable {
+package enum JournalOutput: Sendable {
     /// journald, natively (`sd_journal_sendv`), with the fields `JournalLogHandler` gives an
     /// entry: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER, CODE_FILE/LINE/FUNC, then every field named in
     /// upper case (`list_name` → `LIST_NAME`).

@@ -7,13 +7,13 @@ import Logging
 import Synchronization
 
 /// Writes each log event as one line on stderr: `time level label: key=value … [source] message`.
-public struct StderrLogHandler: LogHandler {
-    public var logLevel: Logger.Level = .info
-    public var metadata: Logger.Metadata = [:]
+package struct StderrLogHandler: LogHandler {
+    package var logLevel: Logger.Level = .info
+    package var metadata: Logger.Metadata = [:]
     private let label: String
     private let lines: StderrLines
 
-    public init(label: String) {
+    package init(label: String) {
         self.init(label: label, lines: .shared)
     }
 
@@ -22,12 +22,12 @@ public struct StderrLogHandler: LogHandler {
         self.lines = lines
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         // A change's line brings its fields and the handler has none: no merged copy to make.
         var fields = event.metadata ?? [:]
         if !metadata.isEmpty {
@@ -71,8 +71,8 @@ public struct StderrLogHandler: LogHandler {
 /// Where `StderrLogHandler`'s lines go: straight to stderr, or, while a batch is open, held and
 /// written with the batch's others when it closes (lines other threads log meanwhile join it:
 /// they go out a few microseconds later, in the order they were logged).
-public final class StderrLines: Sendable {
-    public static let shared = StderrLines(descriptor: STDERR_FILENO)
+package final class StderrLines: Sendable {
+    package static let shared = StderrLines(descriptor: STDERR_FILENO)
 
     /// Where the lines are written (stderr; a test's pipe).
     private let descriptor: Int32
@@ -91,7 +91,7 @@ public final class StderrLines: Sendable {
     }
 
     /// Runs `body`; the lines it logs are written together when it returns.
-    public func batch(_ body: () -> Void) {
+    package func batch(_ body: () -> Void) {
         state.withLock { $0.openBatches += 1 }
         body()
         state.withLock { state in

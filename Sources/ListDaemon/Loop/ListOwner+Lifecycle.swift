@@ -7,7 +7,7 @@ import ServiceLifecycle
 extension ListOwner {
     /// Reads the list file again from scratch (SIGHUP) and returns once that is done, and what
     /// it brought is decided.
-    public func reload() async {
+    package func reload() async {
         let done = loop.flatSubmit {
             self.handle(.reloadAsked)
             return self.whenTrue(\.fileTaken)
@@ -15,7 +15,7 @@ extension ListOwner {
         try? await done.get()
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         // Shutting down: refuse new edits, finish every one accepted (delegates are gone by now,
         // so each open question is settled by its delegate's onTimeout), then write the file. A

@@ -23,7 +23,7 @@ import Synchronization
 /// to every subscriber), each edit confirmed, and the pass's journal entries handed, after the
 /// replies, to the journal's thread (`JournalWriter`), which formats and writes them together.
 /// Each connection's outbox hands its bytes to its socket once per pass.
-public final class ListOwner: Service, @unchecked Sendable {
+package final class ListOwner: Service, @unchecked Sendable {
     /// The owner's loop (one thread); `ListdParts.server` serves the socket on it too.
     let group: MultiThreadedEventLoopGroup
     let loop: any EventLoop
@@ -57,9 +57,9 @@ public final class ListOwner: Service, @unchecked Sendable {
     var waiters: [(condition: (ListCore) -> Bool, promise: EventLoopPromise<Void>)] = []
 
     /// The list file listd works on, as named (a symlink stays one: see `ListFileStorage`).
-    public var filePath: String { fileSync.path }
+    package var filePath: String { fileSync.path }
     /// Names this state (see `PersistedState.instance`).
-    public var instance: String { published.instance }
+    package var instance: String { published.instance }
 
     /// Starts from what `persistence` recovered: takes in whatever the person changed in the list
     /// file (`fileBytes`, as read before recovery) while listd was not running, and writes the
@@ -191,7 +191,7 @@ public final class ListOwner: Service, @unchecked Sendable {
 
     // MARK: Reads, from any thread
 
-    public var snapshot: ListsSnapshot { published.snapshot }
+    package var snapshot: ListsSnapshot { published.snapshot }
 
     /// Delegates registered before and not now; nil when none is missed. Read on the loop.
     var missingDelegates: [MissingDelegate]? {
@@ -200,18 +200,18 @@ public final class ListOwner: Service, @unchecked Sendable {
     }
 
     /// Where the lists are shared and whether listd reaches it now; nil when they are not.
-    public var shareStatus: ShareStatus? {
+    package var shareStatus: ShareStatus? {
         share.map { ShareStatus(server: $0.serverDescription, connected: $0.connected) }
     }
 
     /// `3 lists, 2 subscribers, last change: revision 41 by the list file at 2026-11-22T07:19:34.038Z`
     /// (as of the owner's last pass that changed it).
-    public var summary: String { published.current.summary }
+    package var summary: String { published.current.summary }
 
     /// Called (on the owner's loop) after a pass that changed the lists or the file's state, with
     /// a one-line summary for a service manager's status line: at most once a second (a later
     /// change is told by a task on the loop, a second after the last).
-    public func onCommit(_ observer: @escaping @Sendable (String) -> Void) {
+    package func onCommit(_ observer: @escaping @Sendable (String) -> Void) {
         statusObserver.set(observer)
     }
 

@@ -10,10 +10,10 @@ import NIOPosix
 /// the shells (the subscription hub, the list file and its watcher, the delegate registry, the
 /// journal), the owner that runs the core through them, and the socket server, served on the
 /// owner's loop. Another store takes the place of `LocalPersistence` here.
-public struct ListdParts: Sendable {
-    public let owner: ListOwner
+package struct ListdParts: Sendable {
+    package let owner: ListOwner
     /// Tells the owner what happens to the list file (a service: it stops watching at shutdown).
-    public let watcher: FileWatcher
+    package let watcher: FileWatcher
     /// Held while listd runs: no second listd keeps these lists.
     let lock: StateLock
 
@@ -24,7 +24,7 @@ public struct ListdParts: Sendable {
     /// - Parameter share: keep the lists in this PostgreSQL database, shared with every listd
     ///   that uses it, instead of beside the list file.
     /// - Parameter journal: where applied and denied changes are written, at `logger`'s level.
-    public init(
+    package init(
         filePath: String,
         quietPeriod: Duration = CoreLimits.standard.quietPeriod,
         historyLimit: Int = 10_000,
@@ -105,7 +105,7 @@ public struct ListdParts: Sendable {
 
     /// The socket server for these parts.
     /// - Parameter onReady: called once the socket accepts connections.
-    public func server(
+    package func server(
         configuration: RPCServer.Configuration,
         logger: Logger,
         onReady: @escaping @Sendable () -> Void = {}

@@ -11,19 +11,19 @@ import NIOPosix
 /// thing in `main`, before any thread exists (threads inherit the mask). Until `start` hands the
 /// descriptor a handler, a signal stays pending; `stopByDefault` lets one that must stop the
 /// process before it serves do what it did before it was blocked.
-public final class ProcessSignals: Sendable {
+package final class ProcessSignals: Sendable {
     /// The signal numbers (SIGTERM, SIGINT, SIGHUP, …).
-    public let signals: [Int32]
+    package let signals: [Int32]
     private let descriptor: Int32
 
     /// Blocks `signals` in the calling thread and every thread it starts from now on.
-    public static func blockInEveryThread(_ signals: [Int32]) {
+    package static func blockInEveryThread(_ signals: [Int32]) {
         var mask = Self.mask(signals)
         pthread_sigmask(SIG_BLOCK, &mask, nil)
     }
 
     /// A signalfd for `signals` (blocked already: `blockInEveryThread`).
-    public init(_ signals: [Int32]) throws(DaemonError) {
+    package init(_ signals: [Int32]) throws(DaemonError) {
         self.signals = signals
         var mask = Self.mask(signals)
         let fd = signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
@@ -33,7 +33,7 @@ public final class ProcessSignals: Sendable {
 
     /// Reads the signals on `loop`: `handler` runs there with each one's number, in the order
     /// they came (one of a kind while it is pending: the kernel merges repeats).
-    public func start(on loop: any EventLoop, handler: @escaping @Sendable (Int32) -> Void) -> EventLoopFuture<Void> {
+    package func start(on loop: any EventLoop, handler: @escaping @Sendable (Int32) -> Void) -> EventLoopFuture<Void> {
         // `struct signalfd_siginfo` is 128 bytes, `ssi_signo` its first field.
         let record = 128
         return loop.flatSubmit {
@@ -58,7 +58,7 @@ public final class ProcessSignals: Sendable {
 
     /// The default action of `signal` (SIGTERM: the process ends by it), as if it had never been
     /// blocked: for a signal that comes before listd serves.
-    public static func stopByDefault(_ signal: Int32) -> Never {
+    package static func stopByDefault(_ signal: Int32) -> Never {
         Glibc.signal(signal, SIG_DFL)
         var mask = Self.mask([signal])
         pthread_sigmask(SIG_UNBLOCK, &mask, nil)

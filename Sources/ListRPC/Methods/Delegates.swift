@@ -8,7 +8,7 @@ public enum DelegateQuestion: String, Codable, Sendable, CaseIterable, Hashable 
     /// The question an edit raises; none for a move (a line moved in the list file), which adds,
     /// removes and changes nothing, nor for an edit of several items (`clearChecked`, and the
     /// edits that undo one), which is asked item by item (`ListEdit.parts`).
-    public init?(_ edit: ListEdit) {
+    package init?(_ edit: ListEdit) {
         switch edit {
         case .createList, .restoreList: self = .shouldCreate
         case .renameList: self = .shouldRename

@@ -5,15 +5,15 @@ import ListCore
 
 /// Where the shared lists are: `postgresql://user:password@host:port/database?sslmode=…`, or a
 /// Unix socket (`?host=/run/postgresql`, or an empty host: libpq's default directory).
-public struct ShareServer: Sendable, Hashable {
-    public enum Endpoint: Sendable, Hashable {
+package struct ShareServer: Sendable, Hashable {
+    package enum Endpoint: Sendable, Hashable {
         case tcp(host: String, port: Int)
         /// The socket file itself: `DIRECTORY/.s.PGSQL.PORT`, as libpq names it.
         case unixSocket(path: String)
     }
 
     /// libpq's `sslmode`, reduced to what listd does with it.
-    public enum TLSMode: String, Sendable, Hashable {
+    package enum TLSMode: String, Sendable, Hashable {
         /// `disable` (and `allow`): no TLS.
         case disable
         /// `prefer` (libpq's default): TLS when the server offers it.
@@ -23,23 +23,23 @@ public struct ShareServer: Sendable, Hashable {
         case require
     }
 
-    public var endpoint: Endpoint
-    public var user: String
-    public var password: String?
-    public var database: String
-    public var tls: TLSMode
+    package var endpoint: Endpoint
+    package var user: String
+    package var password: String?
+    package var database: String
+    package var tls: TLSMode
 
     /// libpq's default socket directory on Debian.
-    public static let defaultSocketDirectory = "/var/run/postgresql"
+    package static let defaultSocketDirectory = "/var/run/postgresql"
 
     /// Why a URL cannot be used, in words.
-    public struct URLError: Error, Hashable, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct URLError: Error, Hashable, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Parses `url` (libpq's URI form, `postgresql://` or `postgres://`). `defaultUser` is who
     /// listd runs as, libpq's default user and database.
-    public init(url: String, defaultUser: String) throws(URLError) {
+    package init(url: String, defaultUser: String) throws(URLError) {
         func fail(_ why: String) -> URLError { URLError(description: "--share: \(why)") }
         var rest = Substring(url)
         guard let scheme = ["postgresql://", "postgres://"].first(where: { rest.hasPrefix($0) }) else {
@@ -128,7 +128,7 @@ public struct ShareServer: Sendable, Hashable {
 
     /// `listd@kitchen:5432/lists` or `listd@/run/postgresql/.s.PGSQL.5432/lists`: the server as
     /// logs and `hello` name it, never with the password.
-    public var description: String {
+    package var description: String {
         switch endpoint {
         case .tcp(let host, let port):
             let shown = host.contains(":") ? "[\(host)]" : host
