@@ -12,8 +12,9 @@ SWIFT ?= swift
 # vim run as a person runs it, answering its prompts (OlderCopyTests); chromium and
 # chromium-driver for the phone page in a real browser (WebPageTests), qrencode for the QR code
 # `listctl web pair` prints, curl for the page served under systemd (Tests/e2e) and over HTTPS
-# with a certificate openssl makes (WebTLSTests); dpkg-dev and lintian for the package make test
-# builds and boots (make deb).
+# with a certificate openssl makes (WebTLSTests); python3-jsonschema for the contract's validator
+# (ContractTests: every message listd sends checked against docs/listd.openrpc.json); dpkg-dev and
+# lintian for the package make test builds and boots (make deb).
 APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db postgresql tmux \
 	chromium chromium-driver qrencode curl openssl python3 python3-jsonschema dpkg-dev lintian
 
@@ -126,15 +127,19 @@ test: deps
 
 # The ListClient library's reference, from its DocC catalogue and its symbol graph, into
 # .build-docs/ListClient.doccarchive (`docc preview` serves one). Fails on any DocC warning and on
-# a public declaration of ListClient or ListClientCore without a doc comment (make test runs it).
+# a public declaration without a doc comment in what `import ListClient` shows (ListClient,
+# ListClientCore, and the ListModel and ListRPC it re-exports); make test runs it.
 # Its own scratch path: the symbol-graph flags would otherwise rebuild the debug build.
 DOCS_SCRATCH := .build-docs
 docs: deps
+	@# ListClient compiled afresh each time (touched): its graph holds what it re-exports, which an
+	@# incremental build would leave as it was when ListClient itself last changed.
 	@rm -rf $(DOCS_SCRATCH)/graphs $(DOCS_SCRATCH)/ListClient-graphs && mkdir -p $(DOCS_SCRATCH)/graphs $(DOCS_SCRATCH)/ListClient-graphs
+	@touch Sources/ListClient/ListClient.swift
 	$(SWIFT) build --target ListClient --scratch-path $(DOCS_SCRATCH) \
 		-Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(DOCS_SCRATCH)/graphs
 	cp $(DOCS_SCRATCH)/graphs/ListClient.symbols.json $(DOCS_SCRATCH)/graphs/ListClient@*.symbols.json $(DOCS_SCRATCH)/ListClient-graphs/
-	python3 Tests/Docs/undocumented.py $(DOCS_SCRATCH)/ListClient-graphs ListClient ListClientCore
+	python3 Tests/Docs/undocumented.py $(DOCS_SCRATCH)/ListClient-graphs ListClient ListClientCore ListModel ListRPC
 	docc convert Sources/ListClient/ListClient.docc --warnings-as-errors \
 		--fallback-display-name ListClient --fallback-bundle-identifier org.listd.ListClient \
 		--additional-symbol-graph-dir $(DOCS_SCRATCH)/ListClient-graphs --output-path $(DOCS_SCRATCH)/ListClient.doccarchive

@@ -1,6 +1,7 @@
 /// Who made a change: a connected client (identified by the kernel, not by its word) or the
 /// list file edited by a person.
 public enum ChangeOrigin: Hashable, Sendable {
+    /// A client connection: its process and user, as the kernel said (SO_PEERCRED), and the name it gave in `hello`.
     case client(pid: Int32, uid: UInt32, name: String?)
     /// A person's save of the list file; `host` names the machine it was saved on when the
     /// lists are shared between machines (`listd --share`).

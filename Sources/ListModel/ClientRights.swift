@@ -33,7 +33,9 @@ public struct ClientRights: OptionSet, Hashable, Sendable {
         return .success(rights)
     }
 
+    /// A right name `hello {rights}` does not know.
     public struct UnknownRight: Error, Hashable, Sendable {
+        /// The name as given.
         public let name: String
     }
 

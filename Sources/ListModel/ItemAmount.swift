@@ -12,17 +12,23 @@
 public enum ItemAmount {
     /// How a written item was read.
     public struct Reading: Hashable, Sendable {
+        /// Where the amount stood.
         public enum Form: Hashable, Sendable {
             /// No amount: the text alone, its escapes taken out.
             case none
+            /// After the item, in parentheses: `milk (2 l)`.
             case parenthesized
+            /// Before the item: `2 l milk`, `6 eggs`.
             case leading
+            /// After the item, a measure or a count with x: `milk 2 l`, `bread x2`.
             case trailing
         }
 
         /// The item's text, and its amount (nil: none).
         public var text: String
+        /// Its amount, as written (nil: none).
         public var quantity: String?
+        /// Where the amount stood.
         public var form: Form
         /// The text as written beside its amount (escapes kept), and what stood between them.
         var writtenText: String

@@ -223,6 +223,7 @@ public struct ItemList: Sendable {
         return nil
     }
 
+    /// Whether `item`, exactly as written, is one of the items (a hash lookup per chunk, not a scan).
     public func contains(_ item: String) -> Bool {
         firstIndex(of: item) != nil
     }

@@ -1,22 +1,36 @@
 /// What one applied edit did, as subscribers and the journal are told.
 public struct ListChange: Hashable, Sendable {
+    /// What happened to the list, as a whole.
     public enum Kind: String, Hashable, Sendable, CaseIterable, Codable {
-        case created, updated, renamed, deleted
+        /// It was created (`didCreateShoppingList`).
+        case created
+        /// Its items, ticks, amounts or sections changed (`didUpdateShoppingList`).
+        case updated
+        /// It was renamed (`didRenameShoppingList`).
+        case renamed
+        /// It was deleted (`didDeleteShoppingList`).
+        case deleted
     }
 
     /// One step inside a change.
     public enum Step: Hashable, Sendable {
         /// With the amount it was added with and the section it went into, when it has them.
         case add(item: String, quantity: String? = nil, section: String? = nil)
+        /// The item's text was replaced (in its place, with its tick and amount).
         case replace(item: String, with: String)
+        /// The item was taken off.
         case remove(item: String)
+        /// The list was renamed.
         case rename(from: String, to: String)
         /// The item is now at `index` of the list's items, in `section` ("" for none).
         case move(item: String, to: Int, section: String = "")
         /// The item was ticked off (it stays on the list).
         case check(item: String)
+        /// The item was unticked (also an `addItem` of a ticked item).
         case uncheck(item: String)
+        /// A section was added (at the end, unless a move or an undo put it elsewhere).
         case addSection(section: String)
+        /// A section was renamed.
         case renameSection(from: String, to: String)
         /// Its items joined the section above it (or none).
         case removeSection(section: String)
@@ -24,16 +38,20 @@ public struct ListChange: Hashable, Sendable {
         case quantity(item: String, quantity: String?)
     }
 
+    /// What happened to the list as a whole.
     public var kind: Kind
     /// The daemon-wide revision this change produced: exactly one more than the change before.
     public var revision: Revision
     /// The list after the change; for a delete, its last state.
     public var list: ShoppingList
+    /// What it did, step by step.
     public var steps: [Step]
+    /// Who made it.
     public var origin: ChangeOrigin
     /// The revision of the change this one undoes (`undo`), when it undoes one.
     public var undoes: Revision?
 
+    /// A change, as listd made it.
     public init(
         kind: Kind,
         revision: Revision,
@@ -188,9 +206,31 @@ extension ListChange.Step: CustomStringConvertible {
 extension ListChange.Step {
     /// A step's kind, as the protocol names it (`op`), for a subscriber that wants some only.
     public enum Kind: String, Hashable, Sendable, CaseIterable {
-        case add, replace, remove, rename, move, check, uncheck, addSection, renameSection, removeSection, quantity
+        /// `Step.add`.
+        case add
+        /// `Step.replace`.
+        case replace
+        /// `Step.remove`.
+        case remove
+        /// `Step.rename`.
+        case rename
+        /// `Step.move`.
+        case move
+        /// `Step.check`.
+        case check
+        /// `Step.uncheck`.
+        case uncheck
+        /// `Step.addSection`.
+        case addSection
+        /// `Step.renameSection`.
+        case renameSection
+        /// `Step.removeSection`.
+        case removeSection
+        /// `Step.quantity`.
+        case quantity
     }
 
+    /// This step's kind.
     public var kind: Kind {
         switch self {
         case .add: .add

@@ -4,15 +4,23 @@ public indirect enum ListError: Error, Hashable, Sendable {
     /// `section`: the section it is in; `quantity`: the amount the edit gave (the sentence says how
     /// to set it instead); `has`: the amount the item has.
     case itemExists(item: String, list: String, section: String? = nil, quantity: String? = nil, has: String? = nil)
+    /// The item is not on the list.
     case itemNotFound(item: String, list: String)
     /// `renaming`: the list a rename was refused for (its name stays).
     case listExists(name: String, renaming: String? = nil)
+    /// No list has that name or id.
     case listNotFound(ListReference)
+    /// A list name that breaks a text rule.
     case invalidName(String, ListText.Violation)
+    /// An item that breaks a text rule.
     case invalidItem(String, ListText.Violation)
+    /// Another section of the list has that name.
     case sectionExists(section: String, list: String)
+    /// The list has no such section.
     case sectionNotFound(section: String, list: String)
+    /// A section name that breaks a text rule.
     case invalidSection(String, ListText.Violation)
+    /// An amount that breaks a rule.
     case invalidQuantity(String, ListText.Violation)
     /// The list changed since the revision the client based its edit on.
     case conflict(list: String, expected: Revision, actual: Revision)

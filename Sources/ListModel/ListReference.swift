@@ -1,6 +1,8 @@
 /// How a request names a list: by its id or by its name (compared like names are).
 public enum ListReference: Hashable, Sendable {
+    /// By id: it never changes, also not across a rename.
     case id(ListID)
+    /// By name, compared without case and surrounding white space.
     case name(String)
 }
 

@@ -7,10 +7,12 @@
 
 /// A section of a list: `## Dairy` in the list file.
 public struct ListSection: Hashable, Sendable, Codable {
+    /// Its name, as written after `## `.
     public var name: String
     /// How many of the list's items are in it (they follow the items of the sections before).
     public var count: Int
 
+    /// A section with `count` items.
     public init(_ name: String, count: Int = 0) {
         self.name = name
         self.count = count

@@ -5,13 +5,17 @@ public enum ListText {
 
     /// Why a text cannot be a name or an item.
     public enum Violation: Error, Hashable, Sendable {
+        /// Nothing but white space.
         case empty
+        /// Longer than `maximumLength` characters.
         case tooLong(length: Int)
+        /// A control character, or a line or paragraph separator: a name or item is one line.
         case controlCharacter(scalar: UInt32)
         /// It starts with a mark that joins the character before it (a combining accent, U+200D):
         /// after `- ` or `# ` in the list file it would join the space, and the line would not
         /// read back as an item or a heading.
         case joinsTheSpaceBefore(scalar: UInt32)
+        /// An amount longer than 100 characters.
         case quantityTooLong(length: Int)
         /// An amount is written in parentheses after its item: its own must pair up, or it could
         /// not be read back (`12 (large` would end early).

@@ -8,7 +8,9 @@ public typealias Revision = Int
 
 /// One shopping list as clients and the file see it.
 public struct ShoppingList: Hashable, Sendable {
+    /// The list's id: never reused, kept across restarts.
     public var id: ListID
+    /// Its name, unique among lists.
     public var name: String
     /// When the list last changed.
     public var edited: Timestamp

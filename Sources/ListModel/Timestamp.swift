@@ -4,8 +4,10 @@
 /// deterministic under test. Formatting is RFC 3339 done by hand to keep this module free of
 /// Foundation.
 public struct Timestamp: Hashable, Comparable, Sendable {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
     public var millisecondsSinceEpoch: Int64
 
+    /// The time this many milliseconds after the epoch.
     public init(millisecondsSinceEpoch: Int64) {
         self.millisecondsSinceEpoch = millisecondsSinceEpoch
     }
@@ -14,6 +16,7 @@ public struct Timestamp: Hashable, Comparable, Sendable {
         lhs.millisecondsSinceEpoch < rhs.millisecondsSinceEpoch
     }
 
+    /// 1970-01-01T00:00:00.000Z.
     public static let epoch = Timestamp(millisecondsSinceEpoch: 0)
 }
 
@@ -21,6 +24,7 @@ extension Timestamp: CustomStringConvertible {
     /// `2026-11-22T06:47:03.123Z`
     public var description: String { rfc3339 }
 
+    /// As the protocol writes it: `2026-11-22T06:47:03.123Z`.
     public var rfc3339: String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.rfc3339MaximumLength) { buffer in
             String(decoding: buffer[..<writeRFC3339(into: buffer)], as: UTF8.self)

@@ -3,11 +3,16 @@ import ListModel
 /// A list without its items: what a brief client (`hello {brief: true}`) gets in a confirm and
 /// in every notification, so neither grows with the list.
 public struct ListSummary: Codable, Sendable, Hashable {
+    /// The list's id.
     public var id: ListID
+    /// Its name.
     public var name: String
+    /// The revision of its last change.
     public var revision: Revision
+    /// When it last changed.
     public var edited: Timestamp
 
+    /// A summary.
     public init(id: ListID, name: String, revision: Revision, edited: Timestamp) {
         self.id = id
         self.name = name
@@ -15,6 +20,7 @@ public struct ListSummary: Codable, Sendable, Hashable {
         self.edited = edited
     }
 
+    /// `list` without its items.
     public init(_ list: ShoppingList) {
         self.init(id: list.id, name: list.name, revision: list.revision, edited: list.edited)
     }
@@ -24,11 +30,17 @@ public struct ListSummary: Codable, Sendable, Hashable {
 /// be followed exactly from the steps alone. `index` is where the item is after the step (for
 /// `remove`, where it was); a `move` also says where it came `from`.
 public struct BriefStep: Codable, Sendable, Hashable {
+    /// The step's kind (`add`, `move`, …, as `ListChange.Step.Kind` names them).
     public var op: String
+    /// The item it concerns.
     public var item: String?
+    /// A replace's new text.
     public var with: String?
+    /// A rename's old name (of the list or the section).
     public var from: String?
+    /// A rename's new name.
     public var to: String?
+    /// Where the item is after the step (for `remove`, where it was).
     public var index: Int?
     /// For a move: the place the item left.
     public var fromIndex: Int?
@@ -37,6 +49,7 @@ public struct BriefStep: Codable, Sendable, Hashable {
     /// An item's amount (an add's, or a `quantity` step's; absent: none).
     public var quantity: String?
 
+    /// A step, each field as the protocol names it.
     public init(
         op: String,
         item: String? = nil,
@@ -151,21 +164,28 @@ extension BriefStep {
 /// The params of a change notification to a brief subscriber: the list without its items; the
 /// steps with their places; for a created list, the items it was created with.
 public struct BriefChangeParams: Codable, Sendable, Hashable {
+    /// The change's daemon-wide revision.
     public var revision: Revision
+    /// The list after the change, without its items.
     public var list: ListSummary
+    /// Who made the change.
     public var origin: ChangeOrigin
+    /// Its steps, each with the item's place.
     public var changes: [BriefStep]
     /// Only for `didCreateShoppingList`: the new list's items, in order, and the checked ones
     /// (a deleted list put back by an undo has its checks).
     public var items: [String]?
+    /// Only for `didCreateShoppingList`: the items ticked off.
     public var checked: [String]?
     /// Only for `didCreateShoppingList`, when the list has them: its sections with their items,
     /// and its items' amounts.
     public var sections: [BriefSection]?
+    /// Only for `didCreateShoppingList`: its items' amounts, by item.
     public var quantities: [String: String]?
     /// The change this one undoes, when it undoes one.
     public var undoes: Revision?
 
+    /// The params, each as the protocol names it.
     public init(
         revision: Revision,
         list: ListSummary,
@@ -227,9 +247,12 @@ public struct BriefChangeParams: Codable, Sendable, Hashable {
 
 /// A section of a list a brief `didCreateShoppingList` makes: its name and items, in order.
 public struct BriefSection: Codable, Sendable, Hashable {
+    /// The section's name.
     public var name: String
+    /// Its items, in order.
     public var items: [String]
 
+    /// A section.
     public init(name: String, items: [String]) {
         self.name = name
         self.items = items
@@ -242,6 +265,7 @@ public struct BriefSection: Codable, Sendable, Hashable {
 public typealias BriefQuestionParams = QuestionParams<ListSummary>
 
 extension QuestionParams where ListForm == ListSummary {
+    /// `question` with its list's summary.
     public init(_ question: DelegateQuestionParams) {
         self = question.withList(ListSummary.init)
     }

@@ -2,8 +2,9 @@ import ListModel
 
 /// The numeric JSON-RPC error code of every deny reason. Codes are stable; reasons only ever get
 /// added. Application codes sit outside the -32768…-32000 range JSON-RPC reserves.
-public enum DenialCode {
-    public static let byReason: [String: Int] = [
+package enum DenialCode {
+    /// Each reason word's code.
+    package static let byReason: [String: Int] = [
         "itemExists": 1001,
         "itemNotFound": 1002,
         "listExists": 1003,
@@ -30,7 +31,8 @@ public enum DenialCode {
         "replyTooLarge": 1104,
     ]
 
-    public static func code(for reason: String) -> Int { byReason[reason] ?? 1000 }
+    /// The code of `reason` (1000 for a word not in the table).
+    package static func code(for reason: String) -> Int { byReason[reason] ?? 1000 }
 }
 
 extension RPCError {
@@ -53,7 +55,7 @@ extension RPCError {
     }
 
     /// The edit was valid but could not be made durable, so it was not applied.
-    public static func storageFailed(_ detail: String) -> RPCError {
+    package static func storageFailed(_ detail: String) -> RPCError {
         RPCError(
             code: DenialCode.code(for: "storageFailed"),
             message: "The change was not saved: \(detail)",
@@ -63,7 +65,7 @@ extension RPCError {
 
     /// The shared lists' server cannot be reached (`listd --share`): nothing was applied; reads
     /// go on from the lists as last seen. `detail` names the server and what failed.
-    public static func unavailable(_ detail: String) -> RPCError {
+    package static func unavailable(_ detail: String) -> RPCError {
         RPCError(
             code: DenialCode.code(for: "unavailable"),
             message: "The change was not made: \(detail). Try again once it is back.",
@@ -74,7 +76,7 @@ extension RPCError {
     /// The change was sent to the shared lists' server, which did not say whether it made it:
     /// it may be on the lists or not. `detail` says why listd stopped waiting; the lists show it
     /// once the server is back (a subscriber hears it then, if it was made).
-    public static func outcomeUnknown(_ detail: String) -> RPCError {
+    package static func outcomeUnknown(_ detail: String) -> RPCError {
         RPCError(
             code: DenialCode.code(for: "outcomeUnknown"),
             message: "Whether the change was made is not known: \(detail). The lists show it once the server is back.",
@@ -84,7 +86,7 @@ extension RPCError {
 
     /// Too many requests too fast (listd-web's limit on a device's pages): nothing was done; send
     /// it again after `retryAfterMs`.
-    public static func busy(retryAfterMs: Int) -> RPCError {
+    package static func busy(retryAfterMs: Int) -> RPCError {
         RPCError(
             code: DenialCode.code(for: "busy"),
             message: "Too many requests from this device; try again in \(retryAfterMs) ms.",
@@ -94,7 +96,7 @@ extension RPCError {
 
     /// listd-web only: listd's reply to this request is longer than listd-web relays to a page;
     /// nothing else of the connection is affected (ask for less: a history's `limit`).
-    public static func replyTooLarge(bytes: Int, limit: Int) -> RPCError {
+    package static func replyTooLarge(bytes: Int, limit: Int) -> RPCError {
         RPCError(
             code: DenialCode.code(for: "replyTooLarge"),
             message:
@@ -112,7 +114,7 @@ extension RPCError {
 
     /// Edits wait while the list file cannot be read, so that the person's file is never
     /// overwritten with listd's older copy.
-    public static func fileInvalid(path: String, line: Int, byteOffset: Int) -> RPCError {
+    package static func fileInvalid(path: String, line: Int, byteOffset: Int) -> RPCError {
         RPCError(
             code: DenialCode.code(for: "fileInvalid"),
             message: "Line \(line) of the list file \(path) is not UTF-8 text; fix it, then try again.",
@@ -125,7 +127,7 @@ extension RPCError {
 
     /// One or more delegates refused the edit: every refusal is listed, with the delegates that
     /// did not answer in time.
-    public static func deniedByDelegate(_ denials: [DelegateDenial], timedOut: [String]) -> RPCError {
+    package static func deniedByDelegate(_ denials: [DelegateDenial], timedOut: [String]) -> RPCError {
         var parts = denials.map { "\($0.delegate): \($0.reason)" }
         parts += timedOut.map { "\($0): no answer in time" }
         let data: JSONValue = .object([
@@ -144,7 +146,7 @@ extension RPCError {
     }
 
     /// `subscribe {since}` cannot replay what the client missed: resync from a snapshot.
-    public static func historyCompacted(
+    package static func historyCompacted(
         since: Revision,
         revision: Revision,
         oldestKept: Revision?,
@@ -166,7 +168,7 @@ extension RPCError {
     }
 
     /// `subscribe {since, instance}` named another state than the one listd serves.
-    public static func instanceChanged(expected: String, instance: String, revision: Revision) -> RPCError {
+    package static func instanceChanged(expected: String, instance: String, revision: Revision) -> RPCError {
         RPCError(
             code: DenialCode.code(for: "instanceChanged"),
             message:

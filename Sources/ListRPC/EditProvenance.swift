@@ -6,15 +6,19 @@ import ListModel
 /// and `basedOn` (the revision its lists had when it was made: an offline queue's edit is merged
 /// as a save of an old copy is). See docs/protocol.md.
 public struct EditProvenance: Sendable, Hashable {
+    /// The client's own id for the edit (a UUID, say): sent again, it is applied once.
     public var editId: String?
+    /// The revision the lists had when the edit was made (an offline queue's).
     public var basedOn: Revision?
 
     /// The lengths an `editId` may have, in UTF-8 bytes.
     public static let editIdBytes = 1...200
     /// How each is described when it is wrong.
     public static let editIdExpected = "a string of 1 to 200 bytes (the client's own id for the edit)"
+    /// How a wrong `basedOn` is described.
     public static let basedOnExpected = "an integer (the revision the edit was made on)"
 
+    /// What an edit says besides its params.
     public init(editId: String? = nil, basedOn: Revision? = nil) {
         self.editId = editId
         self.basedOn = basedOn

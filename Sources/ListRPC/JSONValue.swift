@@ -1,11 +1,18 @@
 /// Any JSON value, for the parts of a JSON-RPC message whose shape depends on the method.
 public enum JSONValue: Hashable, Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number without a fraction or exponent that fits 64 bits.
     case integer(Int64)
+    /// Any other number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object (a repeated key counts with its last value).
     case object([String: JSONValue])
 }
 
@@ -44,14 +51,17 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
+    /// An object's member (nil for another value, or no such key).
     public subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { object[key] } else { nil }
     }
 
+    /// The string, when it is one.
     public var stringValue: String? {
         if case .string(let value) = self { value } else { nil }
     }
 
+    /// The integer, when it is one.
     public var integerValue: Int64? {
         if case .integer(let value) = self { value } else { nil }
     }

@@ -2,9 +2,13 @@ import ListModel
 
 /// The notifications subscribers receive.
 public enum ListEventName: String, Codable, Sendable, CaseIterable, Hashable {
+    /// A list was created (or a deleted one brought back by `undo`).
     case didCreateShoppingList
+    /// A list's items, ticks, amounts or sections changed.
     case didUpdateShoppingList
+    /// A list was renamed.
     case didRenameShoppingList
+    /// A list was deleted.
     case didDeleteShoppingList
     /// A save of the list file that listd could not take (wholly or in part).
     case didRejectFileEdit
@@ -18,6 +22,7 @@ public enum ListEventName: String, Codable, Sendable, CaseIterable, Hashable {
     /// `didChangeDelegates`.
     public static let defaultEvents: Set<ListEventName> = Set(allCases).subtracting([.didDenyChange, .didChangeDelegates])
 
+    /// The notification a change of this kind is told by.
     public init(_ kind: ListChange.Kind) {
         switch kind {
         case .created: self = .didCreateShoppingList
@@ -30,14 +35,18 @@ public enum ListEventName: String, Codable, Sendable, CaseIterable, Hashable {
 
 /// The params of every change notification.
 public struct ListChangeParams: Codable, Sendable, Hashable {
+    /// The change's daemon-wide revision: one more than the change before.
     public var revision: Revision
     /// After the change; for a delete, the list's last state.
     public var list: ShoppingList
+    /// Who made it: a client, or a person's save of the list file.
     public var origin: ChangeOrigin
+    /// What it did, step by step (none for a create or a delete).
     public var changes: [ListChange.Step]
     /// The revision of the change this one undoes (`undo`), when it undoes one.
     public var undoes: Revision?
 
+    /// The params that tell `change`.
     public init(_ change: ListChange) {
         self.revision = change.revision
         self.list = change.list
@@ -49,23 +58,32 @@ public struct ListChangeParams: Codable, Sendable, Hashable {
 
 /// A change notification as a client receives it.
 public struct ListEvent: Sendable, Hashable {
+    /// Which notification it is.
     public var name: ListEventName
+    /// What it says.
     public var params: ListChangeParams
 
+    /// A change notification.
     public init(name: ListEventName, params: ListChangeParams) {
         self.name = name
         self.params = params
     }
 
+    /// The change's revision: a follower resumes after the last one it saw.
     public var revision: Revision { params.revision }
+    /// The list after the change (for a delete, its last state).
     public var list: ShoppingList { params.list }
+    /// Who made the change.
     public var origin: ChangeOrigin { params.origin }
+    /// The change's steps.
     public var changes: [ListChange.Step] { params.changes }
+    /// The revision this change undid, when it was an `undo`.
     public var undoes: Revision? { params.undoes }
 }
 
 /// The params of `didRejectFileEdit`: what in a person's save of the list file was not taken.
 public struct FileRejectionParams: Codable, Sendable, Hashable {
+    /// A line of the save that was not taken, and why.
     public struct RejectedLine: Codable, Sendable, Hashable {
         /// 1-based line number in the file as the person saved it.
         public var line: Int
@@ -73,8 +91,10 @@ public struct FileRejectionParams: Codable, Sendable, Hashable {
         public var text: String
         /// A stable word: `itemExists`, `invalidItem`, `listExists`, `itemOutsideList`, …
         public var reason: String
+        /// Why, in a sentence for the person.
         public var message: String
 
+        /// A line not taken.
         public init(line: Int, text: String, reason: String, message: String) {
             self.line = line
             self.text = text
@@ -86,11 +106,14 @@ public struct FileRejectionParams: Codable, Sendable, Hashable {
     /// `linesNotTaken` (some lines broke a rule; the rest was applied) or `fileInvalid` (the file
     /// is not UTF-8 text; nothing was applied and listd will not write it until it is fixed).
     public var reason: String
+    /// What happened, in a sentence.
     public var message: String
+    /// Each line not taken (for `fileInvalid`, the line with the first byte that is not UTF-8).
     public var lines: [RejectedLine]
     /// For `fileInvalid`: the offset of the first byte that is not UTF-8.
     public var byteOffset: Int?
 
+    /// A save not taken, wholly or in part.
     public init(reason: String, message: String, lines: [RejectedLine], byteOffset: Int? = nil) {
         self.reason = reason
         self.message = message
@@ -101,8 +124,10 @@ public struct FileRejectionParams: Codable, Sendable, Hashable {
 
 /// The params of `didChangeDelegates`: every delegate missed now (none: all are back).
 public struct MissingDelegatesParams: Codable, Sendable, Hashable {
+    /// Every delegate missed now, with since when and why.
     public var missingDelegates: [MissingDelegate]
 
+    /// The delegates missed.
     public init(missingDelegates: [MissingDelegate]) {
         self.missingDelegates = missingDelegates
     }

@@ -1,9 +1,13 @@
 /// A JSON-RPC 2.0 error object: the standard protocol errors and listd's denials alike.
 public struct RPCError: Error, Hashable, Sendable, Codable {
+    /// The error code: JSON-RPC's (-32700 … -32000) or a denial's (1001 …).
     public var code: Int
+    /// One sentence for a person.
     public var message: String
+    /// What else it says: a denial's `reason`, an invalid param's `param`, … (docs/listd.openrpc.json).
     public var data: JSONValue?
 
+    /// An error object.
     public init(code: Int, message: String, data: JSONValue? = nil) {
         self.code = code
         self.message = message
@@ -13,17 +17,17 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
     /// `data.reason`, the stable word of a denial.
     public var reason: String? { data?["reason"]?.stringValue }
 
-    public static func parseError(_ detail: String) -> RPCError {
+    package static func parseError(_ detail: String) -> RPCError {
         RPCError(code: -32700, message: "Parse error: \(detail)")
     }
 
-    public static func invalidRequest(_ detail: String) -> RPCError {
+    package static func invalidRequest(_ detail: String) -> RPCError {
         RPCError(code: -32600, message: "Invalid request: \(detail)")
     }
 
     /// A batch over listd's limit, refused whole (nothing of it was done): `data.maximumBatch`
     /// says how many it takes, so that a client can send it again in batches that size.
-    public static func batchTooLarge(_ count: Int, maximum: Int) -> RPCError {
+    package static func batchTooLarge(_ count: Int, maximum: Int) -> RPCError {
         RPCError(
             code: -32600,
             message: "Invalid request: a batch of \(count) messages; at most \(maximum) are taken at once.",
@@ -37,12 +41,12 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
         return Int(maximum)
     }
 
-    public static func methodNotFound(_ method: String) -> RPCError {
+    package static func methodNotFound(_ method: String) -> RPCError {
         RPCError(code: -32601, message: "Method not found: “\(method)” is not a listd method.")
     }
 
     /// - Parameter param: the parameter at fault, as `data.param`, for a program to point at.
-    public static func invalidParams(_ detail: String, param: String? = nil) -> RPCError {
+    package static func invalidParams(_ detail: String, param: String? = nil) -> RPCError {
         RPCError(
             code: -32602,
             message: "Invalid params: \(detail)",
@@ -50,13 +54,13 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
         )
     }
 
-    public static func internalError(_ detail: String) -> RPCError {
+    package static func internalError(_ detail: String) -> RPCError {
         RPCError(code: -32603, message: "Internal error: \(detail)")
     }
 
     /// listd is at its limit of connections (an implementation-defined server error), or at the
     /// point where the rest are kept for its own user and root (`keptForOwner`).
-    public static func tooManyConnections(_ limit: Int, keptForOwner reserve: Int = 0) -> RPCError {
+    package static func tooManyConnections(_ limit: Int, keptForOwner reserve: Int = 0) -> RPCError {
         let kept = reserve > 0 ? ", and keeps the last \(reserve) for its own user and root" : ""
         var data: [String: JSONValue] = ["reason": .string("tooManyConnections"), "limit": .integer(Int64(limit))]
         if reserve > 0 { data["keptForOwner"] = .integer(Int64(reserve)) }
@@ -68,7 +72,7 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
     }
 
     /// The client's user holds its share of listd's connections already.
-    public static func tooManyConnectionsOfUser(uid: UInt32, share: Int, limit: Int) -> RPCError {
+    package static func tooManyConnectionsOfUser(uid: UInt32, share: Int, limit: Int) -> RPCError {
         RPCError(
             code: -32000,
             message:
@@ -81,7 +85,7 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
 
     /// The client sent nothing for `milliseconds`, and never said `hello`, subscribed or became
     /// a delegate: its connection is let go.
-    public static func idle(milliseconds: Int) -> RPCError {
+    package static func idle(milliseconds: Int) -> RPCError {
         RPCError(
             code: -32002,
             message:
@@ -91,12 +95,12 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
     }
 
     /// "60 s", or "300 ms" for a time short of whole seconds.
-    public static func idleTime(_ milliseconds: Int) -> String {
+    package static func idleTime(_ milliseconds: Int) -> String {
         milliseconds % 1_000 == 0 ? "\(milliseconds / 1_000) s" : "\(milliseconds) ms"
     }
 
     /// The client's connection is not served: its user may not use this listd.
-    public static func notAllowed(uid: UInt32, detail: String) -> RPCError {
+    package static func notAllowed(uid: UInt32, detail: String) -> RPCError {
         RPCError(
             code: -32001,
             message: "Not allowed for uid \(uid): \(detail); this connection is closed.",

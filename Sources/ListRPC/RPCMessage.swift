@@ -9,8 +9,11 @@
 /// A request's id: JSON-RPC allows a string or a number; `null` is discouraged but legal and
 /// still gets a reply (unlike a missing id, which makes a notification).
 public enum RPCRequestID: Hashable, Sendable, Codable {
+    /// A 64-bit integer id, written as such.
     case number(Int64)
+    /// A string id.
     case string(String)
+    /// `null`.
     case null
     /// A number id that is not a plain 64-bit integer as written (`7.5`, `1e2`, `2^63`), kept as
     /// its JSON text and echoed byte for byte: JSON-RPC allows any number, and a client matches

@@ -3,24 +3,31 @@ import ListModel
 /// One request of the protocol: its name and the shapes of its params and result. The daemon's
 /// dispatch table and the client's typed calls are both built from these.
 public protocol RPCMethod: Sendable {
+    /// What the request takes (`NoParams` for none): sent as a JSON object, by name.
     associatedtype Params: Codable & Sendable
+    /// What a confirm carries.
     associatedtype Result: Codable & Sendable
+    /// The method's name on the wire (`addItem`).
     static var name: String { get }
 }
 
 /// For methods that take no params: accepts a missing `params` or `{}`.
 public struct NoParams: Codable, Sendable, Hashable {
+    /// No params.
     public init() {}
 }
 
 /// `{}`.
 public struct EmptyResult: Codable, Sendable, Hashable {
+    /// An empty result.
     public init() {}
 }
 
 /// Every list at one revision: the reply to `getLists` and `subscribe`.
 public struct ListsSnapshot: Codable, Sendable, Hashable {
+    /// The daemon-wide revision the lists are at.
     public var revision: Revision
+    /// Every list, whole, in id order.
     public var lists: [ShoppingList]
     /// Names the state these revisions belong to: when it differs from the one a client saw
     /// before, the state was replaced (another list file, say) and revisions do not carry over.
@@ -33,6 +40,7 @@ public struct ListsSnapshot: Codable, Sendable, Hashable {
     /// is not missed.
     public var missingDelegates: [MissingDelegate]?
 
+    /// The lists at a revision.
     public init(revision: Revision, lists: [ShoppingList], instance: String? = nil, share: ShareStatus? = nil) {
         self.revision = revision
         self.lists = lists
@@ -43,10 +51,14 @@ public struct ListsSnapshot: Codable, Sendable, Hashable {
 
 /// A delegate registered before and not now: its name, since when, and why.
 public struct MissingDelegate: Codable, Sendable, Hashable {
+    /// The delegate's name.
     public var name: String
+    /// When it went.
     public var since: Timestamp
+    /// Why, in words (“its connection closed”).
     public var reason: String
 
+    /// A delegate missed.
     public init(name: String, since: Timestamp, reason: String) {
         self.name = name
         self.since = since
@@ -57,9 +69,12 @@ public struct MissingDelegate: Codable, Sendable, Hashable {
 /// The PostgreSQL server a listd shares its lists through: `listd@kitchen:5432/lists` (never the
 /// password), and whether it is reachable now.
 public struct ShareStatus: Codable, Sendable, Hashable {
+    /// Where: `user@host:port/database`.
     public var server: String
+    /// Whether listd reaches it now.
     public var connected: Bool
 
+    /// Where the lists are shared, and whether it is reachable.
     public init(server: String, connected: Bool) {
         self.server = server
         self.connected = connected

@@ -356,7 +356,7 @@ def session(args, transcript):
         connection.close()
 
 
-def check(contract, transcript):
+def check(contract, transcript, coverage=True):
     """Every message against the contract; then every part of the contract seen at least once."""
     failures = []
     components = contract["components"]["schemas"]
@@ -430,6 +430,8 @@ def check(contract, transcript):
                 seen["brief"].add(method)
             validate(message["result"], schema, f"{method}'s result{' (brief)' if entry['brief'] else ''}")
 
+    if not coverage:
+        return failures
     unseen = [f"method {m}" for m in methods if m not in seen["methods"]]
     unseen += [f"notification {n}" for n in notifications if n not in seen["notifications"]]
     unseen += [f"question {q}" for q in questions if q not in seen["questions"]]
@@ -442,22 +444,99 @@ def check(contract, transcript):
     return failures
 
 
+def contract_shape(contract):
+    """What an OpenRPC document must have (spec.open-rpc.org): its version, info, and each
+    method's name, params (by name, with a schema each), result and error references that
+    resolve; every schema well-formed JSON Schema."""
+    failures = []
+    if not str(contract.get("openrpc", "")).startswith("1."):
+        failures.append("openrpc: not an OpenRPC 1.x version")
+    if not contract.get("info", {}).get("title") or not contract.get("info", {}).get("version"):
+        failures.append("info: a title and a version are required")
+    names = set()
+    errors = contract.get("components", {}).get("errors", {})
+    for method in contract.get("methods", []):
+        name = method.get("name")
+        if not name or name in names:
+            failures.append(f"a method without a name, or named twice: {name}")
+        names.add(name)
+        if not isinstance(method.get("params"), list) or any("name" not in p or "schema" not in p for p in method["params"]):
+            failures.append(f"{name}: every param needs a name and a schema")
+        if "name" not in method.get("result", {}) or "schema" not in method.get("result", {}):
+            failures.append(f"{name}: the result needs a name and a schema")
+        for ref in method.get("errors", []):
+            if ref.get("$ref", "").split("/")[-1] not in errors:
+                failures.append(f"{name}: error {ref} is not in components.errors")
+    for error in errors.values():
+        if not isinstance(error.get("code"), int) or not error.get("message"):
+            failures.append(f"an error without a code or a message: {error}")
+    jsonschema.Draft7Validator.check_schema({"components": contract.get("components", {})})
+    return failures
+
+
+def document_examples(path):
+    """The complete messages docs/protocol.md shows listd sending (`← {…}` lines, continued on
+    lines that start with spaces), each as a transcript entry: a reply's method is that of the
+    `→` request with its id in the same block; a brief one is under a heading that says Brief.
+    Examples elided with `…` are not JSON and are left out."""
+    entries = []
+    heading, requests, pending = "", {}, None
+    for line in open(path, encoding="utf-8").read().split("\n") + [""]:
+        if pending is not None and line.startswith("   ") and line.strip()[:1] in ('{', '[', '"', '}', ']'):
+            pending += line.strip()
+            continue
+        if pending is not None:
+            try:
+                message = json.loads(pending)
+            except ValueError:
+                message = None
+            if isinstance(message, dict):
+                brief = "brief" in heading.lower()
+                if "method" in message:
+                    kind = "question" if "id" in message else "notification"
+                    entries.append(dict(kind=kind, method=message["method"], message=message, brief=brief, connection=f"protocol.md ({heading})"))
+                else:
+                    method = requests.get(json.dumps(message.get("id")))
+                    entries.append(dict(kind="reply", method=method, message=message, brief=brief, connection=f"protocol.md ({heading})"))
+            pending = None
+        if line.startswith("#"):
+            heading = line.strip("# ")
+        if line.startswith("```"):
+            requests = {}
+        stripped = line.strip()
+        if stripped.startswith("→ "):
+            try:
+                request = json.loads(stripped[2:])
+                requests[json.dumps(request.get("id"))] = request.get("method")
+            except ValueError:
+                pass
+        elif stripped.startswith("← "):
+            pending = stripped[2:]
+    return entries
+
+
 def main():
     parser = argparse.ArgumentParser()
     for option in ["--contract", "--socket", "--file", "--idle-socket", "--full-socket"]:
         parser.add_argument(option, required=True)
     parser.add_argument("--transcript")
+    parser.add_argument("--document", help="docs/protocol.md: its complete examples are checked too")
     args = parser.parse_args()
     with open(args.contract, encoding="utf-8") as file:
         contract = json.load(file)
-    jsonschema.Draft7Validator.check_schema({"components": contract["components"]})
+    shape = contract_shape(contract)
     transcript = Transcript()
     session(args, transcript)
     time.sleep(0.2)  # the readers take the last lines in
     if args.transcript:
         with open(args.transcript, "w", encoding="utf-8") as file:
             json.dump(transcript.entries, file, indent=1)
-    failures = check(contract, transcript)
+    failures = shape + check(contract, transcript)
+    if args.document:
+        examples = Transcript()
+        examples.entries = document_examples(args.document)
+        failures += [f"an example of {args.document}: {failure}" for failure in check(contract, examples, coverage=False)]
+        print(f"{len(examples.entries)} complete examples of {args.document} checked")
     for failure in failures:
         print(failure)
     print(f"{len(transcript.entries)} messages from listd checked; {len(failures)} failures")

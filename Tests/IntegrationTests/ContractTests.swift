@@ -9,7 +9,9 @@ import Testing
 @Suite(.offThePool) struct ContractTests {
     static let contract = DocExamplesTests.root + "/docs/listd.openrpc.json"
 
-    /// Every message listd sends in the session conforms, and every part of the contract is seen.
+    /// Every message listd sends in the session conforms, and every part of the contract is seen;
+    /// so do the complete examples docs/protocol.md shows (its addItem reply once lacked fields
+    /// listd always sends).
     @Test func listdKeepsItsContract() throws {
         let main = try Daemon.start()
         let idle = try Daemon.start(in: try Sandbox(), arguments: ["--idle-ms", "300"])
@@ -22,10 +24,12 @@ import Testing
                 "--contract", Self.contract,
                 "--socket", main.sandbox.socket, "--file", main.sandbox.file,
                 "--idle-socket", idle.sandbox.socket, "--full-socket", full.sandbox.socket,
+                "--document", DocExamplesTests.root + "/docs/protocol.md",
             ]
         )
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("; 0 failures"), "\(run.stdout)")
+        #expect(run.stdout.contains("5 complete examples of"), "protocol.md's complete examples are checked: \(run.stdout)")
     }
 
     /// docs/protocol.md's methods table lists every method of the contract, each with the

@@ -7,6 +7,7 @@ public enum CheckItem: RPCMethod {
     public typealias Result = ShoppingList
 }
 
+/// Unticks an item: it is needed again.
 public enum UncheckItem: RPCMethod {
     public static let name = "uncheckItem"
     public typealias Params = ListItemParams
@@ -18,13 +19,16 @@ public enum ClearChecked: RPCMethod {
     public static let name = "clearChecked"
 
     public struct Params: Codable, Sendable, Hashable {
+        /// The list, by name or id.
         public var list: ListReference
+        /// Only if the list is still at this revision (else `conflict`).
         public var ifRevision: Revision?
         /// The ticked items the client showed (its own ticks not yet confirmed among them): only
         /// those are cleared, if still ticked. Absent: every ticked item — or, with `basedOn`,
         /// those ticked at that revision and still.
         public var items: [String]?
 
+        /// Each as the protocol names it (docs/protocol.md).
         public init(list: ListReference, ifRevision: Revision? = nil, items: [String]? = nil) {
             self.list = list
             self.ifRevision = ifRevision
@@ -36,13 +40,16 @@ public enum ClearChecked: RPCMethod {
     /// connection), the items the clear took off, and the checked items that stayed on it
     /// because delegates refused, each with why.
     public struct Result: Sendable, Hashable {
+        /// The list after the clear.
         public var list: ShoppingList
         /// The items this clear took off, in list order (none when nothing was checked).
         public var cleared: [String]
+        /// The ticked items that stayed because delegates refused, each with why.
         public var kept: [KeptItem]
         /// Written as a brief connection's confirms are: the list's summary only.
         public var brief: Bool
 
+        /// Each as the protocol names it (docs/protocol.md).
         public init(list: ShoppingList, cleared: [String], kept: [KeptItem], brief: Bool = false) {
             self.list = list
             self.cleared = cleared

@@ -2,8 +2,28 @@ import ListModel
 
 /// The questions listd asks delegates before it applies an edit.
 public enum DelegateQuestion: String, Codable, Sendable, CaseIterable, Hashable {
-    case shouldCreate, shouldRename, shouldDelete, shouldAdd, shouldReplace, shouldRemove, shouldCheck, shouldUncheck
-    case shouldMove, shouldSetQuantity, shouldEditSection
+    /// A list is to be created (`createList`, or a deleted one brought back by `undo`).
+    case shouldCreate
+    /// A list is to be renamed.
+    case shouldRename
+    /// A list is to be deleted.
+    case shouldDelete
+    /// An item is to be added (also each item an undone clear puts back).
+    case shouldAdd
+    /// An item's text is to be replaced.
+    case shouldReplace
+    /// An item is to be taken off (also each item of a `clearChecked`).
+    case shouldRemove
+    /// An item is to be ticked off.
+    case shouldCheck
+    /// An item is to be unticked.
+    case shouldUncheck
+    /// An item is to move into another section or place.
+    case shouldMove
+    /// An item's amount is to be set or cleared.
+    case shouldSetQuantity
+    /// A section is to be added, renamed or removed.
+    case shouldEditSection
 
     /// The question an edit raises; none for a move (a line moved in the list file), which adds,
     /// removes and changes nothing, nor for an edit of several items (`clearChecked`, and the
@@ -44,7 +64,10 @@ extension DelegateQuestion {
 
 /// What a delegate that does not answer in time counts as.
 public enum TimeoutVerdict: String, Codable, Sendable, Hashable {
-    case allow, deny
+    /// No answer in time lets the edit through.
+    case allow
+    /// No answer in time refuses the edit.
+    case deny
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -64,6 +87,7 @@ public enum RegisterDelegate: RPCMethod {
     public static let name = "registerDelegate"
 
     public struct Params: Codable, Sendable, Hashable {
+        /// The delegate's name, shown in every denial it makes (one line of text).
         public var name: String
         /// Only these questions; all when absent.
         public var questions: [DelegateQuestion]?
@@ -71,8 +95,10 @@ public enum RegisterDelegate: RPCMethod {
         public var lists: [ListReference]?
         /// How long listd waits for an answer: default 2000, at most 30000.
         public var timeoutMs: Int?
+        /// What no answer in time counts as: `.allow` (the default) or `.deny`.
         public var onTimeout: TimeoutVerdict?
 
+        /// The params, each as the protocol names it; nil leaves listd's default.
         public init(
             name: String,
             questions: [DelegateQuestion]? = nil,
@@ -89,11 +115,16 @@ public enum RegisterDelegate: RPCMethod {
     }
 
     public struct Result: Codable, Sendable, Hashable {
+        /// The name, as listd keeps it (trimmed).
         public var name: String
+        /// The questions it is asked (every one when it named none).
         public var questions: [DelegateQuestion]
+        /// How long listd waits for each answer, in milliseconds.
         public var timeoutMs: Int
+        /// What no answer in time counts as.
         public var onTimeout: TimeoutVerdict
 
+        /// The seat listd granted.
         public init(name: String, questions: [DelegateQuestion], timeoutMs: Int, onTimeout: TimeoutVerdict) {
             self.name = name
             self.questions = questions
@@ -103,6 +134,7 @@ public enum RegisterDelegate: RPCMethod {
     }
 }
 
+/// Stops being a delegate; questions out to it are settled by its `onTimeout`.
 public enum UnregisterDelegate: RPCMethod {
     public static let name = "unregisterDelegate"
     public typealias Params = NoParams
@@ -132,10 +164,12 @@ public struct QuestionParams<ListForm: Codable & Sendable & Hashable>: Codable, 
     public var to: String?
     /// `shouldAdd`, `shouldSetQuantity`: the amount (absent: none).
     public var quantity: String?
+    /// Who proposes the change: a client (pid, uid, `hello` name) or a person's save of the list file.
     public var origin: ChangeOrigin
     /// The daemon-wide revision the proposal was checked against.
     public var revision: Revision
 
+    /// A question's params; the rest (`op`, `section`, `to`, `quantity`) are set after.
     public init(
         list: ListForm?,
         name: String?,
@@ -179,10 +213,14 @@ public typealias DelegateQuestionParams = QuestionParams<ShoppingList>
 /// An item an edit of several items left where it was because delegates refused (a
 /// `clearChecked` keeps it on the list): who refused and why, and who did not answer in time.
 public struct KeptItem: Codable, Sendable, Hashable {
+    /// The item that stayed.
     public var item: String
+    /// The delegates that refused, each with its reason.
     public var denials: [DelegateDenial]
+    /// The delegates that did not answer in time and whose `onTimeout` is `deny`.
     public var timedOut: [String]
 
+    /// An item kept, with why.
     public init(item: String, denials: [DelegateDenial], timedOut: [String]) {
         self.item = item
         self.denials = denials
@@ -198,9 +236,12 @@ public struct KeptItem: Codable, Sendable, Hashable {
 
 /// A delegate's answer.
 public struct DelegateAnswer: Codable, Sendable, Hashable {
+    /// Whether the edit may go on.
     public var allow: Bool
+    /// Why not, in words: shown to whoever made the edit (“no sweets”).
     public var reason: String?
 
+    /// An answer: allow, or refuse with a reason.
     public init(allow: Bool, reason: String? = nil) {
         self.allow = allow
         self.reason = reason
@@ -209,9 +250,12 @@ public struct DelegateAnswer: Codable, Sendable, Hashable {
 
 /// One delegate's refusal, as the denied client and `didDenyChange` subscribers see it.
 public struct DelegateDenial: Codable, Sendable, Hashable {
+    /// The delegate's name.
     public var delegate: String
+    /// Its reason, as it gave it.
     public var reason: String
 
+    /// One delegate's refusal.
     public init(delegate: String, reason: String) {
         self.delegate = delegate
         self.reason = reason
@@ -220,10 +264,14 @@ public struct DelegateDenial: Codable, Sendable, Hashable {
 
 /// The notification a delegate receives when listd stops consulting it.
 public struct DelegateDroppedParams: Codable, Sendable, Hashable {
+    /// The notification's method name.
     public static let method = "didStopConsultingDelegate"
+    /// The delegate's name.
     public var name: String
+    /// Why listd stopped asking it, and how to come back.
     public var reason: String
 
+    /// The notification's params.
     public init(name: String, reason: String) {
         self.name = name
         self.reason = reason
@@ -232,11 +280,16 @@ public struct DelegateDroppedParams: Codable, Sendable, Hashable {
 
 /// `didDenyChange` (subscribers opt in): what was proposed, by whom, and every reason.
 public struct DeniedChangeParams: Codable, Sendable, Hashable {
+    /// The question the edit raised.
     public var question: DelegateQuestion
+    /// The proposed change, as the delegates were asked it.
     public var proposal: DelegateQuestionParams
+    /// Every delegate that refused, with its reason.
     public var denials: [DelegateDenial]
+    /// The delegates that did not answer in time.
     public var timedOut: [String]
 
+    /// The notification's params.
     public init(
         question: DelegateQuestion,
         proposal: DelegateQuestionParams,

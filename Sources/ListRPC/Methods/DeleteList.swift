@@ -1,5 +1,6 @@
 import ListModel
 
+/// Deletes a list and its items (`undo` brings it back).
 public enum DeleteList: RPCMethod {
     public static let name = "deleteList"
     public typealias Params = ListEditParams
@@ -10,8 +11,11 @@ public enum DeleteList: RPCMethod {
 
 /// `{list, ifRevision?}`: what an edit of a whole list takes (`deleteList`, `clearChecked`).
 public struct ListEditParams: Codable, Sendable, Hashable {
+    /// The list, by name or id.
     public var list: ListReference
+    /// Only if the list is still at this revision (else `conflict`).
     public var ifRevision: Revision?
+    /// Each as the protocol names it (docs/protocol.md).
     public init(list: ListReference, ifRevision: Revision? = nil) {
         self.list = list
         self.ifRevision = ifRevision

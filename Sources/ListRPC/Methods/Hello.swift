@@ -4,6 +4,7 @@ public enum Hello: RPCMethod {
     public static let name = "hello"
 
     public struct Params: Codable, Sendable, Hashable {
+        /// The client's name, shown in the origin of every change it makes (one line of text).
         public var name: String?
         /// Confirms are `ListSummary`s and notifications `BriefChangeParams`: nothing this
         /// connection receives grows with a list's length (the default is the whole list).
@@ -12,6 +13,7 @@ public enum Hello: RPCMethod {
         /// `delegate`); listd denies it anything else from then on. Rights only narrow: a later
         /// hello cannot give back what an earlier one left out. Absent: all.
         public var rights: [String]?
+        /// Each as the protocol names it (docs/protocol.md).
         public init(name: String?, brief: Bool? = nil, rights: [String]? = nil) {
             self.name = name
             self.brief = brief
@@ -20,9 +22,13 @@ public enum Hello: RPCMethod {
     }
 
     public struct Result: Codable, Sendable, Hashable {
+        /// Always `listd`.
         public var server: String
+        /// listd's version.
         public var version: String
+        /// The protocol's version: 1.
         public var protocolVersion: Int
+        /// listd's process id.
         public var pid: Int32
         /// Names the state listd serves (see `ListsSnapshot.instance`).
         public var instance: String?
@@ -32,6 +38,7 @@ public enum Hello: RPCMethod {
         public var share: ShareStatus?
         /// What this connection may change (see `Params.rights`).
         public var rights: [String]?
+        /// Each as the protocol names it (docs/protocol.md).
         public init(
             server: String,
             version: String,

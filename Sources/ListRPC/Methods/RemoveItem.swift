@@ -1,5 +1,6 @@
 import ListModel
 
+/// Takes an item off a list.
 public enum RemoveItem: RPCMethod {
     public static let name = "removeItem"
     public typealias Params = ListItemParams

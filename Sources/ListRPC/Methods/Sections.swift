@@ -10,12 +10,18 @@ public enum MoveItem: RPCMethod {
     /// `{list, item, section?, before?, ifRevision?}`: `section` "" for none; absent: the one
     /// the item is in (or `before`'s).
     public struct Params: Codable, Sendable, Hashable {
+        /// The list, by name or id.
         public var list: ListReference
+        /// The item, by its text (with or without its amount: `eggs (12)` finds eggs).
         public var item: String
+        /// The section it moves into (`""`: none); nil: the one it is in, or `before`'s.
         public var section: String?
+        /// The item of that section it goes right before; nil: the section's end.
         public var before: String?
+        /// Only if the list is still at this revision (else `conflict`).
         public var ifRevision: Revision?
 
+        /// Each as the protocol names it (docs/protocol.md).
         public init(list: ListReference, item: String, section: String? = nil, before: String? = nil, ifRevision: Revision? = nil) {
             self.list = list
             self.item = item
@@ -32,11 +38,16 @@ public enum AddSection: RPCMethod {
     public typealias Result = ShoppingList
 
     public struct Params: Codable, Sendable, Hashable {
+        /// The list, by name or id.
         public var list: ListReference
+        /// The new section's name.
         public var section: String
+        /// The section it goes right before; nil: after the last.
         public var before: String?
+        /// Only if the list is still at this revision (else `conflict`).
         public var ifRevision: Revision?
 
+        /// Each as the protocol names it (docs/protocol.md).
         public init(list: ListReference, section: String, before: String? = nil, ifRevision: Revision? = nil) {
             self.list = list
             self.section = section
@@ -46,16 +57,22 @@ public enum AddSection: RPCMethod {
     }
 }
 
+/// Renames a section of a list.
 public enum RenameSection: RPCMethod {
     public static let name = "renameSection"
     public typealias Result = ShoppingList
 
     public struct Params: Codable, Sendable, Hashable {
+        /// The list, by name or id.
         public var list: ListReference
+        /// The section, by name.
         public var section: String
+        /// Its new name.
         public var to: String
+        /// Only if the list is still at this revision (else `conflict`).
         public var ifRevision: Revision?
 
+        /// Each as the protocol names it (docs/protocol.md).
         public init(list: ListReference, section: String, to: String, ifRevision: Revision? = nil) {
             self.list = list
             self.section = section
@@ -71,10 +88,14 @@ public enum RemoveSection: RPCMethod {
     public typealias Result = ShoppingList
 
     public struct Params: Codable, Sendable, Hashable {
+        /// The list, by name or id.
         public var list: ListReference
+        /// The section, by name: its items join the section above it (or none).
         public var section: String
+        /// Only if the list is still at this revision (else `conflict`).
         public var ifRevision: Revision?
 
+        /// Each as the protocol names it (docs/protocol.md).
         public init(list: ListReference, section: String, ifRevision: Revision? = nil) {
             self.list = list
             self.section = section
@@ -89,11 +110,16 @@ public enum SetQuantity: RPCMethod {
     public typealias Result = ShoppingList
 
     public struct Params: Codable, Sendable, Hashable {
+        /// The list, by name or id.
         public var list: ListReference
+        /// The item, by its text (with or without its amount: `eggs (12)` finds eggs).
         public var item: String
+        /// The amount (`2 l`, `6`, or a note); nil clears it.
         public var quantity: String?
+        /// Only if the list is still at this revision (else `conflict`).
         public var ifRevision: Revision?
 
+        /// Each as the protocol names it (docs/protocol.md).
         public init(list: ListReference, item: String, quantity: String?, ifRevision: Revision? = nil) {
             self.list = list
             self.item = item

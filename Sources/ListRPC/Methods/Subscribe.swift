@@ -21,6 +21,7 @@ public enum Subscribe: RPCMethod {
         /// Only changes with a step of one of these kinds (`add`, `check`, … as `op` names
         /// them); all when absent.
         public var steps: [String]?
+        /// Each as the protocol names it (docs/protocol.md).
         public init(
             events: [String]? = nil,
             lists: [ListReference]? = nil,
@@ -44,9 +45,15 @@ public enum Subscribe: RPCMethod {
 /// Whose changes a subscription hears (`subscribe {origin}`): everyone's, only its own author's
 /// (`mine`: the same user and `hello` name), or only others'.
 public enum OriginFilter: String, Sendable, CaseIterable {
-    case any, mine, others
+    /// Everyone's changes (the default).
+    case any
+    /// Only this connection's author's: the same user and `hello` name.
+    case mine
+    /// Only changes made by anyone else (a person's save of the list file included).
+    case others
 }
 
+/// Stops the connection's subscription.
 public enum Unsubscribe: RPCMethod {
     public static let name = "unsubscribe"
     public typealias Params = NoParams

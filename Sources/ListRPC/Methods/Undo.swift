@@ -7,6 +7,7 @@ public enum Undo: RPCMethod {
     public static let name = "undo"
 
     public struct Params: Codable, Sendable, Hashable {
+        /// The change to undo; nil: the latest a person means.
         public var revision: Revision?
         /// Without a revision: only changes made by this client's author (the same user and
         /// client name, as `hello` gave it: a paired phone's own changes).
@@ -14,6 +15,7 @@ public enum Undo: RPCMethod {
         /// Compared with the revision of the list the inverse edits, as for every edit.
         public var ifRevision: Revision?
 
+        /// Each as the protocol names it (docs/protocol.md).
         public init(revision: Revision? = nil, mine: Bool? = nil, ifRevision: Revision? = nil) {
             self.revision = revision
             self.mine = mine
@@ -31,6 +33,7 @@ public enum Undo: RPCMethod {
         /// Written as a brief connection's confirms are: the list's summary only.
         public var brief: Bool
 
+        /// Each as the protocol names it (docs/protocol.md).
         public init(undone: HistoryEntry, list: ShoppingList, revision: Revision?, brief: Bool = false) {
             self.undone = undone
             self.list = list
