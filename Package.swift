@@ -15,6 +15,14 @@ let package = Package(
         .executable(name: "listd-web", targets: ["listd-web"]),
         .library(name: "ListClient", targets: ["ListClient"]),
     ],
+    // What listd, listd-web and listctl are built with beyond the client's needs (PostgreSQL, the
+    // web server, TLS, cryptography, argument parsing, logging, service lifecycle). On by default;
+    // a package that only uses the ListClient library turns it off, `.package(…, traits: [])`,
+    // and SwiftPM then neither fetches nor builds any of it (docs/clients.md).
+    traits: [
+        .trait(name: "Service", description: "The daemons and listctl: every dependency beyond SwiftNIO and swift-collections."),
+        .default(enabledTraits: ["Service"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // A list's checked items and amounts as persistent hash trees, which copies share.
@@ -46,7 +54,7 @@ let package = Package(
         // sd_notify, sd_listen_fds, the watchdog and a journald LogHandler, with typed errors.
         .target(
             name: "Systemd",
-            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Service"]))],
             swiftSettings: swiftSettings
         ),
         // Swift's default executor on NIO's loops, timed jobs included (listd, listd-web).
@@ -91,11 +99,11 @@ let package = Package(
                 "LogFlood",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Service"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
                 // The shared store (`--share`): PostgreSQL, over TLS when asked.
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Service"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Service"])),
             ],
             swiftSettings: swiftSettings
         ),
@@ -121,16 +129,16 @@ let package = Package(
             name: "ListWeb",
             dependencies: [
                 "ListWebProtocol", "ListRPC", "ListRPCTransport", "DurableFiles", "ListdLocations", "LogFlood",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Service"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Service"])),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Service"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Service"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Service"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Service"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
             ],
             resources: [.embedInCode("Page")],
             swiftSettings: swiftSettings
@@ -148,9 +156,9 @@ let package = Package(
             name: "listd",
             dependencies: [
                 "ListDaemon", "ListCore", "ListRPC", "ListRPCTransport", "ListdLocations", "Systemd", "LoopExecutors",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Service"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -160,9 +168,9 @@ let package = Package(
             name: "listd-web",
             dependencies: [
                 "ListWeb", "ListdLocations", "LoopExecutors",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Service"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -172,7 +180,7 @@ let package = Package(
             name: "listctl",
             dependencies: [
                 "ListClientCore", "ListModel", "ListRPC", "ListdLocations", "ListWebProtocol",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
             ],
             swiftSettings: swiftSettings,
             // A one-shot tool starts like a C one: linked fully static in release builds, no
@@ -182,13 +190,13 @@ let package = Package(
         .testTarget(name: "ListModelTests", dependencies: ["ListModel"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ListWebTests",
-            dependencies: ["ListWeb", "ListWebProtocol", "ListRPC", "LogFlood", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ListWeb", "ListWebProtocol", "ListRPC", "LogFlood", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Service"]))],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SystemdTests",
-            dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Systemd", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Service"]))],
             swiftSettings: swiftSettings
         ),
         // Replays every fuzzer input kept in Tests/Fuzz (seeds and the crashes found).
@@ -199,10 +207,10 @@ let package = Package(
             name: "ListDaemonTests",
             dependencies: [
                 "ListDaemon", "ListCore", "ListModel", "ListRPC", "ListRPCTransport", "DurableFiles", "Inotify",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Service"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
             ],
             swiftSettings: swiftSettings
         ),
@@ -223,7 +231,7 @@ let package = Package(
         // listctl's own rules, without a listd: its quick path read against argument-parser's.
         .testTarget(
             name: "ListctlTests",
-            dependencies: ["listctl", "ListdLocations", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["listctl", "ListdLocations", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"]))],
             swiftSettings: swiftSettings
         ),
         // Drive the real listd and listctl binaries over a real socket.

@@ -1,7 +1,7 @@
 // Issue 62: docs/clients.md's two clients run as written — the Python one on the standard library,
 // the Swift one as a package of its own that depends on ListClient by path, its view model on the
 // main actor — against a real listd, each printing what the page shows; and the Swift package's
-// clean build compiles the client's modules only, never the daemon's.
+// clean build fetches and compiles what the client needs only, nothing of the daemon's.
 import Foundation
 import Testing
 
@@ -42,6 +42,10 @@ func fencedBlock(_ info: String, in page: String) throws -> String {
         "HashTreeCollections", "InternalCollectionsUtilities", "DequeModule", "ContainersPreview",
     ]
 
+    /// The packages a clean build of it fetches: SwiftNIO and swift-collections, and what SwiftNIO
+    /// needs (the daemon's 25 more only with the trait on).
+    static let clientPackages: Set<String> = ["swift-nio", "swift-collections", "swift-atomics", "swift-system"]
+
     @Test func theSwiftClientIsAPackageOfItsOwnThatRunsAsWritten() throws {
         let page = try String(contentsOfFile: Self.page, encoding: .utf8)
         let work = try Sandbox()
@@ -66,6 +70,9 @@ func fencedBlock(_ info: String, in page: String) throws -> String {
         for daemonModule in ["Hummingbird", "PostgresNIO", "Crypto", "NIOSSL", "ListDaemon", "ServiceLifecycle"] {
             #expect(!modules.contains(daemonModule))
         }
+        // With listd's `Service` trait off, SwiftPM fetches only what the client needs.
+        let fetched = Set(try FileManager.default.contentsOfDirectory(atPath: package + "/.build/checkouts"))
+        #expect(fetched == Self.clientPackages, "fetched: \(fetched.sorted())")
 
         let daemon = try Daemon.start()
         let run = try ChildProcess.run(package + "/.build/debug/Fridge", [daemon.sandbox.socket])
