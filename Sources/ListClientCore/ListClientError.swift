@@ -1,4 +1,5 @@
 // The errors every listd client reports, whatever its I/O: a deny, a protocol error, no listd.
+import ListModel
 import ListRPC
 
 /// listd's refusal of an edit: why, as a value to switch over, and a sentence for a person.
@@ -20,6 +21,28 @@ public struct ListDenial: Error, Hashable, Sendable, CustomStringConvertible {
     public var data: JSONValue?
 
     public var description: String { message }
+
+    /// For `.conflict`, `.changeNotFound`, `.historyCompacted`, `.instanceChanged`: listd's
+    /// revision now (`data.revision`), to fetch or retry from.
+    public var revision: Revision? { data?["revision"]?.integerValue.map(Revision.init) }
+
+    /// For `.itemExists`: the item as the list has it (`data.item`).
+    public var existingItem: String? { data?["item"]?.stringValue }
+
+    /// For `.deniedByDelegate`: every delegate that refused, with its reason (`data.denials`).
+    public var delegateDenials: [DelegateDenial] {
+        guard case .array(let denials)? = data?["denials"] else { return [] }
+        return denials.compactMap { denial in
+            guard let delegate = denial["delegate"]?.stringValue, let reason = denial["reason"]?.stringValue else { return nil }
+            return DelegateDenial(delegate: delegate, reason: reason)
+        }
+    }
+
+    /// For `.deniedByDelegate`: the delegates that did not answer in time (`data.timedOut`).
+    public var timedOutDelegates: [String] {
+        guard case .array(let names)? = data?["timedOut"] else { return [] }
+        return names.compactMap(\.stringValue)
+    }
 
     package init?(_ error: RPCError) {
         guard error.isDenial, let reason = error.reason else { return nil }

@@ -18,6 +18,13 @@ import Testing
             Issue.record("a duplicate was added")
         } catch .denied(let denial) {
             #expect(denial.reason == .itemExists && denial.message.hasPrefix("“milk” (2 l) is already on Groceries."))
+            #expect(denial.existingItem == "milk")
+        }
+        do {
+            _ = try await client.addItem("tea", to: "Groceries", ifRevision: 0)
+            Issue.record("a stale ifRevision was taken")
+        } catch .denied(let denial) {
+            #expect(denial.reason == .conflict && denial.revision == 1, "the list's revision now, typed")
         }
         let changes = client.changes()
         _ = try await client.subscribe(origin: .mine, steps: [.add])

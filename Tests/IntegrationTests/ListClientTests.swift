@@ -254,6 +254,8 @@ private struct KeepMilk: ListDelegate {
                 } throws: { error in
                     guard case ListClientError.denied(let denial) = error else { return false }
                     return denial.reason == "deniedByDelegate" && denial.message == "Denied by a delegate: baker: never out of salt."
+                        && denial.delegateDenials == [DelegateDenial(delegate: "baker", reason: "never out of salt")]
+                        && denial.timedOutDelegates.isEmpty
                 }
                 let cleared = try await client.clearChecked(.id(1))
                 #expect(cleared.cleared == ["milk"])
