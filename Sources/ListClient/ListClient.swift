@@ -135,17 +135,23 @@ public final class ListClient: Sendable {
     /// reply then fail with `connectionClosed`. Closing twice does nothing.
     public func close() async {
         state.withLock { $0.closing = true }
+        letGo()
+        // Closed once the task that holds it open has closed the channel.
+        await lifetime.withLock { $0.holder }?.value
+    }
+
+    /// Tells the task holding a `connect`ed connection open to let go of it (close asked, or the
+    /// connection ended).
+    private func letGo() {
         let waiting = lifetime.withLock { lifetime in
             lifetime.closeAsked = true
             defer { lifetime.waiting = nil }
             return lifetime.waiting
         }
         waiting?.resume()
-        // Closed once the task that holds it open has closed the channel.
-        await lifetime.withLock { $0.holder }?.value
     }
 
-    /// Returns once `close()` is asked, or at once if it was.
+    /// Returns once `close()` is asked (or the connection ended), or at once if it was.
     private func untilCloseAsked() async {
         await withCheckedContinuation { continuation in
             let asked = lifetime.withLock { lifetime in
@@ -374,6 +380,8 @@ public final class ListClient: Sendable {
         }
         for promise in waiting { promise.fail(error) }
         for stream in changes { closing ? stream.finish() : stream.finish(throwing: error) }
+        // A connection made by `connect` that listd ended: its holder lets go of it too.
+        letGo()
         for stream in streams.0 { stream.finish() }
         for stream in streams.1 { stream.finish() }
         for stream in streams.2 { stream.finish() }

@@ -103,6 +103,17 @@ private func errorCode(_ text: String) -> Int? {
         #expect(Set(codes).count == codes.count)
     }
 
+    /// The client's enum of denial words and the daemon's table of codes name the same words: a
+    /// reason added to one and not the other would reach clients as `.other`.
+    @Test func everyDenialWordIsACaseAndACode() {
+        #expect(Set(DenialReason.allCases.map(\.rawValue)) == Set(DenialCode.byReason.keys))
+        for reason in DenialReason.allCases {
+            #expect(DenialReason(rawValue: reason.rawValue) == reason)
+            #expect(reason.code == DenialCode.byReason[reason.rawValue])
+        }
+        #expect(DenialReason(rawValue: "tooSpicy") == .other("tooSpicy") && DenialReason.other("tooSpicy").code == 1000)
+    }
+
     @Test func listReferenceIsAnIDOrAName() throws {
         #expect(try RPCEncoding.decode(GetList.Params.self, from: .object(["list": .integer(3)])).list == .id(3))
         #expect(

@@ -61,6 +61,24 @@ struct MethodTable: Sendable {
         _ method: M.Type,
         _ body: @escaping @Sendable (M.Params, Session, EditProvenance, @escaping (Result<M.Result, RPCError>) -> Void) -> Void
     ) {
+        registerDecided(method, replying: M.Result.self, body)
+    }
+
+    /// An edit whose reply is the list it left (`EditReply`: whole, or its summary on a brief
+    /// connection, with what the request did now), started as `registerDeciding`'s are.
+    mutating func registerEdit<M: RPCMethod>(
+        _ method: M.Type,
+        _ body: @escaping @Sendable (M.Params, Session, EditProvenance, @escaping (Result<EditReply, RPCError>) -> Void) -> Void
+    ) where M.Result == ShoppingList {
+        registerDecided(method, replying: EditReply.self, body)
+    }
+
+    /// An edit of `method` whose reply is an `R`.
+    private mutating func registerDecided<M: RPCMethod, R: Encodable & Sendable>(
+        _ method: M.Type,
+        replying _: R.Type,
+        _ body: @escaping @Sendable (M.Params, Session, EditProvenance, @escaping (Result<R, RPCError>) -> Void) -> Void
+    ) {
         handlers[M.name] = .owned { params, id, session, reply in
             let decoded: M.Params
             let provenance: EditProvenance
@@ -72,27 +90,6 @@ struct MethodTable: Sendable {
             }
             body(decoded, session, provenance) { outcome in
                 reply(outcome.flatMap { result in Self.reply(id: id) { () throws(RPCError) in result } })
-            }
-        }
-    }
-
-    /// An edit whose reply is the list it left (`EditReply`: whole, or its summary on a brief
-    /// connection, with what the request did now), started as `registerDeciding`'s are.
-    mutating func registerEdit<M: RPCMethod>(
-        _ method: M.Type,
-        _ body: @escaping @Sendable (M.Params, Session, EditProvenance, @escaping (Result<EditReply, RPCError>) -> Void) -> Void
-    ) where M.Result == ShoppingList {
-        handlers[M.name] = .owned { params, id, session, reply in
-            let decoded: M.Params
-            let provenance: EditProvenance
-            do throws(RPCError) {
-                decoded = try Self.decode(M.self, params)
-                provenance = try EditProvenance(params: params)
-            } catch {
-                return reply(.failure(error))
-            }
-            body(decoded, session, provenance) { outcome in
-                reply(outcome.flatMap { edited in Self.reply(id: id) { () throws(RPCError) in edited } })
             }
         }
     }
