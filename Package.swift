@@ -122,13 +122,15 @@ let package = Package(
         ),
         // What listd-web's clients say: its control requests (pair a device, list them, revoke
         // one), for listd-web and listctl on its own Unix socket; and what a page may send.
+        // CalDAV task lists: XML and iCalendar read and written, the task book, the answers; pure.
+        .target(name: "CalDAV", dependencies: ["ListModel"], swiftSettings: swiftSettings),
         .target(name: "ListWebProtocol", dependencies: ["ListModel", "ListRPC"], swiftSettings: swiftSettings),
         // listd-web: the phone page (inside the binary), its devices and pairing, and the relay
         // between a page's live connection and listd.
         .target(
             name: "ListWeb",
             dependencies: [
-                "ListWebProtocol", "ListRPC", "ListRPCTransport", "DurableFiles", "ListdLocations", "LogFlood",
+                "ListWebProtocol", "ListRPC", "ListRPCTransport", "DurableFiles", "ListdLocations", "LogFlood", "CalDAV", "ListClient",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Service"])),
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Service"])),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Service"])),
@@ -148,10 +150,11 @@ let package = Package(
         // concurrency checking that its plain threads would only satisfy with noise.
         .executableTarget(name: "listd-bench", swiftSettings: swiftSettings + [.swiftLanguageMode(.v5)]),
         // libFuzzer entry points (`make fuzz` builds them with --sanitize=fuzzer).
-        .target(name: "FuzzChecks", dependencies: ["ListRPC", "ListFileFormat", "ListModel", "ListWebProtocol"], swiftSettings: swiftSettings),
+        .target(name: "FuzzChecks", dependencies: ["ListRPC", "ListFileFormat", "ListModel", "ListWebProtocol", "CalDAV"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzRPCLine", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzListFile", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzPageMessage", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzCalDAV", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "listd",
             dependencies: [
@@ -193,6 +196,7 @@ let package = Package(
             dependencies: ["ListWeb", "ListWebProtocol", "ListRPC", "LogFlood", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Service"]))],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "CalDAVTests", dependencies: ["CalDAV", "ListModel"], swiftSettings: swiftSettings),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SystemdTests",

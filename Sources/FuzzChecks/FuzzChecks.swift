@@ -1,3 +1,4 @@
+import CalDAV
 import Foundation
 import ListFileFormat
 import ListModel
@@ -93,6 +94,39 @@ public enum FuzzChecks {
                 return "a refusal is not an error reply: \(String(decoding: reply, as: UTF8.self))"
             }
         }
+        return nil
+    }
+
+    /// A CalDAV client's bodies: as XML (a PROPFIND or REPORT, answered from a small book) and as
+    /// iCalendar (a PUT). Nothing may crash; an XML body with a DOCTYPE is never read; an
+    /// iCalendar object read and written again reads as the same object.
+    public static func calDAV(_ bytes: UnsafeRawBufferPointer) -> String? {
+        let body = Array(bytes)
+        let xml = Result { () throws(XMLReadError) in try XMLReader.read(body) }
+        if case .success = xml, String(decoding: body, as: UTF8.self).contains("<!DOCTYPE") {
+            // Inside a comment or CDATA it is text; anywhere else it must have been refused.
+            if !String(decoding: body, as: UTF8.self).contains("<!--"), !String(decoding: body, as: UTF8.self).contains("<![CDATA[") {
+                return "a body with a DOCTYPE was read"
+            }
+        }
+        var book = TaskBook()
+        book.follow(instance: "fuzz", at: 0)
+        let list = ShoppingList(
+            id: 1, name: "Groceries", edited: Timestamp(millisecondsSinceEpoch: 0), revision: 1, items: ["milk", "eggs"],
+            checkedItems: ["eggs"], quantities: ["milk": "2 l"]
+        )
+        book.apply(list, deleted: false, steps: [], revision: 1)
+        let handler = DAVHandler(book: book, deviceName: "fuzz")
+        for (method, path) in [("PROPFIND", "/caldav/lists/1/"), ("REPORT", "/caldav/lists/1/"), ("PROPPATCH", "/caldav/lists/1/"), ("PUT", "/caldav/lists/1/new.ics")] {
+            if case .respond(let response) = handler.answer(DAVRequest(method: method, path: path, depth: "1", body: body)),
+                !(200..<600).contains(response.status)
+            {
+                return "\(method) was answered \(response.status)"
+            }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self), let calendar = try? ICalendar.read(text) else { return nil }
+        guard let again = try? ICalendar.read(calendar.text) else { return "an iCalendar object written does not read again" }
+        guard again == calendar else { return "an iCalendar object written reads as another" }
         return nil
     }
 
