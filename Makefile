@@ -16,7 +16,7 @@ SWIFT ?= swift
 # (ContractTests: every message listd sends checked against docs/listd.openrpc.json); dpkg-dev and
 # lintian for the package make test builds and boots (make deb).
 APT_PACKAGES := libsystemd-dev pkg-config vim systemd systemd-container debootstrap fuse3 libfuse3-dev gcc man-db postgresql tmux \
-	chromium chromium-driver qrencode curl openssl python3 python3-jsonschema dpkg-dev lintian
+	chromium chromium-driver qrencode curl openssl python3 python3-jsonschema python3-venv dpkg-dev lintian
 
 # make install PREFIX=… DESTDIR=… UNITS=user|system
 PREFIX ?= /usr/local
@@ -72,12 +72,12 @@ endif
 
 # make fuzz: each libFuzzer target runs this long (seconds); crashes land in .build-fuzz/artifacts.
 FUZZ_SECONDS ?= 30
-FUZZERS := FuzzRPCLine FuzzListFile FuzzPageMessage
+FUZZERS := FuzzRPCLine FuzzListFile FuzzPageMessage FuzzCalDAV
 
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build run test docs binaries save-model soak-saves shared-faults soak-shared e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
+.PHONY: all deps build dav-clients run test docs binaries save-model soak-saves shared-faults soak-shared e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
 
 all: build
 
@@ -97,6 +97,14 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The CalDAV clients TasksAppTests drives (issue 64), from PyPI at the versions checked, in a
+# virtualenv of the project's own (.build-davclients; TasksAppTests finds it there).
+DAV_CLIENTS := caldav==3.6.0 vdirsyncer==0.21.0 todoman==4.7.0 plann==1.3.0 caldav-server-tester==1.7.0
+dav-clients: deps
+	@test -x .build-davclients/bin/python && .build-davclients/bin/python -c "import caldav" 2>/dev/null || { \
+		echo "Installing the CalDAV clients: $(DAV_CLIENTS)"; \
+		python3 -m venv .build-davclients && .build-davclients/bin/pip install -q $(DAV_CLIENTS); }
+
 # Serves in the foreground; Ctrl-C stops it cleanly. In another terminal:
 #   .build/debug/listctl create Groceries milk eggs
 run: build
@@ -107,7 +115,7 @@ run: build
 # (debootstrap, mostly the network's time; as root only), at the usual priority. Their output is
 # in .build/*.log, printed if they fail. The container test installs the package of the debug
 # build (PACKAGE=debug, above), made once the tests passed.
-test: deps
+test: deps dav-clients
 	@mkdir -p .build; \
 	setsid sh -c '$(IDLE_SESSION); exec $(IDLE) $(MAKE) --no-print-directory fuzz-build' > .build/fuzz-build.log 2>&1 & fuzzers=$$!; \
 	$(if $(SUDO),,setsid sh -c '$(MAKE) --no-print-directory e2e-root' > .build/e2e-root.log 2>&1 & root=$$!;) \

@@ -230,12 +230,22 @@ public struct TaskBook: Sendable, Hashable, Codable {
         lists[list] = tasks
     }
 
-    /// Marks `href` gone now: a task a client PUT whose item listd merged into one already there
-    /// (the client then drops its copy at its next sync).
-    public mutating func forget(list: ListID, href: String) {
-        guard var tasks = lists[list], tasks.hrefs[href] == nil else { return }
+    /// Gives the task at `href` a client's UID and href: a task a client PUT as new whose item
+    /// was on the list already is merged into that item, which is known by the client's identity
+    /// from then on (the old href is gone for the others, who sync it again under the new one).
+    public mutating func adopt(list: ListID, href: String, uid: String, newHref: String) {
+        guard var tasks = lists[list], href != newHref, let key = tasks.hrefs[href], var entry = tasks.entries[key],
+            tasks.hrefs[newHref] == nil
+        else { return }
         current = SyncStamp(revision: current.revision, step: current.step + 1)
+        tasks.hrefs[href] = nil
         tasks.tombstones[href] = current
+        entry.uid = uid
+        entry.href = newHref
+        entry.stamp = current
+        tasks.entries[key] = entry
+        tasks.hrefs[newHref] = key
+        tasks.tombstones[newHref] = nil
         tasks.stamp = current
         pruneTombstones(&tasks)
         lists[list] = tasks

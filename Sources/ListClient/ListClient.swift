@@ -88,6 +88,17 @@ public final class ListClient: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (ListClient) async throws -> sending Result
     ) async throws -> sending Result {
+        try await withConnection(socketPath: socketPath, name: name, brief: brief, rights: nil, isolation: isolation, body)
+    }
+
+    static func withConnection<Result>(
+        socketPath: String,
+        name: String?,
+        brief: Bool,
+        rights: [String]?,
+        isolation: isolated (any Actor)?,
+        _ body: (ListClient) async throws -> sending Result
+    ) async throws -> sending Result {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             channel = try await ListdConnection.open(socketPath: socketPath)
@@ -99,7 +110,7 @@ public final class ListClient: Sendable {
             let client = ListClient(outbound: outbound, eventLoop: eventLoop)
             let reader = Task { await client.read(inbound) }
             defer { reader.cancel() }
-            _ = try await client.call(Hello.self, .init(name: name, brief: brief ? true : nil))
+            _ = try await client.call(Hello.self, .init(name: name, brief: brief ? true : nil, rights: rights))
             defer { client.state.withLock { $0.closing = true } }
             return try await body(client)
         }
@@ -109,11 +120,17 @@ public final class ListClient: Sendable {
     /// goes: calls then fail with `connectionClosed`). For a client that lives as long as an
     /// object does, a SwiftUI view model say; `withConnection` closes it for you.
     public static func connect(socketPath: String, name: String? = nil, brief: Bool = false) async throws(ListClientError) -> ListClient {
+        try await connect(socketPath: socketPath, name: name, brief: brief, rights: nil)
+    }
+
+    /// `connect`, declaring what the connection may change (`hello`'s `rights`: listd-web's
+    /// tasks apps change items only).
+    package static func connect(socketPath: String, name: String?, brief: Bool = false, rights: [String]?) async throws(ListClientError) -> ListClient {
         let handed = HandedOut()
         let outcome: Result<ListClient, ListClientError> = await withCheckedContinuation { ready in
             handed.holder = Task {
                 do {
-                    try await withConnection(socketPath: socketPath, name: name, brief: brief, isolation: nil) { client in
+                    try await withConnection(socketPath: socketPath, name: name, brief: brief, rights: rights, isolation: nil) { client in
                         handed.mark()
                         ready.resume(returning: .success(client))
                         await client.untilCloseAsked()

@@ -106,6 +106,24 @@ package struct ControlServer: Service {
                     validForSeconds: Int(PairingCodes.validity.components.seconds)
                 )
                 return try RPCEncoding.result(id: id, result)
+            case PairTasksApp.name:
+                let params = try RPCEncoding.decode(PairTasksApp.Params.self, from: request.params)
+                guard case .success(let name) = DeviceNames.validated(params.name) else {
+                    return RPCEncoding.error(id: id, WebError.invalidDeviceName(params.name).rpcError)
+                }
+                let paired: (user: String, password: String, device: Device)
+                do throws(WebError) {
+                    paired = try registry.pairTasksApp(deviceName: name)
+                } catch {
+                    return RPCEncoding.error(id: id, error.rpcError)
+                }
+                logger.notice(
+                    "tasks app paired", metadata: ["device": "\(name)", "deviceID": "\(paired.device.id)", auditMetadataKey: "pairing"]
+                )
+                let device = registry.devices().first { $0.id == paired.device.id } ?? PairedDevice(id: paired.device.id, name: name, paired: "")
+                return try RPCEncoding.result(
+                    id: id, PairTasksApp.Result(server: pageAddress() + "/", user: paired.user, password: paired.password, device: device)
+                )
             case ListDevices.name:
                 return try RPCEncoding.result(id: id, ListDevices.Result(devices: registry.devices()))
             case RevokeDevice.name:

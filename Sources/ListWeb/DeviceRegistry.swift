@@ -63,13 +63,53 @@ package final class DeviceRegistry: Sendable {
                 throw .deviceFileUnreadable(path: path, detail: "\(error)")
             }
         }
-        let kept = devices.filter { $0.keptIn == Self.keptInPage }
-        pairAgain = devices.filter { $0.keptIn != Self.keptInPage }.map(\.name)
+        let kept = devices.filter { Self.keptSafely.contains($0.keptIn ?? "") }
+        pairAgain = devices.filter { !Self.keptSafely.contains($0.keptIn ?? "") }.map(\.name)
         if !pairAgain.isEmpty { try Self.write(kept, to: path) }
         state = Mutex(State(devices: kept))
     }
 
     static let keptInPage = "page"
+    /// A CalDAV app password: the person typed it into a tasks app, which sends it (HTTP Basic)
+    /// to this server only.
+    static let keptInTasksApp = "caldav"
+    static let keptSafely: Set<String> = [keptInPage, keptInTasksApp]
+
+    /// Pairs a tasks app (CalDAV) called `deviceName` at once: its user name (the device's id)
+    /// and its app password, shown once; only the password's SHA-256 is kept.
+    package func pairTasksApp(deviceName: String) throws(WebError) -> (user: String, password: String, device: Device) {
+        let password = DeviceTokens.random(byteCount: 18)
+        let result: Result<Device, WebError> = state.withLock { state in
+            if let taken = Self.device(named: deviceName, in: state.devices) { return .failure(.deviceNameTaken(taken.name)) }
+            let ids = Set(state.devices.map(\.id))
+            var id = DeviceTokens.random(byteCount: 6)
+            while ids.contains(id) { id = DeviceTokens.random(byteCount: 6) }
+            let record = DeviceRecord(
+                id: id, name: deviceName, tokenSHA256: DeviceTokens.hash(password), paired: Date.now.ISO8601Format(),
+                keptIn: Self.keptInTasksApp
+            )
+            let devices = state.devices + [record]
+            do throws(WebError) {
+                try Self.write(devices, to: path)
+            } catch {
+                return .failure(error)
+            }
+            state.devices = devices
+            return .success(Device(id: id, name: deviceName))
+        }
+        let device = try result.get()
+        return (device.id, password, device)
+    }
+
+    /// The tasks app whose user name and app password these are, if it is paired (a page's token
+    /// is no app password, nor the other way round).
+    package func tasksApp(user: String, password: String) -> Device? {
+        let hash = DeviceTokens.hash(password)
+        return state.withLock { state in
+            state.devices.first { $0.id == user && $0.keptIn == Self.keptInTasksApp && $0.tokenSHA256 == hash }
+                .map { Device(id: $0.id, name: $0.name) }
+        }
+    }
 
     // MARK: Pairing
 
@@ -144,7 +184,7 @@ package final class DeviceRegistry: Sendable {
     package func device(token: String) -> Device? {
         let hash = DeviceTokens.hash(token)
         return state.withLock { state in
-            state.devices.first { $0.tokenSHA256 == hash }.map { Device(id: $0.id, name: $0.name) }
+            state.devices.first { $0.tokenSHA256 == hash && $0.keptIn == Self.keptInPage }.map { Device(id: $0.id, name: $0.name) }
         }
     }
 

@@ -1,5 +1,6 @@
 // listd-web put together: the device registry, the page's HTTP server (HTTPS when given a
 // certificate) with its live connection, and the control socket — as services for one group.
+import DurableFiles
 import Glibc
 import Hummingbird
 import HummingbirdCore
@@ -30,6 +31,10 @@ package struct WebSettings: Sendable {
     package var controlSocketDirectory: String?
     /// How much anyone may take (see `WebLimits`).
     package var limits = WebLimits()
+    /// Removed tasks remembered per list for tasks apps' syncs (`TaskBook.tombstoneLimit`).
+    package var tombstoneLimit = 10_000
+    /// The CalDAV task book: beside the device file.
+    package var taskBookFile: String { directoryName(of: deviceFile) + "/caldav-tasks.json" }
 
     package init(
         listdSocket: String, host: String, port: Int, publicAddress: String?, certificatePath: String?,
@@ -70,9 +75,17 @@ package enum ListWebServer {
         let expectedOrigin = settings.publicAddress.map(origin(of:))
         let secure = settings.certificatePath != nil
         let names = ServedNames(listenHost: settings.host, publicAddress: settings.publicAddress, machineName: machineName())
+        let follower = TaskBookFollower(
+            path: settings.taskBookFile, listdSocket: settings.listdSocket, tombstoneLimit: settings.tombstoneLimit, logger: logger
+        )
+        let overHTTPS = secure || settings.publicAddress?.hasPrefix("https://") == true
+        let tasksApps = TasksApps(
+            registry: registry, follower: follower, writers: TaskWriters(listdSocket: settings.listdSocket, follower: follower),
+            overHTTPS: overHTTPS, trustForwardedFor: expectedOrigin != nil, failures: WrongPasswords()
+        )
         let router = WebRoutes.router(
             registry: registry, relay: relay, connections: connections, expectedOrigin: expectedOrigin, names: names,
-            overHTTPS: secure || settings.publicAddress?.hasPrefix("https://") == true
+            overHTTPS: overHTTPS, tasksApps: tasksApps
         )
 
         let upgrade = HTTP1WebSocketUpgradeChannel.Configuration(
@@ -122,7 +135,7 @@ package enum ListWebServer {
             pageAddress: { pageAddress.withLock { $0 } ?? defaultAddress(host: settings.host, port: settings.port, secure: secure) },
             logger: logger
         )
-        return [app, control]
+        return [app, control, follower]
     }
 
     /// TLS 1.2 or later, with forward secrecy and authenticated encryption only (ECDHE with

@@ -66,6 +66,23 @@ package struct PairingCodes: Sendable {
         return Outcome(redemption: redemption, lockedOut: failures[client]?.count == Self.failuresAllowed)
     }
 
+    /// Counts a failed attempt of `client`'s that is not a code (a wrong app password): true when
+    /// it is locked out now, this one included.
+    package mutating func failed(client: String, now: ContinuousClock.Instant) -> (lockedOut: Bool, justNow: Bool) {
+        forgetFailures(before: now - Self.failureWindow)
+        guard (failures[client]?.count ?? 0) < Self.failuresAllowed else { return (true, false) }
+        failures[client, default: []].append(now)
+        if failures.count > Self.clientsRemembered { forgetQuietestClients() }
+        let locked = failures[client]?.count == Self.failuresAllowed
+        return (locked, locked)
+    }
+
+    /// Whether `client` may try now (fewer than `failuresAllowed` failures in the window).
+    package mutating func mayTry(client: String, now: ContinuousClock.Instant) -> Bool {
+        forgetFailures(before: now - Self.failureWindow)
+        return (failures[client]?.count ?? 0) < Self.failuresAllowed
+    }
+
     /// How many clients' failures are remembered now.
     var rememberedClients: Int { failures.count }
 

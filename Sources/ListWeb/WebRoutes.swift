@@ -80,11 +80,13 @@ enum WebRoutes {
 
     static func router(
         registry: DeviceRegistry, relay: PageRelay, connections: GuardedConnections, expectedOrigin: String?,
-        names: ServedNames, overHTTPS: Bool
+        names: ServedNames, overHTTPS: Bool, tasksApps: TasksApps
     ) -> Router<WebRequestContext> {
         let router = Router(context: WebRequestContext.self)
         router.middlewares.add(SecurityHeaders(overHTTPS: overHTTPS))
         router.middlewares.add(HostCheck(names: names))
+        // /caldav/ and /.well-known/caldav: tasks apps, with their app passwords.
+        router.middlewares.add(tasksApps)
         router.middlewares.add(DeviceCheck(registry: registry, connections: connections))
 
         for asset in PageAssets.all {

@@ -27,6 +27,34 @@ package enum PairDevice: RPCMethod {
     }
 }
 
+/// Pairs a tasks app (CalDAV: Reminders, DAVx⁵, Thunderbird, Home Assistant) at once: a user
+/// name and an app password, shown once (listd-web keeps only the password's hash).
+package enum PairTasksApp: RPCMethod {
+    package static let name = "pairTasksApp"
+
+    package struct Params: Codable, Sendable, Hashable {
+        /// What the app is called in every change it makes ("Anna's Reminders").
+        package var name: String
+        package init(name: String) { self.name = name }
+    }
+
+    package struct Result: Codable, Sendable, Hashable {
+        /// The server address the app is given (`https://…/`: it finds /.well-known/caldav).
+        package var server: String
+        /// Its user name (the device's id) and app password.
+        package var user: String
+        package var password: String
+        /// The device, as `listctl web devices` lists it.
+        package var device: PairedDevice
+        package init(server: String, user: String, password: String, device: PairedDevice) {
+            self.server = server
+            self.user = user
+            self.password = password
+            self.device = device
+        }
+    }
+}
+
 /// A device paired with listd-web, as `listctl web devices` shows it.
 package struct PairedDevice: Codable, Sendable, Hashable {
     /// A short id that names the device for `revoke` (not its token).

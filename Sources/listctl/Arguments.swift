@@ -17,7 +17,7 @@ enum Arguments {
     /// own: any other `--word` is a usage error with the hint (argument-parser took `add L --bogus`
     /// for a missing item). ListctlTrapsTests checks them against every subcommand's help.
     static let longOptions: Set<String> = valueOptions.union([
-        "--json", "--help", "--version", "--exec", "--no-reconnect", "--verbose", "--if-absent", "--generate-completion-script",
+        "--json", "--help", "--version", "--exec", "--no-reconnect", "--verbose", "--if-absent", "--caldav", "--generate-completion-script",
         "--experimental-dump-help",
     ])
 

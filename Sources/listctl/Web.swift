@@ -29,10 +29,26 @@ extension Listctl {
             discussion: "Open the link on the phone within five minutes; it works once. Every change the phone makes is shown with the name given here."
         )
         @OptionGroup var options: WebOptions
+        @Flag(help: "Pair a tasks app (CalDAV: Apple Reminders, DAVx⁵ with Tasks.org, Thunderbird, Home Assistant) instead: print its server, user name and app password, once.")
+        var caldav = false
         @Argument(help: "What the device is called (\"Kitchen phone\").") var name: String
 
         func run() throws {
             try options.withControl { control in
+                if caldav {
+                    let paired = try control.call(PairTasksApp.self, .init(name: name))
+                    if options.json { return printJSON(paired) }
+                    print("In the tasks app, add a CalDAV account with:")
+                    print("")
+                    print("  Server:    \(paired.server)")
+                    print("  User name: \(paired.user)")
+                    print("  Password:  \(paired.password)")
+                    print("")
+                    print("The password is shown this once. Each list is a task list there; every change the app")
+                    print("makes is shown as “\(paired.device.name)”. Revoke it with: listctl web revoke \(paired.device.id)")
+                    print("Guide: \(Self.calDAVGuide)")
+                    return
+                }
                 let pairing = try control.call(PairDevice.self, .init(name: name))
                 if options.json { return printJSON(pairing) }
                 print("Open this on the device within \(pairing.validForSeconds / 60) minutes (it works once):")
@@ -58,8 +74,9 @@ extension Listctl {
             }
         }
 
-        /// The guide, where the package installs it.
+        /// The guides, where the package installs them.
         static let webGuide = "/usr/share/doc/listd/web.md"
+        static let calDAVGuide = "/usr/share/doc/listd/caldav.md"
 
         /// A loopback address or name: only this machine reaches it.
         static func isThisMachineOnly(_ host: String) -> Bool {

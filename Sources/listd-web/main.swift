@@ -57,6 +57,9 @@ struct ListdWeb: AsyncParsableCommand {
     )
     var maxRelayedLineBytes: Int = WebLimits().relayedLine
 
+    @Option(help: ArgumentHelp("Removed tasks remembered per list for tasks apps' syncs (default 10000): a sync token older than the oldest is refused, and the app syncs from the start.", valueName: "count"))
+    var caldavTombstones: Int = 10_000
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
@@ -117,6 +120,7 @@ struct ListdWeb: AsyncParsableCommand {
             controlSocket: ListdPaths.webControlSocket(option: controlSocket, environment: environment)
         )
         settings.limits.relayedLine = maxRelayedLineBytes
+        settings.tombstoneLimit = max(1, caldavTombstones)
         settings.listdSocketDirectory = ListdPaths.privateRuntimeDirectory(ofSocket: settings.listdSocket, environment: environment)
         settings.controlSocketDirectory = ListdPaths.privateRuntimeDirectory(ofSocket: settings.controlSocket, environment: environment)
         do {

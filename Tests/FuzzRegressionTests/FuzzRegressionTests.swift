@@ -39,6 +39,15 @@ import Testing
         }
     }
 
+    @Test func calDAVBodies() throws {
+        let inputs = try Self.inputs("FuzzCalDAV")
+        #expect(inputs.count > 10, "the corpus is there")
+        for input in inputs {
+            let broken = input.bytes.withUnsafeBytes(FuzzChecks.calDAV)
+            #expect(broken == nil, "\(input.name): \(broken ?? "")")
+        }
+    }
+
     @Test func listFiles() throws {
         let inputs = try Self.inputs("FuzzListFile")
         #expect(inputs.count > 10, "the corpus is there")

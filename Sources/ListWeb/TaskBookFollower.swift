@@ -1,0 +1,218 @@
+// The task book kept current: a subscription to listd (resumed from the book's revision after a
+// restart of either, rebuilt from the lists when listd no longer has the changes since), each
+// change applied, and the book saved to its file (a second after a change, at most) so UIDs and
+// sync tokens survive listd-web's restarts. Requests read it; writes wait here for their change.
+import CalDAV
+import DurableFiles
+import Foundation
+import ListClient
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+package final class TaskBookFollower: Service, Sendable {
+    private struct State {
+        var book: TaskBook
+        /// Tasks being PUT, by list and item key: the item takes its UID and href when added.
+        var pending: [PendingKey: PendingTask] = [:]
+        var waiters: [(revision: Int, resume: CheckedContinuation<Void, Never>)] = []
+        var dirty = false
+        /// Whether the subscription is live (else reads may be behind: said in the log).
+        var following = false
+    }
+
+    struct PendingKey: Hashable {
+        var list: Int
+        var key: String
+    }
+
+    let path: String
+    let listdSocket: String
+    let logger: Logger
+    private let state: Mutex<State>
+
+    package init(path: String, listdSocket: String, tombstoneLimit: Int, logger: Logger) {
+        self.path = path
+        self.listdSocket = listdSocket
+        self.logger = logger
+        var book = TaskBook(tombstoneLimit: tombstoneLimit)
+        if let data = FileManager.default.contents(atPath: path) {
+            do {
+                book = try JSONDecoder().decode(TaskBook.self, from: data)
+                book.tombstoneLimit = tombstoneLimit
+            } catch {
+                // Unreadable: started afresh (every task gets a new UID; clients sync again).
+                logger.error("the CalDAV task book \(path) cannot be read (\(error)): started afresh; tasks apps see every task anew")
+            }
+        }
+        state = Mutex(State(book: book))
+    }
+
+    /// The book as it is now.
+    package var book: TaskBook { state.withLock { $0.book } }
+
+    func expect(_ task: PendingTask, list: Int, item: String) {
+        state.withLock { $0.pending[PendingKey(list: list, key: ListText.key(item))] = task }
+    }
+
+    func forgetPending(list: Int, item: String) {
+        _ = state.withLock { $0.pending.removeValue(forKey: PendingKey(list: list, key: ListText.key(item))) }
+    }
+
+    /// Changes the book (what a PUT keeps that listd does not model).
+    func update(_ body: (inout TaskBook) -> Void) {
+        state.withLock { state in
+            body(&state.book)
+            state.dirty = true
+        }
+    }
+
+    /// Returns once the book has applied listd's change `revision` (or after `timeout`: a write
+    /// is answered then with what the book has).
+    func reached(_ revision: Int, timeout: Duration = .seconds(5)) async {
+        let done = state.withLock { $0.book.current.revision >= revision }
+        if done { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let now = self.state.withLock { state -> Bool in
+                        if state.book.current.revision >= revision { return true }
+                        state.waiters.append((revision, continuation))
+                        return false
+                    }
+                    if now { continuation.resume() }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+            // A waiter left after the timeout is resumed by the next change, or at the end.
+        }
+    }
+
+    package func run() async throws {
+        try await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.follow() }
+                group.addTask { await self.saveWhileRunning() }
+                await group.next()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {}
+        save()
+        let waiters = state.withLock { state in
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume.resume() }
+    }
+
+    /// Subscribes, applies, reconnects: until cancelled.
+    private func follow() async {
+        var delay = Duration.milliseconds(250)
+        while !Task.isCancelled {
+            do {
+                try await ListClient.withConnection(socketPath: listdSocket, name: "listd-web tasks") { client in
+                    let changes = client.changes()
+                    let (since, instance) = state.withLock { ($0.book.instance == nil ? nil : $0.book.current.revision, $0.book.instance) }
+                    try await subscribe(client)
+                    state.withLock { $0.following = true }
+                    delay = .milliseconds(250)
+                    for try await event in changes { apply(event) }
+                }
+            } catch {
+                if Task.isCancelled { break }
+                let wasFollowing = state.withLock { state in
+                    defer { state.following = false }
+                    return state.following
+                }
+                if wasFollowing { logger.warning("the tasks apps' view of the lists lost listd (\(error)); reconnecting") }
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+
+    /// Subscribes from where the book is (its changes since come as notifications), or from
+    /// the lists as they are when listd no longer has them or serves another state.
+    private func subscribe(_ client: ListClient) async throws {
+        let (since, instance) = state.withLock { ($0.book.instance == nil ? nil : $0.book.current.revision, $0.book.instance) }
+        guard let since else { return rebuild(from: try await client.subscribe()) }
+        let resumed: ListsSnapshot
+        do {
+            resumed = try await client.subscribe(since: since, instance: instance)
+        } catch {
+            guard case .denied(let denial) = error, [DenialReason.historyCompacted, .instanceChanged].contains(denial.reason) else { throw error }
+            return rebuild(from: try await client.subscribe())
+        }
+        apply(resumedAt: resumed)
+    }
+
+    private func apply(resumedAt snapshot: ListsSnapshot) {
+        // Lists the book has that listd has not (deleted while listd-web was away, with their
+        // notification compacted): gone.
+        state.withLock { state in
+            let ids = Set(snapshot.lists.map(\.id))
+            for id in state.book.lists.keys where !ids.contains(id) { state.book.lists[id] = nil }
+        }
+    }
+
+    private func rebuild(from snapshot: ListsSnapshot) {
+        let waiters = state.withLock { state in
+            state.book.follow(instance: snapshot.instance ?? "", at: snapshot.revision)
+            let ids = Set(snapshot.lists.map(\.id))
+            for id in state.book.lists.keys where !ids.contains(id) { state.book.lists[id] = nil }
+            for list in snapshot.lists {
+                state.book.apply(list, deleted: false, steps: [], revision: snapshot.revision)
+            }
+            state.book.current = max(state.book.current, SyncStamp(revision: snapshot.revision))
+            state.dirty = true
+            return takeWaiters(&state)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func apply(_ event: ListEvent) {
+        let waiters = state.withLock { state in
+            let pending = state.pending
+            state.book.apply(
+                event.list, deleted: event.name == .didDeleteShoppingList, steps: event.changes, revision: event.revision
+            ) { list, key in pending[PendingKey(list: list, key: key)] }
+            state.book.current = max(state.book.current, SyncStamp(revision: event.revision))
+            state.dirty = true
+            return takeWaiters(&state)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func takeWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        let revision = state.book.current.revision
+        let ready = state.waiters.filter { $0.revision <= revision }.map(\.resume)
+        state.waiters.removeAll { $0.revision <= revision }
+        return ready
+    }
+
+    private func saveWhileRunning() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            save()
+        }
+    }
+
+    /// Writes the book when it changed (a temporary file, fsync, rename: never half a book).
+    func save() {
+        let book: TaskBook? = state.withLock { state in
+            guard state.dirty else { return nil }
+            state.dirty = false
+            return state.book
+        }
+        guard let book, let data = try? JSONEncoder().encode(book) else { return }
+        do throws(FileIO.Failure) {
+            try FileIO.replace(path, with: Array(data))
+        } catch {
+            logger.error("cannot save the CalDAV task book \(path): \(error)")
+            state.withLock { $0.dirty = true }
+        }
+    }
+}
+
