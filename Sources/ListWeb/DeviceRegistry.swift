@@ -101,6 +101,9 @@ package final class DeviceRegistry: Sendable {
         return (device.id, password, device)
     }
 
+    /// Whether any tasks app is paired.
+    package var hasTasksApps: Bool { state.withLock { $0.devices.contains { $0.keptIn == Self.keptInTasksApp } } }
+
     /// The tasks app whose user name and app password these are, if it is paired (a page's token
     /// is no app password, nor the other way round).
     package func tasksApp(user: String, password: String) -> Device? {

@@ -76,7 +76,8 @@ package enum ListWebServer {
         let secure = settings.certificatePath != nil
         let names = ServedNames(listenHost: settings.host, publicAddress: settings.publicAddress, machineName: machineName())
         let follower = TaskBookFollower(
-            path: settings.taskBookFile, listdSocket: settings.listdSocket, tombstoneLimit: settings.tombstoneLimit, logger: logger
+            path: settings.taskBookFile, listdSocket: settings.listdSocket, tombstoneLimit: settings.tombstoneLimit, logger: logger,
+            wanted: { registry.hasTasksApps }
         )
         let overHTTPS = secure || settings.publicAddress?.hasPrefix("https://") == true
         let tasksApps = TasksApps(

@@ -29,12 +29,16 @@ package final class TaskBookFollower: Service, Sendable {
     let path: String
     let listdSocket: String
     let logger: Logger
+    /// Whether any tasks app is paired: until one is, listd-web neither follows listd for them
+    /// nor writes a book (a household without one pays nothing).
+    let wanted: @Sendable () -> Bool
     private let state: Mutex<State>
 
-    package init(path: String, listdSocket: String, tombstoneLimit: Int, logger: Logger) {
+    package init(path: String, listdSocket: String, tombstoneLimit: Int, logger: Logger, wanted: @escaping @Sendable () -> Bool) {
         self.path = path
         self.listdSocket = listdSocket
         self.logger = logger
+        self.wanted = wanted
         var book = TaskBook(tombstoneLimit: tombstoneLimit)
         if let data = FileManager.default.contents(atPath: path) {
             do {
@@ -91,14 +95,15 @@ package final class TaskBookFollower: Service, Sendable {
     }
 
     package func run() async throws {
-        try await withGracefulShutdownHandler {
+        // Stopping listd-web ends both (they loop until cancelled); the book is saved after.
+        try? await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.follow() }
                 group.addTask { await self.saveWhileRunning() }
                 await group.next()
                 group.cancelAll()
             }
-        } onGracefulShutdown: {}
+        }
         save()
         let waiters = state.withLock { state in
             defer { state.waiters = [] }
@@ -107,9 +112,19 @@ package final class TaskBookFollower: Service, Sendable {
         for waiter in waiters { waiter.resume.resume() }
     }
 
-    /// Subscribes, applies, reconnects: until cancelled.
+    /// Returns once the book follows listd (a request of a tasks app just paired waits for it),
+    /// or after `timeout`.
+    func ready(timeout: Duration = .seconds(5)) async {
+        let deadline = ContinuousClock.now + timeout
+        while !state.withLock({ $0.following }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Subscribes, applies, reconnects: until cancelled (once a tasks app is paired).
     private func follow() async {
         var delay = Duration.milliseconds(250)
+        while !wanted(), !Task.isCancelled { try? await Task.sleep(for: .milliseconds(200)) }
         while !Task.isCancelled {
             do {
                 try await ListClient.withConnection(socketPath: listdSocket, name: "listd-web tasks") { client in

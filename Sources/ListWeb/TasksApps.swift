@@ -64,6 +64,7 @@ struct TasksApps: RouterMiddleware {
             )
         }
         registry.seen(device)
+        await follower.ready()
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: Self.maximumBody)
