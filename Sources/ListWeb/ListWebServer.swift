@@ -82,6 +82,7 @@ package enum ListWebServer {
         let overHTTPS = secure || settings.publicAddress?.hasPrefix("https://") == true
         let tasksApps = TasksApps(
             registry: registry, follower: follower, writers: TaskWriters(listdSocket: settings.listdSocket, follower: follower),
+            connections: connections,
             overHTTPS: overHTTPS, trustForwardedFor: expectedOrigin != nil, failures: WrongPasswords()
         )
         let router = WebRoutes.router(

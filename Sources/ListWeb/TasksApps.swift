@@ -17,6 +17,9 @@ struct TasksApps: RouterMiddleware {
     let registry: DeviceRegistry
     let follower: TaskBookFollower
     let writers: TaskWriters
+    /// A connection that gave a right app password is a paired device's, as a page's is:
+    /// kept when listd-web is full and past the unpaired timeout.
+    let connections: GuardedConnections
     /// Served over HTTPS (its own certificate, or `--url https://` behind a proxy): an app
     /// password is never sent in the clear.
     let overHTTPS: Bool
@@ -63,6 +66,7 @@ struct TasksApps: RouterMiddleware {
                 body: .init(byteBuffer: ByteBuffer(string: "Give the user name and app password “listctl web pair --caldav NAME” printed.\n"))
             )
         }
+        connections.proven(context.connection, device: device.id)
         registry.seen(device)
         await follower.ready()
         let body: ByteBuffer
