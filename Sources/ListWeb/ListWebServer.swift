@@ -81,7 +81,7 @@ package enum ListWebServer {
         )
         let overHTTPS = secure || settings.publicAddress?.hasPrefix("https://") == true
         let tasksApps = TasksApps(
-            registry: registry, follower: follower, writers: TaskWriters(listdSocket: settings.listdSocket, follower: follower),
+            registry: registry, follower: follower, writers: TaskWriters(listdSocket: settings.listdSocket, follower: follower, registry: registry),
             connections: connections,
             overHTTPS: overHTTPS, trustForwardedFor: expectedOrigin != nil, failures: WrongPasswords()
         )

@@ -123,11 +123,13 @@ final class WrongPasswords: Sendable {
 final class TaskWriters: Sendable {
     let listdSocket: String
     let follower: TaskBookFollower
+    let registry: DeviceRegistry
     private let clients = Mutex<[String: ListClient]>([:])
 
-    init(listdSocket: String, follower: TaskBookFollower) {
+    init(listdSocket: String, follower: TaskBookFollower, registry: DeviceRegistry) {
         self.listdSocket = listdSocket
         self.follower = follower
+        self.registry = registry
     }
 
     static let rights = ["items"]
@@ -144,6 +146,18 @@ final class TaskWriters: Sendable {
         return kept
     }
 
+    /// Closes the connections of apps revoked since (they are refused before reaching here; their
+    /// connections to listd would otherwise stay open until listd-web stops).
+    private func closeRevoked() async {
+        let paired = Set(registry.devices().map(\.id))
+        let revoked = clients.withLock { clients in
+            let gone = clients.filter { !paired.contains($0.key) }
+            for id in gone.keys { clients[id] = nil }
+            return Array(gone.values)
+        }
+        for client in revoked { await client.close() }
+    }
+
     private func drop(_ device: Device) async {
         let client = clients.withLock { $0.removeValue(forKey: device.id) }
         await client?.close()
@@ -152,6 +166,7 @@ final class TaskWriters: Sendable {
     /// Sends a PUT's or DELETE's edits, in order (the first with the client's copy's revision as
     /// `basedOn`), and answers once the book has the last change.
     func perform(_ write: TaskWrite, device: Device, logger: Logger) async -> DAVResponse {
+        await closeRevoked()
         let edits = TaskWritePlan.edits(for: write)
         guard let name = follower.book.lists[write.list]?.name else { return DAVResponse(status: 409, body: "No such list.\n") }
         var creating: String?
