@@ -2,8 +2,8 @@
 """Issue 64: syncing clients from PyPI against the real listd-web and listd.
 
 vdirsyncer syncs the lists to a local directory and back while todoman adds, ticks and deletes
-there and the household edits the same list meanwhile (another client of listd's, as the phone
-page is): nothing either side did is lost; a conflict on one task is reported by vdirsyncer, not
+there and the household edits the same list meanwhile on the phone page (its live connection
+through listd-web, as a browser opens it): nothing either side did is lost; a conflict on one task is reported by vdirsyncer, not
 settled silently, and the household's edit stands. plann adds from the command line. A household
 rule refuses an item from each client. With --phase, sync tokens are checked across a restart of
 listd: `before` keeps a token, `after` (listd restarted meanwhile) syncs from it.
@@ -55,6 +55,71 @@ class Listd:
     def lists(self, name):
         found = self.call("getList", {"list": name})
         return found["items"], found.get("checked", []), found.get("quantities", {})
+
+
+class Page:
+    """The phone page's live connection, as a browser opens it: paired through its link (a code
+    from listd-web's control socket, POSTed to /pair with the page's Origin), then a WebSocket to
+    /live with the token as its subprotocol; its edits go through listd-web's relay to listd."""
+
+    def __init__(self, control, port, origin, name):
+        pairing = socket.socket(socket.AF_UNIX)
+        pairing.connect(control)
+        pairing.sendall((json.dumps({"jsonrpc": "2.0", "id": 1, "method": "pair", "params": {"name": name}}) + "\n").encode())
+        link = json.loads(pairing.makefile("rb").readline())["result"]["link"]
+        code = link.split("#", 1)[1]
+        body = json.dumps({"code": code}).encode()
+        http = socket.create_connection(("127.0.0.1", port))
+        http.sendall(
+            f"POST /pair HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: {origin}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body
+        )
+        answer = b""
+        while chunk := http.recv(4096):
+            answer += chunk
+        token = json.loads(answer.split(b"\r\n\r\n", 1)[1])["token"]
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.sendall(
+            f"GET /live HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nOrigin: {origin}\r\n"
+            f"Sec-WebSocket-Protocol: listd-web, listd-web.token.{token}\r\n\r\n".encode()
+        )
+        self.buffer = b""
+        while b"\r\n\r\n" not in self.buffer:
+            self.buffer += self.sock.recv(4096)
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        if not head.startswith(b"HTTP/1.1 101"):
+            raise RuntimeError(f"the page was refused: {head}")
+        self.next = 0
+
+    def call(self, method, params):
+        self.next += 1
+        payload = json.dumps({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params}).encode()
+        mask = os.urandom(4)
+        header = bytes([0x81]) + (bytes([0x80 | len(payload)]) if len(payload) < 126 else bytes([0x80 | 126]) + len(payload).to_bytes(2, "big"))
+        self.sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+        while True:
+            message = json.loads(self.message())
+            if message.get("id") == self.next:
+                if "error" in message:
+                    raise RuntimeError(message["error"])
+                return message["result"]
+
+    def message(self):
+        while True:
+            if len(self.buffer) >= 2:
+                length, offset = self.buffer[1] & 0x7F, 2
+                if length == 126:
+                    length, offset = int.from_bytes(self.buffer[2:4], "big"), 4
+                elif length == 127:
+                    length, offset = int.from_bytes(self.buffer[2:10], "big"), 10
+                if len(self.buffer) >= offset + length:
+                    opcode, data = self.buffer[0] & 0x0F, self.buffer[offset:offset + length]
+                    self.buffer = self.buffer[offset + length:]
+                    if opcode == 1:
+                        return data.decode()
+                    continue
+            self.buffer += self.sock.recv(65536)
 
 
 def delegate(path, refused):
@@ -147,11 +212,15 @@ def main():
     parser.add_argument("--clients", required=True, help="the directory with vdirsyncer, todo and plann")
     parser.add_argument("--directory", required=True)
     parser.add_argument("--phase", choices=["sync", "before", "after"], default="sync")
+    parser.add_argument("--control", help="listd-web's control socket (the page is paired through it)")
+    parser.add_argument("--origin", default="https://tasks.test", help="the page's origin (listd-web's --url)")
     arguments = parser.parse_args()
     if arguments.phase != "sync":
         return restart_phase(arguments)
-    household = Listd(arguments.socket, "Kitchen phone")
+    household = Listd(arguments.socket, "listd-web test")
     household.call("createList", {"name": "Groceries", "items": ["milk", "eggs", "flour"], "quantities": {"milk": "2 l"}})
+    port = int(arguments.server.rsplit(":", 1)[1].strip("/"))
+    page = Page(arguments.control, port, arguments.origin, "Kitchen phone")
 
     local = Local(arguments.directory + "/one", arguments.clients, arguments.server, arguments.user, arguments.password)
     discovered = local.vdirsyncer("discover", "lists", answer="y\n" * 10)
@@ -166,8 +235,8 @@ def main():
     local.todo("new", "-l", "Groceries", "bread")
     local.todo("done", str(tasks["milk"]["id"]))
     local.todo("delete", "--yes", str(tasks["flour"]["id"]))
-    household.call("setQuantity", {"list": "Groceries", "item": "eggs", "quantity": "12"})
-    household.call("addItem", {"list": "Groceries", "item": "jam"})
+    page.call("setQuantity", {"list": "Groceries", "item": "eggs", "quantity": "12"})
+    page.call("addItem", {"list": "Groceries", "item": "jam"})
     time.sleep(0.2)
     synced = local.sync()
     check(synced.returncode == 0, f"the two-way sync: {synced.stderr[-800:]}")
@@ -183,7 +252,7 @@ def main():
 
     # One task changed on both sides: vdirsyncer reports the conflict; the household's edit stands.
     local.todo("done", str(tasks["eggs"]["id"]))
-    household.call("replaceItem", {"list": "Groceries", "item": "eggs", "with": "free-range eggs"})
+    page.call("replaceItem", {"list": "Groceries", "item": "eggs", "with": "free-range eggs"})
     time.sleep(0.2)
     conflicted = local.sync()
     check(conflicted.returncode != 0 and "onflict" in conflicted.stderr, f"vdirsyncer reports the conflict: {conflicted.stderr[-600:]}")

@@ -84,6 +84,7 @@ import Testing
                 DocExamplesTests.root + "/Tests/CalDAV/sync_clients.py", "--server", "http://127.0.0.1:\(web.port)/",
                 "--user=\(paired.user)", "--password=\(paired.password)", "--device", "Anna's laptop",
                 "--socket", daemon.sandbox.socket, "--clients", clients, "--directory", daemon.sandbox.path, "--phase", phase,
+                "--control", web.controlSocket, "--origin", "https://tasks.test",
             ]
         )
     }
