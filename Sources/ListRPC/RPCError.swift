@@ -17,19 +17,29 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
     /// `data.reason`, the stable word of a denial.
     public var reason: String? { data?["reason"]?.stringValue }
 
+    /// JSON-RPC 2.0's own error codes, written here only: listd, listd-web's control socket and
+    /// the page's vetting answer with them, and a delegate's answer is read by them.
+    package enum Code {
+        package static let parseError = -32700
+        package static let invalidRequest = -32600
+        package static let methodNotFound = -32601
+        package static let invalidParams = -32602
+        package static let internalError = -32603
+    }
+
     package static func parseError(_ detail: String) -> RPCError {
-        RPCError(code: -32700, message: "Parse error: \(detail)")
+        RPCError(code: Code.parseError, message: "Parse error: \(detail)")
     }
 
     package static func invalidRequest(_ detail: String) -> RPCError {
-        RPCError(code: -32600, message: "Invalid request: \(detail)")
+        RPCError(code: Code.invalidRequest, message: "Invalid request: \(detail)")
     }
 
     /// A batch over listd's limit, refused whole (nothing of it was done): `data.maximumBatch`
     /// says how many it takes, so that a client can send it again in batches that size.
     package static func batchTooLarge(_ count: Int, maximum: Int) -> RPCError {
         RPCError(
-            code: -32600,
+            code: Code.invalidRequest,
             message: "Invalid request: a batch of \(count) messages; at most \(maximum) are taken at once.",
             data: .object(["reason": .string("batchTooLarge"), "maximumBatch": .integer(Int64(maximum))])
         )
@@ -41,21 +51,22 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
         return Int(maximum)
     }
 
-    package static func methodNotFound(_ method: String) -> RPCError {
-        RPCError(code: -32601, message: "Method not found: “\(method)” is not a listd method.")
+    /// `server`: what it is not a method of (“is not a listd method”, “is not available to a page”).
+    package static func methodNotFound(_ method: String, _ server: String = "is not a listd method") -> RPCError {
+        RPCError(code: Code.methodNotFound, message: "Method not found: “\(method)” \(server).")
     }
 
     /// - Parameter param: the parameter at fault, as `data.param`, for a program to point at.
     package static func invalidParams(_ detail: String, param: String? = nil) -> RPCError {
         RPCError(
-            code: -32602,
+            code: Code.invalidParams,
             message: "Invalid params: \(detail)",
             data: param.map { .object(["param": .string($0)]) }
         )
     }
 
     package static func internalError(_ detail: String) -> RPCError {
-        RPCError(code: -32603, message: "Internal error: \(detail)")
+        RPCError(code: Code.internalError, message: "Internal error: \(detail)")
     }
 
     /// listd is at its limit of connections (an implementation-defined server error), or at the

@@ -137,9 +137,7 @@ package struct ControlServer: Service {
                 logger.notice("device revoked", metadata: ["device": "\(revoked.name)", "deviceID": "\(revoked.id)", auditMetadataKey: "pairing"])
                 return try RPCEncoding.result(id: id, revoked)
             default:
-                return RPCEncoding.error(
-                    id: id, RPCError(code: -32601, message: "Method not found: “\(request.method)” is not a listd-web method.")
-                )
+                return RPCEncoding.error(id: id, .methodNotFound(request.method, "is not a listd-web method"))
             }
         } catch {
             return RPCEncoding.error(id: id, .invalidParams("\(error)"))

@@ -42,7 +42,7 @@ package enum WebError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noSuchDevice: RPCError(code: WebControlError.noSuchDevice, message: description)
         case .ambiguousDevice: RPCError(code: WebControlError.ambiguousDevice, message: description)
         case .invalidDeviceName, .deviceNameTaken: RPCError(code: WebControlError.invalidName, message: description)
-        default: RPCError(code: -32603, message: description)
+        default: RPCError(code: RPCError.Code.internalError, message: description)
         }
     }
 }

@@ -66,7 +66,7 @@ package enum PageMessages {
                 return .refuse(
                     RPCEncoding.errorBytes(
                         id: id,
-                        RPCError(code: -32601, message: "Method not found: “\(request.method)” is not available to a page.")
+                        .methodNotFound(request.method, "is not available to a page")
                     )
                 )
             }

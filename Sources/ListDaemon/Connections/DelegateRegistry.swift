@@ -91,7 +91,7 @@ final class DelegateRegistry: @unchecked Sendable {
                 return (id, .failed(why: "it answered with what is not an answer ({allow, reason?} was wanted)"))
             }
             return (id, .answered(answer))
-        case .failure(let error) where error.code == -32601:
+        case .failure(let error) where error.code == RPCError.Code.methodNotFound:
             return (id, .methodNotFound)
         case .failure(let error):
             return (id, .failed(why: "it answered with an error (\(error.code): \(error.message))"))
