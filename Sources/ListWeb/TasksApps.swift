@@ -164,7 +164,8 @@ final class TaskWriters: Sendable {
     }
 
     /// Sends a PUT's or DELETE's edits, in order (the first with the client's copy's revision as
-    /// `basedOn`), and answers once the book has the last change.
+    /// `basedOn`, each next with the revision the one before made), and answers once the book has
+    /// the last change.
     func perform(_ write: TaskWrite, device: Device, logger: Logger) async -> DAVResponse {
         await closeRevoked()
         let edits = TaskWritePlan.edits(for: write)
@@ -177,7 +178,10 @@ final class TaskWriters: Sendable {
         defer { if let creating { follower.forgetPending(list: write.list, item: creating) } }
         var lastRevision: Int?
         for (index, edit) in edits.enumerated() {
-            let basedOn = index == 0 ? write.basedOn : nil
+            // The first edit is made on the app's copy (its If-Match); each next one on the list as
+            // the edit before left it, so a change someone makes to the item in between is
+            // merged against, not overwritten.
+            let basedOn = index == 0 ? write.basedOn : lastRevision
             do throws(ListClientError) {
                 lastRevision = try await send(edit, list: .id(write.list), basedOn: basedOn, device: device)
             } catch {

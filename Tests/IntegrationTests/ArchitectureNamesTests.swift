@@ -55,4 +55,18 @@ import Testing
         }
         #expect(missing.isEmpty, "docs/architecture.md names what the code no longer has: \(missing)")
     }
+
+    /// Every action or event the map cites as `.name` is an enum case in the code (issue 65: the
+    /// walk cited `.statusChanged`, an action long gone — a method of the core's now).
+    @Test func everyCaseTheMapCitesIsACase() throws {
+        let map = try String(contentsOfFile: DocExamplesTests.root + "/docs/architecture.md", encoding: .utf8)
+        let texts = try Self.swiftFiles().texts.values.flatMap { $0 }
+        let cited = Set(map.matches(of: /`\.([a-z][A-Za-z0-9]*)/).map { String($0.output.1) })
+        #expect(cited.count > 15, "the map cites \(cited.count) cases")
+        let missing = try cited.sorted().filter { name in
+            let declared = try Regex("\\bcase\\s+(?:[^\\n]*[ ,])?\(name)\\b")
+            return !texts.contains { $0.contains(declared) }
+        }
+        #expect(missing.isEmpty, "docs/architecture.md cites as cases what the code does not have as one: \(missing)")
+    }
 }
