@@ -3,6 +3,7 @@
 // that a revoked device is cut off at once.
 import DurableFiles
 import Foundation
+import NIOPosix
 import ListWebProtocol
 import Synchronization
 
@@ -197,7 +198,23 @@ package final class DeviceRegistry: Sendable {
 
     /// Notes that `device` connected now (shown by `listctl web devices`). Written at most once
     /// a minute per device: a phone that reconnects often does not rewrite the file each time.
-    package func seen(_ device: Device) {
+    /// The write (an fsync, under the registry's lock) is made on NIO's thread pool, never on
+    /// the event loop the request came on; most calls find it not due and return at once.
+    package func seen(_ device: Device) async {
+        guard seenIsDue(device, now: .now) else { return }
+        try? await NIOThreadPool.singleton.runIfActive { self.recordSeen(device) }
+    }
+
+    /// Whether `device`'s last-seen time is a minute old or more.
+    private func seenIsDue(_ device: Device, now: Date) -> Bool {
+        state.withLock { state in
+            guard let record = state.devices.first(where: { $0.id == device.id }) else { return false }
+            guard let last = record.lastSeen, let lastDate = try? Date(last, strategy: .iso8601) else { return true }
+            return now.timeIntervalSince(lastDate) >= 60
+        }
+    }
+
+    private func recordSeen(_ device: Device) {
         let now = Date.now
         state.withLock { state in
             guard let index = state.devices.firstIndex(where: { $0.id == device.id }) else { return }

@@ -68,7 +68,7 @@ struct PageRelay: Sendable {
             return
         }
         defer { registry.closed(page) }
-        registry.seen(device)
+        await registry.seen(device)
 
         let channel: NIOAsyncChannel<RelayedLine, ByteBuffer>
         do {

@@ -67,7 +67,7 @@ struct TasksApps: RouterMiddleware {
             )
         }
         connections.proven(context.connection, device: device.id)
-        registry.seen(device)
+        await registry.seen(device)
         await follower.ready()
         let body: ByteBuffer
         do {

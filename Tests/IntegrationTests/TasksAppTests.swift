@@ -56,6 +56,12 @@ import Testing
         let run = try Self.syncClients(daemon, web, paired, phase: "sync")
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains(" checks; 0 failures"), "\(run.stdout)\(run.stderr)")
+        // Both the tasks app and the page were seen (written off the event loop, on NIO's pool).
+        let devices = try ChildProcess.run(Binaries.listctl.path, ["web", "devices", "--control-socket", web.controlSocket, "--json"])
+        let seen = try JSONSerialization.jsonObject(with: Data(devices.stdout.utf8)) as? [[String: Any]] ?? []
+        for name in ["Anna's laptop", "Kitchen phone"] {
+            #expect(seen.first { $0["name"] as? String == name }?["lastSeen"] is String, "\(name) was seen: \(devices.stdout)")
+        }
         withExtendedLifetime((daemon, web)) {}
     }
 
