@@ -32,11 +32,10 @@ final class LocalPersistence: ListPersistence {
     /// - Parameter historyLimit: changes kept for `subscribe {since}`; the log is compacted once
     ///   it holds twice as many (and a hundred more).
     init(listFilePath: String, historyLimit: Int) throws(DaemonError) {
-        let directory = directoryName(of: listFilePath)
-        let name = listFilePath.split(separator: "/").last.map(String.init) ?? "lists.md"
+        let files = StateFiles(besideListFile: listFilePath)
         self.listFilePath = listFilePath
-        statePath = directory + "/." + name + ".listd-state.json"
-        logPath = directory + "/." + name + ".listd-log"
+        statePath = files.state
+        logPath = files.log
         self.historyLimit = max(historyLimit, 1)
         let log = try ChangeLog(path: logPath)
         state = Mutex(State(log: log, history: ChangeHistory(base: ListBook(), limit: self.historyLimit)))

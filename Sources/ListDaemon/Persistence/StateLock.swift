@@ -14,9 +14,7 @@ final class StateLock: Sendable {
 
     /// Takes the lock for the lists kept beside `listFilePath` (its directory must exist).
     init(listFilePath: String) throws(DaemonError) {
-        let directory = directoryName(of: listFilePath)
-        let name = listFilePath.split(separator: "/").last.map(String.init) ?? "lists.md"
-        path = directory + "/." + name + ".listd-lock"
+        path = StateFiles(besideListFile: listFilePath).lock
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .cannotLockState(path: path, errno: errno) }
         guard case .success = retryingEINTR({ flock(fd, LOCK_EX | LOCK_NB) }) else {

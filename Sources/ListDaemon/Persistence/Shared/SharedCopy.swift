@@ -47,8 +47,7 @@ final class SharedCopy: Sendable {
 
     /// The copy kept for the list file whose lists live at `statePath`.
     static func path(besideListFile statePath: String) -> String {
-        let name = statePath.split(separator: "/").last.map(String.init) ?? "lists.md"
-        return directoryName(of: statePath) + "/." + name + ".listd-shared"
+        StateFiles(besideListFile: statePath).shared
     }
 
     // MARK: Reading
