@@ -69,4 +69,20 @@ import Testing
             try SharedCopy.contents(of: lines[1] + [10])
         }
     }
+
+    /// A power cut in the middle of a follow's write (the copy is not flushed) leaves a torn last
+    /// line; the next start reads the copy without it, and what it follows then must start a
+    /// line of its own — appended after the torn bytes, it made a damaged line, and the copy was
+    /// refused at the start after.
+    @Test func whatFollowsATornLineStartsALineOfItsOwn() throws {
+        let copy = try temporaryCopy()
+        try copy.replace(with: lists([record(1, "")]))
+        #expect(copy.follow([record(2, "milk")]) == nil)
+        let whole = try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy.path)))
+        try Data(whole.dropLast(7)).write(to: URL(fileURLWithPath: copy.path))
+        let restarted = SharedCopy(path: copy.path)
+        #expect(try restarted.read()?.lists.records.map(\.revision) == [1])
+        #expect(restarted.follow([record(2, "milk"), record(3, "eggs")]) == nil)
+        #expect(try SharedCopy(path: copy.path).read()?.lists.records.map(\.revision) == [1, 2, 3])
+    }
 }

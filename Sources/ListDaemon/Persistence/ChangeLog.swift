@@ -9,28 +9,19 @@ import Synchronization
 /// lock, with the history the log follows).
 final class ChangeLog {
     let path: String
-    private var fd: Int32
+    /// The file, appended to and replaced as the shared lists' copy is (`LogEntryFile`).
+    private let file: LogEntryFile
     /// Bytes of whole lines: a failed append is cut back to this.
-    private(set) var size = 0
+    var size: Int { file.size }
 
     /// Opens the log, creating it (0600, and its directory entry made durable) when missing.
     init(path: String) throws(DaemonError) {
         self.path = path
-        let existed = access(path, F_OK) == 0
-        let fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .changeLogFailed(path: path, step: "open", errno: errno) }
-        self.fd = fd
-        if !existed {
-            do throws(FileIO.Failure) {
-                try FileIO.syncDirectory(directoryName(of: path))
-            } catch {
-                throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
-            }
+        do throws(FileIO.Failure) {
+            file = try LogEntryFile(path: path)
+        } catch {
+            throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
         }
-    }
-
-    deinit {
-        close(fd)
     }
 
     /// Every entry, in order. A torn last line (an append a crash cut short, never confirmed)
@@ -65,11 +56,11 @@ final class ChangeLog {
             entries.append(entry)
             start = lines[number].upperBound + 1
         }
-        let good = start
-        if good < bytes.count, ftruncate(fd, off_t(good)) != 0 {
-            throw .changeLogFailed(path: path, step: "cut a torn line off", errno: errno)
+        do throws(FileIO.Failure) {
+            try file.cut(to: start)
+        } catch {
+            throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
         }
-        size = good
         return entries
     }
 
@@ -124,44 +115,21 @@ final class ChangeLog {
     /// Appends `entries` and makes them durable, all in one flush. On failure nothing of them
     /// counts: the log is cut back, so later appends follow whole lines.
     func append(_ entries: [LogEntry]) throws(DaemonError) {
-        guard !entries.isEmpty else { return }
-        let bytes = Self.lines(entries)
         do throws(FileIO.Failure) {
-            try FileIO.writeAll(bytes, to: fd)
-            if case .failure(let error) = retryingEINTR({ fdatasync(fd) }) {
-                throw FileIO.Failure(step: "fdatasync", errno: error.code)
-            }
+            try file.append(entries, flush: true)
         } catch {
-            _ = ftruncate(fd, off_t(size))
             throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
         }
-        size += bytes.count
     }
 
     /// Replaces the log by `entries`, atomically (see `FileIO.replace`). Call only once a
     /// snapshot holds everything the dropped lines did.
     func rewrite(_ entries: [LogEntry]) throws(DaemonError) {
-        let bytes = Self.lines(entries)
         do throws(FileIO.Failure) {
-            try FileIO.replace(path, with: bytes)
+            try file.replace(with: LogEntryFile.lines(entries))
         } catch {
             throw .changeLogFailed(path: path, step: error.step, errno: error.errno)
         }
-        let reopened = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
-        guard reopened >= 0 else { throw .changeLogFailed(path: path, step: "open", errno: errno) }
-        close(fd)
-        fd = reopened
-        size = bytes.count
-    }
-
-    /// The entries as the log's text: a line each (the shared lists' copy is written so too).
-    static func lines(_ entries: [LogEntry]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for entry in entries {
-            bytes += entry.line
-            bytes.append(UInt8(ascii: "\n"))
-        }
-        return bytes
     }
 }
 

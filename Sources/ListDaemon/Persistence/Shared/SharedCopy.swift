@@ -29,7 +29,8 @@ final class SharedCopy: Sendable {
     }
 
     private struct Handle {
-        var fd: Int32 = -1
+        /// The copy, once written here (`replace`): appended to as the change log is.
+        var file: LogEntryFile?
         /// The last change the copy holds.
         var revision: Revision = 0
         /// Why the copy stopped following the changes (it stays a true, older copy).
@@ -41,10 +42,6 @@ final class SharedCopy: Sendable {
         self.path = path
     }
 
-    deinit {
-        handle.withLock { if $0.fd >= 0 { _ = close($0.fd) } }
-    }
-
     /// The copy kept for the list file whose lists live at `statePath`.
     static func path(besideListFile statePath: String) -> String {
         StateFiles(besideListFile: statePath).shared
@@ -54,25 +51,36 @@ final class SharedCopy: Sendable {
 
     /// The copy, or nil when there is none; later changes are appended after it.
     func read() throws(Unusable) -> Contents? {
-        let bytes: [UInt8]
+        var bytes: [UInt8]
         do throws(FileIO.Failure) {
             guard let read = try FileIO.read(path) else { return nil }
             bytes = read
         } catch {
             throw Unusable(path: path, why: "cannot be read (\(error))")
         }
+        // A torn last line (a write a power cut left half done: the copy is not flushed) is cut
+        // off the file too, so that what is appended next starts a line of its own (appended
+        // after the torn bytes, it made a damaged line, and the copy unusable at the next start).
+        let whole = bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+        let torn = whole < bytes.count
+        if torn { bytes = Array(bytes[..<whole]) }
         let contents: Contents
         do throws(Unusable.Why) {
             contents = try Self.contents(of: bytes)
         } catch {
             throw Unusable(path: path, why: error.text)
         }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        let failure = fd < 0 ? errno : 0
         handle.withLock { handle in
-            handle.fd = fd
             handle.revision = contents.lists.records.last?.revision ?? 0
-            handle.stopped = fd < 0 ? "cannot be opened: \(errorText(failure))" : nil
+            do throws(FileIO.Failure) {
+                let file = try LogEntryFile(path: path)
+                if torn { try file.cut(to: whole) }
+                handle.file = file
+                handle.stopped = nil
+            } catch {
+                handle.file = nil
+                handle.stopped = "cannot be opened: \(error)"
+            }
         }
         return contents
     }
@@ -127,14 +135,11 @@ final class SharedCopy: Sendable {
         if let digest = contents.lists.fileDigest, let revision = contents.lists.fileRevision {
             entries.append(.fileShows(digest: digest, revision: revision))
         }
-        bytes += ChangeLog.lines(entries)
+        bytes += LogEntryFile.lines(entries)
         try handle.withLock { handle throws(FileIO.Failure) in
-            if handle.fd >= 0 { close(handle.fd) }
             handle = Handle()
             try FileIO.replace(path, with: bytes)
-            let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-            guard fd >= 0 else { throw FileIO.Failure(step: "open", errno: errno) }
-            handle.fd = fd
+            handle.file = try LogEntryFile(path: path)
             handle.revision = contents.lists.records.last?.revision ?? 0
         }
     }
@@ -147,7 +152,7 @@ final class SharedCopy: Sendable {
     /// - Returns: why the copy stopped following, the first time it does (for the journal).
     func follow(_ records: [ChangeRecord], note: LogEntry? = nil) -> String? {
         handle.withLock { handle -> String? in
-            guard handle.fd >= 0, handle.stopped == nil else { return nil }
+            guard let file = handle.file, handle.stopped == nil else { return nil }
             let new = records.filter { $0.revision > handle.revision }
             if let first = new.first, first.revision != handle.revision + 1 {
                 handle.stopped = "it holds up to change #\(handle.revision), and #\(first.revision) came next"
@@ -156,7 +161,7 @@ final class SharedCopy: Sendable {
             let entries = new.map(LogEntry.change) + (note.map { [$0] } ?? [])
             guard !entries.isEmpty else { return nil }
             do throws(FileIO.Failure) {
-                try FileIO.writeAll(ChangeLog.lines(entries), to: handle.fd)
+                try file.append(entries, flush: false)
             } catch {
                 handle.stopped = "\(error)"
                 return handle.stopped
