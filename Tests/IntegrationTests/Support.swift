@@ -102,6 +102,9 @@ final class Daemon: @unchecked Sendable {
     private(set) var child: ChildProcess?
     private var logText = Data()
     private let logLock = NSLock()
+    /// The log reader of the last launch reached the end of listd's output (listd exited and
+    /// its output is all in `logText`).
+    private var logEnded = false
     /// Extra environment for listd (NOTIFY_SOCKET, WATCHDOG_USEC, …).
     var environment: [String: String] = [:]
     /// A command listd is run through (`setpriv …` to run it as another user), or none.
@@ -162,8 +165,12 @@ final class Daemon: @unchecked Sendable {
         // its own when it goes, and the number is soon another connection's); it ends when listd
         // closes its end.
         let fd = dup(child.stdout)
+        logLock.withLock { logEnded = false }
         Thread.detachNewThread { [weak self] in
-            defer { close(fd) }
+            defer {
+                close(fd)
+                if let self { self.logLock.withLock { self.logEnded = true } }
+            }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             while true {
                 let count = read(fd, &chunk, chunk.count)
@@ -205,8 +212,13 @@ final class Daemon: @unchecked Sendable {
     }
 
     /// Runs listd expecting it to refuse to start; returns its exit status.
+    /// Its log is whole when this returns: the reader has reached the end of listd's output (a
+    /// test reading `logOutput` right after the exit found it empty on a loaded machine).
     func startExpectingExit(arguments: [String] = [], timeout: Double = 15) throws -> Int32 {
-        try exitStatus(of: try launch(arguments: arguments), within: timeout, else: "listd kept running")
+        let status = try exitStatus(of: try launch(arguments: arguments), within: timeout, else: "listd kept running")
+        let deadline = Date().addingTimeInterval(10)
+        while !logLock.withLock({ logEnded }), Date() < deadline { usleep(2_000) }
+        return status
     }
 
     /// `child`'s exit status once it exits, waiting at most `timeout` seconds; past that it is
