@@ -377,7 +377,12 @@ import Testing
             }
 
             try add("eggs (12)")
-            try browser.waitUntil("eggs with its amount", "const b = document.querySelector('[data-tick=\"eggs\"] .amount'); return !!b && b.textContent === '12'")
+            // Shown at once (the page shows an edit while it waits), confirmed when no longer pending:
+            // only then has listd applied it (the fence; reading listd at the first sight raced).
+            try browser.waitUntil(
+                "eggs with its amount, confirmed",
+                "const b = document.querySelector('[data-tick=\"eggs\"] .amount'); return !!b && b.textContent === '12' && !document.querySelector('li.pending')"
+            )
             var list = try reader.result("getList", ["list": "Groceries"])
             #expect(list["items"] as? [String] == ["milk", "eggs"], "\(list)")
             #expect((list["quantities"] as? [String: String])?["eggs"] == "12")
