@@ -241,7 +241,7 @@ bench: deps
 	@command -v redis-server >/dev/null || { echo "Installing system packages: $(BENCH_APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_APT_PACKAGES); }
-	@for product in $(SHIPPED) listd-bench; do $(RELEASE_BUILD) --product $$product || exit 1; done
+	@for product in $(SHIPPED) listd-bench listd-floor; do $(RELEASE_BUILD) --product $$product || exit 1; done
 	@mkdir -p .build/bench
 	@for baseline in pingpong fanout oneshot; do \
 		$(BENCH_CC) -O2 -Wall -pthread -o .build/bench/$$baseline bench/c/$$baseline.c || exit 1; \

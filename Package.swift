@@ -149,6 +149,17 @@ let package = Package(
         // A measuring harness of threads and raw sockets: Swift 5 mode spares it strict
         // concurrency checking that its plain threads would only satisfy with noise.
         .executableTarget(name: "listd-bench", swiftSettings: swiftSettings + [.swiftLanguageMode(.v5)]),
+        // The floor of listd's stack (issue 65): read a line, append it, fdatasync once per turn
+        // of one NIO loop, reply. A measuring spike kept in bench/ (bench/README.md, figure 13).
+        .executableTarget(
+            name: "listd-floor",
+            dependencies: [
+                "ListRPCTransport",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "bench/floor",
+            swiftSettings: swiftSettings + [.swiftLanguageMode(.v5)]
+        ),
         // libFuzzer entry points (`make fuzz` builds them with --sanitize=fuzzer).
         .target(name: "FuzzChecks", dependencies: ["ListRPC", "ListFileFormat", "ListModel", "ListWebProtocol", "CalDAV"], swiftSettings: swiftSettings),
         .executableTarget(name: "FuzzRPCLine", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),

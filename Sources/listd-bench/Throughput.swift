@@ -83,11 +83,12 @@ final class Samples: @unchecked Sendable {
 func editFigures(
     _ socket: String,
     clients: Int,
+    greeting: String? = nil,
     _ request: @escaping (Int, Int) -> String
 ) -> (
     rate: Stat, p50: Stat, p99: Stat
 ) {
-    let measured = (0..<3).map { _ in measureEdits(socket, clients: clients, request) }
+    let measured = (0..<3).map { _ in measureEdits(socket, clients: clients, greeting: greeting, request) }
     return (
         Stat(measured.map(\.perSecond)),
         Stat(measured.map { percentile($0.latencies, 0.5) }),
@@ -101,12 +102,13 @@ func cpuPerEdit(
     _ socket: String,
     pid: Int32,
     clients: Int,
+    greeting: String? = nil,
     _ request: @escaping (Int, Int) -> String
 ) -> Stat {
     Stat(
         (0..<3).map { _ in
             let before = processCPU(pid)
-            let measured = measureEdits(socket, clients: clients, request)
+            let measured = measureEdits(socket, clients: clients, greeting: greeting, request)
             let spent = Double(processCPU(pid) - before) / 1e3
             return spent / Double(max(measured.latencies.count, 1))
         }

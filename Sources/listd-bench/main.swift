@@ -30,7 +30,7 @@ let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksI
 let listdPath = binaries + "/listd"
 let listctlPath = binaries + "/listctl"
 let baselines = option("--baselines", ".build/bench")
-/// `--only 1,3`: just those sections (figures 1–12, bench/README.md); nothing is written then unless
+/// `--only 1,3`: just those sections (figures 1–13, bench/README.md); nothing is written then unless
 /// `--out` says where.
 let only = arguments.contains("--only") ? Set(option("--only", "").split(separator: ",").compactMap { Int($0) }) : nil
 func wanted(_ section: Int) -> Bool { only?.contains(section) ?? true }
@@ -224,6 +224,9 @@ section(11, measurePageRepaint)
 
 // MARK: 12. A tasks app syncing a big list (TasksApps.swift)
 section(12, measureTasksApps)
+
+// MARK: 13. The floor of the stack, next to Redis and listd (Floor.swift)
+section(13, measureFloor)
 
 // MARK: Results
 
