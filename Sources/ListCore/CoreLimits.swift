@@ -2,8 +2,10 @@
 // instance it was made with (a test changes one and sees the core follow it); the shells' few
 // stand here too, so that one file tells a newcomer every number listd waits or counts by.
 
-/// listd's timers and thresholds. `standard` is what listd runs with; `--quiet-period` sets
-/// `quietPeriod`.
+/// listd's timers and thresholds. listd makes one table from `standard` with what its flags set
+/// (`--settle-ms` → `quietPeriod`, `--idle-ms` → `idleLimit`, in Listd.swift) and hands that one to
+/// every part that waits or counts (`ListdParts.limits`: the core, the connections' rules, the
+/// delegates' seats, the shared store); none reads `standard` on its own.
 package struct CoreLimits: Sendable, Equatable {
     // MARK: The list file (the core)
 

@@ -288,7 +288,7 @@ extension DelegatePanel.Seat {
         pid: Int32,
         brief: Bool,
         on book: ListBook,
-        limits: CoreLimits = .standard
+        limits: CoreLimits
     ) -> Result<(seat: Self, granted: RegisterDelegate.Result), RPCError> {
         guard case .success(let name) = ListText.validated(params.name) else {
             return .failure(.invalidParams("“name” must be one line of text: it names the delegate in every denial.", param: "name"))

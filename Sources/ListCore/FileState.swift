@@ -22,7 +22,7 @@ package struct FileState: Sendable {
     /// or one of these saves when it was made from it (`SaveBase.madeFrom`).
     var versions: [FileVersion] = []
     /// How many are kept in memory (`CoreLimits.keptFileVersions`).
-    var keptVersions = CoreLimits.standard.keptFileVersions
+    var keptVersions: Int
     /// The revisions (`rev=`) of saves taken in that are no longer kept (`ListCore.remember`): a
     /// copy made from such a revision may have been read from one of them, so its base is not
     /// known (`SaveBase.base`).
@@ -59,7 +59,7 @@ package struct FileState: Sendable {
     var writesRefused = 0
     var refusedUntil: ContinuousClock.Instant?
     /// When a person's save is over (the watcher's reports, the quiet period).
-    var settle = SettleTracker(quietPeriod: CoreLimits.standard.quietPeriod)
+    var settle: SettleTracker
     /// A person's save was seen before an edit came, and is not read yet: edits wait for it.
     var saveUnderway = false
     /// A save could not be made durable because the shared lists' server is unreachable
@@ -96,6 +96,12 @@ package struct FileState: Sendable {
     /// Those flags stand for actions out there; their values at the save's taking in would
     /// wait for an answer that already came, or forget one still to come. The bytes are not
     /// known (the file holds the person's save): nil, so no write expects them.
+    /// Nothing known yet, with the file's timers and counts from `limits`.
+    init(limits: CoreLimits) {
+        keptVersions = limits.keptFileVersions
+        settle = SettleTracker(quietPeriod: limits.quietPeriod, openWriterLimit: limits.openWriterLimit)
+    }
+
     mutating func restoreShown(from before: FileState) {
         let now = self
         self = before

@@ -97,7 +97,7 @@ package struct ListCore {
     /// Confirms of an append found made after all, sent once the lists here include it.
     var confirmsAwaitingRevision: [(revision: Revision, id: Int, outcome: Result<EditOutcome, EditFailure>)] = []
 
-    package internal(set) var file = FileState()
+    package internal(set) var file: FileState
     /// Whether the shared lists' server is reachable, as its connection last said (always,
     /// without `--share`).
     var storeReachable = true
@@ -123,7 +123,7 @@ package struct ListCore {
     var decidedAfterFetch: Set<Int> = []
 
     /// - Parameters:
-    ///   - limits: its timers and thresholds (`--quiet-period` sets `quietPeriod`).
+    ///   - limits: its timers and thresholds (listd's one table: `ListdParts.limits`).
     ///   - sharedFrom: the lists are shared with other machines (`--share`) from this host: a
     ///     person's save names it, and a denial waits for the database's changes.
     ///   - noteTag: the name it gives itself in the list file's notes; nil: none (every note taken).
@@ -142,9 +142,8 @@ package struct ListCore {
         history = recovered.history
         self.filePath = filePath
         open = Batch()
+        file = FileState(limits: limits)
         file.shown = recovered.lastShown
-        file.settle = SettleTracker(quietPeriod: limits.quietPeriod, openWriterLimit: limits.openWriterLimit)
-        file.keptVersions = limits.keptFileVersions
         // The saves taken in before the stop, each the lists its text shows (its headings tied
         // to the lists as they were right after it): a copy saved again from the same buffer is
         // read against them as before the restart.

@@ -40,7 +40,7 @@ package struct SettleTracker: Sendable {
     /// (what the quiet period must cover).
     private(set) var settledBurst: (events: Int, span: Duration)?
 
-    init(quietPeriod: Duration, openWriterLimit: Duration = CoreLimits.standard.openWriterLimit) {
+    init(quietPeriod: Duration, openWriterLimit: Duration) {
         self.quietPeriod = quietPeriod
         self.openWriterLimit = max(openWriterLimit, quietPeriod)
     }

@@ -238,9 +238,13 @@ struct Listd: AsyncParsableCommand {
                 logger.critical("\(error)")
                 throw ExitCode(2)
             }
+            // listd's one table of timers and thresholds, with what the flags set in it.
+            var limits = CoreLimits.standard
+            limits.quietPeriod = .milliseconds(settleMs)
+            limits.idleLimit = .milliseconds(idleMs)
             let parts = try await ListdParts(
                 filePath: filePath,
-                quietPeriod: .milliseconds(settleMs),
+                limits: limits,
                 historyLimit: history,
                 share: shareServer,
                 logger: logger,
@@ -256,7 +260,7 @@ struct Listd: AsyncParsableCommand {
             let watchdog = try Watchdog.interval()
             if let watchdog { logger.info("watchdog: a keep-alive at least every \(watchdog / 2)") }
             let ping: @Sendable () -> Void = { systemd.watchdog() }
-            var configuration = RPCServer.Configuration(
+            let configuration = RPCServer.Configuration(
                 socketPath: socketPath,
                 listeningSocket: passed.first,
                 maximumLineLength: maxLineBytes,
@@ -268,7 +272,6 @@ struct Listd: AsyncParsableCommand {
                 version: Self.version,
                 watchdog: watchdog.map { (interval: $0, ping: ping) }
             )
-            configuration.limits.idleLimit = .milliseconds(idleMs)
             let server = parts.server(configuration: configuration, logger: logger, onReady: { systemd.ready() })
             // Shut down in reverse: systemd hears STOPPING first, then the server stops taking
             // requests, the watcher stops, and the owner finishes what it accepted.

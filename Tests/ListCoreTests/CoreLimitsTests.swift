@@ -59,7 +59,7 @@ import Testing
         var tooLong = params
         tooLong.timeoutMs = 31_000
         #expect(throws: RPCError.self) {
-            try DelegatePanel.Seat.registering(tooLong, connection: 1, pid: 1, brief: false, on: ListBook()).get()
+            try DelegatePanel.Seat.registering(tooLong, connection: 1, pid: 1, brief: false, on: ListBook(), limits: .standard).get()
         }
     }
 }

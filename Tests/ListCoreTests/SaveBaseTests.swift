@@ -449,7 +449,7 @@ import Testing
     /// The kept texts of the file drop listd's own older ones before a person's save: the
     /// history gives listd's lists back, and nothing else holds the save's text.
     @Test func keptTextsDropListdsOwnBeforeAPersonsSave() {
-        var state = FileState()
+        var state = FileState(limits: .standard)
         state.keptVersions = 3
         func version(_ revision: Int, save: Bool) -> FileVersion {
             FileVersion(revision: Revision(revision), book: ListBook(), text: Array("\(revision)".utf8), isSave: save)

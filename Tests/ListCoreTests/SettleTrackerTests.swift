@@ -7,7 +7,7 @@ import Testing
     let quiet = Duration.milliseconds(30)
 
     @Test func aCompletedSaveIsReadAfterTheQuietPeriod() {
-        var tracker = SettleTracker(quietPeriod: quiet)
+        var tracker = SettleTracker(quietPeriod: quiet, openWriterLimit: .seconds(2))
         #expect(tracker.isSettled)
         #expect(tracker.record(.completed, at: start) == .checkAt(start + quiet))
         #expect(!tracker.isSettled)
@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func everyEventRestartsTheQuietPeriodWithOneCheckPending() {
-        var tracker = SettleTracker(quietPeriod: quiet)
+        var tracker = SettleTracker(quietPeriod: quiet, openWriterLimit: .seconds(2))
         #expect(tracker.record(.written, at: start) == .checkAt(start + quiet))
         #expect(tracker.record(.written, at: start + .milliseconds(10)) == .none)
         #expect(tracker.record(.completed, at: start + .milliseconds(25)) == .none)
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func aCheckWithNothingPendingDoesNothing() {
-        var tracker = SettleTracker(quietPeriod: quiet)
+        var tracker = SettleTracker(quietPeriod: quiet, openWriterLimit: .seconds(2))
         #expect(tracker.check(at: start) == .none)
         _ = tracker.record(.overflowed, at: start)
         _ = tracker.check(at: start + quiet)

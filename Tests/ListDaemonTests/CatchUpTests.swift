@@ -47,9 +47,18 @@ private final class Valve: ChannelOutboundHandler, @unchecked Sendable {
 
 private let nowhere = StderrLines(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC))
 
+/// The stall grace is long: the subscriber held behind is watched once it owes a quarter of its
+/// limit, and the edits that take it from there to half took longer than 3 s in a loaded full run.
 private func service() async throws -> ListdParts {
     let directory = try ScratchDirectories.make("catch-up", create: false)
-    return try await ListdParts(filePath: directory + "/lists.md", logger: Logger(label: "test"), journal: .stderr(label: "test", lines: nowhere))
+    var limits = CoreLimits.standard
+    limits.stallGrace = .seconds(60)
+    return try await ListdParts(
+        filePath: directory + "/lists.md",
+        limits: limits,
+        logger: Logger(label: "test"),
+        journal: .stderr(label: "test", lines: nowhere)
+    )
 }
 
 private func request(_ id: Int, _ method: String, _ params: String = "{}") -> String {
@@ -84,9 +93,7 @@ private func revisionAndList(_ line: String) throws -> (revision: Int, list: Int
         _ = try live.nextLine("the live one's snapshot")
         let valve = Valve()
         let limit = 4_096
-        // Its stall grace is long: it is watched once it owes a quarter of its limit, and the
-        // edits that take it from there to half took longer than 3 s in a loaded full run.
-        let behind = try await LoopConnection(parts, id: 3, outboundLimit: limit, stallGrace: .seconds(60), before: valve)
+        let behind = try await LoopConnection(parts, id: 3, outboundLimit: limit, before: valve)
         behind.send(hello + request(2, "subscribe", #"{"lists":["Pantry"]}"#))
         _ = try behind.nextLine("the other's hello")
         _ = try behind.nextLine("the other's snapshot")

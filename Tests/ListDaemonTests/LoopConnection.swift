@@ -26,7 +26,6 @@ final class LoopConnection: Sendable {
         id: Int = 1,
         maximumLineLength: Int = LineFraming.defaultMaximumLineLength,
         outboundLimit: Int = RPCServer.Configuration.defaultMaximumOutboundBytes,
-        stallGrace: Duration = CoreLimits.standard.stallGrace,
         before: (any ChannelHandler & Sendable)? = nil
     ) async throws {
         var fds: [Int32] = [-1, -1]
@@ -35,13 +34,12 @@ final class LoopConnection: Sendable {
         // (a stalled subscriber's disconnect was seen 10 s late in the full parallel run).
         try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         fd = fds[1]
-        var configuration = RPCServer.Configuration(
+        let configuration = RPCServer.Configuration(
             socketPath: "/unused",
             maximumLineLength: maximumLineLength,
             maximumOutboundBytes: outboundLimit,
             version: "test"
         )
-        configuration.limits.stallGrace = stallGrace
         let services = parts.connectionServices(configuration, logger: Logger(label: "test"))
         let credentials = PeerCredentials(pid: 4_000 + Int32(id), uid: getuid(), gid: getgid())
         _ = try await ClientBootstrap(group: parts.owner.group)

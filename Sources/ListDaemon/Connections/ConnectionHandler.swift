@@ -10,6 +10,8 @@ struct ConnectionServices: Sendable {
     let methods: MethodTable
     let owner: ListOwner
     let configuration: RPCServer.Configuration
+    /// The configuration's rules by listd's one table of limits (`ListdParts.limits`).
+    let rules: ConnectionRules
     let logger: Logger
     /// Where clients turned away or let go are logged, a flood of them costing a few lines.
     let refusals: RefusalLog
@@ -51,7 +53,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     init(services: ConnectionServices, id: Int, credentials: PeerCredentials, refusal: RPCError?) {
         self.services = services
-        rules = services.configuration.rules
+        rules = services.rules
         self.id = id
         self.credentials = credentials
         self.refusal = refusal

@@ -199,7 +199,8 @@ extension MethodTable {
                 connection: session.id,
                 pid: session.credentials.pid,
                 brief: session.brief,
-                on: hub.book
+                on: hub.book,
+                limits: owner.limits
             )
             switch registered {
             case .success(let (seat, granted)):

@@ -36,12 +36,9 @@ package final class RPCServer: Service, Sendable {
         /// have (a service manager's watchdog).
         package var watchdog: (interval: Duration, ping: @Sendable () -> Void)?
 
-        /// The timers and counts the connection rules read (`stallGrace`, …): the standard ones
-        /// but in a test that changes one.
-        package var limits: CoreLimits = .standard
-
-        /// What a client may owe, how long it may take, and who is let in, by these settings.
-        package var rules: ConnectionRules {
+        /// What a client may owe, how long it may take, and who is let in, by these settings and
+        /// listd's timers and counts (`stallGrace`, `idleLimit`, …: the parts' one table).
+        package func rules(limits: CoreLimits) -> ConnectionRules {
             ConnectionRules(
                 limits: limits,
                 outboundLimit: maximumOutboundBytes,
@@ -207,7 +204,7 @@ package final class RPCServer: Service, Sendable {
         let (open, openOfUser) = openConnections.withLock { $0.add(channel, id: id, uid: peer.uid) }
         channel.closeFuture.whenComplete { _ in self.openConnections.withLock { $0.remove(id: id, uid: peer.uid) } }
         let access = configuration.access
-        let refusal = configuration.rules.admission(
+        let refusal = services.rules.admission(
             allowed: access.allows(peer),
             policy: access.refusal(of: peer),
             uid: peer.uid,

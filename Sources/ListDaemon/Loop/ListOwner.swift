@@ -37,6 +37,9 @@ package final class ListOwner: Service, @unchecked Sendable {
     let journal: JournalWriter
     let logger: Logger
     let statusObserver = CallbackSlot<String>()
+    /// listd's one table of timers and thresholds, as the core was made with it (read from any
+    /// thread: it never changes).
+    let limits: CoreLimits
 
     // Owned by `loop` (internal only for ListOwner+Actions.swift):
     var core: ListCore
@@ -84,6 +87,7 @@ package final class ListOwner: Service, @unchecked Sendable {
         self.fileSync = fileSync
         self.watcher = watcher
         self.delegates = delegates
+        self.limits = limits
         self.persistence = persistence
         let share = persistence as? any SharedListStore
         self.share = share

@@ -16,6 +16,9 @@ package struct ListdParts: Sendable {
     package let watcher: FileWatcher
     /// Held while listd runs: no second listd keeps these lists.
     let lock: StateLock
+    /// listd's one table of timers and thresholds: the core's, the connections', the shared
+    /// store's (Listd.swift sets the flags' values in it).
+    package let limits: CoreLimits
 
     /// Recovers the lists kept beside `filePath` and starts the owner on them (see
     /// `ListOwner.init`).
@@ -26,14 +29,14 @@ package struct ListdParts: Sendable {
     /// - Parameter journal: where applied and denied changes are written, at `logger`'s level.
     package init(
         filePath: String,
-        quietPeriod: Duration = CoreLimits.standard.quietPeriod,
+        limits: CoreLimits = .standard,
         historyLimit: Int = 10_000,
         share: ShareServer? = nil,
         logger: Logger,
         journal: JournalOutput
     ) async throws(DaemonError) {
         guard let share else {
-            try await self.init(filePath: filePath, quietPeriod: quietPeriod, logger: logger, journal: journal) { path throws(DaemonError) in
+            try await self.init(filePath: filePath, limits: limits, logger: logger, journal: journal) { path throws(DaemonError) in
                 try LocalPersistence(listFilePath: path, historyLimit: historyLimit)
             }
             return
@@ -48,21 +51,23 @@ package struct ListdParts: Sendable {
             machine: machine,
             copyPath: SharedCopy.path(besideListFile: statePath),
             historyLimit: historyLimit,
+            limits: limits,
             logger: logger
         )
         logger.info("sharing the lists through \(share.description) as \(machine)")
-        try await self.init(filePath: filePath, quietPeriod: quietPeriod, logger: logger, journal: journal) { _ in store }
+        try await self.init(filePath: filePath, limits: limits, logger: logger, journal: journal) { _ in store }
     }
 
     /// The same, on the store `makePersistence` opens for the list file's path (tests give one
     /// whose appends complete when they say).
     init(
         filePath: String,
-        quietPeriod: Duration = CoreLimits.standard.quietPeriod,
+        limits: CoreLimits = .standard,
         logger: Logger,
         journal: JournalOutput,
         makePersistence: (String) throws(DaemonError) -> any ListPersistence
     ) async throws(DaemonError) {
+        self.limits = limits
         try makeDirectories(directoryName(of: filePath), mode: 0o700)
         // Before anything is read or written: another listd may own all of it.
         lock = try StateLock(listFilePath: filePath)
@@ -91,11 +96,7 @@ package struct ListdParts: Sendable {
             ),
             fileSync: ListFileShell(storage: storage),
             watcher: watcher,
-            limits: {
-                var limits = CoreLimits.standard
-                limits.quietPeriod = quietPeriod
-                return limits
-            }(),
+            limits: limits,
             delegates: DelegateRegistry(loop: loop, logger: logger),
             journal: JournalWriter(output: journal, level: logger.logLevel, keptIn: persistence.keptIn),
             group: group,
@@ -124,6 +125,7 @@ package struct ListdParts: Sendable {
             methods: .listd(owner: owner, version: configuration.version),
             owner: owner,
             configuration: configuration,
+            rules: configuration.rules(limits: limits),
             logger: logger,
             refusals: RefusalLog(logger: logger)
         )

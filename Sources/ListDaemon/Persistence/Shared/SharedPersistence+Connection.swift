@@ -41,13 +41,13 @@ extension SharedPersistence {
     /// nothing waits on it at a stop.
     private func checkAlive(_ connection: PostgresConnection) {
         let loop = MultiThreadedEventLoopGroup.singleton.any()
-        loop.scheduleRepeatedTask(initialDelay: TimeAmount(Self.livenessInterval), delay: TimeAmount(Self.livenessInterval)) { timer in
+        loop.scheduleRepeatedTask(initialDelay: TimeAmount(limits.shareLivenessInterval), delay: TimeAmount(limits.shareLivenessInterval)) { timer in
             guard self.state.withLock({ $0.connection === connection && !$0.stopped }) else {
                 timer.cancel()
                 return
             }
-            let deadline = loop.scheduleTask(in: TimeAmount(Self.operationDeadline)) {
-                _ = self.lost(connection, DeadlinePassed())
+            let deadline = loop.scheduleTask(in: TimeAmount(self.limits.shareOperationDeadline)) {
+                _ = self.lost(connection, DeadlinePassed(deadline: self.limits.shareOperationDeadline))
             }
             let started = self.tasks.run {
                 do {
@@ -65,7 +65,7 @@ extension SharedPersistence {
     /// background. Returns the error to fail the operation with.
     func lost(_ connection: PostgresConnection, _ error: any Error) -> DaemonError {
         if let error = error as? DaemonError { return error }
-        let detail = Self.explain(error)
+        let detail = explain(error)
         guard connection.isClosed || Self.isConnectionError(error) else {
             return .shareUnavailable(server: server.description, detail: detail)
         }
@@ -89,7 +89,7 @@ extension SharedPersistence {
     }
 
     func reconnect() async {
-        let rules = ConnectionRules(limits: .standard)
+        let rules = ConnectionRules(limits: limits)
         var delay = rules.reconnectDelay(after: nil)
         while !state.withLock({ $0.stopped }) {
             // On NIO's clock, on the loop the connections live on (listd has no other clock).
@@ -127,7 +127,7 @@ extension SharedPersistence {
                     logger.error("the shared lists at \(server.description) \(different)")
                     return
                 }
-                state.withLock { $0.failure = Self.explain(error) }
+                state.withLock { $0.failure = self.explain(error) }
                 delay = rules.reconnectDelay(after: delay)
             }
         }
@@ -168,9 +168,10 @@ extension SharedPersistence {
         var description: String { "the connection to the server closed" }
     }
 
-    /// An operation did not end within `operationDeadline`.
+    /// An operation did not end within its deadline (`CoreLimits.shareOperationDeadline`).
     struct DeadlinePassed: Error, CustomStringConvertible {
-        var description: String { "the server did not answer within \(SharedPersistence.operationDeadline)" }
+        var deadline: Duration
+        var description: String { "the server did not answer within \(deadline)" }
     }
 
     /// Whether `error` says the server cannot be reached now (none there, a network down, the
@@ -201,7 +202,7 @@ extension SharedPersistence {
     }
 
     /// What went wrong, in the server's words when it said something.
-    static func explain(_ error: any Error) -> String {
+    func explain(_ error: any Error) -> String {
         if let error = error as? DaemonError { return "\(error)" }
         if let error = error as? PostgresTransactionError {
             let inner = error.closureError ?? error.commitError ?? error.beginError ?? error.rollbackError
@@ -226,7 +227,7 @@ extension SharedPersistence {
             return error.connectionErrors.first.map { explain($0.error) } ?? "no connection could be made to \(error.host):\(error.port)"
         }
         if let channel = error as? ChannelError, case .connectTimeout = channel {
-            return "no answer within \(SharedPersistence.connectTimeout) (is the server up, and reachable from here?)"
+            return "no answer within \(limits.shareConnectTimeout) (is the server up, and reachable from here?)"
         }
         if let error = error as? IOError {
             switch error.errnoCode {

@@ -43,7 +43,7 @@ extension SharedPersistence {
                 }
             }
             // Its deadline may have given up on it (and said "not made"): then it rolls back.
-            guard gate.commit() else { throw DeadlinePassed() }
+            guard gate.commit() else { throw DeadlinePassed(deadline: limits.shareOperationDeadline) }
         }
     }
 
@@ -104,7 +104,7 @@ extension SharedPersistence {
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42501" && !said {
                 said = true
                 logger.warning(
-                    "cannot end the server session \(session.pid) that sent an uncertain COMMIT (\(Self.explain(error))); waiting for it to end before saying whether the edit was made"
+                    "cannot end the server session \(session.pid) that sent an uncertain COMMIT (\(self.explain(error))); waiting for it to end before saying whether the edit was made"
                 )
             }
             var alive = false

@@ -27,6 +27,8 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
     let machine: String
     let configuration: PostgresConnection.Configuration
     let historyLimit: Int
+    /// The deadlines, liveness interval and reconnect delays, from listd's one table.
+    let limits: CoreLimits
     let logger: Logger
 
     struct State {
@@ -75,8 +77,16 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         var fileRevision: Revision? = nil
     }
 
-    private init(server: ShareServer, machine: String, copyPath: String, historyLimit: Int, logger: Logger) throws(DaemonError) {
+    private init(
+        server: ShareServer,
+        machine: String,
+        copyPath: String,
+        historyLimit: Int,
+        limits: CoreLimits,
+        logger: Logger
+    ) throws(DaemonError) {
         self.server = server
+        self.limits = limits
         self.machine = machine
         self.copy = SharedCopy(path: copyPath)
         self.historyLimit = max(historyLimit, 1)
@@ -110,7 +120,7 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
                 database: server.database
             )
         }
-        configuration.options.connectTimeout = .seconds(Int64(Self.connectTimeout.components.seconds))
+        configuration.options.connectTimeout = .seconds(Int64(limits.shareConnectTimeout.components.seconds))
         configuration.options.additionalStartupParameters = Self.sessionSettings
         self.configuration = configuration
     }
@@ -125,6 +135,7 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         machine: String,
         copyPath: String,
         historyLimit: Int,
+        limits: CoreLimits,
         logger: Logger
     ) async throws(DaemonError) -> SharedPersistence {
         let store = try SharedPersistence(
@@ -132,6 +143,7 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
             machine: machine,
             copyPath: copyPath,
             historyLimit: historyLimit,
+            limits: limits,
             logger: logger
         )
         var connection: PostgresConnection?
@@ -150,9 +162,9 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
             try? await connection?.close()
             guard Self.isUnreachable(error) else {
                 if let error = error as? DaemonError { throw error }
-                throw .shareFailed(server: server.description, detail: Self.explain(error))
+                throw .shareFailed(server: server.description, detail: store.explain(error))
             }
-            try store.startFromCopy(unreachable: Self.explain(error))
+            try store.startFromCopy(unreachable: store.explain(error))
             return store
         }
         store.copyDue = true
@@ -179,9 +191,9 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         }
         for waiter in waiters { waiter.resume(returning: nil) }
         try? await connection?.close()
-        if !(await tasks.finish(within: Self.operationDeadline)) {
+        if !(await tasks.finish(within: limits.shareOperationDeadline)) {
             logger.warning(
-                "the work on the shared lists at \(server.description) did not end within \(Self.operationDeadline) of the stop: listd stops without waiting for it"
+                "the work on the shared lists at \(server.description) did not end within \(limits.shareOperationDeadline) of the stop: listd stops without waiting for it"
             )
         }
     }
@@ -362,14 +374,6 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         ("tcp_keepalives_count", "3"),
     ]
 
-    /// How long one operation may take before the connection is taken for lost: a server that
-    /// vanished without closing the socket (a pulled plug) is noticed, and an operation that
-    /// met a closed channel does not wait forever.
-    static let operationDeadline = CoreLimits.standard.shareOperationDeadline
-    /// How often an idle connection is asked whether the server still answers (`checkAlive`).
-    static let livenessInterval = CoreLimits.standard.shareLivenessInterval
-    /// How long a connection may take to be made.
-    static let connectTimeout = CoreLimits.standard.shareConnectTimeout
 
     /// Fails `once` (with `failure(error)`) when the operation has not ended by the deadline,
     /// and drops the connection.
@@ -379,9 +383,9 @@ final class SharedPersistence: SharedListStore, @unchecked Sendable {
         failure: @escaping @Sendable (DaemonError) -> any Error
     ) {
         // A timer on the loop the operation completes on (the owner's), cancelled when it ends.
-        let timer = once.eventLoop.scheduleTask(in: TimeAmount(Self.operationDeadline)) {
+        let timer = once.eventLoop.scheduleTask(in: TimeAmount(limits.shareOperationDeadline)) {
             guard !once.done else { return }
-            let error = self.lost(connection, DeadlinePassed())
+            let error = self.lost(connection, DeadlinePassed(deadline: self.limits.shareOperationDeadline))
             once.fail(failure(error))
         }
         once.ended { timer.cancel() }
