@@ -22,7 +22,15 @@ struct PageAsset: Sendable {
 enum PageAssets {
     static let all: [PageAsset] = [
         PageAsset(path: "/", bytes: PackageResources.index_html, contentType: "text/html; charset=utf-8"),
-        PageAsset(path: "/app.js", bytes: PackageResources.app_js, contentType: "text/javascript; charset=utf-8"),
+        // The page's scripts, one concern each, in the order index.html loads them.
+        PageAsset(path: "/state.js", bytes: PackageResources.state_js, contentType: "text/javascript; charset=utf-8"),
+        PageAsset(path: "/connection.js", bytes: PackageResources.connection_js, contentType: "text/javascript; charset=utf-8"),
+        PageAsset(path: "/changes.js", bytes: PackageResources.changes_js, contentType: "text/javascript; charset=utf-8"),
+        PageAsset(path: "/edits.js", bytes: PackageResources.edits_js, contentType: "text/javascript; charset=utf-8"),
+        PageAsset(path: "/view.js", bytes: PackageResources.view_js, contentType: "text/javascript; charset=utf-8"),
+        PageAsset(path: "/rows.js", bytes: PackageResources.rows_js, contentType: "text/javascript; charset=utf-8"),
+        PageAsset(path: "/words.js", bytes: PackageResources.words_js, contentType: "text/javascript; charset=utf-8"),
+        PageAsset(path: "/taps.js", bytes: PackageResources.taps_js, contentType: "text/javascript; charset=utf-8"),
         PageAsset(path: "/amounts.js", bytes: amountReader, contentType: "text/javascript; charset=utf-8"),
         PageAsset(path: "/app.css", bytes: PackageResources.app_css, contentType: "text/css; charset=utf-8"),
         // At the top, so that its scope is the whole page.

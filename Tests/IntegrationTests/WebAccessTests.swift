@@ -7,13 +7,17 @@ import Glibc
 import Testing
 
 @Suite struct WebAccessTests {
-    static let files = ["/", "/app.js", "/sw.js", "/manifest.webmanifest"]
+    static let files = [
+        "/", "/amounts.js", "/state.js", "/connection.js", "/changes.js", "/edits.js", "/view.js", "/rows.js", "/words.js",
+        "/taps.js", "/sw.js", "/manifest.webmanifest",
+    ]
     static let guarded = ["/whoami", "/live"]
 
     @Test(.timeLimit(.minutes(2)))
     func withoutATokenNothingOfTheListsIsServed() async throws {
         let daemon = try Daemon.start()
-        _ = try listctl(["create", "Groceries", "milk"], socket: daemon.sandbox.socket)
+        // An item no file of the page names (amounts.js's comments speak of milk).
+        _ = try listctl(["create", "Groceries", "quince paste"], socket: daemon.sandbox.socket)
         let web = try WebServer(daemon.sandbox)
         for path in Self.guarded {
             let bare = try HTTP.request(port: web.port, "GET", path)
@@ -25,10 +29,20 @@ import Testing
         // the page unpaired is told how to pair (by the page: it has no token).
         for path in Self.files {
             let file = try HTTP.request(port: web.port, "GET", path)
-            #expect(file.status == 200 && !file.text.contains("milk"), "GET \(path): \(file.status)")
+            #expect(file.status == 200 && !file.text.contains("quince"), "GET \(path): \(file.status)")
         }
-        let script = try HTTP.request(port: web.port, "GET", "/app.js").text
+        let script = try HTTP.request(port: web.port, "GET", "/view.js").text
         #expect(script.contains("listctl web pair") && script.contains("/run/listd-web/control.sock"))
+        // Every script the page loads is served, and kept by the service worker for a shop with
+        // no signal (a script it lacked would leave the page dead offline).
+        let index = try HTTP.request(port: web.port, "GET", "/").text
+        let worker = try HTTP.request(port: web.port, "GET", "/sw.js").text
+        let loaded = index.split(separator: "<script src=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        #expect(loaded.count == 9, "amounts.js and the eight scripts of the page: \(loaded)")
+        for path in loaded {
+            #expect(Self.files.contains(path), "\(path) is checked above")
+            #expect(worker.contains("'\(path)'"), "the service worker keeps \(path)")
+        }
         // The live connection too: its upgrade is refused before any WebSocket exists (with 400:
         // hummingbird-websocket answers every refused upgrade so).
         for token in [nil, "forged"] {

@@ -215,7 +215,7 @@ import Testing
         await #expect(throws: (any Error).self) { try await page.opened() }
         // (hummingbird-websocket answers every refused upgrade with 400.)
         #expect(page.refusedWith?.hasPrefix("HTTP/1.1 4") == true, "\(page.refusedWith ?? "upgraded")")
-        let asset = try HTTP.request(port: web.port, "GET", "/app.js", headers: ["Host": evil, "Authorization": "Bearer \(token)"])
+        let asset = try HTTP.request(port: web.port, "GET", "/taps.js", headers: ["Host": evil, "Authorization": "Bearer \(token)"])
         #expect(asset.status == 421)
         // The names it serves: the address it was reached at, and localhost on loopback.
         for host in ["127.0.0.1:\(web.port)", "localhost:\(web.port)", "LOCALHOST"] {

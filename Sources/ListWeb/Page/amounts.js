@@ -1,6 +1,6 @@
-// Amounts as typed — `2 l milk`, `bread x2`, `eggs (12)` — read as listd reads them, so that an
-// add waiting on the phone is shown as the item it will be (eggs, 6), not as a second item
-// "6 eggs". The rules are ItemAmount and Measure in ListModel, step for step; listd-web writes
+// Amounts as typed — `2 l milk`, `bread x2`, `eggs (12)` — read as listd reads them, and an item's
+// identity (`itemKey`) as listd keys it, so that an add waiting on the phone is shown as the item
+// it will be (eggs, 6), not as a second item "6 eggs". The rules are ItemAmount and Measure in ListModel, step for step; listd-web writes
 // the units and fraction characters in below from Measure, and a browser test reads thousands
 // of generated texts here and in Swift and compares. What is sent is the text as typed: listd-web
 // reads it with the Swift reader, so this one only decides what the page shows meanwhile.
@@ -15,7 +15,9 @@ const isDigit = (c) => c >= '0' && c <= '9';
 const isLetter = (c) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 const isTimes = (c) => c === 'x' || c === 'X' || c === '×';
 const isWhite = (c) => /^\p{White_Space}/u.test(c);
-const graphemes = (text) => Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text), (s) => s.segment);
+// One segmenter for every text: made anew per text, it was most of the cost of keying a long list.
+const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const graphemes = (text) => Array.from(graphemeSegmenter.segment(text), (s) => s.segment);
 
 /// Surrounding white space taken off by character, as listd trims (ListText.trimmed).
 function trimmedText(text) {
@@ -25,6 +27,17 @@ function trimmedText(text) {
   while (start < end && isWhite(g[start])) start++;
   while (end > start && isWhite(g[end - 1])) end--;
   return g.slice(start, end).join('');
+}
+
+/// An item's identity, as listd's (ListText.key): trimmed as listd trims, then folded by case
+/// without the phone's locale (`toLocaleLowerCase` differs in Turkish, and listd's does not). Two
+/// texts with one key are one item everywhere: on the list, in the queue, in ticks and marks.
+/// WebAmountTests compares it with ListText.key on thousands of generated texts.
+function itemKey(text) {
+  // ASCII trims and folds by itself (keys are taken for every row of a list of thousands).
+  if (/^[\x00-\x7f]*$/.test(text)) return text.replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '').toLowerCase();
+  // Lowered letter by letter, as Swift's `lowercased()`: a whole string's would make a final Σ ς.
+  return Array.from(trimmedText(text).toUpperCase(), (c) => c.toLowerCase()).join('');
 }
 
 /// The amount trimmed, or null when listd would refuse it (ListText.validatedQuantity).

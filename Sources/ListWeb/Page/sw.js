@@ -3,8 +3,10 @@
 // there is a network), the kept copy when there is none. The lists themselves are kept by the
 // page (IndexedDB), not here.
 'use strict';
-const CACHE = 'listd-web-3';
-const SHELL = ['/', '/amounts.js', '/app.js', '/app.css', '/manifest.webmanifest', '/icon.svg', '/apple-touch-icon.png'];
+const CACHE = 'listd-web-4';
+const SHELL = [
+  '/', '/amounts.js', '/state.js', '/connection.js', '/changes.js', '/edits.js', '/view.js', '/rows.js', '/words.js', '/taps.js',
+  '/app.css', '/manifest.webmanifest', '/icon.svg', '/apple-touch-icon.png'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
