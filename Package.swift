@@ -39,7 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
-        // Values and rules. No I/O: every confirm/deny decision is made here.
+        // Values and the rules of one edit (apply, merge, amounts, names), and the words delegates and
+        // notices are in. No I/O. The decisions over time (queues, saves, delegates) are ListCore's.
         .target(
             name: "ListModel",
             dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")],
@@ -89,9 +90,10 @@ let package = Package(
         .target(name: "DurableFiles", dependencies: ["ErrnoText", "CLinux"], swiftSettings: swiftSettings),
         // strerror's words for an errno, for modules that describe failures without making any.
         .target(name: "ErrnoText", swiftSettings: swiftSettings),
-        // listd's decisions: events in, actions out. No I/O — no NIO, no files, no clock — so the
-        // compiler proves every rule is unit-testable without a socket.
-        .target(name: "ListCore", dependencies: ["ListModel", "ListFileFormat", "ListRPC", "ErrnoText"], swiftSettings: swiftSettings),
+        // listd's decisions: events in, actions out, in the model's words. No wire module and no
+        // I/O — no JSON, no NIO, no files, no clock — so the compiler proves every rule is
+        // unit-testable without a socket; the shells translate to and from the protocol.
+        .target(name: "ListCore", dependencies: ["ListModel", "ListFileFormat", "ErrnoText"], swiftSettings: swiftSettings),
         .target(
             name: "ListDaemon",
             dependencies: [

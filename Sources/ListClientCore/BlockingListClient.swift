@@ -3,6 +3,7 @@
 // way. No threads to start: `listctl add` spends its few milliseconds on the request, not on
 // setting up concurrency it would use once.
 import Glibc
+import ListModel
 import ListRPC
 import Synchronization
 

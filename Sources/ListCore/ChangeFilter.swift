@@ -1,7 +1,6 @@
 // Which changes a subscriber asked to hear (`subscribe {origin, steps}`): automation's "tell me
 // when my partner adds something" decided here, not by each client after the fact.
 import ListModel
-import ListRPC
 
 /// A subscription's filter on the changes it is told: by who made them, and by what they did.
 /// Announcements that are no change (`didDenyChange`, `didRejectFileEdit`, …) are not filtered.

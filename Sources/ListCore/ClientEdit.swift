@@ -2,7 +2,6 @@
 // split for delegates, and how it ends (`EditOutcome`, `EditFailure`).
 import ListFileFormat
 import ListModel
-import ListRPC
 
 /// A client's edit as the core is asked to decide it: what, on what condition, by whom; and, for
 /// an edit made away from listd (an offline phone's queue), its own id and the lists it was made on.

@@ -3,7 +3,6 @@
 // `RPCServer`) and the shared store's reconnects follow, decided here on numbers alone, so each is
 // unit-tested without a socket. The shells measure (bytes queued and written, lines waiting,
 // connections open, the peer's rights) and carry out what these say.
-import ListRPC
 
 package struct ConnectionRules: Sendable, Equatable {
     /// The timers and counts (`closeGrace`, `stallGrace`, `requestsReadAhead`, the reconnect
@@ -95,10 +94,20 @@ package struct ConnectionRules: Sendable, Equatable {
         min(maximumConnections - 1, max(1, maximumConnections / 16))
     }
 
-    /// Why a client that connected is not served: the error line it is sent, and the words the
-    /// log gives.
+    /// Why a client that connected is not served: the reason (its shell sends it as an error
+    /// line: `RPCError(refusal:)`), and the words the log gives.
     package struct Refusal: Sendable, Equatable {
-        package var error: RPCError
+        package enum Reason: Sendable, Equatable {
+            /// The access policy lets no one of this uid in; `policy` says who it lets in.
+            case notAllowed(uid: UInt32, policy: String)
+            /// Every connection is taken.
+            case full(limit: Int)
+            /// This uid holds its share of the connections.
+            case userShareFull(uid: UInt32, share: Int, limit: Int)
+            /// The connections left are kept for listd's own user and root.
+            case keptForOwner(limit: Int, reserve: Int)
+        }
+        package var reason: Reason
         package var why: String
     }
 
@@ -115,11 +124,11 @@ package struct ConnectionRules: Sendable, Equatable {
     ) -> Refusal? {
         if !allowed {
             let policy = policy()
-            return Refusal(error: .notAllowed(uid: uid, detail: policy), why: policy)
+            return Refusal(reason: .notAllowed(uid: uid, policy: policy), why: policy)
         }
         if open > maximumConnections {
             return Refusal(
-                error: .tooManyConnections(maximumConnections),
+                reason: .full(limit: maximumConnections),
                 why: "\(maximumConnections) connections are open already"
             )
         }
@@ -128,13 +137,13 @@ package struct ConnectionRules: Sendable, Equatable {
         if isOwner { return nil }
         if openOfUser > maximumConnectionsPerUser {
             return Refusal(
-                error: .tooManyConnectionsOfUser(uid: uid, share: maximumConnectionsPerUser, limit: maximumConnections),
+                reason: .userShareFull(uid: uid, share: maximumConnectionsPerUser, limit: maximumConnections),
                 why: "uid \(uid) holds its share of \(maximumConnectionsPerUser) connections already"
             )
         }
         if open > maximumConnections - ownersReserve {
             return Refusal(
-                error: .tooManyConnections(maximumConnections, keptForOwner: ownersReserve),
+                reason: .keptForOwner(limit: maximumConnections, reserve: ownersReserve),
                 why: "\(open - 1) connections are open, and the last \(ownersReserve) are kept for listd's own user and root"
             )
         }

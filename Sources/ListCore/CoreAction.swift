@@ -1,7 +1,6 @@
 // What the core asks its shells to do, and what it tells the journal.
 import ListFileFormat
 import ListModel
-import ListRPC
 
 /// What the core asks its shells to do, in order (`ListCore.handle` returns them). "Feed" names
 /// the `CoreEvent` the shell delivers when it is done.
@@ -15,8 +14,9 @@ package enum CoreAction: Sendable {
     case dropDelegate(DelegatePanel.Seat)
     /// Persistence: make these durable with one flush, then feed `appended` or `appendFailed`.
     case append([LogEntry])
-    /// Subscription hub: these changes are durable; the committed lists are now `book`.
-    case publish([ListChange], records: [ChangeRecord], book: ListBook)
+    /// Subscription hub: these changes are durable, made on the committed lists `from` (the
+    /// core's `durable` lists are the ones after them: the hub reads those, it keeps none).
+    case publish([ListChange], records: [ChangeRecord], from: ListBook)
     /// A client's proposal is decided.
     case reply(Int, Result<EditOutcome, EditFailure>)
     /// `didDenyChange` subscribers hear of a proposal delegates refused.

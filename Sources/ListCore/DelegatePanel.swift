@@ -3,7 +3,6 @@
 // asked, and when a delegate that keeps not answering stops being asked. Pure: the delegate
 // shell (`DelegateRegistry`) sends the questions, runs their timers and reports back.
 import ListModel
-import ListRPC
 
 package struct DelegatePanel: Sendable {
     /// Its thresholds (`delegateStrikeLimit`, `questionsOutPerDelegate`).
@@ -280,38 +279,58 @@ package struct DelegatePanel: Sendable {
 }
 
 extension DelegatePanel.Seat {
-    /// The seat a `registerDelegate` asks for, with the defaults and bounds of `limits`; or why
-    /// it cannot be given. `book`: the lists as they are, for the lists it names.
+    /// What a delegate that asked for a seat is given: the seat, and the questions (in its order)
+    /// and timeout it is told.
+    package struct Granted: Sendable {
+        package var seat: DelegatePanel.Seat
+        package var questions: [DelegateQuestion]
+        package var timeoutMs: Int
+    }
+
+    /// Why a seat is not given: a sentence, and the field it is about (the shell answers the
+    /// request with both).
+    package struct Refused: Error, Sendable, Equatable {
+        package var message: String
+        package var field: String
+    }
+
+    /// The seat a delegate asks for (`registerDelegate`'s fields), with the defaults and bounds
+    /// of `limits`; or why it cannot be given. `book`: the lists as they are, for the lists it
+    /// names.
     package static func registering(
-        _ params: RegisterDelegate.Params,
+        name: String,
+        questions: [DelegateQuestion]?,
+        lists: [ListReference]?,
+        timeoutMs: Int?,
+        onTimeout: TimeoutVerdict?,
         connection: Int,
         pid: Int32,
         brief: Bool,
         on book: ListBook,
         limits: CoreLimits
-    ) -> Result<(seat: Self, granted: RegisterDelegate.Result), RPCError> {
-        guard case .success(let name) = ListText.validated(params.name) else {
-            return .failure(.invalidParams("“name” must be one line of text: it names the delegate in every denial.", param: "name"))
+    ) -> Result<Granted, Refused> {
+        guard case .success(let name) = ListText.validated(name) else {
+            return .failure(Refused(message: "“name” must be one line of text: it names the delegate in every denial.", field: "name"))
         }
         let longest = Int(limits.longestDelegateTimeout / .milliseconds(1))
-        let timeoutMs = params.timeoutMs ?? Int(limits.defaultDelegateTimeout / .milliseconds(1))
+        let timeoutMs = timeoutMs ?? Int(limits.defaultDelegateTimeout / .milliseconds(1))
         guard (1...longest).contains(timeoutMs) else {
-            return .failure(.invalidParams("“timeoutMs” must be between 1 and \(longest).", param: "timeoutMs"))
+            return .failure(Refused(message: "“timeoutMs” must be between 1 and \(longest).", field: "timeoutMs"))
         }
         // Lists named are kept by name too: one created later under that name is asked about.
         var ids: Set<ListID>?
         var names: Set<String> = []
-        if let lists = params.lists {
+        if let lists {
             ids = []
             for reference in lists {
                 if case .name(let name) = reference { names.insert(ListText.key(name)) }
                 if let list = try? book.list(reference) { ids!.insert(list.id) }
             }
         }
-        let questions = params.questions ?? DelegateQuestion.allCases
+        let questions = questions ?? DelegateQuestion.allCases
         // A delegate that does not say is taken to allow what it could not answer in time: a
         // slow delegate delays edits, it does not block them.
-        let onTimeout = params.onTimeout ?? .allow
+        let onTimeout = onTimeout ?? .allow
         let seat = Self(
             connection: connection,
             name: name,
@@ -321,6 +340,6 @@ extension DelegatePanel.Seat {
             timeout: .milliseconds(timeoutMs),
             onTimeout: onTimeout
         )
-        return .success((seat, RegisterDelegate.Result(name: name, questions: questions, timeoutMs: timeoutMs, onTimeout: onTimeout)))
+        return .success(Granted(seat: seat, questions: questions, timeoutMs: timeoutMs))
     }
 }

@@ -2,7 +2,6 @@
 // delegates want it (`DelegateInterest`), and the verdict of all who were asked.
 import ListFileFormat
 import ListModel
-import ListRPC
 
 /// Who is waiting for a delegates' verdict: a client's proposal, one item of a proposal that edits
 /// several (`ListEdit.parts`), or one edit of a person's save.

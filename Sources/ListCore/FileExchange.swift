@@ -2,7 +2,6 @@
 // rendered, and how its replacement ended.
 import ListFileFormat
 import ListModel
-import ListRPC
 
 /// What a read of the list file is checked against: the lists the file last showed (`known`),
 /// the kept history (the lists at any revision a save's headings name) and the texts of the file

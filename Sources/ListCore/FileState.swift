@@ -1,7 +1,6 @@
 // What the core knows of the list file: what it shows, the versions kept, what is under way.
 import ListFileFormat
 import ListModel
-import ListRPC
 
 /// What the core knows of the list file.
 package struct FileState: Sendable {

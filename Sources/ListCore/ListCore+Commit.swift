@@ -2,7 +2,6 @@
 // time; once it is durable its changes are published and its edits confirmed, and when it
 // fails none of them counts.
 import ListModel
-import ListRPC
 
 extension ListCore {
     /// What one append makes durable, and what is due once it is.
@@ -62,12 +61,13 @@ extension ListCore {
     mutating func appended(now: ContinuousClock.Instant) -> [CoreAction] {
         guard let batch = inFlight else { return [] }
         inFlight = nil
+        let before = durable
         durable = batch.book
         let records = batch.entries.compactMap { entry -> ChangeRecord? in
             if case .change(let record) = entry { return record } else { return nil }
         }
         keep(records, book: batch.book)
-        var actions: [CoreAction] = [.publish(batch.changes, records: records, book: batch.book)]
+        var actions: [CoreAction] = [.publish(batch.changes, records: records, from: before)]
         actions += batch.changes.map { .journal(.applied($0)) }
         actions += batch.replies.map { .reply($0.0, $0.1) }
         actions += batch.after

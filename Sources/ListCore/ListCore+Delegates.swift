@@ -2,7 +2,6 @@
 // that end questions (a reply, a timeout, a delegate leaving), which `DelegatePanel` turns into
 // verdicts for the edits that wait for them.
 import ListModel
-import ListRPC
 
 extension ListCore {
     /// Puts `question` to the delegates that want it (the caller checked that some do).

@@ -1,7 +1,6 @@
 // The list file as the core sees it: a person's saves taken in, listd's own writes and their timing.
 import ListFileFormat
 import ListModel
-import ListRPC
 
 extension ListCore {
     /// Whether the list file is, durably, what `file` says: no write of listd's under way (its

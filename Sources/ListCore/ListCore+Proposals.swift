@@ -2,7 +2,6 @@
 // rules on the lists as they will be, put to the delegates, then applied; and how it is answered.
 import ListFileFormat
 import ListModel
-import ListRPC
 
 extension ListCore {
     /// A client proposes an edit, with what it said of it (`ClientEdit`: its id, the lists it was

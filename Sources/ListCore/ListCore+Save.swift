@@ -1,7 +1,6 @@
 // A person's save of the list file, decided edit by edit through the one vetting path, then taken in.
 import ListFileFormat
 import ListModel
-import ListRPC
 
 /// A person's save through the one vetting path: each edit waits in its list's queue, is asked
 /// about on the list as it will be, and the save is taken in once all are decided.
@@ -124,7 +123,7 @@ extension ListCore {
         if verdict.consulted { current.waited = true }
         guard let key = current.partOf[index] else { return }
         if verdict.denied, let question = DelegateQuestion(edit) {
-            let message = RPCError.deniedByDelegate(verdict.denials, timedOut: verdict.timedOut).message
+            let message = DelegateDenial.sentence(verdict.denials, timedOut: verdict.timedOut)
             current.decisions[index] = .refused(message)
             let book = current.partBooks[key] ?? working
             let list = edit.target.flatMap { try? book.list($0) }

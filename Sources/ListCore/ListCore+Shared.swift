@@ -134,6 +134,7 @@ extension ListCore {
     /// Redoes `remote` on the durable lists and says so; false when they do not follow them.
     private mutating func take(_ remote: [RemoteChange], into actions: inout [CoreAction]) -> Bool {
         guard !remote.isEmpty else { return true }
+        let before = durable
         var book = durable
         var changes: [ListChange] = []
         for change in remote {
@@ -145,7 +146,7 @@ extension ListCore {
         keep(remote.map(\.record), book: durable)
         file.markDirty()
         actions.insert(
-            .publish(changes.map(\.withoutItems), records: remote.map(\.record), book: durable.withoutItemKeys),
+            .publish(changes.map(\.withoutItems), records: remote.map(\.record), from: before),
             at: 0
         )
         statusChanged()

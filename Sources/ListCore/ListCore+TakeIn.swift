@@ -1,7 +1,6 @@
 // A decided save taken in: its edits merged onto the lists as they are, what was not taken marked.
 import ListFileFormat
 import ListModel
-import ListRPC
 
 extension ListCore {
     /// Applies the save's allowed edits onto the lists (a three-way merge: edits made meanwhile

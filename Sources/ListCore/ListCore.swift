@@ -1,6 +1,5 @@
 import ListFileFormat
 import ListModel
-import ListRPC
 
 /// listd's decisions, as a value: the committed lists, the edits under way and the list file's
 /// state, driven by events (an edit proposed, a delegates' verdict, an append done, a save read,

@@ -1,7 +1,6 @@
 // A person's save being decided: its edits, each one's place in its list's queue, what was decided.
 import ListFileFormat
 import ListModel
-import ListRPC
 
 /// A person's save being decided: its edits (from the lists the file showed before), each
 /// waiting in its list's queue, and what was decided of each.

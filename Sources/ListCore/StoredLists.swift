@@ -23,9 +23,12 @@ package struct PersistedView: Sendable {
     /// The lists that file shows (older than `book` while a person's save waits for delegates).
     package var shown: ListBook
     package var instance: String
+    /// listd's one history (the core's): a compaction keeps its last changes on its base.
+    package var history: ChangeHistory
 
-    package init(book: ListBook, fileDigest: String, shown: ListBook, instance: String) {
+    package init(book: ListBook, fileDigest: String, shown: ListBook, instance: String, history: ChangeHistory) {
         self.book = book
+        self.history = history
         self.fileDigest = fileDigest
         self.shown = shown
         self.instance = instance

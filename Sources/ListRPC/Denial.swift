@@ -128,8 +128,6 @@ extension RPCError {
     /// One or more delegates refused the edit: every refusal is listed, with the delegates that
     /// did not answer in time.
     package static func deniedByDelegate(_ denials: [DelegateDenial], timedOut: [String]) -> RPCError {
-        var parts = denials.map { "\($0.delegate): \($0.reason)" }
-        parts += timedOut.map { "\($0): no answer in time" }
         let data: JSONValue = .object([
             "reason": .string("deniedByDelegate"),
             "denials": .array(
@@ -139,8 +137,7 @@ extension RPCError {
         ])
         return RPCError(
             code: DenialCode.code(for: "deniedByDelegate"),
-            message:
-                "Denied by \(denials.count + timedOut.count == 1 ? "a delegate" : "delegates"): \(parts.joined(separator: "; ")).",
+            message: DelegateDenial.sentence(denials, timedOut: timedOut),
             data: data
         )
     }

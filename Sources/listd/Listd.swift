@@ -253,9 +253,8 @@ struct Listd: AsyncParsableCommand {
                 journal: useJournal ? .journald(identifier: "listd") : .stderr(label: "listd", lines: .shared)
             )
             let owner = parts.owner
-            logger.info(
-                "loaded \(owner.snapshot.lists.count) list(s) from \(owner.filePath) at revision \(owner.snapshot.revision)"
-            )
+            let loaded = try await owner.snapshot
+            logger.info("loaded \(loaded.lists.count) list(s) from \(owner.filePath) at revision \(loaded.revision)")
             let systemd = SystemdIntegration(owner: owner, hangups: hangups, logger: logger)
             let watchdog = try Watchdog.interval()
             if let watchdog { logger.info("watchdog: a keep-alive at least every \(watchdog / 2)") }

@@ -35,14 +35,14 @@ import Testing
     }
 
     @Test func theRefusalsSayWhy() {
-        func admission(allowed: Bool = true, uid: UInt32 = 1000, owner: Bool = true, open: Int, ofUser: Int = 1) -> RPCError? {
+        func admission(allowed: Bool = true, uid: UInt32 = 1000, owner: Bool = true, open: Int, ofUser: Int = 1) -> ConnectionRules.Refusal.Reason? {
             rules.admission(allowed: allowed, policy: "only its own user", uid: uid, isOwner: owner, open: open, openOfUser: ofUser)?
-                .error
+                .reason
         }
         #expect(admission(open: 3) == nil)
-        #expect(admission(open: 4) == .tooManyConnections(3))
+        #expect(admission(open: 4) == .full(limit: 3))
         let refused = admission(allowed: false, uid: 1001, owner: false, open: 1)
-        #expect(refused == .notAllowed(uid: 1001, detail: "only its own user"), "who is not allowed is told so first")
+        #expect(refused == .notAllowed(uid: 1001, policy: "only its own user"), "who is not allowed is told so first")
         #expect(
             rules.admission(allowed: true, policy: "", uid: 0, isOwner: true, open: 4, openOfUser: 4)?.why
                 == "3 connections are open already"
@@ -61,15 +61,15 @@ import Testing
         #expect(admitted(owner: false, open: 256, ofUser: 256))
         #expect(!admitted(owner: false, open: 257, ofUser: 257), "a 257th of one member's")
         #expect(
-            rules.admission(allowed: true, policy: "", uid: 1001, isOwner: false, open: 300, openOfUser: 257)?.error
-                == .tooManyConnectionsOfUser(uid: 1001, share: 256, limit: 1_024)
+            rules.admission(allowed: true, policy: "", uid: 1001, isOwner: false, open: 300, openOfUser: 257)?.reason
+                == .userShareFull(uid: 1001, share: 256, limit: 1_024)
         )
         // Four members at their share leave the reserve, but a fifth cannot take it.
         #expect(admitted(owner: false, open: 960, ofUser: 1))
         #expect(!admitted(owner: false, open: 961, ofUser: 1))
         #expect(
-            rules.admission(allowed: true, policy: "", uid: 1001, isOwner: false, open: 961, openOfUser: 1)?.error
-                == .tooManyConnections(1_024, keptForOwner: 64)
+            rules.admission(allowed: true, policy: "", uid: 1001, isOwner: false, open: 961, openOfUser: 1)?.reason
+                == .keptForOwner(limit: 1_024, reserve: 64)
         )
         // The owner and root use the reserve, up to the limit.
         #expect(admitted(owner: true, open: 1_024, ofUser: 1_000))

@@ -51,15 +51,26 @@ import Testing
     }
 
     @Test func aDelegateThatDoesNotSayGetsTheTablesTimeoutAndNoMoreThanItsLongest() throws {
-        let params = RegisterDelegate.Params(name: "budget")
+        func register(timeoutMs: Int?, limits: CoreLimits) -> Result<DelegatePanel.Seat.Granted, DelegatePanel.Seat.Refused> {
+            DelegatePanel.Seat.registering(
+                name: "budget",
+                questions: nil,
+                lists: nil,
+                timeoutMs: timeoutMs,
+                onTimeout: nil,
+                connection: 1,
+                pid: 1,
+                brief: false,
+                on: ListBook(),
+                limits: limits
+            )
+        }
         var limits = CoreLimits.standard
         limits.defaultDelegateTimeout = .milliseconds(750)
-        let seat = try DelegatePanel.Seat.registering(params, connection: 1, pid: 1, brief: false, on: ListBook(), limits: limits).get()
-        #expect(seat.seat.timeout == .milliseconds(750) && seat.granted.timeoutMs == 750 && seat.granted.onTimeout == .allow)
-        var tooLong = params
-        tooLong.timeoutMs = 31_000
-        #expect(throws: RPCError.self) {
-            try DelegatePanel.Seat.registering(tooLong, connection: 1, pid: 1, brief: false, on: ListBook(), limits: .standard).get()
+        let granted = try register(timeoutMs: nil, limits: limits).get()
+        #expect(granted.seat.timeout == .milliseconds(750) && granted.timeoutMs == 750 && granted.seat.onTimeout == .allow)
+        #expect(throws: DelegatePanel.Seat.Refused(message: "“timeoutMs” must be between 1 and 30000.", field: "timeoutMs")) {
+            try register(timeoutMs: 31_000, limits: .standard).get()
         }
     }
 }

@@ -72,13 +72,13 @@ import Testing
         let tea = Self.remote([.addItem("tea", to: .id(1))], on: core.durable)
         let takenTea = core.remoteCommitted(tea, now: Core.now)
         let taken = try #require(takenTea)
-        guard case .publish(let changes, let records, let book)? = taken.first else {
+        guard case .publish(let changes, let records, let before)? = taken.first else {
             Issue.record("published first: \(taken)")
             return
         }
         #expect(changes.map(\.revision) == [2])
         #expect(records == tea.map(\.record))
-        #expect(book.lists[0].items == ["milk", "tea"])
+        #expect(before.lists[0].items == ["milk"], "made on the lists before them")
         #expect(core.durable.lists[0].items == ["milk", "tea"] && core.working == core.durable)
         #expect(core.file.dirty, "the list file is to show them")
 

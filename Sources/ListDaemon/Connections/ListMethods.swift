@@ -40,14 +40,14 @@ extension MethodTable {
             )
         }
         table.registerRead(GetLists.self) { _ in
-            var snapshot = published.snapshot
+            var snapshot = hub.snapshot
             snapshot.share = owner.shareStatus
             snapshot.missingDelegates = owner.missingDelegates
             return snapshot
         }
         table.registerRead(GetList.self) { params throws(RPCError) in
             do throws(ListError) {
-                return try published.book.list(params.list)
+                return try hub.book.list(params.list)
             } catch {
                 throw RPCError(error)
             }
@@ -195,7 +195,11 @@ extension MethodTable {
         }
         table.register(RegisterDelegate.self, requires: .delegate) { params, session throws(RPCError) in
             let registered = DelegatePanel.Seat.registering(
-                params,
+                name: params.name,
+                questions: params.questions,
+                lists: params.lists,
+                timeoutMs: params.timeoutMs,
+                onTimeout: params.onTimeout,
                 connection: session.id,
                 pid: session.credentials.pid,
                 brief: session.brief,
@@ -203,12 +207,17 @@ extension MethodTable {
                 limits: owner.limits
             )
             switch registered {
-            case .success(let (seat, granted)):
+            case .success(let granted):
                 session.introduced = true
-                owner.delegateRegistered(seat, outbox: session.outbox)
-                return granted
-            case .failure(let error):
-                throw error
+                owner.delegateRegistered(granted.seat, outbox: session.outbox)
+                return RegisterDelegate.Result(
+                    name: granted.seat.name,
+                    questions: granted.questions,
+                    timeoutMs: granted.timeoutMs,
+                    onTimeout: granted.seat.onTimeout
+                )
+            case .failure(let refused):
+                throw .invalidParams(refused.message, param: refused.field)
             }
         }
         table.register(UnregisterDelegate.self, requires: []) { _, session in

@@ -217,7 +217,7 @@ package final class RPCServer: Service, Sendable {
         }
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(LineFraming.lineDecoder(maximumLineLength: configuration.maximumLineLength))
-        try pipeline.addHandler(ConnectionHandler(services: services, id: id, credentials: peer, refusal: refusal?.error))
+        try pipeline.addHandler(ConnectionHandler(services: services, id: id, credentials: peer, refusal: refusal.map { RPCError(refusal: $0.reason) }))
     }
 
     /// Every event loop marks itself alive twice per interval; the watchdog is pinged only once
@@ -296,5 +296,17 @@ package final class RPCServer: Service, Sendable {
     static func removeStaleSocket(at path: String) throws(DaemonError) {
         try checkNoOneServes(path)
         unlink(path)
+    }
+}
+
+extension RPCError {
+    /// The error line a client the connection rules turned away is sent.
+    init(refusal: ConnectionRules.Refusal.Reason) {
+        switch refusal {
+        case .notAllowed(let uid, let policy): self = .notAllowed(uid: uid, detail: policy)
+        case .full(let limit): self = .tooManyConnections(limit)
+        case .userShareFull(let uid, let share, let limit): self = .tooManyConnectionsOfUser(uid: uid, share: share, limit: limit)
+        case .keptForOwner(let limit, let reserve): self = .tooManyConnections(limit, keptForOwner: reserve)
+        }
     }
 }

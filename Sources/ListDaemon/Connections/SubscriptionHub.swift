@@ -78,7 +78,9 @@ final class SubscriptionHub: @unchecked Sendable {
     }
 
     private let loop: any EventLoop
-    private(set) var book: ListBook
+    /// The committed lists: the core's (`ListCore.durable`), held once for listd, read on the loop.
+    var bookSource: () -> ListBook
+    var book: ListBook { bookSource() }
     /// The kept history: the core's (`ListCore.history`), one for listd, read on the loop.
     var historySource: () -> ChangeHistory
     private var history: ChangeHistory { historySource() }
@@ -87,16 +89,19 @@ final class SubscriptionHub: @unchecked Sendable {
     private var recentLines = RecentLines()
     /// Numbers each stall check scheduled.
     private var looks: UInt64 = 0
-    /// What other threads read (`PublishedLists`), stored before any confirm is handed out.
+    /// What other threads read of the owner's state (`PublishedLists`: the status line's parts).
     let published: PublishedLists
     var instance: String { published.instance }
 
     init(book: ListBook, history: ChangeHistory, published: PublishedLists, loop: any EventLoop) {
-        self.book = book
+        bookSource = { book }
         historySource = { history }
         self.published = published
         self.loop = loop
     }
+
+    /// The committed lists as a snapshot (`getLists`).
+    var snapshot: ListsSnapshot { ListsSnapshot(revision: book.revision, lists: book.lists, instance: instance) }
 
     var subscriberCount: Int { subscribers.count }
 
@@ -201,18 +206,14 @@ final class SubscriptionHub: @unchecked Sendable {
 
     // MARK: Fan-out
 
-    /// These changes are durable and the committed lists are `book`: kept, published for reads,
-    /// and told to every subscriber that wants them. `changes` are without their lists' items
-    /// (`ListChange.withoutItems`); the full ones are rebuilt from `records` when someone listens.
-    func publish(_ changes: [ListChange], records: [ChangeRecord], book: ListBook) {
+    /// These changes are durable, made on the committed lists `before` (the core's lists are
+    /// the ones after them already): told to every subscriber that wants them. `changes` are
+    /// without their lists' items (`ListChange.withoutItems`); the full ones are rebuilt from
+    /// `records` when someone listens.
+    func publish(_ changes: [ListChange], records: [ChangeRecord], from before: ListBook) {
         loop.assertInEventLoop()
-        var running = self.book
-        self.book = book
-        let lastChange = changes.last
-        published.update { view in
-            view.book = book
-            if let lastChange { view.lastChange = lastChange }
-        }
+        var running = before
+        if let lastChange = changes.last { published.update { $0.lastChange = lastChange } }
         defer { watchEveryoneForStall() }
         for (change, record) in zip(changes, records) {
             guard subscribers.values.contains(where: { $0.lag == nil }) else { return }

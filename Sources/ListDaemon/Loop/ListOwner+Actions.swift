@@ -22,8 +22,8 @@ extension ListOwner {
         case .append(let entries):
             precondition(appendDue == nil, "the core sends one batch at a time")
             appendDue = entries
-        case .publish(let changes, let records, let book):
-            hub.publish(changes, records: records, book: book)
+        case .publish(let changes, let records, let before):
+            hub.publish(changes, records: records, from: before)
         case .reply(let id, let outcome):
             replies.removeValue(forKey: id)?(outcome)
         case .announceDenial(let denial):
@@ -106,7 +106,8 @@ extension ListOwner {
             book: core.durable,
             fileDigest: digest(core.file.bytes ?? []),
             shown: core.file.shown,
-            instance: published.instance
+            instance: published.instance,
+            history: core.history
         )
     }
 

@@ -103,9 +103,10 @@ package final class ListOwner: Service, @unchecked Sendable {
             // Its notes name it: another machine's copy of the file is no copy of these lists.
             noteTag: ListDocument.noteTag(ofInstance: hub.published.instance)
         )
-        // One history: the hub reads the core's, on this loop (the recovered one, should a
-        // connection ask after the owner is gone).
-        let recoveredHistory = recovered.history
+        // One copy of the committed lists and one history: the hub reads the core's, on this loop
+        // (the recovered ones, should a connection ask after the owner is gone).
+        let (recoveredBook, recoveredHistory) = (recovered.book, recovered.history)
+        hub.bookSource = { [weak self] in self?.core.durable ?? recoveredBook }
         hub.historySource = { [weak self] in self?.core.history ?? recoveredHistory }
 
         // A file listd knows (it wrote it, or took it in) holds nothing of the person's to take in:
@@ -195,7 +196,11 @@ package final class ListOwner: Service, @unchecked Sendable {
 
     // MARK: Reads, from any thread
 
-    package var snapshot: ListsSnapshot { published.snapshot }
+    /// The committed lists, as `getLists` answers: read on the owner's loop (they are the core's
+    /// alone), from anywhere.
+    package var snapshot: ListsSnapshot {
+        get async throws { try await loop.submit { self.hub.snapshot }.get() }
+    }
 
     /// Delegates registered before and not now; nil when none is missed. Read on the loop.
     var missingDelegates: [MissingDelegate]? {

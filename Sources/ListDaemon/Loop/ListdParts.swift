@@ -91,7 +91,7 @@ package struct ListdParts: Sendable {
             hub: SubscriptionHub(
                 book: recovered.book,
                 history: recovered.history,
-                published: PublishedLists(book: recovered.book, instance: instance),
+                published: PublishedLists(instance: instance),
                 loop: loop
             ),
             fileSync: ListFileShell(storage: storage),

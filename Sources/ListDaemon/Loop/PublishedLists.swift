@@ -3,14 +3,12 @@ import ListModel
 import ListRPC
 import Synchronization
 
-/// What the owner shows threads other than its own: the committed lists, replaced whole (a
-/// copy-on-write value) under one short lock. The hub stores them as it publishes a durable
-/// batch, before any confirm of that batch is handed to a connection, so a client that has its
-/// confirm reads the change on any connection, whatever loop serves it: read your writes, by
-/// construction rather than by timing.
+/// What the owner shows threads other than its own: the parts of the service manager's status
+/// line (the last change, the subscribers, the line itself), under one short lock. The lists are
+/// not here: they are the core's alone (`ListCore.durable`), read on the owner's loop, where every
+/// connection is served — so a client that has its confirm reads the change, by construction.
 final class PublishedLists: Sendable {
     struct View: Sendable {
-        var book: ListBook
         var lastChange: ListChange?
         var subscribers = 0
         /// The service manager's status line, as of the owner's last pass that changed it.
@@ -21,18 +19,12 @@ final class PublishedLists: Sendable {
     /// Names this state (see `PersistedState.instance`).
     let instance: String
 
-    init(book: ListBook, instance: String) {
-        view = Mutex(View(book: book))
+    init(instance: String) {
+        view = Mutex(View())
         self.instance = instance
     }
 
     var current: View { view.withLock { $0 } }
-    var book: ListBook { view.withLock { $0.book } }
-
-    var snapshot: ListsSnapshot {
-        let book = book
-        return ListsSnapshot(revision: book.revision, lists: book.lists, instance: instance)
-    }
 
     func update(_ body: (inout View) -> Void) {
         view.withLock { body(&$0) }

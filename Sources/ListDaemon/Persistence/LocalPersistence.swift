@@ -16,13 +16,12 @@ final class LocalPersistence: ListPersistence {
     let statePath: String
     let logPath: String
     let listFilePath: String
-    /// One lock for the log and the history it follows: appends come from the owner's loop, a
-    /// compaction from the thread pool (the owner never runs both at once; the lock makes that
-    /// checked, not assumed).
+    /// One lock for the log: appends come from the owner's loop, a compaction from the thread
+    /// pool (the owner never runs both at once; the lock makes that checked, not assumed). The
+    /// history the log follows is the core's, handed to a compaction (`PersistedView.history`):
+    /// listd keeps one.
     private struct State {
         let log: ChangeLog
-        /// The snapshot's lists and the changes logged after them.
-        var history: ChangeHistory
         /// Lines in the log since it was last rewritten.
         var lines = 0
     }
@@ -38,7 +37,7 @@ final class LocalPersistence: ListPersistence {
         logPath = files.log
         self.historyLimit = max(historyLimit, 1)
         let log = try ChangeLog(path: logPath)
-        state = Mutex(State(log: log, history: ChangeHistory(base: ListBook(), limit: self.historyLimit)))
+        state = Mutex(State(log: log))
     }
 
     func recover(listFileDigest: String?) throws(DaemonError) -> RecoveredLists {
@@ -69,11 +68,7 @@ final class LocalPersistence: ListPersistence {
         )
         recovered.isFirstStart = snapshot == nil && entries.isEmpty
         recovered.problems = problems
-        let history = recovered.history
-        state.withLock { state in
-            state.history = history
-            state.lines = entries.count
-        }
+        state.withLock { $0.lines = entries.count }
         return recovered
     }
 
@@ -188,14 +183,6 @@ final class LocalPersistence: ListPersistence {
         try state.withLock { state throws(DaemonError) in
             try state.log.append(entries)
             state.lines += entries.count
-            for case .change(let record) in entries {
-                do throws(RedoError) {
-                    try state.history.append(record)
-                } catch {
-                    // Durable already; the next compaction starts from a fresh snapshot.
-                    state.lines = .max
-                }
-            }
         }
     }
 
@@ -206,14 +193,13 @@ final class LocalPersistence: ListPersistence {
             guard state.lines > 2 * historyLimit + 100 else { return }  // another compaction did it
             var kept: [LogEntry]
             var base: ListBook
+            var history = view.history
             do throws(RedoError) {
-                try state.history.trim(keeping: historyLimit)
-                base = state.history.base
-                kept = state.history.records.map(LogEntry.change)
-                // A history that does not add up (see append) starts again from the lists now.
-                if state.lines == .max { throw RedoError(revision: view.book.revision, reason: "restart") }
+                try history.trim(keeping: historyLimit)
+                base = history.base
+                kept = history.records.map(LogEntry.change)
             } catch {
-                state.history = ChangeHistory(base: view.book, limit: historyLimit)
+                // A history that does not add up starts again from the lists now.
                 base = view.book
                 kept = []
             }
@@ -233,8 +219,7 @@ final class LocalPersistence: ListPersistence {
     func writeSnapshot(of view: PersistedView) throws(DaemonError) {
         try state.withLock { state throws(DaemonError) in
             // Only when nothing is logged yet: the snapshot is the base the log's records follow.
-            guard state.history.records.isEmpty else { return }
-            state.history = ChangeHistory(base: view.book, limit: historyLimit)
+            guard view.history.records.isEmpty else { return }
             try writeSnapshot(
                 PersistedState(
                     book: view.book,

@@ -42,16 +42,6 @@ public enum Subscribe: RPCMethod {
     public typealias Result = ListsSnapshot
 }
 
-/// Whose changes a subscription hears (`subscribe {origin}`): everyone's, only its own author's
-/// (`mine`: the same user and `hello` name), or only others'.
-public enum OriginFilter: String, Sendable, CaseIterable {
-    /// Everyone's changes (the default).
-    case any
-    /// Only this connection's author's: the same user and `hello` name.
-    case mine
-    /// Only changes made by anyone else (a person's save of the list file included).
-    case others
-}
 
 /// Stops the connection's subscription.
 public enum Unsubscribe: RPCMethod {
