@@ -143,12 +143,12 @@ docs: deps
 	@# ListClient compiled afresh each time (touched): its graph holds what it re-exports, which an
 	@# incremental build would leave as it was when ListClient itself last changed.
 	@rm -rf $(DOCS_SCRATCH)/graphs $(DOCS_SCRATCH)/ListClient-graphs && mkdir -p $(DOCS_SCRATCH)/graphs $(DOCS_SCRATCH)/ListClient-graphs
-	@touch Sources/ListClient/ListClient.swift
+	@touch Sources/Shells/ListClient/ListClient.swift
 	$(SWIFT) build --target ListClient --scratch-path $(DOCS_SCRATCH) \
 		-Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(DOCS_SCRATCH)/graphs
 	cp $(DOCS_SCRATCH)/graphs/ListClient.symbols.json $(DOCS_SCRATCH)/graphs/ListClient@*.symbols.json $(DOCS_SCRATCH)/ListClient-graphs/
 	python3 Tests/Docs/undocumented.py $(DOCS_SCRATCH)/ListClient-graphs ListClient ListClientCore ListModel ListRPC
-	docc convert Sources/ListClient/ListClient.docc --warnings-as-errors \
+	docc convert Sources/Shells/ListClient/ListClient.docc --warnings-as-errors \
 		--fallback-display-name ListClient --fallback-bundle-identifier org.listd.ListClient \
 		--additional-symbol-graph-dir $(DOCS_SCRATCH)/ListClient-graphs --output-path $(DOCS_SCRATCH)/ListClient.doccarchive
 
@@ -342,7 +342,7 @@ uninstall:
 # (stripped), system and user units, sysusers.d, manual pages, completions and docs, and
 # maintainer scripts (systemd/debian) that create the group and reload systemd, enabling
 # nothing. Checked with lintian (make deps installs it): no errors.
-DEB_VERSION := $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/ListRPC/ListdVersion.swift)-1
+DEB_VERSION := $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/Core/ListRPC/ListdVersion.swift)-1
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
 DEB_ROOT := .build/deb/listd_$(DEB_VERSION)_$(DEB_ARCH)
 DEB := .build/deb/listd_$(DEB_VERSION)_$(DEB_ARCH).deb

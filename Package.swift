@@ -44,35 +44,38 @@ let package = Package(
         .target(
             name: "ListModel",
             dependencies: [.product(name: "HashTreeCollections", package: "swift-collections")],
+            path: "Sources/Core/ListModel",
             swiftSettings: swiftSettings
         ),
         // The hand-editable Markdown list file <-> ListBook, on strings only.
-        .target(name: "ListFileFormat", dependencies: ["ListModel"], swiftSettings: swiftSettings),
+        .target(name: "ListFileFormat", dependencies: ["ListModel"], path: "Sources/Core/ListFileFormat", swiftSettings: swiftSettings),
         // JSON-RPC 2.0 envelope, methods, notifications and error codes.
-        .target(name: "ListRPC", dependencies: ["ListModel"], swiftSettings: swiftSettings),
+        .target(name: "ListRPC", dependencies: ["ListModel"], path: "Sources/Core/ListRPC", swiftSettings: swiftSettings),
         // libsystemd, found through pkg-config (Debian: libsystemd-dev).
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CSystemd", path: "Sources/Shells/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // sd_notify, sd_listen_fds, the watchdog and a journald LogHandler, with typed errors.
         .target(
             name: "Systemd",
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Service"]))],
+            path: "Sources/Shells/Systemd",
             swiftSettings: swiftSettings
         ),
         // Swift's default executor on NIO's loops, timed jobs included (listd, listd-web).
         .target(
             name: "LoopExecutors",
             dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Sources/Shells/LoopExecutors",
             swiftSettings: swiftSettings
         ),
         // Linux headers and calls Glibc's module leaves out (signalfd, renameat2); nothing to link.
-        .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CLinux", path: "Sources/Shells/CLinux"),
         // Owns an inotify descriptor and reads its events; its owner registers it with a loop.
-        .target(name: "Inotify", swiftSettings: swiftSettings),
+        .target(name: "Inotify", path: "Sources/Shells/Inotify", swiftSettings: swiftSettings),
         // How many log lines a flood may cost (pure): for listd-web's log and listd's refusals.
-        .target(name: "LogFlood", swiftSettings: swiftSettings),
+        .target(name: "LogFlood", path: "Sources/Core/LogFlood", swiftSettings: swiftSettings),
         // Where listd's socket and list file are when not named (XDG), for listd, listctl and
         // listd-web, and whether a runtime directory there is the user's own.
-        .target(name: "ListdLocations", swiftSettings: swiftSettings),
+        .target(name: "ListdLocations", path: "Sources/Shells/ListdLocations", swiftSettings: swiftSettings),
         // Newline framing with a length cap, shared by daemon and client; the connection to
         // listd's socket that ListClient and listd-web open.
         .target(
@@ -82,18 +85,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            path: "Sources/Shells/ListRPCTransport",
             swiftSettings: swiftSettings
         ),
         // Files read whole and replaced whole, durably (temp file, fsync, rename, fsync the
         // directory), the list file only if it still holds what listd read (renameat2's
         // exchange): listd's files and listd-web's device file alike.
-        .target(name: "DurableFiles", dependencies: ["ErrnoText", "CLinux"], swiftSettings: swiftSettings),
+        .target(name: "DurableFiles", dependencies: ["ErrnoText", "CLinux"], path: "Sources/Shells/DurableFiles", swiftSettings: swiftSettings),
         // strerror's words for an errno, for modules that describe failures without making any.
-        .target(name: "ErrnoText", swiftSettings: swiftSettings),
+        .target(name: "ErrnoText", path: "Sources/Core/ErrnoText", swiftSettings: swiftSettings),
         // listd's decisions: events in, actions out, in the model's words. No wire module and no
         // I/O — no JSON, no NIO, no files, no clock — so the compiler proves every rule is
         // unit-testable without a socket; the shells translate to and from the protocol.
-        .target(name: "ListCore", dependencies: ["ListModel", "ListFileFormat", "ErrnoText"], swiftSettings: swiftSettings),
+        .target(name: "ListCore", dependencies: ["ListModel", "ListFileFormat", "ErrnoText"], path: "Sources/Core/ListCore", swiftSettings: swiftSettings),
         .target(
             name: "ListDaemon",
             dependencies: [
@@ -107,11 +111,12 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Service"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Service"])),
             ],
+            path: "Sources/Shells/ListDaemon",
             swiftSettings: swiftSettings
         ),
         // What every client shares, whatever its I/O: the errors, and a blocking connection for
         // short-lived programs (no event loop, no threads).
-        .target(name: "ListClientCore", dependencies: ["ListModel", "ListRPC"], swiftSettings: swiftSettings),
+        .target(name: "ListClientCore", dependencies: ["ListModel", "ListRPC"], path: "Sources/Shells/ListClientCore", swiftSettings: swiftSettings),
         // The asynchronous client on SwiftNIO: calls, subscriptions, delegates.
         .target(
             name: "ListClient",
@@ -120,13 +125,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            path: "Sources/Shells/ListClient",
             swiftSettings: swiftSettings
         ),
         // What listd-web's clients say: its control requests (pair a device, list them, revoke
         // one), for listd-web and listctl on its own Unix socket; and what a page may send.
         // CalDAV task lists: XML and iCalendar read and written, the task book, the answers; pure.
-        .target(name: "CalDAV", dependencies: ["ListModel"], swiftSettings: swiftSettings),
-        .target(name: "ListWebProtocol", dependencies: ["ListModel", "ListRPC"], swiftSettings: swiftSettings),
+        .target(name: "CalDAV", dependencies: ["ListModel"], path: "Sources/Core/CalDAV", swiftSettings: swiftSettings),
+        .target(name: "ListWebProtocol", dependencies: ["ListModel", "ListRPC"], path: "Sources/Core/ListWebProtocol", swiftSettings: swiftSettings),
         // listd-web: the phone page (inside the binary), its devices and pairing, and the relay
         // between a page's live connection and listd.
         .target(
@@ -144,13 +150,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Service"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
             ],
+            path: "Sources/Shells/ListWeb",
             resources: [.embedInCode("Page")],
             swiftSettings: swiftSettings
         ),
         // `make bench`: listd next to the plain-C baselines in bench/c.
         // A measuring harness of threads and raw sockets: Swift 5 mode spares it strict
         // concurrency checking that its plain threads would only satisfy with noise.
-        .executableTarget(name: "listd-bench", swiftSettings: swiftSettings + [.swiftLanguageMode(.v5)]),
+        .executableTarget(name: "listd-bench", path: "Sources/Tools/listd-bench", swiftSettings: swiftSettings + [.swiftLanguageMode(.v5)]),
         // The floor of listd's stack (issue 65): read a line, append it, fdatasync once per turn
         // of one NIO loop, reply. A measuring spike kept in bench/ (bench/README.md, figure 13).
         .executableTarget(
@@ -163,11 +170,11 @@ let package = Package(
             swiftSettings: swiftSettings + [.swiftLanguageMode(.v5)]
         ),
         // libFuzzer entry points (`make fuzz` builds them with --sanitize=fuzzer).
-        .target(name: "FuzzChecks", dependencies: ["ListRPC", "ListFileFormat", "ListModel", "ListWebProtocol", "CalDAV"], swiftSettings: swiftSettings),
-        .executableTarget(name: "FuzzRPCLine", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
-        .executableTarget(name: "FuzzListFile", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
-        .executableTarget(name: "FuzzPageMessage", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
-        .executableTarget(name: "FuzzCalDAV", dependencies: ["FuzzChecks"], swiftSettings: swiftSettings),
+        .target(name: "FuzzChecks", dependencies: ["ListRPC", "ListFileFormat", "ListModel", "ListWebProtocol", "CalDAV"], path: "Sources/Tools/FuzzChecks", swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzRPCLine", dependencies: ["FuzzChecks"], path: "Sources/Tools/FuzzRPCLine", swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzListFile", dependencies: ["FuzzChecks"], path: "Sources/Tools/FuzzListFile", swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzPageMessage", dependencies: ["FuzzChecks"], path: "Sources/Tools/FuzzPageMessage", swiftSettings: swiftSettings),
+        .executableTarget(name: "FuzzCalDAV", dependencies: ["FuzzChecks"], path: "Sources/Tools/FuzzCalDAV", swiftSettings: swiftSettings),
         .executableTarget(
             name: "listd",
             dependencies: [
@@ -178,6 +185,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            path: "Sources/Products/listd",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -190,6 +198,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            path: "Sources/Products/listd-web",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -198,6 +207,7 @@ let package = Package(
                 "ListClientCore", "ListModel", "ListRPC", "ListdLocations", "ListWebProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
             ],
+            path: "Sources/Products/listctl",
             swiftSettings: swiftSettings,
             // A one-shot tool starts like a C one: linked fully static in release builds, no
             // dynamic loader resolving libstdc++'s and libc's symbols at every start.

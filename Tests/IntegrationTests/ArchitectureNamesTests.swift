@@ -69,4 +69,31 @@ import Testing
         }
         #expect(missing.isEmpty, "docs/architecture.md cites as cases what the code does not have as one: \(missing)")
     }
+
+    /// The map's tiers hold (issue 65): a module of Sources/Core imports none of Shells, Tools or
+    /// Products, and one of Shells none of Tools — read from every file's imports, so a new
+    /// import that breaks a tier fails here.
+    @Test func noModuleImportsFromAHigherTier() throws {
+        let sources = DocExamplesTests.root + "/Sources"
+        let tiers = ["Core", "Shells", "Products", "Tools"]
+        var modules: [String: Set<String>] = [:]
+        for tier in tiers {
+            let folders = try FileManager.default.contentsOfDirectory(atPath: sources + "/" + tier)
+            modules[tier] = Set(folders.map { $0.replacingOccurrences(of: "-", with: "_") })
+        }
+        #expect(modules["Core"]?.contains("ListCore") == true && modules["Shells"]?.contains("ListDaemon") == true)
+        let forbidden = ["Core": ["Shells", "Products", "Tools"], "Shells": ["Products", "Tools"]]
+        var crossings: [String] = []
+        for (tier, above) in forbidden {
+            let higher = above.reduce(into: Set<String>()) { $0.formUnion(modules[$1] ?? []) }
+            guard let walk = FileManager.default.enumerator(atPath: sources + "/" + tier) else { continue }
+            for case let path as String in walk where path.hasSuffix(".swift") {
+                let text = try String(contentsOfFile: sources + "/" + tier + "/" + path, encoding: .utf8)
+                for match in text.matches(of: /(?m)^(?:@testable )?import ([A-Za-z_][A-Za-z0-9_]*)/) where higher.contains(String(match.output.1)) {
+                    crossings.append("\(tier)/\(path) imports \(match.output.1)")
+                }
+            }
+        }
+        #expect(crossings.isEmpty, "imports against the tiers: \(crossings)")
+    }
 }
