@@ -225,3 +225,116 @@ package struct ListCore {
         history = ChangeHistory(base: base, limit: history.limit)
     }
 }
+
+// MARK: The door: every event comes in here, every action goes out from here.
+
+extension ListCore {
+    /// Feeds `event` to the core and returns what its shells are to do, in order. `now` and
+    /// `time` are the monotonic clock and the wall clock as the event is delivered.
+    package mutating func handle(_ event: CoreEvent, now: ContinuousClock.Instant, at time: Timestamp) -> [CoreAction] {
+        var actions = decide(event, now: now, at: time)
+        // Questions no delegate turned out to want are decided here as allowed, after what the
+        // event brought (their verdicts may ask more, which end the same way).
+        while !unasked.isEmpty {
+            actions += answered(unasked.removeFirst(), .allowed, at: time)
+        }
+        actions = answeringResends(actions)
+        tell(after: &actions, now: now)
+        return actions
+    }
+
+    private mutating func decide(_ event: CoreEvent, now: ContinuousClock.Instant, at time: Timestamp) -> [CoreAction] {
+        switch event {
+        case .started(let content, let recognized, let byNote, let firstStart):
+            return start(content, recognized: recognized, byNote: byNote, firstStart: firstStart, now: now, at: time)
+        case .historyBegan(let base):
+            startHistory(from: base)
+            return []
+        case .stopping:
+            accepting = false
+            return []
+        case .fileWriteForced:
+            return writeDue(now: now, force: true)
+        case .fileNoteForced:
+            return noteFileNow()
+        case .proposed(let id, let request):
+            return propose(id, request, at: time)
+        case .delegateSeated(let seat):
+            delegateRegistered(seat)
+            return []
+        case .delegateLeft(let connection):
+            return panel.involves(connection) ? delegateGone(connection, at: time) : []
+        case .delegateReplied(let id, let reply):
+            return panel.isOut(id) ? delegateReplied(id, reply, at: time) : []
+        case .passEnded:
+            return passEnded()
+        case .appended(let compactionDue):
+            store.compactionDue = store.compactionDue || compactionDue
+            return appended(now: now)
+        case .appendFailed(let error, let inDoubt):
+            return appendFailed(error, inDoubt: inDoubt)
+        case .appendBehind(let remote):
+            return appendBehind(remote, now: now, at: time)
+        case .inDoubtResolved(let revision, let made):
+            // Made: what others committed after it may be waiting (its notification came while
+            // the outcome was unknown).
+            if made { store.remoteDue = true }
+            return inDoubtResolved(revision, made: made)
+        case .inDoubtBoundPassed(let revision):
+            return inDoubtUnanswered([revision], why: "the shared lists' server did not answer within \(limits.inDoubtAnswerBound) of its deadline")
+        case .repliesDue:
+            return inDoubtUnanswered(Array(heldInDoubt.keys), why: "listd stopped before the shared lists' server answered")
+                + confirmsAtStop()
+        case .storeStatusChanged(let connected):
+            return storeStatusChanged(connected: connected, now: now)
+        case .remoteWoke:
+            store.remoteDue = true
+            return []
+        case .fetched(let remote):
+            return fetched(remote, now: now, at: time)
+        case .fetchFailed(let failure):
+            return fetchFailed(failure)
+        case .compacted:
+            store.compacting = false
+            return []
+        case .journalHandedOver:
+            telling.journalArmed = false
+            return []
+        case .statusTimerFired:
+            return statusTimerFired(now: now)
+        case .fileChanged(let changes):
+            return fileChanged(changes, now: now, at: time)
+        case .fileRecheckDue:
+            return fileTouched()
+        case .reloadAsked:
+            file.bytes = nil
+            return fileTouched()
+        case .settleCheckDue:
+            return settleCheckDue(now: now)
+        case .fileRead(let content):
+            return fileRead(content, now: now, at: time)
+        case .fileReadFailed:
+            return fileReadFailed(at: time)
+        case .writeDue:
+            return writeDue(now: now)
+        case .fileRendered(let rendered):
+            return fileRendered(rendered, now: now)
+        case .fileReplaced(let rendered, let outcome):
+            return fileReplaced(rendered, outcome, now: now)
+        }
+    }
+
+    /// `actions` with, after each reply, the same reply to every resend of its edit (by the
+    /// client's id) that waited for it.
+    private mutating func answeringResends(_ actions: [CoreAction]) -> [CoreAction] {
+        guard !resends.isEmpty || !editsUnderWay.isEmpty else { return actions }
+        var answered: [CoreAction] = []
+        answered.reserveCapacity(actions.count)
+        for action in actions {
+            answered.append(action)
+            guard case .reply(let id, let outcome) = action else { continue }
+            for resend in replied(to: id) { answered.append(.reply(resend, outcome)) }
+        }
+        return answered
+    }
+}
