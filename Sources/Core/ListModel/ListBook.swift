@@ -102,7 +102,7 @@ package struct ListBook: Hashable, Sendable {
             let key = ListText.key(name)
             // A name first; digits that name no list are an id (a list may be called "2026").
             found =
-                lists.firstIndex { ListText.key($0.name) == key }
+                lists.firstIndex { ListText.hasKey($0.name, key) }
                 ?? ListReference.id(inName: name).flatMap { id in lists.firstIndex { $0.id == id } }
         }
         guard let found else { throw .listNotFound(reference) }

@@ -57,17 +57,20 @@ package enum JournalOutput: Sendable {
             // A journal that is gone cannot be told so; there is nowhere better to report it.
             try? JournalLogHandler.send(fields)
         case .stderr(let label, let lines):
-            let source = file.split(separator: "/", maxSplits: 1).first.map(String.init) ?? file
-            lines.write(
-                StderrLogHandler.line(
-                    stamp: lines.timestamp(),
+            // The module, as swift-log's `source` is: the #fileID up to its first slash.
+            let source = file.utf8.firstIndex(of: UInt8(ascii: "/")).map { file[..<$0] } ?? file[...]
+            let stamp = lines.timestamp()
+            lines.write { bytes in
+                StderrLogHandler.appendLine(
+                    to: &bytes,
+                    stamp: stamp,
                     level: entry.level,
                     label: label,
                     fields: entry.fields.sorted { $0.name < $1.name },
                     source: source,
                     message: entry.message
                 )
-            )
+            }
         }
     }
 }

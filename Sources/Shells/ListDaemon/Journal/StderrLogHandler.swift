@@ -33,38 +33,49 @@ package struct StderrLogHandler: LogHandler {
         if !metadata.isEmpty {
             fields = metadata.merging(fields) { $1 }
         }
-        lines.write(
-            Self.line(
-                stamp: lines.timestamp(),
+        let stamp = lines.timestamp()
+        let message = "\(event.message)"
+        lines.write { bytes in
+            Self.appendLine(
+                to: &bytes,
+                stamp: stamp,
                 level: event.level,
                 label: label,
-                fields: fields.sorted(by: { $0.key < $1.key }).lazy.map { ($0.key, $0.value.description) },
+                fields: fields.sorted(by: { $0.key < $1.key }).lazy.map { (name: $0.key, value: $0.value.description) },
                 source: event.source,
-                message: "\(event.message)"
+                message: message
             )
-        )
+        }
     }
 
-    /// One line, fields in the order given (the journal's entries are formatted here too).
-    static func line(
+    /// One line, fields in the order given, appended as bytes where it is written from (the
+    /// journal's entries are formatted here too: one per change, so no `String` is built for it).
+    static func appendLine(
+        to bytes: inout [UInt8],
         stamp: String,
         level: Logger.Level,
         label: String,
-        fields: some Sequence<(String, String)>,
-        source: String,
+        fields: some Sequence<(name: String, value: String)>,
+        source: some StringProtocol,
         message: String
-    ) -> String {
-        var line = stamp
-        line.reserveCapacity(200)
-        line += " \(level) \(label):"
+    ) {
+        bytes.append(contentsOf: stamp.utf8)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: level.rawValue.utf8)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: label.utf8)
+        bytes.append(UInt8(ascii: ":"))
         for (key, value) in fields {
-            line += " "
-            line += key
-            line += "="
-            line += value
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: key.utf8)
+            bytes.append(UInt8(ascii: "="))
+            bytes.append(contentsOf: value.utf8)
         }
-        line += " [\(source)] \(message)\n"
-        return line
+        bytes.append(contentsOf: " [".utf8)
+        bytes.append(contentsOf: source.utf8)
+        bytes.append(contentsOf: "] ".utf8)
+        bytes.append(contentsOf: message.utf8)
+        bytes.append(UInt8(ascii: "\n"))
     }
 }
 
@@ -102,12 +113,16 @@ package final class StderrLines: Sendable {
         }
     }
 
-    func write(_ line: String) {
+    /// Writes the line `build` appends: into the open batch's bytes, or at once.
+    func write(_ build: (inout [UInt8]) -> Void) {
         state.withLock { state in
             if state.openBatches > 0 {
-                state.held.append(contentsOf: line.utf8)
+                build(&state.held)
             } else {
-                writeAll(Array(line.utf8))
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(256)
+                build(&bytes)
+                writeAll(bytes)
             }
         }
     }
