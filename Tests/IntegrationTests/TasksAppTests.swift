@@ -82,6 +82,51 @@ import Testing
         withExtendedLifetime((daemon, web)) {}
     }
 
+    /// With listd away, a tasks app is answered at once: a read from the book as it was, a write
+    /// with 503 (listd away). Each request used to wait up to 5 s for the book to follow listd
+    /// again (issue 64's leftover): an app's request timing out is what the person would see, so
+    /// the requests here give up after 3 s.
+    @Test func withListdAwayATasksAppIsAnsweredAtOnce() throws {
+        let daemon = try Daemon.start()
+        let web = try WebServer(daemon.sandbox, arguments: ["--url", "https://tasks.test"])
+        let paired = try Self.pair(web, "Anna's laptop")
+        let setup = try LineConnection(path: daemon.sandbox.socket)
+        _ = try setup.result("createList", ["name": "Groceries", "items": ["milk"]])
+        let authorization = "Basic " + Data("\(paired.user):\(paired.password)".utf8).base64EncodedString()
+        func propfind(timeout: Int) throws -> HTTP.Reply {
+            try HTTP.request(
+                port: web.port,
+                "PROPFIND",
+                "/caldav/lists/1/",
+                headers: ["Authorization": authorization, "Depth": "1"],
+                timeout: timeout
+            )
+        }
+        // Fenced: the book has milk (it follows listd).
+        var seen = try propfind(timeout: 60)
+        for _ in 0..<100 where !seen.text.contains("milk") {
+            usleep(50_000)
+            seen = try propfind(timeout: 60)
+        }
+        #expect(seen.status == 207 && seen.text.contains(".ics"), "\(seen.status) \(seen.text)")
+        #expect(daemon.stop() == 0)
+        // The follower has seen listd go (its connection closed): fenced by a first request.
+        _ = try propfind(timeout: 60)
+        let read = try propfind(timeout: 3)
+        #expect(read.status == 207 && read.text.contains(".ics"), "a read from the book: \(read.status) \(read.text)")
+        let task = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:away-1\r\nSUMMARY:bread\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        let write = try HTTP.request(
+            port: web.port,
+            "PUT",
+            "/caldav/lists/1/away-1.ics",
+            headers: ["Authorization": authorization, "Content-Type": "text/calendar"],
+            body: Array(task.utf8),
+            timeout: 3
+        )
+        #expect(write.status == 503, "a write while listd is away: \(write.status) \(write.text)")
+        withExtendedLifetime((daemon, web)) {}
+    }
+
     static func syncClients(_ daemon: Daemon, _ web: WebServer, _ paired: Paired, phase: String) throws -> Run {
         let clients = URL(fileURLWithPath: python).deletingLastPathComponent().path
         return try ChildProcess.run(

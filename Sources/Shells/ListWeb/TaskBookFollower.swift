@@ -19,6 +19,9 @@ package final class TaskBookFollower: Service, Sendable {
         var dirty = false
         /// Whether the subscription is live (else reads may be behind: said in the log).
         var following = false
+        /// The last try to reach listd failed (listd is away): requests are answered from the
+        /// book as it is, and writes told listd is away, without waiting for it.
+        var listdAway = false
     }
 
     struct PendingKey: Hashable {
@@ -112,11 +115,11 @@ package final class TaskBookFollower: Service, Sendable {
         for waiter in waiters { waiter.resume.resume() }
     }
 
-    /// Returns once the book follows listd (a request of a tasks app just paired waits for it),
-    /// or after `timeout`.
+    /// Returns once the book follows listd (a request of a tasks app just paired waits for its
+    /// first subscription), at once when the last try found listd away, or after `timeout`.
     func ready(timeout: Duration = .seconds(5)) async {
         let deadline = ContinuousClock.now + timeout
-        while !state.withLock({ $0.following }), ContinuousClock.now < deadline {
+        while !state.withLock({ $0.following || $0.listdAway }), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -131,14 +134,20 @@ package final class TaskBookFollower: Service, Sendable {
                     let changes = client.changes()
                     let (since, instance) = state.withLock { ($0.book.instance == nil ? nil : $0.book.current.revision, $0.book.instance) }
                     try await subscribe(client)
-                    state.withLock { $0.following = true }
+                    state.withLock { state in
+                        state.following = true
+                        state.listdAway = false
+                    }
                     delay = .milliseconds(250)
                     for try await event in changes { apply(event) }
                 }
             } catch {
                 if Task.isCancelled { break }
                 let wasFollowing = state.withLock { state in
-                    defer { state.following = false }
+                    defer {
+                        state.following = false
+                        state.listdAway = true
+                    }
                     return state.following
                 }
                 if wasFollowing { logger.warning("the tasks apps' view of the lists lost listd (\(error)); reconnecting") }
