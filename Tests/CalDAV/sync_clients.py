@@ -15,46 +15,9 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 
-failures = []
-checks = 0
-
-
-def check(ok, what):
-    global checks
-    checks += 1
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        failures.append(what)
-
-
-class Listd:
-    def __init__(self, path, name):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(path)
-        self.file = self.sock.makefile("rwb")
-        self.next = 0
-        self.call("hello", {"name": name})
-
-    def call(self, method, params=None):
-        self.next += 1
-        message = {"jsonrpc": "2.0", "id": self.next, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.file.write((json.dumps(message) + "\n").encode())
-        self.file.flush()
-        while True:
-            reply = json.loads(self.file.readline())
-            if reply.get("id") == self.next:
-                if "error" in reply:
-                    raise RuntimeError(reply["error"])
-                return reply["result"]
-
-    def lists(self, name):
-        found = self.call("getList", {"list": name})
-        return found["items"], found.get("checked", []), found.get("quantities", {})
+from listd_checks import Listd, check, delegate, eventually, summary
 
 
 class Page:
@@ -120,43 +83,6 @@ class Page:
                         return data.decode()
                     continue
             self.buffer += self.sock.recv(65536)
-
-
-def delegate(path, refused):
-    sock = socket.socket(socket.AF_UNIX)
-    sock.connect(path)
-    stream = sock.makefile("rwb")
-
-    def send(message):
-        stream.write((json.dumps(message) + "\n").encode())
-        stream.flush()
-
-    send({"jsonrpc": "2.0", "id": 1, "method": "hello", "params": {"name": "no-beer rule"}})
-    send({"jsonrpc": "2.0", "id": 2, "method": "registerDelegate", "params": {"name": "no beer", "questions": ["shouldAdd"]}})
-    registered = threading.Event()
-
-    def answer():
-        for line in stream:
-            message = json.loads(line)
-            if message.get("id") == 2:
-                registered.set()
-            if message.get("method") == "shouldAdd":
-                allow = message["params"]["item"].lower() != refused
-                result = {"allow": True} if allow else {"allow": False, "reason": "no beer on the weekly shop"}
-                send({"jsonrpc": "2.0", "id": message["id"], "result": result})
-
-    threading.Thread(target=answer, daemon=True).start()
-    registered.wait(10)
-    return sock
-
-
-def eventually(condition, seconds=10):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 class Local:
@@ -285,8 +211,7 @@ def main():
     check("beer" not in items, f"no client got beer on the list: {items}")
     rule.close()
 
-    print(f"{checks} checks; {len(failures)} failures")
-    return 1 if failures else 0
+    return summary()
 
 
 def restart_phase(arguments):
@@ -319,8 +244,7 @@ def restart_phase(arguments):
 
     check(eventually(synced), "a token from before listd's restart is answered, with the change since")
     check(len(found.get("objects", [])) == 1, f"and only it: {len(found.get('objects', []))} objects")
-    print(f"{checks} checks; {len(failures)} failures")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

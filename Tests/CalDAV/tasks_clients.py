@@ -13,78 +13,12 @@ import base64
 import json
 import socket
 import sys
-import threading
-import time
 import urllib.request
 import urllib.error
 
 import caldav
 
-failures = []
-checks = 0
-
-
-def check(ok, what):
-    global checks
-    checks += 1
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        failures.append(what)
-
-
-class Listd:
-    """listd's socket, spoken to directly (newline JSON-RPC)."""
-
-    def __init__(self, path, name="caldav test"):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(path)
-        self.file = self.sock.makefile("rwb")
-        self.next = 0
-        self.call("hello", {"name": name})
-
-    def call(self, method, params=None):
-        self.next += 1
-        message = {"jsonrpc": "2.0", "id": self.next, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.file.write((json.dumps(message) + "\n").encode())
-        self.file.flush()
-        while True:
-            reply = json.loads(self.file.readline())
-            if reply.get("id") == self.next:
-                if "error" in reply:
-                    raise RuntimeError(reply["error"])
-                return reply["result"]
-
-
-def delegate(path, refused):
-    """A household rule: listd asks before each add; `refused` is never allowed."""
-    sock = socket.socket(socket.AF_UNIX)
-    sock.connect(path)
-    stream = sock.makefile("rwb")
-
-    def send(message):
-        stream.write((json.dumps(message) + "\n").encode())
-        stream.flush()
-
-    send({"jsonrpc": "2.0", "id": 1, "method": "hello", "params": {"name": "no-beer rule"}})
-    send({"jsonrpc": "2.0", "id": 2, "method": "registerDelegate", "params": {"name": "no beer", "questions": ["shouldAdd"]}})
-    registered = threading.Event()
-
-    def answer():
-        for line in stream:
-            message = json.loads(line)
-            if message.get("id") == 2:
-                registered.set()
-            if message.get("method") == "shouldAdd":
-                allow = message["params"]["item"].lower() != refused
-                result = {"allow": True} if allow else {"allow": False, "reason": "no beer on the weekly shop"}
-                send({"jsonrpc": "2.0", "id": message["id"], "result": result})
-
-    threading.Thread(target=answer, daemon=True).start()
-    registered.wait(10)
-    return sock
-
+from listd_checks import Listd, check, delegate, eventually, summary
 
 def raw(server, user, password, method, path, body=b"", headers=None):
     request = urllib.request.Request(server.rstrip("/") + path, data=body or None, method=method)
@@ -97,23 +31,6 @@ def raw(server, user, password, method, path, body=b"", headers=None):
             return response.status, response.read().decode(), dict(response.headers)
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode(), dict(error.headers)
-
-
-def eventually(condition, seconds=10):
-    """True once `condition()` is: another client's change reaches listd-web's book as listd
-    tells it, a moment after listd confirmed it (a tasks app sees it at its next poll)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        if condition():
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-
-
-def items(listd, name="Groceries"):
-    found = listd.call("getList", {"list": name})
-    return found["items"], found.get("checked", []), found.get("quantities", {})
 
 
 def main():
@@ -147,7 +64,7 @@ def main():
 
     # Add, as Assist's "add bread to Groceries" does.
     groceries.save_todo(summary="bread", status="NEEDS-ACTION")
-    now, ticked, _ = items(listd)
+    now, ticked, _ = listd.lists()
     check(now == ["milk", "eggs", "bread"], f"a task added is an item in listd: {now}")
     last = listd.call("getHistory", {"list": "Groceries", "limit": 1})["changes"][-1]
     check(last["origin"].get("name") == arguments.device, f"listd names the tasks app as the change's author: {last['origin']}")
@@ -155,7 +72,7 @@ def main():
     # Complete.
     bread = todos()["bread"]
     bread.complete()
-    _, ticked, _ = items(listd)
+    _, ticked, _ = listd.lists()
     check(ticked == ["bread"], f"a task completed ticks the item: {ticked}")
 
     # Rename keeps the UID.
@@ -163,13 +80,13 @@ def main():
     uid = str(milk.icalendar_component["uid"])
     milk.icalendar_component["summary"] = "oat milk"
     milk.save()
-    now, _, quantities = items(listd)
+    now, _, quantities = listd.lists()
     check(now[0] == "oat milk" and quantities.get("oat milk") == "2 l", f"a SUMMARY changed replaces the item, amount kept: {now} {quantities}")
     check(str(todos()["oat milk"].icalendar_component["uid"]) == uid, "the renamed item keeps its UID")
 
     # Delete.
     todos()["eggs"].delete()
-    now, _, _ = items(listd)
+    now, _, _ = listd.lists()
     check("eggs" not in now, f"a task deleted removes the item: {now}")
 
     # Someone else's change, seen at the next poll and the next sync.
@@ -186,13 +103,13 @@ def main():
         check(False, "a refused task is refused")
     except caldav.lib.error.PutError as error:
         check("409" in str(error) and "no beer on the weekly shop" in str(error), f"a refused task is 409 with the rule's sentence: {error}")
-    now, _, _ = items(listd)
+    now, _, _ = listd.lists()
     check("beer" not in now, "the refused item is not on the list")
     rule.close()
 
     # A duplicate is merged: one tea, with the client's identity.
     groceries.save_todo(summary="Tea", uid="dup-tea-uid")
-    now, _, _ = items(listd)
+    now, _, _ = listd.lists()
     check([item.lower() for item in now].count("tea") == 1, f"a task for an item already there is merged: {now}")
     check(str(todos()["tea"].icalendar_component["uid"]) == "dup-tea-uid", "the merged item is known by the client's UID")
 
@@ -202,7 +119,7 @@ def main():
     body = tea.data.replace("SUMMARY:tea", "SUMMARY:green tea").encode()
     status, _, _ = raw(arguments.server, arguments.user, arguments.password, "PUT", href, body, {"If-Match": '"1"', "Content-Type": "text/calendar"})
     check(status == 412, f"a PUT with a stale If-Match is 412: {status}")
-    now, _, _ = items(listd)
+    now, _, _ = listd.lists()
     check("green tea" not in now, "and changes nothing")
 
     # What listd does not model is kept: a DUE and a priority.
@@ -243,8 +160,7 @@ def main():
     status, _, _ = raw(arguments.server, arguments.user, arguments.password, "PROPFIND", "/caldav/lists/", b"", {"Depth": "0"})
     check(status == 401, f"a revoked app password is refused at once: {status}")
 
-    print(f"{checks} checks; {len(failures)} failures")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":
