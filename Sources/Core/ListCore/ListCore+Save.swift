@@ -6,7 +6,10 @@ import ListModel
 /// about on the list as it will be, and the save is taken in once all are decided.
 extension ListCore {
     /// Starts deciding a save: each of its edits joins its list's queue.
-    /// `edits`: the save's edits from the version its editor read, when the file shell computed them.
+    /// `edits`: the save's edits from the version its editor read, as the file shell computed
+    /// them. A reading that came without them (read with `withEdits: false`) is read again as
+    /// the shell reads a save, by the same function (`ListFileText.content`): one definition of a
+    /// save's edits.
     mutating func startSave(
         _ bytes: [UInt8],
         _ reading: ListFileReading,
@@ -15,13 +18,15 @@ extension ListCore {
         at time: Timestamp,
         into actions: inout [CoreAction]
     ) {
-        let saveEdits =
-            computed
-            ?? {
-                // A core alone (no shell computed them): the saves it keeps and the lists now.
-                let base = SaveBase.base(for: reading, history: nil, versions: file.versions, newest: file.shown, forgotten: file.forgottenSaves)
-                return SaveEdits(base: base, edits: reading.edits(from: base.book))
-            }()
+        var reading = reading
+        let saveEdits: SaveEdits
+        if let computed {
+            saveEdits = computed
+        } else if case .bytes(_, let read?, _, let edits?) = ListFileText.content(bytes, readRequest) {
+            (reading, saveEdits) = (read, edits)
+        } else {
+            return
+        }
         // A copy not tied to a version listd wrote is read against the lists as they are: what it
         // adds and ticks is taken (what was taken off within the history is not brought back,
         // `SaveMerge.broughtBack`), and every removal, untick, rename or deletion it implies is
