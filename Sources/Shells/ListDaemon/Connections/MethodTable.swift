@@ -8,7 +8,8 @@ import NIOCore
 /// encodes its typed result, so the server never looks inside a method.
 ///
 /// Every request takes one path: started, then completed with a callback. A read is answered
-/// where its line was read, from what the owner published (`PublishedLists`); everything else
+/// where its line was read, from the core's committed lists (every connection is served on the
+/// owner's loop, so a client that has its confirm reads its change); everything else
 /// (edits, subscriptions, delegates, `hello`) runs on the owner's loop and hands its reply to the
 /// callback there: at once, or once an edit is decided. A batch is handled the same way, its
 /// messages in order, and answered by one line.
@@ -18,7 +19,7 @@ struct MethodTable: Sendable {
     typealias Message = Result<RPCMessage, RPCLine.InvalidMessage>
 
     enum Handler: Sendable {
-        /// Answered where the line is read, from the published lists.
+        /// Answered where the line is read, from the core's committed lists.
         case read(@Sendable (JSONText?, RPCRequestID?) -> Reply)
         /// Runs on the owner's loop; its reply goes to the callback (on that loop) once due.
         case owned(@Sendable (JSONText?, RPCRequestID?, Session, @escaping (Reply) -> Void) -> Void)

@@ -5,8 +5,9 @@ import ListRPC
 import ListRPCTransport
 import NIOCore
 
-/// Who hears what: the committed lists, each subscription, and the recent changes a subscription
-/// can resume from. Owned by the owner's loop (`ListOwner`): publications arrive in revision
+/// Who hears what: each subscription, and the recent changes a subscription can resume from,
+/// told from the core's committed lists and history (read through `bookSource` and
+/// `historySource`: the hub holds neither). Owned by the owner's loop (`ListOwner`): publications arrive in revision
 /// order, one pass after another, so a subscriber's snapshot (or replayed history) and the
 /// notifications after it neither miss nor repeat a revision, with no lock and no reordering.
 ///
@@ -89,11 +90,11 @@ final class SubscriptionHub: @unchecked Sendable {
     private var recentLines = RecentLines()
     /// Numbers each stall check scheduled.
     private var looks: UInt64 = 0
-    /// What other threads read of the owner's state (`PublishedLists`: the status line's parts).
-    let published: PublishedLists
+    /// What other threads read of the owner's state (`PublishedStatus`: the status line's parts).
+    let published: PublishedStatus
     var instance: String { published.instance }
 
-    init(book: ListBook, history: ChangeHistory, published: PublishedLists, loop: any EventLoop) {
+    init(book: ListBook, history: ChangeHistory, published: PublishedStatus, loop: any EventLoop) {
         bookSource = { book }
         historySource = { history }
         self.published = published

@@ -29,7 +29,7 @@ package final class ListOwner: Service, @unchecked Sendable {
     let loop: any EventLoop
     let hub: SubscriptionHub
     let delegates: DelegateRegistry
-    let published: PublishedLists
+    let published: PublishedStatus
     let persistence: any ListPersistence
     let fileSync: ListFileShell
     /// Reports what happens to the list file, read on this loop.

@@ -91,7 +91,7 @@ package struct ListdParts: Sendable {
             hub: SubscriptionHub(
                 book: recovered.book,
                 history: recovered.history,
-                published: PublishedLists(instance: instance),
+                published: PublishedStatus(instance: instance),
                 loop: loop
             ),
             fileSync: ListFileShell(storage: storage),

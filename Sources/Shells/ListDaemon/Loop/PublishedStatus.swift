@@ -1,3 +1,4 @@
+// What the owner shows other threads: the status line's parts, under one short lock.
 import ListCore
 import ListModel
 import ListRPC
@@ -7,7 +8,7 @@ import Synchronization
 /// line (the last change, the subscribers, the line itself), under one short lock. The lists are
 /// not here: they are the core's alone (`ListCore.durable`), read on the owner's loop, where every
 /// connection is served — so a client that has its confirm reads the change, by construction.
-final class PublishedLists: Sendable {
+final class PublishedStatus: Sendable {
     struct View: Sendable {
         var lastChange: ListChange?
         var subscribers = 0
