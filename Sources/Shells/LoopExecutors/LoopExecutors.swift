@@ -39,8 +39,7 @@ final class LoopGlobalExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sen
     /// A clock's duration as NIO's (every clock listd-web's code sleeps on counts in `Duration`).
     private static func amount(_ duration: some DurationProtocol) -> TimeAmount {
         guard let duration = duration as? Duration else { return .zero }
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        return TimeAmount(max(.zero, duration))
     }
 }
 

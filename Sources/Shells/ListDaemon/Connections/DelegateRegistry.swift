@@ -117,11 +117,3 @@ final class DelegateRegistry: @unchecked Sendable {
         }
     }
 }
-
-extension TimeAmount {
-    /// A Swift duration as NIO's (nanoseconds, rounded down).
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}

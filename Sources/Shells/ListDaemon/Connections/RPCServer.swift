@@ -229,8 +229,7 @@ package final class RPCServer: Service, Sendable {
     ) -> [RepeatedTask] {
         let loops = Array(group.makeIterator())
         let alive = Mutex(Set<Int>())
-        let (seconds, attoseconds) = (interval / 2).components
-        let period = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let period = TimeAmount(interval / 2)
         return loops.enumerated().map { index, loop in
             loop.scheduleRepeatedTask(initialDelay: .zero, delay: period) { _ in
                 let allAlive = alive.withLock { alive in
