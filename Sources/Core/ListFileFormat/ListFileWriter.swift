@@ -35,6 +35,9 @@ package enum ListFileWriter {
         var insertions: [Int: [Insertion]] = [:]
         var bulletAfter: [Int: String] = [:]
         var headingList: [Int: ShoppingList] = [:]
+        // Item lines whose whole text is another item of their list (see `namesAnother`): written
+        // in a form that does not read as it.
+        var readsAsAnother: Set<Int> = []
         for section in reading?.sections ?? [] {
             let kept = section.items.filter { rejected[$0.line] == nil }
             guard let id = section.id, let list = lists[id] else {
@@ -89,6 +92,9 @@ package enum ListFileWriter {
                     if effective[old] == list.section(ofItemAt: new) {
                         let text = list.items[new]
                         itemText[kept[old].line] = (text, list.isChecked(text), list.quantities[text])
+                        if case .item(let written) = document.lines[kept[old].line], Self.namesAnother(written.text, than: text, on: list) {
+                            readsAsAnother.insert(kept[old].line)
+                        }
                         placed[new] = kept[old].line
                     } else {
                         itemText[kept[old].line] = .some(nil)
@@ -169,13 +175,14 @@ package enum ListFileWriter {
                     let read = ItemAmount.read(item.text)
                     // An item named before amounts were read so (`6 eggs`) shows its whole text.
                     let shown = read.text == text && read.quantity == quantity || quantity == nil && ListText.trimmed(item.text) == text
-                    let unchanged = shown && item.checked == checked
+                    let ambiguous = readsAsAnother.contains(index)
+                    let unchanged = shown && item.checked == checked && !ambiguous
                     out.append(
                         unchanged
                             ? item.raw
                             : ListDocument.Item.written(
                                 bullet: item.bullet,
-                                text: ItemAmount.join(text, quantity, like: read),
+                                text: ambiguous ? ItemAmount.join(text, quantity) : ItemAmount.join(text, quantity, like: read),
                                 checked: checked
                             )
                     )
@@ -287,5 +294,18 @@ extension ListFileReading {
     /// Every rejected line, by document index, with why: for `ListFileWriter`.
     package var rejectedLines: [Int: String] {
         Dictionary(diagnostics.map { ($0.line - 1, $0.explanation) }, uniquingKeysWith: { first, _ in first })
+    }
+}
+
+extension ListFileWriter {
+    /// Whether a line showing `written` reads as another item of `list` than `item`: its whole
+    /// text is an item listd keeps under a text that reads with an amount (`0 sha`, beside `sha`
+    /// with the amount 0), and such a line is that item (`NamedBeforeAmounts`). Found by make
+    /// fuzz: the person's `0 sha` for `sha` was kept, and read back as the other item.
+    static func namesAnother(_ written: String, than item: String, on list: ShoppingList) -> Bool {
+        let whole = ListText.trimmed(written)
+        guard ItemAmount.read(whole).text != whole else { return false }
+        let key = ListText.key(whole)
+        return key != ListText.key(item) && list.items.contains { ListText.key($0) == key }
     }
 }
