@@ -128,21 +128,7 @@ extension WebPageTests {
                 let reading = ItemAmount.split(text)
                 if reading.quantity != nil { amounts += 1 }
                 guard read != [reading.text, reading.quantity] else { continue }
-                var smallest = Array(text.unicodeScalars)
-                var progress = true
-                while progress {
-                    progress = false
-                    for index in smallest.indices.reversed() {
-                        var smaller = smallest
-                        smaller.remove(at: index)
-                        if try differs(String(String.UnicodeScalarView(smaller))) {
-                            smallest = smaller
-                            progress = true
-                        }
-                    }
-                }
-                let small = String(String.UnicodeScalarView(smallest))
-                let scalars = smallest.map { String($0.value, radix: 16) }.joined(separator: " ")
+                let (small, scalars) = try shrunk(text, while: differs)
                 Issue.record("“\(small)” [\(scalars)]: the page reads \(try pageReadings([small])), listd \(ItemAmount.split(small))")
                 return
             }
@@ -192,24 +178,29 @@ extension WebPageTests {
             let page = try pageKeys(texts)
             #expect(page.count == texts.count)
             for (text, key) in zip(texts, page) where key != ListText.key(text) {
-                var smallest = Array(text.unicodeScalars)
-                var progress = true
-                while progress {
-                    progress = false
-                    for index in smallest.indices.reversed() {
-                        var smaller = smallest
-                        smaller.remove(at: index)
-                        if try differs(String(String.UnicodeScalarView(smaller))) {
-                            smallest = smaller
-                            progress = true
-                        }
-                    }
-                }
-                let small = String(String.UnicodeScalarView(smallest))
-                let scalars = smallest.map { String($0.value, radix: 16) }.joined(separator: " ")
+                let (small, scalars) = try shrunk(text, while: differs)
                 Issue.record("“\(small)” [\(scalars)]: the page keys it \(try pageKeys([small])), listd \(ListText.key(small))")
                 return
             }
         }
     }
+}
+
+/// The shortest text, one scalar taken out at a time, that still shows a difference the page
+/// and listd have on `text`; with its scalars in hex, for the issue recorded.
+private func shrunk(_ text: String, while differs: (String) throws -> Bool) throws -> (text: String, scalars: String) {
+    var smallest = Array(text.unicodeScalars)
+    var progress = true
+    while progress {
+        progress = false
+        for index in smallest.indices.reversed() {
+            var smaller = smallest
+            smaller.remove(at: index)
+            if try differs(String(String.UnicodeScalarView(smaller))) {
+                smallest = smaller
+                progress = true
+            }
+        }
+    }
+    return (String(String.UnicodeScalarView(smallest)), smallest.map { String($0.value, radix: 16) }.joined(separator: " "))
 }
