@@ -46,7 +46,7 @@ import Testing
             daemon = try Daemon.start(in: sandbox)
             subscriber = try LineConnection(path: sandbox.socket)
             #expect(try subscriber.result("subscribe")["revision"] as? Int == 0)
-            #expect(try sandbox.readLines() == FileEditingTests.base)
+            #expect(try sandbox.lines(writtenAt: 0) == FileEditingTests.base)
         }
 
         /// Exactly `count` notifications, and then nothing: after a quiet wait, subscribing
@@ -60,7 +60,7 @@ import Testing
             }
             #expect(fence["id"] as? String == "fence", "more notifications than \(count): \(fence)")
             // (A rejected line is notified without a revision: the last change's is compared.)
-            if let last = notes.compactMap({ ($0["params"] as? [String: Any])?["revision"] as? Int }).last {
+            if let last = notes.compactMap(FileEditingTests.revision).last {
                 #expect(
                     (fence["result"] as? [String: Any])?["revision"] as? Int == last,
                     "the lists changed after the last notification"
@@ -77,6 +77,11 @@ import Testing
         func lists() throws -> [[String: Any]] {
             try LineConnection(path: sandbox.socket).result("getLists")["lists"] as? [[String: Any]] ?? []
         }
+    }
+
+    /// The revision a notification says the lists are at.
+    static func revision(_ note: [String: Any]) -> Int? {
+        (note["params"] as? [String: Any])?["revision"] as? Int
     }
 
     static func summary(_ note: [String: Any]) -> String {
@@ -213,7 +218,7 @@ import Testing
         #expect(list?["items"] as? [String] == ["cake", "balloons"])
         #expect(list?["id"] as? Int == 3)
         // The new heading is tied to its list in the file.
-        #expect(try setup.sandbox.readLines() == Self.base + "\n# Party <!-- listd id=3 -->\n- cake\n- balloons\n")
+        #expect(try setup.sandbox.lines(writtenAt: 1) == Self.base + "\n# Party <!-- listd id=3 -->\n- cake\n- balloons\n")
     }
 
     @Test func aTruncateFollowedByADelayedWriteNeverMakesListsVanish() throws {
@@ -341,7 +346,7 @@ import Testing
         _ = try client.result("addItem", ["list": "Groceries", "item": "bread"])
         _ = try client.result("removeItem", ["list": "Hardware", "item": "nails"])
         _ = try client.result("createList", ["name": "Party", "items": ["cake"]])
-        #expect(try setup.notifications(3).count == 3)
+        let created = try #require(try setup.notifications(3).last.flatMap(Self.revision))
         let expected = """
             Notes at the top.
 
@@ -358,16 +363,16 @@ import Testing
             - [ ] cake
 
             """
-        #expect(try setup.sandbox.readLines() == expected)
+        #expect(try setup.sandbox.lines(writtenAt: created) == expected)
         // A person's edit between the lists keeps everything else as it was.
         try setup.shell(
             "sed -i 's/^Between lists: remember the coupons./Between lists: coupons are in the drawer./' lists.md"
         )
         #expect(try setup.notifications(0).isEmpty)
         _ = try client.result("deleteList", ["list": "Hardware"])
-        #expect(try setup.notifications(1).count == 1)
+        let deleted = try #require(try setup.notifications(1).last.flatMap(Self.revision))
         #expect(
-            try setup.sandbox.readLines()
+            try setup.sandbox.lines(writtenAt: deleted)
                 == expected
                 .replacingOccurrences(of: "remember the coupons.", with: "coupons are in the drawer.")
                 .replacingOccurrences(of: "# Hardware <!-- listd id=2 -->\n\n", with: "")
@@ -553,7 +558,7 @@ import Testing
         #expect(try ChildProcess.run("/bin/sh", ["-c", script]).status == 0)
         var revisions: [Int] = []
         for _ in 0..<50 {
-            revisions.append(try #require(((try client.readObject())["params"] as? [String: Any])?["revision"] as? Int))
+            revisions.append(try #require(FileEditingTests.revision(try client.readObject())))
         }
         #expect(revisions == Array(1...50))
         #expect(daemon.logShows("inotify queue overflowed"))

@@ -14,8 +14,7 @@ import Testing
     /// it is then one rewrite older, as an editor open meanwhile is).
     static func edit(_ client: LineConnection, _ sandbox: Sandbox, _ method: String, _ params: [String: Any]) throws {
         let revision = try #require(try client.result(method, params)["revision"] as? Int)
-        let text = try sandbox.read(when: { $0.contains("rev=\(revision) ") })
-        try #require(text.contains("rev=\(revision) "), "the file to be rewritten at revision \(revision): \(text)")
+        _ = try sandbox.lines(writtenAt: revision)
     }
 
     /// Case 1: A opens the file in vim; B ticks oats, adds salt and a list with `sed -i`, and

@@ -91,6 +91,15 @@ final class Sandbox: @unchecked Sendable {
         }
     }
 
+    /// The list file as listd wrote it at `revision` (its headings say `rev=N`), with the
+    /// revisions taken out: the fence for reading listd's rewrite after a change, which follows
+    /// the confirm and its notification by as long as the machine is busy.
+    func lines(writtenAt revision: Int, _ name: String = "lists.md") throws -> String {
+        let text = try read(name, when: { $0.contains("rev=\(revision) ") }, timeout: 20)
+        try #require(text.contains("rev=\(revision) "), "the file to be rewritten at revision \(revision): \(text)")
+        return text.withoutRevisions
+    }
+
     deinit {
         try? FileManager.default.removeItem(atPath: path)
     }
