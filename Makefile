@@ -41,8 +41,13 @@ MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 RELEASE_SCRATCH := .build-release
 RELEASE_BIN := $(RELEASE_SCRATCH)/release
 # Without debug information: the package strips it anyway, and the release build is the longest
-# step of make test.
-RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib -debug-info-format none --scratch-path $(RELEASE_SCRATCH)
+# step of make test. A generic type's metadata is made by calling its accessor, not by demangling
+# its name at run time: the name's way checks each generic requirement (String: Hashable for a
+# dictionary) by scanning every conformance record in the binary, the first time in each process,
+# and a one-shot `listctl show` spent half its instructions on nine such scans (bench/README.md).
+# listd's own instructions per edit did not grow with it.
+RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib -debug-info-format none --scratch-path $(RELEASE_SCRATCH) \
+	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 # What the package ships.
 SHIPPED := listd listctl listd-web
 # Work that no test waits on, done with what the foreground leaves of the CPU and the disk. Run

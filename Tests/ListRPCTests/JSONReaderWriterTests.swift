@@ -21,6 +21,7 @@ private func written(_ value: JSONValue) -> String {
 private func writtenBothWays(
     _ value: some Encodable & JSONDirectlyWritable
 ) throws -> (direct: NSObject, codable: NSObject, text: String) {
+    #expect(DirectJSON.writer(for: value) != nil, "\(type(of: value)) is missing from DirectJSON's table")
     var direct: [UInt8] = []
     value.writeJSON(into: &direct)
     let codable = try JSONEncoder().encode(value)

@@ -3,7 +3,7 @@ import ListRPC
 import Testing
 
 @Suite struct LineRuleTests {
-    static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+    static func bytes(_ text: String) -> ArraySlice<UInt8> { Array(text.utf8)[...] }
 
     @Test func aLineEndsAtItsNewlineWithoutACarriageReturnBeforeIt() {
         let plain = Self.bytes("{\"a\":1}\n{\"b\"")

@@ -105,6 +105,13 @@ public struct ItemList: Sendable {
     }
 
     public init(_ items: some Sequence<String>) {
+        self.init(Array(items))
+    }
+
+    /// The items of an array: the one a list read from text is made from. Not generic, so that
+    /// making it from another module looks nothing up at run time (a generic one asked the runtime
+    /// for the array's iterator, scanning every conformance in a one-shot client's binary).
+    public init(_ items: [String]) {
         self.init()
         var run: [String] = []
         run.reserveCapacity(Self.chunkSize)

@@ -45,7 +45,11 @@ public struct ShoppingList: Hashable, Sendable {
         self.name = name
         self.edited = edited
         self.revision = revision
-        self.items = (items as? ItemList) ?? ItemList(items)
+        switch items {
+        case let list as ItemList: self.items = list
+        case let array as [String]: self.items = ItemList(array)
+        default: self.items = ItemList(items)
+        }
         self.checked = checked
         self.sections = sections
         self.quantities = quantities

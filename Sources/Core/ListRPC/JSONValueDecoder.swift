@@ -3,10 +3,16 @@
 /// coding path of the offending value, as Foundation's are, so they name the field.
 package enum JSONValueDecoder {
     package static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        if let direct = T.self as? any JSONDirectlyReadable.Type, let read = direct.init(directly: value) as? T {
-            return read
-        }
+        if let read = DirectJSON.read(T.self, from: value) { return read }
         return try T(from: ValueDecoder(value: value, codingPath: []))
+    }
+
+    /// A `T` made of what `decoder` holds (a part of a reply decoded by its own type, such as the
+    /// list in an edit's confirm): read by hand as `decode(_:from:)` reads it when `decoder` is
+    /// this one's, else through `Decodable`.
+    package static func decode<T: Decodable>(_ type: T.Type, from decoder: any Decoder) throws -> T {
+        guard let ours = decoder as? ValueDecoder else { return try T(from: decoder) }
+        return try decode(type, from: ours.value, at: ours.codingPath)
     }
 }
 
@@ -103,16 +109,22 @@ extension JSONValueDecoder {
         case is String.Type, is Bool.Type, is Double.Type, is Float.Type:
             return try primitive(type, from: value, at: path)
         case is JSONValue.Type: return value as! T
-        case let integerType as any FixedWidthInteger.Type:
-            func decodeInteger<I: FixedWidthInteger>(_ type: I.Type) throws -> T {
-                try integer(type, from: value, at: path) as! T
-            }
-            return try decodeInteger(integerType)
-        case let direct as any JSONDirectlyReadable.Type:
+        // Each integer type by name: asking whether T is a `FixedWidthInteger` would scan every
+        // conformance record in the binary, once per type asked about (what a one-shot client pays).
+        case is Int.Type: return try integer(Int.self, from: value, at: path) as! T
+        case is Int64.Type: return try integer(Int64.self, from: value, at: path) as! T
+        case is Int32.Type: return try integer(Int32.self, from: value, at: path) as! T
+        case is Int16.Type: return try integer(Int16.self, from: value, at: path) as! T
+        case is Int8.Type: return try integer(Int8.self, from: value, at: path) as! T
+        case is UInt.Type: return try integer(UInt.self, from: value, at: path) as! T
+        case is UInt64.Type: return try integer(UInt64.self, from: value, at: path) as! T
+        case is UInt32.Type: return try integer(UInt32.self, from: value, at: path) as! T
+        case is UInt16.Type: return try integer(UInt16.self, from: value, at: path) as! T
+        case is UInt8.Type: return try integer(UInt8.self, from: value, at: path) as! T
+        default:
             // A list inside a snapshot or a reply: read by hand when it is as listd writes it.
-            if let read = direct.init(directly: value) as? T { return read }
+            if let read = DirectJSON.read(T.self, from: value) { return read }
             return try T(from: ValueDecoder(value: value, codingPath: path))
-        default: return try T(from: ValueDecoder(value: value, codingPath: path))
         }
     }
 

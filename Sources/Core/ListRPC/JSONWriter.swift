@@ -154,7 +154,7 @@ extension JSONWriter {
                 sink.bytes.append(contentsOf: text.bytes)
                 return
             }
-            if let direct = value as? any JSONDirectlyWritable {
+            if let direct = DirectJSON.writer(for: value) {
                 direct.writeJSON(into: &sink.bytes)
                 return
             }

@@ -17,21 +17,36 @@ package enum LineRule {
         case tooLong
     }
 
-    /// The first line of `bytes`. `searchFrom`: the bytes before it are known to hold no newline
-    /// (a reader that appends to what it searched already need not search it again). Inlinable:
-    /// specialized for each caller's bytes (unspecialized, every byte was a generic call).
-    @inlinable
-    package static func cut<Bytes: BidirectionalCollection>(
-        _ bytes: Bytes,
+    /// The first line of `bytes`, by offsets into them. `searchFrom`: the bytes before it are known
+    /// to hold no newline (a reader that appends to what it searched already need not search it
+    /// again). Not generic: both readers hand it their bytes as they lie in memory, so the search
+    /// is a loop over bytes wherever it is called from (a generic one, which other modules did not
+    /// specialize, made a generic call for every byte).
+    package static func cut(
+        _ bytes: UnsafeRawBufferPointer,
         maximumLength: Int = defaultMaximumLineLength,
-        searchFrom: Bytes.Index? = nil
-    ) -> Cut<Bytes.Index> where Bytes.Element == UInt8 {
-        guard let newline = bytes[(searchFrom ?? bytes.startIndex)...].firstIndex(of: UInt8(ascii: "\n")) else {
+        searchFrom: Int = 0
+    ) -> Cut<Int> {
+        guard let newline = bytes[min(searchFrom, bytes.count)...].firstIndex(of: UInt8(ascii: "\n")) else {
             return bytes.count > maximumLength ? .tooLong : .needMoreData
         }
         var end = newline
-        if end > bytes.startIndex, bytes[bytes.index(before: end)] == UInt8(ascii: "\r") { end = bytes.index(before: end) }
-        guard bytes.distance(from: bytes.startIndex, to: end) <= maximumLength else { return .tooLong }
-        return .line(text: bytes.startIndex..<end, next: bytes.index(after: newline))
+        if end > 0, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        guard end <= maximumLength else { return .tooLong }
+        return .line(text: 0..<end, next: newline + 1)
+    }
+
+    /// The first line of `bytes`, by their own indices (the blocking client's buffer).
+    package static func cut(
+        _ bytes: ArraySlice<UInt8>,
+        maximumLength: Int = defaultMaximumLineLength,
+        searchFrom: Int? = nil
+    ) -> Cut<Int> {
+        let start = bytes.startIndex
+        let cut = bytes.withUnsafeBytes { raw -> Cut<Int> in
+            LineRule.cut(raw, maximumLength: maximumLength, searchFrom: (searchFrom ?? start) - start)
+        }
+        guard case .line(let text, let next) = cut else { return cut }
+        return .line(text: (text.lowerBound + start)..<(text.upperBound + start), next: next + start)
     }
 }

@@ -96,7 +96,7 @@ package enum RPCEncoding {
 
     /// Writes the result reply to `output` (listd: the buffer its socket sends from).
     package static func writeResult(id: RPCRequestID?, _ result: some Encodable, into output: inout some JSONOutput) throws {
-        guard let direct = result as? any JSONDirectlyWritable else {
+        guard let direct = DirectJSON.writer(for: result) else {
             let bytes = try JSONWriter.encode(ResultEnvelope(id: IDField(id: id), result: result))
             return bytes.withUnsafeBytes { output.writeRaw($0) }
         }
@@ -155,7 +155,7 @@ package enum RPCEncoding {
         params: some Encodable,
         into output: inout some JSONOutput
     ) throws {
-        guard let direct = params as? any JSONDirectlyWritable else {
+        guard let direct = DirectJSON.writer(for: params) else {
             let bytes = try JSONWriter.encode(RequestEnvelope(id: id, method: method, params: params))
             return bytes.withUnsafeBytes { output.writeRaw($0) }
         }

@@ -16,7 +16,7 @@ enum Main {
             do {
                 try quick.run()
             } catch {
-                Listctl.exit(withError: error)
+                exit(withError: error)
             }
             return
         }
@@ -29,7 +29,7 @@ enum Main {
         }
         if let unknown = Arguments.unknownCommand(in: Array(CommandLine.arguments.dropFirst()), subcommands: subcommands, nested: nested) {
             writeError(unknown)
-            exit(ListctlExit.usage.rawValue)
+            Glibc.exit(ListctlExit.usage.rawValue)
         }
         let arguments = Arguments.hoistingSharedOptions(
             Array(CommandLine.arguments.dropFirst()),
@@ -38,7 +38,7 @@ enum Main {
         )
         if let stray = Arguments.strayDash(in: arguments) {
             writeError(Arguments.hint(for: stray.word, before: stray.before))
-            exit(ListctlExit.usage.rawValue)
+            Glibc.exit(ListctlExit.usage.rawValue)
         }
         do {
             var command = try Listctl.parseAsRoot(arguments)
@@ -46,10 +46,18 @@ enum Main {
         } catch {
             if Listctl.exitCode(for: error) == .validationFailure {
                 writeError(Listctl.fullMessage(for: error))
-                exit(ListctlExit.usage.rawValue)
+                Glibc.exit(ListctlExit.usage.rawValue)
             }
-            Listctl.exit(withError: error)
+            exit(withError: error)
         }
+    }
+
+    /// Exits as argument-parser would for `error`. A bare exit status (a denial, said already) is
+    /// exited with at once: argument-parser's way builds its help text first, and the reflection
+    /// that takes cost a denied `listctl add` five times the instructions of a confirmed one.
+    static func exit(withError error: any Error) -> Never {
+        if let status = error as? ExitCode { Glibc.exit(status.rawValue) }
+        Listctl.exit(withError: error)
     }
 }
 

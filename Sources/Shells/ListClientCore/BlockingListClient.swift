@@ -121,7 +121,8 @@ public final class BlockingListClient {
         while start < params.count {
             let chunk = params[start..<min(start + batchSize, params.count)]
             do throws(ListClientError) {
-                results += try oneBatch(method, chunk, provenance: provenance.map { Array($0[chunk.indices]) }, decoding: result)
+                let outcomes = try oneBatch(method, chunk, provenance: provenance.map { Array($0[chunk.indices]) }, decoding: result)
+                for index in outcomes.indices { results.append(outcomes[index]) }
                 start = chunk.endIndex
             } catch .protocolError(let error) where error.maximumBatch.map({ $0 < chunk.count }) == true {
                 // A listd that takes fewer at once (`--max-batch`) refused it whole: nothing of it
@@ -145,12 +146,16 @@ public final class BlockingListClient {
         let ids = params.map { _ in takeID() }
         var line: [UInt8] = [UInt8(ascii: "[")]
         do {
-            for (index, (id, element)) in zip(ids, params).enumerated() {
+            // Loops by position, not over `zip(…).enumerated()`: in this generic function, those
+            // types' iterators are looked up at run time, scanning every conformance record of a
+            // one-shot client's binary (likewise `outcomes` above, not `+=`).
+            for index in ids.indices {
+                let (id, element) = (ids[index], params[params.startIndex + index])
                 if index > 0 { line.append(UInt8(ascii: ",")) }
                 if let said = provenance?[index] {
-                    line += try RPCEncoding.requestBytes(id: id, method: M.name, params: said.params(element))
+                    try RPCEncoding.writeRequest(id: id, method: M.name, params: said.params(element), into: &line)
                 } else {
-                    line += try RPCEncoding.requestBytes(id: id, method: M.name, params: element)
+                    try RPCEncoding.writeRequest(id: id, method: M.name, params: element, into: &line)
                 }
             }
         } catch {

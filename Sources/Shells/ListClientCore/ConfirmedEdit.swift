@@ -11,7 +11,8 @@ public struct ConfirmedEdit<List: Decodable & Sendable>: Decodable, Sendable {
     public var effect: EditEffect
 
     public init(from decoder: any Decoder) throws {
-        list = try List(from: decoder)
+        // Through the reply's decoder, which reads a list by hand when it is as listd writes it.
+        list = try JSONValueDecoder.decode(List.self, from: decoder)
         effect = try EditEffect(from: decoder)
     }
 }

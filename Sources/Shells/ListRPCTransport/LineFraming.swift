@@ -77,19 +77,18 @@ struct LineCutter {
 
     /// The next whole line of `buffer`, taken from it; or why there is none.
     mutating func next(_ buffer: inout ByteBuffer) -> Cut {
-        let bytes = buffer.readableBytesView
-        let from = bytes.index(bytes.startIndex, offsetBy: min(searched, bytes.count))
-        switch LineRule.cut(bytes, maximumLength: maximumLineLength, searchFrom: from) {
+        let cut = buffer.withUnsafeReadableBytes { LineRule.cut($0, maximumLength: maximumLineLength, searchFrom: searched) }
+        switch cut {
         case .needMoreData:
-            searched = bytes.count
+            searched = buffer.readableBytes
             return .needMoreData
         case .tooLong:
             searched = 0
             return .tooLong
         case .line(let text, let next):
             searched = 0
-            let line = buffer.getSlice(at: text.lowerBound, length: text.count)!
-            buffer.moveReaderIndex(to: next)
+            let line = buffer.getSlice(at: buffer.readerIndex + text.lowerBound, length: text.count)!
+            buffer.moveReaderIndex(forwardBy: next)
             return .line(line)
         }
     }
