@@ -159,11 +159,12 @@ let package = Package(
         // concurrency checking that its plain threads would only satisfy with noise.
         .executableTarget(name: "listd-bench", path: "Sources/Tools/listd-bench", swiftSettings: swiftSettings + [.swiftLanguageMode(.v5)]),
         // The floor of listd's stack (issue 65): read a line, append it, fdatasync once per turn
-        // of one NIO loop, reply. A measuring spike kept in bench/ (bench/README.md, figure 13).
+        // of one NIO loop (or a raw epoll loop), reply. A measuring spike kept in bench/
+        // (bench/README.md, figure 13).
         .executableTarget(
             name: "listd-floor",
             dependencies: [
-                "ListRPCTransport",
+                "CLinux", "ListRPC", "ListRPCTransport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "bench/floor",

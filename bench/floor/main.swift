@@ -5,9 +5,10 @@
 // `fdatasync` and replies to each with a fixed line — the shape of listd's pass (ListOwner.endPass)
 // and of Redis's `appendfsync always`, with nothing else: no parsing, no lists, no journal.
 //
-//     listd-floor SOCKET FILE [--lines-only]
+//     listd-floor SOCKET FILE [--lines-only] [--epoll]
 //
 // `--lines-only` replies without the append and the fdatasync: the stack's request/reply floor.
+// `--epoll` serves the same on a raw epoll loop instead of SwiftNIO (EpollFloor.swift).
 // A measuring spike, not a product: bench/README.md says what its figures mean.
 import Glibc
 import ListRPCTransport
@@ -83,7 +84,7 @@ final class FloorHandler: ChannelInboundHandler {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    fputs("usage: listd-floor SOCKET FILE [--lines-only]\n", stderr)
+    fputs("usage: listd-floor SOCKET FILE [--lines-only] [--epoll]\n", stderr)
     exit(2)
 }
 let socketPath = arguments[1]
@@ -94,6 +95,10 @@ guard fd >= 0 else {
     exit(1)
 }
 unlink(socketPath)
+if arguments.contains("--epoll") {
+    var server = EpollFloor(socketPath: socketPath, file: fd, durable: durable)
+    server.run()
+}
 // One thread, as listd's owner loop: the connections are served where the batch is made.
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let loop = group.next()

@@ -3,7 +3,8 @@
 // per turn of its one loop, a fixed reply — measured with the same client as listd and Redis, in
 // the same run: how far the stack's floor is from Redis, and how far listd is from the floor.
 // listd's clients are brief (`hello {brief: true}`: a confirm without the list), as the outside
-// bench's verdict is; the floor and Redis need no greeting.
+// bench's verdict is; the floor and Redis need no greeting. The same floor on a raw epoll loop
+// (`--epoll`) says what SwiftNIO's pipeline costs, and what a request path without it could reach.
 import Foundation
 import Glibc
 
@@ -20,6 +21,14 @@ func measureFloor() throws {
     let lines = try Child(floorPath, [linesSocket, "\(work)/floor-lines.log", "--lines-only"])
     defer { lines.stop() }
     try waitForSocket(linesSocket)
+    let epollSocket = "\(work)/floor-epoll.sock"
+    let epoll = try Child(floorPath, [epollSocket, "\(work)/floor-epoll.log", "--epoll"])
+    defer { epoll.stop() }
+    try waitForSocket(epollSocket)
+    let epollLinesSocket = "\(work)/floor-epoll-lines.sock"
+    let epollLines = try Child(floorPath, [epollLinesSocket, "\(work)/floor-epoll-lines.log", "--epoll", "--lines-only"])
+    defer { epollLines.stop() }
+    try waitForSocket(epollLinesSocket)
     let pingpongSocket = "\(work)/pingpong-floor.sock"
     let pingpong = try Child("\(baselines)/pingpong", [pingpongSocket])
     defer { pingpong.stop() }
@@ -34,9 +43,11 @@ func measureFloor() throws {
     for clients in [1, 8, 64] {
         let label = "\(clients) client\(clients == 1 ? "" : "s")"
         let floorRate = editFigures(floorSocket, clients: clients, edit).rate
+        let epollRate = editFigures(epollSocket, clients: clients, edit).rate
         let redisRate = editFigures(redis.socket, clients: clients, redisEdit).rate
         let listdRate = editFigures(listd.socket, clients: clients, greeting: brief, edit).rate
         report("floor: durable edits/s, \(label), Redis as baseline", "any", "edits/s", listd: floorRate, baseline: redisRate)
+        report("floor on raw epoll: durable edits/s, \(label), Redis as baseline", "any", "edits/s", listd: epollRate, baseline: redisRate)
         report(
             "listd (brief) durable edits/s, \(label), the floor as baseline",
             "any",
@@ -48,9 +59,11 @@ func measureFloor() throws {
         )
     }
     let floorCPU = cpuPerEdit(floorSocket, pid: floor.pid, clients: 64, edit)
+    let epollCPU = cpuPerEdit(epollSocket, pid: epoll.pid, clients: 64, edit)
     let redisCPU = cpuPerEdit(redis.socket, pid: redis.child.pid, clients: 64, redisEdit)
     let listdCPU = cpuPerEdit(listd.socket, pid: listd.child.pid, clients: 64, greeting: brief, edit)
     report("floor: server CPU per durable edit, 64 clients, Redis as baseline", "any", "µs", listd: floorCPU, baseline: redisCPU)
+    report("floor on raw epoll: server CPU per durable edit, 64 clients, Redis as baseline", "any", "µs", listd: epollCPU, baseline: redisCPU)
     report(
         "listd (brief) server CPU per durable edit, 64 clients, the floor as baseline",
         "any",
@@ -67,4 +80,20 @@ func measureFloor() throws {
     report("floor without the disk: requests/s, 64 clients, C ping-pong as baseline", "any", "requests/s", listd: linesRate, baseline: pingpongRate)
     let linesCPU = cpuPerEdit(linesSocket, pid: lines.pid, clients: 64, edit)
     report("floor without the disk: server CPU per request, 64 clients, the floor as baseline", "any", "µs", listd: linesCPU, baseline: floorCPU)
+    let epollLinesRate = Stat((0..<3).map { _ in measureEdits(epollLinesSocket, clients: 64, edit).perSecond })
+    report(
+        "floor on raw epoll without the disk: requests/s, 64 clients, C ping-pong as baseline",
+        "any",
+        "requests/s",
+        listd: epollLinesRate,
+        baseline: pingpongRate
+    )
+    let epollLinesCPU = cpuPerEdit(epollLinesSocket, pid: epollLines.pid, clients: 64, edit)
+    report(
+        "floor on raw epoll without the disk: server CPU per request, 64 clients, the NIO floor's as baseline",
+        "any",
+        "µs",
+        listd: epollLinesCPU,
+        baseline: linesCPU
+    )
 }
