@@ -106,6 +106,26 @@ import Testing
         #expect(records.map(\.operation) == [.add(id: 1, item: "bread", at: 1)])
     }
 
+    /// A brief connection's edit (`summaryOnly`) is confirmed with the list's summary: the confirm
+    /// that waits for the append holds no items (holding them would make the next edit of the list
+    /// copy them); another connection's confirm holds the whole list.
+    @Test func aSummaryOnlyConfirmHoldsTheListWithoutItsItems() {
+        var core = Self.core()
+        for (id, summaryOnly) in [(1, true), (2, false)] {
+            let edit = ClientEdit(edit: .addItem("bread \(id)", to: .name("Groceries")), origin: Self.client, summaryOnly: summaryOnly)
+            _ = core.feed(.proposed(id, edit), at: Self.time)
+            _ = core.pass { $0.answered(.proposal(id), .allowed, at: Self.time) }
+            let done = core.pass { $0.feed(.appended(compactionDue: false), now: Self.now) }
+            guard case .reply(id, .success(let outcome))? = done.first(where: { if case .reply = $0 { true } else { false } }) else {
+                Issue.record("edit \(id) is confirmed: \(done)")
+                continue
+            }
+            #expect(outcome.list.name == "Groceries" && outcome.list.id == 1 && outcome.revision == outcome.list.revision)
+            #expect(outcome.list.items.isEmpty == summaryOnly, "\(outcome.list.items)")
+        }
+        #expect(core.durable.lists[0].items == ["milk", "bread 1", "bread 2"])
+    }
+
     @Test func aClientHeldToItemsIsDeniedEveryOtherEditUndoesIncludedBeforeAnyDelegateIsAsked() {
         var core = Self.core()
         var request = ClientEdit(edit: .deleteList(.id(1)), origin: Self.client, rights: .items)

@@ -23,8 +23,12 @@ package struct ClientEdit: Sendable {
     /// An add that is confirmed, changing nothing, when what it adds is there already (an item
     /// on the list unticked, a list of that name): automation's "make sure milk is on it".
     package var ifAbsent = false
+    /// Its confirm shows the list's summary, not its items (a brief connection's edit): the
+    /// outcome holds the list without them. A confirm waits for its batch to be durable, and one
+    /// holding the whole list would make the next edit of that list in the pass copy its items.
+    package var summaryOnly = false
 
-    package init(edit: ListEdit, ifRevision: Revision? = nil, origin: ChangeOrigin, undoes: Revision? = nil, editId: String? = nil, appliedAt: Revision? = nil, base: SaveBase? = nil, rights: ClientRights = .all, ifAbsent: Bool = false) {
+    package init(edit: ListEdit, ifRevision: Revision? = nil, origin: ChangeOrigin, undoes: Revision? = nil, editId: String? = nil, appliedAt: Revision? = nil, base: SaveBase? = nil, rights: ClientRights = .all, ifAbsent: Bool = false, summaryOnly: Bool = false) {
         self.edit = edit
         self.ifRevision = ifRevision
         self.origin = origin
@@ -34,6 +38,12 @@ package struct ClientEdit: Sendable {
         self.base = base
         self.rights = rights
         self.ifAbsent = ifAbsent
+        self.summaryOnly = summaryOnly
+    }
+
+    /// `list` as this edit's confirm holds it (`summaryOnly`).
+    package func shown(_ list: ShoppingList) -> ShoppingList {
+        summaryOnly ? list.withoutItems : list
     }
 }
 

@@ -20,7 +20,7 @@ extension ListCore {
             if let applied = request.appliedAt {
                 let target = request.edit.target ?? .name(request.edit.proposedName ?? "")
                 guard let list = try? working.list(target) else { return [.reply(id, .failure(.denied(.listNotFound(target))))] }
-                return [.reply(id, .success(EditOutcome(list: list, revision: applied, resent: true)))]
+                return [.reply(id, .success(EditOutcome(list: request.shown(list), revision: applied, resent: true)))]
             }
             if let first = editsUnderWay[editId], first != id {
                 resends[first, default: []].append(id)
@@ -243,7 +243,8 @@ extension ListCore {
             case nil: _ = try trial.apply(edit, ifRevision: ifRevision, at: time, origin: origin)
             }
             decidedAfterFetch.remove(id)
-            answer(id, .success(EditOutcome(list: try working.list(edit.target ?? .name(edit.proposedName ?? "")))), into: &actions)
+            let list = try working.list(edit.target ?? .name(edit.proposedName ?? ""))
+            answer(id, .success(EditOutcome(list: proposal.request.shown(list))), into: &actions)
         } catch {
             if fetchesBeforeDenying, decidedAfterFetch.remove(id) == nil {
                 // Perhaps only because another machine's change has not reached this one yet.
@@ -264,7 +265,8 @@ extension ListCore {
             switch Self.merged(proposal, on: working) {
             case .failure(let error)?: throw error
             case .success?:
-                answer(id, .success(EditOutcome(list: try working.list(proposal.edit.target ?? .name(proposal.edit.proposedName ?? "")))), into: &actions)
+                let list = try working.list(proposal.edit.target ?? .name(proposal.edit.proposedName ?? ""))
+                answer(id, .success(EditOutcome(list: proposal.request.shown(list))), into: &actions)
                 return
             case nil: break
             }
@@ -277,15 +279,17 @@ extension ListCore {
                 )
             else {
                 let list = try working.list(proposal.edit.target ?? .name(proposal.edit.proposedName ?? ""))
-                answer(id, .success(EditOutcome(list: list, kept: proposal.kept)), into: &actions)
+                answer(id, .success(EditOutcome(list: proposal.request.shown(list), kept: proposal.kept)), into: &actions)
                 return
             }
             change.undoes = proposal.undoes
             record.undoes = proposal.undoes
             record.editId = proposal.editId
             open.entries.append(.change(record))
-            open.changes.append(change.withoutItems)
-            open.replies.append((id, .success(EditOutcome(list: change.list, kept: proposal.kept, revision: change.revision, steps: change.steps))))
+            let brief = change.withoutItems
+            open.changes.append(brief)
+            let shown = proposal.request.summaryOnly ? brief.list : change.list
+            open.replies.append((id, .success(EditOutcome(list: shown, kept: proposal.kept, revision: change.revision, steps: change.steps))))
             open.retries.append((id, proposal))
             file.markDirty()
         } catch {

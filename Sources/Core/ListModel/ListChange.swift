@@ -75,8 +75,19 @@ extension ListChange {
     /// would copy them), and what a brief subscriber is told.
     public var withoutItems: ListChange {
         var brief = self
-        brief.list.items = []
-        brief.list.checked = []
+        brief.list = list.withoutItems
+        return brief
+    }
+}
+
+extension ShoppingList {
+    /// The list without its items (its name, id, revision and time kept): what is held of a list
+    /// that must not share its items' storage with the working lists (the next edit of the list
+    /// would copy them), and all a list's summary shows.
+    public var withoutItems: ShoppingList {
+        var brief = self
+        brief.items = []
+        brief.checked = []
         return brief
     }
 }

@@ -261,7 +261,8 @@ extension ListOwner {
         ifAbsent: Bool = false,
         then reply: @escaping (Result<EditReply, RPCError>) -> Void
     ) {
-        editWithOutcome(edit, ifRevision, session, provenance, ifAbsent: ifAbsent) { outcome in
+        // A brief connection's confirm shows the list's summary: the core need not hold its items.
+        editWithOutcome(edit, ifRevision, session, provenance, ifAbsent: ifAbsent, summaryOnly: session.brief) { outcome in
             reply(outcome.map { EditReply(list: $0.list, brief: session.brief, effect: $0.effect) })
         }
     }
@@ -277,6 +278,7 @@ extension ListOwner {
         _ provenance: EditProvenance,
         undoes: Revision? = nil,
         ifAbsent: Bool = false,
+        summaryOnly: Bool = false,
         then reply: @escaping (Result<EditOutcome, RPCError>) -> Void
     ) {
         let (appliedAt, base) = hub.provenance(provenance)
@@ -291,7 +293,8 @@ extension ListOwner {
                 base.map { SaveBase(book: $0, kind: .revision) } ?? SaveBase(book: ListBook(), kind: .unrelated)
             },
             rights: session.rights,
-            ifAbsent: ifAbsent
+            ifAbsent: ifAbsent,
+            summaryOnly: summaryOnly
         )
         propose(client) { outcome in
             reply(
