@@ -101,12 +101,12 @@ final class ChildProcess: @unchecked Sendable {
     /// How long `wait()` and `run` wait for a child before they fail the test and kill it.
     static let exitLimit: Double = 120
 
-    /// Waits until the child exits; returns its status. A child still running after `exitLimit`
+    /// Waits until the child exits; returns its status. A child still running after `limit`
     /// seconds fails the test (naming it) and is killed: no test hangs on one.
     @discardableResult
-    func wait() -> Int32 {
-        if wait(timeout: Self.exitLimit) == nil {
-            Issue.record("\(executable) (pid \(pid)) did not exit within \(Self.exitLimit) s; killed")
+    func wait(limit: Double = exitLimit) -> Int32 {
+        if wait(timeout: limit) == nil {
+            Issue.record("\(executable) (pid \(pid)) did not exit within \(limit) s; killed")
             Glibc.kill(pid, SIGKILL)
         }
         return reap()
@@ -146,13 +146,18 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Runs to completion, collecting stdout and stderr.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Run {
+    static func run(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        limit: Double = exitLimit
+    ) throws -> Run {
         let child = try ChildProcess(executable, arguments, environment: environment)
         var out: [UInt8] = []
         var err: [UInt8] = []
         var open: [Int32: Bool] = [child.stdout: true, child.stderr: true]
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        let deadline = Date().addingTimeInterval(exitLimit)
+        let deadline = Date().addingTimeInterval(limit)
         while open.values.contains(true) {
             // Output open past the limit: `wait` below fails the test and kills the child.
             guard Date() < deadline else { break }
@@ -169,7 +174,7 @@ final class ChildProcess: @unchecked Sendable {
                 }
             }
         }
-        let status = child.wait()
+        let status = child.wait(limit: limit)
         return Run(
             status: status,
             stdout: String(decoding: out, as: UTF8.self),

@@ -49,7 +49,7 @@ extension EditReply: Encodable {
 }
 
 extension EditReply: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         // The list's object without its closing brace, then what this request did.
         if brief { ListSummary(list).writeJSONFields(into: &bytes) } else { list.writeJSONFields(into: &bytes) }
         switch effect {

@@ -6,7 +6,7 @@
 import ListModel
 
 /// A type read from a `JSONValue` by hand; nil leaves the value to `Decodable`.
-protocol JSONDirectlyReadable {
+protocol JSONDirectlyReadable: SendableMetatype {
     init?(directly value: JSONValue)
 }
 

@@ -5,7 +5,7 @@
 import ListModel
 
 /// `,"name":` then `value` as a JSON string.
-private func field(_ name: StaticString, _ value: String, into bytes: inout some JSONOutput) {
+private func field(_ name: StaticString, _ value: String, into bytes: inout [UInt8]) {
     bytes.write(#",""#)
     bytes.write(name)
     bytes.write(#"":"#)
@@ -13,7 +13,7 @@ private func field(_ name: StaticString, _ value: String, into bytes: inout some
 }
 
 /// `,"name":` then `value` as a JSON number.
-private func field(_ name: StaticString, _ value: Int, into bytes: inout some JSONOutput) {
+private func field(_ name: StaticString, _ value: Int, into bytes: inout [UInt8]) {
     bytes.write(#",""#)
     bytes.write(name)
     bytes.write(#"":"#)
@@ -21,7 +21,7 @@ private func field(_ name: StaticString, _ value: Int, into bytes: inout some JS
 }
 
 /// `,"name":` then `values` as a JSON array of strings.
-private func field(_ name: StaticString, _ values: [String], into bytes: inout some JSONOutput) {
+private func field(_ name: StaticString, _ values: [String], into bytes: inout [UInt8]) {
     bytes.write(#",""#)
     bytes.write(name)
     bytes.write(#"":["#)
@@ -33,13 +33,13 @@ private func field(_ name: StaticString, _ values: [String], into bytes: inout s
 }
 
 extension ListSummary: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         writeJSONFields(into: &bytes)
         bytes.writeByte(UInt8(ascii: "}"))
     }
 
     /// The object without its closing brace: an edit's reply may add fields (`EditReply`).
-    func writeJSONFields(into bytes: inout some JSONOutput) {
+    func writeJSONFields(into bytes: inout [UInt8]) {
         bytes.write(#"{"id":"#)
         bytes.writeDecimal(id)
         field("name", name, into: &bytes)
@@ -51,7 +51,7 @@ extension ListSummary: JSONDirectlyWritable {
 }
 
 extension BriefStep: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         bytes.write(#"{"op":"#)
         bytes.writeQuoted(op)
         if let item { field("item", item, into: &bytes) }
@@ -67,7 +67,7 @@ extension BriefStep: JSONDirectlyWritable {
 }
 
 extension BriefChangeParams: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         JSONWriter.writeChangeOpening(revision: revision, list: list, origin: origin, changes: changes, into: &bytes)
         if let items { field("items", items, into: &bytes) }
         if let checked { field("checked", checked, into: &bytes) }

@@ -6,18 +6,20 @@ import ListModel
 /// A type `JSONWriter` writes itself, past Codable's generic containers: for the values every
 /// reply and notification carries. It must write exactly what its `encode(to:)` would (the tests
 /// compare the two).
-protocol JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput)
+protocol JSONDirectlyWritable: SendableMetatype {
+    /// Into a byte array, not any `JSONOutput`: called through this protocol, a generic writer
+    /// ran unspecialized (`RPCEncoding.lineByHand` copies the line where it goes).
+    func writeJSON(into bytes: inout [UInt8])
 }
 
 extension ShoppingList: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         writeJSONFields(into: &bytes)
         bytes.writeByte(UInt8(ascii: "}"))
     }
 
     /// The object without its closing brace: an edit's reply may add fields (`EditReply`).
-    func writeJSONFields(into bytes: inout some JSONOutput) {
+    func writeJSONFields(into bytes: inout [UInt8]) {
         bytes.write(#"{"id":"#)
         bytes.writeDecimal(id)
         bytes.write(#","name":"#)
@@ -67,7 +69,7 @@ extension ShoppingList: JSONDirectlyWritable {
 }
 
 extension ChangeOrigin: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         switch self {
         case .client(let pid, let uid, let name):
             bytes.write(#"{"kind":"client","pid":"#)
@@ -90,7 +92,7 @@ extension ChangeOrigin: JSONDirectlyWritable {
 }
 
 extension ListChange.Step: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         func field(_ name: StaticString, _ value: String) {
             bytes.write(#",""#)
             bytes.write(name)
@@ -146,7 +148,7 @@ extension ListChange.Step: JSONDirectlyWritable {
 }
 
 extension ListChangeParams: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         JSONWriter.writeChangeOpening(revision: revision, list: list, origin: origin, changes: changes, into: &bytes)
         if let undoes {
             bytes.write(#","undoes":"#)
@@ -164,7 +166,7 @@ extension JSONWriter {
         list: some JSONDirectlyWritable,
         origin: ChangeOrigin,
         changes: [some JSONDirectlyWritable],
-        into bytes: inout some JSONOutput
+        into bytes: inout [UInt8]
     ) {
         bytes.write(#"{"revision":"#)
         bytes.writeDecimal(revision)
@@ -182,7 +184,7 @@ extension JSONWriter {
 }
 
 extension RPCRequestID: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         switch self {
         case .number(let number): bytes.writeDecimal(Int(number))
         case .string(let string): bytes.writeQuoted(string)

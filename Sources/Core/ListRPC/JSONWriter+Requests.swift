@@ -5,7 +5,7 @@
 import ListModel
 
 extension ListReference: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         switch self {
         case .id(let id): bytes.writeDecimal(id)
         case .name(let name): bytes.writeQuoted(name)
@@ -14,7 +14,7 @@ extension ListReference: JSONDirectlyWritable {
 }
 
 extension Hello.Params: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         var object = DirectObject(into: &bytes)
         object.field("name", name, into: &bytes)
         object.field("brief", brief, into: &bytes)
@@ -24,7 +24,7 @@ extension Hello.Params: JSONDirectlyWritable {
 }
 
 extension GetList.Params: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         var object = DirectObject(into: &bytes)
         object.field("list", list, into: &bytes)
         object.close(into: &bytes)
@@ -32,7 +32,7 @@ extension GetList.Params: JSONDirectlyWritable {
 }
 
 extension AddItemParams: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         var object = DirectObject(into: &bytes)
         object.field("list", list, into: &bytes)
         object.field("item", item, into: &bytes)
@@ -45,7 +45,7 @@ extension AddItemParams: JSONDirectlyWritable {
 }
 
 extension ListItemParams: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         var object = DirectObject(into: &bytes)
         object.field("list", list, into: &bytes)
         object.field("item", item, into: &bytes)
@@ -59,11 +59,11 @@ extension ListItemParams: JSONDirectlyWritable {
 private struct DirectObject {
     private var empty = true
 
-    init(into bytes: inout some JSONOutput) {
+    init(into bytes: inout [UInt8]) {
         bytes.writeByte(UInt8(ascii: "{"))
     }
 
-    private mutating func key(_ name: StaticString, into bytes: inout some JSONOutput) {
+    private mutating func key(_ name: StaticString, into bytes: inout [UInt8]) {
         if !empty { bytes.writeByte(UInt8(ascii: ",")) }
         empty = false
         bytes.writeByte(UInt8(ascii: "\""))
@@ -71,25 +71,25 @@ private struct DirectObject {
         bytes.write("\":")
     }
 
-    mutating func field(_ name: StaticString, _ value: String?, into bytes: inout some JSONOutput) {
+    mutating func field(_ name: StaticString, _ value: String?, into bytes: inout [UInt8]) {
         guard let value else { return }
         key(name, into: &bytes)
         bytes.writeQuoted(value)
     }
 
-    mutating func field(_ name: StaticString, _ value: Int?, into bytes: inout some JSONOutput) {
+    mutating func field(_ name: StaticString, _ value: Int?, into bytes: inout [UInt8]) {
         guard let value else { return }
         key(name, into: &bytes)
         bytes.writeDecimal(value)
     }
 
-    mutating func field(_ name: StaticString, _ value: Bool?, into bytes: inout some JSONOutput) {
+    mutating func field(_ name: StaticString, _ value: Bool?, into bytes: inout [UInt8]) {
         guard let value else { return }
         key(name, into: &bytes)
         bytes.write(value ? "true" : "false")
     }
 
-    mutating func field(_ name: StaticString, _ value: [String]?, into bytes: inout some JSONOutput) {
+    mutating func field(_ name: StaticString, _ value: [String]?, into bytes: inout [UInt8]) {
         guard let value else { return }
         key(name, into: &bytes)
         bytes.writeByte(UInt8(ascii: "["))
@@ -100,12 +100,12 @@ private struct DirectObject {
         bytes.writeByte(UInt8(ascii: "]"))
     }
 
-    mutating func field(_ name: StaticString, _ value: ListReference, into bytes: inout some JSONOutput) {
+    mutating func field(_ name: StaticString, _ value: ListReference, into bytes: inout [UInt8]) {
         key(name, into: &bytes)
         value.writeJSON(into: &bytes)
     }
 
-    func close(into bytes: inout some JSONOutput) {
+    func close(into bytes: inout [UInt8]) {
         bytes.writeByte(UInt8(ascii: "}"))
     }
 }

@@ -100,13 +100,30 @@ package enum RPCEncoding {
             let bytes = try JSONWriter.encode(ResultEnvelope(id: IDField(id: id), result: result))
             return bytes.withUnsafeBytes { output.writeRaw($0) }
         }
-        // What ResultEnvelope encodes, without Codable's containers (every edit's reply).
-        output.write(#"{"jsonrpc":"2.0","id":"#)
-        (id ?? .null).writeJSON(into: &output)
-        output.write(#","result":"#)
-        direct.writeJSON(into: &output)
-        output.writeByte(UInt8(ascii: "}"))
+        // What ResultEnvelope encodes, without Codable's containers (every edit's reply). Made in
+        // an array, then copied once (`lineByHand`).
+        lineByHand(into: &output) { line in
+            line.write(#"{"jsonrpc":"2.0","id":"#)
+            (id ?? .null).writeJSON(into: &line)
+            line.write(#","result":"#)
+            direct.writeJSON(into: &line)
+            line.writeByte(UInt8(ascii: "}"))
+        }
     }
+
+    /// A line `write` makes in a byte array, copied to `output` once. The hand writers take an
+    /// array, not any `JSONOutput`: called through `JSONDirectlyWritable`, a writer generic over
+    /// its output ran unspecialized, every byte a call through a witness table (a brief confirm
+    /// cost 5,000 instructions to write); one copy of a line costs a hundred.
+    private static func lineByHand(into output: inout some JSONOutput, _ write: (inout [UInt8]) -> Void) {
+        var line: [UInt8] = []
+        line.reserveCapacity(typicalLength)
+        write(&line)
+        line.withUnsafeBytes { output.writeRaw($0) }
+    }
+
+    /// Room for a typical line (a confirm, a notification, a question, a denial) without growing.
+    package static let typicalLength = 512
 
     package static func error(id: RPCRequestID?, _ error: RPCError) -> Data {
         Data(errorBytes(id: id, error))
@@ -122,17 +139,19 @@ package enum RPCEncoding {
     /// Writes the error reply to `output`: what Codable would encode for it (`data` left out
     /// when there is none, its keys sorted), without Codable's containers (every denial).
     package static func writeError(id: RPCRequestID?, _ error: RPCError, into output: inout some JSONOutput) {
-        output.write(#"{"jsonrpc":"2.0","id":"#)
-        (id ?? .null).writeJSON(into: &output)
-        output.write(#","error":{"code":"#)
-        output.writeDecimal(error.code)
-        output.write(#","message":"#)
-        output.writeQuoted(error.message)
-        if let data = error.data {
-            output.write(#","data":"#)
-            JSONWriter.write(data, into: &output)
+        lineByHand(into: &output) { line in
+            line.write(#"{"jsonrpc":"2.0","id":"#)
+            (id ?? .null).writeJSON(into: &line)
+            line.write(#","error":{"code":"#)
+            line.writeDecimal(error.code)
+            line.write(#","message":"#)
+            line.writeQuoted(error.message)
+            if let data = error.data {
+                line.write(#","data":"#)
+                JSONWriter.write(data, into: &line)
+            }
+            line.write("}}")
         }
-        output.write("}}")
     }
 
     /// A request (with id) or notification (without).
@@ -160,16 +179,18 @@ package enum RPCEncoding {
             return bytes.withUnsafeBytes { output.writeRaw($0) }
         }
         // What RequestEnvelope encodes, without Codable's containers.
-        output.write(#"{"jsonrpc":"2.0""#)
-        if let id {
-            output.write(#","id":"#)
-            id.writeJSON(into: &output)
+        lineByHand(into: &output) { line in
+            line.write(#"{"jsonrpc":"2.0""#)
+            if let id {
+                line.write(#","id":"#)
+                id.writeJSON(into: &line)
+            }
+            line.write(#","method":"#)
+            line.writeQuoted(method)
+            line.write(#","params":"#)
+            direct.writeJSON(into: &line)
+            line.writeByte(UInt8(ascii: "}"))
         }
-        output.write(#","method":"#)
-        output.writeQuoted(method)
-        output.write(#","params":"#)
-        direct.writeJSON(into: &output)
-        output.writeByte(UInt8(ascii: "}"))
     }
 }
 

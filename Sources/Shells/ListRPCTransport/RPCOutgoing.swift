@@ -11,12 +11,9 @@ extension ByteBuffer: JSONOutput {
 /// The lines listd and its clients send, each written into the buffer it is sent from with its
 /// newline, so no line is copied to end it; `batch(_:)` joins several into one line.
 package enum RPCOutgoing {
-    /// Room for a typical line (a confirm, a notification, a question) without growing.
-    static let typicalLength = 512
-
     /// A request (with id) or notification (without), as a line.
     package static func request(id: RPCRequestID?, method: String, params: some Encodable) throws -> ByteBuffer {
-        var line = ByteBufferAllocator().buffer(capacity: typicalLength)
+        var line = ByteBufferAllocator().buffer(capacity: RPCEncoding.typicalLength)
         try RPCEncoding.writeRequest(id: id, method: method, params: params, into: &line)
         line.writeByte(newline)
         return line
@@ -24,7 +21,7 @@ package enum RPCOutgoing {
 
     /// A result reply, as a line.
     package static func result(id: RPCRequestID?, _ result: some Encodable) throws -> ByteBuffer {
-        var line = ByteBufferAllocator().buffer(capacity: typicalLength)
+        var line = ByteBufferAllocator().buffer(capacity: RPCEncoding.typicalLength)
         try RPCEncoding.writeResult(id: id, result, into: &line)
         line.writeByte(newline)
         return line
@@ -32,7 +29,7 @@ package enum RPCOutgoing {
 
     /// An error reply, as a line.
     package static func error(id: RPCRequestID?, _ error: RPCError) -> ByteBuffer {
-        var line = ByteBufferAllocator().buffer(capacity: typicalLength)
+        var line = ByteBufferAllocator().buffer(capacity: RPCEncoding.typicalLength)
         RPCEncoding.writeError(id: id, error, into: &line)
         line.writeByte(newline)
         return line

@@ -81,7 +81,7 @@ extension ClearChecked.Result: Codable {
 }
 
 extension ClearChecked.Result: JSONDirectlyWritable {
-    func writeJSON(into bytes: inout some JSONOutput) {
+    func writeJSON(into bytes: inout [UInt8]) {
         if brief { ListSummary(list).writeJSONFields(into: &bytes) } else { list.writeJSONFields(into: &bytes) }
         bytes.write(#","cleared":["#)
         for (index, item) in cleared.enumerated() {
