@@ -14,6 +14,28 @@ extension Array: JSONOutput where Element == UInt8 {
     package mutating func writeRaw(_ bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
 }
 
+extension Array where Element == UInt8 {
+    // What other modules write into a byte array by hand (the change log's line). Not generic:
+    // `JSONOutput`'s own writers, called from another module, ran unspecialized there, each byte
+    // a call through a witness table.
+
+    /// `string` as a JSON string.
+    package mutating func appendJSON(string: String) { writeQuoted(string) }
+
+    /// `integer` in decimal.
+    package mutating func appendJSON(integer: Int) { writeDecimal(integer) }
+
+    /// `strings` as a JSON array of strings.
+    package mutating func appendJSON(strings: [String]) {
+        append(UInt8(ascii: "["))
+        for index in strings.indices {
+            if index > 0 { append(UInt8(ascii: ",")) }
+            writeQuoted(strings[index])
+        }
+        append(UInt8(ascii: "]"))
+    }
+}
+
 extension JSONOutput {
     /// Text known when listd was built: a key, punctuation.
     mutating func write(_ text: StaticString) {

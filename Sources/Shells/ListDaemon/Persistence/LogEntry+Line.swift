@@ -15,9 +15,9 @@ extension LogEntry {
         switch self {
         case .change(let record):
             bytes.append(contentsOf: #"{"r":"#.utf8)
-            bytes.append(contentsOf: String(record.revision).utf8)
+            bytes.appendJSON(integer: record.revision)
             bytes.append(contentsOf: #","t":"#.utf8)
-            bytes.append(contentsOf: String(record.time.millisecondsSinceEpoch).utf8)
+            bytes.appendJSON(integer: Int(record.time.millisecondsSinceEpoch))
             bytes.append(contentsOf: #","o":"#.utf8)
             Self.write(record.origin, into: &bytes)
             // Names are static text: a line is made per change, and an interpolated name cost a
@@ -29,15 +29,15 @@ extension LogEntry {
             }
             func field(_ field: StaticString, _ value: String) {
                 name(field)
-                JSONWriter.write(.string(value), into: &bytes)
+                bytes.appendJSON(string: value)
             }
             func field(_ field: StaticString, _ value: Int) {
                 name(field)
-                bytes.append(contentsOf: String(value).utf8)
+                bytes.appendJSON(integer: value)
             }
             func field(_ field: StaticString, _ values: [String]) {
                 name(field)
-                JSONWriter.write(.array(values.map(JSONValue.string)), into: &bytes)
+                bytes.appendJSON(strings: values)
             }
             switch record.operation {
             case .create(let id, let name, let items, let checked, let sections, let quantities):
@@ -168,10 +168,13 @@ extension LogEntry {
             JSONWriter.write(.string(host), into: &bytes)
             bytes.append(UInt8(ascii: "}"))
         case .client(let pid, let uid, let name):
-            bytes.append(contentsOf: #"{"kind":"client","pid":\#(pid),"uid":\#(uid)"#.utf8)
+            bytes.append(contentsOf: #"{"kind":"client","pid":"#.utf8)
+            bytes.appendJSON(integer: Int(pid))
+            bytes.append(contentsOf: #","uid":"#.utf8)
+            bytes.appendJSON(integer: Int(uid))
             if let name {
                 bytes.append(contentsOf: #","name":"#.utf8)
-                JSONWriter.write(.string(name), into: &bytes)
+                bytes.appendJSON(string: name)
             }
             bytes.append(UInt8(ascii: "}"))
         }
