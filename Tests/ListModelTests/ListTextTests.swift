@@ -67,6 +67,9 @@ private enum Reference {
                 ListText.hasKey(text, Reference.key(other)) == (Reference.key(text) == Reference.key(other)),
                 "\(text.debugDescription) against \(other.debugDescription)"
             )
+            if let same = ListText.sameKeyIfPlain(text, other) {
+                #expect(same == (Reference.key(text) == Reference.key(other)), "\(text.debugDescription) against \(other.debugDescription)")
+            }
         }
     }
 

@@ -76,11 +76,29 @@ package enum EditFailure: Error, Sendable, Equatable {
 extension ListEdit {
     /// The queue this edit waits in behind earlier edits of the same list: one per list, and a
     /// create queues on the name it would take. nil when the list does not exist.
-    func gateKey(in book: ListBook) -> String? {
-        if case .createList(let name, _, _) = self { return "name:\(ListText.key(name))" }
-        if case .restoreList(let list) = self { return "name:\(ListText.key(list.name))" }
-        guard let target, let list = try? book.list(target) else { return nil }
-        return "list:\(list.id)"
+    func gateKey(in book: ListBook) -> GateKey? {
+        if case .createList(let name, _, _) = self { return .name(ListText.key(name)) }
+        if case .restoreList(let list) = self { return .name(ListText.key(list.name)) }
+        guard let target, let id = book.id(of: target) else { return nil }
+        return .list(id)
+    }
+}
+
+/// Which queue an edit waits in (`ListCore.queues`): its list's, or, for a list still to be
+/// made, its name's (by `ListText.key`). A value, not a string made and hashed for every edit.
+package enum GateKey: Hashable, Comparable {
+    case list(ListID)
+    case name(String)
+
+    /// The order a save's parts join their queues in: as the keys read (`list:12` before
+    /// `list:2`, lists before names), the order they had as strings.
+    package static func < (left: GateKey, right: GateKey) -> Bool { left.text < right.text }
+
+    private var text: String {
+        switch self {
+        case .list(let id): "list:\(id)"
+        case .name(let key): "name:\(key)"
+        }
     }
 }
 

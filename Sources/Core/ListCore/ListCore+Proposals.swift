@@ -39,7 +39,7 @@ extension ListCore {
         }
         guard let key = request.edit.gateKey(in: working) else {
             // No such list: denied by the rules, behind nothing (unless the file is unreadable).
-            decide(id, Proposal(request, key: ""), at: time, into: &actions)
+            decide(id, Proposal(request, key: .name("")), at: time, into: &actions)
             return actions
         }
         proposals[id] = Proposal(request, key: key)
@@ -131,7 +131,7 @@ extension ListCore {
     }
 
     /// Decides the first entry of `key`'s queue, and the ones after it that need no question.
-    mutating func advance(_ key: String, at time: Timestamp, into actions: inout [CoreAction]) {
+    mutating func advance(_ key: GateKey, at time: Timestamp, into actions: inout [CoreAction]) {
         while let head = queues[key]?.first {
             switch head {
             case .proposal(let id):
@@ -318,7 +318,7 @@ extension ListCore {
         }
     }
 
-    private mutating func finish(_ id: Int, key: String, at time: Timestamp, into actions: inout [CoreAction]) {
+    private mutating func finish(_ id: Int, key: GateKey, at time: Timestamp, into actions: inout [CoreAction]) {
         proposals[id] = nil
         if queues[key]?.first == .proposal(id) { queues[key]?.removeFirst() }
         advance(key, at: time, into: &actions)

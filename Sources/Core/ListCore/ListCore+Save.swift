@@ -44,11 +44,11 @@ extension ListCore {
                 new.decisions[index] = .unchanged  // said when taken in, never done: no one is asked
                 continue
             }
-            let key: String
+            let key: GateKey
             if let existing = fileEdit.edit.gateKey(in: working) {
                 key = existing
             } else if case .name(let name)? = fileEdit.edit.target, creating.contains(ListText.key(name)) {
-                key = "name:\(ListText.key(name))"
+                key = .name(ListText.key(name))
             } else {
                 new.decisions[index] = .broke  // its list is gone; reported when taken in
                 continue
@@ -72,7 +72,7 @@ extension ListCore {
     /// Each allowed edit is applied in place to the part's lists, with no other copy of them
     /// alive (the save is taken out of `self` meanwhile): a copy would make every line copy the
     /// list's items.
-    mutating func advanceSave(_ key: String, at time: Timestamp, into actions: inout [CoreAction]) {
+    mutating func advanceSave(_ key: GateKey, at time: Timestamp, into actions: inout [CoreAction]) {
         guard var current = save, let part = current.parts[key] else { return }
         save = nil
         var book = current.partBooks.removeValue(forKey: key) ?? working

@@ -41,7 +41,7 @@ extension ListCore {
         let failed = [batch, open]
         open = Batch()
         working = durable
-        var retried: [String: [QueueEntry]] = [:]
+        var retried: [GateKey: [QueueEntry]] = [:]
         var retriedIDs: Set<Int> = []
         for part in failed {
             for (id, proposal) in part.retries {

@@ -31,14 +31,14 @@ package struct ListCore {
         case save(Int)
     }
     /// Per list (see `ListEdit.gateKey`): who waits, the first one being decided.
-    var queues: [String: [QueueEntry]] = [:]
+    var queues: [GateKey: [QueueEntry]] = [:]
     /// A client's edit in its list's queue: the request as it came (`ClientEdit`, the one type
     /// of an edit request in the core), with where it waits and what was decided of it so far.
     package struct Proposal {
         /// The request it came as (its edit narrowed as it is decided: parts refused, a clear
         /// made on older lists), to be proposed again when held for a save or for a fetch.
         var request: ClientEdit
-        var key: String
+        var key: GateKey
         /// An edit of several items asked about item by item: each part's item, how many
         /// questions are still out, the keys delegates refused and why.
         var parts: [ListEdit] = []
@@ -50,7 +50,7 @@ package struct ListCore {
         /// lists: `appendBehind`).
         var vetted = false
 
-        init(_ request: ClientEdit, key: String) {
+        init(_ request: ClientEdit, key: GateKey) {
             self.request = request
             self.key = key
         }

@@ -22,14 +22,14 @@ package struct Save: Sendable {
     var base: SaveBase
     var edits: [FileEdit]
     /// The edits of each queue, in file order.
-    var parts: [String: [Int]]
+    var parts: [GateKey: [Int]]
     /// Each edit's queue (the key of its part): an answer finds its part without a search.
-    var partOf: [Int: String] = [:]
+    var partOf: [Int: GateKey] = [:]
     /// Per part: how many of its edits, from the first, are decided (each is decided in order,
     /// so a part is never scanned again from its start: that made a long save quadratic).
-    var decidedPrefix: [String: Int] = [:]
+    var decidedPrefix: [GateKey: Int] = [:]
     /// Per queue: the lists as they will be after the part's allowed edits so far.
-    var partBooks: [String: ListBook] = [:]
+    var partBooks: [GateKey: ListBook] = [:]
     var decisions: [Int: Decision] = [:]
     /// Time passed while it was decided: the file is read again before it is taken in.
     var waited = false

@@ -93,16 +93,26 @@ package struct ListBook: Hashable, Sendable {
         try lists[position(of: reference)]
     }
 
+    /// The id of the list a reference names, without a copy of the list; nil when none.
+    package func id(of reference: ListReference) -> ListID? {
+        (try? position(of: reference)).map { lists[$0].id }
+    }
+
     func position(of reference: ListReference) throws(ListError) -> Int {
         let found: Int?
         switch reference {
         case .id(let id):
             found = lists.firstIndex { $0.id == id }
         case .name(let name):
-            let key = ListText.key(name)
+            // The name's key is built only when a name is not plain ASCII (`sameKeyIfPlain`).
+            var key: String?
             // A name first; digits that name no list are an id (a list may be called "2026").
             found =
-                lists.firstIndex { ListText.hasKey($0.name, key) }
+                lists.firstIndex { list in
+                    if let same = ListText.sameKeyIfPlain(list.name, name) { return same }
+                    if key == nil { key = ListText.key(name) }
+                    return ListText.hasKey(list.name, key!)
+                }
                 ?? ListReference.id(inName: name).flatMap { id in lists.firstIndex { $0.id == id } }
         }
         guard let found else { throw .listNotFound(reference) }

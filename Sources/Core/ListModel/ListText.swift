@@ -98,6 +98,31 @@ public enum ListText {
         return answer ?? (Self.key(text) == key)
     }
 
+    /// Whether two texts have the same key, when both are ASCII with visible ends (then a key is
+    /// the bytes with A–Z lowered, compared here without building either); nil otherwise. An edit
+    /// names its list on every request: building the name's key cost more than the lookup.
+    public static func sameKeyIfPlain(_ left: String, _ right: String) -> Bool? {
+        left.utf8.withContiguousStorageIfAvailable { left -> Bool? in
+            right.utf8.withContiguousStorageIfAvailable { right -> Bool? in
+                guard let first = left.first, let last = left.last, isVisibleASCII(first), isVisibleASCII(last),
+                    let otherFirst = right.first, let otherLast = right.last, isVisibleASCII(otherFirst), isVisibleASCII(otherLast)
+                else { return nil }
+                guard left.count == right.count else {
+                    return left.allSatisfy { $0 < 0x80 } && right.allSatisfy { $0 < 0x80 } ? false : nil
+                }
+                var same = true
+                for index in left.indices {
+                    var (one, other) = (left[index], right[index])
+                    if one >= 0x80 || other >= 0x80 { return nil }
+                    if one >= UInt8(ascii: "A"), one <= UInt8(ascii: "Z") { one += 32 }
+                    if other >= UInt8(ascii: "A"), other <= UInt8(ascii: "Z") { other += 32 }
+                    if one != other { same = false }
+                }
+                return same
+            } ?? nil
+        } ?? nil
+    }
+
     /// The trimmed text, or the rule it breaks.
     public static func validated(_ text: String) -> Result<String, Violation> {
         let text = trimmed(text)
