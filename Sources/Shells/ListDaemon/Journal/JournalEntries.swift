@@ -101,8 +101,8 @@ struct JournalEntries: Sendable {
         // Built only when it is written (the summary and fields cost more than the edit).
         guard self.level <= level else { return }
         var fields = Self.fields(change.origin, list: change.list, edit: nil)
-        fields["revision"] = "\(change.revision)"
-        if let machine { fields["machine"] = "\(machine)" }
+        fields["revision"] = String(change.revision)
+        if let machine { fields["machine"] = machine }
         var summary: String
         switch change.kind {
         case .created: summary = "created list “\(change.list.name)”"
@@ -112,61 +112,64 @@ struct JournalEntries: Sendable {
         for step in change.steps {
             switch step {
             case .add(let item, let quantity, let section):
-                fields["item"] = "\(Self.clip(item))"
+                fields["item"] = Self.clip(item)
                 summary = "added “\(item)”\(quantity.map { " (\($0))" } ?? "") to \(change.list.name)\(section.map { ", under \($0)" } ?? "")"
             case .remove(let item):
-                fields["item"] = "\(Self.clip(item))"
+                fields["item"] = Self.clip(item)
                 summary = "removed “\(item)” from \(change.list.name)"
             case .replace(let item, let with):
-                fields["item"] = "\(Self.clip(item))"
-                fields["replacement"] = "\(with)"
+                fields["item"] = Self.clip(item)
+                fields["replacement"] = with
                 summary = "replaced “\(item)” with “\(with)” on \(change.list.name)"
             case .rename(let from, let to):
                 summary = "renamed list “\(from)” to “\(to)”"
             case .move(let item, let index, let section):
-                fields["item"] = "\(Self.clip(item))"
-                fields["section"] = "\(section)"
+                fields["item"] = Self.clip(item)
+                fields["section"] = section
                 summary = "moved “\(item)” to place \(index + 1) on \(change.list.name)\(section.isEmpty ? "" : ", under \(section)")"
             case .addSection(let section):
-                fields["section"] = "\(section)"
+                fields["section"] = section
                 summary = "added the section \(section) to \(change.list.name)"
             case .renameSection(let from, let to):
-                fields["section"] = "\(from)"
-                fields["new_section"] = "\(to)"
+                fields["section"] = from
+                fields["new_section"] = to
                 summary = "renamed the section \(from) of \(change.list.name) to \(to)"
             case .removeSection(let section):
-                fields["section"] = "\(section)"
+                fields["section"] = section
                 summary = "removed the section \(section) from \(change.list.name)"
             case .quantity(let item, let quantity):
-                fields["item"] = "\(Self.clip(item))"
-                fields["quantity"] = "\(quantity ?? "")"
+                fields["item"] = Self.clip(item)
+                fields["quantity"] = quantity ?? ""
                 summary = quantity.map { "set “\(item)” to \($0) on \(change.list.name)" } ?? "cleared the amount of “\(item)” on \(change.list.name)"
             case .check(let item):
-                fields["item"] = "\(Self.clip(item))"
+                fields["item"] = Self.clip(item)
                 summary = "checked “\(item)” on \(change.list.name)"
             case .uncheck(let item):
-                fields["item"] = "\(Self.clip(item))"
+                fields["item"] = Self.clip(item)
                 summary = "unchecked “\(item)” on \(change.list.name)"
             }
         }
-        let removed = change.steps.compactMap { step -> String? in
+        // A change of several items (a clear, an undone clear) names them all; one of one step,
+        // nearly every change, needs neither list.
+        let several = change.steps.count > 1
+        let removed = !several ? [] : change.steps.compactMap { step -> String? in
             if case .remove(let item) = step { item } else { nil }
         }
-        let added = change.steps.compactMap { step -> String? in
+        let added = !several ? [] : change.steps.compactMap { step -> String? in
             if case .add(let item, _, _) = step { item } else { nil }
         }
         if removed.count > 1 {
             // A clear: every item named, in one field.
             fields["item"] = nil
-            fields["items"] = "\(removed.joined(separator: "\n"))"
+            fields["items"] = removed.joined(separator: "\n")
             summary = "removed \(removed.count) items from \(change.list.name)"
         } else if added.count > 1 {
             fields["item"] = nil
-            fields["items"] = "\(added.joined(separator: "\n"))"
+            fields["items"] = added.joined(separator: "\n")
             summary = "put \(added.count) items back on \(change.list.name)"
         }
         if let undoes = change.undoes {
-            fields["undoes"] = "\(undoes)"
+            fields["undoes"] = String(undoes)
             summary += " (undoing change \(undoes))"
         }
         let elsewhere = machine.map { " on \($0)" } ?? ""
@@ -184,30 +187,31 @@ struct JournalEntries: Sendable {
     /// Who, which list (when it exists; else the name or id the edit gave), which item.
     private static func fields(_ origin: ChangeOrigin, list: ShoppingList?, edit: ListEdit?) -> JournalLine {
         var fields = JournalLine(level: .info)
+        // Values as they are (an interpolation of one value cost a string builder per field).
         switch origin {
         case .client(let pid, let uid, let name):
             fields["origin"] = "client"
-            fields["client_pid"] = "\(pid)"
-            fields["client_uid"] = "\(uid)"
-            if let name { fields["client_name"] = "\(Self.clip(name))" }
+            fields["client_pid"] = String(pid)
+            fields["client_uid"] = String(uid)
+            if let name { fields["client_name"] = Self.clip(name) }
         case .file(let host):
             fields["origin"] = "file"
-            if let host { fields["file_host"] = "\(host)" }
+            if let host { fields["file_host"] = host }
         }
         if let list {
-            fields["list_id"] = "\(list.id)"
-            fields["list_name"] = "\(Self.clip(list.name))"
+            fields["list_id"] = String(list.id)
+            fields["list_name"] = Self.clip(list.name)
         } else if let target = edit?.target {
             switch target {
-            case .id(let id): fields["list_id"] = "\(id)"
-            case .name(let name): fields["list_name"] = "\(Self.clip(name))"
+            case .id(let id): fields["list_id"] = String(id)
+            case .name(let name): fields["list_name"] = Self.clip(name)
             }
         }
         switch edit {
         case .addItem(let item, _, _, _, _)?, .removeItem(let item, _)?, .replaceItem(let item, _, _)?,
             .moveItem(let item, _, _, _)?, .checkItem(let item, _)?, .uncheckItem(let item, _)?,
             .moveItemInto(let item, _, _, _)?, .setQuantity(let item, _, _)?:
-            fields["item"] = "\(Self.clip(item))"
+            fields["item"] = Self.clip(item)
         default: break
         }
         return fields
