@@ -342,6 +342,18 @@ private struct SplitMix: RandomNumberGenerator {
         }
     }
 
+    /// Every edit's params are read by hand from their text: both readers are in DirectJSON's table
+    /// (missing, the params would be read through Codable, the same answers the slow way).
+    @Test func theParamsHandReadersAreInDirectJSONsTable() throws {
+        let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"list":"G","item":"x"}}"#.utf8)
+        guard case .single(.success(.request(let request))) = RPCLine.parse(line), let params = request.params else {
+            Issue.record("the line is a request with params")
+            return
+        }
+        #expect(DirectJSON.read(AddItemParams.self, fromText: params) == AddItemParams(list: .name("G"), item: "x"))
+        #expect(DirectJSON.read(ListItemParams.self, fromText: params) == ListItemParams(list: .name("G"), item: "x"))
+    }
+
     /// The requests a one-shot client sends, written directly and through Codable: the same bytes,
     /// with every optional field present and absent.
     @Test func requestsWrittenDirectlyAreWhatCodableWrites() throws {

@@ -5,9 +5,9 @@
 // value's type with this short table is a pointer comparison.
 import ListModel
 
-/// The table of the types `JSONWriter` writes and `JSONValueDecoder` reads by hand. A type that
-/// conforms but is missing here is written through Codable: the same text, the slow way
-/// (JSONReaderWriterTests fail on it: every type they compare must be found here).
+/// The table of the types `JSONWriter` writes and `JSONValueDecoder` and `JSONTextDecoder` read by
+/// hand. A type that conforms but is missing here goes through Codable: the same text, the slow
+/// way (JSONReaderWriterTests fail on it: every type they compare must be found here).
 enum DirectJSON {
     static let writable: [any JSONDirectlyWritable.Type] = [
         ShoppingList.self, ChangeOrigin.self, ListChange.Step.self, ListChangeParams.self, RPCRequestID.self,
@@ -16,6 +16,9 @@ enum DirectJSON {
     ]
 
     static let readable: [any JSONDirectlyReadable.Type] = [ShoppingList.self, ListSummary.self]
+
+    /// The params read by hand from their text (`JSONTextDecoder`: every edit's).
+    static let textReadable: [any JSONTextDirectlyReadable.Type] = [AddItemParams.self, ListItemParams.self]
 
     /// `value` as a type that writes itself, when its type is in the table.
     static func writer<T>(for value: T) -> (any JSONDirectlyWritable)? {
@@ -30,6 +33,13 @@ enum DirectJSON {
     static func read<T>(_: T.Type, from value: JSONValue) -> T? {
         guard let type = readable.first(where: { ObjectIdentifier($0) == ObjectIdentifier(T.self) }) else { return nil }
         func opened<R: JSONDirectlyReadable>(_: R.Type) -> T? { R(directly: value) as! T? }
+        return opened(type)
+    }
+
+    /// A `T` read by hand from `text`, as `read(_:from:)` from a value.
+    static func read<T>(_: T.Type, fromText text: JSONText) -> T? {
+        guard let type = textReadable.first(where: { ObjectIdentifier($0) == ObjectIdentifier(T.self) }) else { return nil }
+        func opened<R: JSONTextDirectlyReadable>(_: R.Type) -> T? { R(directly: text) as! T? }
         return opened(type)
     }
 }

@@ -6,7 +6,7 @@
 import ListModel
 
 /// A type read from JSON text by hand; nil leaves the text to `Decodable`.
-protocol JSONTextDirectlyReadable {
+protocol JSONTextDirectlyReadable: SendableMetatype {
     init?(directly text: JSONText)
 }
 

@@ -6,9 +6,7 @@
 
 package enum JSONTextDecoder {
     package static func decode<T: Decodable>(_ type: T.Type, from text: JSONText) throws -> T {
-        if let direct = T.self as? any JSONTextDirectlyReadable.Type, let read = direct.init(directly: text) as? T {
-            return read
-        }
+        if let read = DirectJSON.read(T.self, fromText: text) { return read }
         return try decode(type, at: text.range, in: text.line, path: [])
     }
 
