@@ -117,22 +117,7 @@ struct EpollFloor {
     /// The wakeup's lines made durable, then every reply owed, one write per connection.
     mutating func endWakeup() {
         guard !owing.isEmpty else { return }
-        if durable {
-            pending.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = write(file, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        fatalError("write: \(String(cString: strerror(errno)))")
-                    }
-                    offset += written
-                }
-            }
-            while fdatasync(file) != 0 {
-                if errno != EINTR { fatalError("fdatasync: \(String(cString: strerror(errno)))") }
-            }
-        }
+        if durable { pending.withUnsafeBytes { appendDurably($0, to: file) } }
         pending.removeAll(keepingCapacity: true)
         for descriptor in owing {
             let slot = Int(descriptor)

@@ -47,22 +47,7 @@ final class Batch {
 
     private func end() {
         scheduled = false
-        if durable {
-            pending.withUnsafeReadableBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        fatalError("write: \(String(cString: strerror(errno)))")
-                    }
-                    offset += written
-                }
-            }
-            while fdatasync(fd) != 0 {
-                if errno != EINTR { fatalError("fdatasync: \(String(cString: strerror(errno)))") }
-            }
-        }
+        if durable { pending.withUnsafeReadableBytes { appendDurably($0, to: fd) } }
         pending.clear()
         let answered = waiting
         waiting.removeAll(keepingCapacity: true)
