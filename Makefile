@@ -84,7 +84,7 @@ FUZZERS := FuzzRPCLine FuzzListFile FuzzPageMessage FuzzCalDAV
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build dav-clients run test docs binaries save-model soak-saves shared-faults soak-shared e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
+.PHONY: all deps build dav-clients disk-space run test docs binaries save-model soak-saves shared-faults soak-shared e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
 
 all: build
 
@@ -112,6 +112,16 @@ dav-clients: deps
 		echo "Installing the CalDAV clients: $(DAV_CLIENTS)"; \
 		python3 -m venv .build-davclients && .build-davclients/bin/pip install -q $(DAV_CLIENTS); }
 
+# A clean clone's make test writes about 3 GiB here (the debug, release, fuzzers' and static
+# builds, the container's root). With less free than TEST_DISK_GIB it stops at once and says so,
+# not minutes into the build with "No space left on device" from the compiler.
+TEST_DISK_GIB ?= 4
+disk-space:
+	@free=$$(df -Pk . | awk 'NR == 2 { print int($$4 / 1048576) }'); \
+	if [ "$$free" -lt $(TEST_DISK_GIB) ]; then \
+		echo "make test needs about $(TEST_DISK_GIB) GiB free in $$(pwd) and $$free GiB is; free some (or set TEST_DISK_GIB)."; exit 1; \
+	fi
+
 # Serves in the foreground; Ctrl-C stops it cleanly. In another terminal:
 #   .build/debug/listctl create Groceries milk eggs
 run: build
@@ -122,7 +132,7 @@ run: build
 # (debootstrap, mostly the network's time; as root only), at the usual priority. Their output is
 # in .build/*.log, printed if they fail. The container test installs the package of the debug
 # build (PACKAGE=debug, above), made once the tests passed.
-test: deps dav-clients
+test: deps dav-clients disk-space
 	@mkdir -p .build; \
 	setsid sh -c '$(IDLE_SESSION); exec $(IDLE) $(MAKE) --no-print-directory fuzz-build' > .build/fuzz-build.log 2>&1 & fuzzers=$$!; \
 	$(if $(SUDO),,setsid sh -c '$(MAKE) --no-print-directory e2e-root' > .build/e2e-root.log 2>&1 & root=$$!;) \

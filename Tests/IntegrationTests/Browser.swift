@@ -20,7 +20,7 @@ final class Browser: @unchecked Sendable {
         var template = Array("/tmp/listd-browser-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
         profile = String(cString: made)
-        (driverProcess, driverPort) = try Self.startDriver()
+        (driverProcess, driverPort) = try Self.startDriver(temporaryDirectory: profile)
         let capabilities: [String: Any] = [
             "capabilities": [
                 "alwaysMatch": [
@@ -46,12 +46,16 @@ final class Browser: @unchecked Sendable {
 
     /// chromedriver on a free port, answering. The port is free when chosen, not when
     /// chromedriver binds it (another test's connection may take it meanwhile: chromedriver then
-    /// exits at once): another port is tried, three times in all.
-    private static func startDriver() throws -> (ChildProcess, UInt16) {
+    /// exits at once): another port is tried, three times in all. Chromium makes its scratch
+    /// folders in `temporaryDirectory` (the profile's), so they go when the profile does, not
+    /// left in /tmp by a browser the test killed.
+    private static func startDriver(temporaryDirectory: String) throws -> (ChildProcess, UInt16) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporaryDirectory
         var said = ""
         for _ in 0..<3 {
             let port = try freePort()
-            let driver = try ChildProcess(Self.driver, ["--port=\(port)"], mergeOutput: true)
+            let driver = try ChildProcess(Self.driver, ["--port=\(port)"], environment: environment, mergeOutput: true)
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline, !driver.hasExited {
                 if (try? HTTP.request(port: port, "GET", "/status", timeout: 2))?.status == 200 { return (driver, port) }
