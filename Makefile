@@ -84,7 +84,7 @@ FUZZERS := FuzzRPCLine FuzzListFile FuzzPageMessage FuzzCalDAV
 # make bench: the C baselines are built with the C compiler that comes with Swift (or any cc).
 BENCH_CC ?= $(shell command -v clang || command -v gcc || echo cc)
 
-.PHONY: all deps build dav-clients disk-space run test docs binaries save-model soak-saves shared-faults soak-shared e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench clean release man completions install install-files uninstall deb screenshots
+.PHONY: all deps build dav-clients disk-space run test docs binaries save-model soak-saves shared-faults soak-shared e2e e2e-root fuzz fuzz-build fuzz-run fuzz-merge bench listctl-order clean release man completions install install-files uninstall deb screenshots
 
 all: build
 
@@ -264,6 +264,17 @@ bench: deps
 		$(BENCH_CC) -O2 -Wall -pthread -o .build/bench/$$baseline bench/c/$$baseline.c || exit 1; \
 	done
 	$(RELEASE_BIN)/listd-bench --baselines .build/bench --out bench/results/latest.json
+
+# listctl's layout (Package.swift): the functions a one-shot command runs, read off the release
+# listctl under callgrind against a release listd. Committed; run again after changes to its path.
+LISTCTL_ORDER := Sources/Products/listctl/listctl.order
+listctl-order: deps
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; }
+	@for product in listd listctl; do $(RELEASE_BUILD) --product $$product || exit 1; done
+	sh bench/listctl-order.sh $(RELEASE_BIN)/listd $(RELEASE_BIN)/listctl $(LISTCTL_ORDER)
+	@# SwiftPM does not know the file is the link's input: linked again by hand.
+	rm -f $(RELEASE_BIN)/listctl && $(RELEASE_BUILD) --product listctl
 
 # Release binaries that carry the Swift runtime: they run where Swift is not installed.
 release: deps

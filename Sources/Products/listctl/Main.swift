@@ -10,8 +10,7 @@ import ArgumentParser
 @main
 enum Main {
     static func main() {
-        // watch's lines must reach a pipe as they happen.
-        setvbuf(stdout, nil, _IOLBF, 0)
+        // A quick command's output goes out in one write when it exits.
         if let quick = QuickCommand.parse(Array(CommandLine.arguments.dropFirst())) {
             do {
                 try quick.run()
@@ -20,6 +19,8 @@ enum Main {
             }
             return
         }
+        // watch's lines must reach a pipe as they happen.
+        setvbuf(stdout, nil, _IOLBF, 0)
         let commands = Listctl.configuration.subcommands
         let subcommands = Set(commands.compactMap { $0.configuration.commandName })
         var nested: [String: Set<String>] = [:]

@@ -48,6 +48,9 @@ func redisAddOrRemove(_ index: Int, member: String = "probe", set: String = "bus
 struct ProcessCost {
     var wallMs: Double
     var cpuMs: Double
+    /// Minor and major: the pages the process first touched (a count, not a time, so the same
+    /// from run to run on a noisy machine).
+    var pageFaults: Double
 }
 
 /// Runs `path` to its end, its output discarded, and says what it cost.
@@ -70,5 +73,9 @@ func timedRun(_ path: String, _ arguments: [String]) throws -> ProcessCost {
     }
     let wall = ms(now() - start)
     func millis(_ time: timeval) -> Double { Double(time.tv_sec) * 1e3 + Double(time.tv_usec) / 1e3 }
-    return ProcessCost(wallMs: wall, cpuMs: millis(usage.ru_utime) + millis(usage.ru_stime))
+    return ProcessCost(
+        wallMs: wall,
+        cpuMs: millis(usage.ru_utime) + millis(usage.ru_stime),
+        pageFaults: Double(usage.ru_minflt + usage.ru_majflt)
+    )
 }
