@@ -51,7 +51,8 @@ package enum CoreAction: Sendable {
     /// Journal shell: after this long, hand the journal's lines to its thread, then feed
     /// `journalHandedOver`.
     case handJournalOver(after: Duration)
-    /// Status shell: the status line's text is made anew (the lists, the file's state, the store).
+    /// Status shell: the status line's facts changed (the lists, the file's state, the store); its
+    /// text is made anew before it is next told.
     case publishStatus
     /// Status shell: tell the service manager the status line now.
     case tellStatus

@@ -78,8 +78,11 @@ extension ListOwner {
                 self.handle(.journalHandedOver)
             }
         case .publishStatus:
-            publishSummary()
+            // Made when it is told, at most once a second, not in every pass that changes it: its
+            // text cost a tenth of a lone edit's instructions.
+            statusTextStale = true
         case .tellStatus:
+            if statusTextStale { publishSummary() }
             if statusObserver.isSet { statusObserver(published.current.summary) }
         case .scheduleStatus(let delay):
             loop.scheduleTask(in: TimeAmount(delay)) { self.handle(.statusTimerFired) }

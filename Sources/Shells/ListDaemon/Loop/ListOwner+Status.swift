@@ -14,6 +14,7 @@ extension ListOwner {
 
     /// The status line, as the service manager shows it.
     func publishSummary() {
+        statusTextStale = false
         let book = core.durable
         let subscribers = hub.subscriberCount
         var text =

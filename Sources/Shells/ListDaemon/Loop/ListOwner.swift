@@ -58,6 +58,8 @@ package final class ListOwner: Service, @unchecked Sendable {
     /// The journal's lines of the passes since the last hand-over (`CoreAction.handJournalOver`).
     var journalDue: [JournalEntry] = []
     var waiters: [(condition: (ListCore) -> Bool, promise: EventLoopPromise<Void>)] = []
+    /// The status line's facts changed since its text was made (`CoreAction.publishStatus`).
+    var statusTextStale = false
 
     /// The list file listd works on, as named (a symlink stays one: see `ListFileStorage`).
     package var filePath: String { fileSync.path }
@@ -214,7 +216,7 @@ package final class ListOwner: Service, @unchecked Sendable {
     }
 
     /// `3 lists, 2 subscribers, last change: revision 41 by the list file at 2026-11-22T07:19:34.038Z`
-    /// (as of the owner's last pass that changed it).
+    /// (as of the start, or of the last time it was told: `onCommit`).
     package var summary: String { published.current.summary }
 
     /// Called (on the owner's loop) after a pass that changed the lists or the file's state, with
