@@ -22,7 +22,8 @@ until "$listctl" --socket "$work/s.sock" create Groceries milk eggs bread "2 l j
     [ "$tries" -lt 100 ] || { cat "$work/listd.log" >&2; echo "listd did not answer" >&2; exit 1; }
     sleep 0.05
 done
-# The commands of the quick path (QuickCommand): a show, a confirmed add, a denied one, --json.
+# The commands of the quick path (QuickCommand): a show, a confirmed add, a denied one, --json,
+# lists.
 run() {
     name=$1
     shift
@@ -33,8 +34,9 @@ run 1 show Groceries
 run 2 add Groceries tea
 run 3 add Groceries tea
 run 4 show Groceries --json
+run 5 lists
 # Each function once, in the order first met; callgrind's marks of recursion ('2) and addresses
 # without a name are not symbols.
-cat "$work"/cg.1 "$work"/cg.2 "$work"/cg.3 "$work"/cg.4 | sed -n 's/^fn=//p' | sed "s/'[0-9]*\$//" |
+cat "$work"/cg.1 "$work"/cg.2 "$work"/cg.3 "$work"/cg.4 "$work"/cg.5 | sed -n 's/^fn=//p' | sed "s/'[0-9]*\$//" |
     grep -v '^0x' | awk '!seen[$0]++' > "$output"
 echo "$(wc -l < "$output") functions in $output"

@@ -1,4 +1,4 @@
-// listctl's quick path reads `show` and `add` as argument-parser does: every form it takes is
+// listctl's quick path reads `lists`, `show` and `add` as argument-parser does: every form it takes is
 // parsed both ways (argument-parser after listctl's own hoisting, as Main runs it) and must give
 // the same command; every form it leaves alone goes to argument-parser.
 import ArgumentParser
@@ -12,6 +12,9 @@ private func parsedByArgumentParser(_ arguments: [String]) -> QuickCommand? {
     let subcommands = Set(Listctl.configuration.subcommands.compactMap { $0.configuration.commandName })
     let hoisted = Arguments.hoistingSharedOptions(arguments, subcommands: subcommands)
     guard let command = try? Listctl.parseAsRoot(hoisted) else { return nil }
+    if let lists = command as? Listctl.Lists {
+        return .lists(socket: lists.options.socket, json: lists.options.json)
+    }
     if let show = command as? Listctl.Show {
         return .show(list: show.list, socket: show.options.socket, json: show.options.json)
     }
@@ -31,6 +34,11 @@ private func parsedByArgumentParser(_ arguments: [String]) -> QuickCommand? {
 @Suite struct QuickCommandTests {
     /// Forms the quick path reads: argument-parser reads each the same way.
     @Test(arguments: [
+        ["lists"],
+        ["lists", "--json"],
+        ["--json", "lists"],
+        ["lists", "--socket", "/run/l.sock"],
+        ["--socket=/run/l.sock", "lists", "--json"],
         ["show", "Groceries"],
         ["show", "42"],
         ["show", "Groceries", "--json"],
@@ -57,6 +65,12 @@ private func parsedByArgumentParser(_ arguments: [String]) -> QuickCommand? {
     @Test(arguments: [
         [],
         ["show"],
+        ["lists", "Groceries"],
+        ["lists", "--help"],
+        ["lists", "--json", "--json"],
+        ["lists", "--socket"],
+        ["lists", "--section", "Dairy"],
+        ["lists", "--", "x"],
         ["show", "Groceries", "Hardware"],
         ["show", "--help"],
         ["show", "-h"],

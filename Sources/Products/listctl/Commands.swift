@@ -12,9 +12,14 @@ extension Listctl {
         @OptionGroup var options: ConnectionOptions
 
         func run() throws {
-            try options.withClient { client in
+            try Self.lists(on: options.connection)
+        }
+
+        /// What `run` does, on plain values (the quick path calls it too).
+        static func lists(on connection: Connection) throws {
+            try connection.withClient { client in
                 let snapshot = try client.call(GetLists.self, NoParams())
-                if options.json { return printJSON(snapshot) }
+                if connection.json { return printJSON(snapshot) }
                 if snapshot.lists.isEmpty {
                     print("No lists yet. Create one with: listctl create NAME [ITEM…]")
                 }

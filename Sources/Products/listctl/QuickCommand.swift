@@ -1,5 +1,5 @@
-// `listctl show LIST` and `listctl add LIST ITEM…`, the commands people and scripts run most, read
-// without argument-parser: its reflection over every command's properties costs a one-shot
+// `listctl lists`, `listctl show LIST` and `listctl add LIST ITEM…`, the commands people and
+// scripts run most, read without argument-parser: its reflection over every command's properties costs a one-shot
 // process more than its request does (issue 38). Only the plain forms are read here; anything
 // else — help, `--`, `-` for stdin, an option of another command, a missing or extra word — goes
 // to argument-parser, which parses it (or explains the mistake) as ever. QuickCommandTests checks
@@ -7,6 +7,7 @@
 
 /// A command read from the words of the command line, when it is one of the plain forms.
 enum QuickCommand: Equatable {
+    case lists(socket: String?, json: Bool)
     case show(list: String, socket: String?, json: Bool)
     case add(list: String, items: [String], section: String?, amount: String?, socket: String?, json: Bool)
 
@@ -18,7 +19,7 @@ enum QuickCommand: Equatable {
         while start < arguments.count, arguments[start].hasPrefix("-") {
             start += arguments[start] == "--socket" ? 2 : 1
         }
-        guard start < arguments.count, arguments[start] == "show" || arguments[start] == "add" else { return nil }
+        guard start < arguments.count, ["lists", "show", "add"].contains(arguments[start]) else { return nil }
         let command = arguments[start]
         let takesItemOptions = command == "add"
         // The options' values, by name (three: no dictionary to build in a one-shot process).
@@ -64,6 +65,9 @@ enum QuickCommand: Equatable {
             }
         }
         switch command {
+        case "lists":
+            guard words.isEmpty else { return nil }
+            return .lists(socket: socket, json: json)
         case "show":
             guard words.count == 1 else { return nil }
             return .show(list: words[0], socket: socket, json: json)
@@ -89,6 +93,8 @@ enum QuickCommand: Equatable {
     /// Runs the command, as argument-parser's would (the same code, on the same values).
     func run() throws {
         switch self {
+        case .lists(let socket, let json):
+            try Listctl.Lists.lists(on: Connection(socket: socket, json: json))
         case .show(let list, let socket, let json):
             try Listctl.Show.show(list, on: Connection(socket: socket, json: json))
         case .add(let list, let items, let section, let amount, let socket, let json):
