@@ -1,9 +1,9 @@
 // `listctl lists`, `listctl show LIST` and `listctl add LIST ITEM…`, the commands people and
-// scripts run most, read without argument-parser: its reflection over every command's properties costs a one-shot
-// process more than its request does (issue 38). Only the plain forms are read here; anything
-// else — help, `--`, `-` for stdin, an option of another command, a missing or extra word — goes
-// to argument-parser, which parses it (or explains the mistake) as ever. QuickCommandTests checks
-// that the two read every form this takes alike.
+// scripts run most, read without argument-parser: its reflection over every command's properties
+// costs a one-shot process more than its request does (issue 38). Only the plain forms are read
+// here; anything else — help, `--`, `-` for stdin, an option of another command, a missing or
+// extra word — goes to argument-parser, which parses it (or explains the mistake) as ever.
+// QuickCommandTests checks that the two read every form this takes alike.
 
 /// A command read from the words of the command line, when it is one of the plain forms.
 enum QuickCommand: Equatable {
