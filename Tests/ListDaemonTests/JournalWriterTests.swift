@@ -116,6 +116,62 @@ private struct Pipe: ~Copyable {
         #expect(written.last?.contains("notice listd: client_name=phone client_pid=42 client_uid=1000 item=milk list_id=3 list_name=Groceries origin=client reason=itemExists [ListDaemon] denied:") == true, "\(written.last ?? "")")
     }
 
+    /// Every kind of step says its own sentence, the last step's is the one said, a clear and a
+    /// put-back name their count, an undo and another machine are said after it.
+    @Test func everyChangeSaysWhatItDid() async throws {
+        let pipe = try Pipe()
+        let lines = StderrLines(descriptor: pipe.write)
+        let journal = JournalWriter(output: .stderr(label: "listd", lines: lines), level: .debug, lines: lines)
+        let list = ShoppingList(id: 3, name: "Groceries", edited: Timestamp(millisecondsSinceEpoch: 0), revision: 2, items: ["milk"])
+        let origin = ChangeOrigin.client(pid: 42, uid: 1000, name: "phone")
+        func change(_ steps: [ListChange.Step], kind: ListChange.Kind = .updated, undoes: Revision? = nil) -> ListChange {
+            ListChange(kind: kind, revision: 7, list: list, steps: steps, origin: origin, undoes: undoes)
+        }
+        let expected: [(JournalEntry, String)] = [
+            (.applied(change([], kind: .created)), "created list “Groceries”"),
+            (.applied(change([], kind: .deleted)), "deleted list “Groceries”"),
+            (.applied(change([], kind: .updated)), "changed list “Groceries”"),
+            (.applied(change([.add(item: "milk")])), "added “milk” to Groceries"),
+            (.applied(change([.add(item: "milk", quantity: "2 l", section: "Dairy")])), "added “milk” (2 l) to Groceries, under Dairy"),
+            (.applied(change([.remove(item: "milk")])), "removed “milk” from Groceries"),
+            (.applied(change([.replace(item: "milk", with: "oat milk")])), "replaced “milk” with “oat milk” on Groceries"),
+            (.applied(change([.rename(from: "Food", to: "Groceries")], kind: .renamed)), "renamed list “Food” to “Groceries”"),
+            (.applied(change([.move(item: "milk", to: 2)])), "moved “milk” to place 3 on Groceries"),
+            (.applied(change([.move(item: "milk", to: 0, section: "Dairy")])), "moved “milk” to place 1 on Groceries, under Dairy"),
+            (.applied(change([.addSection(section: "Dairy")])), "added the section Dairy to Groceries"),
+            (.applied(change([.renameSection(from: "Dairy", to: "Fridge")])), "renamed the section Dairy of Groceries to Fridge"),
+            (.applied(change([.removeSection(section: "Dairy")])), "removed the section Dairy from Groceries"),
+            (.applied(change([.quantity(item: "milk", quantity: "2 l")])), "set “milk” to 2 l on Groceries"),
+            (.applied(change([.quantity(item: "milk", quantity: nil)])), "cleared the amount of “milk” on Groceries"),
+            (.applied(change([.check(item: "milk")])), "checked “milk” on Groceries"),
+            (.applied(change([.uncheck(item: "milk")])), "unchecked “milk” on Groceries"),
+            (.applied(change([.check(item: "milk"), .add(item: "tea")])), "added “tea” to Groceries"),
+            (.applied(change([.remove(item: "milk"), .remove(item: "tea")])), "removed 2 items from Groceries"),
+            (.applied(change([.add(item: "milk"), .add(item: "tea")], undoes: 5)), "put 2 items back on Groceries (undoing change 5)"),
+            (.applied(change([.check(item: "milk")], undoes: 6)), "checked “milk” on Groceries (undoing change 6)"),
+            (.remote(change([.add(item: "milk")]), machine: "kitchen"), "added “milk” to Groceries"),
+        ]
+        journal.write(expected.map(\.0))
+        try await journal.written(on: MultiThreadedEventLoopGroup.singleton.next()).get()
+
+        // A clear's field of items holds a newline: the text is searched, not split into lines.
+        let written = pipe.readAll()
+        var rest = written[...]
+        for (entry, sentence) in expected {
+            let elsewhere = if case .remote = entry { " on kitchen" } else { "" }
+            let said = "] \(sentence) (revision 7, by phone (pid 42, uid 1000)\(elsewhere))\n"
+            // In the order written.
+            guard let found = rest.firstRange(of: said) else {
+                Issue.record("no “\(said)” after the entries before it in \(written)")
+                continue
+            }
+            rest = rest[found.upperBound...]
+        }
+        // The fields: a later step's win; a clear's items in one field, without `item`.
+        #expect(written.contains("item=tea list_id=3 list_name=Groceries origin=client revision=7 [ListDaemon] added “tea” to Groceries (revision 7"))
+        #expect(written.contains("client_uid=1000 items=milk\ntea list_id=3 list_name=Groceries origin=client revision=7 [ListDaemon] removed 2 items"))
+    }
+
     /// Issue 60, case 6: a sharing listd's journal said its lists were "safe in the change log"
     /// (it has none) when the list file could not be written; and one warning per edit refused
     /// while the shared lists' server was away. It names where the lists are, and such lines

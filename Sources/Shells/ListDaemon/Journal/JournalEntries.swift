@@ -103,52 +103,30 @@ struct JournalEntries: Sendable {
         var fields = Self.fields(change.origin, list: change.list, edit: nil)
         fields["revision"] = String(change.revision)
         if let machine { fields["machine"] = machine }
-        var summary: String
-        switch change.kind {
-        case .created: summary = "created list “\(change.list.name)”"
-        case .deleted: summary = "deleted list “\(change.list.name)”"
-        case .renamed, .updated: summary = "changed list “\(change.list.name)”"
-        }
+        // Every step's fields (a later step's win), and the last step's sentence: the one said.
         for step in change.steps {
             switch step {
-            case .add(let item, let quantity, let section):
+            case .add(let item, _, _), .remove(let item), .check(let item), .uncheck(let item):
                 fields["item"] = Self.clip(item)
-                summary = "added “\(item)”\(quantity.map { " (\($0))" } ?? "") to \(change.list.name)\(section.map { ", under \($0)" } ?? "")"
-            case .remove(let item):
-                fields["item"] = Self.clip(item)
-                summary = "removed “\(item)” from \(change.list.name)"
             case .replace(let item, let with):
                 fields["item"] = Self.clip(item)
                 fields["replacement"] = with
-                summary = "replaced “\(item)” with “\(with)” on \(change.list.name)"
-            case .rename(let from, let to):
-                summary = "renamed list “\(from)” to “\(to)”"
-            case .move(let item, let index, let section):
+            case .rename:
+                break
+            case .move(let item, _, let section):
                 fields["item"] = Self.clip(item)
                 fields["section"] = section
-                summary = "moved “\(item)” to place \(index + 1) on \(change.list.name)\(section.isEmpty ? "" : ", under \(section)")"
-            case .addSection(let section):
+            case .addSection(let section), .removeSection(let section):
                 fields["section"] = section
-                summary = "added the section \(section) to \(change.list.name)"
             case .renameSection(let from, let to):
                 fields["section"] = from
                 fields["new_section"] = to
-                summary = "renamed the section \(from) of \(change.list.name) to \(to)"
-            case .removeSection(let section):
-                fields["section"] = section
-                summary = "removed the section \(section) from \(change.list.name)"
             case .quantity(let item, let quantity):
                 fields["item"] = Self.clip(item)
                 fields["quantity"] = quantity ?? ""
-                summary = quantity.map { "set “\(item)” to \($0) on \(change.list.name)" } ?? "cleared the amount of “\(item)” on \(change.list.name)"
-            case .check(let item):
-                fields["item"] = Self.clip(item)
-                summary = "checked “\(item)” on \(change.list.name)"
-            case .uncheck(let item):
-                fields["item"] = Self.clip(item)
-                summary = "unchecked “\(item)” on \(change.list.name)"
             }
         }
+        var summary = change.steps.last.map { Self.sentence($0, on: change.list.name) } ?? Self.sentence(change.kind, change.list.name)
         // A change of several items (a clear, an undone clear) names them all; one of one step,
         // nearly every change, needs neither list.
         let several = change.steps.count > 1
@@ -172,8 +150,56 @@ struct JournalEntries: Sendable {
             fields["undoes"] = String(undoes)
             summary += " (undoing change \(undoes))"
         }
-        let elsewhere = machine.map { " on \($0)" } ?? ""
-        log(level, "\(summary) (revision \(change.revision), by \(change.origin)\(elsewhere))", fields)
+        // One string, appended to: an interpolation of the sentence copied it once more.
+        summary += " (revision "
+        summary += String(change.revision)
+        summary += ", by "
+        summary += change.origin.description
+        if let machine {
+            summary += " on "
+            summary += machine
+        }
+        summary += ")"
+        log(level, summary, fields)
+    }
+
+    /// What a change with no steps did.
+    private static func sentence(_ kind: ListChange.Kind, _ name: String) -> String {
+        switch kind {
+        case .created: "created list “\(name)”"
+        case .deleted: "deleted list “\(name)”"
+        case .renamed, .updated: "changed list “\(name)”"
+        }
+    }
+
+    /// What `step` did to the list called `name`.
+    private static func sentence(_ step: ListChange.Step, on name: String) -> String {
+        switch step {
+        case .add(let item, let quantity, let section):
+            "added “\(item)”\(quantity.map { " (\($0))" } ?? "") to \(name)\(section.map { ", under \($0)" } ?? "")"
+        case .remove(let item):
+            "removed “\(item)” from \(name)"
+        case .replace(let item, let with):
+            "replaced “\(item)” with “\(with)” on \(name)"
+        case .rename(let from, let to):
+            "renamed list “\(from)” to “\(to)”"
+        case .move(let item, let index, let section):
+            "moved “\(item)” to place \(index + 1) on \(name)\(section.isEmpty ? "" : ", under \(section)")"
+        case .addSection(let section):
+            "added the section \(section) to \(name)"
+        case .renameSection(let from, let to):
+            "renamed the section \(from) of \(name) to \(to)"
+        case .removeSection(let section):
+            "removed the section \(section) from \(name)"
+        case .quantity(let item, let quantity?):
+            "set “\(item)” to \(quantity) on \(name)"
+        case .quantity(let item, nil):
+            "cleared the amount of “\(item)” on \(name)"
+        case .check(let item):
+            "checked “\(item)” on \(name)"
+        case .uncheck(let item):
+            "unchecked “\(item)” on \(name)"
+        }
     }
 
     /// Text a client or a file gave, as the journal keeps it: its first 200 characters and its
