@@ -154,8 +154,9 @@ private struct Pipe: ~Copyable {
         journal.write(expected.map(\.0))
         try await journal.written(on: MultiThreadedEventLoopGroup.singleton.next()).get()
 
-        // A clear's field of items holds a newline: the text is searched, not split into lines.
         let written = pipe.readAll()
+        // One line each: a clear's field of items, one per line for journald, says `\n` here.
+        #expect(written.split(separator: "\n").count == expected.count, "\(written)")
         var rest = written[...]
         for (entry, sentence) in expected {
             let elsewhere = if case .remote = entry { " on kitchen" } else { "" }
@@ -169,7 +170,7 @@ private struct Pipe: ~Copyable {
         }
         // The fields: a later step's win; a clear's items in one field, without `item`.
         #expect(written.contains("item=tea list_id=3 list_name=Groceries origin=client revision=7 [ListDaemon] added “tea” to Groceries (revision 7"))
-        #expect(written.contains("client_uid=1000 items=milk\ntea list_id=3 list_name=Groceries origin=client revision=7 [ListDaemon] removed 2 items"))
+        #expect(written.contains(#"client_uid=1000 items=milk\ntea list_id=3 list_name=Groceries origin=client revision=7 [ListDaemon] removed 2 items"#))
     }
 
     /// Issue 60, case 6: a sharing listd's journal said its lists were "safe in the change log"

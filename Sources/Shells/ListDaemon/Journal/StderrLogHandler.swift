@@ -69,13 +69,29 @@ package struct StderrLogHandler: LogHandler {
             bytes.append(UInt8(ascii: " "))
             bytes.append(contentsOf: key.utf8)
             bytes.append(UInt8(ascii: "="))
-            bytes.append(contentsOf: value.utf8)
+            appendOnOneLine(value, to: &bytes)
         }
         bytes.append(contentsOf: " [".utf8)
         bytes.append(contentsOf: source.utf8)
         bytes.append(contentsOf: "] ".utf8)
-        bytes.append(contentsOf: message.utf8)
+        appendOnOneLine(message, to: &bytes)
         bytes.append(UInt8(ascii: "\n"))
+    }
+
+    /// `text` with its line breaks written `\n` (and `\r`): an entry is one line (a clear's
+    /// `items` field names one item per line for journald).
+    private static func appendOnOneLine(_ text: String, to bytes: inout [UInt8]) {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else {
+            bytes.append(contentsOf: text.utf8)
+            return
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
+            default: bytes.append(byte)
+            }
+        }
     }
 }
 
