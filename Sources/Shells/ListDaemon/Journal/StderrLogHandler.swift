@@ -81,10 +81,18 @@ package struct StderrLogHandler: LogHandler {
     /// `text` with its line breaks written `\n` (and `\r`): an entry is one line (a clear's
     /// `items` field names one item per line for journald).
     private static func appendOnOneLine(_ text: String, to bytes: inout [UInt8]) {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else {
-            bytes.append(contentsOf: text.utf8)
-            return
+        // Appended, then searched (memchr): nearly every text has no break, and a search of the
+        // string's view byte by byte cost more than the rest of the line.
+        let start = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        let hasBreak = bytes.withUnsafeBytes { all in
+            let appended = UnsafeRawBufferPointer(rebasing: all[start...])
+            guard let base = appended.baseAddress else { return false }
+            return memchr(base, Int32(UInt8(ascii: "\n")), appended.count) != nil
+                || memchr(base, Int32(UInt8(ascii: "\r")), appended.count) != nil
         }
+        guard hasBreak else { return }
+        bytes.removeSubrange(start...)
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
