@@ -173,6 +173,25 @@ private struct Pipe: ~Copyable {
         #expect(written.contains(#"client_uid=1000 items=milk\ntea list_id=3 list_name=Groceries origin=client revision=7 [ListDaemon] removed 2 items"#))
     }
 
+    /// Text a client sent reaches the readable log with its control characters written out: an
+    /// item refused for holding ESC or a C1 control cannot move a terminal's cursor there.
+    @Test func aClientsControlCharactersAreWrittenOut() async throws {
+        let pipe = try Pipe()
+        let lines = StderrLines(descriptor: pipe.write)
+        let journal = JournalWriter(output: .stderr(label: "listd", lines: lines), level: .info, lines: lines)
+        let origin = ChangeOrigin.client(pid: 42, uid: 1000, name: "x\u{1B}]0;owned\u{07}")
+        let item = "milk\u{1B}[2J\u{9B}31m\ttea"
+        journal.write([
+            .denied(.invalidItem(item, .controlCharacter(scalar: 0x1B)), edit: .addItem(item, to: .id(3)), origin: origin, list: nil)
+        ])
+        try await journal.written(on: MultiThreadedEventLoopGroup.singleton.next()).get()
+
+        let written = pipe.readAll()
+        #expect(!written.unicodeScalars.dropLast().contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }, "\(written.debugDescription)")
+        #expect(written.contains(#"item=milk\x1b[2J\x9b31m\ttea"#), "\(written)")
+        #expect(written.contains(#"client_name=x\x1b]0;owned\x07"#), "\(written)")
+    }
+
     /// Issue 60, case 6: a sharing listd's journal said its lists were "safe in the change log"
     /// (it has none) when the list file could not be written; and one warning per edit refused
     /// while the shared lists' server was away. It names where the lists are, and such lines

@@ -78,26 +78,38 @@ package struct StderrLogHandler: LogHandler {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    /// `text` with its line breaks written `\n` (and `\r`): an entry is one line (a clear's
-    /// `items` field names one item per line for journald).
+    /// `text` with its control characters written out (`\n`, `\r`, `\t`, `\x1b`…): an entry is
+    /// one line (a clear's `items` field names one item per line for journald), and text a client
+    /// sent — an item refused for holding ESC, say — cannot move a terminal's cursor or colour
+    /// the lines around it. C1 controls (U+0080–U+009F) are written out too.
     private static func appendOnOneLine(_ text: String, to bytes: inout [UInt8]) {
-        // Appended, then searched (memchr): nearly every text has no break, and a search of the
-        // string's view byte by byte cost more than the rest of the line.
+        // Appended, then searched: nearly every text has none, and a search of the string's view
+        // byte by byte cost more than the rest of the line.
         let start = bytes.count
         bytes.append(contentsOf: text.utf8)
-        let hasBreak = bytes.withUnsafeBytes { all in
-            let appended = UnsafeRawBufferPointer(rebasing: all[start...])
-            guard let base = appended.baseAddress else { return false }
-            return memchr(base, Int32(UInt8(ascii: "\n")), appended.count) != nil
-                || memchr(base, Int32(UInt8(ascii: "\r")), appended.count) != nil
+        let plain = bytes.withUnsafeBufferPointer { all in
+            var index = start
+            while index < all.count {
+                let byte = all[index]
+                // 0xC2 then 0x80–0x9F: a C1 control in UTF-8.
+                if byte < 0x20 || byte == 0x7F || (byte == 0xC2 && index + 1 < all.count && all[index + 1] < 0xA0) {
+                    return false
+                }
+                index += 1
+            }
+            return true
         }
-        guard hasBreak else { return }
+        guard !plain else { return }
         bytes.removeSubrange(start...)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
-            default: bytes.append(byte)
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
+            case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
+            case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20, 0x7F..<0xA0:
+                let hex = String(scalar.value, radix: 16)
+                bytes.append(contentsOf: (#"\x"# + (hex.count == 1 ? "0" : "") + hex).utf8)
+            default: bytes.append(contentsOf: String(scalar).utf8)
             }
         }
     }
