@@ -132,7 +132,7 @@ run: build
 # (debootstrap, mostly the network's time; as root only), at the usual priority. Their output is
 # in .build/*.log, printed if they fail. The container test installs the package of the debug
 # build (PACKAGE=debug, above), made once the tests passed.
-test: deps dav-clients disk-space
+test: disk-space deps dav-clients
 	@mkdir -p .build; \
 	setsid sh -c '$(IDLE_SESSION); exec $(IDLE) $(MAKE) --no-print-directory fuzz-build' > .build/fuzz-build.log 2>&1 & fuzzers=$$!; \
 	$(if $(SUDO),,setsid sh -c '$(MAKE) --no-print-directory e2e-root' > .build/e2e-root.log 2>&1 & root=$$!;) \

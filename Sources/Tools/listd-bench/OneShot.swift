@@ -6,8 +6,7 @@ func measureOneShot() throws {
     do {
         let listd = try ListdUnderTest("listctl")
         try createList(listd.connect(), "Groceries")
-        // Read: a list of 30 items, whatever the number of add runs above (the figure's list
-        // before those runs became 60 of each).
+        // What `show` reads: a list of 30 items of its own, whatever the number of add runs.
         try createList(listd.connect(), "Pantry", items: 30)
         // Timed with wait4 from spawn to exit (a poll every 5 ms once made both read 51 ms). Each
         // run takes a millisecond or two, and this machine's noise moves one by half: 60 runs of
