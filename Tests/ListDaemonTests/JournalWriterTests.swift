@@ -47,6 +47,21 @@ private struct Pipe: ~Copyable {
     }
 }
 
+/// What the journal writes on stderr for `batches`, handed over one after another (each as one
+/// pass's), once all are written.
+private func stderrText(
+    of batches: [[JournalEntry]],
+    level: Logger.Level = .info,
+    keptIn: String = "the change log"
+) async throws -> String {
+    let pipe = try Pipe()
+    let lines = StderrLines(descriptor: pipe.write)
+    let journal = JournalWriter(output: .stderr(label: "listd", lines: lines), level: level, keptIn: keptIn, lines: lines)
+    for batch in batches { journal.write(batch) }
+    try await journal.written(on: MultiThreadedEventLoopGroup.singleton.next()).get()
+    return pipe.readAll()
+}
+
 @Suite struct JournalWriterTests {
     @Test func linesLoggedInABatchAreWrittenWhenItCloses() throws {
         let pipe = try Pipe()
@@ -77,16 +92,10 @@ private struct Pipe: ~Copyable {
     }
 
     @Test func aPassesEntriesAreWrittenOnTheJournalsThreadInTheOrderHandedOver() async throws {
-        let pipe = try Pipe()
-        let lines = StderrLines(descriptor: pipe.write)
-        let journal = JournalWriter(output: .stderr(label: "listd", lines: lines), level: .info, lines: lines)
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
-
-        journal.write([.fileEmptied(path: "/lists.md", deleted: true), .fileWrittenAgain(path: "/lists.md")])
-        journal.write([.fileEmptied(path: "/other.md", deleted: false)])
-        try await journal.written(on: loop).get()
-
-        let written = pipe.readAll().split(separator: "\n")
+        let written = try await stderrText(of: [
+            [.fileEmptied(path: "/lists.md", deleted: true), .fileWrittenAgain(path: "/lists.md")],
+            [.fileEmptied(path: "/other.md", deleted: false)],
+        ]).split(separator: "\n")
         #expect(written.count == 3)
         #expect(written.count == 3 && written[0].contains("the list file /lists.md was deleted"))
         #expect(written.count == 3 && written[1].contains("the list file /lists.md is written again"))
@@ -94,18 +103,12 @@ private struct Pipe: ~Copyable {
     }
 
     @Test func aChangesEntryIsOneLineWithItsFieldsInKeyOrder() async throws {
-        let pipe = try Pipe()
-        let lines = StderrLines(descriptor: pipe.write)
-        let journal = JournalWriter(output: .stderr(label: "listd", lines: lines), level: .info, lines: lines)
         let list = ShoppingList(id: 3, name: "Groceries", edited: Timestamp(millisecondsSinceEpoch: 0), revision: 2, items: ["milk"])
         let origin = ChangeOrigin.client(pid: 42, uid: 1000, name: "phone")
-        journal.write([
+        let written = try await stderrText(of: [[
             .applied(ListChange(kind: .updated, revision: 2, list: list, steps: [.add(item: "milk", quantity: "2 l")], origin: origin)),
             .denied(.itemExists(item: "milk", list: "Groceries"), edit: .addItem("milk", to: .id(3)), origin: origin, list: list),
-        ])
-        try await journal.written(on: MultiThreadedEventLoopGroup.singleton.next()).get()
-
-        let written = pipe.readAll().split(separator: "\n")
+        ]]).split(separator: "\n")
         #expect(written.count == 2)
         #expect(
             written.first?.hasSuffix(
@@ -119,9 +122,6 @@ private struct Pipe: ~Copyable {
     /// Every kind of step says its own sentence, the last step's is the one said, a clear and a
     /// put-back name their count, an undo and another machine are said after it.
     @Test func everyChangeSaysWhatItDid() async throws {
-        let pipe = try Pipe()
-        let lines = StderrLines(descriptor: pipe.write)
-        let journal = JournalWriter(output: .stderr(label: "listd", lines: lines), level: .debug, lines: lines)
         let list = ShoppingList(id: 3, name: "Groceries", edited: Timestamp(millisecondsSinceEpoch: 0), revision: 2, items: ["milk"])
         let origin = ChangeOrigin.client(pid: 42, uid: 1000, name: "phone")
         func change(_ steps: [ListChange.Step], kind: ListChange.Kind = .updated, undoes: Revision? = nil) -> ListChange {
@@ -151,10 +151,8 @@ private struct Pipe: ~Copyable {
             (.applied(change([.check(item: "milk")], undoes: 6)), "checked “milk” on Groceries (undoing change 6)"),
             (.remote(change([.add(item: "milk")]), machine: "kitchen"), "added “milk” to Groceries"),
         ]
-        journal.write(expected.map(\.0))
-        try await journal.written(on: MultiThreadedEventLoopGroup.singleton.next()).get()
-
-        let written = pipe.readAll()
+        // At debug level: another machine's change is journalled there.
+        let written = try await stderrText(of: [expected.map(\.0)], level: .debug)
         // One line each: a clear's field of items, one per line for journald, says `\n` here.
         #expect(written.split(separator: "\n").count == expected.count, "\(written)")
         var rest = written[...]
@@ -176,17 +174,11 @@ private struct Pipe: ~Copyable {
     /// Text a client sent reaches the readable log with its control characters written out: an
     /// item refused for holding ESC or a C1 control cannot move a terminal's cursor there.
     @Test func aClientsControlCharactersAreWrittenOut() async throws {
-        let pipe = try Pipe()
-        let lines = StderrLines(descriptor: pipe.write)
-        let journal = JournalWriter(output: .stderr(label: "listd", lines: lines), level: .info, lines: lines)
         let origin = ChangeOrigin.client(pid: 42, uid: 1000, name: "x\u{1B}]0;owned\u{07}")
         let item = "milk\u{1B}[2J\u{9B}31m\ttea"
-        journal.write([
+        let written = try await stderrText(of: [[
             .denied(.invalidItem(item, .controlCharacter(scalar: 0x1B)), edit: .addItem(item, to: .id(3)), origin: origin, list: nil)
-        ])
-        try await journal.written(on: MultiThreadedEventLoopGroup.singleton.next()).get()
-
-        let written = pipe.readAll()
+        ]])
         #expect(!written.unicodeScalars.dropLast().contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }, "\(written.debugDescription)")
         #expect(written.contains(#"item=milk\x1b[2J\x9b31m\ttea"#), "\(written)")
         #expect(written.contains(#"client_name=x\x1b]0;owned\x07"#), "\(written)")
@@ -197,17 +189,12 @@ private struct Pipe: ~Copyable {
     /// while the shared lists' server was away. It names where the lists are, and such lines
     /// come at most once a second, the next saying how many were held back.
     @Test func aSharingListdsJournalNamesWhereTheListsAreAndHoldsBackRepeats() async throws {
-        let pipe = try Pipe()
-        let lines = StderrLines(descriptor: pipe.write)
-        let journal = JournalWriter(
-            output: .stderr(label: "listd", lines: lines), level: .info, keptIn: "the shared lists at listd@kitchen/lists", lines: lines
-        )
         let unwritable = DaemonError.cannotWriteListFile(path: "/lists.md", step: "create a temp file", errno: 28)
         let away = DaemonError.shareUnavailable(server: "listd@kitchen/lists", detail: "the connection to the server closed")
-        journal.write([.fileWriteFailed(unwritable)] + Array(repeating: .storageFailed(away, edits: 1), count: 50))
-        try await journal.written(on: MultiThreadedEventLoopGroup.singleton.next()).get()
-
-        let written = pipe.readAll().split(separator: "\n")
+        let written = try await stderrText(
+            of: [[.fileWriteFailed(unwritable)] + Array(repeating: .storageFailed(away, edits: 1), count: 50)],
+            keptIn: "the shared lists at listd@kitchen/lists"
+        ).split(separator: "\n")
         #expect(written.first?.contains("the lists are safe in the shared lists at listd@kitchen/lists") == true, "\(written.first ?? "")")
         #expect(written.count == 2, "one refusal line of fifty within a second: \(written)")
     }
