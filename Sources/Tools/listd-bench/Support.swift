@@ -155,35 +155,16 @@ func waitForSocket(
     throw BenchError("nothing answered at \(socket)")
 }
 
-/// CPU time a process has used so far, in nanoseconds (every thread; schedstat is exact where
-/// /proc/PID/stat counts in clock ticks).
-func cpuTime(of pid: Int32) -> UInt64 {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-    return tasks.reduce(0) { total, task in
-        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? "0"
-        return total + (UInt64(text.split(separator: " ").first ?? "0") ?? 0)
-    }
-}
-
 /// CPU time a process uses over the next `seconds`, in nanoseconds, every thread's: each is read
 /// every 50 ms, so a thread that exits meanwhile counts up to its last reading (a difference of
 /// two sums would lose all of it, and a thread that starts would count as a whole).
 func cpuTimeOver(seconds: Double, of pid: Int32) -> UInt64 {
-    func threads() -> [String: UInt64] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        var times: [String: UInt64] = [:]
-        for task in tasks {
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? ""
-            if let time = UInt64(text.split(separator: " ").first ?? "") { times[task] = time }
-        }
-        return times
-    }
-    let start = threads()
+    let start = threadCPUTimes(pid)
     var last = start
     let stop = now() + UInt64(seconds * 1e9)
     while now() < stop {
         usleep(50_000)
-        last.merge(threads()) { _, new in new }
+        last.merge(threadCPUTimes(pid)) { _, new in new }
     }
     return last.reduce(0) { total, thread in total + (thread.value - min(thread.value, start[thread.key] ?? 0)) }
 }
