@@ -82,6 +82,36 @@ import Testing
         #expect(tea?.calendarData.contains("DUE:20261201") == true)
     }
 
+    /// A book saved, then the same changes applied to it again (listd-web restarted before its
+    /// next save follows listd from the saved revision): every task listd made gets the same UID
+    /// and href; one a client gave its own task first is not taken for another.
+    @Test func aChangeAppliedAgainMakesTheSameUIDs() throws {
+        let saved = Self.book()
+        func followed(_ book: TaskBook) -> TaskBook {
+            var book = book
+            book.apply(Self.list(["milk", "eggs", "tea"], revision: 2), deleted: false, steps: [.add(item: "tea")], revision: 2)
+            book.apply(Self.list(["milk", "tea"], revision: 3), deleted: false, steps: [.remove(item: "eggs")], revision: 3)
+            book.apply(Self.list(["milk", "tea", "eggs"], revision: 4), deleted: false, steps: [.add(item: "eggs")], revision: 4)
+            return book
+        }
+        let live = followed(saved), again = followed(saved)
+        #expect(live == again)
+        let tasks = try #require(live.lists[7])
+        // eggs came back: a new task, not the removed one's UID.
+        #expect(tasks.entries["eggs"]?.uid != saved.lists[7]?.entries["eggs"]?.uid)
+        #expect(Set(tasks.entries.values.map(\.uid)).count == 3)
+
+        // A client's task took the UID and href the next task listd makes would have.
+        var clash = Self.book()
+        clash.apply(Self.list(["milk", "eggs", "tea"], revision: 2), deleted: false, steps: [.add(item: "tea")], revision: 2) { _, key in
+            key == "tea" ? PendingTask(uid: "inst-7-3-3", href: "inst-7-3-3.ics", kept: KeptTaskData()) : nil
+        }
+        clash.apply(Self.list(["milk", "eggs", "tea", "jam"], revision: 3), deleted: false, steps: [.add(item: "jam")], revision: 3)
+        let made = try #require(clash.lists[7]?.entries["jam"])
+        #expect(made.uid == "inst-7-3-3-again" && made.href == "inst-7-3-3-again.ics")
+        #expect(clash.lists[7]?.entry(href: "inst-7-3-3.ics")?.item.text == "tea")
+    }
+
     @Test func keptDataAloneIsAStepAfterTheRevision() throws {
         var book = Self.book()
         let href = try #require(book.lists[7]?.entries["milk"]?.href)

@@ -140,6 +140,83 @@ import Testing
         )
     }
 
+    /// The hrefs of the tasks of list 1, as an app lists them.
+    static func taskHrefs(_ server: WebServer, _ authorization: String) throws -> Set<String> {
+        let reply = try HTTP.request(
+            port: server.port, "PROPFIND", "/caldav/lists/1/", headers: ["Authorization": authorization, "Depth": "1"]
+        )
+        return Set(reply.text.matches(of: /\/caldav\/lists\/1\/[^<]+\.ics/).map { String($0.output) })
+    }
+
+    /// Each task's UID, by href, as an app reads them.
+    static func taskUIDs(_ server: WebServer, _ authorization: String) throws -> [String: String] {
+        try Dictionary(
+            uniqueKeysWithValues: taskHrefs(server, authorization).map { href in
+                let task = try HTTP.request(port: server.port, "GET", href, headers: ["Authorization": authorization])
+                return (href, task.text.firstMatch(of: /UID:([^\r\n]+)/).map { String($0.output.1) } ?? "")
+            }
+        )
+    }
+
+    /// listd-web killed (a crash, the OOM killer, a power cut) a moment after a tasks app put a
+    /// task of its own and synced one made elsewhere, before its book's next save: started again,
+    /// it serves every task at the href the app has, with the UID the app has, and what only the
+    /// app's PUT gave (its DUE). The app's next sync (its token is past those changes) would not
+    /// tell it of a task that came back under another name: it would keep one the server no
+    /// longer knows.
+    @Test func aCrashOfListdWebKeepsEveryTaskWhereTheAppHasIt() async throws {
+        let daemon = try Daemon.start()
+        let web = try WebServer(daemon.sandbox, arguments: ["--url", "https://tasks.test"])
+        let paired = try Self.pair(web, "Anna's phone")
+        let setup = try LineConnection(path: daemon.sandbox.socket)
+        _ = try setup.result("createList", ["name": "Groceries", "items": ["milk"]])
+        let authorization = "Basic " + Data("\(paired.user):\(paired.password)".utf8).base64EncodedString()
+        try await until("the book has milk", timeout: 30) { try Self.taskHrefs(web, authorization).count == 1 }
+        let bread = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:app-bread\r\n"
+            + "SUMMARY:bread\r\nDUE:20261201T090000Z\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        let put = try HTTP.request(
+            port: web.port, "PUT", "/caldav/lists/1/app-bread.ics",
+            headers: ["Authorization": authorization, "Content-Type": "text/calendar", "If-None-Match": "*"],
+            body: Array(bread.utf8)
+        )
+        #expect(put.status == 201, "\(put.status) \(put.text)")
+        _ = try setup.result("addItem", ["list": "Groceries", "item": "eggs"])
+        try await until("the app synced eggs", timeout: 30) { try Self.taskHrefs(web, authorization).count == 3 }
+        let synced = try Self.taskUIDs(web, authorization)
+        web.child.signal(SIGKILL)
+        web.child.wait()
+
+        let again = try WebServer(daemon.sandbox, arguments: ["--url", "https://tasks.test"])
+        try await until("the book follows listd again", timeout: 30) { try Self.taskHrefs(again, authorization).count == 3 }
+        #expect(try Self.taskUIDs(again, authorization) == synced, "the tasks before the crash: \(synced)")
+        let kept = try HTTP.request(port: again.port, "GET", "/caldav/lists/1/app-bread.ics", headers: ["Authorization": authorization])
+        #expect(kept.text.contains("SUMMARY:bread") && kept.text.contains("DUE:20261201T090000Z"), "\(kept.status) \(kept.text)")
+        withExtendedLifetime((daemon, again)) {}
+    }
+
+    /// listd-web killed before its first save, after a tasks app was paired and synced the lists,
+    /// and something changed meanwhile: its book, made from the lists as they were at the pairing,
+    /// is on disk already, so it is not made anew (every task under a new name) at the restart.
+    @Test func aCrashRightAfterPairingKeepsTheTasksTheAppSaw() async throws {
+        let daemon = try Daemon.start()
+        let setup = try LineConnection(path: daemon.sandbox.socket)
+        _ = try setup.result("createList", ["name": "Groceries", "items": ["milk"]])
+        let web = try WebServer(daemon.sandbox, arguments: ["--url", "https://tasks.test"])
+        let paired = try Self.pair(web, "Anna's phone")
+        let authorization = "Basic " + Data("\(paired.user):\(paired.password)".utf8).base64EncodedString()
+        try await until("the book has milk", timeout: 30) { try Self.taskHrefs(web, authorization).count == 1 }
+        _ = try setup.result("addItem", ["list": "Groceries", "item": "eggs"])
+        try await until("the app synced eggs", timeout: 30) { try Self.taskHrefs(web, authorization).count == 2 }
+        let synced = try Self.taskUIDs(web, authorization)
+        web.child.signal(SIGKILL)
+        web.child.wait()
+
+        let again = try WebServer(daemon.sandbox, arguments: ["--url", "https://tasks.test"])
+        try await until("the book follows listd again", timeout: 30) { try Self.taskHrefs(again, authorization).count == 2 }
+        #expect(try Self.taskUIDs(again, authorization) == synced, "the tasks before the crash: \(synced)")
+        withExtendedLifetime((daemon, again)) {}
+    }
+
     /// caldav-server-tester's feature check, kept as Tests/CalDAV/compliance-profile.json: a
     /// change of any feature's verdict fails, and is printed (its fixtures are events, which a
     /// list refuses: much is "unknown"; see docs/caldav.md).

@@ -177,6 +177,8 @@ public struct TaskBook: Sendable, Hashable, Codable {
             tasks.hrefs[entry.href] = newKey
         }
         let when = TaskRendering.utc(list.edited)
+        /// The list's UIDs, gathered at its first new item.
+        var uids: Set<String>?
         var order: [String] = []
         order.reserveCapacity(list.items.count)
         for item in TaskItem.all(of: list) {
@@ -190,10 +192,25 @@ public struct TaskBook: Sendable, Hashable, Codable {
                 tasks.entries[key] = entry
             } else {
                 let named = pending(list.id, key)
-                let uid = named?.uid ?? Self.newUID()
-                let href = named?.href ?? uid + ".ics"
-                // An href a removed task had is taken again: it is this task's now.
-                if let other = tasks.hrefs[href], other != key { tasks.entries[other]?.href = Self.newUID() + ".ics" }
+                let uid: String, href: String
+                if let named {
+                    (uid, href) = (named.uid, named.href)
+                    // A task has the href the client gave its new one (rare: a task made in
+                    // between): it is the client's now, and the other is known by one of its own.
+                    if let other = tasks.hrefs[href], other != key, var moved = tasks.entries[other] {
+                        moved.href = madeUID(list: list.id, revision: revision, position: item.position) + "-earlier.ics"
+                        moved.stamp = stamp
+                        tasks.entries[other] = moved
+                        tasks.hrefs[moved.href] = other
+                    }
+                } else {
+                    // Neither a UID nor an href a client gave its own task is taken twice.
+                    var made = madeUID(list: list.id, revision: revision, position: item.position)
+                    if uids == nil { uids = Set(tasks.entries.values.map(\.uid)) }
+                    while uids?.contains(made) == true || tasks.hrefs[made + ".ics"] != nil { made += "-again" }
+                    (uid, href) = (made, made + ".ics")
+                }
+                uids?.insert(uid)
                 tasks.entries[key] = TaskEntry(
                     uid: uid, href: href, stamp: stamp, changed: when, item: item, kept: named?.kept ?? KeptTaskData()
                 )
@@ -260,10 +277,13 @@ public struct TaskBook: Sendable, Hashable, Codable {
         }
     }
 
-    /// A UID for a task listd made (an item added elsewhere): random, UUID-shaped.
-    static func newUID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let hex = (0..<16).map { _ in String(UInt8.random(in: 0...255, using: &generator), radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-").uppercased()
+    /// A UID for a task listd made (an item added elsewhere): listd's instance, the list, the
+    /// revision its item was first seen at and its place then. Made again the same when the same
+    /// change is applied again — after a restart of listd-web that came before the book was saved,
+    /// it is followed again from the book's revision — so a UID and href a client already has are
+    /// never swapped for new ones (the client would keep a task the server no longer knows, and
+    /// miss the one it made instead: its sync token is past the change).
+    func madeUID(list: ListID, revision: Revision, position: Int) -> String {
+        "\(instance ?? "listd")-\(list)-\(revision)-\(position)"
     }
 }

@@ -1,7 +1,10 @@
 // The task book kept current: a subscription to listd (resumed from the book's revision after a
 // restart of either, rebuilt from the lists when listd no longer has the changes since), each
-// change applied, and the book saved to its file (a second after a change, at most) so UIDs and
-// sync tokens survive listd-web's restarts. Requests read it; writes wait here for their change.
+// change applied, and the book saved to its file so UIDs and sync tokens survive listd-web's
+// restarts: a second after a change at most (its tasks' UIDs are made the same again from the
+// saved revision), at once after a rebuild and before a tasks app's PUT is answered (what only the
+// app's PUT gave — its UID, its DUE — cannot be made again). Requests read it; writes wait here for
+// their change.
 import CalDAV
 import DurableFiles
 import Foundation
@@ -36,6 +39,8 @@ package final class TaskBookFollower: Service, Sendable {
     /// nor writes a book (a household without one pays nothing).
     let wanted: @Sendable () -> Bool
     private let state: Mutex<State>
+    /// Held while the book is written (`save`).
+    private let writing = Mutex(())
 
     package init(path: String, listdSocket: String, tombstoneLimit: Int, logger: Logger, wanted: @escaping @Sendable () -> Bool) {
         self.path = path
@@ -193,6 +198,9 @@ package final class TaskBookFollower: Service, Sendable {
             state.dirty = true
             return takeWaiters(&state)
         }
+        // Saved before any client reads it: a book rebuilt again after a crash would give its
+        // tasks other UIDs (each change after is made the same again from this revision).
+        save()
         for waiter in waiters { waiter.resume() }
     }
 
@@ -223,19 +231,30 @@ package final class TaskBookFollower: Service, Sendable {
         }
     }
 
-    /// Writes the book when it changed (a temporary file, fsync, rename: never half a book).
-    func save() {
-        let book: TaskBook? = state.withLock { state in
-            guard state.dirty else { return nil }
-            state.dirty = false
-            return state.book
-        }
-        guard let book, let data = try? JSONEncoder().encode(book) else { return }
-        do throws(FileIO.Failure) {
-            try FileIO.replace(path, with: Array(data))
-        } catch {
-            logger.error("cannot save the CalDAV task book \(path): \(error)")
-            state.withLock { $0.dirty = true }
+    /// Writes the book when it changed (a temporary file, fsync, rename: never half a book), and
+    /// returns once the book as it was at the call is on disk (false: it could not be written).
+    /// One write at a time, each of a book at least as new as the one before: a PUT answered
+    /// after its save is never undone by an older book written after it.
+    @discardableResult
+    func save() -> Bool {
+        writing.withLock { _ in
+            let book: TaskBook? = state.withLock { state in
+                guard state.dirty else { return nil }
+                state.dirty = false
+                return state.book
+            }
+            guard let book else { return true }
+            // A book always encodes (strings, numbers and dates); were it not to, the file is
+            // left as it was.
+            guard let data = try? JSONEncoder().encode(book) else { return false }
+            do throws(FileIO.Failure) {
+                try FileIO.replace(path, with: Array(data))
+                return true
+            } catch {
+                logger.error("cannot save the CalDAV task book \(path): \(error)")
+                state.withLock { $0.dirty = true }
+                return false
+            }
         }
     }
 }

@@ -205,6 +205,9 @@ final class TaskWriters: Sendable {
                 }
                 book.keep(task.kept, list: write.list, href: write.href)
             }
+            // The task's UID and href (a new one's are the app's own) and what listd does not
+            // model are on disk before the app is told: a crash after cannot take them back.
+            follower.save()
             let entry = follower.book.lists[write.list]?.entry(href: write.href)
             var headers: [String: String] = [:]
             if let entry { headers["ETag"] = entry.etag }
