@@ -254,12 +254,19 @@ import Testing
                 .move(item: "oat milk", section: "Dairy"),
             ]
         )
-        // A new task that is an item there already is merged into it: no second milk.
+        // A new task that is an item there already is merged into it: no second milk. It is
+        // still an add, which listd confirms (or makes again, were milk removed meanwhile).
         guard case .write(let duplicate) = Self.put("/caldav/lists/7/dup.ics", "UID:dup\r\nSUMMARY:Milk\r\n") else {
             Issue.record("not a write"); return
         }
         #expect(duplicate.merging?.uid == milk.uid)
-        #expect(TaskWritePlan.edits(for: duplicate) == [])
+        #expect(TaskWritePlan.edits(for: duplicate) == [.add(item: "Milk", section: nil, quantity: nil)])
+        guard case .write(let amount) = Self.put("/caldav/lists/7/dup.ics", "UID:dup\r\nSUMMARY:milk\r\nDESCRIPTION:3 kg\r\n") else {
+            Issue.record("not a write"); return
+        }
+        #expect(
+            TaskWritePlan.edits(for: amount) == [.add(item: "milk", section: nil, quantity: "3 kg"), .setQuantity(item: "milk", quantity: "3 kg")]
+        )
     }
 
     @Test func preconditionsAreCheckedBeforeListdIsAsked() {

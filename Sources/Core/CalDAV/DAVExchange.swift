@@ -70,6 +70,8 @@ public struct TaskWrite: Sendable {
 public enum DAVAnswer: Sendable {
     case respond(DAVResponse)
     case write(TaskWrite)
+    /// Ask again once the book has followed listd to this revision (a sync token ahead of it).
+    case after(Revision)
 }
 
 /// Where things are.

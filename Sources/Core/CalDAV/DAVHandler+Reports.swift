@@ -3,9 +3,26 @@
 import ListModel
 
 extension DAVHandler {
-    func report(_ path: DAVPath, _ request: DAVRequest) -> DAVResponse {
+    func report(_ path: DAVPath, _ request: DAVRequest) -> DAVAnswer {
         let root: XMLElement
-        do { root = try XMLReader.read(request.body) } catch { return .text(400, error.description) }
+        do { root = try XMLReader.read(request.body) } catch { return .respond(.text(400, error.description)) }
+        if let revision = syncTokenAhead(path, root) { return .after(revision) }
+        return .respond(report(path, root))
+    }
+
+    /// The revision a sync-collection's token names when the book has not followed listd that
+    /// far: listd-web restarted from a book saved before it gave the token. The book is made the
+    /// same again as it follows listd (docs/caldav.md), so the token is answered once it has —
+    /// not refused, which would make the app fetch every task again.
+    func syncTokenAhead(_ path: DAVPath, _ root: XMLElement) -> Revision? {
+        guard (root.namespace, root.name) == (DAVNamespace.dav, "sync-collection"), case .collection(let id) = path,
+            let tasks = book.lists[id], let token = root.child(DAVNamespace.dav, "sync-token")?.text.trimmingWhitespace(),
+            let stamp = book.stamp(ofToken: token), stamp > tasks.stamp, stamp.revision > book.current.revision
+        else { return nil }
+        return stamp.revision
+    }
+
+    private func report(_ path: DAVPath, _ root: XMLElement) -> DAVResponse {
         let names = root.child(DAVNamespace.dav, "prop").map { $0.children.map { DAVName($0.namespace, $0.name) } }
             ?? [DAVName(DAVNamespace.dav, "getetag")]
         switch (root.namespace, root.name) {

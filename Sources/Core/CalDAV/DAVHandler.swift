@@ -25,7 +25,7 @@ public struct DAVHandler: Sendable {
                 DAVResponse(status: 200, headers: ["DAV": "1, 3, calendar-access, extended-mkcol", "Allow": Self.allowed])
             )
         case "PROPFIND": return .respond(propfind(path, request))
-        case "REPORT": return .respond(report(path, request))
+        case "REPORT": return report(path, request)
         case "GET", "HEAD": return .respond(get(path, head: request.method == "HEAD"))
         case "PUT": return put(path, request)
         case "DELETE": return delete(path, request)

@@ -1,7 +1,7 @@
 // A PUT or DELETE as the edits listd is sent, in order: what the client changed of the item
 // (its text, its tick, its amount, its section), found by comparing its task with the one
-// listd-web holds. A new task is an add; a task whose SUMMARY is an item already there is merged
-// into it (its tick and amount), never a second item.
+// listd-web holds. A new task is an add, also when its SUMMARY is an item already there: listd
+// confirms it, and the task is merged into the item (its tick and amount), never a second item.
 import ListModel
 
 public enum PlannedEdit: Sendable, Equatable {
@@ -23,20 +23,33 @@ public enum TaskWritePlan {
             guard let existing = write.existing else { return [] }
             return [.remove(existing.item.text)]
         case .put(let task):
-            guard let target = write.existing ?? write.merging else {
+            guard let target = write.existing else {
+                // A new task is always an add, even when listd-web's book has its item: the add
+                // confirms the item is there (unticked), puts it back when ticked, and makes it
+                // when it was removed meanwhile. Left to the book, an app's new task merged into
+                // an item listd no longer has would be answered 201 and lost.
                 var edits: [PlannedEdit] = [.add(item: task.summary, section: task.section, quantity: task.quantity)]
                 if task.completed { edits.append(.check(task.summary)) }
+                if let merging = write.merging {
+                    // A merge keeps the item's amount and section unless the new task gives them
+                    // (an add of an item there changes neither).
+                    if let quantity = task.quantity, quantity != merging.item.quantity {
+                        edits.append(.setQuantity(item: task.summary, quantity: quantity))
+                    }
+                    if let section = task.section, ListText.key(section) != ListText.key(merging.item.section) {
+                        edits.append(.move(item: task.summary, section: section))
+                    }
+                }
                 return edits
             }
             var edits: [PlannedEdit] = []
             var name = target.item.text
-            if write.merging == nil, task.summary != name {
+            if task.summary != name {
                 edits.append(.replace(item: name, with: task.summary))
                 name = task.summary
             }
             if task.completed != target.item.checked { edits.append(task.completed ? .check(name) : .uncheck(name)) }
-            // A merge keeps the item's amount unless the new task gives one.
-            if task.quantity != target.item.quantity, write.merging == nil || task.quantity != nil {
+            if task.quantity != target.item.quantity {
                 edits.append(.setQuantity(item: name, quantity: task.quantity))
             }
             // A task without CATEGORIES leaves the item's section as it is: most task apps

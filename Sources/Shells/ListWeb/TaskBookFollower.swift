@@ -18,7 +18,10 @@ package final class TaskBookFollower: Service, Sendable {
         var book: TaskBook
         /// Tasks being PUT, by list and item key: the item takes its UID and href when added.
         var pending: [PendingKey: PendingTask] = [:]
-        var waiters: [(revision: Int, resume: CheckedContinuation<Void, Never>)] = []
+        /// Requests waiting for a revision; each is resumed once, by whichever takes it out of
+        /// here first: the change that reaches the revision, its timeout, or the end.
+        var waiters: [(id: Int, revision: Int, resume: CheckedContinuation<Void, Never>)] = []
+        var nextWaiter = 0
         var dirty = false
         /// Whether the subscription is live (else reads may be behind: said in the log).
         var following = false
@@ -79,26 +82,24 @@ package final class TaskBookFollower: Service, Sendable {
         }
     }
 
-    /// Returns once the book has applied listd's change `revision` (or after `timeout`: a write
-    /// is answered then with what the book has).
+    /// Returns once the book has applied listd's change `revision`, or after `timeout` (a write
+    /// is answered then with what the book has; a sync ahead of the book, that listd is away).
     func reached(_ revision: Int, timeout: Duration = .seconds(5)) async {
-        let done = state.withLock { $0.book.current.revision >= revision }
-        if done { return }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let now = self.state.withLock { state -> Bool in
-                        if state.book.current.revision >= revision { return true }
-                        state.waiters.append((revision, continuation))
-                        return false
-                    }
-                    if now { continuation.resume() }
-                }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting = state.withLock { state -> Int? in
+                if state.book.current.revision >= revision { return nil }
+                state.nextWaiter += 1
+                state.waiters.append((state.nextWaiter, revision, continuation))
+                return state.nextWaiter
             }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
-            // A waiter left after the timeout is resumed by the next change, or at the end.
+            guard let waiting else { return continuation.resume() }
+            Task {
+                try? await Task.sleep(for: timeout)
+                let late = self.state.withLock { state in
+                    state.waiters.firstIndex { $0.id == waiting }.map { state.waiters.remove(at: $0).resume }
+                }
+                late?.resume()
+            }
         }
     }
 

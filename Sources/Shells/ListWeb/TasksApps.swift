@@ -83,12 +83,21 @@ struct TasksApps: RouterMiddleware {
             ifMatch: request.headers[.ifMatch],
             ifNoneMatch: request.headers[.ifNoneMatch]
         )
-        let handler = DAVHandler(book: follower.book, deviceName: device.name)
-        switch handler.answer(davRequest) {
+        var answer = DAVHandler(book: follower.book, deviceName: device.name).answer(davRequest)
+        if case .after(let revision) = answer {
+            await follower.reached(revision)
+            answer = DAVHandler(book: follower.book, deviceName: device.name).answer(davRequest)
+        }
+        switch answer {
         case .respond(let response):
             return Self.response(response)
         case .write(let write):
             return Self.response(await writers.perform(write, device: device, logger: context.logger))
+        case .after:
+            // listd is away (the book cannot follow it): the app asks again later, its token kept.
+            return Self.response(
+                DAVResponse(status: 503, headers: ["Retry-After": "5"], body: "listd-web is catching up with listd; sync again shortly.\n")
+            )
         }
     }
 
@@ -171,7 +180,7 @@ final class TaskWriters: Sendable {
         let edits = TaskWritePlan.edits(for: write)
         guard let name = follower.book.lists[write.list]?.name else { return DAVResponse(status: 409, body: "No such list.\n") }
         var creating: String?
-        if case .put(let task) = write.kind, write.existing == nil, write.merging == nil {
+        if case .put(let task) = write.kind, write.existing == nil {
             creating = task.summary
             follower.expect(PendingTask(uid: task.uid, href: write.href, kept: task.kept), list: write.list, item: task.summary)
         }
@@ -200,8 +209,13 @@ final class TaskWriters: Sendable {
             return DAVResponse(status: 204)
         case .put(let task):
             follower.update { book in
-                if let merging = write.merging {
-                    book.adopt(list: write.list, href: merging.href, uid: task.uid, newHref: write.href)
+                // A new task whose item listd had already (listd confirmed the add changing
+                // nothing; the book has followed listd past it): the item is known by the app's
+                // UID and href from now on. One listd made for it has them already (pending).
+                if write.existing == nil, book.lists[write.list]?.entry(href: write.href) == nil,
+                    let item = book.lists[write.list]?.entries[ListText.key(task.summary)]
+                {
+                    book.adopt(list: write.list, href: item.href, uid: task.uid, newHref: write.href)
                 }
                 book.keep(task.kept, list: write.list, href: write.href)
             }

@@ -1,0 +1,539 @@
+#!/usr/bin/env python3
+"""Tasks apps never lose an edit nor keep a ghost: a model-based property test of listd-web's
+CalDAV on the real listd and listd-web (issue 64).
+
+Two tasks apps, each with its own copy of the list (hrefs, ETags, titles, ticks) and its own sync
+token, edit from that copy whenever the generator says — fresh or stale — while the household
+edits over listd's socket; listd-web is killed (SIGKILL) and started again, listd stopped
+(SIGTERM) and killed (SIGKILL) and started again, the apps keeping their copies and tokens
+through all of it, as phones do. A reference model holds the list as listd confirmed it.
+
+Checked at every step:
+  - an app's write is answered by what listd did: 201/204 and its change made on the list as it
+    is now (nothing else changed: a change the app's copy did not know of survives); 412 (the
+    copy was stale), 404 (the task is gone) or 503 (listd away) and nothing changed; 409 only for
+    a title another item has;
+  - the household's edits are confirmed or denied as the model says;
+and at every checked sync (once listd-web's book has listd's last change): the app's copy after
+applying the sync report equals a full read of the collection (no task the server no longer
+knows, none missing, the same ETags), and that read equals the list in listd. A sync token is
+never refused while listd's instance is the same.
+
+A failing run is shrunk (the fewest steps that still fail, replayed on fresh servers) and printed
+as a case to keep (Tests/CalDAV/regressions/*.json, replayed by every run).
+
+  tasks_model.py --bin DIR [--seeds 1,2,3 | --fresh-seeds N] [--steps N]
+"""
+
+import argparse
+import base64
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+WORDS = "milk eggs bread tea jam rice oats figs".split()
+DAV, CALDAV = "DAV:", "urn:ietf:params:xml:ns:caldav"
+COLLECTION = "/caldav/lists/1/"
+
+
+class Violation(Exception):
+    pass
+
+
+class Listd:
+    """The real listd on a temporary socket and file, and the household's connection to it."""
+
+    def __init__(self, binary, directory):
+        self.binary = binary
+        self.socket = os.path.join(directory, "listd.sock")
+        self.file = os.path.join(directory, "lists.md")
+        self.output = open(os.path.join(directory, "listd.out"), "ab")
+        self.process = None
+        self.connection = None
+        self.next_id = 1
+
+    def start(self):
+        self.process = subprocess.Popen([self.binary, "--socket", self.socket, "--file", self.file],
+                                        stdout=self.output, stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.process.poll() is not None:
+                raise Violation("listd exited at its start with status %s" % self.process.returncode)
+            try:
+                self.connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.connection.connect(self.socket)
+                self.reader = self.connection.makefile("rb")
+                self.call("hello", {"name": "household"})
+                return
+            except OSError:
+                self.connection.close()
+                time.sleep(0.02)
+        raise Violation("listd did not answer within 20 s of its start")
+
+    def stop(self, sig):
+        self.connection.close()
+        self.process.send_signal(sig)
+        status = self.process.wait(timeout=20)
+        if sig == signal.SIGTERM and status != 0:
+            raise Violation("listd stopped with status %s on SIGTERM" % status)
+
+    def call(self, method, params=None):
+        """("ok", result) or ("denied", error)."""
+        request = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            request["params"] = params
+        self.next_id += 1
+        self.connection.sendall((json.dumps(request) + "\n").encode())
+        self.connection.settimeout(30)
+        while True:
+            line = self.reader.readline()
+            if not line:
+                raise Violation("listd closed the household's connection")
+            reply = json.loads(line)
+            if reply.get("id") == request["id"]:
+                return ("denied", reply["error"]) if "error" in reply else ("ok", reply["result"])
+
+    def items(self):
+        """The list as listd has it: {title: ticked}, and its revision."""
+        kind, found = self.call("getList", {"list": "Groceries"})
+        if kind != "ok":
+            raise Violation("getList: %s" % found)
+        checked = set(found.get("checked", []))
+        return {item: item in checked for item in found["items"]}, found["revision"]
+
+
+class ListdWeb:
+    """The real listd-web, serving tasks apps behind an HTTPS proxy's address."""
+
+    def __init__(self, binary, directory, listd_socket):
+        self.binary = binary
+        self.directory = os.path.join(directory, "web")
+        os.makedirs(self.directory, exist_ok=True)
+        self.listd_socket = listd_socket
+        self.log = open(os.path.join(directory, "listd-web.log"), "ab")
+        self.process = None
+        self.port = None
+
+    @property
+    def control(self):
+        return os.path.join(self.directory, "control.sock")
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [self.binary, "--socket", self.listd_socket, "--listen", "127.0.0.1:0",
+             "--devices", os.path.join(self.directory, "devices.json"), "--control-socket", self.control,
+             "--url", "https://tasks.test"],
+            stdout=subprocess.PIPE, stderr=self.log)
+        line = self.process.stdout.readline().decode()
+        found = re.search(r"\(port (\d+)\)", line)
+        if not found:
+            raise Violation("listd-web said %r, not where it serves" % line)
+        self.port = int(found.group(1))
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait(timeout=20)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+
+
+def parse_task(data):
+    """A VTODO's UID, title and tick, its lines unfolded."""
+    text = re.sub(r"\r?\n[ \t]", "", data)  # an XML parser reads CR LF as LF
+    fields = {}
+    for line in re.split(r"\r?\n", text):
+        name, _, value = line.partition(":")
+        fields.setdefault(name.split(";")[0].upper(), value)
+    completed = fields.get("STATUS") == "COMPLETED"
+    return {"uid": fields.get("UID"), "summary": fields.get("SUMMARY", "").replace("\\,", ",").replace("\\;", ";"),
+            "completed": completed}
+
+
+def task_body(uid, summary, completed):
+    status = "STATUS:COMPLETED\r\n" if completed else "STATUS:NEEDS-ACTION\r\n"
+    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//tasks model//EN\r\nBEGIN:VTODO\r\nUID:%s\r\nSUMMARY:%s\r\n%s"
+            "END:VTODO\r\nEND:VCALENDAR\r\n" % (uid, summary, status))
+
+
+class App:
+    """A tasks app: its copy of the list (href → uid, ETag, title, tick) and its sync token."""
+
+    def __init__(self, name, user, password):
+        self.name = name
+        self.authorization = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
+        self.copy = {}
+        self.token = ""
+        self.made = 0
+
+    def request(self, web, method, path, body=None, headers=None):
+        connection = http.client.HTTPConnection("127.0.0.1", web.port, timeout=30)
+        sent = {"Authorization": self.authorization}
+        sent.update(headers or {})
+        try:
+            connection.request(method, path, body=body.encode() if body else None, headers=sent)
+            response = connection.getresponse()
+            return response.status, response.read().decode(), {k.lower(): v for k, v in response.getheaders()}
+        except OSError as error:
+            raise Violation("%s's %s %s had no answer: %s" % (self.name, method, path, error))
+        finally:
+            connection.close()
+
+    def report(self, web, body):
+        status, text, _ = self.request(web, "REPORT", COLLECTION, body, {"Depth": "1", "Content-Type": "application/xml"})
+        if status != 207:
+            return status, None, None, None
+        root = ET.fromstring(text)
+        tasks, gone = {}, set()
+        for response in root.iter("{%s}response" % DAV):
+            href = response.findtext("{%s}href" % DAV)
+            if response.findtext("{%s}status" % DAV, "").split(" ")[1:2] == ["404"]:
+                gone.add(href)
+                continue
+            etag = response.findtext(".//{%s}getetag" % DAV)
+            data = response.findtext(".//{%s}calendar-data" % CALDAV)
+            if data is not None:
+                tasks[href] = dict(parse_task(data), etag=etag)
+        return status, tasks, gone, root.findtext("{%s}sync-token" % DAV)
+
+    def sync(self, web):
+        """Applies a sync-collection report from the app's token to its copy; the status."""
+        body = ('<?xml version="1.0" encoding="utf-8"?><D:sync-collection xmlns:D="DAV:" xmlns:C="%s">'
+                '<D:sync-token>%s</D:sync-token><D:sync-level>1</D:sync-level>'
+                '<D:prop><D:getetag/><C:calendar-data/></D:prop></D:sync-collection>' % (CALDAV, self.token))
+        found = self.report(web, body)
+        if found[0] != 207:
+            return found[0]
+        _, tasks, gone, token = found
+        if self.token == "":
+            self.copy = {}
+        for href in gone:
+            self.copy.pop(href, None)
+        self.copy.update(tasks)
+        self.token = token
+        return 207
+
+    def full(self, web):
+        """Every task of the collection, read whole (calendar-query)."""
+        body = ('<?xml version="1.0" encoding="utf-8"?><C:calendar-query xmlns:D="DAV:" xmlns:C="%s">'
+                '<D:prop><D:getetag/><C:calendar-data/></D:prop><C:filter><C:comp-filter name="VCALENDAR">'
+                '<C:comp-filter name="VTODO"/></C:comp-filter></C:filter></C:calendar-query>' % CALDAV)
+        found = self.report(web, body)
+        if found[0] != 207:
+            raise Violation("%s's full read answered %s" % (self.name, found[0]))
+        return found[1]
+
+    def book_revision(self, web):
+        """The revision of listd's the book has for the list (its sync token's), or -1."""
+        body = ('<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:prop><D:sync-token/>'
+                '</D:prop></D:propfind>')
+        status, text, _ = self.request(web, "PROPFIND", COLLECTION, body, {"Depth": "0", "Content-Type": "application/xml"})
+        found = re.search(r"urn:listd:sync:[^:<]+:(\d+)", text) if status == 207 else None
+        return int(found.group(1)) if found else -1
+
+
+def shown(items):
+    return {title: ticked for title, ticked in sorted(items.items())}
+
+
+class Run:
+    def __init__(self, binaries, seed, steps, only=None, trace=False):
+        self.seed, self.steps, self.only, self.trace = seed, steps, only, trace
+        self.directory = tempfile.mkdtemp(prefix="tasks-model-")
+        self.listd = Listd(os.path.join(binaries, "listd"), self.directory)
+        self.web = ListdWeb(os.path.join(binaries, "listd-web"), self.directory, self.listd.socket)
+        self.listctl = os.path.join(binaries, "listctl")
+        self.model = {}
+        self.revision = 0
+        self.step = 0
+        self.done_steps = 0
+        self.writes = 0
+        self.listd_up = True
+
+    def say(self, text):
+        if self.trace:
+            print("  [%d] %s" % (self.step, text), flush=True)
+
+    def pair(self, name):
+        run = subprocess.run([self.listctl, "web", "pair", "--caldav", name, "--control-socket", self.web.control, "--json"],
+                             capture_output=True, text=True, timeout=30)
+        if run.returncode != 0:
+            raise Violation("listctl web pair --caldav: %s" % run.stderr)
+        paired = json.loads(run.stdout)
+        return App(name, paired["user"], paired["password"])
+
+    def execute(self):
+        self.listd.start()
+        self.web.start()
+        try:
+            self.apps = [self.pair("Anna's phone"), self.pair("Ben's laptop")]
+            kind, _ = self.listd.call("createList", {"name": "Groceries", "items": ["milk", "eggs"]})
+            self.model = {"milk": False, "eggs": False}
+            self.actual()
+            for app in self.apps:
+                self.checked_sync(app)
+            for self.step in range(self.steps):
+                if self.only is not None and self.step not in self.only:
+                    continue
+                choice = random.Random("%d/%d" % (self.seed, self.step))
+                self.one(choice)
+                self.done_steps += 1
+            self.ensure_listd()
+            for app in self.apps:
+                self.checked_sync(app)
+        finally:
+            for process in (self.web.process, self.listd.process):
+                if process and process.poll() is None:
+                    process.kill()
+                    process.wait()
+
+    def actual(self):
+        items, self.revision = self.listd.items()
+        return items
+
+    def expect_list(self, expected, what):
+        items = self.actual()
+        if items != expected:
+            raise Violation("%s: listd has %s, expected %s" % (what, shown(items), shown(expected)))
+
+    def ensure_listd(self):
+        if not self.listd_up:
+            self.listd.start()
+            self.listd_up = True
+
+    def one(self, choice):
+        roll = choice.random()
+        if roll < 0.30:
+            self.household(choice)
+        elif roll < 0.68:
+            self.app_write(choice.choice(self.apps), choice)
+        elif roll < 0.90:
+            app = choice.choice(self.apps)
+            if choice.random() < 0.5:
+                self.checked_sync(app)
+            else:
+                status = app.sync(self.web)
+                self.say("%s syncs (unfenced): %s" % (app.name, status))
+                if status not in (207, 503):
+                    raise Violation("%s's sync answered %s" % (app.name, status))
+        elif roll < 0.95:
+            self.say("listd-web killed and started again")
+            self.web.kill()
+            self.web.start()
+        elif roll < 0.98:
+            self.ensure_listd()
+            self.say("listd stopped (SIGTERM)")
+            self.listd.stop(signal.SIGTERM)
+            self.listd_up = False
+        else:
+            self.ensure_listd()
+            self.say("listd killed (SIGKILL) and started again")
+            self.listd.stop(signal.SIGKILL)
+            self.listd.start()
+            self.expect_list(self.model, "after listd's restart")
+
+    def household(self, choice):
+        self.ensure_listd()
+        word = choice.choice(WORDS)
+        there = word in self.model
+        kind = choice.choice(["add", "remove", "check", "uncheck", "rename"])
+        if kind == "add":
+            result, _ = self.listd.call("addItem", {"list": "Groceries", "item": word})
+            # An item ticked off is put back by an add; one still to get is there already.
+            expected_ok = not there or self.model[word]
+            if expected_ok:
+                self.model[word] = False
+        elif kind == "rename":
+            new = choice.choice([other for other in WORDS if other != word])
+            result, _ = self.listd.call("replaceItem", {"list": "Groceries", "item": word, "with": new})
+            expected_ok = there and new not in self.model
+            if expected_ok:
+                self.model[new] = self.model.pop(word)
+        elif kind == "remove":
+            result, _ = self.listd.call("removeItem", {"list": "Groceries", "item": word})
+            expected_ok = there
+            if expected_ok:
+                del self.model[word]
+        else:
+            ticked = kind == "check"
+            result, _ = self.listd.call(kind + "Item", {"list": "Groceries", "item": word})
+            expected_ok = there  # a tick of a ticked item is confirmed, changing nothing
+            if expected_ok:
+                self.model[word] = ticked
+        self.say("household %s %s: %s" % (kind, word, result))
+        if (result == "ok") != expected_ok:
+            raise Violation("the household's %s of %s was %s; the model says %s" % (kind, word, result, expected_ok))
+        self.expect_list(self.model, "after the household's %s of %s" % (kind, word))
+
+    def app_write(self, app, choice):
+        writable = sorted(href for href, task in app.copy.items() if task.get("etag"))
+        kind = choice.choice(["create", "tick", "rename", "delete"]) if writable else "create"
+        before = dict(self.model)
+        if kind == "create":
+            app.made += 1
+            uid = "%s-%d-%d" % (app.name.split("'")[0].lower(), self.seed, self.step)
+            href = COLLECTION + uid + ".ics"
+            title = choice.choice(WORDS)
+            status, text, headers = app.request(self.web, "PUT", href, task_body(uid, title, False),
+                                                {"Content-Type": "text/calendar", "If-None-Match": "*"})
+            task = {"uid": uid, "summary": title, "completed": False}
+            # A new task: added, or merged into the item of its title (which takes its tick).
+            allowed = {201: [dict(before, **{title: False})]}
+            if title in before:
+                allowed[201].append(before)
+        else:
+            href = choice.choice(writable)
+            task = dict(app.copy[href])
+            title = task["summary"]
+            if kind == "delete":
+                status, text, headers = app.request(self.web, "DELETE", href, None, {"If-Match": task["etag"]})
+                allowed = {204: [{k: v for k, v in before.items() if k != title}]}
+            else:
+                if kind == "tick":
+                    task["completed"] = not task["completed"]
+                    changed = dict(before)
+                    if title in changed:
+                        changed[title] = task["completed"]
+                    allowed = {204: [changed]}
+                else:
+                    task["summary"] = choice.choice(WORDS)
+                    if task["summary"] == title:
+                        return
+                    changed = {k: v for k, v in before.items() if k != title}
+                    if title in before:
+                        changed[task["summary"]] = before[title]
+                    allowed = {204: [changed]}
+                    if task["summary"] in before:
+                        allowed[409] = [before]
+                status, text, headers = app.request(self.web, "PUT", href, task_body(task["uid"], task["summary"], task["completed"]),
+                                                    {"Content-Type": "text/calendar", "If-Match": task["etag"]})
+        self.writes += 1
+        self.say("%s %s %s (%s): %s %s" % (app.name, kind, title, href.rsplit("/", 1)[-1], status,
+                                           re.sub(r"\s+", " ", text)[:160] if status >= 400 else ""))
+        for unchanged in (412, 404, 503):
+            allowed.setdefault(unchanged, [before])
+        # With listd away, only a write that changes nothing in listd is made (a new task merged
+        # into an item as it is: listd-web's book alone takes the app's UID).
+        items = self.actual() if self.listd_up else before
+        if not self.listd_up and status != 503 and before not in allowed.get(status, []):
+            raise Violation("%s's %s with listd away answered %s" % (app.name, kind, status))
+        if status not in allowed:
+            raise Violation("%s's %s of %s answered %s (%s); listd has %s, had %s" % (
+                app.name, kind, title, status, text.strip()[:300], shown(items), shown(before)))
+        if items not in allowed[status]:
+            raise Violation("%s's %s of %s answered %s, and listd has %s; it had %s, and %s allows %s" % (
+                app.name, kind, title, status, shown(items), shown(before), status, [shown(a) for a in allowed[status]]))
+        self.model = items
+        if status in (201, 204):
+            if kind == "delete":
+                app.copy.pop(href, None)
+            else:
+                app.copy[href] = dict(task, etag=headers.get("etag"))
+
+    def checked_sync(self, app):
+        """Once listd-web's book has listd's last change: the app's copy after its sync is the
+        collection as a full read shows it, and that is the list in listd."""
+        self.ensure_listd()
+        deadline = time.time() + 20
+        while app.book_revision(self.web) < self.revision:
+            if time.time() > deadline:
+                raise Violation("listd-web's book did not reach listd's revision %d within 20 s" % self.revision)
+            time.sleep(0.01)
+        status = app.sync(self.web)
+        if status != 207:
+            raise Violation("%s's sync from its token %s answered %s" % (app.name, app.token, status))
+        full = app.full(self.web)
+        if app.copy != full:
+            extra = {h: t for h, t in app.copy.items() if full.get(h) != t}
+            missing = {h: t for h, t in full.items() if app.copy.get(h) != t}
+            raise Violation("%s's copy after its sync is not the collection: it has %s where a full read shows %s" % (
+                app.name, extra, missing))
+        seen = {task["summary"]: task["completed"] for task in full.values()}
+        if len(seen) != len(full) or seen != self.model:
+            raise Violation("the collection shows %s (%d tasks); listd has %s" % (
+                sorted((t["summary"], t["completed"]) for t in full.values()), len(full), shown(self.model)))
+        self.say("%s synced: %d tasks, as listd has them" % (app.name, len(full)))
+
+
+def run_seed(binaries, seed, steps, only=None, trace=False):
+    run = Run(binaries, seed, steps, only, trace)
+    try:
+        run.execute()
+        shutil.rmtree(run.directory, ignore_errors=True)  # a failed run's directory is kept, to look at
+        return None, run
+    except Violation as violation:
+        return "step %d: %s (servers' logs in %s)" % (run.step, violation, run.directory), run
+
+
+def shrink(binaries, seed, steps, failing_step):
+    """The fewest steps (up to the failing one) that still fail: each step left out in turn."""
+    kept = list(range(failing_step + 1))
+    chunk = max(1, len(kept) // 2)
+    while chunk >= 1:
+        index = 0
+        while index < len(kept):
+            trial = kept[:index] + kept[index + chunk:]
+            if trial:
+                found, run = run_seed(binaries, seed, max(trial) + 1, set(trial))
+                shutil.rmtree(run.directory, ignore_errors=True)
+                if found:
+                    kept = trial
+                    continue
+            index += chunk
+        chunk //= 2
+    return kept
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bin", required=True, help="the directory with listd, listd-web and listctl")
+    parser.add_argument("--seeds", default="1,2,3")
+    parser.add_argument("--fresh-seeds", type=int, default=0, help="this many random seeds instead")
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--regressions", default=os.path.join(os.path.dirname(__file__), "regressions"))
+    parser.add_argument("--trace", action="store_true")
+    parser.add_argument("--no-shrink", action="store_true")
+    options = parser.parse_args()
+    cases = []
+    for path in sorted(os.listdir(options.regressions)) if os.path.isdir(options.regressions) else []:
+        with open(os.path.join(options.regressions, path)) as f:
+            case = json.load(f)
+        cases.append((path, case["seed"], max(case["steps"]) + 1, set(case["steps"])))
+    seeds = ([random.randrange(1 << 32) for _ in range(options.fresh_seeds)] if options.fresh_seeds
+             else [int(s) for s in options.seeds.split(",") if s])
+    cases += [("seed %d" % seed, seed, options.steps, None) for seed in seeds]
+    failures, total_steps, total_writes = 0, 0, 0
+    started = time.time()
+    for name, seed, steps, only in cases:
+        found, run = run_seed(options.bin, seed, steps, only, options.trace)
+        total_steps += run.done_steps
+        total_writes += run.writes
+        if not found:
+            print("%s: %d steps, %d app writes, held" % (name, run.done_steps, run.writes), flush=True)
+            continue
+        failures += 1
+        print("%s: FAILED at %s" % (name, found), flush=True)
+        if only is None and not options.no_shrink:
+            kept = shrink(options.bin, seed, steps, run.step)
+            print("  shrunk to steps %s; keep it as %s/seed-%d.json:" % (kept, options.regressions, seed))
+            print("  " + json.dumps({"seed": seed, "steps": kept}))
+            replayed, _ = run_seed(options.bin, seed, max(kept) + 1, set(kept), trace=True)
+            print("  the shrunk run: %s" % (replayed or "held (the failure needs the steps left out)"))
+    print("%d runs, %d steps, %d app writes, %d failed, %.0f s" % (
+        len(cases), total_steps, total_writes, failures, time.time() - started))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
