@@ -11,8 +11,8 @@ through all of it, as phones do. A reference model holds the list as listd confi
 Checked at every step:
   - an app's write is answered by what listd did: 201/204 and its change made on the list as it
     is now (nothing else changed: a change the app's copy did not know of survives); 412 (the
-    copy was stale), 404 (the task is gone) or 503 (listd away) and nothing changed; 409 only for
-    a title another item has;
+    copy was stale), 404 (the task is gone) or, only while listd is away, 503 and nothing changed;
+    409 only for a title another item has;
   - the household's edits are confirmed or denied as the model says;
 and at every checked sync (once listd-web's book has listd's last change): the app's copy after
 applying the sync report equals a full read of the collection (no task the server no longer
@@ -421,7 +421,9 @@ class Run:
         self.writes += 1
         self.say("%s %s %s (%s): %s %s" % (app.name, kind, title, href.rsplit("/", 1)[-1], status,
                                            re.sub(r"\s+", " ", text)[:160] if status >= 400 else ""))
-        for unchanged in (412, 404, 503):
+        # 503 only while listd is away: an app's connection a restart of listd closed is made
+        # again, the edit sent once more (its editId makes it once).
+        for unchanged in (412, 404) + (() if self.listd_up else (503,)):
             allowed.setdefault(unchanged, [before])
         # With listd away, only a write that changes nothing in listd is made (a new task merged
         # into an item as it is: listd-web's book alone takes the app's UID).

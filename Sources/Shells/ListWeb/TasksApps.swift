@@ -229,10 +229,23 @@ final class TaskWriters: Sendable {
         }
     }
 
-    /// One edit sent; the revision of the change it made (nil: it changed nothing).
+    /// One edit sent; the revision of the list's last change after it. The app's connection to
+    /// listd may be one a restart of listd closed: the edit is sent once more on a new one, with
+    /// the same `editId`, so listd makes it once even if the first reached it.
     private func send(_ edit: PlannedEdit, list: ListReference, basedOn: Int?, device: Device) async throws(ListClientError) -> Int? {
-        let client = try await client(for: device)
         let editId = UUID().uuidString
+        do {
+            return try await send(edit, list: list, basedOn: basedOn, device: device, editId: editId)
+        } catch .connectionClosed {
+            await drop(device)
+            return try await send(edit, list: list, basedOn: basedOn, device: device, editId: editId)
+        }
+    }
+
+    private func send(
+        _ edit: PlannedEdit, list: ListReference, basedOn: Int?, device: Device, editId: String
+    ) async throws(ListClientError) -> Int? {
+        let client = try await client(for: device)
         let reply: ShoppingList
         switch edit {
         case .add(let item, let section, let quantity):
