@@ -42,6 +42,7 @@ import time
 import xml.etree.ElementTree as ET
 
 WORDS = "milk eggs bread tea jam rice oats figs".split()
+AMOUNTS = ["2", "1 l", "500 g", None]
 DAV, CALDAV = "DAV:", "urn:ietf:params:xml:ns:caldav"
 COLLECTION = "/caldav/lists/1/"
 
@@ -104,12 +105,12 @@ class Listd:
                 return ("denied", reply["error"]) if "error" in reply else ("ok", reply["result"])
 
     def items(self):
-        """The list as listd has it: {title: ticked}, and its revision."""
+        """The list as listd has it: {title: (ticked, amount)}, and its revision."""
         kind, found = self.call("getList", {"list": "Groceries"})
         if kind != "ok":
             raise Violation("getList: %s" % found)
-        checked = set(found.get("checked", []))
-        return {item: item in checked for item in found["items"]}, found["revision"]
+        checked, amounts = set(found.get("checked", [])), found.get("quantities", {})
+        return {item: (item in checked, amounts.get(item)) for item in found["items"]}, found["revision"]
 
 
 class ListdWeb:
@@ -158,13 +159,15 @@ def parse_task(data):
         fields.setdefault(name.split(";")[0].upper(), value)
     completed = fields.get("STATUS") == "COMPLETED"
     return {"uid": fields.get("UID"), "summary": fields.get("SUMMARY", "").replace("\\,", ",").replace("\\;", ";"),
-            "completed": completed}
+            "completed": completed, "amount": fields.get("DESCRIPTION")}
 
 
-def task_body(uid, summary, completed):
-    status = "STATUS:COMPLETED\r\n" if completed else "STATUS:NEEDS-ACTION\r\n"
-    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//tasks model//EN\r\nBEGIN:VTODO\r\nUID:%s\r\nSUMMARY:%s\r\n%s"
-            "END:VTODO\r\nEND:VCALENDAR\r\n" % (uid, summary, status))
+def task_body(task):
+    """A VTODO as an app writes it: its amount as DESCRIPTION (none: the item has none)."""
+    status = "STATUS:COMPLETED\r\n" if task["completed"] else "STATUS:NEEDS-ACTION\r\n"
+    amount = "DESCRIPTION:%s\r\n" % task["amount"] if task.get("amount") else ""
+    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//tasks model//EN\r\nBEGIN:VTODO\r\nUID:%s\r\nSUMMARY:%s\r\n%s%s"
+            "END:VTODO\r\nEND:VCALENDAR\r\n" % (task["uid"], task["summary"], status, amount))
 
 
 class App:
@@ -279,7 +282,7 @@ class Run:
         try:
             self.apps = [self.pair("Anna's phone"), self.pair("Ben's laptop")]
             kind, _ = self.listd.call("createList", {"name": "Groceries", "items": ["milk", "eggs"]})
-            self.model = {"milk": False, "eggs": False}
+            self.model = {"milk": (False, None), "eggs": (False, None)}
             self.actual()
             for app in self.apps:
                 self.checked_sync(app)
@@ -347,51 +350,59 @@ class Run:
         self.ensure_listd()
         word = choice.choice(WORDS)
         there = word in self.model
-        kind = choice.choice(["add", "remove", "check", "uncheck", "rename"])
+        ticked, amount = self.model.get(word, (False, None))
+        kind = choice.choice(["add", "remove", "check", "uncheck", "rename", "amount"])
+        expected = dict(self.model)
         if kind == "add":
             result, _ = self.listd.call("addItem", {"list": "Groceries", "item": word})
             # An item ticked off is put back by an add; one still to get is there already.
-            expected_ok = not there or self.model[word]
-            if expected_ok:
-                self.model[word] = False
+            expected_ok = not there or ticked
+            expected[word] = (False, amount)
         elif kind == "rename":
             new = choice.choice([other for other in WORDS if other != word])
             result, _ = self.listd.call("replaceItem", {"list": "Groceries", "item": word, "with": new})
             expected_ok = there and new not in self.model
-            if expected_ok:
-                self.model[new] = self.model.pop(word)
+            expected[new] = expected.pop(word, None)
         elif kind == "remove":
             result, _ = self.listd.call("removeItem", {"list": "Groceries", "item": word})
             expected_ok = there
-            if expected_ok:
-                del self.model[word]
+            expected.pop(word, None)
+        elif kind == "amount":
+            new = choice.choice(AMOUNTS)
+            result, _ = self.listd.call("setQuantity", {"list": "Groceries", "item": word, "quantity": new})
+            expected_ok = there
+            expected[word] = (ticked, new)
         else:
-            ticked = kind == "check"
             result, _ = self.listd.call(kind + "Item", {"list": "Groceries", "item": word})
             expected_ok = there  # a tick of a ticked item is confirmed, changing nothing
-            if expected_ok:
-                self.model[word] = ticked
+            expected[word] = (kind == "check", amount)
         self.say("household %s %s: %s" % (kind, word, result))
         if (result == "ok") != expected_ok:
             raise Violation("the household's %s of %s was %s; the model says %s" % (kind, word, result, expected_ok))
+        if expected_ok:
+            self.model = expected
         self.expect_list(self.model, "after the household's %s of %s" % (kind, word))
 
     def app_write(self, app, choice):
         writable = sorted(href for href, task in app.copy.items() if task.get("etag"))
-        kind = choice.choice(["create", "tick", "rename", "delete"]) if writable else "create"
+        kind = choice.choice(["create", "tick", "rename", "amount", "delete"]) if writable else "create"
         before = dict(self.model)
         if kind == "create":
             app.made += 1
             uid = "%s-%d-%d" % (app.name.split("'")[0].lower(), self.seed, self.step)
             href = COLLECTION + uid + ".ics"
             title = choice.choice(WORDS)
-            status, text, headers = app.request(self.web, "PUT", href, task_body(uid, title, False),
+            task = {"uid": uid, "summary": title, "completed": False, "amount": choice.choice(AMOUNTS)}
+            status, text, headers = app.request(self.web, "PUT", href, task_body(task),
                                                 {"Content-Type": "text/calendar", "If-None-Match": "*"})
-            task = {"uid": uid, "summary": title, "completed": False}
-            # A new task: added, or merged into the item of its title (which takes its tick).
-            allowed = {201: [dict(before, **{title: False})]}
+            # A new task: added, or merged into the item of its title, which takes its tick and
+            # its amount if it gives one (unless listd-web had not yet heard of the item: then
+            # the add alone, which puts it back).
             if title in before:
-                allowed[201].append(before)
+                amount = before[title][1]
+                allowed = {201: [dict(before, **{title: (False, task["amount"] or amount)}), dict(before, **{title: (False, amount)})]}
+            else:
+                allowed = {201: [dict(before, **{title: (False, task["amount"])})]}
         else:
             href = choice.choice(writable)
             task = dict(app.copy[href])
@@ -400,23 +411,24 @@ class Run:
                 status, text, headers = app.request(self.web, "DELETE", href, None, {"If-Match": task["etag"]})
                 allowed = {204: [{k: v for k, v in before.items() if k != title}]}
             else:
+                # Only what the app changed changes: a change its copy did not know of survives.
+                changed = dict(before)
                 if kind == "tick":
                     task["completed"] = not task["completed"]
-                    changed = dict(before)
                     if title in changed:
-                        changed[title] = task["completed"]
-                    allowed = {204: [changed]}
+                        changed[title] = (task["completed"], changed[title][1])
+                elif kind == "amount":
+                    task["amount"] = choice.choice([a for a in AMOUNTS if a != task.get("amount")])
+                    if title in changed:
+                        changed[title] = (changed[title][0], task["amount"])
                 else:
-                    task["summary"] = choice.choice(WORDS)
-                    if task["summary"] == title:
-                        return
-                    changed = {k: v for k, v in before.items() if k != title}
-                    if title in before:
-                        changed[task["summary"]] = before[title]
-                    allowed = {204: [changed]}
-                    if task["summary"] in before:
-                        allowed[409] = [before]
-                status, text, headers = app.request(self.web, "PUT", href, task_body(task["uid"], task["summary"], task["completed"]),
+                    task["summary"] = choice.choice([w for w in WORDS if w != title])
+                    if title in changed:
+                        changed[task["summary"]] = changed.pop(title)
+                allowed = {204: [changed]}
+                if kind == "rename" and task["summary"] in before:
+                    allowed[409] = [before]
+                status, text, headers = app.request(self.web, "PUT", href, task_body(task),
                                                     {"Content-Type": "text/calendar", "If-Match": task["etag"]})
         self.writes += 1
         self.say("%s %s %s (%s): %s %s" % (app.name, kind, title, href.rsplit("/", 1)[-1], status,
@@ -461,10 +473,10 @@ class Run:
             missing = {h: t for h, t in full.items() if app.copy.get(h) != t}
             raise Violation("%s's copy after its sync is not the collection: it has %s where a full read shows %s" % (
                 app.name, extra, missing))
-        seen = {task["summary"]: task["completed"] for task in full.values()}
+        seen = {task["summary"]: (task["completed"], task["amount"]) for task in full.values()}
         if len(seen) != len(full) or seen != self.model:
             raise Violation("the collection shows %s (%d tasks); listd has %s" % (
-                sorted((t["summary"], t["completed"]) for t in full.values()), len(full), shown(self.model)))
+                sorted((t["summary"], t["completed"], t["amount"]) for t in full.values()), len(full), shown(self.model)))
         self.say("%s synced: %d tasks, as listd has them" % (app.name, len(full)))
 
 

@@ -60,5 +60,13 @@ public enum TaskWritePlan {
             return edits
         }
     }
-}
 
+    /// Whether the task stored after a PUT is the one the app sent, in all it would write back:
+    /// its title, tick and amount. When it is not — merged into an item with an amount of its
+    /// own, its title's case kept as the list has it — the answer carries no ETag (RFC 4791
+    /// §5.3.4), so the app fetches the task before its next write instead of writing back, under
+    /// a current ETag, what it sent over what the server kept.
+    public static func storedAsSent(_ task: ClientTask, _ stored: TaskItem) -> Bool {
+        stored.text == task.summary && stored.checked == task.completed && stored.quantity == task.quantity
+    }
+}

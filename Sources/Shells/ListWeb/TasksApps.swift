@@ -224,7 +224,7 @@ final class TaskWriters: Sendable {
             follower.save()
             let entry = follower.book.lists[write.list]?.entry(href: write.href)
             var headers: [String: String] = [:]
-            if let entry { headers["ETag"] = entry.etag }
+            if let entry, TaskWritePlan.storedAsSent(task, entry.item) { headers["ETag"] = entry.etag }
             return DAVResponse(status: write.existing == nil ? 201 : 204, headers: headers)
         }
     }
