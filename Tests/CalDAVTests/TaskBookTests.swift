@@ -70,16 +70,19 @@ import Testing
         _ = uid
     }
 
-    @Test func aPendingTaskGivesTheAddedItemItsUIDAndHref() {
+    @Test func aTaskAnAppPutIsKnownByItsUIDAndHrefOnceAdopted() throws {
         var book = Self.book()
-        let pending = PendingTask(uid: "client-uid", href: "client.ics", kept: KeptTaskData(properties: [.init(name: "DUE", value: "20261201")]))
-        book.apply(Self.list(["milk", "eggs", "tea"], revision: 2), deleted: false, steps: [.add(item: "tea")], revision: 2) { _, key in
-            key == "tea" ? pending : nil
-        }
-        let tea = book.lists[7]?.entries["tea"]
-        #expect(tea?.uid == "client-uid")
-        #expect(book.lists[7]?.entry(href: "client.ics")?.item.text == "tea")
-        #expect(tea?.calendarData.contains("DUE:20261201") == true)
+        book.apply(Self.list(["milk", "eggs", "tea"], revision: 2), deleted: false, steps: [.add(item: "tea")], revision: 2)
+        let made = try #require(book.lists[7]?.entries["tea"])
+        #expect(made.uid == "inst-7-2-2")
+        book.adopt(list: 7, href: made.href, uid: "client-uid", newHref: "client.ics")
+        book.keep(KeptTaskData(properties: [.init(name: "DUE", value: "20261201")]), list: 7, href: "client.ics")
+        let tea = try #require(book.lists[7]?.entries["tea"])
+        #expect(tea.uid == "client-uid" && book.lists[7]?.entry(href: "client.ics")?.item.text == "tea")
+        #expect(tea.calendarData.contains("DUE:20261201"))
+        // Others syncing from before see the task under its new href, and the old one gone.
+        let changes = try #require(book.lists[7]?.changes(since: SyncStamp(revision: 2)))
+        #expect(changes.changed.map(\.href) == ["client.ics"] && changes.gone == [made.href])
     }
 
     /// A book saved, then the same changes applied to it again (listd-web restarted before its
@@ -103,9 +106,8 @@ import Testing
 
         // A client's task took the UID and href the next task listd makes would have.
         var clash = Self.book()
-        clash.apply(Self.list(["milk", "eggs", "tea"], revision: 2), deleted: false, steps: [.add(item: "tea")], revision: 2) { _, key in
-            key == "tea" ? PendingTask(uid: "inst-7-3-3", href: "inst-7-3-3.ics", kept: KeptTaskData()) : nil
-        }
+        clash.apply(Self.list(["milk", "eggs", "tea"], revision: 2), deleted: false, steps: [.add(item: "tea")], revision: 2)
+        clash.adopt(list: 7, href: "inst-7-2-2.ics", uid: "inst-7-3-3", newHref: "inst-7-3-3.ics")
         clash.apply(Self.list(["milk", "eggs", "tea", "jam"], revision: 3), deleted: false, steps: [.add(item: "jam")], revision: 3)
         let made = try #require(clash.lists[7]?.entries["jam"])
         #expect(made.uid == "inst-7-3-3-again" && made.href == "inst-7-3-3-again.ics")

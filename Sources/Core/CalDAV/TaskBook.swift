@@ -90,19 +90,6 @@ public struct ListTasks: Sendable, Hashable, Codable {
     }
 }
 
-/// A task a client is PUTting, named before listd adds its item, so the item takes its UID and
-/// href when the change comes.
-public struct PendingTask: Sendable, Hashable {
-    public var uid: String
-    public var href: String
-    public var kept: KeptTaskData
-    public init(uid: String, href: String, kept: KeptTaskData) {
-        self.uid = uid
-        self.href = href
-        self.kept = kept
-    }
-}
-
 /// Every list's tasks, and how far listd's changes were followed.
 public struct TaskBook: Sendable, Hashable, Codable {
     /// listd's instance the revisions are of.
@@ -153,13 +140,11 @@ public struct TaskBook: Sendable, Hashable, Codable {
     }
 
     /// Applies one of listd's changes (or, after a gap, a list as it is now with no steps: items
-    /// renamed meanwhile then count as removed and added). `pending` names the tasks clients are
-    /// PUTting, by list and item key. Returns whether anything a client sees changed.
+    /// renamed meanwhile then count as removed and added). A new item's task is named by
+    /// listd-web (`madeUID`): a task an app PUT takes the app's name after (`adopt`), so the same
+    /// change followed again makes the same book. Returns whether anything a client sees changed.
     @discardableResult
-    public mutating func apply(
-        _ list: ShoppingList, deleted: Bool, steps: [ListChange.Step], revision: Revision,
-        pending: (ListID, String) -> PendingTask? = { _, _ in nil }
-    ) -> Bool {
+    public mutating func apply(_ list: ShoppingList, deleted: Bool, steps: [ListChange.Step], revision: Revision) -> Bool {
         guard revision >= current.revision else { return false }
         let stamp = SyncStamp(revision: revision)
         current = max(current, stamp)
@@ -191,29 +176,13 @@ public struct TaskBook: Sendable, Hashable, Codable {
                 entry.changed = when
                 tasks.entries[key] = entry
             } else {
-                let named = pending(list.id, key)
-                let uid: String, href: String
-                if let named {
-                    (uid, href) = (named.uid, named.href)
-                    // A task has the href the client gave its new one (rare: a task made in
-                    // between): it is the client's now, and the other is known by one of its own.
-                    if let other = tasks.hrefs[href], other != key, var moved = tasks.entries[other] {
-                        moved.href = madeUID(list: list.id, revision: revision, position: item.position) + "-earlier.ics"
-                        moved.stamp = stamp
-                        tasks.entries[other] = moved
-                        tasks.hrefs[moved.href] = other
-                    }
-                } else {
-                    // Neither a UID nor an href a client gave its own task is taken twice.
-                    var made = madeUID(list: list.id, revision: revision, position: item.position)
-                    if uids == nil { uids = Set(tasks.entries.values.map(\.uid)) }
-                    while uids?.contains(made) == true || tasks.hrefs[made + ".ics"] != nil { made += "-again" }
-                    (uid, href) = (made, made + ".ics")
-                }
+                // Neither a UID nor an href an app gave its own task is taken twice.
+                var uid = madeUID(list: list.id, revision: revision, position: item.position)
+                if uids == nil { uids = Set(tasks.entries.values.map(\.uid)) }
+                while uids?.contains(uid) == true || tasks.hrefs[uid + ".ics"] != nil { uid += "-again" }
                 uids?.insert(uid)
-                tasks.entries[key] = TaskEntry(
-                    uid: uid, href: href, stamp: stamp, changed: when, item: item, kept: named?.kept ?? KeptTaskData()
-                )
+                let href = uid + ".ics"
+                tasks.entries[key] = TaskEntry(uid: uid, href: href, stamp: stamp, changed: when, item: item, kept: KeptTaskData())
                 tasks.hrefs[href] = key
                 tasks.tombstones[href] = nil
             }
@@ -247,8 +216,8 @@ public struct TaskBook: Sendable, Hashable, Codable {
         lists[list] = tasks
     }
 
-    /// Gives the task at `href` a client's UID and href: a task a client PUT as new whose item
-    /// was on the list already is merged into that item, which is known by the client's identity
+    /// Gives the task at `href` a client's UID and href: a task a client PUT as new, once listd has
+    /// its item (added by the PUT, or there already: merged), is known by the client's identity
     /// from then on (the old href is gone for the others, who sync it again under the new one).
     public mutating func adopt(list: ListID, href: String, uid: String, newHref: String) {
         guard var tasks = lists[list], href != newHref, let key = tasks.hrefs[href], var entry = tasks.entries[key],

@@ -16,8 +16,6 @@ import Synchronization
 package final class TaskBookFollower: Service, Sendable {
     private struct State {
         var book: TaskBook
-        /// Tasks being PUT, by list and item key: the item takes its UID and href when added.
-        var pending: [PendingKey: PendingTask] = [:]
         /// Requests waiting for a revision; each is resumed once, by whichever takes it out of
         /// here first: the change that reaches the revision, its timeout, or the end.
         var waiters: [(id: Int, revision: Int, resume: CheckedContinuation<Void, Never>)] = []
@@ -28,11 +26,6 @@ package final class TaskBookFollower: Service, Sendable {
         /// The last try to reach listd failed (listd is away): requests are answered from the
         /// book as it is, and writes told listd is away, without waiting for it.
         var listdAway = false
-    }
-
-    struct PendingKey: Hashable {
-        var list: Int
-        var key: String
     }
 
     let path: String
@@ -65,14 +58,6 @@ package final class TaskBookFollower: Service, Sendable {
 
     /// The book as it is now.
     package var book: TaskBook { state.withLock { $0.book } }
-
-    func expect(_ task: PendingTask, list: Int, item: String) {
-        state.withLock { $0.pending[PendingKey(list: list, key: ListText.key(item))] = task }
-    }
-
-    func forgetPending(list: Int, item: String) {
-        _ = state.withLock { $0.pending.removeValue(forKey: PendingKey(list: list, key: ListText.key(item))) }
-    }
 
     /// Changes the book (what a PUT keeps that listd does not model).
     func update(_ body: (inout TaskBook) -> Void) {
@@ -207,10 +192,7 @@ package final class TaskBookFollower: Service, Sendable {
 
     private func apply(_ event: ListEvent) {
         let waiters = state.withLock { state in
-            let pending = state.pending
-            state.book.apply(
-                event.list, deleted: event.name == .didDeleteShoppingList, steps: event.changes, revision: event.revision
-            ) { list, key in pending[PendingKey(list: list, key: key)] }
+            state.book.apply(event.list, deleted: event.name == .didDeleteShoppingList, steps: event.changes, revision: event.revision)
             state.book.current = max(state.book.current, SyncStamp(revision: event.revision))
             state.dirty = true
             return takeWaiters(&state)

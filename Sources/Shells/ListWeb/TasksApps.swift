@@ -179,12 +179,6 @@ final class TaskWriters: Sendable {
         await closeRevoked()
         let edits = TaskWritePlan.edits(for: write)
         guard let name = follower.book.lists[write.list]?.name else { return DAVResponse(status: 409, body: "No such list.\n") }
-        var creating: String?
-        if case .put(let task) = write.kind, write.existing == nil {
-            creating = task.summary
-            follower.expect(PendingTask(uid: task.uid, href: write.href, kept: task.kept), list: write.list, item: task.summary)
-        }
-        defer { if let creating { follower.forgetPending(list: write.list, item: creating) } }
         var lastRevision: Int?
         for (index, edit) in edits.enumerated() {
             // The first edit is made on the app's copy (its If-Match); each next one on the list as
@@ -209,9 +203,8 @@ final class TaskWriters: Sendable {
             return DAVResponse(status: 204)
         case .put(let task):
             follower.update { book in
-                // A new task whose item listd had already (listd confirmed the add changing
-                // nothing; the book has followed listd past it): the item is known by the app's
-                // UID and href from now on. One listd made for it has them already (pending).
+                // A new task: its item, added by the PUT or there already (the book has followed
+                // listd past the add), is known by the app's UID and href from now on.
                 if write.existing == nil, book.lists[write.list]?.entry(href: write.href) == nil,
                     let item = book.lists[write.list]?.entries[ListText.key(task.summary)]
                 {
