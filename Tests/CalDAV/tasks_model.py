@@ -2,8 +2,8 @@
 """Tasks apps never lose an edit nor keep a ghost: a model-based property test of listd-web's
 CalDAV on the real listd and listd-web (issue 64).
 
-Two tasks apps, each with its own copy of the list (hrefs, ETags, titles, ticks) and its own sync
-token, edit from that copy whenever the generator says — fresh or stale — while the household
+Two tasks apps, each with its own copy of the list (hrefs, ETags, titles, ticks, amounts,
+sections) and its own sync token, edit from that copy whenever the generator says — fresh or stale — while the household
 edits over listd's socket; listd-web is killed (SIGKILL) and started again, listd stopped
 (SIGTERM) and killed (SIGKILL) and started again, the apps keeping their copies and tokens
 through all of it, as phones do. A reference model holds the list as listd confirmed it.
@@ -43,6 +43,14 @@ import xml.etree.ElementTree as ET
 
 WORDS = "milk eggs bread tea jam rice oats figs".split()
 AMOUNTS = ["2", "1 l", "500 g", None]
+SECTIONS = ["Dairy", "Bakery"]
+# An app may name a section the list has not: it is made.
+APP_SECTIONS = SECTIONS + ["Frozen"]
+# Where an item goes when nothing says (listd puts it back where the household kept it): any.
+ANY = object()
+# The generator's version: 1 edits titles, ticks and amounts; 2 sections too. A kept case names
+# the one it was found with (none: 1), so widening the generator leaves it replaying its steps.
+GENERATOR = 2
 DAV, CALDAV = "DAV:", "urn:ietf:params:xml:ns:caldav"
 COLLECTION = "/caldav/lists/1/"
 
@@ -105,12 +113,15 @@ class Listd:
                 return ("denied", reply["error"]) if "error" in reply else ("ok", reply["result"])
 
     def items(self):
-        """The list as listd has it: {title: (ticked, amount)}, and its revision."""
+        """The list as listd has it: {title: (ticked, amount, section)}, and its revision."""
         kind, found = self.call("getList", {"list": "Groceries"})
         if kind != "ok":
             raise Violation("getList: %s" % found)
         checked, amounts = set(found.get("checked", [])), found.get("quantities", {})
-        return {item: (item in checked, amounts.get(item)) for item in found["items"]}, found["revision"]
+        sections = {item: section["name"] for section in found.get("sections", []) for item in section["items"]}
+        self.sections = {section["name"] for section in found.get("sections", [])}
+        return ({item: (item in checked, amounts.get(item), sections.get(item, "")) for item in found["items"]},
+                found["revision"])
 
 
 class ListdWeb:
@@ -159,19 +170,21 @@ def parse_task(data):
         fields.setdefault(name.split(";")[0].upper(), value)
     completed = fields.get("STATUS") == "COMPLETED"
     return {"uid": fields.get("UID"), "summary": fields.get("SUMMARY", "").replace("\\,", ",").replace("\\;", ";"),
-            "completed": completed, "amount": fields.get("DESCRIPTION")}
+            "completed": completed, "amount": fields.get("DESCRIPTION"), "section": fields.get("CATEGORIES", "")}
 
 
 def task_body(task):
     """A VTODO as an app writes it: its amount as DESCRIPTION (none: the item has none)."""
     status = "STATUS:COMPLETED\r\n" if task["completed"] else "STATUS:NEEDS-ACTION\r\n"
     amount = "DESCRIPTION:%s\r\n" % task["amount"] if task.get("amount") else ""
-    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//tasks model//EN\r\nBEGIN:VTODO\r\nUID:%s\r\nSUMMARY:%s\r\n%s%s"
-            "END:VTODO\r\nEND:VCALENDAR\r\n" % (task["uid"], task["summary"], status, amount))
+    section = "CATEGORIES:%s\r\n" % task["section"] if task.get("section") else ""
+    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//tasks model//EN\r\nBEGIN:VTODO\r\nUID:%s\r\nSUMMARY:%s\r\n%s%s%s"
+            "END:VTODO\r\nEND:VCALENDAR\r\n" % (task["uid"], task["summary"], status, amount, section))
 
 
 class App:
-    """A tasks app: its copy of the list (href → uid, ETag, title, tick) and its sync token."""
+    """A tasks app: its copy of the list (href → uid, ETag, title, tick, amount, section) and its
+    sync token."""
 
     def __init__(self, name, user, password):
         self.name = name
@@ -246,13 +259,25 @@ class App:
         return int(found.group(1)) if found else -1
 
 
+def matches(items, expected):
+    """Whether listd's items are the expected ones (ANY: a section listd chooses)."""
+    return items.keys() == expected.keys() and all(
+        all(want is ANY or want == got for got, want in zip(items[title], expected[title])) for title in items)
+
+
+def allows(results, items):
+    return any(matches(items, expected) for expected in results)
+
+
 def shown(items):
     return {title: ticked for title, ticked in sorted(items.items())}
 
 
 class Run:
-    def __init__(self, binaries, seed, steps, only=None, trace=False):
+    def __init__(self, binaries, seed, steps, only=None, trace=False, generator=GENERATOR):
         self.seed, self.steps, self.only, self.trace = seed, steps, only, trace
+        # A kept case replays the steps of the generator it was found with.
+        self.sections_on = generator >= 2
         self.directory = tempfile.mkdtemp(prefix="tasks-model-")
         self.listd = Listd(os.path.join(binaries, "listd"), self.directory)
         self.web = ListdWeb(os.path.join(binaries, "listd-web"), self.directory, self.listd.socket)
@@ -282,7 +307,9 @@ class Run:
         try:
             self.apps = [self.pair("Anna's phone"), self.pair("Ben's laptop")]
             kind, _ = self.listd.call("createList", {"name": "Groceries", "items": ["milk", "eggs"]})
-            self.model = {"milk": (False, None), "eggs": (False, None)}
+            for section in SECTIONS if self.sections_on else []:
+                self.listd.call("addSection", {"list": "Groceries", "section": section})
+            self.model = {"milk": (False, None, ""), "eggs": (False, None, "")}
             self.actual()
             for app in self.apps:
                 self.checked_sync(app)
@@ -350,14 +377,14 @@ class Run:
         self.ensure_listd()
         word = choice.choice(WORDS)
         there = word in self.model
-        ticked, amount = self.model.get(word, (False, None))
-        kind = choice.choice(["add", "remove", "check", "uncheck", "rename", "amount"])
+        ticked, amount, section = self.model.get(word, (False, None, ""))
+        kind = choice.choice(["add", "remove", "check", "uncheck", "rename", "amount"] + (["move"] if self.sections_on else []))
         expected = dict(self.model)
         if kind == "add":
             result, _ = self.listd.call("addItem", {"list": "Groceries", "item": word})
             # An item ticked off is put back by an add; one still to get is there already.
             expected_ok = not there or ticked
-            expected[word] = (False, amount)
+            expected[word] = (False, amount, section if there else ANY)
         elif kind == "rename":
             new = choice.choice([other for other in WORDS if other != word])
             result, _ = self.listd.call("replaceItem", {"list": "Groceries", "item": word, "with": new})
@@ -371,38 +398,57 @@ class Run:
             new = choice.choice(AMOUNTS)
             result, _ = self.listd.call("setQuantity", {"list": "Groceries", "item": word, "quantity": new})
             expected_ok = there
-            expected[word] = (ticked, new)
+            expected[word] = (ticked, new, section)
+        elif kind == "move":
+            new = choice.choice(SECTIONS + [""])
+            result, _ = self.listd.call("moveItem", {"list": "Groceries", "item": word, "section": new})
+            expected_ok = there
+            expected[word] = (ticked, amount, new)
         else:
             result, _ = self.listd.call(kind + "Item", {"list": "Groceries", "item": word})
             expected_ok = there  # a tick of a ticked item is confirmed, changing nothing
-            expected[word] = (kind == "check", amount)
+            expected[word] = (kind == "check", amount, section)
         self.say("household %s %s: %s" % (kind, word, result))
         if (result == "ok") != expected_ok:
             raise Violation("the household's %s of %s was %s; the model says %s" % (kind, word, result, expected_ok))
-        if expected_ok:
-            self.model = expected
-        self.expect_list(self.model, "after the household's %s of %s" % (kind, word))
+        items = self.actual()
+        if expected_ok and not matches(items, expected) or not expected_ok and items != self.model:
+            raise Violation("after the household's %s of %s: listd has %s, expected %s" % (
+                kind, word, shown(items), shown(expected if expected_ok else self.model)))
+        self.model = items
 
     def app_write(self, app, choice):
         writable = sorted(href for href, task in app.copy.items() if task.get("etag"))
-        kind = choice.choice(["create", "tick", "rename", "amount", "delete"]) if writable else "create"
+        kinds = ["create", "tick", "rename", "amount"] + (["move"] if self.sections_on else []) + ["delete"]
+        kind = choice.choice(kinds) if writable else "create"
         before = dict(self.model)
         if kind == "create":
             app.made += 1
             uid = "%s-%d-%d" % (app.name.split("'")[0].lower(), self.seed, self.step)
             href = COLLECTION + uid + ".ics"
             title = choice.choice(WORDS)
-            task = {"uid": uid, "summary": title, "completed": False, "amount": choice.choice(AMOUNTS)}
+            task = {"uid": uid, "summary": title, "completed": False, "amount": choice.choice(AMOUNTS),
+                    "section": choice.choice(APP_SECTIONS + [""]) if self.sections_on else ""}
             status, text, headers = app.request(self.web, "PUT", href, task_body(task),
                                                 {"Content-Type": "text/calendar", "If-None-Match": "*"})
             # A new task: added, or merged into the item of its title, which takes its tick and
             # its amount if it gives one (unless listd-web had not yet heard of the item: then
             # the add alone, which puts it back).
-            if title in before:
-                amount = before[title][1]
-                allowed = {201: [dict(before, **{title: (False, task["amount"] or amount)}), dict(before, **{title: (False, amount)})]}
+            if title in before and task["section"] and task["section"] not in self.listd.sections:
+                # Merged into an item there, its CATEGORIES a section the list has not: an app
+                # moves an item only into a section there (409, the add and amount standing).
+                # A ticked item is put back by the add, into the section it names (made).
+                ticked, amount, section = before[title]
+                allowed = {409: [dict(before, **{title: (False, task["amount"] or amount, section)}),
+                                 dict(before, **{title: (False, amount, section)})]}
+                if ticked:
+                    allowed[201] = [dict(before, **{title: (False, task["amount"] or amount, task["section"])})]
+            elif title in before:
+                _, amount, section = before[title]
+                allowed = {201: [dict(before, **{title: (False, task["amount"] or amount, task["section"] or section)}),
+                                 dict(before, **{title: (False, amount, section)})]}
             else:
-                allowed = {201: [dict(before, **{title: (False, task["amount"])})]}
+                allowed = {201: [dict(before, **{title: (False, task["amount"], task["section"] or ANY)})]}
         else:
             href = choice.choice(writable)
             task = dict(app.copy[href])
@@ -416,11 +462,15 @@ class Run:
                 if kind == "tick":
                     task["completed"] = not task["completed"]
                     if title in changed:
-                        changed[title] = (task["completed"], changed[title][1])
+                        changed[title] = (task["completed"],) + changed[title][1:]
                 elif kind == "amount":
                     task["amount"] = choice.choice([a for a in AMOUNTS if a != task.get("amount")])
                     if title in changed:
-                        changed[title] = (changed[title][0], task["amount"])
+                        changed[title] = (changed[title][0], task["amount"], changed[title][2])
+                elif kind == "move":
+                    task["section"] = choice.choice([a for a in APP_SECTIONS if a != task.get("section")])
+                    if title in changed:
+                        changed[title] = changed[title][:2] + (task["section"],)
                 else:
                     task["summary"] = choice.choice([w for w in WORDS if w != title])
                     if title in changed:
@@ -428,6 +478,8 @@ class Run:
                 allowed = {204: [changed]}
                 if kind == "rename" and task["summary"] in before:
                     allowed[409] = [before]
+                if kind == "move" and task["section"] not in self.listd.sections:
+                    allowed = {409: [before]}  # a section the list has not: only an add makes one
                 status, text, headers = app.request(self.web, "PUT", href, task_body(task),
                                                     {"Content-Type": "text/calendar", "If-Match": task["etag"]})
         self.writes += 1
@@ -440,12 +492,12 @@ class Run:
         # With listd away, only a write that changes nothing in listd is made (a new task merged
         # into an item as it is: listd-web's book alone takes the app's UID).
         items = self.actual() if self.listd_up else before
-        if not self.listd_up and status != 503 and before not in allowed.get(status, []):
+        if not self.listd_up and status != 503 and not allows(allowed.get(status, []), before):
             raise Violation("%s's %s with listd away answered %s" % (app.name, kind, status))
         if status not in allowed:
             raise Violation("%s's %s of %s answered %s (%s); listd has %s, had %s" % (
                 app.name, kind, title, status, text.strip()[:300], shown(items), shown(before)))
-        if items not in allowed[status]:
+        if not allows(allowed[status], items):
             raise Violation("%s's %s of %s answered %s, and listd has %s; it had %s, and %s allows %s" % (
                 app.name, kind, title, status, shown(items), shown(before), status, [shown(a) for a in allowed[status]]))
         self.model = items
@@ -473,15 +525,15 @@ class Run:
             missing = {h: t for h, t in full.items() if app.copy.get(h) != t}
             raise Violation("%s's copy after its sync is not the collection: it has %s where a full read shows %s" % (
                 app.name, extra, missing))
-        seen = {task["summary"]: (task["completed"], task["amount"]) for task in full.values()}
+        seen = {task["summary"]: (task["completed"], task["amount"], task["section"]) for task in full.values()}
         if len(seen) != len(full) or seen != self.model:
             raise Violation("the collection shows %s (%d tasks); listd has %s" % (
                 sorted((t["summary"], t["completed"], t["amount"]) for t in full.values()), len(full), shown(self.model)))
         self.say("%s synced: %d tasks, as listd has them" % (app.name, len(full)))
 
 
-def run_seed(binaries, seed, steps, only=None, trace=False):
-    run = Run(binaries, seed, steps, only, trace)
+def run_seed(binaries, seed, steps, only=None, trace=False, generator=None):
+    run = Run(binaries, seed, steps, only, trace, generator or GENERATOR)
     try:
         run.execute()
         shutil.rmtree(run.directory, ignore_errors=True)  # a failed run's directory is kept, to look at
@@ -523,14 +575,14 @@ def main():
     for path in sorted(os.listdir(options.regressions)) if os.path.isdir(options.regressions) else []:
         with open(os.path.join(options.regressions, path)) as f:
             case = json.load(f)
-        cases.append((path, case["seed"], max(case["steps"]) + 1, set(case["steps"])))
+        cases.append((path, case["seed"], max(case["steps"]) + 1, set(case["steps"]), case.get("generator", 1)))
     seeds = ([random.randrange(1 << 32) for _ in range(options.fresh_seeds)] if options.fresh_seeds
              else [int(s) for s in options.seeds.split(",") if s])
-    cases += [("seed %d" % seed, seed, options.steps, None) for seed in seeds]
+    cases += [("seed %d" % seed, seed, options.steps, None, GENERATOR) for seed in seeds]
     failures, total_steps, total_writes = 0, 0, 0
     started = time.time()
-    for name, seed, steps, only in cases:
-        found, run = run_seed(options.bin, seed, steps, only, options.trace)
+    for name, seed, steps, only, generator in cases:
+        found, run = run_seed(options.bin, seed, steps, only, options.trace, generator)
         total_steps += run.done_steps
         total_writes += run.writes
         if not found:
@@ -541,7 +593,7 @@ def main():
         if only is None and not options.no_shrink:
             kept = shrink(options.bin, seed, steps, run.step)
             print("  shrunk to steps %s; keep it as %s/seed-%d.json:" % (kept, options.regressions, seed))
-            print("  " + json.dumps({"seed": seed, "steps": kept}))
+            print("  " + json.dumps({"seed": seed, "steps": kept, "generator": GENERATOR}))
             replayed, _ = run_seed(options.bin, seed, max(kept) + 1, set(kept), trace=True)
             print("  the shrunk run: %s" % (replayed or "held (the failure needs the steps left out)"))
     print("%d runs, %d steps, %d app writes, %d failed, %.0f s" % (
