@@ -3,8 +3,8 @@
 CalDAV on the real listd and listd-web (issue 64).
 
 Two tasks apps, each with its own copy of the list (hrefs, ETags, titles, ticks, amounts,
-sections) and its own sync token, edit from that copy whenever the generator says — fresh or stale — while the household
-edits over listd's socket; listd-web is killed (SIGKILL) and started again, listd stopped
+sections) and its own sync token, edit from that copy whenever the generator says — fresh or
+stale — while the household edits over listd's socket; listd-web is killed (SIGKILL) and started again, listd stopped
 (SIGTERM) and killed (SIGKILL) and started again, the apps keeping their copies and tokens
 through all of it, as phones do. A reference model holds the list as listd confirmed it.
 
@@ -12,7 +12,7 @@ Checked at every step:
   - an app's write is answered by what listd did: 201/204 and its change made on the list as it
     is now (nothing else changed: a change the app's copy did not know of survives); 412 (the
     copy was stale), 404 (the task is gone) or, only while listd is away, 503 and nothing changed;
-    409 only for a title another item has;
+    409 only for a title another item has, or a section the list has not (only an add makes one);
   - the household's edits are confirmed or denied as the model says;
 and at every checked sync (once listd-web's book has listd's last change): the app's copy after
 applying the sync report equals a full read of the collection (no task the server no longer
