@@ -41,6 +41,9 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ModelRuns"))
+import seeded_runs  # noqa: E402
+
 WORDS = "milk eggs bread tea jam rice oats figs".split()
 AMOUNTS = ["2", "1 l", "500 g", None]
 SECTIONS = ["Dairy", "Bakery"]
@@ -286,7 +289,7 @@ class Run:
         self.revision = 0
         self.step = 0
         self.done_steps = 0
-        self.writes = 0
+        self.app_writes = 0
         self.listd_up = True
 
     def say(self, text):
@@ -482,7 +485,7 @@ class Run:
                     allowed = {409: [before]}  # a section the list has not: only an add makes one
                 status, text, headers = app.request(self.web, "PUT", href, task_body(task),
                                                     {"Content-Type": "text/calendar", "If-Match": task["etag"]})
-        self.writes += 1
+        self.app_writes += 1
         self.say("%s %s %s (%s): %s %s" % (app.name, kind, title, href.rsplit("/", 1)[-1], status,
                                            re.sub(r"\s+", " ", text)[:160] if status >= 400 else ""))
         # 503 only while listd is away: an app's connection a restart of listd closed is made
@@ -542,63 +545,12 @@ def run_seed(binaries, seed, steps, only=None, trace=False, generator=None):
         return "step %d: %s (servers' logs in %s)" % (run.step, violation, run.directory), run
 
 
-def shrink(binaries, seed, steps, failing_step):
-    """The fewest steps (up to the failing one) that still fail: each step left out in turn."""
-    kept = list(range(failing_step + 1))
-    chunk = max(1, len(kept) // 2)
-    while chunk >= 1:
-        index = 0
-        while index < len(kept):
-            trial = kept[:index] + kept[index + chunk:]
-            if trial:
-                found, run = run_seed(binaries, seed, max(trial) + 1, set(trial))
-                shutil.rmtree(run.directory, ignore_errors=True)
-                if found:
-                    kept = trial
-                    continue
-            index += chunk
-        chunk //= 2
-    return kept
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", required=True, help="the directory with listd, listd-web and listctl")
-    parser.add_argument("--seeds", default="1,2,3")
-    parser.add_argument("--fresh-seeds", type=int, default=0, help="this many random seeds instead")
-    parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--regressions", default=os.path.join(os.path.dirname(__file__), "regressions"))
-    parser.add_argument("--trace", action="store_true")
-    parser.add_argument("--no-shrink", action="store_true")
+    seeded_runs.add_arguments(parser, "1,2,3", 200, os.path.join(os.path.dirname(__file__), "regressions"))
     options = parser.parse_args()
-    cases = []
-    for path in sorted(os.listdir(options.regressions)) if os.path.isdir(options.regressions) else []:
-        with open(os.path.join(options.regressions, path)) as f:
-            case = json.load(f)
-        cases.append((path, case["seed"], max(case["steps"]) + 1, set(case["steps"]), case.get("generator", 1)))
-    seeds = ([random.randrange(1 << 32) for _ in range(options.fresh_seeds)] if options.fresh_seeds
-             else [int(s) for s in options.seeds.split(",") if s])
-    cases += [("seed %d" % seed, seed, options.steps, None, GENERATOR) for seed in seeds]
-    failures, total_steps, total_writes = 0, 0, 0
-    started = time.time()
-    for name, seed, steps, only, generator in cases:
-        found, run = run_seed(options.bin, seed, steps, only, options.trace, generator)
-        total_steps += run.done_steps
-        total_writes += run.writes
-        if not found:
-            print("%s: %d steps, %d app writes, held" % (name, run.done_steps, run.writes), flush=True)
-            continue
-        failures += 1
-        print("%s: FAILED at %s" % (name, found), flush=True)
-        if only is None and not options.no_shrink:
-            kept = shrink(options.bin, seed, steps, run.step)
-            print("  shrunk to steps %s; keep it as %s/seed-%d.json:" % (kept, options.regressions, seed))
-            print("  " + json.dumps({"seed": seed, "steps": kept, "generator": GENERATOR}))
-            replayed, _ = run_seed(options.bin, seed, max(kept) + 1, set(kept), trace=True)
-            print("  the shrunk run: %s" % (replayed or "held (the failure needs the steps left out)"))
-    print("%d runs, %d steps, %d app writes, %d failed, %.0f s" % (
-        len(cases), total_steps, total_writes, failures, time.time() - started))
-    sys.exit(1 if failures else 0)
+    seeded_runs.run_cases(options, lambda *case: run_seed(options.bin, *case), "app_writes", GENERATOR)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,9 @@ import tempfile
 import time
 import zlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ModelRuns"))
+import seeded_runs  # noqa: E402
+
 WORDS = (
     "milk eggs bread rice oats tea coffee jam honey butter cheese apples pears plums figs dates kale "
     "leeks onions garlic salt pepper flour sugar soap beer wine juice yogurt pasta beans lentils nuts "
@@ -1255,61 +1258,12 @@ def run_seed(binary, seed, steps, only=None, trace=False):
         return "step %d: %s" % (run.step, violation), run
 
 
-def shrink(binary, seed, steps, failing_step):
-    """The fewest steps (up to the failing one) that still fail: each step left out in turn."""
-    kept = list(range(failing_step + 1))
-    chunk = max(1, len(kept) // 2)
-    while chunk >= 1:
-        index = 0
-        while index < len(kept):
-            trial = kept[:index] + kept[index + chunk:]
-            if trial:
-                found, _ = run_seed(binary, seed, max(trial) + 1, set(trial))
-                if found:
-                    kept = trial
-                    continue
-            index += chunk
-        chunk //= 2
-    return kept
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--listd", required=True)
-    parser.add_argument("--seeds", default="1,2,3,4,5")
-    parser.add_argument("--fresh-seeds", type=int, default=0, help="this many random seeds instead")
-    parser.add_argument("--steps", type=int, default=150)
-    parser.add_argument("--regressions", default=os.path.join(os.path.dirname(__file__), "regressions"))
-    parser.add_argument("--trace", action="store_true")
-    parser.add_argument("--no-shrink", action="store_true")
+    seeded_runs.add_arguments(parser, "1,2,3,4,5", 150, os.path.join(os.path.dirname(__file__), "regressions"))
     options = parser.parse_args()
-    cases = []
-    for path in sorted(os.listdir(options.regressions)) if os.path.isdir(options.regressions) else []:
-        with open(os.path.join(options.regressions, path)) as f:
-            case = json.load(f)
-        cases.append((path, case["seed"], max(case["steps"]) + 1, set(case["steps"])))
-    seeds = ([random.randrange(1 << 32) for _ in range(options.fresh_seeds)] if options.fresh_seeds
-             else [int(s) for s in options.seeds.split(",") if s])
-    cases += [("seed %d" % seed, seed, options.steps, None) for seed in seeds]
-    failures, total_steps, total_saves = 0, 0, 0
-    started = time.time()
-    for name, seed, steps, only in cases:
-        found, run = run_seed(options.listd, seed, steps, only, options.trace)
-        total_steps += run.done_steps
-        total_saves += run.saves
-        if not found:
-            print("%s: %d steps, %d saves, held" % (name, run.done_steps, run.saves), flush=True)
-            continue
-        failures += 1
-        print("%s: FAILED at %s" % (name, found), flush=True)
-        if only is None and not options.no_shrink:
-            kept = shrink(options.listd, seed, steps, run.step)
-            print("  shrunk to steps %s; keep it as %s/seed-%d.json:" % (kept, options.regressions, seed))
-            print("  " + json.dumps({"seed": seed, "steps": kept}))
-            replayed, _ = run_seed(options.listd, seed, max(kept) + 1, set(kept), trace=True)
-            print("  the shrunk run: %s" % (replayed or "held (the failure needs the steps left out)"))
-    print("%d runs, %d steps, %d saves, %d failed, %.0f s" % (len(cases), total_steps, total_saves, failures, time.time() - started))
-    sys.exit(1 if failures else 0)
+    seeded_runs.run_cases(options, lambda seed, steps, only, trace, _: run_seed(options.listd, seed, steps, only, trace), "saves")
 
 
 if __name__ == "__main__":
