@@ -15,6 +15,8 @@ import Testing
         var user: String
         var password: String
         var server: String
+        /// HTTP Basic with the app password, as the app sends it.
+        var authorization: String { "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
     }
 
     static func pair(_ web: WebServer, _ name: String) throws -> Paired {
@@ -92,7 +94,7 @@ import Testing
         let paired = try Self.pair(web, "Anna's laptop")
         let setup = try LineConnection(path: daemon.sandbox.socket)
         _ = try setup.result("createList", ["name": "Groceries", "items": ["milk"]])
-        let authorization = "Basic " + Data("\(paired.user):\(paired.password)".utf8).base64EncodedString()
+        let authorization = paired.authorization
         func propfind(timeout: Int) throws -> HTTP.Reply {
             try HTTP.request(
                 port: web.port,
@@ -158,6 +160,18 @@ import Testing
         )
     }
 
+    /// listd-web killed with SIGKILL, and started again on the same files: once its book follows
+    /// listd again, every task the app read before is at the same href with the same UID.
+    static func killedAndStartedAgain(_ web: WebServer, _ daemon: Daemon, _ authorization: String) async throws -> WebServer {
+        let synced = try taskUIDs(web, authorization)
+        web.child.signal(SIGKILL)
+        web.child.wait()
+        let again = try WebServer(daemon.sandbox, arguments: ["--url", "https://tasks.test"])
+        try await until("the book follows listd again", timeout: 30) { try taskHrefs(again, authorization).count == synced.count }
+        #expect(try taskUIDs(again, authorization) == synced, "the tasks before the crash: \(synced)")
+        return again
+    }
+
     /// listd-web killed (a crash, the OOM killer, a power cut) a moment after a tasks app put a
     /// task of its own and synced one made elsewhere, before its book's next save: started again,
     /// it serves every task at the href the app has, with the UID the app has, and what only the
@@ -170,7 +184,7 @@ import Testing
         let paired = try Self.pair(web, "Anna's phone")
         let setup = try LineConnection(path: daemon.sandbox.socket)
         _ = try setup.result("createList", ["name": "Groceries", "items": ["milk"]])
-        let authorization = "Basic " + Data("\(paired.user):\(paired.password)".utf8).base64EncodedString()
+        let authorization = paired.authorization
         try await until("the book has milk", timeout: 30) { try Self.taskHrefs(web, authorization).count == 1 }
         let bread = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:app-bread\r\n"
             + "SUMMARY:bread\r\nDUE:20261201T090000Z\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
@@ -182,13 +196,7 @@ import Testing
         #expect(put.status == 201, "\(put.status) \(put.text)")
         _ = try setup.result("addItem", ["list": "Groceries", "item": "eggs"])
         try await until("the app synced eggs", timeout: 30) { try Self.taskHrefs(web, authorization).count == 3 }
-        let synced = try Self.taskUIDs(web, authorization)
-        web.child.signal(SIGKILL)
-        web.child.wait()
-
-        let again = try WebServer(daemon.sandbox, arguments: ["--url", "https://tasks.test"])
-        try await until("the book follows listd again", timeout: 30) { try Self.taskHrefs(again, authorization).count == 3 }
-        #expect(try Self.taskUIDs(again, authorization) == synced, "the tasks before the crash: \(synced)")
+        let again = try await Self.killedAndStartedAgain(web, daemon, authorization)
         let kept = try HTTP.request(port: again.port, "GET", "/caldav/lists/1/app-bread.ics", headers: ["Authorization": authorization])
         #expect(kept.text.contains("SUMMARY:bread") && kept.text.contains("DUE:20261201T090000Z"), "\(kept.status) \(kept.text)")
         withExtendedLifetime((daemon, again)) {}
@@ -203,17 +211,11 @@ import Testing
         _ = try setup.result("createList", ["name": "Groceries", "items": ["milk"]])
         let web = try WebServer(daemon.sandbox, arguments: ["--url", "https://tasks.test"])
         let paired = try Self.pair(web, "Anna's phone")
-        let authorization = "Basic " + Data("\(paired.user):\(paired.password)".utf8).base64EncodedString()
+        let authorization = paired.authorization
         try await until("the book has milk", timeout: 30) { try Self.taskHrefs(web, authorization).count == 1 }
         _ = try setup.result("addItem", ["list": "Groceries", "item": "eggs"])
         try await until("the app synced eggs", timeout: 30) { try Self.taskHrefs(web, authorization).count == 2 }
-        let synced = try Self.taskUIDs(web, authorization)
-        web.child.signal(SIGKILL)
-        web.child.wait()
-
-        let again = try WebServer(daemon.sandbox, arguments: ["--url", "https://tasks.test"])
-        try await until("the book follows listd again", timeout: 30) { try Self.taskHrefs(again, authorization).count == 2 }
-        #expect(try Self.taskUIDs(again, authorization) == synced, "the tasks before the crash: \(synced)")
+        let again = try await Self.killedAndStartedAgain(web, daemon, authorization)
         withExtendedLifetime((daemon, again)) {}
     }
 
@@ -246,10 +248,9 @@ import Testing
         let daemon = try Daemon.start()
         let web = try WebServer(daemon.sandbox)
         let paired = try Self.pair(web, "Phone")
-        let token = Data("\(paired.user):\(paired.password)".utf8).base64EncodedString()
         let run = try ChildProcess.run(
             "/usr/bin/curl",
-            ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PROPFIND", "-H", "Authorization: Basic \(token)", "http://127.0.0.1:\(web.port)/caldav/"]
+            ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PROPFIND", "-H", "Authorization: \(paired.authorization)", "http://127.0.0.1:\(web.port)/caldav/"]
         )
         #expect(run.stdout == "403", "\(run.stdout)")
         withExtendedLifetime((daemon, web)) {}
